@@ -1,0 +1,164 @@
+package store
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"go.etcd.io/bbolt"
+)
+
+// Bolt is the embedded Store, one bbolt file owned by one process. Open it
+// with Open; the zero value is not usable. It is safe for concurrent use.
+type Bolt struct {
+	path   string
+	db     *bbolt.DB
+	group  *group
+	logger hclog.Logger
+
+	mu      sync.Mutex
+	closed  bool
+	active  int        // View, Update and WriteTo calls in progress
+	drained *sync.Cond // signalled when active drops to zero after Close
+	done    chan struct{}
+}
+
+var _ Store = (*Bolt)(nil)
+
+// Check runs bbolt's page-level consistency check over the whole file and
+// returns the first problem it finds, or nil. It reads every page, so it
+// costs time in proportion to the file size; run it on demand (flowgate
+// check) or after a crash, not on every open. It returns ErrClosed after
+// Close.
+func (b *Bolt) Check() error {
+	if err := b.acquire(); err != nil {
+		return err
+	}
+	defer b.release()
+	return b.db.View(func(tx *bbolt.Tx) error {
+		var first error
+		for err := range tx.Check() { // drain: Check's goroutine sends them all
+			if first == nil {
+				first = err
+			}
+		}
+		if first != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, b.path, first)
+		}
+		return nil
+	})
+}
+
+// Path returns the absolute path of the store file.
+func (b *Bolt) Path() string { return b.path }
+
+// View implements Store. It returns fn's error, or ErrClosed after Close.
+func (b *Bolt) View(fn func(ReadTx) error) error {
+	if err := b.acquire(); err != nil {
+		return err
+	}
+	defer b.release()
+	return b.db.View(func(tx *bbolt.Tx) error {
+		return fn(readTx{bucket: tx.Bucket([]byte(bucketName))})
+	})
+}
+
+// Update implements Store with group commit (see the package
+// documentation). A panic in fn is recovered and returned as an error to
+// this caller only. Update returns fn's error, a commit error (shared by
+// every caller in the failed transaction; the store stays usable), or
+// ErrClosed after Close.
+func (b *Bolt) Update(fn func(Tx) error) error {
+	if err := b.acquire(); err != nil {
+		return err
+	}
+	defer b.release()
+	return b.group.update(func(tx *bbolt.Tx) (bool, error) {
+		return b.apply(tx, fn)
+	})
+}
+
+// apply runs one caller's fn in tx, reporting whether it changed anything
+// and turning a panic into that caller's error.
+func (b *Bolt) apply(tx *bbolt.Tx, fn func(Tx) error) (wrote bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.logger.Error("update function panicked", "panic", r, "stack", string(debug.Stack()))
+			if e, ok := r.(error); ok {
+				err = fmt.Errorf("store: update function panicked: %w", e)
+			} else {
+				err = fmt.Errorf("store: update function panicked: %v", r)
+			}
+		}
+	}()
+	err = fn(writeTx{readTx: readTx{bucket: tx.Bucket([]byte(bucketName)), writable: true}, wrote: &wrote})
+	return wrote, err
+}
+
+// WriteTo writes a consistent copy of the whole store file to w from a read
+// transaction, while writers carry on: a hot backup. The copy opens with
+// Open like the original. It returns the bytes written and the first error
+// from w, or ErrClosed after Close.
+func (b *Bolt) WriteTo(w io.Writer) (int64, error) {
+	if err := b.acquire(); err != nil {
+		return 0, err
+	}
+	defer b.release()
+	var n int64
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, err
+}
+
+// Close waits for calls in progress, removes the holder file and releases
+// the store file. Later calls return ErrClosed; Close itself is idempotent
+// and returns nil after the first call has finished.
+func (b *Bolt) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		<-b.done
+		return nil
+	}
+	b.closed = true
+	for b.active > 0 {
+		b.drained.Wait()
+	}
+	b.mu.Unlock()
+	defer close(b.done)
+
+	commits, calls := b.group.stats()
+	b.logger.Debug("closing store", "path", b.path, "commits", commits, "updates", calls)
+	// Remove the record first, while the lock is still held, so it never
+	// describes a process that no longer holds the store.
+	removeHolder(b.path, b.logger)
+	if err := b.db.Close(); err != nil {
+		return fmt.Errorf("store %s: close: %w", b.path, err)
+	}
+	return nil
+}
+
+// acquire registers a call in progress, or returns ErrClosed.
+func (b *Bolt) acquire() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	b.active++
+	return nil
+}
+
+// release ends a call registered by acquire.
+func (b *Bolt) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.active--; b.active == 0 && b.closed {
+		b.drained.Broadcast()
+	}
+}

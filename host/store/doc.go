@@ -1,0 +1,28 @@
+// Package store is flowgate's storage seam: a small transactional key-value
+// store with a revision on every key, and its embedded backend on bbolt.
+//
+// # Model
+//
+// A Store runs read transactions (View) and read-write transactions
+// (Update). Inside them, Get, Scan, Put and Delete work on string keys and
+// byte values. Every key carries a revision that starts at 1 and grows by one
+// on each Put, so callers can implement compare-and-swap on top: read,
+// compare the revision they expected, write, all in one Update.
+//
+// The engine (host/engine) is written once over this interface. Backends are
+// bbolt (Open, the embedded default) and, later, etcd. The storetest package
+// is the conformance suite every backend must pass.
+//
+// # Group commit
+//
+// Writers that arrive while a commit is on its way to disk are committed
+// together in the next transaction, with one pair of fsyncs for all of them.
+// A lone writer commits at once; there is no batching timer. Because of
+// this, an Update function may run more than once and must be idempotent.
+//
+// # Caveats
+//
+// Keep transactions short. A long read transaction holds old pages alive
+// and can stall the writer when the file must be remapped. Never call
+// Update from inside View. Values are capped at MaxValueSize.
+package store

@@ -1,0 +1,48 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+var (
+	// ErrLocked is returned by Open when another process holds the store
+	// file for longer than Options.LockTimeout. The error wrapping it names
+	// that process when the holder file next to the store says who it is.
+	ErrLocked = errors.New("store: in use by another process")
+	// ErrCorrupt is returned by Open for a file that is damaged or is not a
+	// flowgate store, and by reads that meet a damaged record. Open never
+	// replaces such a file: restore it from a backup or move it aside.
+	ErrCorrupt = errors.New("store: damaged or not a flowgate store")
+)
+
+// lockedError says which process holds the store file.
+type lockedError struct {
+	path   string
+	holder *holder // nil when the holder file is missing or unreadable
+}
+
+func (e *lockedError) Error() string {
+	if e.holder == nil {
+		return fmt.Sprintf("store %s is in use by another process (it left no holder record): stop it or wait for it to finish, then retry", e.path)
+	}
+	return fmt.Sprintf("store %s is in use by pid %d (%s, since %s): stop it or wait for it to finish, then retry",
+		e.path, e.holder.PID, e.holder.Owner, e.holder.Since.Format(time.RFC3339))
+}
+
+func (e *lockedError) Unwrap() error { return ErrLocked }
+
+// corruptError says which file cannot be read, why, and what to do.
+type corruptError struct {
+	path  string
+	cause error
+}
+
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("store %s cannot be read (%v): the file is damaged or is not a flowgate store; "+
+		"restore it from a backup, or move it aside to start with an empty store (flowgate never replaces it on its own)",
+		e.path, e.cause)
+}
+
+func (e *corruptError) Unwrap() []error { return []error{ErrCorrupt, e.cause} }
