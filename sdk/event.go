@@ -1,0 +1,60 @@
+package sdk
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names something a controller must react to.
+type EventType string
+
+// Event types delivered to a managed flow's controller.
+const (
+	EventFlowStarted         EventType = "flow.started"
+	EventTaskFinished        EventType = "task.finished"
+	EventTaskMilestone       EventType = "task.milestone"
+	EventFlowResumed         EventType = "flow.resumed"
+	EventFlowCancelRequested EventType = "flow.cancel_requested"
+)
+
+// Event is one entry of a flow's outbox. It is written in the same
+// transaction as the change that caused it; Seq grows by one per flow, and
+// events are delivered in Seq order, at least once.
+type Event struct {
+	FlowID string    `json:"flow_id"`
+	Seq    int64     `json:"seq"`
+	Type   EventType `json:"type"`
+	// TaskID is set for task events.
+	TaskID string `json:"task_id,omitempty"`
+	// Data carries the event's details, such as a finished task's status.
+	Data      json.RawMessage `json:"data,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// TaskSummary counts a set of tasks. Active is queued plus running;
+// Failures is failed plus timed_out plus lost.
+type TaskSummary struct {
+	Total    int                `json:"total"`
+	Active   int                `json:"active"`
+	Terminal int                `json:"terminal"`
+	Failures int                `json:"failures"`
+	ByStatus map[TaskStatus]int `json:"by_status"`
+}
+
+// Summarize counts tasks by status.
+func Summarize(tasks []*Task) TaskSummary {
+	s := TaskSummary{ByStatus: map[TaskStatus]int{}}
+	for _, t := range tasks {
+		s.Total++
+		s.ByStatus[t.Status]++
+		if t.Status.Active() {
+			s.Active++
+		} else {
+			s.Terminal++
+		}
+		if t.Status.Failure() {
+			s.Failures++
+		}
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+package sdk
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Flow is the durable record of one multi-step piece of work. Every write to
+// a flow bumps Revision by one.
+type Flow struct {
+	ID       string   `json:"id"`
+	SyncMode SyncMode `json:"sync_mode"`
+	OwnerKey string   `json:"owner_key"`
+	// ControllerID names the controller plugin driving a managed flow.
+	ControllerID string     `json:"controller_id,omitempty"`
+	Revision     int64      `json:"revision"`
+	Status       FlowStatus `json:"status"`
+	Goal         string     `json:"goal"`
+	CurrentStep  string     `json:"current_step,omitempty"`
+	// State is the controller's JSON state. Absent (nil) and JSON null are
+	// kept distinct.
+	State json.RawMessage `json:"state,omitempty"`
+	// Wait describes what a waiting flow waits for, as JSON. Absent and
+	// JSON null are kept distinct.
+	Wait              json.RawMessage `json:"wait,omitempty"`
+	BlockedTaskID     string          `json:"blocked_task_id,omitempty"`
+	BlockedSummary    string          `json:"blocked_summary,omitempty"`
+	CancelRequestedAt time.Time       `json:"cancel_requested_at,omitzero"`
+	NotifyPolicy      string          `json:"notify_policy"`
+	Origin            string          `json:"origin,omitempty"`
+	CreatedAt         time.Time       `json:"created_at"`
+	UpdatedAt         time.Time       `json:"updated_at"`
+	EndedAt           time.Time       `json:"ended_at,omitzero"`
+}
+
+// CancelRequested reports whether a cancel request has been recorded.
+func (f *Flow) CancelRequested() bool { return !f.CancelRequestedAt.IsZero() }
+
+// Wait is the conventional shape of a flow's wait field: what a paused flow
+// waits for and how to resume it. Controllers may store any JSON; this is
+// what flowgate's own controllers write.
+type Wait struct {
+	// Kind is what the flow waits for: "approval", "input", "signal",
+	// "timer" or a controller's own word.
+	Kind        string          `json:"kind"`
+	Prompt      string          `json:"prompt,omitempty"`
+	Preview     string          `json:"preview,omitempty"`
+	Items       json.RawMessage `json:"items,omitempty"`
+	ResumeToken string          `json:"resume_token,omitempty"`
+	Until       time.Time       `json:"until,omitzero"`
+}

@@ -1,0 +1,120 @@
+package sdk
+
+import "fmt"
+
+// FlowStatus is where a flow is in its life. See docs/state-machine.md for
+// the moves the engine allows between them.
+type FlowStatus string
+
+// Flow statuses. Succeeded, failed, cancelled and lost are terminal: a flow
+// never leaves them.
+const (
+	FlowQueued    FlowStatus = "queued"
+	FlowRunning   FlowStatus = "running"
+	FlowWaiting   FlowStatus = "waiting"
+	FlowBlocked   FlowStatus = "blocked"
+	FlowSucceeded FlowStatus = "succeeded"
+	FlowFailed    FlowStatus = "failed"
+	FlowCancelled FlowStatus = "cancelled"
+	FlowLost      FlowStatus = "lost"
+)
+
+// FlowStatuses lists every flow status in lifecycle order.
+var FlowStatuses = []FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+
+// Terminal reports whether s is an end state.
+func (s FlowStatus) Terminal() bool {
+	switch s {
+	case FlowSucceeded, FlowFailed, FlowCancelled, FlowLost:
+		return true
+	}
+	return false
+}
+
+// Active reports whether s counts as active work (queued or running).
+func (s FlowStatus) Active() bool { return s == FlowQueued || s == FlowRunning }
+
+// Valid reports whether s is one of the known flow statuses.
+func (s FlowStatus) Valid() bool {
+	for _, v := range FlowStatuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseFlowStatus returns the status named by s, or an ErrInvalid error that
+// lists the valid names.
+func ParseFlowStatus(s string) (FlowStatus, error) {
+	if v := FlowStatus(s); v.Valid() {
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: unknown flow status %q (want one of %v)", ErrInvalid, s, FlowStatuses)
+}
+
+// TaskStatus is where a task is in its life: queued, then running, then one
+// of the terminal statuses.
+type TaskStatus string
+
+// Task statuses. All but queued and running are terminal.
+const (
+	TaskQueued    TaskStatus = "queued"
+	TaskRunning   TaskStatus = "running"
+	TaskSucceeded TaskStatus = "succeeded"
+	TaskFailed    TaskStatus = "failed"
+	TaskTimedOut  TaskStatus = "timed_out"
+	TaskCancelled TaskStatus = "cancelled"
+	TaskLost      TaskStatus = "lost"
+)
+
+// TaskStatuses lists every task status in lifecycle order.
+var TaskStatuses = []TaskStatus{TaskQueued, TaskRunning, TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
+
+// Terminal reports whether s is an end state.
+func (s TaskStatus) Terminal() bool { return s.Valid() && !s.Active() }
+
+// Active reports whether s is queued or running.
+func (s TaskStatus) Active() bool { return s == TaskQueued || s == TaskRunning }
+
+// Failure reports whether s counts as a failure (failed, timed_out, lost).
+func (s TaskStatus) Failure() bool { return s == TaskFailed || s == TaskTimedOut || s == TaskLost }
+
+// Valid reports whether s is one of the known task statuses.
+func (s TaskStatus) Valid() bool {
+	for _, v := range TaskStatuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseTaskStatus returns the status named by s, or an ErrInvalid error that
+// lists the valid names.
+func ParseTaskStatus(s string) (TaskStatus, error) {
+	if v := TaskStatus(s); v.Valid() {
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: unknown task status %q (want one of %v)", ErrInvalid, s, TaskStatuses)
+}
+
+// SyncMode says who drives a flow.
+type SyncMode string
+
+const (
+	// SyncManaged flows are driven by a controller plugin.
+	SyncManaged SyncMode = "managed"
+	// SyncTaskMirrored flows are created by the engine for a detached single
+	// task; their status, goal and timing follow that task.
+	SyncTaskMirrored SyncMode = "task_mirrored"
+)
+
+// ParseSyncMode returns the mode named by s, or an ErrInvalid error.
+func ParseSyncMode(s string) (SyncMode, error) {
+	switch m := SyncMode(s); m {
+	case SyncManaged, SyncTaskMirrored:
+		return m, nil
+	}
+	return "", fmt.Errorf("%w: unknown sync mode %q (want managed or task_mirrored)", ErrInvalid, s)
+}

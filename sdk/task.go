@@ -1,0 +1,138 @@
+package sdk
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Task is the durable record of one detached run under a flow.
+type Task struct {
+	ID       string `json:"id"`
+	FlowID   string `json:"flow_id"`
+	OwnerKey string `json:"owner_key"`
+	// Runtime is what runs the task: "cli", "pipeline", "cron", "agent" or a
+	// plugin's own kind.
+	Runtime        string     `json:"runtime"`
+	Label          string     `json:"label,omitempty"`
+	Spec           TaskSpec   `json:"spec"`
+	IdempotencyKey string     `json:"idempotency_key,omitempty"`
+	Status         TaskStatus `json:"status"`
+	Attempts       int        `json:"attempts"`
+	Errors         []string   `json:"errors,omitempty"`
+	// ExitCode is the process exit code once the task ended; nil before.
+	ExitCode          *int        `json:"exit_code,omitempty"`
+	Progress          *Progress   `json:"progress,omitempty"`
+	Milestones        []Milestone `json:"milestones,omitempty"`
+	Result            *Result     `json:"result,omitempty"`
+	PID               int         `json:"pid,omitempty"`
+	PIDStartTime      uint64      `json:"pid_start_time,omitempty"`
+	CancelRequestedAt time.Time   `json:"cancel_requested_at,omitzero"`
+	CreatedAt         time.Time   `json:"created_at"`
+	StartedAt         time.Time   `json:"started_at,omitzero"`
+	UpdatedAt         time.Time   `json:"updated_at"`
+	EndedAt           time.Time   `json:"ended_at,omitzero"`
+	CleanupAfter      time.Time   `json:"cleanup_after,omitzero"`
+}
+
+// Title is how a task is named to people: its label, else its command line.
+func (t *Task) Title() string {
+	if t.Label != "" {
+		return t.Label
+	}
+	if t.Spec.Shell != "" {
+		return t.Spec.Shell
+	}
+	s := ""
+	for i, a := range t.Spec.Argv {
+		if i > 0 {
+			s += " "
+		}
+		s += a
+	}
+	return s
+}
+
+// TaskSpec says what a task runs and under which limits.
+type TaskSpec struct {
+	// Argv is the program and its arguments. Exactly one of Argv and Shell
+	// is set for a task that runs a process.
+	Argv []string `json:"argv,omitempty"`
+	// Shell is a command line run by /bin/sh -c.
+	Shell string            `json:"shell,omitempty"`
+	Stdin string            `json:"stdin,omitempty"`
+	Env   map[string]string `json:"env,omitempty"`
+	Cwd   string            `json:"cwd,omitempty"`
+	// Timeout is the wall-clock limit; zero means none.
+	Timeout Duration `json:"timeout,omitempty"`
+	// MaxBudget bounds the total run time across attempts; zero means none.
+	MaxBudget Duration `json:"max_budget,omitempty"`
+	// NoProgressBudget ends a task that reported progress once and then
+	// fell silent this long; zero means none.
+	NoProgressBudget Duration     `json:"no_progress_budget,omitempty"`
+	Retry            *RetryPolicy `json:"retry,omitempty"`
+}
+
+// RetryPolicy bounds how often a failed task is tried again.
+type RetryPolicy struct {
+	// MaxAttempts counts the first run; 0 or 1 means no retry.
+	MaxAttempts int      `json:"max_attempts"`
+	Backoff     Duration `json:"backoff,omitempty"`
+	MaxBackoff  Duration `json:"max_backoff,omitempty"`
+}
+
+// Progress is the latest progress a task reported. Progress is coalesced:
+// only the last snapshot is kept.
+type Progress struct {
+	// Fraction is done/total in [0,1]; nil when unknown.
+	Fraction *float64        `json:"fraction,omitempty"`
+	Phase    string          `json:"phase,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	At       time.Time       `json:"at"`
+}
+
+// Milestone is a durable progress mark. Seq grows by one per task.
+type Milestone struct {
+	Seq     int64           `json:"seq"`
+	Name    string          `json:"name"`
+	Message string          `json:"message,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	At      time.Time       `json:"at"`
+}
+
+// Result is what a finished task produced: a digest of its stdout and, when
+// stdout was JSON, the parsed value.
+type Result struct {
+	StdoutSHA256 string          `json:"stdout_sha256,omitempty"`
+	StdoutBytes  int64           `json:"stdout_bytes,omitempty"`
+	JSON         json.RawMessage `json:"json,omitempty"`
+	Summary      string          `json:"summary,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as a Go duration
+// string ("1m30s"); it also accepts a number of nanoseconds.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string such as "1m30s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads "1m30s" or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*d = Duration(n)
+	return nil
+}
