@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Config tunes an Engine. The zero value is ready to use.
+type Config struct {
+	// Now returns the current time. If nil, time.Now is used. Tests inject a
+	// fixed or stepping clock.
+	Now func() time.Time
+	// Rand is the entropy for new ids. If nil, crypto/rand is used.
+	Rand io.Reader
+	// TaskRetention is how long a terminal task is kept before maintenance
+	// may prune it (its cleanup_after). If zero, 7 days.
+	TaskRetention time.Duration
+}
+
+// WithDefaults returns a copy of c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+	if c.TaskRetention == 0 {
+		c.TaskRetention = 7 * 24 * time.Hour
+	}
+	return c
+}
+
+// Validate reports a field that holds an impossible value.
+func (c Config) Validate() error {
+	if c.TaskRetention < 0 {
+		return fmt.Errorf("engine config: TaskRetention must not be negative (got %s)", c.TaskRetention)
+	}
+	return nil
+}
+
+// Engine is the only writer of flow, task and event records. It is safe for
+// concurrent use; every method is one store transaction.
+type Engine struct {
+	st  store.Store
+	cfg Config
+	ids *idSource
+}
+
+// New returns an engine over st. It fails only on an invalid config.
+func New(st store.Store, cfg Config) (*Engine, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand)}, nil
+}
+
+// now is the engine's clock, truncated to microseconds so that records
+// compare equal after a JSON round trip.
+func (e *Engine) now() time.Time { return e.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// txn is one engine write transaction: the store transaction plus the time
+// it runs at, and whether it has written anything yet.
+type txn struct {
+	tx        store.Tx
+	now       time.Time
+	retention time.Duration
+	wrote     bool
+}
+
+// write runs fn in one store Update. An error returned before fn wrote
+// anything (a refusal: not found, revision conflict, illegal move) is
+// reported through a captured value and the empty transaction commits, so a
+// refusal never rolls back the other writers of a group commit. An error
+// after a write rolls the transaction back.
+func (e *Engine) write(fn func(t *txn) error) error {
+	var refused error
+	err := e.st.Update(func(tx store.Tx) error {
+		refused = nil
+		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention}
+		if err := fn(t); err != nil {
+			if t.wrote {
+				return err
+			}
+			refused = err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return refused
+}
+
+// view runs fn in one read transaction.
+func (e *Engine) view(fn func(tx store.ReadTx) error) error { return e.st.View(fn) }
+
+func (t *txn) put(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	t.wrote = true
+	_, err = t.tx.Put(key, b)
+	return err
+}
+
+func (t *txn) putRaw(key string, b []byte) error {
+	t.wrote = true
+	_, err := t.tx.Put(key, b)
+	return err
+}
+
+func (t *txn) del(key string) error {
+	t.wrote = true
+	return t.tx.Delete(key)
+}
+
+// getJSON decodes the record at key into v; it returns store.ErrKeyNotFound
+// for a missing key.
+func getJSON(tx store.ReadTx, key string, v any) error {
+	it, err := tx.Get(key)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(it.Value, v); err != nil {
+		return fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", key, err)
+	}
+	return nil
+}
+
+// invalid returns an ErrInvalid error with a message.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", sdk.ErrInvalid, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,308 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// CreateFlowInput describes a new flow. OwnerKey and Goal are required;
+// ControllerID is required for a managed flow.
+type CreateFlowInput struct {
+	// SyncMode defaults to managed. Mirrored flows are made by CreateTask,
+	// never directly.
+	SyncMode     sdk.SyncMode
+	OwnerKey     string
+	ControllerID string
+	Goal         string
+	CurrentStep  string
+	// State is the initial JSON state; nil leaves it absent.
+	State json.RawMessage
+	// NotifyPolicy defaults to done_only.
+	NotifyPolicy string
+	Origin       string
+}
+
+// NotifyPolicies lists the accepted notify policies.
+var notifyPolicies = []string{"done_only", "state_changes", "silent"}
+
+func (in *CreateFlowInput) normalize() error {
+	in.OwnerKey = strings.TrimSpace(in.OwnerKey)
+	in.ControllerID = strings.TrimSpace(in.ControllerID)
+	in.Goal = strings.TrimSpace(in.Goal)
+	in.CurrentStep = strings.TrimSpace(in.CurrentStep)
+	if in.SyncMode == "" {
+		in.SyncMode = sdk.SyncManaged
+	}
+	if in.SyncMode != sdk.SyncManaged {
+		return invalid("flows are created managed; a task_mirrored flow is made by creating a task without a flow")
+	}
+	if in.OwnerKey == "" {
+		return invalid("owner key is required (--owner)")
+	}
+	if in.ControllerID == "" {
+		return invalid("a managed flow needs a controller id (--controller)")
+	}
+	if in.Goal == "" {
+		return invalid("goal is required (--goal)")
+	}
+	if err := checkJSON("state", in.State); err != nil {
+		return err
+	}
+	if in.NotifyPolicy == "" {
+		in.NotifyPolicy = "done_only"
+	}
+	for _, p := range notifyPolicies {
+		if in.NotifyPolicy == p {
+			return nil
+		}
+	}
+	return invalid("unknown notify policy %q (want one of %v)", in.NotifyPolicy, notifyPolicies)
+}
+
+// checkJSON refuses bytes that are set but not valid JSON.
+func checkJSON(field string, b json.RawMessage) error {
+	if b != nil && !json.Valid(b) {
+		return invalid("%s is not valid JSON", field)
+	}
+	return nil
+}
+
+// CreateFlow stores a new managed flow in status queued at revision 0 and
+// queues a flow.started event for its controller, in one transaction.
+func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
+	if err := in.normalize(); err != nil {
+		return nil, err
+	}
+	var out *sdk.Flow
+	err := e.write(func(t *txn) error {
+		id, err := e.ids.next(t.now)
+		if err != nil {
+			return err
+		}
+		f := &sdk.Flow{
+			ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
+			Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
+			State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
+			CreatedAt: t.now,
+		}
+		if err := t.saveFlow(nil, f); err != nil {
+			return err
+		}
+		out = f
+		return t.appendEvent(f, sdk.EventFlowStarted, "", nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetFlow returns the flow with this id, or an ErrNotFound error.
+func (e *Engine) GetFlow(id string) (*sdk.Flow, error) {
+	var f *sdk.Flow
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		f, err = loadFlow(tx, id)
+		return err
+	})
+	return f, err
+}
+
+// ResolveFlow finds a flow by id, else the newest flow of the owner key
+// token. It returns an ErrNotFound error when neither matches.
+func (e *Engine) ResolveFlow(token string) (*sdk.Flow, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return nil, invalid("flow id or owner key is empty")
+	}
+	var f *sdk.Flow
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		if f, err = loadFlow(tx, token); !errors.Is(err, sdk.ErrNotFound) {
+			return err
+		}
+		var id string
+		if err := tx.Scan(idxFlowOwner+esc(token)+"/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
+			id = lastSegment(it.Key)
+			return false
+		}); err != nil {
+			return err
+		}
+		if id == "" {
+			return fmt.Errorf("%w: no flow has id or owner key %q; list flows with flowgate tasks flow list", sdk.ErrNotFound, token)
+		}
+		f, err = loadFlow(tx, id)
+		return err
+	})
+	return f, err
+}
+
+// FlowFilter selects flows for ListFlows. The zero value selects all.
+type FlowFilter struct {
+	Status       sdk.FlowStatus
+	OwnerKey     string
+	ControllerID string
+	SyncMode     sdk.SyncMode
+	// After is the cursor: list flows older than this flow id.
+	After string
+	// Limit caps the page; zero means no limit.
+	Limit int
+}
+
+// FlowPage is one page of flows, newest first. Next is the cursor for the
+// following page, empty on the last page.
+type FlowPage struct {
+	Flows []*sdk.Flow
+	Next  string
+}
+
+// ListFlows returns flows matching f, newest first.
+func (e *Engine) ListFlows(f FlowFilter) (FlowPage, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		_, err := sdk.ParseFlowStatus(string(f.Status))
+		return FlowPage{}, err
+	}
+	if f.SyncMode != "" {
+		if _, err := sdk.ParseSyncMode(string(f.SyncMode)); err != nil {
+			return FlowPage{}, err
+		}
+	}
+	prefix, fromRecords := flowPrefix, true
+	switch {
+	case f.Status != "":
+		prefix, fromRecords = idxFlowStatus+string(f.Status)+"/", false
+	case f.OwnerKey != "":
+		prefix, fromRecords = idxFlowOwner+esc(f.OwnerKey)+"/", false
+	case f.ControllerID != "":
+		prefix, fromRecords = idxFlowController+esc(f.ControllerID)+"/", false
+	}
+	opts := store.ScanOptions{Reverse: true}
+	if f.After != "" {
+		opts.After = prefix + f.After
+	}
+	var page FlowPage
+	err := e.view(func(tx store.ReadTx) error {
+		var scanErr error
+		err := tx.Scan(prefix, opts, func(it store.Item) bool {
+			var fl *sdk.Flow
+			if fromRecords {
+				fl = new(sdk.Flow)
+				if scanErr = json.Unmarshal(it.Value, fl); scanErr != nil {
+					scanErr = fmt.Errorf("decode %s: %w", it.Key, scanErr)
+					return false
+				}
+			} else if fl, scanErr = loadFlow(tx, lastSegment(it.Key)); scanErr != nil {
+				return false
+			}
+			if !f.match(fl) {
+				return true
+			}
+			if f.Limit > 0 && len(page.Flows) == f.Limit {
+				page.Next = page.Flows[len(page.Flows)-1].ID
+				return false
+			}
+			page.Flows = append(page.Flows, fl)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return scanErr
+	})
+	return page, err
+}
+
+func (f FlowFilter) match(fl *sdk.Flow) bool {
+	return (f.Status == "" || fl.Status == f.Status) &&
+		(f.OwnerKey == "" || fl.OwnerKey == f.OwnerKey) &&
+		(f.ControllerID == "" || fl.ControllerID == f.ControllerID) &&
+		(f.SyncMode == "" || fl.SyncMode == f.SyncMode)
+}
+
+// FlowCounts counts flows by status and how many non-terminal flows carry a
+// cancel request, from the indexes.
+type FlowCounts struct {
+	Total           int                    `json:"total"`
+	ByStatus        map[sdk.FlowStatus]int `json:"by_status"`
+	CancelRequested int                    `json:"cancel_requested"`
+}
+
+// CountFlows counts every flow by status.
+func (e *Engine) CountFlows() (FlowCounts, error) {
+	c := FlowCounts{ByStatus: map[sdk.FlowStatus]int{}}
+	err := e.view(func(tx store.ReadTx) error {
+		for _, s := range sdk.FlowStatuses {
+			var scanErr error
+			err := tx.Scan(idxFlowStatus+string(s)+"/", store.ScanOptions{}, func(it store.Item) bool {
+				c.Total++
+				c.ByStatus[s]++
+				if s.Terminal() {
+					return true
+				}
+				var fl *sdk.Flow
+				if fl, scanErr = loadFlow(tx, lastSegment(it.Key)); scanErr != nil {
+					return false
+				}
+				if fl.CancelRequested() {
+					c.CancelRequested++
+				}
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			if scanErr != nil {
+				return scanErr
+			}
+		}
+		return nil
+	})
+	return c, err
+}
+
+// loadFlow reads a flow record, or returns an ErrNotFound error naming it.
+func loadFlow(tx store.ReadTx, id string) (*sdk.Flow, error) {
+	f := new(sdk.Flow)
+	err := getJSON(tx, flowKey(id), f)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: flow %q does not exist; list flows with flowgate tasks flow list", sdk.ErrNotFound, id)
+	}
+	return f, err
+}
+
+// saveFlow writes f over old (nil for a new flow): it bumps the revision,
+// stamps updated_at and keeps the indexes in step.
+func (t *txn) saveFlow(old, f *sdk.Flow) error {
+	var oldKeys []string
+	if old != nil {
+		f.Revision = old.Revision + 1
+		oldKeys = flowIndexKeys(old)
+	}
+	f.UpdatedAt = t.now
+	if err := t.reindex(oldKeys, flowIndexKeys(f)); err != nil {
+		return err
+	}
+	return t.put(flowKey(f.ID), f)
+}
+
+// lastSegment returns what follows the last '/' of an index key: the id.
+func lastSegment(key string) string { return key[strings.LastIndexByte(key, '/')+1:] }
+
+// clone deep-copies a flow so a caller can keep it after the transaction.
+func cloneFlow(f *sdk.Flow) *sdk.Flow {
+	c := *f
+	c.State = append(json.RawMessage(nil), f.State...)
+	c.Wait = append(json.RawMessage(nil), f.Wait...)
+	if f.State == nil {
+		c.State = nil
+	}
+	if f.Wait == nil {
+		c.Wait = nil
+	}
+	return &c
+}

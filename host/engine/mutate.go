@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// jsonNull is the JSON null written to wait when a flow stops waiting.
+var jsonNull = json.RawMessage("null")
+
+// guarded runs fn on a copy of managed flow id at the expected revision and
+// saves the result. It refuses a missing flow (ErrNotFound), a flow that is
+// not managed (ErrNotManaged) and a stale revision (a
+// *sdk.RevisionConflictError with the current flow), changing nothing.
+func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow) error) (*sdk.Flow, error) {
+	var out *sdk.Flow
+	err := e.write(func(t *txn) error {
+		old, err := loadFlow(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if old.SyncMode != sdk.SyncManaged {
+			return fmt.Errorf("%w: flow %s is %s; its status follows its task, so change the task instead", sdk.ErrNotManaged, id, old.SyncMode)
+		}
+		if old.Revision != expected {
+			return &sdk.RevisionConflictError{Expected: expected, Current: old}
+		}
+		f := cloneFlow(old)
+		if err := fn(t, f); err != nil {
+			return err
+		}
+		if err := t.saveFlow(old, f); err != nil {
+			return err
+		}
+		out = f
+		return nil
+	})
+	return out, err
+}
+
+// move changes f's status to `to` under the state machine, with the
+// bookkeeping every move shares: a terminal status stamps ended_at and
+// clears wait; a non-terminal one clears ended_at. A flow with a cancel
+// request only moves on toward cancelled, failed or lost.
+func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
+	if err := checkFlowMove(f, to); err != nil {
+		return err
+	}
+	if f.CancelRequested() && to != f.Status && to != sdk.FlowCancelled && to != sdk.FlowFailed && to != sdk.FlowLost {
+		return fmt.Errorf("%w: flow %s has a cancel request and cannot become %s; it becomes cancelled when its active tasks settle", sdk.ErrCancelRequested, f.ID, to)
+	}
+	f.Status = to
+	if to.Terminal() {
+		f.EndedAt = t.now
+		f.Wait = jsonNull
+	} else {
+		f.EndedAt = time.Time{}
+	}
+	if to != sdk.FlowBlocked && to != sdk.FlowFailed {
+		f.BlockedTaskID, f.BlockedSummary = "", ""
+	}
+	return nil
+}
+
+// FlowPatch is a generic guarded change to a managed flow. Nil fields are
+// left as they are.
+type FlowPatch struct {
+	// Status, if set, moves the flow under the state machine. cancelled
+	// and lost are refused here: use CancelFlow or RequestCancel.
+	Status sdk.FlowStatus
+	// State replaces the JSON state; JSON null stores null.
+	State json.RawMessage
+	// Wait replaces the JSON wait; JSON null stores null.
+	Wait           json.RawMessage
+	CurrentStep    *string
+	BlockedTaskID  *string
+	BlockedSummary *string
+}
+
+// UpdateFlow applies p to managed flow id if its revision is still
+// expected. A stale revision fails with *sdk.RevisionConflictError and
+// changes nothing.
+func (e *Engine) UpdateFlow(id string, expected int64, p FlowPatch) (*sdk.Flow, error) {
+	if err := checkJSON("state", p.State); err != nil {
+		return nil, err
+	}
+	if err := checkJSON("wait", p.Wait); err != nil {
+		return nil, err
+	}
+	if p.Status != "" {
+		if _, err := sdk.ParseFlowStatus(string(p.Status)); err != nil {
+			return nil, err
+		}
+		if p.Status == sdk.FlowCancelled || p.Status == sdk.FlowLost {
+			return nil, invalid("a flow becomes %s only through cancel or maintenance; use flowgate tasks flow cancel", p.Status)
+		}
+	}
+	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
+		from := f.Status
+		if p.Status != "" {
+			if err := t.move(f, p.Status); err != nil {
+				return err
+			}
+		}
+		if p.State != nil {
+			f.State = p.State
+		}
+		if p.Wait != nil {
+			f.Wait = p.Wait
+		}
+		setString(&f.CurrentStep, p.CurrentStep)
+		setString(&f.BlockedTaskID, p.BlockedTaskID)
+		setString(&f.BlockedSummary, p.BlockedSummary)
+		if (from == sdk.FlowWaiting || from == sdk.FlowBlocked) && (f.Status == sdk.FlowQueued || f.Status == sdk.FlowRunning) {
+			return t.appendEvent(f, sdk.EventFlowResumed, "", resumedData(f.Status))
+		}
+		return nil
+	})
+}
+
+func setString(dst *string, v *string) {
+	if v != nil {
+		*dst = strings.TrimSpace(*v)
+	}
+}
+
+// WaitInput is what SetWaiting records.
+type WaitInput struct {
+	CurrentStep string
+	State       json.RawMessage
+	// Wait describes what the flow waits for (see sdk.Wait).
+	Wait json.RawMessage
+	// BlockedTaskID or BlockedSummary, when set, park the flow as blocked
+	// instead of waiting.
+	BlockedTaskID  string
+	BlockedSummary string
+}
+
+// SetWaiting parks managed flow id: blocked when a blocking task or summary
+// is given, else waiting.
+func (e *Engine) SetWaiting(id string, expected int64, in WaitInput) (*sdk.Flow, error) {
+	if err := checkJSON("state", in.State); err != nil {
+		return nil, err
+	}
+	if err := checkJSON("wait", in.Wait); err != nil {
+		return nil, err
+	}
+	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
+		to := sdk.FlowWaiting
+		taskID, summary := strings.TrimSpace(in.BlockedTaskID), strings.TrimSpace(in.BlockedSummary)
+		if taskID != "" || summary != "" {
+			to = sdk.FlowBlocked
+		}
+		if err := t.move(f, to); err != nil {
+			return err
+		}
+		f.BlockedTaskID, f.BlockedSummary = taskID, summary
+		if in.CurrentStep != "" {
+			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
+		}
+		if in.State != nil {
+			f.State = in.State
+		}
+		if in.Wait != nil {
+			f.Wait = in.Wait
+		}
+		return nil
+	})
+}
+
+// ResumeInput is what Resume records.
+type ResumeInput struct {
+	// Status is queued (the default) or running.
+	Status      sdk.FlowStatus
+	CurrentStep string
+	State       json.RawMessage
+}
+
+// Resume moves managed flow id back to work, clears its wait and blocked
+// fields, and queues a flow.resumed event for its controller.
+func (e *Engine) Resume(id string, expected int64, in ResumeInput) (*sdk.Flow, error) {
+	if in.Status == "" {
+		in.Status = sdk.FlowQueued
+	}
+	if in.Status != sdk.FlowQueued && in.Status != sdk.FlowRunning {
+		return nil, invalid("a flow resumes as queued or running, not %q", in.Status)
+	}
+	if err := checkJSON("state", in.State); err != nil {
+		return nil, err
+	}
+	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
+		if err := t.move(f, in.Status); err != nil {
+			return err
+		}
+		f.Wait = jsonNull
+		if in.CurrentStep != "" {
+			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
+		}
+		if in.State != nil {
+			f.State = in.State
+		}
+		return t.appendEvent(f, sdk.EventFlowResumed, "", resumedData(f.Status))
+	})
+}
+
+func resumedData(s sdk.FlowStatus) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"status": string(s)})
+	return b
+}
+
+// EndInput is what Finish and Fail record.
+type EndInput struct {
+	CurrentStep string
+	State       json.RawMessage
+	// BlockedTaskID and BlockedSummary are kept by Fail to say what the
+	// flow failed on; Finish ignores them.
+	BlockedTaskID  string
+	BlockedSummary string
+}
+
+// Finish moves managed flow id to succeeded.
+func (e *Engine) Finish(id string, expected int64, in EndInput) (*sdk.Flow, error) {
+	return e.end(id, expected, sdk.FlowSucceeded, in)
+}
+
+// Fail moves managed flow id to failed, keeping the blocked fields given.
+func (e *Engine) Fail(id string, expected int64, in EndInput) (*sdk.Flow, error) {
+	return e.end(id, expected, sdk.FlowFailed, in)
+}
+
+func (e *Engine) end(id string, expected int64, to sdk.FlowStatus, in EndInput) (*sdk.Flow, error) {
+	if err := checkJSON("state", in.State); err != nil {
+		return nil, err
+	}
+	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
+		if err := t.move(f, to); err != nil {
+			return err
+		}
+		if in.CurrentStep != "" {
+			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
+		}
+		if in.State != nil {
+			f.State = in.State
+		}
+		if to == sdk.FlowFailed {
+			f.BlockedTaskID, f.BlockedSummary = strings.TrimSpace(in.BlockedTaskID), strings.TrimSpace(in.BlockedSummary)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,468 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// CreateTaskInput describes a new task.
+type CreateTaskInput struct {
+	// FlowID links the task to a managed flow. If empty, the task is a
+	// detached single run and gets its own task_mirrored flow.
+	FlowID string
+	// OwnerKey defaults to the flow's owner; it is required for a detached
+	// run. A key that differs from the flow's is refused.
+	OwnerKey string
+	// Runtime defaults to "cli".
+	Runtime string
+	Label   string
+	Spec    sdk.TaskSpec
+	// IdempotencyKey, if set, makes creation idempotent: a second create
+	// with the same key returns the first task.
+	IdempotencyKey string
+	// Status is queued (the default) or running.
+	Status sdk.TaskStatus
+}
+
+func (in *CreateTaskInput) normalize() error {
+	in.FlowID = strings.TrimSpace(in.FlowID)
+	in.OwnerKey = strings.TrimSpace(in.OwnerKey)
+	in.Runtime = strings.TrimSpace(in.Runtime)
+	in.Label = strings.TrimSpace(in.Label)
+	in.IdempotencyKey = strings.TrimSpace(in.IdempotencyKey)
+	if in.Runtime == "" {
+		in.Runtime = "cli"
+	}
+	if strings.ContainsAny(in.Runtime, " /\t\n") {
+		return invalid("runtime %q must be one word", in.Runtime)
+	}
+	if in.Status == "" {
+		in.Status = sdk.TaskQueued
+	}
+	if in.Status != sdk.TaskQueued && in.Status != sdk.TaskRunning {
+		return invalid("a task is created queued or running, not %q", in.Status)
+	}
+	if len(in.Spec.Argv) > 0 && in.Spec.Shell != "" {
+		return invalid("a task runs either argv or a shell command line, not both")
+	}
+	if in.FlowID == "" && in.OwnerKey == "" {
+		return invalid("a detached task needs an owner key")
+	}
+	return nil
+}
+
+// CreateTask stores a new task. With a FlowID it links to that managed
+// flow, refusing a missing flow (ErrNotFound), a flow that is not managed
+// (ErrNotManaged), another owner's flow (ErrOwnerMismatch), a flow with a
+// cancel request (ErrCancelRequested) and a terminal flow (ErrTerminal).
+// Without one it creates the task's mirrored flow in the same transaction.
+// created is false when the idempotency key already named a task: that task
+// is returned and nothing is written.
+func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, err error) {
+	if err := in.normalize(); err != nil {
+		return nil, false, err
+	}
+	err = e.write(func(t *txn) error {
+		task, created = nil, false
+		if in.IdempotencyKey != "" {
+			existing, err := findIdempotent(t.tx, in)
+			if err != nil || existing != nil {
+				task = existing
+				return err
+			}
+		}
+		var flow *sdk.Flow
+		if in.FlowID != "" {
+			var err error
+			if flow, err = linkableFlow(t.tx, in); err != nil {
+				return err
+			}
+		}
+		id, err := e.ids.next(t.now)
+		if err != nil {
+			return err
+		}
+		nt := &sdk.Task{
+			ID: id, FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
+			Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status, CreatedAt: t.now,
+		}
+		if nt.OwnerKey == "" {
+			nt.OwnerKey = flow.OwnerKey
+		}
+		if in.Status == sdk.TaskRunning {
+			nt.StartedAt, nt.Attempts = t.now, 1
+		}
+		if flow == nil {
+			if flow, err = e.createMirror(t, nt); err != nil {
+				return err
+			}
+			nt.FlowID = flow.ID
+		}
+		if in.IdempotencyKey != "" {
+			if err := t.putRaw(idemKey(in.IdempotencyKey), []byte(nt.ID)); err != nil {
+				return err
+			}
+		}
+		if err := t.saveTask(nil, nt); err != nil {
+			return err
+		}
+		task, created = nt, true
+		return t.afterTaskWrite(nil, nt)
+	})
+	return task, created, err
+}
+
+// findIdempotent returns the task that already claimed in's idempotency
+// key, or nil. A key claimed in another flow is refused.
+func findIdempotent(tx store.ReadTx, in CreateTaskInput) (*sdk.Task, error) {
+	it, err := tx.Get(idemKey(in.IdempotencyKey))
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	existing, err := loadTask(tx, string(it.Value))
+	if err != nil {
+		return nil, err
+	}
+	if in.FlowID != "" && existing.FlowID != in.FlowID {
+		return nil, invalid("idempotency key %q already belongs to task %s in flow %s; use another key", in.IdempotencyKey, existing.ID, existing.FlowID)
+	}
+	return existing, nil
+}
+
+// linkableFlow loads the flow a new task links to and checks it accepts
+// children, in the reference's order.
+func linkableFlow(tx store.ReadTx, in CreateTaskInput) (*sdk.Flow, error) {
+	f, err := loadFlow(tx, in.FlowID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f.SyncMode != sdk.SyncManaged:
+		return nil, fmt.Errorf("%w: flow %s is %s and does not accept child tasks", sdk.ErrNotManaged, f.ID, f.SyncMode)
+	case in.OwnerKey != "" && in.OwnerKey != f.OwnerKey:
+		return nil, fmt.Errorf("%w: task owner %q does not match flow %s owner %q", sdk.ErrOwnerMismatch, in.OwnerKey, f.ID, f.OwnerKey)
+	case f.CancelRequested():
+		return nil, fmt.Errorf("%w: flow %s is being cancelled and accepts no new tasks", sdk.ErrCancelRequested, f.ID)
+	case f.Status.Terminal():
+		return nil, fmt.Errorf("%w: flow %s is already %s and accepts no new tasks", sdk.ErrTerminal, f.ID, f.Status)
+	}
+	return f, nil
+}
+
+// GetTask returns the task with this id, or an ErrNotFound error.
+func (e *Engine) GetTask(id string) (*sdk.Task, error) {
+	var task *sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		task, err = loadTask(tx, id)
+		return err
+	})
+	return task, err
+}
+
+// ResolveTask finds a task by id, else by idempotency key.
+func (e *Engine) ResolveTask(token string) (*sdk.Task, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return nil, invalid("task id or idempotency key is empty")
+	}
+	var task *sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		if task, err = loadTask(tx, token); !errors.Is(err, sdk.ErrNotFound) {
+			return err
+		}
+		it, err := tx.Get(idemKey(token))
+		if errors.Is(err, store.ErrKeyNotFound) {
+			return fmt.Errorf("%w: no task has id or idempotency key %q; list tasks with flowgate tasks list", sdk.ErrNotFound, token)
+		}
+		if err != nil {
+			return err
+		}
+		task, err = loadTask(tx, string(it.Value))
+		return err
+	})
+	return task, err
+}
+
+// TaskFilter selects tasks for ListTasks. The zero value selects all.
+type TaskFilter struct {
+	Status   sdk.TaskStatus
+	Runtime  string
+	FlowID   string
+	OwnerKey string
+	// After is the cursor: list tasks older than this task id.
+	After string
+	// Limit caps the page; zero means no limit.
+	Limit int
+}
+
+// TaskPage is one page of tasks, newest first, and the cursor of the next.
+type TaskPage struct {
+	Tasks []*sdk.Task
+	Next  string
+}
+
+// ListTasks returns tasks matching f, newest first.
+func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
+	if f.Status != "" {
+		if _, err := sdk.ParseTaskStatus(string(f.Status)); err != nil {
+			return TaskPage{}, err
+		}
+	}
+	prefix, fromRecords := taskPrefix, true
+	switch {
+	case f.FlowID != "":
+		prefix, fromRecords = idxTaskFlow+f.FlowID+"/", false
+	case f.Status != "":
+		prefix, fromRecords = idxTaskStatus+string(f.Status)+"/", false
+	case f.OwnerKey != "":
+		prefix, fromRecords = idxTaskOwner+esc(f.OwnerKey)+"/", false
+	}
+	opts := store.ScanOptions{Reverse: true}
+	if f.After != "" {
+		opts.After = prefix + f.After
+	}
+	var page TaskPage
+	err := e.view(func(tx store.ReadTx) error {
+		var scanErr error
+		err := tx.Scan(prefix, opts, func(it store.Item) bool {
+			var task *sdk.Task
+			if fromRecords {
+				task = new(sdk.Task)
+				if scanErr = json.Unmarshal(it.Value, task); scanErr != nil {
+					return false
+				}
+			} else if task, scanErr = loadTask(tx, lastSegment(it.Key)); scanErr != nil {
+				return false
+			}
+			if !f.match(task) {
+				return true
+			}
+			if f.Limit > 0 && len(page.Tasks) == f.Limit {
+				page.Next = page.Tasks[len(page.Tasks)-1].ID
+				return false
+			}
+			page.Tasks = append(page.Tasks, task)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return scanErr
+	})
+	return page, err
+}
+
+func (f TaskFilter) match(t *sdk.Task) bool {
+	return (f.Status == "" || t.Status == f.Status) &&
+		(f.Runtime == "" || t.Runtime == f.Runtime) &&
+		(f.FlowID == "" || t.FlowID == f.FlowID) &&
+		(f.OwnerKey == "" || t.OwnerKey == f.OwnerKey)
+}
+
+// FlowTasks returns the tasks linked to flow flowID, oldest first.
+func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
+	var tasks []*sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		tasks, err = flowTasks(tx, flowID)
+		return err
+	})
+	return tasks, err
+}
+
+func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
+	var tasks []*sdk.Task
+	var loadErr error
+	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
+		var task *sdk.Task
+		if task, loadErr = loadTask(tx, lastSegment(it.Key)); loadErr != nil {
+			return false
+		}
+		tasks = append(tasks, task)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tasks, loadErr
+}
+
+// StartInput is what StartTask records about the process.
+type StartInput struct {
+	PID          int
+	PIDStartTime uint64
+}
+
+// StartTask moves task id from queued to running and counts an attempt.
+func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := checkTaskMove(task, sdk.TaskRunning); err != nil {
+			return err
+		}
+		if task.Status == sdk.TaskRunning {
+			return fmt.Errorf("%w: task %s is already running", sdk.ErrIllegalTransition, id)
+		}
+		task.Status = sdk.TaskRunning
+		task.Attempts++
+		task.PID, task.PIDStartTime = in.PID, in.PIDStartTime
+		if task.StartedAt.IsZero() {
+			task.StartedAt = t.now
+		}
+		return nil
+	})
+}
+
+// FinishInput is how a task ended.
+type FinishInput struct {
+	// Status is the terminal status.
+	Status   sdk.TaskStatus
+	ExitCode *int
+	// Error, if set, is appended to the task's errors.
+	Error  string
+	Result *sdk.Result
+}
+
+// FinishTask moves task id to a terminal status, then re-derives a
+// mirrored flow or, for a managed flow, queues task.finished and completes
+// a pending cancel.
+func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
+	if !in.Status.Terminal() {
+		return nil, invalid("a task finishes in a terminal status, not %q", in.Status)
+	}
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := checkTaskMove(task, in.Status); err != nil {
+			return err
+		}
+		t.endTask(task, in.Status, in.Error)
+		task.ExitCode = in.ExitCode
+		task.Result = in.Result
+		return nil
+	})
+}
+
+// CancelTask cancels task id: a queued task becomes cancelled at once; a
+// running task gets a cancel request that its runner carries out. A
+// terminal task is refused with ErrTerminal.
+func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
+	var out *sdk.Task
+	err := e.write(func(t *txn) error {
+		task, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = t.cancelTask(task)
+		return err
+	})
+	return out, err
+}
+
+func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
+	if old.Status.Terminal() {
+		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, old.ID, old.Status)
+	}
+	task := *old
+	if task.CancelRequestedAt.IsZero() {
+		task.CancelRequestedAt = t.now
+	}
+	if task.Status == sdk.TaskQueued {
+		t.endTask(&task, sdk.TaskCancelled, "cancelled before it started")
+	}
+	if err := t.saveTask(old, &task); err != nil {
+		return nil, err
+	}
+	return &task, t.afterTaskWrite(old, &task)
+}
+
+// endTask stamps the bookkeeping of a terminal move.
+func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
+	task.Status = to
+	task.EndedAt = t.now
+	if task.CleanupAfter.IsZero() {
+		task.CleanupAfter = t.now.Add(t.retention)
+	}
+	if errText != "" {
+		task.Errors = append(task.Errors, errText)
+	}
+}
+
+// changeTask loads task id, lets fn change a copy and saves it with the
+// follow-up a task write needs.
+func (e *Engine) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk.Task, error) {
+	var out *sdk.Task
+	err := e.write(func(t *txn) error {
+		old, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		task := *old
+		task.Errors = append([]string(nil), old.Errors...)
+		if err := fn(t, &task); err != nil {
+			return err
+		}
+		if err := t.saveTask(old, &task); err != nil {
+			return err
+		}
+		out = &task
+		return t.afterTaskWrite(old, &task)
+	})
+	return out, err
+}
+
+// afterTaskWrite keeps the task's flow in step: a mirrored flow is
+// re-derived from the task; a managed flow gets task.finished when the task
+// settles, and becomes cancelled if that was its last active child under a
+// cancel request.
+func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
+	f, err := loadFlow(t.tx, task.FlowID)
+	if err != nil {
+		return err
+	}
+	if f.SyncMode == sdk.SyncTaskMirrored {
+		return t.syncMirror(f, task)
+	}
+	settled := task.Status.Terminal() && (old == nil || !old.Status.Terminal())
+	if !settled {
+		return nil
+	}
+	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
+	if err != nil {
+		return err
+	}
+	if err := t.appendEvent(f, sdk.EventTaskFinished, task.ID, data); err != nil {
+		return err
+	}
+	return t.finishCancel(f)
+}
+
+func loadTask(tx store.ReadTx, id string) (*sdk.Task, error) {
+	task := new(sdk.Task)
+	err := getJSON(tx, taskKey(id), task)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: task %q does not exist; list tasks with flowgate tasks list", sdk.ErrNotFound, id)
+	}
+	return task, err
+}
+
+// saveTask writes task over old (nil for a new task), keeping the indexes
+// in step.
+func (t *txn) saveTask(old, task *sdk.Task) error {
+	var oldKeys []string
+	if old != nil {
+		oldKeys = taskIndexKeys(old)
+	}
+	task.UpdatedAt = t.now
+	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
+		return err
+	}
+	return t.put(taskKey(task.ID), task)
+}

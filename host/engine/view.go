@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// FlowView is a flow with its linked tasks and their summary: what `tasks
+// flow show` and `tasks flow list --json` print. The flow's fields are
+// inlined in JSON.
+type FlowView struct {
+	*sdk.Flow
+	Tasks       []*sdk.Task     `json:"tasks"`
+	TaskSummary sdk.TaskSummary `json:"task_summary"`
+}
+
+// FlowViewPage is one page of flow views, newest first.
+type FlowViewPage struct {
+	Flows []FlowView
+	Next  string
+}
+
+// ViewFlow resolves token like ResolveFlow and returns the flow with its
+// tasks, read in one snapshot.
+func (e *Engine) ViewFlow(token string) (FlowView, error) {
+	f, err := e.ResolveFlow(token)
+	if err != nil {
+		return FlowView{}, err
+	}
+	var v FlowView
+	err = e.view(func(tx store.ReadTx) error {
+		if f, err = loadFlow(tx, f.ID); err != nil {
+			return err
+		}
+		v, err = viewOf(tx, f)
+		return err
+	})
+	return v, err
+}
+
+// ViewFlows is ListFlows with each flow's tasks and summary.
+func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
+	page, err := e.ListFlows(filter)
+	if err != nil {
+		return FlowViewPage{}, err
+	}
+	out := FlowViewPage{Next: page.Next, Flows: make([]FlowView, 0, len(page.Flows))}
+	err = e.view(func(tx store.ReadTx) error {
+		for _, f := range page.Flows {
+			v, err := viewOf(tx, f)
+			if err != nil {
+				return err
+			}
+			out.Flows = append(out.Flows, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, error) {
+	tasks, err := flowTasks(tx, f.ID)
+	if err != nil {
+		return FlowView{}, err
+	}
+	if tasks == nil {
+		tasks = []*sdk.Task{}
+	}
+	return FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}, nil
+}
