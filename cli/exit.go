@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"fmt"
+
+	"errors"
+	"github.com/spf13/cobra"
+	"strings"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitConflict = 3
+)
+
+// usageError marks bad flags or arguments (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// exitCode maps an error to the process exit code.
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, sdk.ErrRevisionConflict):
+		return exitConflict
+	case errors.As(err, &u), errors.Is(err, sdk.ErrInvalid):
+		return exitUsage
+	case strings.HasPrefix(err.Error(), "unknown command"):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// args returns a cobra argument check that wants exactly n arguments and
+// says which with what (e.g. "a task id").
+func args(n int, what string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, a []string) error {
+		if len(a) != n {
+			return usageError{fmt.Errorf("%s needs %s (got %d arguments); see %s --help", cmd.CommandPath(), what, len(a), cmd.CommandPath())}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/home"
+)
+
+// env is what every command shares: where to write, and how to reach the
+// records.
+type env struct {
+	stdout, stderr io.Writer
+	homeFlag       string
+	// open returns a client for the home; tests replace it.
+	open func(cmd *cobra.Command) (api.Client, error)
+}
+
+// openClient opens the store of the resolved home in this process.
+func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
+	if e.open != nil {
+		return e.open(cmd)
+	}
+	dir, err := home.Resolve(e.homeFlag)
+	if err != nil {
+		return nil, err
+	}
+	return api.OpenLocal(dir, cmd.CommandPath())
+}
+
+// withClient runs fn with an open client and closes it after.
+func (e *env) withClient(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
+	c, err := e.openClient(cmd)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(cmd.Context(), c)
+}
+
+// NewRoot returns the flowgate command tree writing to stdout and stderr.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	e := &env{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "flowgate",
+		Short: "Durable task flows: records, supervised runs, controller plugins and scheduled pipelines",
+		Long: `flowgate keeps durable records of multi-step work (flows) and of the
+detached runs under them (tasks), with a revision on every flow so that
+concurrent writers conflict instead of overwriting each other.
+
+Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newTasksCmd(e), newDemoCmd(e))
+	return root
+}
+
+// Main runs the flowgate command line and returns its exit code: 0 ok, 1
+// not found or runtime failure, 2 usage or invalid input, 3 revision
+// conflict.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return 0
+	}
+	code := exitCode(err)
+	fmt.Fprintf(stderr, "flowgate: %s\n", err)
+	return code
+}
+
+// Run is main for the flowgate binary.
+func Run() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }

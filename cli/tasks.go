@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+type taskListOpts struct {
+	status, runtime, after string
+	limit                  int
+	json                   bool
+}
+
+func newTasksCmd(e *env) *cobra.Command {
+	var o taskListOpts
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "List, show and cancel tasks; manage flows (tasks flow)",
+		Long: `Tasks are the detached runs flowgate records. With no subcommand,
+'flowgate tasks' lists them like 'flowgate tasks list'.`,
+		Args: args(0, "no arguments (did you mean 'tasks show ID'?)"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return e.listTasks(cmd, o) },
+	}
+	addTaskListFlags(cmd, &o)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List tasks, newest first",
+		Args:  args(0, "no arguments"),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return e.listTasks(cmd, o) },
+	}
+	addTaskListFlags(list, &o)
+
+	var showJSON bool
+	show := &cobra.Command{
+		Use:   "show <task-id|idempotency-key>",
+		Short: "Show one task",
+		Args:  args(1, "one task id or idempotency key"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				t, err := c.ResolveTask(ctx, a[0])
+				if err != nil {
+					return err
+				}
+				return printer{e.stdout, showJSON}.emit(t, func(w io.Writer) { writeTask(w, t) })
+			})
+		},
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print the task record as JSON")
+
+	var cancelJSON bool
+	cancel := &cobra.Command{
+		Use:   "cancel <task-id>",
+		Short: "Cancel a task",
+		Long: `Cancel a task. A queued task is cancelled at once; a running task gets a
+cancel request that its runner carries out by stopping the process.`,
+		Args: args(1, "one task id"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				t, err := c.ResolveTask(ctx, a[0])
+				if err != nil {
+					return err
+				}
+				if t, err = c.CancelTask(ctx, t.ID); err != nil {
+					return err
+				}
+				return printer{e.stdout, cancelJSON}.emit(t, func(w io.Writer) {
+					if t.Status == sdk.TaskCancelled {
+						fmt.Fprintf(w, "Cancelled %s (%s).\n", t.ID, clean(t.Runtime))
+						return
+					}
+					fmt.Fprintf(w, "Cancel requested for %s (%s); its runner stops the process and marks it cancelled.\n", t.ID, clean(t.Runtime))
+				})
+			})
+		},
+	}
+	cancel.Flags().BoolVar(&cancelJSON, "json", false, "print the task record as JSON")
+
+	cmd.AddCommand(list, show, cancel, newFlowCmd(e))
+	return cmd
+}
+
+func addTaskListFlags(cmd *cobra.Command, o *taskListOpts) {
+	cmd.Flags().StringVar(&o.status, "status", "", "only tasks in this status (queued, running, succeeded, failed, timed_out, cancelled, lost)")
+	cmd.Flags().StringVar(&o.runtime, "runtime", "", "only tasks of this runtime (cli, pipeline, cron, agent, …)")
+	cmd.Flags().IntVar(&o.limit, "limit", 0, "show at most this many tasks (0: all)")
+	cmd.Flags().StringVar(&o.after, "after", "", "list tasks older than this task id (paging cursor)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+}
+
+// taskList is the JSON shape of `tasks list`.
+type taskList struct {
+	Count   int         `json:"count"`
+	Runtime *string     `json:"runtime"`
+	Status  *string     `json:"status"`
+	Tasks   []*sdk.Task `json:"tasks"`
+	Next    string      `json:"next,omitempty"`
+}
+
+func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
+	f := engine.TaskFilter{Runtime: o.runtime, After: o.after, Limit: o.limit}
+	if o.status != "" {
+		s, err := sdk.ParseTaskStatus(o.status)
+		if err != nil {
+			return fmt.Errorf("--status: %w", err)
+		}
+		f.Status = s
+	}
+	if o.limit < 0 {
+		return usageError{fmt.Errorf("--limit must not be negative (got %d)", o.limit)}
+	}
+	return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+		page, err := c.ListTasks(ctx, f)
+		if err != nil {
+			return err
+		}
+		out := taskList{Count: len(page.Tasks), Tasks: page.Tasks, Next: page.Next}
+		if out.Tasks == nil {
+			out.Tasks = []*sdk.Task{}
+		}
+		if o.runtime != "" {
+			out.Runtime = &o.runtime
+		}
+		if o.status != "" {
+			out.Status = &o.status
+		}
+		return printer{e.stdout, o.json}.emit(out, func(w io.Writer) { writeTaskList(w, out) })
+	})
+}
+
+func writeTaskList(w io.Writer, l taskList) {
+	sum := sdk.Summarize(l.Tasks)
+	fmt.Fprintf(w, "Background tasks: %d\n", l.Count)
+	fmt.Fprintf(w, "Task pressure: %d queued · %d running · %d issues\n", sum.ByStatus[sdk.TaskQueued], sum.ByStatus[sdk.TaskRunning], sum.Failures)
+	if l.Runtime != nil {
+		fmt.Fprintf(w, "Runtime filter: %s\n", clean(*l.Runtime))
+	}
+	if l.Status != nil {
+		fmt.Fprintf(w, "Status filter: %s\n", *l.Status)
+	}
+	if l.Count == 0 {
+		fmt.Fprintln(w, "No background tasks found.")
+		return
+	}
+	var t table
+	t.add("Task", "Kind", "Status", "Flow", "Attempts", "Summary")
+	for _, task := range l.Tasks {
+		t.add(task.ID, clip(task.Runtime, 12), string(task.Status), task.FlowID, strconv.Itoa(task.Attempts), clip(taskSummary(task), 80))
+	}
+	t.write(w)
+	if l.Next != "" {
+		fmt.Fprintf(w, "More tasks: --after %s\n", l.Next)
+	}
+}
+
+// taskSummary is the one line that says what a task is doing or did.
+func taskSummary(t *sdk.Task) string {
+	if t.Result != nil && t.Result.Summary != "" {
+		return t.Result.Summary
+	}
+	if t.Progress != nil && t.Progress.Message != "" {
+		return t.Progress.Message
+	}
+	return t.Title()
+}
+
+func writeTask(w io.Writer, t *sdk.Task) {
+	fmt.Fprintln(w, "Background task:")
+	var tb table
+	row := func(k, v string) { tb.add("  "+k+":", v) }
+	row("taskId", t.ID)
+	row("kind", clean(t.Runtime))
+	row("status", string(t.Status))
+	row("flowId", t.FlowID)
+	row("ownerKey", clean(t.OwnerKey))
+	row("label", orNA(clean(t.Label)))
+	row("task", orNA(clean(t.Title())))
+	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
+	row("attempts", strconv.Itoa(t.Attempts))
+	if t.ExitCode != nil {
+		row("exitCode", strconv.Itoa(*t.ExitCode))
+	}
+	if t.PID != 0 {
+		row("pid", strconv.Itoa(t.PID))
+	}
+	if t.Progress != nil {
+		p := t.Progress
+		s := clean(p.Phase)
+		if p.Fraction != nil {
+			s = fmt.Sprintf("%.0f%% %s", *p.Fraction*100, s)
+		}
+		if p.Message != "" {
+			s += " " + clean(p.Message)
+		}
+		row("progress", s)
+	}
+	if !t.CancelRequestedAt.IsZero() {
+		row("cancelRequestedAt", stamp(t.CancelRequestedAt))
+	}
+	row("createdAt", stamp(t.CreatedAt))
+	row("startedAt", stamp(t.StartedAt))
+	row("endedAt", stamp(t.EndedAt))
+	row("cleanupAfter", stamp(t.CleanupAfter))
+	for _, m := range t.Milestones {
+		row(fmt.Sprintf("milestone %d", m.Seq), clean(m.Name+" "+m.Message))
+	}
+	for _, err := range t.Errors {
+		row("error", clean(err))
+	}
+	tb.write(w)
+}

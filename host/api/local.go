@@ -1,0 +1,90 @@
+package api
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Local is a Client over a store opened in this process, for when no
+// gateway runs. It holds the store's file lock until Close.
+type Local struct {
+	st  store.Store
+	eng *engine.Engine
+}
+
+// OpenLocal opens the store in home dir (creating dir with mode 0700) and
+// returns a Local client. owner describes this process to anyone who finds
+// the store locked, e.g. "flowgate tasks list".
+func OpenLocal(dir, owner string) (*Local, error) {
+	if err := home.Ensure(dir); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{Owner: owner})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Local{st: st, eng: eng}, nil
+}
+
+// NewLocal returns a Local client over an engine the caller owns; Close
+// then closes st.
+func NewLocal(st store.Store, eng *engine.Engine) *Local { return &Local{st: st, eng: eng} }
+
+// Engine returns the engine behind the client.
+func (l *Local) Engine() *engine.Engine { return l.eng }
+
+// ListTasks lists tasks, newest first.
+func (l *Local) ListTasks(_ context.Context, f engine.TaskFilter) (engine.TaskPage, error) {
+	return l.eng.ListTasks(f)
+}
+
+// ResolveTask finds a task by id or idempotency key.
+func (l *Local) ResolveTask(_ context.Context, token string) (*sdk.Task, error) {
+	return l.eng.ResolveTask(token)
+}
+
+// CancelTask cancels a task.
+func (l *Local) CancelTask(_ context.Context, id string) (*sdk.Task, error) {
+	return l.eng.CancelTask(id)
+}
+
+// ViewFlows lists flows with their tasks, newest first.
+func (l *Local) ViewFlows(_ context.Context, f engine.FlowFilter) (engine.FlowViewPage, error) {
+	return l.eng.ViewFlows(f)
+}
+
+// CountFlows counts flows by status.
+func (l *Local) CountFlows(_ context.Context) (engine.FlowCounts, error) { return l.eng.CountFlows() }
+
+// ViewFlow finds a flow by id or owner key, with its tasks.
+func (l *Local) ViewFlow(_ context.Context, token string) (engine.FlowView, error) {
+	return l.eng.ViewFlow(token)
+}
+
+// CreateFlow creates a managed flow.
+func (l *Local) CreateFlow(_ context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
+	return l.eng.CreateFlow(in)
+}
+
+// UpdateFlow applies a guarded patch.
+func (l *Local) UpdateFlow(_ context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error) {
+	return l.eng.UpdateFlow(id, expected, p)
+}
+
+// CancelFlow cancels a flow.
+func (l *Local) CancelFlow(_ context.Context, id string) (engine.CancelResult, error) {
+	return l.eng.CancelFlow(id)
+}
+
+// Close closes the store.
+func (l *Local) Close() error { return l.st.Close() }

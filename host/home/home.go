@@ -1,0 +1,52 @@
+// Package home locates and prepares flowgate's home directory: the folder
+// that holds the store file, task logs and the gateway socket.
+package home
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// EnvVar names the environment variable that overrides the default home.
+const EnvVar = "FLOWGATE_HOME"
+
+// DBFile is the store's file name inside the home.
+const DBFile = "flowgate.db"
+
+// Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
+// else ~/.flowgate. The result is absolute.
+func Resolve(flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = os.Getenv(EnvVar)
+	}
+	if dir == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find home directory: %w; set %s or pass --home", err, EnvVar)
+		}
+		dir = filepath.Join(h, ".flowgate")
+	}
+	return filepath.Abs(dir)
+}
+
+// Ensure creates dir with mode 0700 if it does not exist. An existing
+// directory keeps its mode; a file in its place is an error.
+func Ensure(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create flowgate home %s: %w", dir, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("flowgate home %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("flowgate home %s is not a directory; pass another --home", dir)
+	}
+	return nil
+}
