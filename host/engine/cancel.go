@@ -65,6 +65,11 @@ func (t *txn) cancelFlow(old *sdk.Flow) (CancelResult, error) {
 	firstRequest := !f.CancelRequested()
 	if firstRequest {
 		f.CancelRequestedAt = t.now
+		// The controller hears of the request before the task.finished
+		// events of the children it cancels.
+		if err := t.appendEvent(f, sdk.EventFlowCancelRequested, "", nil); err != nil {
+			return CancelResult{}, err
+		}
 	}
 	active := 0
 	for i, task := range tasks {
@@ -96,11 +101,6 @@ func (t *txn) cancelFlow(old *sdk.Flow) (CancelResult, error) {
 	}
 	if f.Status != old.Status || f.CancelRequestedAt != old.CancelRequestedAt {
 		if err := t.saveFlow(old, f); err != nil {
-			return CancelResult{}, err
-		}
-	}
-	if firstRequest {
-		if err := t.appendEvent(f, sdk.EventFlowCancelRequested, "", nil); err != nil {
 			return CancelResult{}, err
 		}
 	}

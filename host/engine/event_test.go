@@ -42,12 +42,15 @@ func TestOutboxRecordsWhatControllersReactTo(t *testing.T) {
 	require.NoError(t, err)
 	_, err = eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskSucceeded})
 	require.NoError(t, err)
+	queued, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
+	require.NoError(t, err)
 	_, err = eng.CancelFlow(f.ID)
 	require.NoError(t, err)
 
 	require.Equal(t, []sdk.EventType{
-		sdk.EventFlowStarted, sdk.EventFlowResumed, sdk.EventTaskFinished, sdk.EventFlowCancelRequested,
-	}, eventTypes(t, eng, f.ID))
+		sdk.EventFlowStarted, sdk.EventFlowResumed, sdk.EventTaskFinished,
+		sdk.EventFlowCancelRequested, sdk.EventTaskFinished,
+	}, eventTypes(t, eng, f.ID), "the cancel request precedes the cancelled child's task.finished")
 
 	evs, err := eng.Events(f.ID)
 	require.NoError(t, err)
@@ -59,8 +62,9 @@ func TestOutboxRecordsWhatControllersReactTo(t *testing.T) {
 	require.NoError(t, eng.AckEvent(f.ID, evs[0].Seq), "a repeated ack is harmless")
 	evs, err = eng.Events(f.ID)
 	require.NoError(t, err)
-	require.Len(t, evs, 3)
+	require.Len(t, evs, 4)
 	require.Equal(t, int64(2), evs[0].Seq)
+	require.Equal(t, queued.ID, evs[3].TaskID)
 
 	// Mirrored flows have no controller, hence no outbox.
 	d := detached(t, eng)

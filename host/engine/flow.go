@@ -116,30 +116,34 @@ func (e *Engine) GetFlow(id string) (*sdk.Flow, error) {
 // ResolveFlow finds a flow by id, else the newest flow of the owner key
 // token. It returns an ErrNotFound error when neither matches.
 func (e *Engine) ResolveFlow(token string) (*sdk.Flow, error) {
+	var f *sdk.Flow
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		f, err = resolveFlow(tx, token)
+		return err
+	})
+	return f, err
+}
+
+func resolveFlow(tx store.ReadTx, token string) (*sdk.Flow, error) {
 	token = strings.TrimSpace(token)
 	if token == "" {
 		return nil, invalid("flow id or owner key is empty")
 	}
-	var f *sdk.Flow
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		if f, err = loadFlow(tx, token); !errors.Is(err, sdk.ErrNotFound) {
-			return err
-		}
-		var id string
-		if err := tx.Scan(idxFlowOwner+esc(token)+"/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
-			id = lastSegment(it.Key)
-			return false
-		}); err != nil {
-			return err
-		}
-		if id == "" {
-			return fmt.Errorf("%w: no flow has id or owner key %q; list flows with flowgate tasks flow list", sdk.ErrNotFound, token)
-		}
-		f, err = loadFlow(tx, id)
-		return err
-	})
-	return f, err
+	if f, err := loadFlow(tx, token); !errors.Is(err, sdk.ErrNotFound) {
+		return f, err
+	}
+	var id string
+	if err := tx.Scan(idxFlowOwner+esc(token)+"/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
+		id = lastSegment(it.Key)
+		return false
+	}); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, fmt.Errorf("%w: no flow has id or owner key %q; list flows with flowgate tasks flow list", sdk.ErrNotFound, token)
+	}
+	return loadFlow(tx, id)
 }
 
 // FlowFilter selects flows for ListFlows. The zero value selects all.

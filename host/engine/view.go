@@ -23,13 +23,10 @@ type FlowViewPage struct {
 // ViewFlow resolves token like ResolveFlow and returns the flow with its
 // tasks, read in one snapshot.
 func (e *Engine) ViewFlow(token string) (FlowView, error) {
-	f, err := e.ResolveFlow(token)
-	if err != nil {
-		return FlowView{}, err
-	}
 	var v FlowView
-	err = e.view(func(tx store.ReadTx) error {
-		if f, err = loadFlow(tx, f.ID); err != nil {
+	err := e.view(func(tx store.ReadTx) error {
+		f, err := resolveFlow(tx, token)
+		if err != nil {
 			return err
 		}
 		v, err = viewOf(tx, f)

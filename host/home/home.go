@@ -1,5 +1,3 @@
-// Package home locates and prepares flowgate's home directory: the folder
-// that holds the store file, task logs and the gateway socket.
 package home
 
 import (
