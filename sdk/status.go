@@ -1,6 +1,9 @@
 package sdk
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // FlowStatus is where a flow is in its life. See docs/state-machine.md for
 // the moves the engine allows between them.
@@ -35,14 +38,7 @@ func (s FlowStatus) Terminal() bool {
 func (s FlowStatus) Active() bool { return s == FlowQueued || s == FlowRunning }
 
 // Valid reports whether s is one of the known flow statuses.
-func (s FlowStatus) Valid() bool {
-	for _, v := range FlowStatuses {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func (s FlowStatus) Valid() bool { return slices.Contains(FlowStatuses, s) }
 
 // ParseFlowStatus returns the status named by s, or an ErrInvalid error that
 // lists the valid names.
@@ -81,14 +77,7 @@ func (s TaskStatus) Active() bool { return s == TaskQueued || s == TaskRunning }
 func (s TaskStatus) Failure() bool { return s == TaskFailed || s == TaskTimedOut || s == TaskLost }
 
 // Valid reports whether s is one of the known task statuses.
-func (s TaskStatus) Valid() bool {
-	for _, v := range TaskStatuses {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func (s TaskStatus) Valid() bool { return slices.Contains(TaskStatuses, s) }
 
 // ParseTaskStatus returns the status named by s, or an ErrInvalid error that
 // lists the valid names.

@@ -176,47 +176,22 @@ func (e *Engine) ListFlows(f FlowFilter) (FlowPage, error) {
 			return FlowPage{}, err
 		}
 	}
-	prefix, fromRecords := flowPrefix, true
+	prefix := flowPrefix
 	switch {
 	case f.Status != "":
-		prefix, fromRecords = idxFlowStatus+string(f.Status)+"/", false
+		prefix = idxFlowStatus + string(f.Status) + "/"
 	case f.OwnerKey != "":
-		prefix, fromRecords = idxFlowOwner+esc(f.OwnerKey)+"/", false
+		prefix = idxFlowOwner + esc(f.OwnerKey) + "/"
 	case f.ControllerID != "":
-		prefix, fromRecords = idxFlowController+esc(f.ControllerID)+"/", false
+		prefix = idxFlowController + esc(f.ControllerID) + "/"
 	}
-	opts := store.ScanOptions{Reverse: true}
-	if f.After != "" {
-		opts.After = prefix + f.After
-	}
+	q := listQuery[sdk.Flow]{prefix: prefix, records: flowPrefix, after: f.After, limit: f.Limit,
+		match: f.match, id: func(fl *sdk.Flow) string { return fl.ID }}
 	var page FlowPage
 	err := e.view(func(tx store.ReadTx) error {
-		var scanErr error
-		err := tx.Scan(prefix, opts, func(it store.Item) bool {
-			var fl *sdk.Flow
-			if fromRecords {
-				fl = new(sdk.Flow)
-				if scanErr = json.Unmarshal(it.Value, fl); scanErr != nil {
-					scanErr = fmt.Errorf("decode %s: %w", it.Key, scanErr)
-					return false
-				}
-			} else if fl, scanErr = loadFlow(tx, lastSegment(it.Key)); scanErr != nil {
-				return false
-			}
-			if !f.match(fl) {
-				return true
-			}
-			if f.Limit > 0 && len(page.Flows) == f.Limit {
-				page.Next = page.Flows[len(page.Flows)-1].ID
-				return false
-			}
-			page.Flows = append(page.Flows, fl)
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		return scanErr
+		var err error
+		page.Flows, page.Next, err = q.run(tx)
+		return err
 	})
 	return page, err
 }

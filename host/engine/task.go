@@ -218,46 +218,22 @@ func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
 			return TaskPage{}, err
 		}
 	}
-	prefix, fromRecords := taskPrefix, true
+	prefix := taskPrefix
 	switch {
 	case f.FlowID != "":
-		prefix, fromRecords = idxTaskFlow+f.FlowID+"/", false
+		prefix = idxTaskFlow + f.FlowID + "/"
 	case f.Status != "":
-		prefix, fromRecords = idxTaskStatus+string(f.Status)+"/", false
+		prefix = idxTaskStatus + string(f.Status) + "/"
 	case f.OwnerKey != "":
-		prefix, fromRecords = idxTaskOwner+esc(f.OwnerKey)+"/", false
+		prefix = idxTaskOwner + esc(f.OwnerKey) + "/"
 	}
-	opts := store.ScanOptions{Reverse: true}
-	if f.After != "" {
-		opts.After = prefix + f.After
-	}
+	q := listQuery[sdk.Task]{prefix: prefix, records: taskPrefix, after: f.After, limit: f.Limit,
+		match: f.match, id: func(t *sdk.Task) string { return t.ID }}
 	var page TaskPage
 	err := e.view(func(tx store.ReadTx) error {
-		var scanErr error
-		err := tx.Scan(prefix, opts, func(it store.Item) bool {
-			var task *sdk.Task
-			if fromRecords {
-				task = new(sdk.Task)
-				if scanErr = json.Unmarshal(it.Value, task); scanErr != nil {
-					return false
-				}
-			} else if task, scanErr = loadTask(tx, lastSegment(it.Key)); scanErr != nil {
-				return false
-			}
-			if !f.match(task) {
-				return true
-			}
-			if f.Limit > 0 && len(page.Tasks) == f.Limit {
-				page.Next = page.Tasks[len(page.Tasks)-1].ID
-				return false
-			}
-			page.Tasks = append(page.Tasks, task)
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		return scanErr
+		var err error
+		page.Tasks, page.Next, err = q.run(tx)
+		return err
 	})
 	return page, err
 }

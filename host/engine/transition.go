@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -38,32 +39,24 @@ func TaskMoves(from sdk.TaskStatus) []sdk.TaskStatus {
 // checkFlowMove refuses a move that is not in the table. Leaving a terminal
 // status is ErrTerminal; any other missing move is ErrIllegalTransition.
 func checkFlowMove(f *sdk.Flow, to sdk.FlowStatus) error {
+	err := checkMove("flow", f.ID, f.Status, to, f.Status.Terminal(), flowMoves)
 	if f.Status.Terminal() {
-		return fmt.Errorf("%w: flow %s is already %s and cannot become %s; start a new flow instead", sdk.ErrTerminal, f.ID, f.Status, to)
+		err = fmt.Errorf("%w; a finished flow is never reopened: start a new flow to carry the work on", err)
 	}
-	if to == f.Status {
-		return nil
-	}
-	for _, s := range flowMoves[f.Status] {
-		if s == to {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: flow %s cannot move from %s to %s (allowed: %v)", sdk.ErrIllegalTransition, f.ID, f.Status, to, flowMoves[f.Status])
+	return err
 }
 
 // checkTaskMove is checkFlowMove for tasks.
 func checkTaskMove(t *sdk.Task, to sdk.TaskStatus) error {
-	if t.Status.Terminal() {
-		return fmt.Errorf("%w: task %s is already %s and cannot become %s", sdk.ErrTerminal, t.ID, t.Status, to)
+	return checkMove("task", t.ID, t.Status, to, t.Status.Terminal(), taskMoves)
+}
+
+func checkMove[S ~string](kind, id string, from, to S, terminal bool, moves map[S][]S) error {
+	if terminal {
+		return fmt.Errorf("%w: %s %s is already %s and cannot become %s", sdk.ErrTerminal, kind, id, from, to)
 	}
-	if to == t.Status {
+	if to == from || slices.Contains(moves[from], to) {
 		return nil
 	}
-	for _, s := range taskMoves[t.Status] {
-		if s == to {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: task %s cannot move from %s to %s (allowed: %v)", sdk.ErrIllegalTransition, t.ID, t.Status, to, taskMoves[t.Status])
+	return fmt.Errorf("%w: %s %s cannot move from %s to %s (allowed: %v)", sdk.ErrIllegalTransition, kind, id, from, to, moves[from])
 }
