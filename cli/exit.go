@@ -24,12 +24,26 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// exitStatus ends a command with a given exit code; its message, if any,
+// is printed like any error.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e exitStatus) Error() string { return e.msg }
+
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
-	var u usageError
+	var (
+		u  usageError
+		es exitStatus
+	)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &es):
+		return es.code
 	case errors.Is(err, sdk.ErrRevisionConflict):
 		return exitConflict
 	case errors.As(err, &u), errors.Is(err, sdk.ErrInvalid):

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,25 +10,35 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 )
 
 // env is what every command shares: where to write, and how to reach the
 // records.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	homeFlag       string
-	// open returns a client for the home; tests replace it.
-	open func(cmd *cobra.Command) (api.Client, error)
 }
 
-// openClient opens the store of the resolved home in this process.
+// home resolves the home directory from --home, $FLOWGATE_HOME or the
+// default.
+func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
+
+// openClient reaches the records of the home: through the running
+// gateway's socket when there is one, else by opening the store in this
+// process (the same engine code, so the result is the same).
 func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
-	if e.open != nil {
-		return e.open(cmd)
-	}
-	dir, err := home.Resolve(e.homeFlag)
+	dir, err := e.home()
 	if err != nil {
+		return nil, err
+	}
+	c, err := api.DialRemote(gateway.SocketPath(dir))
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, api.ErrNoGateway) {
 		return nil, err
 	}
 	return api.OpenLocal(dir, cmd.CommandPath())
@@ -43,9 +54,10 @@ func (e *env) withClient(cmd *cobra.Command, fn func(ctx context.Context, c api.
 	return fn(cmd.Context(), c)
 }
 
-// NewRoot returns the flowgate command tree writing to stdout and stderr.
-func NewRoot(stdout, stderr io.Writer) *cobra.Command {
-	e := &env{stdout: stdout, stderr: stderr}
+// NewRoot returns the flowgate command tree reading stdin and writing to
+// stdout and stderr.
+func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "flowgate",
 		Short: "Durable task flows: records, supervised runs, controller plugins and scheduled pipelines",
@@ -61,7 +73,7 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newTasksCmd(e), newDemoCmd(e))
+	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newShimCmd(), newDemoCmd(e))
 	return root
 }
 
@@ -69,14 +81,21 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 // not found or runtime failure, 2 usage or invalid input, 3 revision
 // conflict.
 func Main(args []string, stdout, stderr io.Writer) int {
-	root := NewRoot(stdout, stderr)
+	return MainIO(args, os.Stdin, stdout, stderr)
+}
+
+// MainIO is Main with standard input given.
+func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := NewRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {
 		return 0
 	}
 	code := exitCode(err)
-	fmt.Fprintf(stderr, "flowgate: %s\n", err)
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "flowgate: %s\n", msg)
+	}
 	return code
 }
 

@@ -20,19 +20,37 @@ type Task struct {
 	Attempts       int        `json:"attempts"`
 	Errors         []string   `json:"errors,omitempty"`
 	// ExitCode is the process exit code once the task ended; nil before.
-	ExitCode          *int        `json:"exit_code,omitempty"`
-	Progress          *Progress   `json:"progress,omitempty"`
-	Milestones        []Milestone `json:"milestones,omitempty"`
-	Result            *Result     `json:"result,omitempty"`
-	PID               int         `json:"pid,omitempty"`
-	PIDStartTime      uint64      `json:"pid_start_time,omitempty"`
-	CancelRequestedAt time.Time   `json:"cancel_requested_at,omitzero"`
-	CreatedAt         time.Time   `json:"created_at"`
-	StartedAt         time.Time   `json:"started_at,omitzero"`
-	UpdatedAt         time.Time   `json:"updated_at"`
-	EndedAt           time.Time   `json:"ended_at,omitzero"`
-	CleanupAfter      time.Time   `json:"cleanup_after,omitzero"`
+	ExitCode   *int        `json:"exit_code,omitempty"`
+	Progress   *Progress   `json:"progress,omitempty"`
+	Milestones []Milestone `json:"milestones,omitempty"`
+	Result     *Result     `json:"result,omitempty"`
+	// Reason says why a task ended the way it did, machine-readably:
+	// "timeout", "budget-exceeded", "no-progress", "cancelled",
+	// "start-failed", "lost".
+	Reason string `json:"reason,omitempty"`
+	// PID and PIDStartTime identify the task's process (the child); ShimPID
+	// and ShimStartTime the shim that supervises it. A pid alone is never
+	// trusted: the start time must match too.
+	PID               int       `json:"pid,omitempty"`
+	PIDStartTime      uint64    `json:"pid_start_time,omitempty"`
+	ShimPID           int       `json:"shim_pid,omitempty"`
+	ShimStartTime     uint64    `json:"shim_start_time,omitempty"`
+	CancelRequestedAt time.Time `json:"cancel_requested_at,omitzero"`
+	// RetryAt is when a queued retry may start; zero means at once.
+	RetryAt time.Time `json:"retry_at,omitzero"`
+	// ProgressOffset is how far the progress file has been read; lines
+	// before it are recorded. ProgressErrors counts malformed lines skipped.
+	ProgressOffset int64     `json:"progress_offset,omitempty"`
+	ProgressErrors int       `json:"progress_errors,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	StartedAt      time.Time `json:"started_at,omitzero"`
+	UpdatedAt      time.Time `json:"updated_at"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+	CleanupAfter   time.Time `json:"cleanup_after,omitzero"`
 }
+
+// CancelRequested reports whether someone asked for the task to stop.
+func (t *Task) CancelRequested() bool { return !t.CancelRequestedAt.IsZero() }
 
 // Title is how a task is named to people: its label, else its command line.
 func (t *Task) Title() string {
@@ -72,12 +90,26 @@ type TaskSpec struct {
 	Retry            *RetryPolicy `json:"retry,omitempty"`
 }
 
-// RetryPolicy bounds how often a failed task is tried again.
+// RetryPolicy bounds how often a failed task is tried again. Each failure
+// is classified fatal (never retried), transient or unknown (both retried
+// while attempts remain); fatal is checked first. Exit codes 126 and 127
+// and cancels are fatal; exit code 75 (EX_TEMPFAIL) is transient.
 type RetryPolicy struct {
 	// MaxAttempts counts the first run; 0 or 1 means no retry.
-	MaxAttempts int      `json:"max_attempts"`
-	Backoff     Duration `json:"backoff,omitempty"`
-	MaxBackoff  Duration `json:"max_backoff,omitempty"`
+	MaxAttempts int `json:"max_attempts"`
+	// Backoff is the base delay before the second attempt; it doubles
+	// for each later one, up to MaxBackoff, with ±25% jitter. Zero means
+	// 1s; a zero MaxBackoff means 5m.
+	Backoff    Duration `json:"backoff,omitempty"`
+	MaxBackoff Duration `json:"max_backoff,omitempty"`
+	// TransientPatterns and FatalPatterns are regular expressions matched
+	// against the end of the attempt's stderr.
+	TransientPatterns []string `json:"transient_patterns,omitempty"`
+	FatalPatterns     []string `json:"fatal_patterns,omitempty"`
+	// SafeToRepeat says the command may run again after a crash left its
+	// outcome unknown (the task was found lost). Without it a lost task is
+	// never re-run: it may already have had side effects.
+	SafeToRepeat bool `json:"safe_to_repeat,omitempty"`
 }
 
 // Progress is the latest progress a task reported. Progress is coalesced:

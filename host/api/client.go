@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
@@ -24,6 +25,30 @@ type Client interface {
 	UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error)
 	CancelFlow(ctx context.Context, id string) (engine.CancelResult, error)
 
+	// RunTask records a task for the runner to start: queued, and
+	// dispatched by the gateway in FIFO order under its admission cap.
+	// created is false when the idempotency key named an existing task.
+	RunTask(ctx context.Context, in engine.CreateTaskInput) (task *sdk.Task, created bool, err error)
+	// Status describes the gateway serving this client, or, for a Local
+	// client, reports Running false with the record counts.
+	Status(ctx context.Context) (GatewayStatus, error)
+
 	// Close releases what the client holds (the store, or the connection).
 	Close() error
+}
+
+// GatewayStatus is what `flowgate gateway status` prints.
+type GatewayStatus struct {
+	// Running is true when a gateway serves the home.
+	Running bool      `json:"running"`
+	PID     int       `json:"pid,omitempty"`
+	Home    string    `json:"home"`
+	Started time.Time `json:"started,omitzero"`
+	// Uptime is in seconds.
+	Uptime float64 `json:"uptime_seconds,omitempty"`
+	// Tasks counts tasks by status; Flows counts flows by status.
+	Tasks map[sdk.TaskStatus]int `json:"tasks"`
+	Flows map[sdk.FlowStatus]int `json:"flows"`
+	// MaxRunning is the admission cap on running tasks.
+	MaxRunning int `json:"max_running,omitempty"`
 }

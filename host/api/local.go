@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -13,8 +14,9 @@ import (
 // Local is a Client over a store opened in this process, for when no
 // gateway runs. It holds the store's file lock until Close.
 type Local struct {
-	st  store.Store
-	eng *engine.Engine
+	st   store.Store
+	eng  *engine.Engine
+	home string
 }
 
 // OpenLocal opens the store in home dir (creating dir with mode 0700) and
@@ -33,12 +35,14 @@ func OpenLocal(dir, owner string) (*Local, error) {
 		st.Close()
 		return nil, err
 	}
-	return &Local{st: st, eng: eng}, nil
+	return &Local{st: st, eng: eng, home: dir}, nil
 }
 
-// NewLocal returns a Local client over an engine the caller owns; Close
-// then closes st.
-func NewLocal(st store.Store, eng *engine.Engine) *Local { return &Local{st: st, eng: eng} }
+// NewLocal returns a Local client over an engine the caller owns, for home
+// dir; Close then closes st.
+func NewLocal(st store.Store, eng *engine.Engine, dir string) *Local {
+	return &Local{st: st, eng: eng, home: dir}
+}
 
 // Engine returns the engine behind the client.
 func (l *Local) Engine() *engine.Engine { return l.eng }
@@ -84,6 +88,29 @@ func (l *Local) UpdateFlow(_ context.Context, id string, expected int64, p engin
 // CancelFlow cancels a flow.
 func (l *Local) CancelFlow(_ context.Context, id string) (engine.CancelResult, error) {
 	return l.eng.CancelFlow(id)
+}
+
+// RunTask records a queued task with a command for the runner. It refuses
+// a task with nothing to run.
+func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+	if len(in.Spec.Argv) == 0 && in.Spec.Shell == "" {
+		return nil, false, fmt.Errorf("%w: a task to run needs a command (argv or shell)", sdk.ErrInvalid)
+	}
+	in.Status = sdk.TaskQueued
+	return l.eng.CreateTask(in)
+}
+
+// Status reports that no gateway serves this client, with record counts.
+func (l *Local) Status(_ context.Context) (GatewayStatus, error) {
+	tasks, err := l.eng.CountTasks()
+	if err != nil {
+		return GatewayStatus{}, err
+	}
+	flows, err := l.eng.CountFlows()
+	if err != nil {
+		return GatewayStatus{}, err
+	}
+	return GatewayStatus{Home: l.home, Tasks: tasks, Flows: flows.ByStatus}, nil
 }
 
 // Close closes the store.

@@ -21,6 +21,26 @@ type Config struct {
 	// TaskRetention is how long a terminal task is kept before maintenance
 	// may prune it (its cleanup_after). If zero, 7 days.
 	TaskRetention time.Duration
+	// Notify, if set, is called after a write commits, once per change a
+	// runner must act on (a task became runnable, a running task was asked
+	// to stop). It runs on the writer's goroutine and must not block.
+	Notify func(Change)
+}
+
+// ChangeKind names a change Notify reports.
+type ChangeKind int
+
+const (
+	// TaskQueued: a task with a command became queued (new or retried).
+	TaskQueued ChangeKind = iota + 1
+	// TaskCancelRequested: a running task was asked to stop.
+	TaskCancelRequested
+)
+
+// Change is one committed change a runner must act on.
+type Change struct {
+	Kind   ChangeKind
+	TaskID string
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -73,6 +93,12 @@ type txn struct {
 	now       time.Time
 	retention time.Duration
 	wrote     bool
+	changes   []Change
+}
+
+// notify records a change to report once the transaction commits.
+func (t *txn) notify(kind ChangeKind, taskID string) {
+	t.changes = append(t.changes, Change{Kind: kind, TaskID: taskID})
 }
 
 // write runs fn in one store Update. An error returned before fn wrote
@@ -81,20 +107,30 @@ type txn struct {
 // refusal never rolls back the other writers of a group commit. An error
 // after a write rolls the transaction back.
 func (e *Engine) write(fn func(t *txn) error) error {
-	var refused error
+	var (
+		refused error
+		changes []Change
+	)
 	err := e.st.Update(func(tx store.Tx) error {
-		refused = nil
+		refused, changes = nil, nil
 		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention}
 		if err := fn(t); err != nil {
 			if t.wrote {
 				return err
 			}
 			refused = err
+			return nil
 		}
+		changes = t.changes
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if e.cfg.Notify != nil {
+		for _, c := range changes {
+			e.cfg.Notify(c)
+		}
 	}
 	return refused
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -54,6 +55,7 @@ func TestCreateFlowValidation(t *testing.T) {
 		"bad state":     {OwnerKey: "o", ControllerID: "c", Goal: "g", State: json.RawMessage(`{bad`)},
 		"mirrored":      {SyncMode: sdk.SyncTaskMirrored, OwnerKey: "o", ControllerID: "c", Goal: "g"},
 		"bad notify":    {OwnerKey: "o", ControllerID: "c", Goal: "g", NotifyPolicy: "loud"},
+		"huge owner":    {OwnerKey: strings.Repeat("o", 40000), ControllerID: "c", Goal: "g"},
 	}
 	for name, in := range cases {
 		_, err := eng.CreateFlow(in)

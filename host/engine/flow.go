@@ -50,6 +50,9 @@ func (in *CreateFlowInput) normalize() error {
 	if in.Goal == "" {
 		return invalid("goal is required (--goal)")
 	}
+	if err := checkKeyParts(map[string]string{"owner key": in.OwnerKey, "controller id": in.ControllerID}); err != nil {
+		return err
+	}
 	if err := checkJSON("state", in.State); err != nil {
 		return err
 	}
@@ -62,6 +65,20 @@ func (in *CreateFlowInput) normalize() error {
 		}
 	}
 	return invalid("unknown notify policy %q (want one of %v)", in.NotifyPolicy, notifyPolicies)
+}
+
+// maxKeyPart bounds an owner key, controller id or idempotency key: they
+// become parts of index keys, which the store caps.
+const maxKeyPart = 512
+
+// checkKeyParts refuses identifiers too long to index.
+func checkKeyParts(parts map[string]string) error {
+	for name, v := range parts {
+		if len(v) > maxKeyPart {
+			return invalid("%s is %d bytes long; at most %d are allowed", name, len(v), maxKeyPart)
+		}
+	}
+	return nil
 }
 
 // checkJSON refuses bytes that are set but not valid JSON.

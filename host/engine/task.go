@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -53,7 +54,7 @@ func (in *CreateTaskInput) normalize() error {
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")
 	}
-	return nil
+	return checkKeyParts(map[string]string{"owner key": in.OwnerKey, "idempotency key": in.IdempotencyKey, "flow id": in.FlowID, "runtime": in.Runtime})
 }
 
 // CreateTask stores a new task. With a FlowID it links to that managed
@@ -112,6 +113,9 @@ func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, e
 			return err
 		}
 		task, created = nt, true
+		if nt.Status == sdk.TaskQueued && Runnable(nt) {
+			t.notify(TaskQueued, nt.ID)
+		}
 		return t.afterTaskWrite(nil, nt)
 	})
 	return task, created, err
@@ -273,13 +277,22 @@ func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
 	return tasks, loadErr
 }
 
-// StartInput is what StartTask records about the process.
+// Runnable reports whether the runner can start t: it has a command.
+func Runnable(t *sdk.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell != "" }
+
+// StartInput is what StartTask records about the processes; zero fields
+// are recorded later with SetProcess.
 type StartInput struct {
-	PID          int
-	PIDStartTime uint64
+	PID           int
+	PIDStartTime  uint64
+	ShimPID       int
+	ShimStartTime uint64
 }
 
-// StartTask moves task id from queued to running and counts an attempt.
+// StartTask moves task id from queued to running and counts an attempt:
+// the returned task's Attempts is the number of the attempt now starting.
+// The runner records this before it launches anything, so that a crash
+// between the two can never start an attempt twice.
 func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
 		if err := checkTaskMove(task, sdk.TaskRunning); err != nil {
@@ -290,7 +303,9 @@ func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 		}
 		task.Status = sdk.TaskRunning
 		task.Attempts++
+		task.RetryAt = time.Time{}
 		task.PID, task.PIDStartTime = in.PID, in.PIDStartTime
+		task.ShimPID, task.ShimStartTime = in.ShimPID, in.ShimStartTime
 		if task.StartedAt.IsZero() {
 			task.StartedAt = t.now
 		}
@@ -298,13 +313,79 @@ func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 	})
 }
 
+// SetProcess records the identity of attempt's shim and child once they
+// are known. It is a no-op refusal (ErrIllegalTransition) when the task is
+// no longer running that attempt.
+func (e *Engine) SetProcess(id string, attempt int, in StartInput) (*sdk.Task, error) {
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := runningAttempt(task, attempt); err != nil {
+			return err
+		}
+		if in.ShimPID != 0 {
+			task.ShimPID, task.ShimStartTime = in.ShimPID, in.ShimStartTime
+		}
+		if in.PID != 0 {
+			task.PID, task.PIDStartTime = in.PID, in.PIDStartTime
+		}
+		return nil
+	})
+}
+
+// runningAttempt refuses a change aimed at an attempt that is not the one
+// running (a stale report from an earlier attempt or a finished task).
+func runningAttempt(task *sdk.Task, attempt int) error {
+	if task.Status.Terminal() {
+		return fmt.Errorf("%w: task %s is already %s", sdk.ErrTerminal, task.ID, task.Status)
+	}
+	if task.Status != sdk.TaskRunning || (attempt != 0 && task.Attempts != attempt) {
+		return fmt.Errorf("%w: task %s is %s at attempt %d, not running attempt %d", sdk.ErrIllegalTransition, task.ID, task.Status, task.Attempts, attempt)
+	}
+	return nil
+}
+
+// RequeueInput is a failed attempt that will be tried again.
+type RequeueInput struct {
+	// Attempt is the attempt that failed; a stale one is refused.
+	Attempt int
+	// RetryAt is when the next attempt may start.
+	RetryAt time.Time
+	// Error says why the attempt failed; it is appended to the errors.
+	Error string
+}
+
+// RequeueTask moves a running task back to queued for its next attempt,
+// keeping its id, attempts and errors.
+func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := runningAttempt(task, in.Attempt); err != nil {
+			return err
+		}
+		if task.CancelRequested() {
+			return fmt.Errorf("%w: task %s has a cancel request and is not retried", sdk.ErrCancelRequested, id)
+		}
+		task.Status = sdk.TaskQueued
+		task.RetryAt = in.RetryAt
+		task.PID, task.PIDStartTime, task.ShimPID, task.ShimStartTime = 0, 0, 0, 0
+		if in.Error != "" {
+			task.Errors = append(task.Errors, in.Error)
+		}
+		t.notify(TaskQueued, id)
+		return nil
+	})
+}
+
 // FinishInput is how a task ended.
 type FinishInput struct {
 	// Status is the terminal status.
-	Status   sdk.TaskStatus
+	Status sdk.TaskStatus
+	// Attempt, if not zero, must be the running attempt; a stale report
+	// is refused.
+	Attempt  int
 	ExitCode *int
 	// Error, if set, is appended to the task's errors.
-	Error  string
+	Error string
+	// Reason is the machine-readable why (see sdk.Task.Reason).
+	Reason string
 	Result *sdk.Result
 }
 
@@ -319,9 +400,16 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		if err := checkTaskMove(task, in.Status); err != nil {
 			return err
 		}
+		if in.Attempt != 0 {
+			if err := runningAttempt(task, in.Attempt); err != nil {
+				return err
+			}
+		}
 		t.endTask(task, in.Status, in.Error)
 		task.ExitCode = in.ExitCode
+		task.Reason = in.Reason
 		task.Result = in.Result
+		task.RetryAt = time.Time{}
 		return nil
 	})
 }
@@ -352,6 +440,9 @@ func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
 	}
 	if task.Status == sdk.TaskQueued {
 		t.endTask(&task, sdk.TaskCancelled, "cancelled before it started")
+		task.Reason = "cancelled"
+	} else {
+		t.notify(TaskCancelRequested, task.ID)
 	}
 	if err := t.saveTask(old, &task); err != nil {
 		return nil, err
@@ -441,4 +532,62 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		return err
 	}
 	return t.put(taskKey(task.ID), task)
+}
+
+// CountTasks counts every task by status, from the status index.
+func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
+	counts := map[sdk.TaskStatus]int{}
+	err := e.view(func(tx store.ReadTx) error {
+		for _, s := range sdk.TaskStatuses {
+			if err := tx.Scan(idxTaskStatus+string(s)+"/", store.ScanOptions{}, func(store.Item) bool {
+				counts[s]++
+				return true
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// RunnableTasks returns up to limit queued tasks that have a command and
+// whose retry time has come, oldest first (FIFO admission).
+func (e *Engine) RunnableTasks(limit int) ([]*sdk.Task, error) {
+	now := e.now()
+	var out []*sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var loadErr error
+		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
+			var task *sdk.Task
+			if task, loadErr = loadTask(tx, lastSegment(it.Key)); loadErr != nil {
+				return false
+			}
+			if Runnable(task) && !task.RetryAt.After(now) {
+				out = append(out, task)
+			}
+			return limit <= 0 || len(out) < limit
+		})
+		if err != nil {
+			return err
+		}
+		return loadErr
+	})
+	return out, err
+}
+
+// NextRetry returns the earliest retry time among queued tasks that wait
+// for one, or the zero time when none does.
+func (e *Engine) NextRetry() (time.Time, error) {
+	page, err := e.ListTasks(TaskFilter{Status: sdk.TaskQueued})
+	if err != nil {
+		return time.Time{}, err
+	}
+	var next time.Time
+	for _, t := range page.Tasks {
+		if !t.RetryAt.IsZero() && (next.IsZero() || t.RetryAt.Before(next)) {
+			next = t.RetryAt
+		}
+	}
+	return next, nil
 }

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// follower copies a task's output to the terminal as the attempt writes
+// it, and shows progress and milestones: a live bar on a terminal, plain
+// lines otherwise.
+type follower struct {
+	stdout, stderr io.Writer
+	home, taskID   string
+
+	attempt        int
+	outOff, errOff int64
+	milestones     int
+	progress       string
+	tty, bar       bool
+}
+
+func newFollower(stdout, stderr io.Writer, home, taskID string) *follower {
+	return &follower{stdout: stdout, stderr: stderr, home: home, taskID: taskID, tty: isTerminal(stderr)}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// pump shows what is new since the last call.
+func (f *follower) pump(t *sdk.Task) {
+	if t.Attempts != f.attempt && t.Attempts > 0 {
+		if f.attempt > 0 {
+			f.copyOutput() // the rest of the previous attempt
+			f.clearBar()
+			fmt.Fprintf(f.stderr, "--- attempt %d of task %s ---\n", t.Attempts, t.ID)
+		}
+		f.attempt, f.outOff, f.errOff = t.Attempts, 0, 0
+	}
+	f.copyOutput()
+	if p := progressLine(t.Progress); p != "" && p != f.progress {
+		f.progress = p
+		if !f.tty {
+			fmt.Fprintf(f.stderr, "progress: %s\n", p)
+		}
+	}
+	for _, m := range t.Milestones[min(f.milestones, len(t.Milestones)):] {
+		f.clearBar()
+		fmt.Fprintf(f.stderr, "milestone %d: %s\n", m.Seq, clean(strings.TrimSpace(m.Name+" "+m.Message)))
+	}
+	f.milestones = len(t.Milestones)
+	if f.tty && f.progress != "" && !t.Status.Terminal() {
+		fmt.Fprintf(f.stderr, "\r\x1b[K%s", f.progress)
+		f.bar = true
+	}
+}
+
+// done clears the bar once the task ended.
+func (f *follower) done(*sdk.Task) { f.clearBar() }
+
+func (f *follower) clearBar() {
+	if f.bar {
+		fmt.Fprint(f.stderr, "\r\x1b[K")
+		f.bar = false
+	}
+}
+
+// copyOutput writes the bytes the attempt added to stdout and stderr.
+func (f *follower) copyOutput() {
+	if f.attempt == 0 {
+		return
+	}
+	dir := runner.LogDir(f.home, f.taskID, f.attempt)
+	if f.hasNew(filepath.Join(dir, "stdout"), f.outOff) || f.hasNew(filepath.Join(dir, "stderr"), f.errOff) {
+		f.clearBar()
+	}
+	f.outOff += copyFrom(f.stdout, filepath.Join(dir, "stdout"), f.outOff)
+	f.errOff += copyFrom(f.stderr, filepath.Join(dir, "stderr"), f.errOff)
+}
+
+func (f *follower) hasNew(path string, off int64) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > off
+}
+
+// copyFrom copies the file at path from offset off to w and returns how
+// many bytes it copied. A missing file copies nothing.
+func copyFrom(w io.Writer, path string, off int64) int64 {
+	file, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer file.Close()
+	if _, err := file.Seek(off, io.SeekStart); err != nil {
+		return 0
+	}
+	n, err := io.Copy(w, file)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n
+	}
+	return n
+}
+
+// progressLine renders a progress snapshot as one line with a bar.
+func progressLine(p *sdk.Progress) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	if p.Fraction != nil {
+		frac := min(max(*p.Fraction, 0), 1)
+		filled := int(frac * 20)
+		fmt.Fprintf(&b, "[%s%s] %3.0f%%", strings.Repeat("#", filled), strings.Repeat("-", 20-filled), frac*100)
+	}
+	for _, s := range []string{p.Phase, p.Message} {
+		if s = strings.TrimSpace(s); s != "" {
+			if b.Len() > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(clip(s, 60))
+		}
+	}
+	return b.String()
+}

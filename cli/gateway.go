@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+func newGatewayCmd(e *env) *cobra.Command {
+	var (
+		configPath, level string
+		logJSON           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gateway",
+		Short: "Run the gateway in the foreground",
+		Long: `Run the gateway in the foreground: it owns the store, runs queued tasks
+under supervising shims, reattaches to tasks left running by an earlier
+gateway, and serves the API on $FLOWGATE_HOME/gateway.sock for the other
+commands. SIGINT or SIGTERM stops it gracefully: running tasks keep running
+and the next gateway picks them up.`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := e.home()
+			if err != nil {
+				return err
+			}
+			var fc gateway.FileConfig
+			if configPath != "" {
+				if fc, err = gateway.LoadConfig(configPath); err != nil {
+					return usageError{err}
+				}
+			}
+			if !cmd.Flags().Changed("log-level") && fc.LogLevel != "" {
+				level = fc.LogLevel
+			}
+			if hclog.LevelFromString(level) == hclog.NoLevel {
+				return usageError{fmt.Errorf("--log-level %q is not one of trace, debug, info, warn, error", level)}
+			}
+			logger := hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.LevelFromString(level), JSONFormat: logJSON, Output: e.stderr})
+			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger})
+			if err != nil {
+				return usageError{err}
+			}
+			return runGateway(cmd.Context(), g)
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML gateway config file (limits, retention, log_level)")
+	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
+	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
+	cmd.AddCommand(newGatewayStatusCmd(e))
+	return cmd
+}
+
+// runGateway starts g and serves until SIGINT or SIGTERM, then stops it.
+func runGateway(ctx context.Context, g *gateway.Gateway) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := g.Start(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	return g.Stop(stopCtx)
+}
+
+func newGatewayStatusCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Tell whether a gateway runs for this home, and what it holds",
+		Long:  "Print whether a gateway serves this home: its pid, uptime and record counts. Exits 1 when none runs.",
+		Args:  args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := e.home()
+			if err != nil {
+				return err
+			}
+			c, err := api.DialRemote(gateway.SocketPath(dir))
+			if errors.Is(err, api.ErrNoGateway) {
+				st := api.GatewayStatus{Home: dir}
+				if perr := (printer{e.stdout, asJSON}).emit(st, func(w io.Writer) {
+					fmt.Fprintf(w, "No gateway is running for %s. Start one with: flowgate gateway\n", dir)
+				}); perr != nil {
+					return perr
+				}
+				return exitStatus{code: exitFailure}
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := c.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return printer{e.stdout, asJSON}.emit(st, func(w io.Writer) {
+				fmt.Fprintf(w, "Gateway running for %s\n", st.Home)
+				var t table
+				t.add("  pid:", fmt.Sprint(st.PID))
+				t.add("  uptime:", time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String())
+				t.add("  tasks:", fmt.Sprintf("%d running (cap %d) · %d queued · %d total", st.Tasks[sdk.TaskRunning], st.MaxRunning, st.Tasks[sdk.TaskQueued], total(st.Tasks)))
+				t.add("  flows:", fmt.Sprintf("%d active · %d waiting · %d total", st.Flows[sdk.FlowQueued]+st.Flows[sdk.FlowRunning], st.Flows[sdk.FlowWaiting], total(st.Flows)))
+				t.write(w)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func total[K comparable](m map[K]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+type runOpts struct {
+	detach, shell, safeToRepeat             bool
+	label, owner, cwd, idem, stdin          string
+	env                                     []string
+	timeout, maxBudget, noProgress, backoff time.Duration
+	retries                                 int
+	asJSON                                  bool
+}
+
+func newRunCmd(e *env) *cobra.Command {
+	var o runOpts
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARGS...]",
+		Short: "Run a command as a supervised task and follow it",
+		Long: `Run a command as a task (runtime cli) with its own mirrored flow. The task
+runs under a shim: it survives this command and the gateway being killed.
+
+Without --detach the command streams the task's output, shows its progress,
+and exits with the task's exit code (124 when it timed out, 130 when it was
+cancelled). Ctrl-C stops following and leaves the task running. With
+--detach it prints the task and flow ids and returns once the task started.
+
+With no gateway running, this command hosts one for its own duration.`,
+		Args: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 0 {
+				return usageError{errors.New("tasks run needs a command after --, e.g. flowgate tasks run -- make test")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, a []string) error { return e.runTask(cmd, o, a) },
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&o.detach, "detach", false, "print the ids and return once the task started")
+	fl.BoolVar(&o.shell, "shell", false, "run the arguments as one /bin/sh -c command line")
+	fl.StringVar(&o.label, "label", "", "a name for the task")
+	fl.StringVar(&o.owner, "owner", "", "owner key (default: local:$USER)")
+	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
+	fl.StringArrayVar(&o.env, "env", nil, "set an environment variable for the task, K=V (repeatable)")
+	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
+	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries")
+	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
+	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times (fatal failures are never retried)")
+	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
+	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
+	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
+	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
+	fl.BoolVar(&o.asJSON, "json", false, "with --detach, print the task as JSON")
+	return cmd
+}
+
+// input builds the task from the flags.
+func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskInput, error) {
+	in := engine.CreateTaskInput{Runtime: "cli", Label: o.label, OwnerKey: o.owner, IdempotencyKey: o.idem}
+	if in.OwnerKey == "" {
+		in.OwnerKey = "local"
+		if u, err := user.Current(); err == nil {
+			in.OwnerKey += ":" + u.Username
+		}
+	}
+	spec := &in.Spec
+	if o.shell {
+		spec.Shell = strings.Join(argv, " ")
+	} else {
+		spec.Argv = argv
+	}
+	cwd := o.cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return in, err
+		}
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return in, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return in, usageError{fmt.Errorf("--cwd %s is not a directory", cwd)}
+	}
+	spec.Cwd = abs
+	for _, kv := range o.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, "\x00") {
+			return in, usageError{fmt.Errorf("--env %q must look like NAME=value", kv)}
+		}
+		if spec.Env == nil {
+			spec.Env = map[string]string{}
+		}
+		spec.Env[k] = v
+	}
+	for name, d := range map[string]time.Duration{"--timeout": o.timeout, "--max-budget": o.maxBudget, "--no-progress-budget": o.noProgress, "--retry-backoff": o.backoff} {
+		if d < 0 {
+			return in, usageError{fmt.Errorf("%s must not be negative (got %s)", name, d)}
+		}
+	}
+	spec.Timeout, spec.MaxBudget, spec.NoProgressBudget = sdk.Duration(o.timeout), sdk.Duration(o.maxBudget), sdk.Duration(o.noProgress)
+	if o.retries < 0 {
+		return in, usageError{fmt.Errorf("--retries must not be negative (got %d)", o.retries)}
+	}
+	if o.retries > 0 || o.safeToRepeat {
+		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
+	}
+	if o.stdin != "" {
+		path, err := e.stdinFile(o.stdin, dir)
+		if err != nil {
+			return in, err
+		}
+		spec.Stdin = path
+	}
+	return in, nil
+}
+
+// stdinFile returns the file the task reads as stdin: the named file, or
+// for "-" a copy of this command's input kept under the home.
+func (e *env) stdinFile(name, dir string) (string, error) {
+	if name != "-" {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", usageError{fmt.Errorf("--stdin: %w", err)}
+		}
+		return abs, nil
+	}
+	inputs := filepath.Join(dir, "inputs")
+	if err := os.MkdirAll(inputs, 0o700); err != nil {
+		return "", err
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	path := filepath.Join(inputs, hex.EncodeToString(b[:])+".stdin")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, e.stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return path, err
+}
+
+func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	in, err := e.runInput(o, argv, dir)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	c, stop, err := e.workClient(ctx, cmd, dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	task, created, err := c.RunTask(ctx, in)
+	if err != nil {
+		return err
+	}
+	if !created {
+		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
+	}
+	if o.detach {
+		if task, err = waitStarted(ctx, c, task); err != nil {
+			return err
+		}
+		return printer{e.stdout, o.asJSON}.emit(task, func(w io.Writer) {
+			fmt.Fprintf(w, "Task %s (flow %s) is %s.\nFollow it: flowgate tasks logs %s -f\n", task.ID, task.FlowID, task.Status, task.ID)
+		})
+	}
+	return e.follow(ctx, c, dir, task)
+}
+
+// workClient returns a client for a command that runs work: the running
+// gateway's, or a gateway hosted in this process until stop is called.
+func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (api.Client, func(), error) {
+	c, err := api.DialRemote(gateway.SocketPath(dir))
+	if err == nil {
+		return c, func() { c.Close() }, nil
+	}
+	if !errors.Is(err, api.ErrNoGateway) {
+		return nil, nil, err
+	}
+	g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath()})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := g.Stop(sctx); err != nil {
+			fmt.Fprintf(e.stderr, "flowgate: stopping the in-process gateway: %v\n", err)
+		}
+	}
+	return g.Client(), stop, nil
+}
+
+// waitStarted waits, bounded, until the task left the queue, so that a
+// gateway hosted by this command has launched it before it stops.
+func waitStarted(ctx context.Context, c api.Client, t *sdk.Task) (*sdk.Task, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for t.Status == sdk.TaskQueued && t.RetryAt.IsZero() && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		var err error
+		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// taskExit is the exit code `tasks run` ends with for a finished task.
+func taskExit(t *sdk.Task) int {
+	switch t.Status {
+	case sdk.TaskSucceeded:
+		return 0
+	case sdk.TaskTimedOut:
+		return 124
+	case sdk.TaskCancelled:
+		return 130
+	}
+	if t.ExitCode != nil && *t.ExitCode > 0 {
+		return *t.ExitCode
+	}
+	return 1
+}
+
+// follow streams the task's output and progress until it ends, then
+// returns its exit status. Ctrl-C stops following only.
+func (e *env) follow(ctx context.Context, c api.Client, dir string, t *sdk.Task) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := newFollower(e.stdout, e.stderr, dir, t.ID)
+	for {
+		var err error
+		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return err
+		}
+		f.pump(t)
+		if t.Status.Terminal() {
+			f.done(t)
+			if t.Status == sdk.TaskSucceeded {
+				return nil
+			}
+			return exitStatus{code: taskExit(t), msg: fmt.Sprintf("task %s %s: %s", t.ID, t.Status, lastError(t))}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	f.clearBar()
+	fmt.Fprintf(e.stderr, "Stopped following; task %s keeps running.\nFollow it: flowgate tasks logs %s -f\nCancel it: flowgate tasks cancel %s\n", t.ID, t.ID, t.ID)
+	return exitStatus{code: 130}
+}
+
+func lastError(t *sdk.Task) string {
+	if len(t.Errors) > 0 {
+		return clean(t.Errors[len(t.Errors)-1])
+	}
+	if t.Reason != "" {
+		return t.Reason
+	}
+	return "no error recorded"
+}

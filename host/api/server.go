@@ -1,0 +1,462 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// maxRequestBody is the largest request body the handler reads: 4 MiB.
+// A larger body is refused with 413 and code invalid.
+const maxRequestBody = 4 << 20
+
+// NewHandler returns the gateway's HTTP/JSON API over c: every Client
+// method as one route under /v1. Bodies and answers are JSON objects with
+// snake_case fields; records (flows, tasks, flow views, cancel results,
+// counts, status) have the same JSON as their Go types.
+//
+//	route                        method       request                                answer
+//	GET  /v1/status              Status       -                                      GatewayStatus
+//	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
+//	                                          after limit
+//	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
+//	                                          idempotency_key status}                (201 when created)
+//	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      sdk.Task
+//	POST /v1/tasks/{id}/cancel   CancelTask   -                                      sdk.Task
+//	GET  /v1/flows               ViewFlows    query: status owner controller mode    {flows, next}
+//	                                          after limit
+//	POST /v1/flows               CreateFlow   {sync_mode owner_key controller_id     sdk.Flow (201)
+//	                                          goal current_step state
+//	                                          notify_policy origin}
+//	GET  /v1/flow-counts         CountFlows   -                                      engine.FlowCounts
+//	GET  /v1/flows/{token}       ViewFlow     token: flow id or owner key            engine.FlowView
+//	POST /v1/flows/{id}/update   UpdateFlow   {expected_revision, patch: {status     sdk.Flow
+//	                                          state wait current_step
+//	                                          blocked_task_id blocked_summary}}
+//	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
+//
+// Path segments are percent-escaped; a lone "." or ".." is sent as %2E. The
+// flow counts live outside /v1/flows so that no owner key is shadowed.
+//
+// # Errors
+//
+// Every failure answers {"error": {"code", "message", "current",
+// "expected"}}: message is the error's text verbatim, current (the flow as
+// it is now) and expected are set for revision_conflict only. Codes and
+// statuses:
+//
+//	invalid 400 (413 for a body over 4 MiB), not_found 404,
+//	revision_conflict terminal cancel_requested not_managed owner_mismatch
+//	illegal_transition 409, no_route 404, method_not_allowed 405 (with an
+//	Allow header), internal 500.
+//
+// Request bodies must hold exactly one JSON object with known fields only;
+// a query parameter that a route does not take, a repeated one, a
+// non-numeric or negative limit and an unknown status or mode are invalid.
+// A panic while serving is logged with its stack and answered as internal;
+// the handler never takes the process down.
+//
+// c must not be nil. A nil logger discards the log; requests are logged at
+// debug level, internal errors at error level.
+func NewHandler(c Client, logger hclog.Logger) http.Handler {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	s := &server{c: c, log: logger, mux: http.NewServeMux()}
+	s.handle("GET /v1/status", s.status)
+	s.handle("GET /v1/tasks", s.listTasks)
+	s.handle("POST /v1/tasks", s.runTask)
+	s.handle("GET /v1/tasks/{$}", s.resolveTask)
+	s.handle("GET /v1/tasks/{token}", s.resolveTask)
+	s.handle("POST /v1/tasks/{id}/cancel", s.cancelTask)
+	s.handle("GET /v1/flows", s.viewFlows)
+	s.handle("POST /v1/flows", s.createFlow)
+	s.handle("GET /v1/flow-counts", s.countFlows)
+	s.handle("GET /v1/flows/{$}", s.viewFlow)
+	s.handle("GET /v1/flows/{token}", s.viewFlow)
+	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
+	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
+	return s
+}
+
+// server is the handler NewHandler returns.
+type server struct {
+	c   Client
+	log hclog.Logger
+	mux *http.ServeMux
+}
+
+// endpoint serves one route: it returns the HTTP status and the value to
+// answer with, or an error to report.
+type endpoint func(w http.ResponseWriter, r *http.Request) (int, any, error)
+
+func (s *server) handle(pattern string, fn endpoint) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		status, v, err := fn(w, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, status, v)
+	})
+}
+
+// ServeHTTP routes r, answering unknown routes and methods with JSON
+// errors, and turns a panic into an internal error.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic while serving a request", "method", r.Method, "path", r.URL.Path,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				s.writeError(sw, r, fmt.Errorf("the gateway failed while serving %s %s; see the gateway log", r.Method, r.URL.Path))
+			}
+		}
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
+	}()
+	if r.RequestURI == "*" {
+		s.writeError(sw, r, fmt.Errorf("%w: request target * names no API route", sdk.ErrInvalid))
+		return
+	}
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" && s.unrouted(sw, r, h) {
+		return
+	}
+	s.mux.ServeHTTP(sw, r)
+}
+
+// unrouted answers a request that matches no route with a JSON 404 or 405
+// and reports true; it leaves anything else (the mux's redirect of an
+// unclean path) to the mux. h is the mux's own answer, run against a
+// scratch writer to learn which it is.
+func (s *server) unrouted(w http.ResponseWriter, r *http.Request, h http.Handler) bool {
+	probe := &probeWriter{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	switch probe.status {
+	case http.StatusNotFound:
+		writeJSON(w, http.StatusNotFound, errorBody{Error: &errorJSON{Code: codeNoRoute,
+			Message: fmt.Sprintf("the gateway has no route %s %s; if this CLI is newer than the running gateway, restart the gateway", r.Method, r.URL.Path)}})
+		return true
+	case http.StatusMethodNotAllowed:
+		allow := probe.header.Get("Allow")
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: &errorJSON{Code: codeMethodNotAllowed,
+			Message: fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow)}})
+		return true
+	}
+	return false
+}
+
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorToWire(err)
+	switch {
+	case status < http.StatusInternalServerError:
+	case r.Context().Err() != nil:
+		// The caller went away; nothing failed on this side.
+		s.log.Debug("request abandoned", "method", r.Method, "path", r.URL.Path, "error", err)
+	default:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	writeJSON(w, status, body)
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(errorBody{Error: &errorJSON{Code: codeInternal, Message: "encode answer: " + err.Error()}})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func (s *server) status(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	st, err := s.c.Status(r.Context())
+	return http.StatusOK, st, err
+}
+
+func (s *server) listTasks(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	q, err := parseQuery(r, "status", "runtime", "flow", "owner", "after", "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	f := engine.TaskFilter{Runtime: q.Get("runtime"), FlowID: q.Get("flow"), OwnerKey: q.Get("owner"), After: q.Get("after")}
+	if v := q.Get("status"); v != "" {
+		if f.Status, err = sdk.ParseTaskStatus(v); err != nil {
+			return 0, nil, err
+		}
+	}
+	if f.Limit, err = parseLimit(q.Get("limit")); err != nil {
+		return 0, nil, err
+	}
+	page, err := s.c.ListTasks(r.Context(), f)
+	return http.StatusOK, taskPageToWire(page), err
+}
+
+func (s *server) runTask(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in runTaskRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	task, created, err := s.c.RunTask(r.Context(), in.input())
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return status, runTaskResponse{Task: task, Created: created}, err
+}
+
+func (s *server) resolveTask(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	task, err := s.c.ResolveTask(r.Context(), r.PathValue("token"))
+	return http.StatusOK, task, err
+}
+
+func (s *server) cancelTask(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	task, err := s.c.CancelTask(r.Context(), r.PathValue("id"))
+	return http.StatusOK, task, err
+}
+
+func (s *server) viewFlows(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	q, err := parseQuery(r, "status", "owner", "controller", "mode", "after", "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	f := engine.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), After: q.Get("after")}
+	if v := q.Get("status"); v != "" {
+		if f.Status, err = sdk.ParseFlowStatus(v); err != nil {
+			return 0, nil, err
+		}
+	}
+	if v := q.Get("mode"); v != "" {
+		if f.SyncMode, err = sdk.ParseSyncMode(v); err != nil {
+			return 0, nil, err
+		}
+	}
+	if f.Limit, err = parseLimit(q.Get("limit")); err != nil {
+		return 0, nil, err
+	}
+	page, err := s.c.ViewFlows(r.Context(), f)
+	return http.StatusOK, flowViewPageToWire(page), err
+}
+
+func (s *server) createFlow(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in createFlowRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	f, err := s.c.CreateFlow(r.Context(), in.input())
+	return http.StatusCreated, f, err
+}
+
+func (s *server) countFlows(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	c, err := s.c.CountFlows(r.Context())
+	return http.StatusOK, c, err
+}
+
+func (s *server) viewFlow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	v, err := s.c.ViewFlow(r.Context(), r.PathValue("token"))
+	return http.StatusOK, v, err
+}
+
+func (s *server) updateFlow(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in updateFlowRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.ExpectedRevision == nil {
+		return 0, nil, fmt.Errorf("%w: expected_revision is required: send the revision of the flow you read", sdk.ErrInvalid)
+	}
+	f, err := s.c.UpdateFlow(r.Context(), r.PathValue("id"), *in.ExpectedRevision, in.Patch.patch())
+	return http.StatusOK, f, err
+}
+
+func (s *server) cancelFlow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.c.CancelFlow(r.Context(), r.PathValue("id"))
+	return http.StatusOK, res, err
+}
+
+// parseQuery returns r's query, refusing a malformed one, a parameter not
+// in names and a parameter given twice.
+func parseQuery(r *http.Request, names ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%w: malformed query string: %v", sdk.ErrInvalid, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(names, k) {
+			if len(names) == 0 {
+				return nil, fmt.Errorf("%w: %s %s takes no query parameters, got %q", sdk.ErrInvalid, r.Method, r.URL.Path, k)
+			}
+			return nil, fmt.Errorf("%w: unknown query parameter %q (accepted: %s)", sdk.ErrInvalid, k, strings.Join(names, ", "))
+		}
+		if n := len(q[k]); n > 1 {
+			return nil, fmt.Errorf("%w: query parameter %q is given %d times; give it once", sdk.ErrInvalid, k, n)
+		}
+	}
+	return q, nil
+}
+
+// parseLimit reads a page size: empty is zero (no limit).
+func parseLimit(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: limit %q is not a whole number of at least 0", sdk.ErrInvalid, v)
+	}
+	return n, nil
+}
+
+// decodeRequest reads r's body, which must be exactly one JSON value with
+// no field v does not have, into v.
+func decodeRequest(w http.ResponseWriter, r *http.Request, v any) error {
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return bodyError(err)
+		}
+		return fmt.Errorf("%w: request body holds more than one JSON value; send one object", sdk.ErrInvalid)
+	}
+	return nil
+}
+
+// bodyError explains why a request body could not be decoded.
+func bodyError(err error) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return fmt.Errorf("%w: request body is larger than %d bytes (%w)", sdk.ErrInvalid, maxRequestBody, err)
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: request body is empty; send a JSON object", sdk.ErrInvalid)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: malformed JSON in request body: it ends too early", sdk.ErrInvalid)
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return fmt.Errorf("%w: malformed JSON in request body at byte %d: %v", sdk.ErrInvalid, se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		where := "request body"
+		if te.Field != "" {
+			where = "field " + te.Field
+		}
+		return fmt.Errorf("%w: %s holds a JSON %s, want %s", sdk.ErrInvalid, where, te.Value, jsonKind(te.Type))
+	}
+	return fmt.Errorf("%w: request body: %s", sdk.ErrInvalid, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names the JSON type that decodes into t.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another type"
+}
+
+// statusWriter remembers the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// probeWriter records the status and headers of an answer and drops its
+// body.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *probeWriter) Header() http.Header { return w.header }
+
+func (w *probeWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *probeWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return len(b), nil
+}

@@ -1,0 +1,138 @@
+package api
+
+import (
+	"encoding/json"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The wire shapes of the HTTP/JSON API. engine's inputs and pages are Go
+// API without JSON tags, so their JSON spelling (snake_case) lives here, and
+// the handler and Remote convert at this one seam. Records (sdk.Flow,
+// sdk.Task, engine.FlowView, engine.CancelResult, engine.FlowCounts,
+// GatewayStatus) already carry tags and travel as they are.
+
+// taskPageJSON is engine.TaskPage on the wire. Tasks is [] when empty.
+type taskPageJSON struct {
+	Tasks []*sdk.Task `json:"tasks"`
+	Next  string      `json:"next,omitempty"`
+}
+
+func taskPageToWire(p engine.TaskPage) taskPageJSON {
+	if p.Tasks == nil {
+		p.Tasks = []*sdk.Task{}
+	}
+	return taskPageJSON{Tasks: p.Tasks, Next: p.Next}
+}
+
+func (p taskPageJSON) page() engine.TaskPage { return engine.TaskPage{Tasks: p.Tasks, Next: p.Next} }
+
+// flowViewPageJSON is engine.FlowViewPage on the wire. Flows is [] when
+// empty.
+type flowViewPageJSON struct {
+	Flows []engine.FlowView `json:"flows"`
+	Next  string            `json:"next,omitempty"`
+}
+
+func flowViewPageToWire(p engine.FlowViewPage) flowViewPageJSON {
+	if p.Flows == nil {
+		p.Flows = []engine.FlowView{}
+	}
+	return flowViewPageJSON{Flows: p.Flows, Next: p.Next}
+}
+
+func (p flowViewPageJSON) page() engine.FlowViewPage {
+	return engine.FlowViewPage{Flows: p.Flows, Next: p.Next}
+}
+
+// runTaskRequest is the body of POST /v1/tasks: engine.CreateTaskInput.
+type runTaskRequest struct {
+	FlowID         string         `json:"flow_id,omitempty"`
+	OwnerKey       string         `json:"owner_key,omitempty"`
+	Runtime        string         `json:"runtime,omitempty"`
+	Label          string         `json:"label,omitempty"`
+	Spec           sdk.TaskSpec   `json:"spec"`
+	IdempotencyKey string         `json:"idempotency_key,omitempty"`
+	Status         sdk.TaskStatus `json:"status,omitempty"`
+}
+
+func runTaskToWire(in engine.CreateTaskInput) runTaskRequest {
+	return runTaskRequest{
+		FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
+		Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status,
+	}
+}
+
+func (r runTaskRequest) input() engine.CreateTaskInput {
+	return engine.CreateTaskInput{
+		FlowID: r.FlowID, OwnerKey: r.OwnerKey, Runtime: r.Runtime, Label: r.Label,
+		Spec: r.Spec, IdempotencyKey: r.IdempotencyKey, Status: r.Status,
+	}
+}
+
+// runTaskResponse is the answer to POST /v1/tasks.
+type runTaskResponse struct {
+	Task    *sdk.Task `json:"task"`
+	Created bool      `json:"created"`
+}
+
+// createFlowRequest is the body of POST /v1/flows: engine.CreateFlowInput.
+// State absent and state null stay distinct.
+type createFlowRequest struct {
+	SyncMode     sdk.SyncMode    `json:"sync_mode,omitempty"`
+	OwnerKey     string          `json:"owner_key,omitempty"`
+	ControllerID string          `json:"controller_id,omitempty"`
+	Goal         string          `json:"goal,omitempty"`
+	CurrentStep  string          `json:"current_step,omitempty"`
+	State        json.RawMessage `json:"state,omitempty"`
+	NotifyPolicy string          `json:"notify_policy,omitempty"`
+	Origin       string          `json:"origin,omitempty"`
+}
+
+func createFlowToWire(in engine.CreateFlowInput) createFlowRequest {
+	return createFlowRequest{
+		SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID, Goal: in.Goal,
+		CurrentStep: in.CurrentStep, State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
+	}
+}
+
+func (r createFlowRequest) input() engine.CreateFlowInput {
+	return engine.CreateFlowInput{
+		SyncMode: r.SyncMode, OwnerKey: r.OwnerKey, ControllerID: r.ControllerID, Goal: r.Goal,
+		CurrentStep: r.CurrentStep, State: r.State, NotifyPolicy: r.NotifyPolicy, Origin: r.Origin,
+	}
+}
+
+// updateFlowRequest is the body of POST /v1/flows/{id}/update.
+// ExpectedRevision is required: a guarded write never defaults the
+// revision it was read at.
+type updateFlowRequest struct {
+	ExpectedRevision *int64        `json:"expected_revision"`
+	Patch            flowPatchJSON `json:"patch"`
+}
+
+// flowPatchJSON is engine.FlowPatch on the wire. An absent field leaves
+// the flow's value alone; state or wait null stores null.
+type flowPatchJSON struct {
+	Status         sdk.FlowStatus  `json:"status,omitempty"`
+	State          json.RawMessage `json:"state,omitempty"`
+	Wait           json.RawMessage `json:"wait,omitempty"`
+	CurrentStep    *string         `json:"current_step,omitempty"`
+	BlockedTaskID  *string         `json:"blocked_task_id,omitempty"`
+	BlockedSummary *string         `json:"blocked_summary,omitempty"`
+}
+
+func flowPatchToWire(p engine.FlowPatch) flowPatchJSON {
+	return flowPatchJSON{
+		Status: p.Status, State: p.State, Wait: p.Wait,
+		CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
+	}
+}
+
+func (p flowPatchJSON) patch() engine.FlowPatch {
+	return engine.FlowPatch{
+		Status: p.Status, State: p.State, Wait: p.Wait,
+		CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
+	}
+}

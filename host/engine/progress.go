@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// ErrStaleProgress is returned by RecordProgress when the task's progress
+// offset moved since the caller read it: those lines are already recorded.
+var ErrStaleProgress = errors.New("progress already recorded past this offset")
+
+// ProgressInput is what the runner read from a task's progress file
+// between two offsets.
+type ProgressInput struct {
+	// From must equal the task's stored ProgressOffset; To is the offset
+	// after the last complete line read.
+	From, To int64
+	// Progress is the latest snapshot read, or nil when none was.
+	Progress *sdk.Progress
+	// Milestones are the milestones read, in file order; the engine
+	// numbers them.
+	Milestones []sdk.Milestone
+	// Malformed counts lines that were skipped.
+	Malformed int
+}
+
+// RecordProgress stores what the runner read from the progress file of
+// task id, in one transaction with the new offset, so that after a crash
+// reading resumes exactly where it stopped: no milestone is lost or stored
+// twice. Each milestone gets the task's next sequence number and queues a
+// task.milestone event for a managed flow.
+func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) {
+	if in.To < in.From {
+		return nil, invalid("progress offsets go backwards (%d to %d)", in.From, in.To)
+	}
+	var out *sdk.Task
+	err := e.write(func(t *txn) error {
+		old, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if old.Status.Terminal() {
+			return fmt.Errorf("%w: task %s is already %s", sdk.ErrTerminal, id, old.Status)
+		}
+		if old.ProgressOffset != in.From {
+			return fmt.Errorf("%w: task %s is at offset %d, not %d", ErrStaleProgress, id, old.ProgressOffset, in.From)
+		}
+		task := *old
+		task.Milestones = append([]sdk.Milestone(nil), old.Milestones...)
+		task.ProgressOffset = in.To
+		task.ProgressErrors += in.Malformed
+		if in.Progress != nil {
+			p := *in.Progress
+			if p.At.IsZero() {
+				p.At = t.now
+			}
+			task.Progress = &p
+		}
+		f, err := loadFlow(t.tx, task.FlowID)
+		if err != nil {
+			return err
+		}
+		for _, m := range in.Milestones {
+			m.Name = strings.TrimSpace(m.Name)
+			m.Seq = int64(len(task.Milestones)) + 1
+			if m.At.IsZero() {
+				m.At = t.now
+			}
+			task.Milestones = append(task.Milestones, m)
+			data, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if err := t.appendEvent(f, sdk.EventTaskMilestone, id, data); err != nil {
+				return err
+			}
+		}
+		if err := t.saveTask(old, &task); err != nil {
+			return err
+		}
+		out = &task
+		return nil
+	})
+	return out, err
+}

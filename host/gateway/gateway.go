@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// SocketFile is the name of the gateway's API socket inside the home.
+const SocketFile = "gateway.sock"
+
+// Config is what a gateway needs. Home is required; zero fields take
+// their defaults.
+type Config struct {
+	// Home is the flowgate home directory.
+	Home string
+	// File is the loaded config file, if any.
+	File FileConfig
+	// Logger is the root logger; if nil, logs are discarded.
+	Logger hclog.Logger
+	// Owner describes the process hosting the gateway, for anyone who
+	// finds the store locked. If empty, "flowgate gateway".
+	Owner string
+	// Launch overrides how shims are started (tests).
+	Launch func(dir string) (*os.Process, error)
+	// Poll overrides how often running tasks are checked (tests).
+	Poll time.Duration
+}
+
+// Gateway is the host: the store, the engine, the runner and the API
+// socket, started and stopped together.
+type Gateway struct {
+	cfg Config
+	log hclog.Logger
+
+	mu      sync.Mutex
+	st      *store.Bolt
+	eng     *engine.Engine
+	run     *runner.Runner
+	srv     *http.Server
+	ln      net.Listener
+	served  chan struct{}
+	started time.Time
+}
+
+// New returns a gateway for cfg; nothing is opened until Start.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.Home == "" {
+		return nil, errors.New("gateway config: Home is required")
+	}
+	if err := cfg.File.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Owner == "" {
+		cfg.Owner = "flowgate gateway"
+	}
+	return &Gateway{cfg: cfg, log: cfg.Logger.Named("gateway")}, nil
+}
+
+// SocketPath is where the gateway of home serves its API.
+func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
+
+// Start opens the store, reattaches to the tasks a previous gateway left
+// running, starts dispatching, and serves the API socket. A second gateway
+// on the same home fails at once naming the running one's pid.
+func (g *Gateway) Start(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st != nil {
+		return nil
+	}
+	if err := home.Ensure(g.cfg.Home); err != nil {
+		return err
+	}
+	sock := SocketPath(g.cfg.Home)
+	if c, err := api.DialRemote(sock); err == nil {
+		st, serr := c.Status(ctx)
+		c.Close()
+		if serr == nil {
+			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
+		}
+	}
+	st, err := store.Open(filepath.Join(g.cfg.Home, home.DBFile), store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")})
+	if err != nil {
+		return err
+	}
+	var run *runner.Runner
+	eng, err := engine.New(st, engine.Config{
+		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
+		Notify:        func(c engine.Change) { run.Notify(c) },
+	})
+	if err == nil {
+		run, err = runner.New(eng, runner.Config{
+			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
+			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
+		})
+	}
+	if err == nil {
+		err = run.Start(ctx)
+	}
+	if err != nil {
+		st.Close()
+		return err
+	}
+	ln, err := api.Listen(sock)
+	if err != nil {
+		_ = run.Stop(ctx)
+		st.Close()
+		return err
+	}
+	g.st, g.eng, g.run, g.ln = st, eng, run, ln
+	g.started = time.Now()
+	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
+	g.served = make(chan struct{})
+	go func() {
+		defer close(g.served)
+		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			g.log.Error("api server", "error", err)
+		}
+	}()
+	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock, "max_running", run.MaxRunning())
+	return nil
+}
+
+// Stop stops serving, stops dispatching and following tasks (they keep
+// running under their shims for the next gateway), and closes the store.
+func (g *Gateway) Stop(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st == nil {
+		return nil
+	}
+	err := g.srv.Shutdown(ctx)
+	<-g.served
+	if rerr := g.run.Stop(ctx); err == nil {
+		err = rerr
+	}
+	if cerr := g.st.Close(); err == nil {
+		err = cerr
+	}
+	g.st = nil
+	g.log.Info("gateway stopped", "running_tasks_left_to_shims", g.run.Running())
+	return err
+}
+
+// Client returns a client that talks to this gateway in-process.
+func (g *Gateway) Client() api.Client {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.client()
+}
+
+func (g *Gateway) client() *client {
+	return &client{Local: api.NewLocal(nil, g.eng, g.cfg.Home), g: g}
+}
+
+// client is the in-process client: the engine's calls, plus the status of
+// the gateway it belongs to. Closing it does not close the gateway.
+type client struct {
+	*api.Local
+	g *Gateway
+}
+
+// Status reports this gateway.
+func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
+	s, err := c.Local.Status(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.Running, s.PID = true, os.Getpid()
+	s.Started = c.g.started
+	s.Uptime = time.Since(c.g.started).Seconds()
+	s.MaxRunning = c.g.run.MaxRunning()
+	return s, nil
+}
+
+// Close does nothing: the gateway owns the store.
+func (c *client) Close() error { return nil }

@@ -1,0 +1,304 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// attempt is one running attempt of a task that the runner follows.
+type attempt struct {
+	taskID string
+	n      int
+	dir    string
+	// exited is closed when the shim is known to have exited: for a shim
+	// this runner started, when Wait returns; for a reattached one, never
+	// (its liveness is checked through its identity instead).
+	exited chan struct{}
+	own    bool
+
+	cancelOnce sync.Once
+	cancel     chan struct{}
+}
+
+func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
+	a := &attempt{taskID: taskID, n: n, dir: dir, exited: make(chan struct{}), cancel: make(chan struct{})}
+	if proc != nil {
+		a.own = true
+		go func() {
+			_, _ = proc.Wait() // reap the shim; its outcome is in status.json
+			close(a.exited)
+		}()
+	}
+	return a
+}
+
+func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) }
+
+// alive reports whether the attempt's shim still runs.
+func (a *attempt) alive() bool {
+	if a.own {
+		select {
+		case <-a.exited:
+			return false
+		default:
+			return true
+		}
+	}
+	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
+	return err == nil && shim.Alive(info)
+}
+
+// supervise follows a until it settles: it records progress as the task
+// writes it, forwards a cancel to the shim, and settles the task when the
+// shim writes its status or dies without one. It returns early, leaving the
+// task running, when ctx ends.
+func (r *Runner) supervise(ctx context.Context, a *attempt) {
+	tick := time.NewTicker(r.cfg.Poll)
+	defer tick.Stop()
+	cancelled := false
+	if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() {
+		a.requestCancel()
+	}
+	for {
+		r.pumpProgress(a)
+		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
+			r.settle(a, st)
+			return
+		}
+		if !a.alive() {
+			// The status may have landed between the two reads.
+			if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
+				r.settle(a, st)
+				return
+			}
+			r.lose(a, "its shim exited without recording how the task ended")
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.exited:
+		case <-tick.C:
+		case <-a.cancel:
+			if !cancelled {
+				cancelled = true
+				r.signalShim(a)
+			}
+		}
+	}
+}
+
+// signalShim asks the shim to stop the task: SIGTERM to the group, then
+// SIGKILL after the grace, done by the shim so that it happens even if the
+// gateway dies meanwhile. The shim's identity is checked first.
+func (r *Runner) signalShim(a *attempt) {
+	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
+	if err != nil {
+		r.log.Warn("cancel: shim identity unknown yet", "task", a.taskID, "error", err)
+		return
+	}
+	if err := shim.Signal(info, syscall.SIGTERM); err != nil {
+		r.log.Warn("cancel: signal shim", "task", a.taskID, "error", err)
+	}
+	r.log.Info("task cancel sent", "task", a.taskID, "shim_pid", info.PID)
+}
+
+// pumpProgress records what the task appended to its progress file since
+// the stored offset.
+func (r *Runner) pumpProgress(a *attempt) {
+	t, err := r.eng.GetTask(a.taskID)
+	if err != nil || t.Status.Terminal() {
+		return
+	}
+	in, err := readProgress(r.progressPath(a.taskID), t.ProgressOffset)
+	if err != nil {
+		r.log.Warn("read progress", "task", a.taskID, "error", err)
+		return
+	}
+	if progressEmpty(in) {
+		return
+	}
+	if _, err := r.eng.RecordProgress(a.taskID, in); err != nil && !errors.Is(err, engine.ErrStaleProgress) {
+		r.log.Warn("record progress", "task", a.taskID, "error", err)
+	}
+}
+
+// settle records how an attempt ended, from the shim's status: success,
+// failure (retried when the policy allows), timeout with its reason, or
+// cancel.
+func (r *Runner) settle(a *attempt, st shim.Status) {
+	r.pumpProgress(a)
+	task, err := r.eng.GetTask(a.taskID)
+	if err != nil {
+		r.log.Error("settle: read task", "task", a.taskID, "error", err)
+		return
+	}
+	if task.Status.Terminal() || task.Attempts != a.n {
+		return // settled already (by an earlier run of this code)
+	}
+	if st.Reason == shim.ReasonWithdrawn {
+		r.requeueUnstarted(task, "its launch was withdrawn when a gateway restarted")
+		return
+	}
+	res, err := readResult(filepath.Join(a.dir, "stdout"))
+	if err != nil {
+		r.log.Warn("read task output", "task", a.taskID, "error", err)
+	}
+	code := st.ExitCode
+	status, desc := outcome(st)
+	if task.CancelRequested() && status != sdk.TaskSucceeded {
+		status = sdk.TaskCancelled
+	}
+	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Reason: st.Reason, Result: res}
+	if status == sdk.TaskSucceeded {
+		r.finish(task, in)
+		return
+	}
+	in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
+	if status == sdk.TaskCancelled {
+		in.Reason = "cancelled"
+		r.finish(task, in)
+		return
+	}
+	stderrTail, _ := readTail(filepath.Join(a.dir, "stderr"), tailBytes)
+	if line := lastLine(stderrTail); line != "" && st.Reason == "" {
+		in.Error += ": " + line
+	}
+	class, err := Classify(task.Spec.Retry, st.ExitCode, st.Reason, stderrTail)
+	if err != nil {
+		in.Error += " (" + err.Error() + ")"
+		class = Fatal
+	}
+	if shouldRetry(task.Spec.Retry, a.n, class) {
+		r.retry(task, a.n, in.Error, class)
+		return
+	}
+	r.finish(task, in)
+}
+
+// outcome maps a shim status to the task status and a description.
+func outcome(st shim.Status) (sdk.TaskStatus, string) {
+	switch st.Reason {
+	case "timeout":
+		return sdk.TaskTimedOut, "stopped: it ran past its timeout"
+	case "budget-exceeded":
+		return sdk.TaskTimedOut, "stopped: it ran past its max budget"
+	case "no-progress":
+		return sdk.TaskTimedOut, "stopped: it reported no progress within its no-progress budget"
+	case "cancelled":
+		return sdk.TaskCancelled, "cancelled"
+	case "start-failed":
+		return sdk.TaskFailed, "could not start: " + st.Error
+	}
+	switch {
+	case st.Signal != "":
+		return sdk.TaskFailed, "killed by " + st.Signal
+	case st.ExitCode == 0:
+		return sdk.TaskSucceeded, ""
+	}
+	desc := fmt.Sprintf("exit code %d", st.ExitCode)
+	if st.Error != "" {
+		desc += ": " + st.Error
+	}
+	return sdk.TaskFailed, desc
+}
+
+func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) {
+	if _, err := r.eng.FinishTask(task.ID, in); err != nil {
+		r.log.Error("record task end", "task", task.ID, "error", err)
+		return
+	}
+	r.log.Info("task ended", "task", task.ID, "attempt", in.Attempt, "status", in.Status, "reason", in.Reason)
+}
+
+// retry queues the task's next attempt after its backoff.
+func (r *Runner) retry(task *sdk.Task, n int, why string, class Class) {
+	delay := Backoff(task.Spec.Retry, n, r.cfg.Rand())
+	at := r.cfg.Now().Add(delay)
+	msg := fmt.Sprintf("%s (%s failure; retrying in %s)", why, class, delay.Round(time.Millisecond))
+	if _, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg}); err != nil {
+		r.log.Error("queue retry", "task", task.ID, "error", err)
+		return
+	}
+	r.log.Info("task retry queued", "task", task.ID, "attempt", n, "class", class, "delay", delay)
+}
+
+// lose settles an attempt whose shim is gone without a status: the task's
+// outcome is unknown, so it is marked lost, or run again only when its
+// policy says the command is safe to repeat. A child left behind by the
+// dead shim is stopped first.
+func (r *Runner) lose(a *attempt, why string) {
+	if child, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile)); err == nil && shim.Alive(child) {
+		_ = shim.SignalGroup(child.PID, syscall.SIGKILL)
+	}
+	task, err := r.eng.GetTask(a.taskID)
+	if err != nil || task.Status.Terminal() || task.Attempts != a.n {
+		return
+	}
+	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", a.n, why)
+	p := task.Spec.Retry
+	if p != nil && p.SafeToRepeat && a.n < p.MaxAttempts {
+		r.retry(task, a.n, msg, Unknown)
+		return
+	}
+	if p == nil || !p.SafeToRepeat {
+		msg += " (not re-run: its retry policy does not mark it safe_to_repeat)"
+	}
+	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: a.n, Reason: "lost", Error: msg})
+}
+
+// requeueUnstarted puts a task whose attempt certainly never ran its
+// command back in the queue. The next attempt gets a new number (and so a
+// fresh directory), and the note in its errors says this one did not run.
+func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
+	if task.CancelRequested() {
+		r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
+			Error: fmt.Sprintf("attempt %d: cancelled before it started", task.Attempts)})
+		return
+	}
+	msg := fmt.Sprintf("attempt %d did not run: %s; queued again", task.Attempts, why)
+	if _, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: task.Attempts, Error: msg}); err != nil {
+		r.log.Error("requeue unstarted attempt", "task", task.ID, "error", err)
+	}
+}
+
+// recover settles or reattaches every task a previous runner left
+// running: a status file means the task ended while no runner watched; a
+// live shim is followed again; a dead shim without a status is lost; an
+// attempt whose shim never started is queued again.
+func (r *Runner) recover(ctx context.Context) error {
+	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
+	if err != nil {
+		return fmt.Errorf("list running tasks: %w", err)
+	}
+	for _, task := range page.Tasks {
+		if !engine.Runnable(task) {
+			continue
+		}
+		dir := r.attemptDir(task.ID, task.Attempts)
+		if claimed, err := shim.Claimed(dir); err != nil || !claimed {
+			// Withdraw the spec first, then look again: a shim that
+			// claims the attempt after this sees the spec gone and does
+			// not start the command (see shim.Claimed).
+			_ = os.Rename(filepath.Join(dir, shim.SpecFile), filepath.Join(dir, shim.SpecFile+".withdrawn"))
+			if claimed, err = shim.Claimed(dir); err == nil && !claimed {
+				r.requeueUnstarted(task, "the gateway stopped before its shim started")
+				continue
+			}
+		}
+		r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
+		r.follow(ctx, newAttempt(task.ID, task.Attempts, dir, nil))
+	}
+	r.poke()
+	return nil
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Progress file reading limits: a line longer than maxProgressLine is
+// skipped as malformed; one read takes at most maxProgressRead bytes.
+const (
+	maxProgressLine = 64 << 10
+	maxProgressRead = 1 << 20
+)
+
+// progressLine is one line a task appends to $FLOWGATE_PROGRESS.
+type progressLine struct {
+	Fraction  *float64        `json:"fraction"`
+	Phase     string          `json:"phase"`
+	Message   string          `json:"message"`
+	Data      json.RawMessage `json:"data"`
+	Milestone string          `json:"milestone"`
+}
+
+// readProgress reads the complete lines of the progress file at path
+// from offset from, and returns what they say as an engine input. A file
+// that does not exist yet reads as nothing new. The latest snapshot wins;
+// milestones are all kept, in order; malformed lines are counted.
+func readProgress(path string, from int64) (engine.ProgressInput, error) {
+	in := engine.ProgressInput{From: from, To: from}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return in, nil
+	}
+	if err != nil {
+		return in, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return in, err
+	}
+	r := bufio.NewReaderSize(io.LimitReader(f, maxProgressRead), 64<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// An over-long line: skip to its end and count it.
+			n := int64(len(line))
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				n += int64(len(line))
+			}
+			if err != nil {
+				return in, nil // the rest of it is not written yet
+			}
+			in.To += n
+			in.Malformed++
+			continue
+		}
+		if err != nil {
+			return in, nil // EOF or a partial last line: read it next time
+		}
+		in.To += int64(len(line))
+		parseProgressLine(bytes.TrimSpace(line), &in)
+	}
+}
+
+func parseProgressLine(b []byte, in *engine.ProgressInput) {
+	if len(b) == 0 {
+		return
+	}
+	var l progressLine
+	if err := json.Unmarshal(b, &l); err != nil || (l.Fraction != nil && (*l.Fraction < 0 || *l.Fraction != *l.Fraction)) {
+		in.Malformed++
+		return
+	}
+	if name := strings.TrimSpace(l.Milestone); name != "" {
+		in.Milestones = append(in.Milestones, sdk.Milestone{Name: name, Message: l.Message, Data: l.Data})
+		return
+	}
+	in.Progress = &sdk.Progress{Fraction: l.Fraction, Phase: l.Phase, Message: l.Message, Data: l.Data}
+}
+
+// empty reports whether in carries nothing to record.
+func progressEmpty(in engine.ProgressInput) bool { return in.To == in.From }

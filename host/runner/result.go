@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// maxJSONResult bounds the stdout parsed as the task's JSON result;
+// maxSummary bounds the summary line.
+const (
+	maxJSONResult = 1 << 20
+	maxSummary    = 200
+	tailBytes     = 8 << 10
+)
+
+// readResult digests an attempt's stdout file: its SHA-256 and size, its
+// JSON value when the whole output is one small JSON document, and its last
+// non-empty line as a summary. It streams the file, so a huge output costs
+// time, not memory. A missing file is an empty output.
+func readResult(path string) (*sdk.Result, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &sdk.Result{StdoutSHA256: hex.EncodeToString(sha256.New().Sum(nil))}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return nil, err
+	}
+	res := &sdk.Result{StdoutSHA256: hex.EncodeToString(h.Sum(nil)), StdoutBytes: n}
+	if n > 0 && n <= maxJSONResult {
+		b, err := os.ReadFile(path)
+		if err == nil && json.Valid(bytes.TrimSpace(b)) {
+			res.JSON = json.RawMessage(bytes.TrimSpace(b))
+		}
+	}
+	tail, err := readTail(path, tailBytes)
+	if err != nil {
+		return nil, err
+	}
+	res.Summary = lastLine(tail)
+	return res, nil
+}
+
+// readTail returns up to n bytes from the end of the file at path.
+func readTail(path string, n int64) (string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	off := max(fi.Size()-n, 0)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// lastLine returns the last non-empty line of s, cut to maxSummary.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n\r\t "), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if !utf8.ValidString(last) {
+		last = strings.ToValidUTF8(last, "?")
+	}
+	if r := []rune(last); len(r) > maxSummary {
+		last = string(r[:maxSummary-1]) + "…"
+	}
+	return last
+}

@@ -1,0 +1,341 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Config tunes a Runner. Home is required; every other zero field takes its
+// default.
+type Config struct {
+	// Home is the flowgate home; task logs go under Home/logs.
+	Home string
+	// MaxRunning caps the tasks running at once; the rest wait, FIFO. If
+	// zero, 8.
+	MaxRunning int
+	// Launch starts the shim for an attempt directory and returns its
+	// process. If nil, the running executable is started as
+	// "<exe> shim <dir>", detached in its own session.
+	Launch func(dir string) (*os.Process, error)
+	// Poll is how often a running task's progress and status files are
+	// read. If zero, 100ms.
+	Poll time.Duration
+	// Grace is how long a task has between SIGTERM and SIGKILL. If zero,
+	// 5s.
+	Grace time.Duration
+	// Now is the clock; if nil, time.Now.
+	Now func() time.Time
+	// Rand returns a uniform number in [0,1) for retry jitter; if nil,
+	// math/rand/v2.
+	Rand func() float64
+	// Logger receives the runner's log lines; if nil, they are discarded.
+	Logger hclog.Logger
+}
+
+// WithDefaults returns a copy of c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.MaxRunning == 0 {
+		c.MaxRunning = 8
+	}
+	if c.Poll == 0 {
+		c.Poll = 100 * time.Millisecond
+	}
+	if c.Grace == 0 {
+		c.Grace = 5 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Float64
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.Launch == nil {
+		c.Launch = launchSelf
+	}
+	return c
+}
+
+// Validate names the first field that holds an impossible value.
+func (c Config) Validate() error {
+	switch {
+	case c.Home == "":
+		return errors.New("runner config: Home is required")
+	case c.MaxRunning < 1:
+		return fmt.Errorf("runner config: MaxRunning must be at least 1 (got %d)", c.MaxRunning)
+	case c.Poll < 0 || c.Grace < 0:
+		return errors.New("runner config: Poll and Grace must not be negative")
+	}
+	return nil
+}
+
+// launchSelf starts this executable as the shim for dir.
+func launchSelf(dir string) (*os.Process, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
+	}
+	return shim.Launch(exe, []string{"shim", dir}, nil)
+}
+
+// Runner starts queued tasks as supervised processes, follows them, and
+// records how they end. Every task runs under a shim that owns the process,
+// so a task outlives the runner: Stop leaves running tasks running, and the
+// next Start reattaches to them.
+type Runner struct {
+	eng *engine.Engine
+	cfg Config
+	log hclog.Logger
+
+	wake chan struct{}
+
+	mu      sync.Mutex
+	active  map[string]*attempt // by task id
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	started bool
+}
+
+// New returns a runner over eng. It fails on an invalid config.
+func New(eng *engine.Engine, cfg Config) (*Runner, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Runner{
+		eng: eng, cfg: cfg, log: cfg.Logger,
+		wake:   make(chan struct{}, 1),
+		active: map[string]*attempt{},
+	}, nil
+}
+
+// Notify tells the runner about a committed change; wire it to
+// engine.Config.Notify. It never blocks.
+func (r *Runner) Notify(c engine.Change) {
+	switch c.Kind {
+	case engine.TaskQueued:
+		r.poke()
+	case engine.TaskCancelRequested:
+		r.mu.Lock()
+		a := r.active[c.TaskID]
+		r.mu.Unlock()
+		if a != nil {
+			a.requestCancel()
+		}
+	}
+}
+
+func (r *Runner) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start reattaches to the tasks a previous runner left running, settles
+// those that ended meanwhile, and starts dispatching queued tasks. Calling
+// Start on a started runner does nothing.
+func (r *Runner) Start(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(r.cfg.Home, "logs"), 0o700); err != nil {
+		return fmt.Errorf("create task log directory: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.cancel = cancel
+	r.started = true
+	if err := r.recover(ctx); err != nil {
+		cancel()
+		r.started = false
+		return err
+	}
+	r.done.Add(1)
+	go r.dispatchLoop(ctx)
+	return nil
+}
+
+// Stop stops dispatching and following tasks and waits for the runner's
+// goroutines. Running tasks keep running under their shims. Calling Stop on
+// a stopped runner does nothing.
+func (r *Runner) Stop(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.started {
+		r.mu.Unlock()
+		return nil
+	}
+	r.started = false
+	r.cancel()
+	r.mu.Unlock()
+	stopped := make(chan struct{})
+	go func() { r.done.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("runner stop: %w", ctx.Err())
+	}
+}
+
+// Running returns how many tasks the runner follows now.
+func (r *Runner) Running() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.active)
+}
+
+// MaxRunning returns the admission cap.
+func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
+
+// dispatchLoop starts queued tasks while there is room, whenever a task
+// is queued or finishes, when a retry comes due, and at least every second.
+func (r *Runner) dispatchLoop(ctx context.Context) {
+	defer r.done.Done()
+	for {
+		r.dispatch(ctx)
+		wait := time.Second
+		if next, err := r.eng.NextRetry(); err == nil && !next.IsZero() {
+			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-r.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (r *Runner) dispatch(ctx context.Context) {
+	for ctx.Err() == nil {
+		r.mu.Lock()
+		free := r.cfg.MaxRunning - len(r.active)
+		r.mu.Unlock()
+		if free <= 0 {
+			return
+		}
+		tasks, err := r.eng.RunnableTasks(free)
+		if err != nil {
+			r.log.Error("list runnable tasks", "error", err)
+			return
+		}
+		if len(tasks) == 0 {
+			return
+		}
+		for _, t := range tasks {
+			if ctx.Err() != nil {
+				return
+			}
+			r.launch(ctx, t)
+		}
+	}
+}
+
+// attemptDir is where attempt n of a task keeps its files.
+func (r *Runner) attemptDir(taskID string, n int) string {
+	return filepath.Join(r.cfg.Home, "logs", taskID, strconv.Itoa(n))
+}
+
+// progressPath is the task's progress file, shared by its attempts.
+func (r *Runner) progressPath(taskID string) string {
+	return filepath.Join(r.cfg.Home, "logs", taskID, "progress.jsonl")
+}
+
+// LogDir returns the directory of attempt n of task taskID under home.
+func LogDir(home, taskID string, n int) string {
+	return filepath.Join(home, "logs", taskID, strconv.Itoa(n))
+}
+
+// launch starts the next attempt of a queued task: it records the attempt
+// as running first, then writes the spec and starts the shim, so a crash
+// between the two is seen at the next start as an attempt that never ran.
+func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
+	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
+	if err != nil {
+		r.log.Debug("task not started", "task", queued.ID, "error", err)
+		return
+	}
+	n := task.Attempts
+	dir := r.attemptDir(task.ID, n)
+	spec := r.specFor(task)
+	err = os.MkdirAll(dir, 0o700)
+	if err == nil {
+		err = shim.WriteSpec(dir, spec)
+	}
+	if err != nil {
+		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: prepare %s: %v", n, dir, err))
+		return
+	}
+	proc, err := r.cfg.Launch(dir)
+	if err != nil {
+		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
+		return
+	}
+	if st, err := shim.StartTime(proc.Pid); err == nil {
+		if _, err := r.eng.SetProcess(task.ID, n, engine.StartInput{ShimPID: proc.Pid, ShimStartTime: st}); err != nil {
+			r.log.Debug("record shim", "task", task.ID, "error", err)
+		}
+	}
+	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
+	a := newAttempt(task.ID, n, dir, proc)
+	r.follow(ctx, a)
+}
+
+// specFor builds the shim's spec for the attempt now starting.
+func (r *Runner) specFor(task *sdk.Task) shim.Spec {
+	s := task.Spec
+	spec := shim.Spec{
+		TaskID: task.ID, FlowID: task.FlowID, Attempt: task.Attempts,
+		Argv: s.Argv, Shell: s.Shell, Env: s.Env, Cwd: s.Cwd, StdinPath: s.Stdin,
+		ProgressPath: r.progressPath(task.ID),
+		Timeout:      s.Timeout, NoProgress: s.NoProgressBudget, Grace: sdk.Duration(r.cfg.Grace),
+	}
+	if s.MaxBudget > 0 {
+		spec.Deadline = task.StartedAt.Add(time.Duration(s.MaxBudget))
+	}
+	return spec
+}
+
+// follow registers a and supervises it until it settles or the runner
+// stops.
+func (r *Runner) follow(ctx context.Context, a *attempt) {
+	r.mu.Lock()
+	r.active[a.taskID] = a
+	r.mu.Unlock()
+	r.done.Add(1)
+	go func() {
+		defer r.done.Done()
+		r.supervise(ctx, a)
+		r.mu.Lock()
+		delete(r.active, a.taskID)
+		r.mu.Unlock()
+		r.poke()
+	}()
+}
+
+func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
+	r.log.Error("task failed to start", "task", task.ID, "error", msg)
+	if _, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg}); err != nil {
+		r.log.Error("record start failure", "task", task.ID, "error", err)
+	}
+}

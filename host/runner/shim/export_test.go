@@ -1,0 +1,7 @@
+package shim
+
+// ParseStat exposes parseStat to the external tests.
+func ParseStat(b []byte) (state byte, pgrp int, startTime uint64, err error) {
+	s, err := parseStat(b)
+	return s.state, s.pgrp, s.startTime, err
+}

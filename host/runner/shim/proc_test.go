@@ -1,0 +1,169 @@
+package shim_test
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/runner/shim"
+)
+
+func TestParseStat(t *testing.T) {
+	t.Parallel()
+	tail := " 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654321 1000 100"
+	for _, tc := range []struct{ name, comm string }{
+		{"plain", "sleep"},
+		{"spaces", "my prog"},
+		{"parentheses", "a) S 1 2 3 (b"},
+		{"trailing paren", "x)"},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			state, pgrp, start, err := shim.ParseStat([]byte("77 (" + tc.comm + ") R" + tail + "\n"))
+			require.NoError(t, err)
+			require.Equal(t, byte('R'), state)
+			require.Equal(t, 4242, pgrp)
+			require.Equal(t, uint64(987654321), start)
+		})
+	}
+	for _, bad := range []string{"", "77 sleep R 1", "77 (sleep) R 1 2 3", "77 (sleep) R 1 x 2" + tail} {
+		_, _, _, err := shim.ParseStat([]byte(bad))
+		require.Error(t, err, "%q", bad)
+	}
+}
+
+func self(t *testing.T) shim.ProcInfo {
+	t.Helper()
+	st, err := shim.StartTime(os.Getpid())
+	require.NoError(t, err)
+	require.NotZero(t, st)
+	return shim.ProcInfo{PID: os.Getpid(), StartTime: st}
+}
+
+func TestAliveSelf(t *testing.T) {
+	t.Parallel()
+	me := self(t)
+	require.True(t, shim.Alive(me))
+	other := me
+	other.StartTime++
+	require.False(t, shim.Alive(other), "same pid, other start time: a reused pid")
+	require.False(t, shim.Alive(shim.ProcInfo{}))
+	require.False(t, shim.Alive(shim.ProcInfo{PID: -1}))
+}
+
+func TestStartTimeOfMissingPid(t *testing.T) {
+	t.Parallel()
+	_, err := shim.StartTime(1 << 30) // above any pid_max
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// startSleep starts "sleep 30" in a process group of its own and returns
+// it with its identity. The process is killed and reaped at cleanup.
+func startSleep(t *testing.T, name string) (*exec.Cmd, shim.ProcInfo) {
+	t.Helper()
+	cmd := exec.Command(name, "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	st, err := shim.StartTime(cmd.Process.Pid)
+	require.NoError(t, err)
+	return cmd, shim.ProcInfo{PID: cmd.Process.Pid, StartTime: st, PGID: cmd.Process.Pid}
+}
+
+func TestAliveZombieAndReaped(t *testing.T) {
+	t.Parallel()
+	cmd, info := startSleep(t, "sleep")
+	require.True(t, shim.Alive(info))
+	require.NoError(t, cmd.Process.Kill())
+	require.Eventually(t, func() bool { return !shim.Alive(info) }, 30*time.Second, 5*time.Millisecond,
+		"a killed, unreaped process (a zombie) is not alive")
+	_, err := shim.StartTime(info.PID)
+	require.NoError(t, err, "the zombie still has its /proc entry")
+	_ = cmd.Wait()
+	require.False(t, shim.Alive(info), "a reaped process is not alive")
+}
+
+func TestAliveOddCommandName(t *testing.T) {
+	t.Parallel()
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	link := filepath.Join(t.TempDir(), "x) R 1 (y z")
+	require.NoError(t, os.Symlink(sleep, link))
+	_, info := startSleep(t, link)
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(info.PID) + "/stat")
+	require.NoError(t, err)
+	require.Contains(t, string(b), "(x) R 1 (y z)", "the command name holds ')' and spaces")
+	require.True(t, shim.Alive(info))
+}
+
+func TestSignal(t *testing.T) {
+	t.Parallel()
+	cmd, info := startSleep(t, "sleep")
+
+	wrong := info
+	wrong.StartTime++
+	require.ErrorIs(t, shim.Signal(wrong, syscall.SIGKILL), shim.ErrGone)
+	require.True(t, shim.Alive(info), "a mismatched identity must not be signalled")
+	require.ErrorIs(t, shim.Signal(shim.ProcInfo{}, syscall.SIGKILL), shim.ErrGone)
+
+	require.NoError(t, shim.Signal(info, syscall.SIGTERM))
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, syscall.SIGTERM, exit.Sys().(syscall.WaitStatus).Signal())
+	require.ErrorIs(t, shim.Signal(info, syscall.SIGTERM), shim.ErrGone, "a reaped process")
+}
+
+func TestSignalGroup(t *testing.T) {
+	t.Parallel()
+	for _, pgid := range []int{-3, 0, 1} {
+		err := shim.SignalGroup(pgid, syscall.SIGKILL)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "refusing")
+	}
+	cmd, info := startSleep(t, "sleep")
+	require.NoError(t, shim.SignalGroup(info.PGID, syscall.SIGKILL))
+	_ = cmd.Wait()
+	require.ErrorIs(t, shim.SignalGroup(info.PGID, syscall.SIGKILL), shim.ErrGone)
+}
+
+func TestLaunchDetaches(t *testing.T) {
+	t.Parallel()
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	p, err := shim.Launch(sleep, []string{"30"}, []string{"FLOWGATE_LAUNCH_TEST=1"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = p.Kill()
+		_, _ = p.Wait()
+	})
+	dir := "/proc/" + strconv.Itoa(p.Pid)
+	stat, err := os.ReadFile(dir + "/stat")
+	require.NoError(t, err)
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	require.Equal(t, strconv.Itoa(p.Pid), f[6-3], "session id: the process leads a new session")
+	require.Equal(t, strconv.Itoa(p.Pid), f[5-3], "process group id")
+	for fd := range 3 {
+		target, err := os.Readlink(dir + "/fd/" + strconv.Itoa(fd))
+		require.NoError(t, err)
+		require.Equal(t, os.DevNull, target, "fd %d", fd)
+	}
+	env, err := os.ReadFile(dir + "/environ")
+	require.NoError(t, err)
+	require.Equal(t, "FLOWGATE_LAUNCH_TEST=1\x00", string(env))
+
+	_, err = shim.Launch(filepath.Join(t.TempDir(), "missing"), nil, nil)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}

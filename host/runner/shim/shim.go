@@ -1,0 +1,194 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pollEvery is how often the shim looks at the progress file, and how
+// often it checks for the child's exit should a SIGCHLD be missed.
+const pollEvery = 100 * time.Millisecond
+
+// Main runs the shim for attempt directory dir, as "flowgate shim <dir>",
+// and returns the process exit code: 0 once status.json is written, 1
+// when the shim could not record its identity or the status, 2 when the
+// spec is missing or invalid (status.json then says so, if it can be
+// written). It must run in a process of its own: it takes over SIGTERM,
+// SIGINT, SIGHUP, SIGPIPE and SIGCHLD and makes the process a child
+// subreaper.
+func Main(dir string) int {
+	// Notify, not Ignore: an ignored signal stays ignored in the child
+	// across exec, and a task must see SIGHUP and SIGPIPE as usual.
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGPIPE, unix.SIGCHLD)
+	defer signal.Stop(sigs)
+
+	now := time.Now()
+	spec, err := ReadSpec(dir)
+	if err != nil {
+		_ = writeStatus(dir, notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", err)))
+		return 2
+	}
+	_ = becomeSubreaper()
+	self, err := identify(os.Getpid())
+	if err == nil {
+		self.StartedAt = now
+		err = WriteJSONAtomic(filepath.Join(dir, InfoFile), self)
+	}
+	if err != nil {
+		_ = writeStatus(dir, notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("record the shim's identity: %v", err)))
+		return 1
+	}
+	if err := writeStatus(dir, run(dir, spec.WithDefaults(), sigs)); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func writeStatus(dir string, s Status) error {
+	return WriteJSONAtomic(filepath.Join(dir, StatusFile), s)
+}
+
+// notRun is the status of an attempt whose child never started.
+func notRun(code int, reason, msg string) Status {
+	now := time.Now()
+	return Status{ExitCode: code, Reason: reason, Error: msg, StartedAt: now, EndedAt: now}
+}
+
+// run starts the child, watches it until it ends, and returns its status.
+func run(dir string, spec Spec, sigs <-chan os.Signal) Status {
+	// The gateway withdraws a spec it gave up on by renaming it; a shim
+	// that finds it gone after claiming the attempt must not start it.
+	if _, err := os.Stat(filepath.Join(dir, SpecFile)); errors.Is(err, fs.ErrNotExist) {
+		return notRun(ExitCannotRun, ReasonWithdrawn, "spec.json was withdrawn before the command started")
+	}
+	if !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline) {
+		return notRun(ExitSignaled, ReasonBudgetExceeded,
+			fmt.Sprintf("not started: the deadline %s had passed", spec.Deadline.Format(time.RFC3339)))
+	}
+	for len(sigs) > 0 {
+		if s := <-sigs; s == unix.SIGTERM || s == unix.SIGINT {
+			return notRun(ExitSignaled, ReasonCancelled, fmt.Sprintf("not started: cancelled by %s", unix.SignalName(s.(syscall.Signal))))
+		}
+	}
+
+	// Measure the progress file before the child can write to it.
+	var progress progressWatch
+	if spec.NoProgress > 0 {
+		progress = newProgressWatch(spec.ProgressPath, time.Duration(spec.NoProgress))
+	}
+	started := time.Now()
+	pid, err := startChild(dir, spec)
+	if err != nil {
+		st := notRun(ExitCannotRun, ReasonStartFailed, err.Error())
+		var se *startError
+		if errors.As(err, &se) {
+			st.ExitCode = se.code
+		}
+		return st
+	}
+	w := &watch{spec: spec, pid: pid, started: started, progress: progress}
+	if err := WriteJSONAtomic(filepath.Join(dir, ChildFile), w.identity()); err != nil {
+		// Without child.json nobody could find the child after the shim
+		// is gone: do not let it run.
+		w.stop(ReasonStartFailed, fmt.Sprintf("record the child's identity: %v", err))
+		_ = SignalGroup(pid, unix.SIGKILL)
+	}
+	w.loop(sigs)
+
+	// The child is a zombie now, which keeps its group id reserved:
+	// kill what is left of the group, then reap.
+	_ = SignalGroup(pid, unix.SIGKILL)
+	ws := reap(pid)
+	drainGroup(pid, sigs)
+	st := Status{Reason: w.reason, Error: w.detail, StartedAt: started, EndedAt: time.Now()}
+	switch {
+	case w.reason == ReasonStartFailed:
+		st.ExitCode = ExitCannotRun
+	case ws.Signaled():
+		st.ExitCode = ExitSignaled
+		st.Signal = unix.SignalName(ws.Signal())
+	default:
+		st.ExitCode = ws.ExitStatus()
+	}
+	return st
+}
+
+// watch enforces an attempt's limits on its running child.
+type watch struct {
+	spec    Spec
+	pid     int
+	started time.Time
+
+	reason, detail string
+	kill           <-chan time.Time // SIGKILL once the grace is over
+	progress       progressWatch
+}
+
+func (w *watch) identity() ProcInfo {
+	p := ProcInfo{PID: w.pid, PGID: w.pid, StartedAt: w.started}
+	p.StartTime, _ = StartTime(w.pid) // the child cannot be reaped yet
+	return p
+}
+
+// loop returns once the child has exited, leaving it unreaped.
+func (w *watch) loop(sigs <-chan os.Signal) {
+	var timeout, deadline <-chan time.Time
+	if w.spec.Timeout > 0 {
+		t := time.NewTimer(time.Duration(w.spec.Timeout) - time.Since(w.started))
+		defer t.Stop()
+		timeout = t.C
+	}
+	if !w.spec.Deadline.IsZero() {
+		t := time.NewTimer(time.Until(w.spec.Deadline))
+		defer t.Stop()
+		deadline = t.C
+	}
+	every := pollEvery
+	if w.progress.limit > 0 {
+		every = min(every, max(w.progress.limit/4, 10*time.Millisecond))
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+
+	for !childExited(w.pid) {
+		select {
+		case s := <-sigs:
+			if s == unix.SIGTERM || s == unix.SIGINT {
+				w.stop(ReasonCancelled, "cancelled by "+unix.SignalName(s.(syscall.Signal)))
+			}
+		case <-timeout:
+			w.stop(ReasonTimeout, fmt.Sprintf("timed out after %s", time.Duration(w.spec.Timeout)))
+		case <-deadline:
+			w.stop(ReasonBudgetExceeded, fmt.Sprintf("max budget exceeded: the deadline %s passed",
+				w.spec.Deadline.Format(time.RFC3339)))
+		case now := <-tick.C:
+			if w.progress.limit > 0 && w.progress.stalled(now) {
+				w.stop(ReasonNoProgress, fmt.Sprintf("no progress for %s", w.progress.limit))
+			}
+		case <-w.kill:
+			_ = SignalGroup(w.pid, unix.SIGKILL)
+		}
+	}
+}
+
+// stop ends the child for reason: SIGTERM to its group (with SIGCONT, so
+// a stopped process sees it), SIGKILL after the grace. The first reason
+// wins; a child that already exited keeps its own outcome.
+func (w *watch) stop(reason, detail string) {
+	if w.reason != "" || childExited(w.pid) {
+		return
+	}
+	w.reason, w.detail = reason, detail
+	_ = SignalGroup(w.pid, unix.SIGTERM)
+	_ = SignalGroup(w.pid, unix.SIGCONT)
+	w.kill = time.After(time.Duration(w.spec.Grace))
+}

@@ -1,0 +1,70 @@
+package shim
+
+import "time"
+
+// Reasons a Status gives for how the shim ended the child. The empty
+// reason means the child ended on its own.
+const (
+	// ReasonTimeout: the child ran past Spec.Timeout.
+	ReasonTimeout = "timeout"
+	// ReasonBudgetExceeded: Spec.Deadline passed.
+	ReasonBudgetExceeded = "budget-exceeded"
+	// ReasonNoProgress: the progress file stopped growing for
+	// Spec.NoProgress.
+	ReasonNoProgress = "no-progress"
+	// ReasonCancelled: the shim received SIGTERM or SIGINT.
+	ReasonCancelled = "cancelled"
+	// ReasonStartFailed: the child could not be started (or the spec
+	// could not be read); Status.Error says why.
+	ReasonStartFailed = "start-failed"
+	// ReasonWithdrawn: the gateway withdrew the spec before the child
+	// started; the command did not run, and the task may be queued again.
+	ReasonWithdrawn = "withdrawn"
+)
+
+// Exit codes a Status carries when the child did not run to an exit of its
+// own, following the shell's conventions.
+const (
+	// ExitSignaled is the exit code of a child that was killed by a
+	// signal (Status.Signal names it) or never started because its
+	// deadline had passed or it was cancelled first.
+	ExitSignaled = -1
+	// ExitCannotRun is the exit code of a start failure other than a
+	// missing command: a file that is not executable, a missing cwd or
+	// stdin file, an unreadable or invalid spec.
+	ExitCannotRun = 126
+	// ExitNotFound is the exit code when the command does not exist.
+	ExitNotFound = 127
+)
+
+// Status is how an attempt ended: the content of status.json. The shim
+// writes it atomically, once, after the child and every process left in
+// its group are gone.
+type Status struct {
+	// ExitCode is the child's exit code, ExitSignaled when a signal
+	// killed it, or ExitCannotRun / ExitNotFound when it could not start.
+	ExitCode int `json:"exit_code"`
+	// Signal names the signal that killed the child ("SIGKILL"); empty
+	// when the child exited.
+	Signal string `json:"signal,omitempty"`
+	// Reason is one of the Reason constants; empty when the child ended
+	// on its own.
+	Reason string `json:"reason,omitempty"`
+	// Error says in words what went wrong at the shim's level (a start
+	// failure, which limit was hit); empty for a child that simply
+	// exited, whatever its code.
+	Error string `json:"error,omitempty"`
+	// StartedAt is when the child started (or the start was attempted);
+	// EndedAt when the shim saw it end.
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+}
+
+// ReadStatus reads the status file at path (normally D/status.json). A
+// missing file, which means the attempt has not ended or its shim died,
+// gives an error that matches fs.ErrNotExist.
+func ReadStatus(path string) (Status, error) {
+	var s Status
+	err := readJSON(path, &s)
+	return s, err
+}

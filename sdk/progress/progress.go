@@ -1,0 +1,89 @@
+// Package progress lets a task written in Go report progress and
+// milestones to flowgate.
+//
+// A task run by flowgate finds the path of its progress file in
+// $FLOWGATE_PROGRESS; every report appends one JSON line to it. Progress is
+// coalesced (the latest snapshot wins); a milestone is stored durably, once,
+// with a per-task sequence number, and wakes a managed flow's controller.
+// Outside flowgate (the variable is unset) every call does nothing, so the
+// same program runs anywhere.
+//
+//	progress.Report(0.25, "fetching", "1/4 sources")
+//	progress.Milestone("sources-gathered", "4 sources")
+package progress
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+)
+
+// EnvVar names the variable that holds the progress file's path.
+const EnvVar = "FLOWGATE_PROGRESS"
+
+// Line is one progress report. Milestone, when set, makes it a milestone.
+type Line struct {
+	Fraction  *float64 `json:"fraction,omitempty"`
+	Phase     string   `json:"phase,omitempty"`
+	Message   string   `json:"message,omitempty"`
+	Data      any      `json:"data,omitempty"`
+	Milestone string   `json:"milestone,omitempty"`
+}
+
+// Reporter appends lines to one progress file. The zero value reports
+// nothing. It is safe for concurrent use.
+type Reporter struct {
+	mu   sync.Mutex
+	path string
+}
+
+// New returns a reporter for the file at path; an empty path reports
+// nothing.
+func New(path string) *Reporter { return &Reporter{path: path} }
+
+// FromEnv returns a reporter for $FLOWGATE_PROGRESS.
+func FromEnv() *Reporter { return New(os.Getenv(EnvVar)) }
+
+// Send appends l as one line. It returns the write error, if any; a task
+// may ignore it, since progress is advisory.
+func (r *Reporter) Send(l Line) error {
+	if r == nil || r.path == "" {
+		return nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	// One write call per line: O_APPEND keeps lines from concurrent
+	// writers whole.
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Report sends a progress snapshot: fraction done in [0,1], the phase, and
+// a message for people.
+func (r *Reporter) Report(fraction float64, phase, message string) error {
+	return r.Send(Line{Fraction: &fraction, Phase: phase, Message: message})
+}
+
+// Milestone sends a durable milestone named name.
+func (r *Reporter) Milestone(name, message string) error {
+	return r.Send(Line{Milestone: name, Message: message})
+}
+
+// Report sends a progress snapshot through $FLOWGATE_PROGRESS.
+func Report(fraction float64, phase, message string) error {
+	return FromEnv().Report(fraction, phase, message)
+}
+
+// Milestone sends a durable milestone through $FLOWGATE_PROGRESS.
+func Milestone(name, message string) error { return FromEnv().Milestone(name, message) }
