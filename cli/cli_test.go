@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -265,12 +266,29 @@ func TestControlCharactersAreMadeVisible(t *testing.T) {
 	require.NotContains(t, out, "\x1b")
 }
 
+// TestMain lets this test binary serve as the flowgate binary when the
+// gateway under test starts it as a task's shim.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "shim" {
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 func TestDemoRuns(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
 	code := cli.Main([]string{"demo"}, &out, &errb)
 	require.Equal(t, 0, code, errb.String())
-	require.Contains(t, out.String(), "TaskFlows: 2")
-	require.Contains(t, out.String(), "current revision is 1")
-	require.Contains(t, out.String(), "with status cancelled")
+	for _, want := range []string{
+		"milestone 2: report-rendered", // progress and milestones
+		"worked on attempt 2",          // a retry
+		"long job",                     // a cancelled task
+		"current revision is 1",        // a revision conflict
+		"TaskFlows: 4",
+		"Gateway running for",
+	} {
+		require.Contains(t, out.String(), want)
+	}
+	require.Regexp(t, `cancelled\s+\S+\s+1\s+long job`, out.String())
 }

@@ -1,27 +1,29 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 func newDemoCmd(e *env) *cobra.Command {
 	var keep bool
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Tour flowgate's records and CLI on a temporary home",
-		Long: `Run a short scripted tour on a fresh temporary home: create a managed flow,
-record a detached task with its mirrored flow, update a flow with its
-revision, watch a stale writer conflict, cancel a flow, and list and show
-everything. Your own home is not touched.`,
+		Short: "Tour flowgate on a temporary home: a gateway, tasks, flows",
+		Long: `Run a short scripted tour on a fresh temporary home: start a gateway, run a
+task that reports progress and milestones, retry a task that fails once,
+cancel a running task, drive a managed flow with revisions (and watch a
+stale writer conflict), then list everything. Your own home is not
+touched.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "flowgate-demo-")
@@ -31,63 +33,110 @@ everything. Your own home is not touched.`,
 			if !keep {
 				defer os.RemoveAll(dir)
 			}
-			return runDemo(e, dir)
+			return runDemo(cmd.Context(), e, dir)
 		},
 	}
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary home afterwards, to look around in it")
+	return cmd
 }
 
-func runDemo(e *env, dir string) error {
+// demoTask is the example task of examples/progress-task.sh, inline so the
+// demo runs from any directory.
+const demoTask = `p=$FLOWGATE_PROGRESS
+echo "gathering sources"
+for i in 1 2 3; do sleep 0.3; echo "{\"fraction\":0.$((i * 15)),\"phase\":\"gathering\",\"message\":\"source $i of 3\"}" >>$p; done
+echo '{"milestone":"sources-gathered","message":"3 sources"}' >>$p
+echo "rendering"
+for i in 1 2 3; do sleep 0.3; echo "{\"fraction\":0.$((45 + i * 15)),\"phase\":\"rendering\",\"message\":\"page $i of 3\"}" >>$p; done
+echo '{"fraction":1,"phase":"done","message":"report ready"}' >>$p
+echo '{"milestone":"report-rendered"}' >>$p
+echo '{"pages":3,"sources":3}'`
+
+func runDemo(ctx context.Context, e *env, dir string) error {
 	w := e.stdout
-	fmt.Fprintf(w, "Demo home: %s\n", dir)
-	// A detached task, recorded the way `tasks run` (next) records one.
-	local, err := api.OpenLocal(dir, "flowgate demo")
+	g, err := gateway.New(gateway.Config{Home: dir, Owner: "flowgate demo"})
 	if err != nil {
 		return err
 	}
-	eng := local.Engine()
-	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "demo", Label: "backup photos", Spec: sdk.TaskSpec{Argv: []string{"rsync", "-a", "photos/", "nas:photos/"}}})
-	if err == nil {
-		_, err = eng.StartTask(task.ID, engine.StartInput{})
-	}
-	if err == nil {
-		code := 0
-		_, err = eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskSucceeded, ExitCode: &code})
-	}
-	var f *sdk.Flow
-	if err == nil {
-		f, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "demo", ControllerID: "pipeline", Goal: "nightly report", State: []byte(`{"step":"fetch"}`)})
-	}
-	if err == nil {
-		_, _, err = eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, Label: "fetch sales data", Spec: sdk.TaskSpec{Shell: "curl -s https://example.invalid/sales"}})
-	}
-	if cerr := local.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := g.Start(ctx); err != nil {
 		return err
 	}
-	steps := [][]string{
-		{"tasks", "list"},
-		{"tasks", "flow", "list"},
-		{"tasks", "flow", "update", f.ID, "--expected-revision", "0", "--status", "running", "--state", `{"step":"render"}`},
-		{"tasks", "flow", "update", f.ID, "--expected-revision", "0", "--state", `{"step":"stale"}`},
-		{"tasks", "flow", "cancel", f.ID},
-		{"tasks", "flow", "show", f.ID},
-	}
-	for _, s := range steps {
-		fmt.Fprintf(w, "\n$ flowgate %s\n", quoteArgs(s))
-		code := Main(append([]string{"--home", dir}, s...), w, w)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = g.Stop(sctx)
+	}()
+	fmt.Fprintf(w, "A gateway is running on the temporary home %s (pid %d).\n", dir, os.Getpid())
+
+	step := func(args ...string) string {
+		fmt.Fprintf(w, "\n$ flowgate %s\n", quoteArgs(args))
+		var out strings.Builder
+		code := Main(append([]string{"--home", dir}, args...), teeWriter{w, &out}, w)
 		if code != 0 {
 			fmt.Fprintf(w, "(exit %d)\n", code)
 		}
+		return out.String()
 	}
+	step("tasks", "run", "--label", "report", "--shell", "--", demoTask)
+	step("tasks", "run", "--label", "flaky", "--retries", "2", "--retry-backoff", "300ms", "--shell", "--",
+		`if [ "$FLOWGATE_ATTEMPT" = 1 ]; then echo "service busy, try later" >&2; exit 75; fi; echo "worked on attempt $FLOWGATE_ATTEMPT"`)
+	out := step("tasks", "run", "--detach", "--label", "long job", "--", "sleep", "600")
+	if id := word(out, 1); id != "" {
+		step("tasks", "cancel", id)
+		waitFor(func() bool { return strings.Contains(runQuiet(dir, "tasks", "show", id), "cancelled") })
+	}
+	out = step("tasks", "flow", "create", "--controller", "pipeline", "--goal", "nightly report", "--owner", "demo")
+	if id := word(out, 2); id != "" {
+		step("tasks", "flow", "update", id, "--expected-revision", "0", "--status", "running", "--state", `{"step":"render"}`)
+		step("tasks", "flow", "update", id, "--expected-revision", "0", "--state", `{"step":"stale"}`)
+	}
+	step("tasks", "list")
+	step("tasks", "flow", "list")
+	step("gateway", "status")
 	return nil
+}
+
+// teeWriter writes to both writers.
+type teeWriter struct {
+	a io.Writer
+	b *strings.Builder
+}
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	t.b.Write(p)
+	return t.a.Write(p)
+}
+
+func runQuiet(dir string, args ...string) string {
+	var out, errb strings.Builder
+	Main(append([]string{"--home", dir}, args...), &out, &errb)
+	return out.String()
+}
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(cond func() bool) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !cond(); {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// word returns the i-th word of the first line of out ("Task ID …",
+// "Created flow ID …"), or "".
+func word(out string, i int) string {
+	line, _, _ := strings.Cut(out, "\n")
+	if f := strings.Fields(line); len(f) > i {
+		return f[i]
+	}
+	return ""
 }
 
 func quoteArgs(a []string) string {
 	out := make([]string, len(a))
 	for i, s := range a {
-		if strings.ContainsAny(s, ` "{}`) {
+		if strings.ContainsAny(s, " \"{}$;\n") {
+			if strings.Contains(s, "\n") {
+				s = strings.SplitN(s, "\n", 2)[0] + " …"
+			}
 			s = strconv.Quote(s)
 			s = "'" + s[1:len(s)-1] + "'"
 			s = strings.ReplaceAll(s, `\"`, `"`)

@@ -65,11 +65,15 @@ func (a *attempt) alive() bool {
 func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	cancelled := false
 	if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() {
 		a.requestCancel()
 	}
+	cancel := a.cancel // nil once the cancel is handled
+	stopping := false  // a cancel was asked for and not yet delivered
 	for {
+		if stopping && r.signalShim(a) {
+			stopping = false
+		}
 		r.pumpProgress(a)
 		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
 			r.settle(a, st)
@@ -89,28 +93,29 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 			return
 		case <-a.exited:
 		case <-tick.C:
-		case <-a.cancel:
-			if !cancelled {
-				cancelled = true
-				r.signalShim(a)
-			}
+		case <-cancel:
+			cancel, stopping = nil, true
 		}
 	}
 }
 
 // signalShim asks the shim to stop the task: SIGTERM to the group, then
 // SIGKILL after the grace, done by the shim so that it happens even if the
-// gateway dies meanwhile. The shim's identity is checked first.
-func (r *Runner) signalShim(a *attempt) {
+// gateway dies meanwhile. The shim's identity is checked first. It reports
+// whether the request is delivered, or needs none (the shim is gone); a
+// shim that has not written its identity yet is asked again next time.
+func (r *Runner) signalShim(a *attempt) bool {
 	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
 	if err != nil {
-		r.log.Warn("cancel: shim identity unknown yet", "task", a.taskID, "error", err)
-		return
+		r.log.Debug("cancel: shim identity not written yet", "task", a.taskID, "error", err)
+		return false
 	}
 	if err := shim.Signal(info, syscall.SIGTERM); err != nil {
 		r.log.Warn("cancel: signal shim", "task", a.taskID, "error", err)
+		return true
 	}
 	r.log.Info("task cancel sent", "task", a.taskID, "shim_pid", info.PID)
+	return true
 }
 
 // pumpProgress records what the task appended to its progress file since

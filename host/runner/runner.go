@@ -152,19 +152,20 @@ func (r *Runner) poke() {
 // Start on a started runner does nothing.
 func (r *Runner) Start(ctx context.Context) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.started {
+		r.mu.Unlock()
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Join(r.cfg.Home, "logs"), 0o700); err != nil {
+		r.mu.Unlock()
 		return fmt.Errorf("create task log directory: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
 	r.started = true
+	r.mu.Unlock()
 	if err := r.recover(ctx); err != nil {
-		cancel()
-		r.started = false
+		_ = r.Stop(ctx)
 		return err
 	}
 	r.done.Add(1)

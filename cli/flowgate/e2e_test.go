@@ -1,0 +1,243 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// buildFlowgate builds the flowgate binary the way users get it.
+func buildFlowgate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "flowgate")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// gatewayProc is a flowgate gateway running as a real subprocess.
+type gatewayProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startGateway starts `flowgate gateway` on home and waits, bounded, until
+// its socket answers.
+func startGateway(t *testing.T, bin, home string, logf *os.File) *gatewayProc {
+	t.Helper()
+	cmd := exec.Command(bin, "gateway", "--home", home, "--log-level", "debug")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(t, cmd.Start())
+	g := &gatewayProc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(g.done) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := api.DialRemote(gateway.SocketPath(home))
+		if err == nil {
+			c.Close()
+			return g
+		}
+		select {
+		case <-g.done:
+			t.Fatalf("gateway exited at start: %v", cmd.ProcessState)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "gateway socket did not answer in 20s: %v", err)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (g *gatewayProc) kill(t *testing.T) {
+	t.Helper()
+	require.NoError(t, g.cmd.Process.Kill())
+	<-g.done
+}
+
+// kinds of task in the end-to-end run, by index modulo 6.
+const (
+	kindOK = iota
+	kindProgress
+	kindFail
+	kindTimeout
+	kindCancel
+	kindRetry
+	kinds
+)
+
+// TestGatewaySurvivesSIGKILL runs 50 tasks of every kind through a real
+// gateway process, SIGKILLs the gateway at random moments ten times,
+// restarts it each time, and then checks that every task ended as its
+// command implies, ran exactly once (twice for the task whose first
+// attempt asks for a retry), kept its milestones exactly once, and agrees
+// with its mirrored flow.
+func TestGatewaySurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	home, err := os.MkdirTemp("", "fge2e") // short: unix socket paths are limited
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	work := t.TempDir()
+	runs := filepath.Join(work, "runs.log")
+	logf, err := os.Create(filepath.Join(work, "gateway.log"))
+	require.NoError(t, err)
+	defer logf.Close()
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gateway log:\n%s", b)
+		}
+	})
+
+	g := startGateway(t, bin, home, logf)
+	ctx := context.Background()
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+
+	record := `echo "$FLOWGATE_TASK_ID $FLOWGATE_ATTEMPT" >>` + runs + `; `
+	kindOf := map[string]int{}
+	var ids []string
+	for i := 0; i < 50; i++ {
+		k := i % kinds
+		in := engine.CreateTaskInput{OwnerKey: "e2e", Label: fmt.Sprintf("task-%02d", i), Spec: sdk.TaskSpec{Cwd: work}}
+		switch k {
+		case kindOK:
+			in.Spec.Shell = record + fmt.Sprintf("sleep 0.%d; echo ok", 2+i%7)
+		case kindProgress:
+			in.Spec.Shell = record + `p=$FLOWGATE_PROGRESS
+				echo '{"fraction":0.25,"phase":"a"}' >>$p; sleep 0.3
+				echo '{"milestone":"first"}' >>$p; sleep 0.3
+				echo 'garbage' >>$p; echo '{"fraction":0.75,"phase":"b"}' >>$p; sleep 0.3
+				echo '{"milestone":"second"}' >>$p; echo '{"fraction":1,"phase":"done"}' >>$p`
+		case kindFail:
+			in.Spec.Shell = record + "sleep 0.3; echo failing >&2; exit 3"
+		case kindTimeout:
+			in.Spec.Shell = record + "sleep 5"
+			in.Spec.Timeout = sdk.Duration(time.Second)
+		case kindCancel:
+			in.Spec.Shell = record + "sleep 30"
+		case kindRetry:
+			mark := filepath.Join(work, fmt.Sprintf("mark-%d", i))
+			in.Spec.Shell = record + fmt.Sprintf("if [ ! -e %s ]; then touch %s; exit 75; fi; echo second time lucky", mark, mark)
+			in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(200 * time.Millisecond)}
+		}
+		task, created, err := c.RunTask(ctx, in)
+		require.NoError(t, err)
+		require.True(t, created)
+		ids = append(ids, task.ID)
+		kindOf[task.ID] = k
+	}
+	c.Close()
+
+	for round := 0; round < 10; round++ {
+		time.Sleep(time.Duration(100+rand.IntN(600)) * time.Millisecond) // a random moment to crash, not a wait for a condition
+		g.kill(t)
+		g = startGateway(t, bin, home, logf)
+		if round == 3 {
+			c, err := api.DialRemote(gateway.SocketPath(home))
+			require.NoError(t, err)
+			for _, id := range ids {
+				if kindOf[id] == kindCancel {
+					_, err := c.CancelTask(ctx, id)
+					if err != nil {
+						require.ErrorIs(t, err, sdk.ErrTerminal)
+					}
+				}
+			}
+			c.Close()
+		}
+	}
+
+	c, err = api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	defer c.Close()
+	deadline := time.Now().Add(2 * time.Minute)
+	var tasks []*sdk.Task
+	for {
+		page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
+		require.NoError(t, err)
+		tasks = page.Tasks
+		active := 0
+		for _, task := range tasks {
+			if task.Status.Active() {
+				active++
+			}
+		}
+		if active == 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%d tasks still active after 2 minutes", active)
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Len(t, tasks, 50)
+
+	b, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	ran := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		id, _, _ := strings.Cut(line, " ")
+		ran[id]++
+	}
+
+	for _, task := range tasks {
+		k := kindOf[task.ID]
+		name := fmt.Sprintf("%s (kind %d, %s)", task.Label, k, task.ID)
+		want := map[int]sdk.TaskStatus{kindOK: sdk.TaskSucceeded, kindProgress: sdk.TaskSucceeded, kindFail: sdk.TaskFailed,
+			kindTimeout: sdk.TaskTimedOut, kindCancel: sdk.TaskCancelled, kindRetry: sdk.TaskSucceeded}[k]
+		require.Equal(t, want, task.Status, "%s: errors %v", name, task.Errors)
+		switch k {
+		case kindOK, kindProgress, kindRetry:
+			require.NotNil(t, task.ExitCode, name)
+			require.Equal(t, 0, *task.ExitCode, name)
+		case kindFail:
+			require.Equal(t, 3, *task.ExitCode, name)
+		case kindTimeout:
+			require.Equal(t, "timeout", task.Reason, name)
+		case kindCancel:
+			require.Equal(t, "cancelled", task.Reason, name)
+		}
+		switch k {
+		case kindRetry:
+			require.Equal(t, 2, ran[task.ID], "%s ran %d times", name, ran[task.ID])
+		case kindCancel:
+			require.LessOrEqual(t, ran[task.ID], 1, "%s ran %d times", name, ran[task.ID])
+		default:
+			require.Equal(t, 1, ran[task.ID], "%s ran %d times", name, ran[task.ID])
+		}
+		if k == kindProgress {
+			require.Len(t, task.Milestones, 2, name)
+			require.Equal(t, "first", task.Milestones[0].Name, name)
+			require.Equal(t, int64(1), task.Milestones[0].Seq, name)
+			require.Equal(t, "second", task.Milestones[1].Name, name)
+			require.Equal(t, int64(2), task.Milestones[1].Seq, name)
+			require.Equal(t, 1, task.ProgressErrors, name)
+			require.NotNil(t, task.Progress, name)
+			require.Equal(t, "done", task.Progress.Phase, name)
+		}
+
+		v, err := c.ViewFlow(ctx, task.FlowID)
+		require.NoError(t, err, name)
+		require.Equal(t, sdk.SyncTaskMirrored, v.SyncMode, name)
+		wantFlow := map[sdk.TaskStatus]sdk.FlowStatus{sdk.TaskSucceeded: sdk.FlowSucceeded, sdk.TaskFailed: sdk.FlowFailed,
+			sdk.TaskTimedOut: sdk.FlowFailed, sdk.TaskCancelled: sdk.FlowCancelled}[task.Status]
+		require.Equal(t, wantFlow, v.Status, "%s: mirrored flow disagrees with its task", name)
+		require.Len(t, v.Tasks, 1, name)
+		require.True(t, v.EndedAt.Equal(task.EndedAt), name)
+	}
+
+	g.kill(t)
+}

@@ -1,0 +1,123 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/cli"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+func TestTasksRunFollowsAndExitsWithTheTaskCode(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, out, errOut := run(t, home, "tasks", "run", "--label", "greet", "--env", "WHO=world", "--", "sh", "-c", `echo "hello $WHO"; echo warn >&2; exit 4`)
+	require.Equal(t, 4, code, errOut)
+	require.Equal(t, "hello world\n", out)
+	require.Contains(t, errOut, "warn\n")
+	require.Contains(t, errOut, "exit code 4")
+
+	code, out, _ = run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	var l struct{ Tasks []sdk.Task }
+	require.NoError(t, json.Unmarshal([]byte(out), &l))
+	require.Len(t, l.Tasks, 1)
+	task := l.Tasks[0]
+	require.Equal(t, sdk.TaskFailed, task.Status)
+	require.Equal(t, "greet", task.Label)
+
+	code, out, _ = run(t, home, "tasks", "logs", task.ID)
+	require.Equal(t, 0, code)
+	require.Equal(t, "hello world\n", out)
+	code, out, _ = run(t, home, "tasks", "logs", "--stderr", task.ID)
+	require.Equal(t, 0, code)
+	require.Equal(t, "warn\n", out)
+	code, out, _ = run(t, home, "tasks", "logs", "-f", task.ID)
+	require.Equal(t, 0, code, "following a finished task ends at once")
+	require.Equal(t, "hello world\n", out)
+}
+
+func TestTasksRunStdinIdempotencyAndMissingCommand(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	var out, errb bytes.Buffer
+	code := cli.MainIO([]string{"--home", home, "tasks", "run", "--stdin", "-", "--idempotency-key", "once", "--", "tr", "a-z", "A-Z"},
+		strings.NewReader("shout\n"), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, "SHOUT\n", out.String())
+
+	code, stdout, errOut := run(t, home, "tasks", "run", "--idempotency-key", "once", "--", "sh", "-c", "echo ran again")
+	require.Equal(t, 0, code)
+	require.Contains(t, errOut, "already exists")
+	require.NotContains(t, stdout, "ran again")
+
+	code, _, errOut = run(t, home, "tasks", "run", "--", "no-such-command-xyz")
+	require.Equal(t, 127, code)
+	require.Contains(t, errOut, "no-such-command-xyz")
+
+	code, _, _ = run(t, home, "tasks", "run", "--", "true")
+	require.Equal(t, 0, code, "the gateway is unaffected by a failed start")
+}
+
+func TestTasksRunBadInput(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	for name, c := range map[string]struct {
+		args []string
+		says string
+	}{
+		"no command":       {[]string{"tasks", "run"}, "needs a command"},
+		"bad env":          {[]string{"tasks", "run", "--env", "NOEQUALS", "--", "true"}, `"NOEQUALS"`},
+		"missing cwd":      {[]string{"tasks", "run", "--cwd", "/no/such/dir", "--", "true"}, "/no/such/dir"},
+		"missing stdin":    {[]string{"tasks", "run", "--stdin", "/no/such/file", "--", "true"}, "/no/such/file"},
+		"negative retries": {[]string{"tasks", "run", "--retries", "-1", "--", "true"}, "--retries"},
+		"bad timeout":      {[]string{"tasks", "run", "--timeout", "soon", "--", "true"}, `"soon"`},
+	} {
+		code, out, errOut := run(t, home, c.args...)
+		require.Equal(t, 2, code, "%s: %s", name, errOut)
+		require.Contains(t, errOut, c.says, name)
+		require.Empty(t, out, name)
+	}
+	code, out, _ := run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"count": 0`, "no refused run wrote a task")
+}
+
+func TestGatewayStatusAndConfig(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, out, _ := run(t, home, "gateway", "status")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "No gateway is running for "+home)
+
+	cfg := filepath.Join(t.TempDir(), "gateway.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("limits:\n  max_runing: 3\n"), 0o600))
+	code, _, errOut := run(t, home, "gateway", "--config", cfg)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "max_runing")
+
+	require.NoError(t, os.WriteFile(cfg, []byte("retention:\n  tasks: forever\n"), 0o600))
+	code, _, errOut = run(t, home, "gateway", "--config", cfg)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `"forever"`)
+
+	require.NoError(t, os.WriteFile(cfg, []byte("limits:\n  max_running: -2\n"), 0o600))
+	code, _, errOut = run(t, home, "gateway", "--config", cfg)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "limits.max_running")
+}
+
+// shortHome returns a home whose socket path fits the unix limit.
+func shortHome(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "fgcli")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
