@@ -175,6 +175,12 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	fmt.Fprintln(w, "Linked tasks:")
 	for _, t := range v.Tasks {
 		fmt.Fprintf(w, "- %s %s %s\n", t.ID, t.Status, clip(t.Title(), 80))
+		if p := progressLine(t.Progress); p != "" {
+			fmt.Fprintf(w, "    progress: %s\n", p)
+		}
+		for _, m := range t.Milestones {
+			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
+		}
 	}
 }
 

@@ -190,16 +190,14 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	if t.PID != 0 {
 		row("pid", strconv.Itoa(t.PID))
 	}
-	if t.Progress != nil {
-		p := t.Progress
-		s := clean(p.Phase)
-		if p.Fraction != nil {
-			s = fmt.Sprintf("%.0f%% %s", *p.Fraction*100, s)
-		}
-		if p.Message != "" {
-			s += " " + clean(p.Message)
-		}
-		row("progress", s)
+	if p := progressLine(t.Progress); p != "" {
+		row("progress", p)
+	}
+	if t.Reason != "" {
+		row("reason", t.Reason)
+	}
+	if t.ProgressErrors > 0 {
+		row("progressErrors", fmt.Sprintf("%d malformed progress lines skipped", t.ProgressErrors))
 	}
 	if !t.CancelRequestedAt.IsZero() {
 		row("cancelRequestedAt", stamp(t.CancelRequestedAt))

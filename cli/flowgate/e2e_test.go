@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -240,4 +241,49 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	}
 
 	g.kill(t)
+}
+
+// TestCtrlCLeavesTheTaskRunning interrupts `flowgate tasks run` (which
+// hosts a gateway in-process, none running) and checks that the task
+// keeps running under its shim and is settled by the next command.
+func TestCtrlCLeavesTheTaskRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	home, err := os.MkdirTemp("", "fgint")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	marker := filepath.Join(t.TempDir(), "finished")
+
+	cmd := exec.Command(bin, "--home", home, "tasks", "run", "--", "sh", "-c", "echo started; sleep 1; touch "+marker)
+	var stderr strings.Builder
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	buf := make([]byte, len("started\n"))
+	_, err = io.ReadFull(stdout, buf) // the task is running once it printed
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, 130, ee.ExitCode())
+	require.Contains(t, stderr.String(), "keeps running")
+	require.Contains(t, stderr.String(), "flowgate tasks cancel")
+
+	// No gateway runs now: each command settles what ended meanwhile.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, err := exec.Command(bin, "--home", home, "tasks", "list", "--json").Output()
+		require.NoError(t, err)
+		if strings.Contains(string(out), `"status": "succeeded"`) {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the task was not settled after its follower left: %s", out)
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, err = os.Stat(marker)
+	require.NoError(t, err, "the task ran to its end")
 }

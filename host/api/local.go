@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -35,6 +36,11 @@ func OpenLocal(dir, owner string) (*Local, error) {
 		st.Close()
 		return nil, err
 	}
+	// With no gateway running, bring the records up to date first: tasks
+	// that ended since the last gateway stopped are settled, so what this
+	// command shows is current. A failure here leaves the records as they
+	// were, which is still a consistent (if stale) view.
+	_ = runner.Reconcile(context.Background(), eng, dir)
 	return &Local{st: st, eng: eng, home: dir}, nil
 }
 

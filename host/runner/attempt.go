@@ -279,9 +279,9 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
 
 // recover settles or reattaches every task a previous runner left
 // running: a status file means the task ended while no runner watched; a
-// live shim is followed again; a dead shim without a status is lost; an
-// attempt whose shim never started is queued again.
-func (r *Runner) recover(ctx context.Context) error {
+// live shim is followed again (when follow is set); a dead shim without a
+// status is lost; an attempt whose shim never started is queued again.
+func (r *Runner) recover(ctx context.Context, follow bool) error {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
 		return fmt.Errorf("list running tasks: %w", err)
@@ -301,9 +301,31 @@ func (r *Runner) recover(ctx context.Context) error {
 				continue
 			}
 		}
-		r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
-		r.follow(ctx, newAttempt(task.ID, task.Attempts, dir, nil))
+		a := newAttempt(task.ID, task.Attempts, dir, nil)
+		if follow {
+			r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
+			r.follow(ctx, a)
+			continue
+		}
+		if st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
+			r.settle(a, st)
+		} else if !a.alive() {
+			r.lose(a, "its shim exited without recording how the task ended")
+		}
 	}
-	r.poke()
 	return nil
+}
+
+// Reconcile brings the records of home up to date once, without running
+// anything: tasks that ended while no gateway watched are settled, tasks
+// whose shim died are marked lost (or queued again when safe), and
+// attempts that never started are queued again. Live tasks are left for
+// the next gateway. Commands that open the store without a gateway call
+// it, so what they show is current.
+func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
+	r, err := New(eng, Config{Home: home})
+	if err != nil {
+		return err
+	}
+	return r.recover(ctx, false)
 }

@@ -164,10 +164,11 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.cancel = cancel
 	r.started = true
 	r.mu.Unlock()
-	if err := r.recover(ctx); err != nil {
+	if err := r.recover(ctx, true); err != nil {
 		_ = r.Stop(ctx)
 		return err
 	}
+	r.poke()
 	r.done.Add(1)
 	go r.dispatchLoop(ctx)
 	return nil
