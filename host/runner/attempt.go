@@ -119,30 +119,38 @@ func (r *Runner) signalShim(a *attempt) bool {
 }
 
 // pumpProgress records what the task appended to its progress file since
-// the stored offset.
-func (r *Runner) pumpProgress(a *attempt) {
+// the stored offset, up to one read's worth. It reports whether it
+// recorded anything, in which case more may be waiting.
+func (r *Runner) pumpProgress(a *attempt) bool {
 	t, err := r.eng.GetTask(a.taskID)
 	if err != nil || t.Status.Terminal() {
-		return
+		return false
 	}
 	in, err := readProgress(r.progressPath(a.taskID), t.ProgressOffset)
 	if err != nil {
 		r.log.Warn("read progress", "task", a.taskID, "error", err)
-		return
+		return false
 	}
 	if progressEmpty(in) {
-		return
+		return false
 	}
-	if _, err := r.eng.RecordProgress(a.taskID, in); err != nil && !errors.Is(err, engine.ErrStaleProgress) {
-		r.log.Warn("record progress", "task", a.taskID, "error", err)
+	if _, err := r.eng.RecordProgress(a.taskID, in); err != nil {
+		if !errors.Is(err, engine.ErrStaleProgress) {
+			r.log.Warn("record progress", "task", a.taskID, "error", err)
+		}
+		return false
 	}
+	return true
 }
 
 // settle records how an attempt ended, from the shim's status: success,
 // failure (retried when the policy allows), timeout with its reason, or
 // cancel.
 func (r *Runner) settle(a *attempt, st shim.Status) {
-	r.pumpProgress(a)
+	// Once the task is settled no progress is recorded: read all that is
+	// left, which may take more than one read.
+	for r.pumpProgress(a) {
+	}
 	task, err := r.eng.GetTask(a.taskID)
 	if err != nil {
 		r.log.Error("settle: read task", "task", a.taskID, "error", err)

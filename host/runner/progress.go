@@ -43,24 +43,41 @@ func readProgress(path string, from int64) (engine.ProgressInput, error) {
 		return in, err
 	}
 	defer f.Close()
+	// An offset that is not at the start of a line is inside an over-long
+	// line that an earlier read skipped in part, and counted.
+	inLong := false
+	if from > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], from-1); errors.Is(err, io.EOF) {
+			return in, nil
+		} else if err != nil {
+			return in, err
+		}
+		inLong = prev[0] != '\n'
+	}
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return in, err
 	}
-	r := bufio.NewReaderSize(io.LimitReader(f, maxProgressRead), 64<<10)
+	r := bufio.NewReaderSize(io.LimitReader(f, maxProgressRead), maxProgressLine)
 	for {
 		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// An over-long line: skip to its end and count it.
+		if errors.Is(err, bufio.ErrBufferFull) || inLong {
+			// An over-long line, or the rest of one: skip what there is
+			// of it and count it once. A line longer than one read, or
+			// not all written yet, is skipped over several reads.
 			n := int64(len(line))
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = r.ReadSlice('\n')
 				n += int64(len(line))
 			}
-			if err != nil {
-				return in, nil // the rest of it is not written yet
-			}
 			in.To += n
-			in.Malformed++
+			if !inLong {
+				in.Malformed++
+			}
+			inLong = false
+			if err != nil {
+				return in, nil
+			}
 			continue
 		}
 		if err != nil {

@@ -104,11 +104,14 @@ type Runner struct {
 
 	wake chan struct{}
 
-	mu      sync.Mutex
-	active  map[string]*attempt // by task id
+	mu     sync.Mutex
+	active map[string]*attempt // by task id
+
+	// life serialises Start and Stop; it guards cancel and started.
+	life    sync.Mutex
 	cancel  context.CancelFunc
-	done    sync.WaitGroup
 	started bool
+	done    sync.WaitGroup
 }
 
 // New returns a runner over eng. It fails on an invalid config.
@@ -151,21 +154,19 @@ func (r *Runner) poke() {
 // those that ended meanwhile, and starts dispatching queued tasks. Calling
 // Start on a started runner does nothing.
 func (r *Runner) Start(ctx context.Context) error {
-	r.mu.Lock()
+	r.life.Lock()
+	defer r.life.Unlock()
 	if r.started {
-		r.mu.Unlock()
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Join(r.cfg.Home, "logs"), 0o700); err != nil {
-		r.mu.Unlock()
 		return fmt.Errorf("create task log directory: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
 	r.started = true
-	r.mu.Unlock()
 	if err := r.recover(ctx, true); err != nil {
-		_ = r.Stop(ctx)
+		_ = r.stop(ctx)
 		return err
 	}
 	r.poke()
@@ -178,14 +179,17 @@ func (r *Runner) Start(ctx context.Context) error {
 // goroutines. Running tasks keep running under their shims. Calling Stop on
 // a stopped runner does nothing.
 func (r *Runner) Stop(ctx context.Context) error {
-	r.mu.Lock()
+	r.life.Lock()
+	defer r.life.Unlock()
+	return r.stop(ctx)
+}
+
+func (r *Runner) stop(ctx context.Context) error {
 	if !r.started {
-		r.mu.Unlock()
 		return nil
 	}
 	r.started = false
 	r.cancel()
-	r.mu.Unlock()
 	stopped := make(chan struct{})
 	go func() { r.done.Wait(); close(stopped) }()
 	select {

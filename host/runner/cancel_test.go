@@ -1,0 +1,93 @@
+package runner_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// requireGroupGone checks that the process group of attempt n's child no
+// longer exists.
+func requireGroupGone(t *testing.T, h *home, id string, n int) {
+	t.Helper()
+	child, err := shim.ReadInfo(filepath.Join(runner.LogDir(h.dir, id, n), shim.ChildFile))
+	require.NoError(t, err)
+	require.Greater(t, child.PGID, 1)
+	err = syscall.Kill(-child.PGID, 0)
+	require.True(t, errors.Is(err, syscall.ESRCH), "process group %d: kill 0 gave %v, want ESRCH", child.PGID, err)
+}
+
+func TestCancelRunningTask(t *testing.T) {
+	t.Parallel()
+	h := startHome(t, nil)
+	// The child of the shell keeps the group alive should the shell go.
+	task := h.create(h.spec("sleep 30 & sleep 30; wait"))
+	dir := runner.LogDir(h.dir, task.ID, 1)
+	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+
+	asked, err := h.eng().CancelTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, asked.Status)
+	require.True(t, asked.CancelRequested())
+
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	require.Equal(t, "cancelled", got.Reason)
+	require.Equal(t, 1, got.Attempts)
+	require.Len(t, got.Errors, 1)
+	require.Contains(t, got.Errors[0], "cancelled")
+	requireGroupGone(t, h, task.ID, 1)
+	waitFor(t, "the runner to let go of the task", func() bool { return h.gw.run.Running() == 0 })
+}
+
+// A cancel that comes while the shim is still starting, before it has
+// recorded its identity, must still reach it.
+func TestCancelWhileShimStarts(t *testing.T) {
+	t.Parallel()
+	var h *home
+	h = newHome(t, func(c *runner.Config) {
+		c.Launch = func(dir string) (*os.Process, error) {
+			if _, err := h.eng().CancelTask(filepath.Base(filepath.Dir(dir))); err != nil {
+				return nil, err
+			}
+			return launchShim(dir)
+		}
+	})
+	h.start()
+	task := h.create(h.spec("echo started >> ran; sleep 30"))
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	require.Equal(t, "cancelled", got.Reason)
+	if exists(filepath.Join(runner.LogDir(h.dir, task.ID, 1), shim.ChildFile)) {
+		requireGroupGone(t, h, task.ID, 1)
+	}
+}
+
+func TestCancelQueuedTask(t *testing.T) {
+	t.Parallel()
+	h := startHome(t, func(c *runner.Config) { c.MaxRunning = 1 })
+	first := h.create(h.spec("sleep 30"))
+	waitTask(t, h.eng(), first.ID, running, waitLimit)
+	second := h.create(h.spec("echo x >> ran"))
+	got, err := h.eng().CancelTask(second.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	_, err = h.eng().CancelTask(first.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskCancelled, h.wait(first.ID).Status)
+	// The freed slot does not start the cancelled task.
+	third := h.wait(h.create(h.spec("true")).ID)
+	require.Equal(t, sdk.TaskSucceeded, third.Status)
+	require.Empty(t, h.lines("ran"))
+	got, err = h.eng().GetTask(second.ID)
+	require.NoError(t, err)
+	require.Zero(t, got.Attempts)
+}

@@ -1,0 +1,4 @@
+package runner
+
+// ReadProgress exposes readProgress to the external tests.
+var ReadProgress = readProgress

@@ -1,0 +1,234 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// shimEnv makes the test binary run as a shim: "<test binary> <dir>" with
+// FLOWGATE_TEST_SHIM=1 is "flowgate shim <dir>" (go-plugin's
+// helper-process pattern).
+const shimEnv = "FLOWGATE_TEST_SHIM"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(shimEnv) == "1" {
+		os.Exit(shim.Main(os.Args[len(os.Args)-1]))
+	}
+	os.Exit(m.Run())
+}
+
+// waitLimit bounds every wait for a task, a file or a process.
+const waitLimit = 20 * time.Second
+
+// launchShim starts the test binary as the shim of attempt directory dir.
+func launchShim(dir string) (*os.Process, error) {
+	env := append(os.Environ(), shimEnv+"=1",
+		// Under -race, a process sleeps 1s at exit by default.
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return shim.Launch(os.Args[0], []string{dir}, env)
+}
+
+// gateway is what a flowgate gateway holds: a store, the engine over it
+// and a runner wired to the engine's changes.
+type gateway struct {
+	st  *store.Bolt
+	eng *engine.Engine
+	run *runner.Runner
+}
+
+// home is a flowgate home in t.TempDir(). The gateways a test opens on it
+// in turn share its store file and task logs, as successive gateway
+// processes would.
+type home struct {
+	t   *testing.T
+	dir string
+	cfg runner.Config
+	gw  *gateway
+}
+
+// newHome opens a gateway on a new home without starting its runner, so a
+// test can first arrange what the runner finds. tune, if not nil, adjusts
+// the runner config.
+func newHome(t *testing.T, tune func(*runner.Config)) *home {
+	t.Helper()
+	dir := t.TempDir()
+	h := &home{t: t, dir: dir, cfg: runner.Config{
+		Home: dir, Launch: launchShim, Poll: 20 * time.Millisecond, Grace: 500 * time.Millisecond,
+	}}
+	if tune != nil {
+		tune(&h.cfg)
+	}
+	h.open()
+	t.Cleanup(h.cleanup)
+	return h
+}
+
+// startHome is newHome with the runner started.
+func startHome(t *testing.T, tune func(*runner.Config)) *home {
+	t.Helper()
+	h := newHome(t, tune)
+	h.start()
+	return h
+}
+
+func (h *home) eng() *engine.Engine { return h.gw.eng }
+
+// open opens the store and builds an engine and a runner over it, wired
+// the way host/gateway does.
+func (h *home) open() {
+	h.t.Helper()
+	st, err := store.Open(filepath.Join(h.dir, "flowgate.db"), store.Options{})
+	require.NoError(h.t, err)
+	var r *runner.Runner
+	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) { r.Notify(c) }})
+	require.NoError(h.t, err)
+	r, err = runner.New(eng, h.cfg)
+	require.NoError(h.t, err)
+	h.gw = &gateway{st: st, eng: eng, run: r}
+}
+
+func (h *home) start() {
+	h.t.Helper()
+	require.NoError(h.t, h.gw.run.Start(context.Background()))
+}
+
+// close stops the runner, leaving its tasks running under their shims,
+// and closes the store: the gateway goes away.
+func (h *home) close() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	require.NoError(h.t, h.gw.run.Stop(ctx))
+	require.NoError(h.t, h.gw.st.Close())
+	h.gw = nil
+}
+
+// restart closes the gateway and opens and starts a new one on the same
+// home.
+func (h *home) restart() {
+	h.t.Helper()
+	h.close()
+	h.open()
+	h.start()
+}
+
+// cleanup closes the gateway and kills whatever a failed test left
+// running, so that t.TempDir can be removed.
+func (h *home) cleanup() {
+	if h.gw != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := h.gw.run.Stop(ctx); err != nil {
+			h.t.Errorf("stop the runner: %v", err)
+		}
+		if err := h.gw.st.Close(); err != nil {
+			h.t.Errorf("close the store: %v", err)
+		}
+	}
+	shims, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*", shim.InfoFile))
+	for _, path := range shims {
+		dir := filepath.Dir(path)
+		if c, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile)); err == nil && c.PID != os.Getpid() && shim.Alive(c) {
+			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
+		}
+		s, err := shim.ReadInfo(path)
+		if err != nil || s.PID == os.Getpid() {
+			continue
+		}
+		_ = shim.Signal(s, syscall.SIGKILL)
+		for end := time.Now().Add(waitLimit); shim.Alive(s) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// spec is a task spec that runs line with /bin/sh -c in the home, so the
+// files it writes land in t.TempDir().
+func (h *home) spec(line string) sdk.TaskSpec {
+	return sdk.TaskSpec{Shell: line, Cwd: h.dir}
+}
+
+// create stores a new detached task; the runner starts it when it can.
+func (h *home) create(spec sdk.TaskSpec) *sdk.Task {
+	h.t.Helper()
+	task, created, err := h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: spec})
+	require.NoError(h.t, err)
+	require.True(h.t, created)
+	return task
+}
+
+// wait waits for task id to end.
+func (h *home) wait(id string) *sdk.Task {
+	h.t.Helper()
+	return waitTask(h.t, h.eng(), id, ended, waitLimit)
+}
+
+// path is the absolute path of a file in the home.
+func (h *home) path(name string) string { return filepath.Join(h.dir, name) }
+
+// lines returns the lines of the file name in the home; none when it does
+// not exist.
+func (h *home) lines(name string) []string {
+	h.t.Helper()
+	b, err := os.ReadFile(h.path(name))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(h.t, err)
+	return strings.Fields(string(b))
+}
+
+func ended(t *sdk.Task) bool { return t.Status.Terminal() }
+
+func running(t *sdk.Task) bool { return t.Status == sdk.TaskRunning }
+
+// waitTask polls task id until cond holds, and fails the test when it
+// does not within limit.
+func waitTask(t *testing.T, eng *engine.Engine, id string, cond func(*sdk.Task) bool, limit time.Duration) *sdk.Task {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		task, err := eng.GetTask(id)
+		require.NoError(t, err)
+		if cond(task) {
+			return task
+		}
+		if time.Now().After(deadline) {
+			require.FailNowf(t, "task did not get there", "task %s after %s: status %s, attempts %d, reason %q, errors %q",
+				id, limit, task.Status, task.Attempts, task.Reason, task.Errors)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitFor polls cond until it holds, and fails the test naming what when it
+// does not within waitLimit.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			require.FailNowf(t, "timed out", "waited %s for %s", waitLimit, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exists reports whether a file is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
