@@ -29,6 +29,16 @@ type Event struct {
 	// Data carries the event's details, such as a finished task's status.
 	Data      json.RawMessage `json:"data,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Deliveries counts the failed deliveries before this one: a
+	// controller sees the same event again with a higher count.
+	Deliveries int `json:"deliveries,omitempty"`
+	// LastError is why the last delivery failed.
+	LastError string `json:"last_error,omitempty"`
+	// RetryAt is when the event may be delivered again.
+	RetryAt time.Time `json:"retry_at,omitzero"`
+	// Parked is set when deliveries failed too often: the flow is blocked
+	// with the error, and delivery resumes when the flow is unblocked.
+	Parked bool `json:"parked,omitempty"`
 }
 
 // TaskSummary counts a set of tasks. Active is queued plus running;

@@ -35,12 +35,15 @@ const (
 	TaskQueued ChangeKind = iota + 1
 	// TaskCancelRequested: a running task was asked to stop.
 	TaskCancelRequested
+	// EventQueued: an event was added to a managed flow's outbox.
+	EventQueued
 )
 
 // Change is one committed change a runner must act on.
 type Change struct {
 	Kind   ChangeKind
 	TaskID string
+	FlowID string
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -25,6 +27,7 @@ func (t *txn) appendEvent(f *sdk.Flow, typ sdk.EventType, taskID string, data js
 	if err := t.putRaw(seqPrefix+f.ID, []byte(strconv.FormatInt(seq, 10))); err != nil {
 		return err
 	}
+	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: f.ID})
 	return t.put(eventKey(f.ID, seq), &sdk.Event{FlowID: f.ID, Seq: seq, Type: typ, TaskID: taskID, Data: data, CreatedAt: t.now})
 }
 
@@ -71,4 +74,137 @@ func (e *Engine) AckEvent(flowID string, seq int64) error {
 	return e.write(func(t *txn) error {
 		return t.del(eventKey(flowID, seq))
 	})
+}
+
+// Delivery is the head event of one flow's outbox, ready to deliver, and
+// the controller it goes to.
+type Delivery struct {
+	Event      *sdk.Event
+	Controller string
+}
+
+// NextDeliveries returns, for up to limit flows, the oldest undelivered
+// event whose retry time has come, skipping flows whose head event is
+// parked. Events of one flow are delivered one at a time, in order: only
+// the head of each flow's outbox is returned.
+func (e *Engine) NextDeliveries(limit int) ([]Delivery, error) {
+	now := e.now()
+	var out []Delivery
+	err := e.view(func(tx store.ReadTx) error {
+		var (
+			lastFlow string
+			readErr  error
+		)
+		err := tx.Scan(eventPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			ev := new(sdk.Event)
+			if readErr = json.Unmarshal(it.Value, ev); readErr != nil {
+				return false
+			}
+			if ev.FlowID == lastFlow {
+				return true // not the head of its outbox
+			}
+			lastFlow = ev.FlowID
+			if ev.Parked || ev.RetryAt.After(now) {
+				return true
+			}
+			f, err := loadFlow(tx, ev.FlowID)
+			if err != nil {
+				readErr = err
+				return false
+			}
+			out = append(out, Delivery{Event: ev, Controller: f.ControllerID})
+			return limit <= 0 || len(out) < limit
+		})
+		if err != nil {
+			return err
+		}
+		return readErr
+	})
+	return out, err
+}
+
+// PendingEvents counts undelivered events by controller.
+func (e *Engine) PendingEvents() (map[string]int, error) {
+	counts := map[string]int{}
+	ctl := map[string]string{}
+	err := e.view(func(tx store.ReadTx) error {
+		var readErr error
+		err := tx.Scan(eventPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			flowID := strings.TrimPrefix(it.Key, eventPrefix)
+			flowID = flowID[:strings.IndexByte(flowID, '/')]
+			c, ok := ctl[flowID]
+			if !ok {
+				f, err := loadFlow(tx, flowID)
+				if err != nil {
+					readErr = err
+					return false
+				}
+				c, ctl[flowID] = f.ControllerID, f.ControllerID
+			}
+			counts[c]++
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return readErr
+	})
+	return counts, err
+}
+
+// EventFailed records a failed delivery of event seq of flow flowID: the
+// count grows, the error is kept, and the event waits until retryAt. With
+// park set, delivery stops instead: the event is parked and the flow is
+// blocked with summary, until someone unblocks it.
+func (e *Engine) EventFailed(flowID string, seq int64, errText string, retryAt time.Time, park bool, summary string) error {
+	return e.write(func(t *txn) error {
+		ev := new(sdk.Event)
+		if err := getJSON(t.tx, eventKey(flowID, seq), ev); err != nil {
+			if errors.Is(err, store.ErrKeyNotFound) {
+				return nil // acknowledged meanwhile
+			}
+			return err
+		}
+		ev.Deliveries++
+		ev.LastError = errText
+		ev.RetryAt = retryAt
+		ev.Parked = park
+		if !park {
+			t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
+		}
+		if err := t.put(eventKey(flowID, seq), ev); err != nil {
+			return err
+		}
+		if !park {
+			return nil
+		}
+		f, err := loadFlow(t.tx, flowID)
+		if err != nil || f.Status.Terminal() {
+			return err
+		}
+		next := cloneFlow(f)
+		if err := t.move(next, sdk.FlowBlocked); err != nil {
+			return err
+		}
+		next.BlockedSummary = summary
+		return t.saveFlow(f, next)
+	})
+}
+
+// unparkHead resumes delivery to a flow that leaves blocked: its parked
+// head event is delivered again, its failure count reset.
+func (t *txn) unparkHead(flowID string) error {
+	var head *sdk.Event
+	var readErr error
+	err := t.tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
+		head = new(sdk.Event)
+		readErr = json.Unmarshal(it.Value, head)
+		return false
+	})
+	if err != nil || readErr != nil || head == nil || !head.Parked {
+		return errors.Join(err, readErr)
+	}
+	head.Parked, head.Deliveries, head.RetryAt = false, 0, time.Time{}
+	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
+	return t.put(eventKey(flowID, head.Seq), head)
 }

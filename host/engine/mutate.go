@@ -53,6 +53,11 @@ func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
 	if f.CancelRequested() && to != f.Status && to != sdk.FlowCancelled && to != sdk.FlowFailed && to != sdk.FlowLost {
 		return fmt.Errorf("%w: flow %s has a cancel request and cannot become %s; it becomes cancelled when its active tasks settle", sdk.ErrCancelRequested, f.ID, to)
 	}
+	if f.Status == sdk.FlowBlocked && to != sdk.FlowBlocked && f.SyncMode == sdk.SyncManaged {
+		if err := t.unparkHead(f.ID); err != nil {
+			return err
+		}
+	}
 	f.Status = to
 	if to.Terminal() {
 		f.EndedAt = t.now

@@ -1,0 +1,219 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Handler delivers one event to a live controller instance.
+type Handler interface {
+	HandleEvent(ctx context.Context, ev sdk.Event) error
+}
+
+// DeliveryConfig tunes event delivery. Zero fields take their defaults.
+type DeliveryConfig struct {
+	// Timeout bounds one HandleEvent call. If zero, sdk.DefaultEventTimeout.
+	Timeout time.Duration
+	// MaxFailures is how many failed deliveries of one event block its
+	// flow. If zero, 5.
+	MaxFailures int
+	// Backoff is the delay after the first failure, doubled after each
+	// next one up to MaxBackoff. If zero, 1s and 1m.
+	Backoff, MaxBackoff time.Duration
+	// Poll is how often the outbox is scanned when nothing wakes the
+	// deliverer. If zero, 250ms.
+	Poll time.Duration
+	// Concurrency caps deliveries in flight (one per flow). If zero, 16.
+	Concurrency int
+	// Logger receives delivery logs; nil discards them.
+	Logger hclog.Logger
+}
+
+func (c DeliveryConfig) withDefaults() DeliveryConfig {
+	if c.Timeout == 0 {
+		c.Timeout = sdk.DefaultEventTimeout
+	}
+	if c.MaxFailures == 0 {
+		c.MaxFailures = 5
+	}
+	if c.Backoff == 0 {
+		c.Backoff = time.Second
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = time.Minute
+	}
+	if c.Poll == 0 {
+		c.Poll = 250 * time.Millisecond
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 16
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}
+
+// Deliverer moves events from the outbox to controllers: in order per
+// flow, one at a time per flow, at least once. An event is removed only
+// when its controller acknowledged it (HandleEvent returned nil). A failed
+// delivery is retried with backoff; after MaxFailures the event is parked
+// and its flow blocked with a summary that names the controller and its
+// error, so nothing is dropped in silence.
+type Deliverer struct {
+	eng    *engine.Engine
+	lookup func(controller string) (Handler, error)
+	cfg    DeliveryConfig
+	log    hclog.Logger
+	wake   chan struct{}
+
+	mu       sync.Mutex
+	inflight map[string]bool // flow ids
+	cancel   context.CancelFunc
+	done     sync.WaitGroup
+}
+
+// NewDeliverer returns a deliverer that finds the live instance of a
+// controller with lookup; lookup returns an error when none runs.
+func NewDeliverer(eng *engine.Engine, lookup func(controller string) (Handler, error), cfg DeliveryConfig) *Deliverer {
+	cfg = cfg.withDefaults()
+	return &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+}
+
+// Wake makes the deliverer look at the outbox now; wire it to the
+// engine's EventQueued changes. It never blocks.
+func (d *Deliverer) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start begins delivering.
+func (d *Deliverer) Start(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		return nil
+	}
+	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	d.done.Add(1)
+	go d.loop(ctx)
+	return nil
+}
+
+// Stop stops delivering and waits for deliveries in flight, which are
+// cancelled; their events stay in the outbox.
+func (d *Deliverer) Stop(ctx context.Context) error {
+	d.mu.Lock()
+	cancel := d.cancel
+	d.cancel = nil
+	d.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	stopped := make(chan struct{})
+	go func() { d.done.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("event delivery stop: %w", ctx.Err())
+	}
+}
+
+func (d *Deliverer) loop(ctx context.Context) {
+	defer d.done.Done()
+	t := time.NewTicker(d.cfg.Poll)
+	defer t.Stop()
+	for {
+		d.deliverDue(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-t.C:
+		}
+	}
+}
+
+func (d *Deliverer) deliverDue(ctx context.Context) {
+	due, err := d.eng.NextDeliveries(0)
+	if err != nil {
+		d.log.Error("read the outbox", "error", err)
+		return
+	}
+	for _, del := range due {
+		d.mu.Lock()
+		busy := d.inflight[del.Event.FlowID] || len(d.inflight) >= d.cfg.Concurrency
+		if !busy {
+			d.inflight[del.Event.FlowID] = true
+		}
+		d.mu.Unlock()
+		if busy {
+			continue
+		}
+		d.done.Add(1)
+		go func() {
+			defer d.done.Done()
+			d.deliver(ctx, del)
+			d.mu.Lock()
+			delete(d.inflight, del.Event.FlowID)
+			d.mu.Unlock()
+			d.Wake() // the flow's next event may be due
+		}()
+	}
+}
+
+// deliver hands one event to its controller and records the outcome.
+func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
+	ev := del.Event
+	h, err := d.lookup(del.Controller)
+	if err == nil {
+		hctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+		err = h.HandleEvent(hctx, *ev)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s", d.cfg.Timeout)
+		}
+	}
+	if ctx.Err() != nil {
+		return // stopping: the event stays for the next gateway
+	}
+	if err == nil {
+		if aerr := d.eng.AckEvent(ev.FlowID, ev.Seq); aerr != nil {
+			d.log.Error("acknowledge event", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
+		}
+		d.log.Debug("event delivered", "flow", ev.FlowID, "seq", ev.Seq, "type", ev.Type, "controller", del.Controller)
+		return
+	}
+	failures := ev.Deliveries + 1
+	park := failures >= d.cfg.MaxFailures
+	delay := d.backoff(failures)
+	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
+		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
+	if ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, err.Error(), time.Now().Add(delay), park, summary); ferr != nil {
+		d.log.Error("record failed delivery", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
+	}
+	if park {
+		d.log.Error("event parked, flow blocked", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "error", err)
+		return
+	}
+	d.log.Warn("event delivery failed", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "failures", failures, "retry_in", delay, "error", err)
+}
+
+// backoff is min(Backoff·2^(n-1), MaxBackoff).
+func (d *Deliverer) backoff(n int) time.Duration {
+	b := float64(d.cfg.Backoff) * math.Pow(2, float64(n-1))
+	return time.Duration(min(b, float64(d.cfg.MaxBackoff)))
+}

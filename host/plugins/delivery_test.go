@@ -1,0 +1,176 @@
+package plugins_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// recorder is a Handler that records what it saw and answers with fn.
+type recorder struct {
+	mu   sync.Mutex
+	seen []sdk.Event
+	fn   func(ctx context.Context, ev sdk.Event) error
+}
+
+func (r *recorder) HandleEvent(ctx context.Context, ev sdk.Event) error {
+	r.mu.Lock()
+	r.seen = append(r.seen, ev)
+	fn := r.fn
+	r.mu.Unlock()
+	if fn == nil {
+		return nil
+	}
+	return fn(ctx, ev)
+}
+
+func (r *recorder) events() []sdk.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]sdk.Event(nil), r.seen...)
+}
+
+func newDeliverer(t *testing.T, lookup func(string) (plugins.Handler, error), cfg plugins.DeliveryConfig) *engine.Engine {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	var d *plugins.Deliverer
+	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
+		if c.Kind == engine.EventQueued {
+			d.Wake()
+		}
+	}})
+	require.NoError(t, err)
+	cfg.Poll = 10 * time.Millisecond
+	d = plugins.NewDeliverer(eng, lookup, cfg)
+	require.NoError(t, d.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
+	return eng
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "timed out waiting: %s", what)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestEventsArriveInOrderPerFlowAndAreRemovedOnAck(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	eng := newDeliverer(t, func(string) (plugins.Handler, error) { return rec, nil }, plugins.DeliveryConfig{})
+	var flows []*sdk.Flow
+	for i := 0; i < 3; i++ {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: fmt.Sprint("g", i)})
+		require.NoError(t, err)
+		f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{})
+		require.NoError(t, err)
+		_, err = eng.Resume(f.ID, f.Revision, engine.ResumeInput{})
+		require.NoError(t, err)
+		flows = append(flows, f)
+	}
+	eventually(t, "all events delivered", func() bool { return len(rec.events()) == 6 })
+	perFlow := map[string][]sdk.EventType{}
+	for _, ev := range rec.events() {
+		perFlow[ev.FlowID] = append(perFlow[ev.FlowID], ev.Type)
+	}
+	for _, f := range flows {
+		require.Equal(t, []sdk.EventType{sdk.EventFlowStarted, sdk.EventFlowResumed}, perFlow[f.ID])
+		eventually(t, "outbox empty", func() bool {
+			evs, err := eng.Events(f.ID)
+			require.NoError(t, err)
+			return len(evs) == 0
+		})
+	}
+}
+
+func TestFailedDeliveryIsRetriedThenParkedAndUnparked(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	healthy := false
+	rec := &recorder{fn: func(context.Context, sdk.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if healthy {
+			return nil
+		}
+		return errors.New("database unreachable")
+	}}
+	eng := newDeliverer(t, func(string) (plugins.Handler, error) { return rec, nil },
+		plugins.DeliveryConfig{MaxFailures: 3, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+
+	eventually(t, "flow blocked", func() bool {
+		cur, err := eng.GetFlow(f.ID)
+		require.NoError(t, err)
+		return cur.Status == sdk.FlowBlocked
+	})
+	cur, err := eng.GetFlow(f.ID)
+	require.NoError(t, err)
+	require.Contains(t, cur.BlockedSummary, "controller ctl failed to handle flow.started")
+	require.Contains(t, cur.BlockedSummary, "3 times: database unreachable")
+	seen := rec.events()
+	require.Len(t, seen, 3)
+	for i, ev := range seen {
+		require.Equal(t, i, ev.Deliveries, "the controller sees how often it failed before")
+	}
+	evs, err := eng.Events(f.ID)
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "a parked event is kept, never dropped")
+	require.True(t, evs[0].Parked)
+
+	mu.Lock()
+	healthy = true
+	mu.Unlock()
+	_, err = eng.UpdateFlow(f.ID, cur.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	eventually(t, "delivered after unblock", func() bool {
+		evs, err := eng.Events(f.ID)
+		require.NoError(t, err)
+		return len(evs) == 0
+	})
+	seen = rec.events()
+	require.Len(t, seen, 5)
+	require.Equal(t, sdk.EventFlowStarted, seen[3].Type, "the parked event comes first once unblocked")
+	require.Equal(t, 0, seen[3].Deliveries, "its failure count starts again")
+	require.Equal(t, sdk.EventFlowResumed, seen[4].Type)
+}
+
+func TestSilentControllerAndMissingControllerBlockTheFlow(t *testing.T) {
+	t.Parallel()
+	silent := &recorder{fn: func(ctx context.Context, _ sdk.Event) error { <-ctx.Done(); return ctx.Err() }}
+	eng := newDeliverer(t, func(name string) (plugins.Handler, error) {
+		if name == "silent" {
+			return silent, nil
+		}
+		return nil, fmt.Errorf("controller %s is not running", name)
+	}, plugins.DeliveryConfig{MaxFailures: 2, Timeout: 20 * time.Millisecond, Backoff: time.Millisecond})
+
+	for name, want := range map[string]string{"silent": "no answer within 20ms", "ghost": "controller ghost is not running"} {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: name, Goal: "g"})
+		require.NoError(t, err)
+		eventually(t, name+" blocked", func() bool {
+			cur, err := eng.GetFlow(f.ID)
+			require.NoError(t, err)
+			return cur.Status == sdk.FlowBlocked
+		})
+		cur, err := eng.GetFlow(f.ID)
+		require.NoError(t, err)
+		require.Contains(t, cur.BlockedSummary, want, name)
+	}
+}

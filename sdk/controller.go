@@ -1,0 +1,130 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// APIVersion is the version of the controller API this SDK speaks. A
+// gateway refuses a controller whose major API version it does not know.
+const APIVersion = 1
+
+// Controller is what a controller plugin implements: it drives managed
+// flows by reacting to their events. Serve runs it as a go-plugin process.
+//
+// Events arrive at least once and in order per flow: a controller must be
+// idempotent. Create tasks with idempotency keys (see TaskRequest), and
+// write flows with the revision you read.
+type Controller interface {
+	// Info describes the controller. It is called once per plugin start.
+	Info(ctx context.Context) (Info, error)
+	// HandleEvent reacts to one event of a flow this controller drives.
+	// Returning nil acknowledges the event and removes it from the
+	// outbox; an error (or a timeout) makes the gateway deliver it again
+	// later, with backoff. host calls back into the gateway.
+	HandleEvent(ctx context.Context, host Host, ev Event) error
+	// Shutdown is called before the gateway stops the plugin. It has a
+	// short deadline; after it the process is killed.
+	Shutdown(ctx context.Context) error
+}
+
+// Info describes a controller.
+type Info struct {
+	// Name is the controller id flows name in controller_id.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// APIVersion is the SDK's APIVersion the controller was built with.
+	APIVersion   int      `json:"api_version"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// Host is the gateway as a controller sees it. Every method is a call over
+// one long-lived connection to the gateway. Errors are the sdk sentinels:
+// a stale revision is a *RevisionConflictError (errors.Is
+// ErrRevisionConflict) carrying the current flow; a call made after the
+// plugin instance was replaced or the gateway went away fails with
+// ErrPluginShutdown.
+type Host interface {
+	// GetFlow returns a flow.
+	GetFlow(ctx context.Context, flowID string) (*Flow, error)
+	// ListTasks returns the tasks of a flow, oldest first.
+	ListTasks(ctx context.Context, flowID string) ([]*Task, error)
+	// CreateTask creates a task in a flow, or returns the task that
+	// already has req.IdempotencyKey (created false).
+	CreateTask(ctx context.Context, req TaskRequest) (task *Task, created bool, err error)
+	// UpdateFlow changes a flow's state, wait, step or blocked fields if
+	// its revision is still expected.
+	UpdateFlow(ctx context.Context, flowID string, expected int64, u FlowUpdate) (*Flow, error)
+	// SetWaiting parks a flow: waiting, or blocked when a blocking task or
+	// summary is given.
+	SetWaiting(ctx context.Context, flowID string, expected int64, w WaitRequest) (*Flow, error)
+	// Resume moves a waiting or blocked flow back to queued or running.
+	Resume(ctx context.Context, flowID string, expected int64, r ResumeRequest) (*Flow, error)
+	// Finish ends a flow succeeded.
+	Finish(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error)
+	// Fail ends a flow failed.
+	Fail(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error)
+	// RequestCancel records a sticky cancel request on a flow.
+	RequestCancel(ctx context.Context, flowID string, expected int64) (*Flow, error)
+	// Log writes a line to the gateway's log, attributed to the plugin.
+	Log(ctx context.Context, level, msg string, fields map[string]string) error
+}
+
+// TaskRequest asks for a task in a managed flow.
+type TaskRequest struct {
+	FlowID string `json:"flow_id"`
+	// IdempotencyKey should be set on every task a controller creates:
+	// events are delivered at least once, and the key makes a repeated
+	// create return the first task. Derive it from the flow id and the
+	// step, e.g. flowID + ":fetch".
+	IdempotencyKey string   `json:"idempotency_key"`
+	Runtime        string   `json:"runtime,omitempty"`
+	Label          string   `json:"label,omitempty"`
+	Spec           TaskSpec `json:"spec"`
+}
+
+// FlowUpdate is a guarded change of a flow's fields; nil fields are kept.
+type FlowUpdate struct {
+	State          json.RawMessage `json:"state,omitempty"`
+	Wait           json.RawMessage `json:"wait,omitempty"`
+	CurrentStep    *string         `json:"current_step,omitempty"`
+	BlockedTaskID  *string         `json:"blocked_task_id,omitempty"`
+	BlockedSummary *string         `json:"blocked_summary,omitempty"`
+}
+
+// WaitRequest is what SetWaiting records.
+type WaitRequest struct {
+	CurrentStep    string          `json:"current_step,omitempty"`
+	State          json.RawMessage `json:"state,omitempty"`
+	Wait           json.RawMessage `json:"wait,omitempty"`
+	BlockedTaskID  string          `json:"blocked_task_id,omitempty"`
+	BlockedSummary string          `json:"blocked_summary,omitempty"`
+}
+
+// ResumeRequest is what Resume records. Status is queued (default) or
+// running.
+type ResumeRequest struct {
+	Status      FlowStatus      `json:"status,omitempty"`
+	CurrentStep string          `json:"current_step,omitempty"`
+	State       json.RawMessage `json:"state,omitempty"`
+}
+
+// EndRequest is what Finish and Fail record. The blocked fields say, for
+// Fail, what the flow failed on.
+type EndRequest struct {
+	CurrentStep    string          `json:"current_step,omitempty"`
+	State          json.RawMessage `json:"state,omitempty"`
+	BlockedTaskID  string          `json:"blocked_task_id,omitempty"`
+	BlockedSummary string          `json:"blocked_summary,omitempty"`
+}
+
+// ErrPluginShutdown means the plugin instance is gone or was replaced: the
+// call did not reach a live gateway connection. The event will be
+// delivered again to the next instance.
+var ErrPluginShutdown = errors.New("plugin shut down")
+
+// DefaultEventTimeout is how long the gateway waits for HandleEvent before
+// it counts the delivery as failed.
+const DefaultEventTimeout = 30 * time.Second
