@@ -1,6 +1,7 @@
 // Package sdk is what controller plugin and task authors import from
 // flowgate: the records (Flow, Task), their statuses, the events a
-// controller receives, and the sentinel errors every flowgate API returns.
+// controller receives, the sentinel errors every flowgate API returns, and
+// the plugin protocol (Serve for plugins, Connect for the gateway).
 //
 // # Records
 //
@@ -13,6 +14,38 @@
 //
 // Test errors with errors.Is against the sentinels (ErrNotFound,
 // ErrRevisionConflict, ErrTerminal, ErrCancelRequested, ErrNotManaged,
-// ErrOwnerMismatch, ErrInvalid, ErrIllegalTransition). The message around a
-// sentinel names the record and says what to do.
+// ErrOwnerMismatch, ErrInvalid, ErrIllegalTransition, ErrPluginShutdown).
+// The message around a sentinel names the record and says what to do. The
+// sentinels survive the plugin protocol in both directions: a Host call
+// fails with the gateway's sentinel, and the gateway sees the sentinel a
+// controller's HandleEvent returned.
+//
+// # Writing a controller
+//
+// A controller implements Controller and calls Serve from main (see the
+// Serve example). The gateway starts the binary with hashicorp/go-plugin
+// over gRPC, calls Info once, and then HandleEvent for each event of the
+// flows whose controller_id is the controller's Info.Name. The Host handed
+// to HandleEvent calls back into the gateway over one long-lived
+// connection. Events come at least once: create tasks with idempotency
+// keys and write flows with the revision you read. Log with Logger (hclog
+// JSON on standard error, shown in the gateway's log); never print to
+// standard output. Test a controller with package sdktest.
+//
+// Serve exits the process when the gateway that started it dies, within
+// about a second, so a crashed gateway leaves no plugin behind.
+//
+// # The protocol
+//
+// The wire is the gRPC service in sdk/internal/proto (flowgate.controller.v1,
+// go-plugin protocol version 1, see Handshake). In Setup the gateway serves
+// the Host service once per plugin instance on go-plugin's broker and sends
+// its id; the plugin dials it once. Records cross as the JSON of the sdk
+// types; errors as a gRPC status with a detail naming the sentinel.
+//
+// # For the gateway
+//
+// PluginSet, Connect and Plugin are what the gateway uses to run a plugin;
+// plugin authors do not need them. ServePluginSet serves a controller
+// in-process, for tests.
 package sdk

@@ -1,0 +1,101 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+)
+
+// controllerServer serves a Controller inside the plugin process. Setup
+// dials the gateway's Host service once; every event is handled with that
+// one connection.
+type controllerServer struct {
+	pb.UnimplementedControllerServer
+	impl   Controller
+	broker *plugin.GRPCBroker
+	logger hclog.Logger
+
+	mu   sync.Mutex
+	host *hostClient // nil until Setup
+}
+
+func (s *controllerServer) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*pb.GetInfoResponse, error) {
+	info, err := s.impl.Info(ctx)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return infoToProto(info), nil
+}
+
+// Setup dials the Host service the gateway serves on the broker. A second
+// Setup replaces the connection; calls on the old one then fail with
+// ErrPluginShutdown.
+func (s *controllerServer) Setup(_ context.Context, r *pb.SetupRequest) (*pb.SetupResponse, error) {
+	conn, err := s.broker.Dial(r.GetHostBrokerId())
+	if err != nil {
+		return nil, status.Errorf(codes.Unavailable, "controller could not dial the gateway's host service (broker id %d): %v", r.GetHostBrokerId(), err)
+	}
+	s.mu.Lock()
+	old := s.host
+	s.host = newHostClient(conn)
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.close()
+	}
+	return &pb.SetupResponse{}, nil
+}
+
+func (s *controllerServer) currentHost() *hostClient {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.host
+}
+
+// HandleEvent hands one event to the controller. A panic in the controller
+// fails the event (it is delivered again, and parks its flow if it keeps
+// failing) instead of killing the process with the other flows' events.
+func (s *controllerServer) HandleEvent(ctx context.Context, r *pb.HandleEventRequest) (_ *pb.HandleEventResponse, err error) {
+	host := s.currentHost()
+	if host == nil {
+		return nil, status.Error(codes.FailedPrecondition, "controller got an event before Setup; the gateway must connect with sdk.Connect first")
+	}
+	ev, err := eventFromProto(r)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("controller panicked handling an event", "flow_id", ev.FlowID, "seq", ev.Seq, "type", ev.Type,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = status.Errorf(codes.Internal, "controller panicked handling event %d (%s) of flow %s: %v", ev.Seq, ev.Type, ev.FlowID, p)
+		}
+	}()
+	if err := s.impl.HandleEvent(ctx, host, ev); err != nil {
+		return nil, statusError(err)
+	}
+	return &pb.HandleEventResponse{}, nil
+}
+
+// Shutdown lets the controller stop, then closes the connection to the
+// gateway: Host calls made after it fail with ErrPluginShutdown.
+func (s *controllerServer) Shutdown(ctx context.Context, _ *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	err := s.impl.Shutdown(ctx)
+	s.mu.Lock()
+	host := s.host
+	s.mu.Unlock()
+	if host != nil {
+		_ = host.close()
+	}
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &pb.ShutdownResponse{}, nil
+}

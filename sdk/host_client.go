@@ -1,0 +1,125 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+)
+
+// hostClient is the Host a controller is handed: a client of the gateway's
+// Host service over the one brokered connection dialled in Setup. Once that
+// connection is closed (Shutdown, or a second Setup) or broken (the gateway
+// went away), every call fails with ErrPluginShutdown.
+type hostClient struct {
+	conn   *grpc.ClientConn
+	client pb.HostClient
+	closed atomic.Bool
+}
+
+var _ Host = (*hostClient)(nil)
+
+func newHostClient(conn *grpc.ClientConn) *hostClient {
+	return &hostClient{conn: conn, client: pb.NewHostClient(conn)}
+}
+
+// close ends the connection; calls made after it fail with
+// ErrPluginShutdown.
+func (h *hostClient) close() error {
+	if h.closed.Swap(true) {
+		return nil
+	}
+	return h.conn.Close()
+}
+
+// err turns a call's error into the gateway's error (see errorFromStatus),
+// or ErrPluginShutdown once this side closed the connection.
+func (h *hostClient) err(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if h.closed.Load() {
+		return fmt.Errorf("%w: host %s called after the connection to the gateway was closed", ErrPluginShutdown, method)
+	}
+	return errorFromStatus(err)
+}
+
+func (h *hostClient) flow(method string, r *pb.FlowResponse, err error) (*Flow, error) {
+	if err != nil {
+		return nil, h.err(method, err)
+	}
+	return flowFromProto(r)
+}
+
+// GetFlow implements Host.
+func (h *hostClient) GetFlow(ctx context.Context, flowID string) (*Flow, error) {
+	r, err := h.client.GetFlow(ctx, &pb.GetFlowRequest{FlowId: flowID})
+	return h.flow("GetFlow", r, err)
+}
+
+// ListTasks implements Host.
+func (h *hostClient) ListTasks(ctx context.Context, flowID string) ([]*Task, error) {
+	r, err := h.client.ListTasks(ctx, &pb.ListTasksRequest{FlowId: flowID})
+	if err != nil {
+		return nil, h.err("ListTasks", err)
+	}
+	return tasksFromProto(r)
+}
+
+// CreateTask implements Host.
+func (h *hostClient) CreateTask(ctx context.Context, req TaskRequest) (*Task, bool, error) {
+	in, err := taskRequestToProto(req)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := h.client.CreateTask(ctx, in)
+	if err != nil {
+		return nil, false, h.err("CreateTask", err)
+	}
+	return createdFromProto(r)
+}
+
+// UpdateFlow implements Host.
+func (h *hostClient) UpdateFlow(ctx context.Context, flowID string, expected int64, u FlowUpdate) (*Flow, error) {
+	r, err := h.client.UpdateFlow(ctx, flowUpdateToProto(flowID, expected, u))
+	return h.flow("UpdateFlow", r, err)
+}
+
+// SetWaiting implements Host.
+func (h *hostClient) SetWaiting(ctx context.Context, flowID string, expected int64, w WaitRequest) (*Flow, error) {
+	r, err := h.client.SetWaiting(ctx, waitToProto(flowID, expected, w))
+	return h.flow("SetWaiting", r, err)
+}
+
+// Resume implements Host.
+func (h *hostClient) Resume(ctx context.Context, flowID string, expected int64, rr ResumeRequest) (*Flow, error) {
+	r, err := h.client.Resume(ctx, resumeToProto(flowID, expected, rr))
+	return h.flow("Resume", r, err)
+}
+
+// Finish implements Host.
+func (h *hostClient) Finish(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error) {
+	r, err := h.client.Finish(ctx, endToProto(flowID, expected, e))
+	return h.flow("Finish", r, err)
+}
+
+// Fail implements Host.
+func (h *hostClient) Fail(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error) {
+	r, err := h.client.Fail(ctx, endToProto(flowID, expected, e))
+	return h.flow("Fail", r, err)
+}
+
+// RequestCancel implements Host.
+func (h *hostClient) RequestCancel(ctx context.Context, flowID string, expected int64) (*Flow, error) {
+	r, err := h.client.RequestCancel(ctx, &pb.RequestCancelRequest{FlowId: flowID, ExpectedRevision: expected})
+	return h.flow("RequestCancel", r, err)
+}
+
+// Log implements Host.
+func (h *hostClient) Log(ctx context.Context, level, msg string, fields map[string]string) error {
+	_, err := h.client.Log(ctx, &pb.LogRequest{Level: level, Message: msg, Fields: fields})
+	return h.err("Log", err)
+}

@@ -1,0 +1,79 @@
+package sdk
+
+import (
+	"context"
+
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+)
+
+// hostServer serves the gateway's Host to one plugin instance over the
+// broker. Errors cross as statusError makes them.
+type hostServer struct {
+	pb.UnimplementedHostServer
+	host Host
+}
+
+func flowReply(f *Flow, err error) (*pb.FlowResponse, error) {
+	if err != nil {
+		return nil, statusError(err)
+	}
+	r, err := flowToProto(f)
+	return r, statusError(err)
+}
+
+func (s *hostServer) GetFlow(ctx context.Context, r *pb.GetFlowRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.GetFlow(ctx, r.GetFlowId()))
+}
+
+func (s *hostServer) ListTasks(ctx context.Context, r *pb.ListTasksRequest) (*pb.ListTasksResponse, error) {
+	tasks, err := s.host.ListTasks(ctx, r.GetFlowId())
+	if err != nil {
+		return nil, statusError(err)
+	}
+	out, err := tasksToProto(tasks)
+	return out, statusError(err)
+}
+
+func (s *hostServer) CreateTask(ctx context.Context, r *pb.CreateTaskRequest) (*pb.CreateTaskResponse, error) {
+	req, err := taskRequestFromProto(r)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	task, created, err := s.host.CreateTask(ctx, req)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	out, err := createdToProto(task, created)
+	return out, statusError(err)
+}
+
+func (s *hostServer) UpdateFlow(ctx context.Context, r *pb.UpdateFlowRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.UpdateFlow(ctx, r.GetFlowId(), r.GetExpectedRevision(), flowUpdateFromProto(r)))
+}
+
+func (s *hostServer) SetWaiting(ctx context.Context, r *pb.SetWaitingRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.SetWaiting(ctx, r.GetFlowId(), r.GetExpectedRevision(), waitFromProto(r)))
+}
+
+func (s *hostServer) Resume(ctx context.Context, r *pb.ResumeRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.Resume(ctx, r.GetFlowId(), r.GetExpectedRevision(), resumeFromProto(r)))
+}
+
+func (s *hostServer) Finish(ctx context.Context, r *pb.EndRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.Finish(ctx, r.GetFlowId(), r.GetExpectedRevision(), endFromProto(r)))
+}
+
+func (s *hostServer) Fail(ctx context.Context, r *pb.EndRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.Fail(ctx, r.GetFlowId(), r.GetExpectedRevision(), endFromProto(r)))
+}
+
+func (s *hostServer) RequestCancel(ctx context.Context, r *pb.RequestCancelRequest) (*pb.FlowResponse, error) {
+	return flowReply(s.host.RequestCancel(ctx, r.GetFlowId(), r.GetExpectedRevision()))
+}
+
+func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {
+	if err := s.host.Log(ctx, r.GetLevel(), r.GetMessage(), r.GetFields()); err != nil {
+		return nil, statusError(err)
+	}
+	return &pb.LogResponse{}, nil
+}

@@ -1,0 +1,40 @@
+// Package sdktest tests flowgate controller plugins without a gateway.
+//
+// # The harness
+//
+// Run drives a controller through a test twice: in-process, and over the
+// protocol it runs on under a gateway (go-plugin gRPC, the broker, and the
+// Host served back over one connection), so the wire is tested too. The
+// Harness plays the gateway: StartFlow makes a managed flow and delivers
+// flow.started, FinishTask ends a task and delivers task.finished, Drain
+// delivers whatever else was queued, Flow and Tasks read the records.
+//
+//	func TestFetcher(t *testing.T) {
+//		sdktest.Run(t, fetcher{}, func(t *testing.T, h *sdktest.Harness) {
+//			f := h.StartFlow("fetch the report", nil)
+//			tasks := h.Tasks(f.ID)
+//			h.FinishTask(tasks[0].ID, sdk.TaskSucceeded)
+//			if got := h.Flow(f.ID).Status; got != sdk.FlowSucceeded {
+//				t.Fatalf("flow is %s, want succeeded", got)
+//			}
+//		})
+//	}
+//
+// New makes an in-process harness alone.
+//
+// # The in-memory host
+//
+// Host is an sdk.Host with the gateway engine's rules: revisions and
+// *sdk.RevisionConflictError, idempotency keys, no way out of a terminal
+// status, sticky cancel requests, and a per-flow event outbox. Use it on
+// its own to call a controller's HandleEvent directly (see the example),
+// or through Harness.Host to act as an operator: Resume a waiting flow,
+// RequestCancel, StartTask.
+//
+// # What to test
+//
+// Events arrive at least once: deliver one twice with Harness.Deliver and
+// check that nothing was done twice (idempotency keys, revision checks).
+// Test a revision conflict by changing the flow behind the controller's
+// back, and a cancel with Host.RequestCancel followed by Harness.Drain.
+package sdktest

@@ -1,0 +1,220 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+)
+
+// This file is the one seam between the hand-written sdk types and the
+// generated protocol types: every conversion in either direction is here.
+//
+// Records (Flow, Task, Event, TaskSpec) cross as the JSON of the sdk
+// types. That JSON is already their canonical form (the store and the HTTP
+// API write it), it keeps JSON null distinct from absent for state and
+// wait, and a field added to a record crosses without a protocol change,
+// so the wire can never silently drop one. A controller in another
+// language reads the same documented JSON. Arguments that are not records
+// (ids, revisions, keys, strings) are typed fields.
+
+func infoToProto(i Info) *pb.GetInfoResponse {
+	return &pb.GetInfoResponse{
+		Name:         i.Name,
+		Version:      i.Version,
+		ApiVersion:   int32(i.APIVersion),
+		Capabilities: i.Capabilities,
+	}
+}
+
+func infoFromProto(r *pb.GetInfoResponse) Info {
+	return Info{
+		Name:         r.GetName(),
+		Version:      r.GetVersion(),
+		APIVersion:   int(r.GetApiVersion()),
+		Capabilities: r.GetCapabilities(),
+	}
+}
+
+func eventToProto(ev Event) (*pb.HandleEventRequest, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
+	}
+	return &pb.HandleEventRequest{EventJson: b}, nil
+}
+
+func eventFromProto(r *pb.HandleEventRequest) (Event, error) {
+	var ev Event
+	if err := json.Unmarshal(r.GetEventJson(), &ev); err != nil {
+		return Event{}, fmt.Errorf("%w: event is not an sdk.Event in JSON: %v", ErrInvalid, err)
+	}
+	return ev, nil
+}
+
+func flowToProto(f *Flow) (*pb.FlowResponse, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("encode flow: %w", err)
+	}
+	return &pb.FlowResponse{FlowJson: b}, nil
+}
+
+func flowFromProto(r *pb.FlowResponse) (*Flow, error) {
+	f := new(Flow)
+	if err := json.Unmarshal(r.GetFlowJson(), f); err != nil {
+		return nil, fmt.Errorf("gateway sent a flow that is not an sdk.Flow in JSON: %w", err)
+	}
+	return f, nil
+}
+
+func tasksToProto(tasks []*Task) (*pb.ListTasksResponse, error) {
+	out := &pb.ListTasksResponse{TasksJson: make([][]byte, len(tasks))}
+	for i, t := range tasks {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
+		}
+		out.TasksJson[i] = b
+	}
+	return out, nil
+}
+
+func tasksFromProto(r *pb.ListTasksResponse) ([]*Task, error) {
+	out := make([]*Task, len(r.GetTasksJson()))
+	for i, b := range r.GetTasksJson() {
+		t := new(Task)
+		if err := json.Unmarshal(b, t); err != nil {
+			return nil, fmt.Errorf("gateway sent a task that is not an sdk.Task in JSON: %w", err)
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func taskRequestToProto(req TaskRequest) (*pb.CreateTaskRequest, error) {
+	spec, err := json.Marshal(req.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encode task spec: %v", ErrInvalid, err)
+	}
+	return &pb.CreateTaskRequest{
+		FlowId:         req.FlowID,
+		IdempotencyKey: req.IdempotencyKey,
+		Runtime:        req.Runtime,
+		Label:          req.Label,
+		SpecJson:       spec,
+	}, nil
+}
+
+func taskRequestFromProto(r *pb.CreateTaskRequest) (TaskRequest, error) {
+	req := TaskRequest{
+		FlowID:         r.GetFlowId(),
+		IdempotencyKey: r.GetIdempotencyKey(),
+		Runtime:        r.GetRuntime(),
+		Label:          r.GetLabel(),
+	}
+	if len(r.GetSpecJson()) > 0 {
+		if err := json.Unmarshal(r.GetSpecJson(), &req.Spec); err != nil {
+			return TaskRequest{}, fmt.Errorf("%w: task spec is not an sdk.TaskSpec in JSON: %v", ErrInvalid, err)
+		}
+	}
+	return req, nil
+}
+
+func createdToProto(t *Task, created bool) (*pb.CreateTaskResponse, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode task: %w", err)
+	}
+	return &pb.CreateTaskResponse{TaskJson: b, Created: created}, nil
+}
+
+func createdFromProto(r *pb.CreateTaskResponse) (*Task, bool, error) {
+	t := new(Task)
+	if err := json.Unmarshal(r.GetTaskJson(), t); err != nil {
+		return nil, false, fmt.Errorf("gateway sent a task that is not an sdk.Task in JSON: %w", err)
+	}
+	return t, r.GetCreated(), nil
+}
+
+func flowUpdateToProto(flowID string, expected int64, u FlowUpdate) *pb.UpdateFlowRequest {
+	return &pb.UpdateFlowRequest{
+		FlowId:           flowID,
+		ExpectedRevision: expected,
+		State:            u.State,
+		Wait:             u.Wait,
+		CurrentStep:      u.CurrentStep,
+		BlockedTaskId:    u.BlockedTaskID,
+		BlockedSummary:   u.BlockedSummary,
+	}
+}
+
+func flowUpdateFromProto(r *pb.UpdateFlowRequest) FlowUpdate {
+	return FlowUpdate{
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		CurrentStep:    r.CurrentStep,
+		BlockedTaskID:  r.BlockedTaskId,
+		BlockedSummary: r.BlockedSummary,
+	}
+}
+
+func waitToProto(flowID string, expected int64, w WaitRequest) *pb.SetWaitingRequest {
+	return &pb.SetWaitingRequest{
+		FlowId:           flowID,
+		ExpectedRevision: expected,
+		CurrentStep:      w.CurrentStep,
+		State:            w.State,
+		Wait:             w.Wait,
+		BlockedTaskId:    w.BlockedTaskID,
+		BlockedSummary:   w.BlockedSummary,
+	}
+}
+
+func waitFromProto(r *pb.SetWaitingRequest) WaitRequest {
+	return WaitRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+	}
+}
+
+func resumeToProto(flowID string, expected int64, rr ResumeRequest) *pb.ResumeRequest {
+	return &pb.ResumeRequest{
+		FlowId:           flowID,
+		ExpectedRevision: expected,
+		Status:           string(rr.Status),
+		CurrentStep:      rr.CurrentStep,
+		State:            rr.State,
+	}
+}
+
+func resumeFromProto(r *pb.ResumeRequest) ResumeRequest {
+	return ResumeRequest{
+		Status:      FlowStatus(r.GetStatus()),
+		CurrentStep: r.GetCurrentStep(),
+		State:       json.RawMessage(r.GetState()),
+	}
+}
+
+func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
+	return &pb.EndRequest{
+		FlowId:           flowID,
+		ExpectedRevision: expected,
+		CurrentStep:      e.CurrentStep,
+		State:            e.State,
+		BlockedTaskId:    e.BlockedTaskID,
+		BlockedSummary:   e.BlockedSummary,
+	}
+}
+
+func endFromProto(r *pb.EndRequest) EndRequest {
+	return EndRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+	}
+}
