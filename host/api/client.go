@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -32,6 +33,9 @@ type Client interface {
 	// Status describes the gateway serving this client, or, for a Local
 	// client, reports Running false with the record counts.
 	Status(ctx context.Context) (GatewayStatus, error)
+	// Plugins describes the controller plugins of the running gateway;
+	// a Local client (no gateway) returns ErrNoGateway.
+	Plugins(ctx context.Context) ([]plugins.Status, error)
 
 	// Close releases what the client holds (the store, or the connection).
 	Close() error

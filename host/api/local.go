@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -117,6 +118,11 @@ func (l *Local) Status(_ context.Context) (GatewayStatus, error) {
 		return GatewayStatus{}, err
 	}
 	return GatewayStatus{Home: l.home, Tasks: tasks, Flows: flows.ByStatus}, nil
+}
+
+// Plugins reports that no gateway runs, so no plugin does.
+func (l *Local) Plugins(context.Context) ([]plugins.Status, error) {
+	return nil, fmt.Errorf("%w: plugins run inside the gateway; start one with flowgate gateway", ErrNoGateway)
 }
 
 // Close closes the store.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -222,6 +223,15 @@ func (c *Remote) Status(ctx context.Context) (GatewayStatus, error) {
 	var out GatewayStatus
 	if err := c.call(ctx, http.MethodGet, "/v1/status", nil, nil, &out); err != nil {
 		return GatewayStatus{}, err
+	}
+	return out, nil
+}
+
+// Plugins describes the gateway's controller plugins.
+func (c *Remote) Plugins(ctx context.Context) ([]plugins.Status, error) {
+	out := []plugins.Status{}
+	if err := c.call(ctx, http.MethodGet, "/v1/plugins", nil, nil, &out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

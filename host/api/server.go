@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -32,6 +33,7 @@ const maxRequestBody = 4 << 20
 //
 //	route                        method       request                                answer
 //	GET  /v1/status              Status       -                                      GatewayStatus
+//	GET  /v1/plugins             Plugins      -                                      []plugins.Status
 //	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
 //	                                          after limit
 //	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
@@ -79,6 +81,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	}
 	s := &server{c: c, log: logger, mux: http.NewServeMux()}
 	s.handle("GET /v1/status", s.status)
+	s.handle("GET /v1/plugins", s.plugins)
 	s.handle("GET /v1/tasks", s.listTasks)
 	s.handle("POST /v1/tasks", s.runTask)
 	s.handle("GET /v1/tasks/{$}", s.resolveTask)
@@ -198,6 +201,17 @@ func (s *server) status(_ http.ResponseWriter, r *http.Request) (int, any, error
 	}
 	st, err := s.c.Status(r.Context())
 	return http.StatusOK, st, err
+}
+
+func (s *server) plugins(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	ps, err := s.c.Plugins(r.Context())
+	if ps == nil {
+		ps = []plugins.Status{}
+	}
+	return http.StatusOK, ps, err
 }
 
 func (s *server) listTasks(_ http.ResponseWriter, r *http.Request) (int, any, error) {

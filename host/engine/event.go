@@ -152,42 +152,56 @@ func (e *Engine) PendingEvents() (map[string]int, error) {
 	return counts, err
 }
 
-// EventFailed records a failed delivery of event seq of flow flowID: the
-// count grows, the error is kept, and the event waits until retryAt. With
-// park set, delivery stops instead: the event is parked and the flow is
-// blocked with summary, until someone unblocks it.
-func (e *Engine) EventFailed(flowID string, seq int64, errText string, retryAt time.Time, park bool, summary string) error {
+// EventFailure is a failed delivery of one event.
+type EventFailure struct {
+	// Error says why; it is kept on the event.
+	Error string
+	// RetryAt is when the event may be delivered again.
+	RetryAt time.Time
+	// Counted says the failure is the controller's (an error or no
+	// answer) and counts toward blocking the flow; a controller that is
+	// merely restarting does not count.
+	Counted bool
+	// Park stops delivery: the event is parked and the flow blocked with
+	// Summary until someone unblocks it.
+	Park    bool
+	Summary string
+}
+
+// EventFailed records a failed delivery of event seq of flow flowID. An
+// event that was acknowledged meanwhile is left alone.
+func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
 	return e.write(func(t *txn) error {
 		ev := new(sdk.Event)
 		if err := getJSON(t.tx, eventKey(flowID, seq), ev); err != nil {
 			if errors.Is(err, store.ErrKeyNotFound) {
-				return nil // acknowledged meanwhile
+				return nil
 			}
 			return err
 		}
-		ev.Deliveries++
-		ev.LastError = errText
-		ev.RetryAt = retryAt
-		ev.Parked = park
-		if !park {
+		if f.Counted {
+			ev.Deliveries++
+		}
+		ev.LastError, ev.RetryAt, ev.Parked = f.Error, f.RetryAt, f.Park
+		if !f.Park {
 			t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
 		}
 		if err := t.put(eventKey(flowID, seq), ev); err != nil {
 			return err
 		}
-		if !park {
+		if !f.Park {
 			return nil
 		}
-		f, err := loadFlow(t.tx, flowID)
-		if err != nil || f.Status.Terminal() {
+		fl, err := loadFlow(t.tx, flowID)
+		if err != nil || fl.Status.Terminal() {
 			return err
 		}
-		next := cloneFlow(f)
+		next := cloneFlow(fl)
 		if err := t.move(next, sdk.FlowBlocked); err != nil {
 			return err
 		}
-		next.BlockedSummary = summary
-		return t.saveFlow(f, next)
+		next.BlockedSummary = f.Summary
+		return t.saveFlow(fl, next)
 	})
 }
 

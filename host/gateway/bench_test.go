@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testShimEnv) == "1" {
 		os.Exit(shim.Main(os.Args[len(os.Args)-1]))
 	}
+	if mode := os.Getenv(testPluginEnv); mode != "" {
+		servePlugin(mode) // plugins_test.go
+	}
 	os.Exit(m.Run())
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/flowgate/flowgate/host/plugins"
 )
 
 // FileConfig is the gateway's YAML config file. Every field is optional;
@@ -19,6 +21,10 @@ import (
 //	retention:
 //	  tasks: 168h         # how long finished tasks are kept
 //	log_level: info       # trace, debug, info, warn, error
+//	plugins:              # controller plugins
+//	  - name: hello
+//	    path: /usr/local/bin/hello-controller
+//	    sha256: 9f86…     # optional: checked before every launch
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`
@@ -26,7 +32,8 @@ type FileConfig struct {
 	Retention struct {
 		Tasks Duration `yaml:"tasks"`
 	} `yaml:"retention"`
-	LogLevel string `yaml:"log_level"`
+	LogLevel string         `yaml:"log_level"`
+	Plugins  []plugins.Spec `yaml:"plugins"`
 }
 
 // Duration is a YAML duration written as a Go duration string ("90s",
@@ -72,7 +79,18 @@ func (c FileConfig) Validate() error {
 	}
 	switch c.LogLevel {
 	case "", "trace", "debug", "info", "warn", "error":
-		return nil
+	default:
+		return fmt.Errorf("log_level %q is not one of trace, debug, info, warn, error", c.LogLevel)
 	}
-	return fmt.Errorf("log_level %q is not one of trace, debug, info, warn, error", c.LogLevel)
+	seen := map[string]bool{}
+	for _, p := range c.Plugins {
+		if err := p.Validate(); err != nil {
+			return err
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("plugins: %q is named twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -39,6 +40,15 @@ type Config struct {
 	Launch func(dir string) (*os.Process, error)
 	// Poll overrides how often running tasks are checked (tests).
 	Poll time.Duration
+	// Self is the flowgate executable that serves first-party plugins; if
+	// empty, the running executable.
+	Self string
+	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
+	// Plugins, Self, Logger and LogLevel are filled in from the rest.
+	Supervisor plugins.SupervisorConfig
+	// Delivery tunes event delivery (timeout, failures before a flow is
+	// blocked, backoff); its Logger is filled in.
+	Delivery plugins.DeliveryConfig
 }
 
 // Gateway is the host: the store, the engine, the runner and the API
@@ -51,6 +61,8 @@ type Gateway struct {
 	st      *store.Bolt
 	eng     *engine.Engine
 	run     *runner.Runner
+	sup     *plugins.Supervisor
+	del     *plugins.Deliverer
 	srv     *http.Server
 	ln      net.Listener
 	served  chan struct{}
@@ -101,10 +113,20 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var run *runner.Runner
+	var (
+		run *runner.Runner
+		del *plugins.Deliverer
+		sup *plugins.Supervisor
+	)
 	eng, err := engine.New(st, engine.Config{
 		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
-		Notify:        func(c engine.Change) { run.Notify(c) },
+		Notify: func(c engine.Change) {
+			if c.Kind == engine.EventQueued {
+				del.Wake()
+				return
+			}
+			run.Notify(c)
+		},
 	})
 	if err == nil {
 		run, err = runner.New(eng, runner.Config{
@@ -113,19 +135,35 @@ func (g *Gateway) Start(ctx context.Context) error {
 		})
 	}
 	if err == nil {
-		err = run.Start(ctx)
+		sc := g.cfg.Supervisor
+		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.cfg.File.Plugins, g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		sup, err = plugins.NewSupervisor(eng, sc)
 	}
 	if err != nil {
 		st.Close()
 		return err
 	}
-	ln, err := api.Listen(sock)
-	if err != nil {
+	dc := g.cfg.Delivery
+	dc.Logger = g.cfg.Logger.Named("events")
+	del = plugins.NewDeliverer(eng, sup.Handler, dc)
+	stop := func() {
+		_ = del.Stop(ctx)
+		_ = sup.Stop(ctx)
 		_ = run.Stop(ctx)
 		st.Close()
+	}
+	if err := run.Start(ctx); err != nil {
+		st.Close()
 		return err
 	}
-	g.st, g.eng, g.run, g.ln = st, eng, run, ln
+	_ = sup.Start(ctx)
+	_ = del.Start(ctx)
+	ln, err := api.Listen(sock)
+	if err != nil {
+		stop()
+		return err
+	}
+	g.st, g.eng, g.run, g.sup, g.del, g.ln = st, eng, run, sup, del, ln
 	g.started = time.Now()
 	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
 	g.served = make(chan struct{})
@@ -149,9 +187,7 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	}
 	err := g.srv.Shutdown(ctx)
 	<-g.served
-	if rerr := g.run.Stop(ctx); err == nil {
-		err = rerr
-	}
+	err = errors.Join(err, g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
 	if cerr := g.st.Close(); err == nil {
 		err = cerr
 	}
@@ -190,6 +226,9 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.MaxRunning = c.g.run.MaxRunning()
 	return s, nil
 }
+
+// Plugins describes the gateway's controller plugins.
+func (c *client) Plugins(context.Context) ([]plugins.Status, error) { return c.g.sup.Statuses(), nil }
 
 // Close does nothing: the gateway owns the store.
 func (c *client) Close() error { return nil }

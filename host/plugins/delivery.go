@@ -14,6 +14,10 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
+// ErrUnavailable means a controller is starting or restarting: delivery
+// waits for it without counting a failure.
+var ErrUnavailable = errors.New("controller unavailable")
+
 // Handler delivers one event to a live controller instance.
 type Handler interface {
 	HandleEvent(ctx context.Context, ev sdk.Event) error
@@ -197,19 +201,27 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		d.log.Debug("event delivered", "flow", ev.FlowID, "seq", ev.Seq, "type", ev.Type, "controller", del.Controller)
 		return
 	}
-	failures := ev.Deliveries + 1
-	park := failures >= d.cfg.MaxFailures
-	delay := d.backoff(failures)
+	// A controller that is restarting has not failed the event: wait for
+	// it without counting. One that errs, does not answer, or cannot run
+	// at all (failed, not configured) counts toward blocking the flow.
+	counted := !errors.Is(err, ErrUnavailable) && !errors.Is(err, sdk.ErrPluginShutdown)
+	failures := ev.Deliveries
+	if counted {
+		failures++
+	}
+	park := counted && failures >= d.cfg.MaxFailures
+	delay := d.backoff(max(failures, 1))
 	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
 		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
-	if ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, err.Error(), time.Now().Add(delay), park, summary); ferr != nil {
+	f := engine.EventFailure{Error: err.Error(), RetryAt: time.Now().Add(delay), Counted: counted, Park: park, Summary: summary}
+	if ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f); ferr != nil {
 		d.log.Error("record failed delivery", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
 	}
 	if park {
 		d.log.Error("event parked, flow blocked", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "error", err)
 		return
 	}
-	d.log.Warn("event delivery failed", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "failures", failures, "retry_in", delay, "error", err)
+	d.log.Warn("event delivery failed", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "failures", failures, "counted", counted, "retry_in", delay, "error", err)
 }
 
 // backoff is min(Backoff·2^(n-1), MaxBackoff).

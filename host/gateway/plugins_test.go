@@ -1,0 +1,258 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// testPluginEnv makes the test binary serve a controller plugin: "stepper"
+// (three tasks, slowly, recording each event it starts on), "exit" (dies
+// before the handshake), "garbage" (prints to stdout before the
+// handshake), "silent" (never answers HandleEvent).
+const testPluginEnv = "FLOWGATE_TEST_PLUGIN"
+
+// stepper drives a flow through three tasks like examples/controllers/hello,
+// but pauses in every event so a test can kill it mid-event, and writes a
+// marker file for every event it starts handling.
+type stepper struct {
+	markers string
+	delay   time.Duration
+}
+
+func (stepper) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "stepper", Version: "test", APIVersion: sdk.APIVersion}, nil
+}
+
+func (stepper) Shutdown(context.Context) error { return nil }
+
+func (s stepper) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
+	_ = os.WriteFile(filepath.Join(s.markers, fmt.Sprintf("%d-%d-%d", os.Getpid(), ev.Seq, ev.Deliveries)), nil, 0o600)
+	time.Sleep(s.delay)
+	flow, err := h.GetFlow(ctx, ev.FlowID)
+	if err != nil || flow.Status.Terminal() {
+		return err
+	}
+	if ev.Type == sdk.EventFlowStarted {
+		// A write with a stale revision must come back as a conflict that
+		// carries the current flow.
+		_, err := h.UpdateFlow(ctx, flow.ID, flow.Revision+7, sdk.FlowUpdate{State: json.RawMessage(`"stale"`)})
+		var rc *sdk.RevisionConflictError
+		if !errors.Is(err, sdk.ErrRevisionConflict) || !errors.As(err, &rc) || rc.Current.Revision != flow.Revision {
+			return fmt.Errorf("stale write: want a revision conflict carrying revision %d, got %v", flow.Revision, err)
+		}
+	}
+	tasks, err := h.ListTasks(ctx, flow.ID)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, t := range tasks {
+		if !t.Status.Terminal() {
+			return nil
+		}
+		done++
+	}
+	if done == 3 {
+		_, err := h.Finish(ctx, flow.ID, flow.Revision, sdk.EndRequest{State: json.RawMessage(`{"conflict_seen":true}`)})
+		return err
+	}
+	_, _, err = h.CreateTask(ctx, sdk.TaskRequest{FlowID: flow.ID, IdempotencyKey: fmt.Sprintf("%s:%d", flow.ID, done),
+		Label: fmt.Sprint("step ", done+1), Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	return err
+}
+
+// silent never answers an event.
+type silent struct{ stepper }
+
+func (silent) HandleEvent(ctx context.Context, _ sdk.Host, _ sdk.Event) error {
+	<-ctx.Done()
+	select {} // and ignore the cancel too
+}
+
+func servePlugin(mode string) {
+	switch mode {
+	case "stepper":
+		sdk.Serve(stepper{markers: os.Getenv("FLOWGATE_TEST_MARKERS"), delay: 150 * time.Millisecond})
+	case "silent":
+		sdk.Serve(silent{})
+	case "exit":
+		os.Exit(3)
+	case "garbage":
+		fmt.Println("hello, I am not a plugin handshake")
+		os.Exit(0)
+	}
+	os.Exit(0)
+}
+
+// testLaunch runs task shims from the test binary.
+func testLaunch(dir string) (*os.Process, error) {
+	return shim.Launch(os.Args[0], []string{dir}, append(os.Environ(), testShimEnv+"=1", "GORACE=atexit_sleep_ms=0"))
+}
+
+// testPlugin is a plugin entry served by this test binary in mode.
+func testPlugin(name, mode string, env map[string]string) plugins.Spec {
+	e := map[string]string{testPluginEnv: mode, "GORACE": "atexit_sleep_ms=0"}
+	for k, v := range env {
+		e[k] = v
+	}
+	return plugins.Spec{Name: name, Path: os.Args[0], Env: e}
+}
+
+// startTestGateway starts an in-process gateway with fast restarts and
+// deliveries, and returns a client over its socket.
+func startTestGateway(t *testing.T, restartBudget int, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+	t.Helper()
+	home, err := os.MkdirTemp("", "fgplug")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var fc gateway.FileConfig
+	fc.Plugins = specs
+	g, err := gateway.New(gateway.Config{
+		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond,
+		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
+		Supervisor: plugins.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
+		Delivery:   plugins.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
+	})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return g, c
+}
+
+func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(engine.FlowView) bool) engine.FlowView {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := c.ViewFlow(context.Background(), id)
+		require.NoError(t, err)
+		if cond(v) {
+			return v
+		}
+		require.True(t, time.Now().Before(deadline), "timed out waiting for %s; flow is %s (%s)", what, v.Status, v.BlockedSummary)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func pluginStatus(t *testing.T, c api.Client, name string) plugins.Status {
+	t.Helper()
+	ps, err := c.Plugins(context.Background())
+	require.NoError(t, err)
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no plugin %s in %v", name, ps)
+	return plugins.Status{}
+}
+
+func TestHelloExampleDrivesAFlow(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "hello")
+	out, err := exec.Command("go", "build", "-o", bin, "../../examples/controllers/hello").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, c := startTestGateway(t, 10, plugins.Spec{Name: "hello", Path: bin})
+
+	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "hello", Goal: "say hello", OwnerKey: "me"})
+	require.NoError(t, err)
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	require.Len(t, v.Tasks, 3)
+	require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
+	p := pluginStatus(t, c, "hello")
+	require.Equal(t, plugins.StateRunning, p.State)
+	require.Equal(t, "1.0.0", p.Version)
+	require.Positive(t, p.PID)
+}
+
+// TestControllerKilledMidEventStillCompletes SIGKILLs the plugin 20 times,
+// each time while it is inside HandleEvent; every restart gets the event
+// again, and the flow still ends with exactly three tasks.
+func TestControllerKilledMidEventStillCompletes(t *testing.T) {
+	t.Parallel()
+	markers := t.TempDir()
+	_, c := startTestGateway(t, 100, testPlugin("stepper", "stepper", map[string]string{"FLOWGATE_TEST_MARKERS": markers}))
+	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "stepper", Goal: "survive", OwnerKey: "me"})
+	require.NoError(t, err)
+
+	killed := map[int]bool{}
+	deadline := time.Now().Add(90 * time.Second)
+	for len(killed) < 20 {
+		require.True(t, time.Now().Before(deadline), "killed only %d times", len(killed))
+		entries, err := os.ReadDir(markers)
+		require.NoError(t, err)
+		for _, e := range entries {
+			var pid int
+			if _, err := fmt.Sscanf(e.Name(), "%d-", &pid); err != nil || killed[pid] {
+				continue
+			}
+			// The plugin is inside HandleEvent: it wrote the marker and
+			// sleeps before acting.
+			require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+			killed[pid] = true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	require.Len(t, v.Tasks, 3, "no duplicate tasks across 20 crashes")
+	require.JSONEq(t, `{"conflict_seen":true}`, string(v.State), "the stale write came back as a conflict with the current revision")
+	require.GreaterOrEqual(t, pluginStatus(t, c, "stepper").Restarts, 20)
+}
+
+// TestBrokenPluginsLeaveTheGatewayRunning configures four broken plugins
+// and checks that each shows a clear state and that its flow is blocked
+// with the reason, while the gateway keeps serving.
+func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
+	t.Parallel()
+	bad := testPlugin("badsum", "stepper", nil)
+	bad.SHA256 = strings.Repeat("0", 64)
+	// A restart budget of 2: a plugin that cannot start is given up on
+	// quickly, and only then do its flows count failed deliveries.
+	_, c := startTestGateway(t, 2, bad, testPlugin("early", "exit", nil), testPlugin("noisy", "garbage", nil), testPlugin("mute", "silent", nil))
+
+	cases := map[string]struct {
+		state   plugins.State
+		lastErr string // in plugins list
+		flowErr string // in the blocked flow's summary
+	}{
+		"badsum": {plugins.StateFailed, "does not match its configured sha256", "controller badsum is not running (state failed"},
+		"early":  {plugins.StateFailed, "giving up", "controller early is not running (state failed"},
+		"noisy":  {plugins.StateFailed, "giving up", "controller noisy is not running (state failed"},
+		"mute":   {plugins.StateRunning, "", "no answer within 2s"},
+	}
+	for name, want := range cases {
+		f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})
+		require.NoError(t, err)
+		v := waitFlow(t, c, f.ID, name+" blocked", func(v engine.FlowView) bool { return v.Status == sdk.FlowBlocked })
+		require.Contains(t, v.BlockedSummary, want.flowErr, name)
+		p := pluginStatus(t, c, name)
+		require.Equal(t, want.state, p.State, name)
+		require.Contains(t, p.LastError, want.lastErr, name)
+	}
+	st, err := c.Status(context.Background())
+	require.NoError(t, err)
+	require.True(t, st.Running)
+}

@@ -1,0 +1,127 @@
+package plugins
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// host is the gateway as one plugin instance sees it: every call goes to
+// the engine, on behalf of the controller name, and is refused with
+// sdk.ErrPluginShutdown once the instance is stale (it crashed or was
+// replaced), so a late call from an old instance can never race the new
+// one.
+type host struct {
+	eng   *engine.Engine
+	name  string
+	epoch int64
+	live  func(epoch int64) bool
+	log   func(level, msg string, fields map[string]string)
+}
+
+var _ sdk.Host = (*host)(nil)
+
+func (h *host) check() error {
+	if !h.live(h.epoch) {
+		return fmt.Errorf("%w: instance %d of plugin %s was replaced", sdk.ErrPluginShutdown, h.epoch, h.name)
+	}
+	return nil
+}
+
+// own loads a flow and refuses one that another controller drives.
+func (h *host) own(flowID string) (*sdk.Flow, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	f, err := h.eng.GetFlow(flowID)
+	if err != nil {
+		return nil, err
+	}
+	if f.SyncMode != sdk.SyncManaged || f.ControllerID != h.name {
+		return nil, fmt.Errorf("%w: flow %s is driven by %q, not by controller %s", sdk.ErrNotManaged, flowID, f.ControllerID, h.name)
+	}
+	return f, nil
+}
+
+func (h *host) GetFlow(_ context.Context, flowID string) (*sdk.Flow, error) { return h.own(flowID) }
+
+func (h *host) ListTasks(_ context.Context, flowID string) ([]*sdk.Task, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.FlowTasks(flowID)
+}
+
+func (h *host) CreateTask(_ context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
+	if _, err := h.own(req.FlowID); err != nil {
+		return nil, false, err
+	}
+	runtime := req.Runtime
+	if runtime == "" {
+		runtime = h.name
+	}
+	return h.eng.CreateTask(engine.CreateTaskInput{
+		FlowID: req.FlowID, Runtime: runtime, Label: req.Label, Spec: req.Spec, IdempotencyKey: req.IdempotencyKey,
+	})
+}
+
+func (h *host) UpdateFlow(_ context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.UpdateFlow(flowID, expected, engine.FlowPatch{
+		State: u.State, Wait: u.Wait, CurrentStep: u.CurrentStep, BlockedTaskID: u.BlockedTaskID, BlockedSummary: u.BlockedSummary,
+	})
+}
+
+func (h *host) SetWaiting(_ context.Context, flowID string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.SetWaiting(flowID, expected, engine.WaitInput{
+		CurrentStep: w.CurrentStep, State: w.State, Wait: w.Wait, BlockedTaskID: w.BlockedTaskID, BlockedSummary: w.BlockedSummary,
+	})
+}
+
+func (h *host) Resume(_ context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.Resume(flowID, expected, engine.ResumeInput{Status: r.Status, CurrentStep: r.CurrentStep, State: r.State})
+}
+
+func (h *host) Finish(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.Finish(flowID, expected, endInput(e))
+}
+
+func (h *host) Fail(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.Fail(flowID, expected, endInput(e))
+}
+
+func endInput(e sdk.EndRequest) engine.EndInput {
+	return engine.EndInput{CurrentStep: e.CurrentStep, State: e.State, BlockedTaskID: e.BlockedTaskID, BlockedSummary: e.BlockedSummary}
+}
+
+func (h *host) RequestCancel(_ context.Context, flowID string, expected int64) (*sdk.Flow, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	res, err := h.eng.RequestCancel(flowID, expected)
+	return res.Flow, err
+}
+
+func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	h.log(level, msg, fields)
+	return nil
+}

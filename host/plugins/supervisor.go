@@ -1,0 +1,493 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Spec names one controller plugin to run: an executable (Path, Args, Env),
+// or, with Path empty, a first-party controller the flowgate executable
+// serves itself (flowgate plugin serve NAME).
+type Spec struct {
+	Name string            `yaml:"name"`
+	Path string            `yaml:"path"`
+	Args []string          `yaml:"args"`
+	Env  map[string]string `yaml:"env"`
+	// SHA256, if set, is the hex SHA-256 the executable must have; it is
+	// checked before every launch.
+	SHA256 string `yaml:"sha256"`
+}
+
+// Validate names the first field that is wrong.
+func (s Spec) Validate() error {
+	switch {
+	case s.Name == "":
+		return errors.New("plugins: an entry has no name")
+	case s.SHA256 != "" && len(s.SHA256) != 64:
+		return fmt.Errorf("plugins.%s.sha256: want 64 hex digits, got %d characters", s.Name, len(s.SHA256))
+	}
+	if s.SHA256 != "" {
+		if _, err := hex.DecodeString(s.SHA256); err != nil {
+			return fmt.Errorf("plugins.%s.sha256: not hex: %v", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// State is where a plugin instance is in its life.
+type State string
+
+// Plugin states.
+const (
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateBackoff  State = "backoff" // crashed or failed to start; restarting after a delay
+	StateFailed   State = "failed"  // gave up: restart budget spent, or a permanent error
+	StateStopped  State = "stopped"
+)
+
+// Status describes one plugin for `flowgate plugins list`.
+type Status struct {
+	Name      string    `json:"name"`
+	Version   string    `json:"version,omitempty"`
+	State     State     `json:"state"`
+	PID       int       `json:"pid,omitempty"`
+	Restarts  int       `json:"restarts"`
+	Epoch     int64     `json:"epoch"`
+	LastError string    `json:"last_error,omitempty"`
+	Since     time.Time `json:"since"`
+	Pending   int       `json:"pending_events"`
+}
+
+// SupervisorConfig tunes a Supervisor. Zero fields take their defaults.
+type SupervisorConfig struct {
+	Plugins []Spec
+	// Self is the flowgate executable, which serves first-party plugins.
+	// If empty, os.Executable.
+	Self string
+	// Logger is the parent of every plugin's logger ("plugin.NAME").
+	Logger hclog.Logger
+	// StartTimeout bounds a plugin's handshake. If zero, 10s.
+	StartTimeout time.Duration
+	// Backoff and MaxBackoff space restarts: Backoff·2^(n-1), capped. If
+	// zero, 500ms and 30s.
+	Backoff, MaxBackoff time.Duration
+	// RestartBudget is how many restarts within RestartWindow are allowed
+	// before the plugin is left failed. If zero, 10 in 10 minutes.
+	RestartBudget int
+	RestartWindow time.Duration
+	// ShutdownTimeout bounds the Shutdown call at stop, before the kill.
+	// If zero, 2s.
+	ShutdownTimeout time.Duration
+	// LogLevel is passed to plugins (FLOWGATE_LOG_LEVEL). If empty, info.
+	LogLevel string
+}
+
+func (c SupervisorConfig) withDefaults() SupervisorConfig {
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = 10 * time.Second
+	}
+	if c.Backoff == 0 {
+		c.Backoff = 500 * time.Millisecond
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = 30 * time.Second
+	}
+	if c.RestartBudget == 0 {
+		c.RestartBudget = 10
+	}
+	if c.RestartWindow == 0 {
+		c.RestartWindow = 10 * time.Minute
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = 2 * time.Second
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	return c
+}
+
+// Supervisor runs the configured controller plugins as go-plugin
+// subprocesses, each in its own process group, restarts them with backoff
+// when they die, and hands their live instance to event delivery. Every
+// instance has an epoch; callbacks from an older one are refused.
+type Supervisor struct {
+	eng *engine.Engine
+	cfg SupervisorConfig
+	log hclog.Logger
+
+	epochs    atomic.Int64
+	mu        sync.Mutex
+	instances map[string]*instance
+	cancel    context.CancelFunc
+	done      sync.WaitGroup
+}
+
+// instance is the current process of one plugin.
+type instance struct {
+	spec Spec
+
+	mu        sync.Mutex
+	state     State
+	epoch     int64
+	client    *plugin.Client
+	conn      sdk.Plugin
+	info      sdk.Info
+	pid       int
+	restarts  int
+	starts    []time.Time
+	lastError string
+	since     time.Time
+}
+
+// NewSupervisor returns a supervisor for cfg.Plugins; it fails on an
+// invalid or duplicate entry.
+func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error) {
+	cfg = cfg.withDefaults()
+	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
+	for _, p := range cfg.Plugins {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := s.instances[p.Name]; dup {
+			return nil, fmt.Errorf("plugins: %q is named twice", p.Name)
+		}
+		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
+	}
+	if s.cfg.Self == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find the flowgate executable for first-party plugins: %w", err)
+		}
+		s.cfg.Self = exe
+	}
+	return s, nil
+}
+
+// Start launches every plugin; each is then kept running in the
+// background. A plugin that fails to start does not fail Start: its state
+// says why, and it is retried.
+func (s *Supervisor) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return nil
+	}
+	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for _, in := range s.instances {
+		s.done.Add(1)
+		go s.keep(ctx, in)
+	}
+	return nil
+}
+
+// Stop asks every plugin to shut down, waits ShutdownTimeout, then kills
+// what is left (its whole process group).
+func (s *Supervisor) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.cancel = nil
+	s.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	stopped := make(chan struct{})
+	go func() { s.done.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("plugin supervisor stop: %w", ctx.Err())
+	}
+}
+
+// Handler returns the live instance of controller name, for delivery.
+func (s *Supervisor) Handler(name string) (Handler, error) {
+	s.mu.Lock()
+	in := s.instances[name]
+	s.mu.Unlock()
+	if in == nil {
+		return nil, fmt.Errorf("no plugin named %q is configured in the gateway config (plugins:)", name)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.state != StateRunning || in.conn == nil {
+		msg := fmt.Sprintf("controller %s is not running (state %s", name, in.state)
+		if in.lastError != "" {
+			msg += ", last error: " + in.lastError
+		}
+		msg += ")"
+		if in.state == StateStarting || in.state == StateBackoff {
+			return nil, fmt.Errorf("%w: %s", ErrUnavailable, msg)
+		}
+		return nil, errors.New(msg)
+	}
+	return in.conn, nil
+}
+
+// Statuses describes every plugin, by name.
+func (s *Supervisor) Statuses() []Status {
+	pending, err := s.eng.PendingEvents()
+	if err != nil {
+		s.log.Warn("count pending events", "error", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Status, 0, len(s.instances))
+	for name, in := range s.instances {
+		in.mu.Lock()
+		out = append(out, Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name]})
+		in.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// live reports whether epoch is the current instance of its plugin.
+func (in *instance) live(epoch int64) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.epoch == epoch && in.state == StateRunning
+}
+
+func (in *instance) set(state State, errText string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.state, in.since = state, time.Now()
+	if errText != "" {
+		in.lastError = errText
+	}
+}
+
+// keep runs one plugin until ctx ends: launch, wait for it to exit,
+// back off, launch again, within the restart budget.
+func (s *Supervisor) keep(ctx context.Context, in *instance) {
+	defer s.done.Done()
+	log := s.cfg.Logger.Named("plugin." + in.spec.Name)
+	for n := 0; ; n++ {
+		started := time.Now()
+		err := s.launch(ctx, in, log)
+		if err == nil {
+			err = s.wait(ctx, in)
+		}
+		if time.Since(started) > s.cfg.MaxBackoff {
+			n = 0 // it ran well for a while: back off from the start again
+		}
+		if ctx.Err() != nil {
+			s.shutdown(in, log)
+			in.set(StateStopped, "")
+			return
+		}
+		s.kill(in)
+		var permanent *permanentError
+		if errors.As(err, &permanent) {
+			log.Error("plugin failed; not restarting", "error", err)
+			in.set(StateFailed, err.Error())
+			return
+		}
+		if !in.allowRestart(s.cfg.RestartBudget, s.cfg.RestartWindow) {
+			log.Error("plugin restart budget spent; giving up", "error", err, "budget", s.cfg.RestartBudget, "window", s.cfg.RestartWindow)
+			in.set(StateFailed, fmt.Sprintf("%v (restarted %d times within %s; giving up)", err, s.cfg.RestartBudget, s.cfg.RestartWindow))
+			return
+		}
+		delay := min(time.Duration(float64(s.cfg.Backoff)*float64(uint(1)<<min(n, 20))), s.cfg.MaxBackoff)
+		log.Warn("plugin down; restarting", "error", err, "in", delay)
+		in.set(StateBackoff, err.Error())
+		select {
+		case <-ctx.Done():
+			in.set(StateStopped, "")
+			return
+		case <-time.After(delay):
+		}
+		in.mu.Lock()
+		in.restarts++
+		in.mu.Unlock()
+	}
+}
+
+// allowRestart records a restart and reports whether the budget allows
+// it.
+func (in *instance) allowRestart(budget int, window time.Duration) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	now := time.Now()
+	kept := in.starts[:0]
+	for _, t := range in.starts {
+		if now.Sub(t) < window {
+			kept = append(kept, t)
+		}
+	}
+	in.starts = append(kept, now)
+	return len(in.starts) <= budget
+}
+
+// permanentError is a launch failure that a restart cannot fix.
+type permanentError struct{ err error }
+
+func (p *permanentError) Error() string { return p.err.Error() }
+func (p *permanentError) Unwrap() error { return p.err }
+
+// command builds the plugin's process: its own executable, or flowgate
+// serving a first-party plugin. It runs in its own process group.
+func (s *Supervisor) command(spec Spec) *exec.Cmd {
+	var cmd *exec.Cmd
+	if spec.Path == "" {
+		cmd = exec.Command(s.cfg.Self, "plugin", "serve", spec.Name)
+	} else {
+		cmd = exec.Command(spec.Path, spec.Args...)
+	}
+	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+s.cfg.LogLevel)
+	for k, v := range spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// launch starts a new instance of in's plugin and connects to it.
+func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger) error {
+	epoch := s.epochs.Add(1)
+	in.mu.Lock()
+	in.state, in.epoch, in.since, in.conn, in.pid = StateStarting, epoch, time.Now(), nil, 0
+	in.mu.Unlock()
+
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		Plugins:          sdk.PluginSet(),
+		Cmd:              s.command(in.spec),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           log,
+		StartTimeout:     s.cfg.StartTimeout,
+		SyncStdout:       logWriter{log, "stdout"},
+		SyncStderr:       logWriter{log, "stderr"},
+		// cmd.Env already holds the gateway's environment; without this
+		// go-plugin appends it again, after the plugin's own settings,
+		// and it would win over them.
+		SkipHostEnv: true,
+	}
+	if in.spec.SHA256 != "" {
+		sum, _ := hex.DecodeString(in.spec.SHA256)
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+	}
+	client := plugin.NewClient(cfg)
+	in.mu.Lock()
+	in.client = client
+	in.mu.Unlock()
+	rpc, err := client.Client()
+	if err != nil {
+		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+			return &permanentError{fmt.Errorf("plugin %s: the executable does not match its configured sha256; reinstall it or fix plugins.%s.sha256", in.spec.Name, in.spec.Name)}
+		}
+		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
+	}
+	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live,
+		log: func(level, msg string, fields map[string]string) {
+			args := make([]any, 0, 2*len(fields))
+			for k, v := range fields {
+				args = append(args, k, v)
+			}
+			log.Log(hclog.LevelFromString(level), msg, args...)
+		}}
+	conn, err := sdk.Connect(ctx, rpc, h)
+	if err != nil {
+		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)
+	}
+	ictx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
+	info, err := conn.Info(ictx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("plugin %s: info: %w", in.spec.Name, err)
+	}
+	if info.APIVersion != sdk.APIVersion {
+		return &permanentError{fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
+	}
+	in.mu.Lock()
+	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
+	if rc := client.ReattachConfig(); rc != nil {
+		in.pid = rc.Pid
+	}
+	in.mu.Unlock()
+	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
+	return nil
+}
+
+// wait returns when the instance's process exits or ctx ends.
+func (s *Supervisor) wait(ctx context.Context, in *instance) error {
+	in.mu.Lock()
+	client := in.client
+	in.mu.Unlock()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if client.Exited() {
+				return errors.New("the plugin process exited")
+			}
+		}
+	}
+}
+
+// shutdown asks the instance to stop, then kills it.
+func (s *Supervisor) shutdown(in *instance, log hclog.Logger) {
+	in.mu.Lock()
+	conn := in.conn
+	in.mu.Unlock()
+	if conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		if err := conn.Shutdown(ctx); err != nil {
+			log.Debug("plugin shutdown", "error", err)
+		}
+		cancel()
+	}
+	s.kill(in)
+}
+
+// kill ends the instance's process and its process group.
+func (s *Supervisor) kill(in *instance) {
+	in.mu.Lock()
+	client, pid := in.client, in.pid
+	in.client, in.conn = nil, nil
+	in.mu.Unlock()
+	if client != nil {
+		client.Kill()
+	}
+	if pid > 1 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL) // anything the plugin left in its group
+	}
+}
+
+// logWriter forwards a plugin's stray stdout or stderr lines to its log.
+type logWriter struct {
+	log    hclog.Logger
+	stream string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Warn("plugin wrote to "+w.stream, "text", string(p))
+	return len(p), nil
+}
