@@ -118,7 +118,7 @@ func TestFlowListLayout(t *testing.T) {
 		require.NotEqual(t, ' ', l[col], "columns are aligned: %q", l)
 	}
 
-	code, out, _ = run(t, home, "tasks", "flow", "list", "--status", "running", "--mode", "managed", "--json")
+	code, out, _ = run(t, home, "tasks", "flow", "list", "--status", "queued", "--mode", "managed", "--json")
 	require.Equal(t, 0, code)
 	var l struct {
 		Count  int
@@ -131,7 +131,7 @@ func TestFlowListLayout(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Equal(t, 1, l.Count)
-	require.Equal(t, "running", l.Status, "a managed flow runs once it has a task")
+	require.Equal(t, "queued", l.Status)
 	require.Equal(t, flowID, l.Flows[0].ID)
 	require.Len(t, l.Flows[0].Tasks, 1)
 	require.Equal(t, 1, l.Flows[0].TaskSummary.Active)

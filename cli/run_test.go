@@ -121,3 +121,16 @@ func shortHome(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+func TestPluginsListWithoutGateway(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, out, errOut := run(t, home, "plugins", "list", "--json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "No gateway is running")
+	require.JSONEq(t, `{"count":0,"plugins":[]}`, out)
+
+	code, _, errOut = run(t, home, "plugin", "serve", "nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `no first-party plugin is named "nope"`)
+}

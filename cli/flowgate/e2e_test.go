@@ -39,7 +39,13 @@ type gatewayProc struct {
 // its socket answers.
 func startGateway(t *testing.T, bin, home string, logf *os.File) *gatewayProc {
 	t.Helper()
-	cmd := exec.Command(bin, "gateway", "--home", home, "--log-level", "debug")
+	return startGatewayArgs(t, bin, home, logf)
+}
+
+// startGatewayArgs is startGateway with extra gateway flags.
+func startGatewayArgs(t *testing.T, bin, home string, logf *os.File, extra ...string) *gatewayProc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"gateway", "--home", home, "--log-level", "debug"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	g := &gatewayProc{cmd: cmd, done: make(chan struct{})}
@@ -286,4 +292,96 @@ func TestCtrlCLeavesTheTaskRunning(t *testing.T) {
 	}
 	_, err = os.Stat(marker)
 	require.NoError(t, err, "the task ran to its end")
+}
+
+// TestPluginEventsSurviveGatewaySIGKILL runs the hello controller under a
+// real gateway, SIGKILLs the gateway while events are pending, checks the
+// plugin process exits within a second, and that the restarted gateway
+// delivers the pending events so every flow finishes with three tasks.
+func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	hello := filepath.Join(t.TempDir(), "hello")
+	out, err := exec.Command("go", "build", "-o", hello, "../../examples/controllers/hello").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	home, err := os.MkdirTemp("", "fgplug")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	work := t.TempDir()
+	cfg := filepath.Join(work, "gateway.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("plugins:\n  - name: hello\n    path: "+hello+"\n"), 0o600))
+	logf, err := os.Create(filepath.Join(work, "gateway.log"))
+	require.NoError(t, err)
+	defer logf.Close()
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gateway log:\n%s", b)
+		}
+	})
+
+	g := startGatewayArgs(t, bin, home, logf, "--config", cfg)
+	ctx := context.Background()
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	var pid int
+	deadline := time.Now().Add(20 * time.Second)
+	for pid == 0 {
+		ps, err := c.Plugins(ctx)
+		require.NoError(t, err)
+		if len(ps) == 1 && ps[0].State == "running" {
+			pid = ps[0].PID
+		}
+		require.True(t, time.Now().Before(deadline), "hello never ran: %+v", ps)
+		time.Sleep(20 * time.Millisecond)
+	}
+	var ids []string
+	for i := 0; i < 5; i++ {
+		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "hello", Goal: fmt.Sprint("flow ", i), OwnerKey: "e2e"})
+		require.NoError(t, err)
+		ids = append(ids, f.ID)
+	}
+	c.Close()
+	g.kill(t) // events are pending: five flow.started at least
+
+	// The plugin notices its parent is gone and exits within a second.
+	gone := time.Now().Add(time.Second)
+	for alive(pid) {
+		require.True(t, time.Now().Before(gone), "plugin pid %d outlived the gateway by more than a second", pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	g = startGatewayArgs(t, bin, home, logf, "--config", cfg)
+	defer g.kill(t)
+	c, err = api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	defer c.Close()
+	for _, id := range ids {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			v, err := c.ViewFlow(ctx, id)
+			require.NoError(t, err)
+			if v.Status.Terminal() {
+				require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+				require.Len(t, v.Tasks, 3)
+				require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "flow %s is still %s", id, v.Status)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }

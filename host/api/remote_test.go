@@ -126,9 +126,6 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	}
 
 	// UpdateFlow: state null stays null, wait is set, a step pointer applies.
-	cur, err := local.ViewFlow(ctx, f1.ID) // its first task moved it to running
-	require.NoError(t, err)
-	f1 = cur.Flow
 	up, err := remote.UpdateFlow(ctx, f1.ID, f1.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
 		State: json.RawMessage(`null`), Wait: json.RawMessage(`{"kind":"approval","prompt":"ok?"}`), CurrentStep: ptr("gate")})
 	require.NoError(t, err)

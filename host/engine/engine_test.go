@@ -247,3 +247,15 @@ func TestListFlowsFiltersAndPages(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ids[4], newest.ID, "an owner key resolves to its newest flow")
 }
+
+func TestResumeStartsAQueuedFlowWithoutAnEvent(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f := createFlow(t, eng)
+	f, err := eng.Resume(f.ID, f.Revision, engine.ResumeInput{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowRunning, f.Status)
+	evs, err := eng.Events(f.ID)
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "only flow.started: nothing was waiting to be resumed")
+}

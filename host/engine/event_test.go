@@ -133,6 +133,8 @@ func TestEventsAreAtomicWithTheirCause(t *testing.T) {
 
 	cur, err := good.GetFlow(f.ID)
 	require.NoError(t, err)
+	cur, err = good.SetWaiting(f.ID, cur.Revision, engine.WaitInput{})
+	require.NoError(t, err)
 	_, err = bad.Resume(f.ID, cur.Revision, engine.ResumeInput{Status: sdk.FlowRunning})
 	require.ErrorIs(t, err, errInjected)
 	after, err := good.GetFlow(f.ID)

@@ -185,8 +185,10 @@ type ResumeInput struct {
 	State       json.RawMessage
 }
 
-// Resume moves managed flow id back to work, clears its wait and blocked
-// fields, and queues a flow.resumed event for its controller.
+// Resume moves managed flow id to work: a queued flow starts running, a
+// waiting or blocked one resumes. It clears the wait and blocked fields
+// and, for a flow that was waiting or blocked, queues a flow.resumed
+// event for its controller.
 func (e *Engine) Resume(id string, expected int64, in ResumeInput) (*sdk.Flow, error) {
 	if in.Status == "" {
 		in.Status = sdk.FlowQueued
@@ -198,6 +200,7 @@ func (e *Engine) Resume(id string, expected int64, in ResumeInput) (*sdk.Flow, e
 		return nil, err
 	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
+		parked := f.Status == sdk.FlowWaiting || f.Status == sdk.FlowBlocked
 		if err := t.move(f, in.Status); err != nil {
 			return err
 		}
@@ -207,6 +210,9 @@ func (e *Engine) Resume(id string, expected int64, in ResumeInput) (*sdk.Flow, e
 		}
 		if in.State != nil {
 			f.State = in.State
+		}
+		if !parked {
+			return nil // starting a queued flow: nothing was waiting to be told
 		}
 		return t.appendEvent(f, sdk.EventFlowResumed, "", resumedData(f.Status))
 	})

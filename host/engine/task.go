@@ -109,16 +109,6 @@ func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, e
 				return err
 			}
 		}
-		// A managed flow's first task means its work has begun.
-		if flow.SyncMode == sdk.SyncManaged && flow.Status == sdk.FlowQueued {
-			next := cloneFlow(flow)
-			if err := t.move(next, sdk.FlowRunning); err != nil {
-				return err
-			}
-			if err := t.saveFlow(flow, next); err != nil {
-				return err
-			}
-		}
 		if err := t.saveTask(nil, nt); err != nil {
 			return err
 		}

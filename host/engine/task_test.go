@@ -192,7 +192,7 @@ func TestCancelIsStickyUntilLastChildSettles(t *testing.T) {
 	res, err := eng.CancelFlow(f.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, res.Active)
-	require.Equal(t, sdk.FlowRunning, res.Flow.Status, "its first task set the flow running")
+	require.Equal(t, sdk.FlowQueued, res.Flow.Status)
 	for _, task := range res.Tasks {
 		require.False(t, task.CancelRequestedAt.IsZero(), "running children are marked for the runner")
 	}
@@ -214,7 +214,7 @@ func TestCancelIsStickyUntilLastChildSettles(t *testing.T) {
 	require.NoError(t, err)
 	cur, err = eng.GetFlow(f.ID)
 	require.NoError(t, err)
-	require.Equal(t, sdk.FlowRunning, cur.Status, "one child still active")
+	require.Equal(t, sdk.FlowQueued, cur.Status, "one child still active")
 
 	_, err = eng.FinishTask(running[1].ID, engine.FinishInput{Status: sdk.TaskSucceeded})
 	require.NoError(t, err)

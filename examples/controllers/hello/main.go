@@ -34,6 +34,11 @@ func (hello) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
 	if err != nil || flow.Status.Terminal() {
 		return err
 	}
+	if flow.Status == sdk.FlowQueued { // first event: the work begins
+		if flow, err = h.Resume(ctx, flow.ID, flow.Revision, sdk.ResumeRequest{Status: sdk.FlowRunning}); err != nil {
+			return err
+		}
+	}
 	tasks, err := h.ListTasks(ctx, flow.ID)
 	if err != nil {
 		return err
