@@ -29,6 +29,26 @@ func buildFlowgate(t *testing.T) string {
 	return bin
 }
 
+// e2eDirs makes a home (short: unix socket paths are limited), a work
+// directory, and a gateway log that is printed if the test fails.
+func e2eDirs(t *testing.T) (home, work string, logf *os.File) {
+	t.Helper()
+	home, err := os.MkdirTemp("", "fge2e")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	work = t.TempDir()
+	logf, err = os.Create(filepath.Join(work, "gateway.log"))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gateway log:\n%s", b)
+		}
+		logf.Close()
+	})
+	return home, work, logf
+}
+
 // gatewayProc is a flowgate gateway running as a real subprocess.
 type gatewayProc struct {
 	cmd  *exec.Cmd
@@ -95,20 +115,8 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 		t.Skip("end-to-end run with a real gateway binary")
 	}
 	bin := buildFlowgate(t)
-	home, err := os.MkdirTemp("", "fge2e") // short: unix socket paths are limited
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(home) })
-	work := t.TempDir()
+	home, work, logf := e2eDirs(t)
 	runs := filepath.Join(work, "runs.log")
-	logf, err := os.Create(filepath.Join(work, "gateway.log"))
-	require.NoError(t, err)
-	defer logf.Close()
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("gateway log:\n%s", b)
-		}
-	})
 
 	g := startGateway(t, bin, home, logf)
 	ctx := context.Background()
@@ -306,21 +314,9 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	hello := filepath.Join(t.TempDir(), "hello")
 	out, err := exec.Command("go", "build", "-o", hello, "../../examples/controllers/hello").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	home, err := os.MkdirTemp("", "fgplug")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(home) })
-	work := t.TempDir()
+	home, work, logf := e2eDirs(t)
 	cfg := filepath.Join(work, "gateway.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("plugins:\n  - name: hello\n    path: "+hello+"\n"), 0o600))
-	logf, err := os.Create(filepath.Join(work, "gateway.log"))
-	require.NoError(t, err)
-	defer logf.Close()
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("gateway log:\n%s", b)
-		}
-	})
 
 	g := startGatewayArgs(t, bin, home, logf, "--config", cfg)
 	ctx := context.Background()
