@@ -35,6 +35,11 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(testPluginEnv); mode != "" {
 		servePlugin(mode) // plugins_test.go
 	}
+	// As the flowgate binary does for a first-party plugin:
+	// `flowgate plugin serve NAME`.
+	if len(os.Args) == 4 && os.Args[1] == "plugin" && os.Args[2] == "serve" {
+		servePlugin(os.Args[3])
+	}
 	os.Exit(m.Run())
 }
 

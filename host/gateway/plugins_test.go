@@ -27,7 +27,8 @@ import (
 // testPluginEnv makes the test binary serve a controller plugin: "stepper"
 // (three tasks, slowly, recording each event it starts on), "exit" (dies
 // before the handshake), "garbage" (prints to stdout before the
-// handshake), "silent" (never answers HandleEvent).
+// handshake), "silent" (never answers HandleEvent), "bench" (one host
+// call per event: benchController, plugin_bench_test.go).
 const testPluginEnv = "FLOWGATE_TEST_PLUGIN"
 
 // stepper drives a flow through three tasks like examples/controllers/hello,
@@ -94,6 +95,8 @@ func servePlugin(mode string) {
 		sdk.Serve(stepper{markers: os.Getenv("FLOWGATE_TEST_MARKERS"), delay: 150 * time.Millisecond})
 	case "silent":
 		sdk.Serve(silent{})
+	case "bench":
+		sdk.Serve(benchController{})
 	case "exit":
 		os.Exit(3)
 	case "garbage":
@@ -121,13 +124,25 @@ func testPlugin(name, mode string, env map[string]string) plugins.Spec {
 // deliveries, and returns a client over its socket.
 func startTestGateway(t *testing.T, restartBudget int, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
 	t.Helper()
+	return startGatewayWith(t, restartBudget, "", specs...)
+}
+
+// startTestGatewaySelf is startTestGateway with self as the executable
+// that serves first-party plugins.
+func startTestGatewaySelf(t *testing.T, self string, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+	t.Helper()
+	return startGatewayWith(t, 10, self, specs...)
+}
+
+func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
 	var fc gateway.FileConfig
 	fc.Plugins = specs
 	g, err := gateway.New(gateway.Config{
-		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond,
+		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Self: self,
 		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
 		Supervisor: plugins.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
 		Delivery:   plugins.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
@@ -255,4 +270,18 @@ func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 	st, err := c.Status(context.Background())
 	require.NoError(t, err)
 	require.True(t, st.Running)
+}
+
+// TestFirstPartyPluginIsServedBySelf runs a plugin with no path: the
+// gateway starts its own executable as `plugin serve NAME` (here the test
+// binary stands in for flowgate), and the flow completes.
+func TestFirstPartyPluginIsServedBySelf(t *testing.T) {
+	t.Parallel()
+	spec := plugins.Spec{Name: "stepper", Env: map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}}
+	_, c := startTestGatewaySelf(t, os.Args[0], spec)
+	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "stepper", Goal: "builtin", OwnerKey: "me"})
+	require.NoError(t, err)
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	require.Len(t, v.Tasks, 3)
 }
