@@ -552,42 +552,33 @@ func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
 }
 
 // RunnableTasks returns up to limit queued tasks that have a command and
-// whose retry time has come, oldest first (FIFO admission).
-func (e *Engine) RunnableTasks(limit int) ([]*sdk.Task, error) {
+// whose retry time has come, oldest first (FIFO admission), and the
+// earliest retry time among the waiting ones it passed (zero if none). One
+// walk over the queue answers both, so a dispatcher needs no second scan.
+func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Time, err error) {
 	now := e.now()
-	var out []*sdk.Task
-	err := e.view(func(tx store.ReadTx) error {
+	err = e.view(func(tx store.ReadTx) error {
 		var loadErr error
 		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
 			var task *sdk.Task
 			if task, loadErr = loadTask(tx, lastSegment(it.Key)); loadErr != nil {
 				return false
 			}
-			if Runnable(task) && !task.RetryAt.After(now) {
-				out = append(out, task)
+			switch {
+			case !Runnable(task):
+			case task.RetryAt.After(now):
+				if nextRetry.IsZero() || task.RetryAt.Before(nextRetry) {
+					nextRetry = task.RetryAt
+				}
+			default:
+				tasks = append(tasks, task)
 			}
-			return limit <= 0 || len(out) < limit
+			return limit <= 0 || len(tasks) < limit
 		})
 		if err != nil {
 			return err
 		}
 		return loadErr
 	})
-	return out, err
-}
-
-// NextRetry returns the earliest retry time among queued tasks that wait
-// for one, or the zero time when none does.
-func (e *Engine) NextRetry() (time.Time, error) {
-	page, err := e.ListTasks(TaskFilter{Status: sdk.TaskQueued})
-	if err != nil {
-		return time.Time{}, err
-	}
-	var next time.Time
-	for _, t := range page.Tasks {
-		if !t.RetryAt.IsZero() && (next.IsZero() || t.RetryAt.Before(next)) {
-			next = t.RetryAt
-		}
-	}
-	return next, nil
+	return tasks, nextRetry, err
 }

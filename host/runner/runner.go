@@ -215,9 +215,8 @@ func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 func (r *Runner) dispatchLoop(ctx context.Context) {
 	defer r.done.Done()
 	for {
-		r.dispatch(ctx)
 		wait := time.Second
-		if next, err := r.eng.NextRetry(); err == nil && !next.IsZero() {
+		if next := r.dispatch(ctx); !next.IsZero() {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
 		}
 		t := time.NewTimer(wait)
@@ -232,29 +231,33 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 	}
 }
 
-func (r *Runner) dispatch(ctx context.Context) {
+// dispatch launches runnable tasks while there is room and returns the
+// earliest retry time it saw among the tasks still waiting.
+func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	for ctx.Err() == nil {
 		r.mu.Lock()
 		free := r.cfg.MaxRunning - len(r.active)
 		r.mu.Unlock()
 		if free <= 0 {
-			return
+			return nextRetry
 		}
-		tasks, err := r.eng.RunnableTasks(free)
+		tasks, next, err := r.eng.RunnableTasks(free)
 		if err != nil {
 			r.log.Error("list runnable tasks", "error", err)
-			return
+			return nextRetry
 		}
+		nextRetry = next
 		if len(tasks) == 0 {
-			return
+			return nextRetry
 		}
 		for _, t := range tasks {
 			if ctx.Err() != nil {
-				return
+				return nextRetry
 			}
 			r.launch(ctx, t)
 		}
 	}
+	return nextRetry
 }
 
 // attemptDir is where attempt n of a task keeps its files.
