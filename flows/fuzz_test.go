@@ -1,0 +1,78 @@
+package flows_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/flowgate/flowgate/flows"
+)
+
+// FuzzLoad feeds arbitrary bytes to the YAML and JSON parsers and
+// validator: they must never panic, and a failure must be *Error values.
+func FuzzLoad(f *testing.F) {
+	for _, dir := range []string{"compat", "malformed", "sub"} {
+		paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		for _, p := range paths {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(data, filepath.Ext(p) == ".json")
+			}
+		}
+	}
+	f.Add([]byte("a: &a [*a]"), false)
+	f.Add([]byte("steps:\n  - &s {id: a, run: x}\n  - *s\n"), false)
+	f.Fuzz(func(t *testing.T, data []byte, asJSON bool) {
+		name := "fuzz.yaml"
+		if asJSON {
+			name = "fuzz.json"
+		}
+		wf, err := flows.Parse(name, data)
+		if err == nil {
+			if wf == nil || len(wf.Steps) == 0 {
+				t.Fatal("valid workflow without steps")
+			}
+			for i := range wf.Steps {
+				_ = wf.Steps[i].Kind()
+			}
+			return
+		}
+		for _, e := range unwrapAll(err) {
+			var fe *flows.Error
+			if !errors.As(e, &fe) {
+				t.Fatalf("error %v is not a *flows.Error", e)
+			}
+		}
+	})
+}
+
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// FuzzCondition evaluates arbitrary expressions: never a panic, and an
+// expression that parses evaluates without a syntax error.
+func FuzzCondition(f *testing.F) {
+	for _, s := range []string{
+		"true", "$a.json.x == 1 && !($b.approved || $c.stdout != 'x')",
+		"$a.json.n >= -1.5", "$r.response.decision == approve", "((((", "'\\'", "\"a\\\"b\"",
+		"$a.json == $a.json", "!!!!$a.skipped", "1 < '2'", "$a-b.json.0.k", "null == null",
+	} {
+		f.Add(s)
+	}
+	results := map[string]flows.StepResult{
+		"a":   flows.ShellResult("a", `{"x":1,"n":[1,{"k":null}],"s":"2"}`),
+		"b":   flows.SkippedResult("b"),
+		"c":   flows.ShellResult("c", "x"),
+		"r":   flows.InputResult("r", nil, map[string]any{"decision": "approve"}),
+		"a-b": flows.ShellResult("a-b", `[{"k":true}]`),
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		_, _ = flows.EvalCondition(expr, results)
+		_ = flows.ConditionRefs(expr)
+		_ = flows.ResolveTemplate(expr, map[string]any{"a": "x"}, results)
+	})
+}
