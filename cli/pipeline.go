@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/flows"
+)
+
+func newPipelineCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pipeline",
+		Short: "Check, draw and plan Lobster-compatible workflow files",
+		Long: `Work with workflow files (.lobster, .yaml, .yml, .json) in Lobster's format.
+validate checks a file and every sub-workflow it names; graph draws its
+steps; run --dry-run prints the plan with the args resolved.`,
+	}
+	cmd.AddCommand(newPipelineValidateCmd(e), newPipelineGraphCmd(e), newPipelineRunCmd(e))
+	return cmd
+}
+
+// loadWorkflow loads a workflow file; problems with the file are usage
+// errors (exit 2) that carry file:line.
+func loadWorkflow(path string) (*flows.Workflow, error) {
+	wf, err := flows.Load(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return wf, nil
+}
+
+// workflowArgs resolves the file's args from their defaults and --args-json.
+func workflowArgs(wf *flows.Workflow, argsJSON string) (map[string]any, error) {
+	var provided map[string]any
+	if argsJSON != "" {
+		var err error
+		if provided, err = flows.ParseArgsJSON(argsJSON); err != nil {
+			return nil, usageError{fmt.Errorf("--args-json: %w", err)}
+		}
+	}
+	return flows.ResolveArgs(wf, provided), nil
+}
+
+func newPipelineValidateCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate FILE",
+		Short: "Check a workflow file; every problem is reported with file:line",
+		Args:  args(1, "one workflow file"),
+		RunE: func(_ *cobra.Command, a []string) error {
+			wf, err := loadWorkflow(a[0])
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"ok": true, "file": a[0], "name": wf.Name, "steps": len(wf.Steps)}
+			return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
+				fmt.Fprintf(w, "%s: ok (%q, %d steps)\n", a[0], clean(wf.Name), len(wf.Steps))
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newPipelineGraphCmd(e *env) *cobra.Command {
+	var format, argsJSON string
+	cmd := &cobra.Command{
+		Use:   "graph FILE",
+		Short: "Draw a workflow's steps as mermaid, dot or ascii",
+		Args:  args(1, "one workflow file"),
+		RunE: func(_ *cobra.Command, a []string) error {
+			wf, err := loadWorkflow(a[0])
+			if err != nil {
+				return err
+			}
+			vals, err := workflowArgs(wf, argsJSON)
+			if err != nil {
+				return err
+			}
+			g, err := flows.Graph(wf, format, vals)
+			if err != nil {
+				return usageError{fmt.Errorf("--format %q: %w", format, err)}
+			}
+			fmt.Fprint(e.stdout, g)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "mermaid", fmt.Sprintf("graph format: %v", flows.GraphFormats))
+	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
+	return cmd
+}
+
+func newPipelineRunCmd(e *env) *cobra.Command {
+	var (
+		argsJSON string
+		dryRun   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run FILE --dry-run [--args-json J]",
+		Short: "Print the plan of a workflow (running it arrives with the pipeline controller)",
+		Args:  args(1, "one workflow file"),
+		RunE: func(_ *cobra.Command, a []string) error {
+			if !dryRun {
+				return usageError{fmt.Errorf("pipeline run only plans for now: pass --dry-run (running workflows as managed flows comes with the pipeline controller)")}
+			}
+			wf, err := loadWorkflow(a[0])
+			if err != nil {
+				return err
+			}
+			vals, err := workflowArgs(wf, argsJSON)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stdout, flows.DryRun(wf, vals))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without running anything")
+	return cmd
+}
