@@ -76,8 +76,14 @@ type TaskSpec struct {
 	// is set for a task that runs a process.
 	Argv []string `json:"argv,omitempty"`
 	// Shell is a command line run by /bin/sh -c.
-	Shell string            `json:"shell,omitempty"`
-	Stdin string            `json:"stdin,omitempty"`
+	Shell string `json:"shell,omitempty"`
+	// Stdin is the path of a file fed to the task's standard input.
+	Stdin string `json:"stdin,omitempty"`
+	// Input is text fed to the task's standard input, for small inputs
+	// such as a previous step's output; it is kept in the record, so keep
+	// it under a few hundred KiB. Exactly one of Stdin and Input may be
+	// set.
+	Input string            `json:"input,omitempty"`
 	Env   map[string]string `json:"env,omitempty"`
 	Cwd   string            `json:"cwd,omitempty"`
 	// Timeout is the wall-clock limit; zero means none.

@@ -51,11 +51,20 @@ func (in *CreateTaskInput) normalize() error {
 	if len(in.Spec.Argv) > 0 && in.Spec.Shell != "" {
 		return invalid("a task runs either argv or a shell command line, not both")
 	}
+	if in.Spec.Stdin != "" && in.Spec.Input != "" {
+		return invalid("a task reads stdin from a file or from input text, not both")
+	}
+	if len(in.Spec.Input) > maxInput {
+		return invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(in.Spec.Input), maxInput)
+	}
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")
 	}
 	return checkKeyParts(map[string]string{"owner key": in.OwnerKey, "idempotency key": in.IdempotencyKey, "flow id": in.FlowID, "runtime": in.Runtime})
 }
+
+// maxInput bounds a task's inline stdin text, which lives in its record.
+const maxInput = 512 << 10
 
 // CreateTask stores a new task. With a FlowID it links to that managed
 // flow, refusing a missing flow (ErrNotFound), a flow that is not managed

@@ -170,3 +170,12 @@ func TestTaskWithoutCommandIsLeftAlone(t *testing.T) {
 	require.Equal(t, sdk.TaskQueued, got.Status)
 	require.Zero(t, got.Attempts)
 }
+
+func TestInputTextIsFedToStdin(t *testing.T) {
+	t.Parallel()
+	h := startHome(t, nil)
+	task := h.create(sdk.TaskSpec{Argv: []string{"tr", "a-z", "A-Z"}, Input: "from the last step\n"})
+	done := h.wait(task.ID)
+	require.Equal(t, sdk.TaskSucceeded, done.Status)
+	require.Equal(t, "FROM THE LAST STEP", done.Result.Summary)
+}

@@ -288,6 +288,10 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	dir := r.attemptDir(task.ID, n)
 	spec := r.specFor(task)
 	err = os.MkdirAll(dir, 0o700)
+	if err == nil && task.Spec.Input != "" {
+		spec.StdinPath = filepath.Join(dir, "stdin")
+		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
+	}
 	if err == nil {
 		err = shim.WriteSpec(dir, spec)
 	}
