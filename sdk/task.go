@@ -141,10 +141,14 @@ type Milestone struct {
 // Result is what a finished task produced: a digest of its stdout and, when
 // stdout was JSON, the parsed value.
 type Result struct {
-	StdoutSHA256 string          `json:"stdout_sha256,omitempty"`
-	StdoutBytes  int64           `json:"stdout_bytes,omitempty"`
-	JSON         json.RawMessage `json:"json,omitempty"`
-	Summary      string          `json:"summary,omitempty"`
+	StdoutSHA256 string `json:"stdout_sha256,omitempty"`
+	StdoutBytes  int64  `json:"stdout_bytes,omitempty"`
+	// Stdout is the whole output when it is at most 256 KiB (larger
+	// output stays in the task's log file only), and JSON its parsed
+	// value when it is one JSON document.
+	Stdout  string          `json:"stdout,omitempty"`
+	JSON    json.RawMessage `json:"json,omitempty"`
+	Summary string          `json:"summary,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration

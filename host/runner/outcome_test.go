@@ -36,7 +36,7 @@ func TestOutcomes(t *testing.T) {
 	require.Equal(t, 1, got.Attempts)
 	require.Equal(t, &sdk.Result{
 		StdoutSHA256: sha("first line\nlast line\n"), StdoutBytes: int64(len("first line\nlast line\n")),
-		Summary: "last line",
+		Stdout: "first line\nlast line\n", Summary: "last line",
 	}, got.Result)
 	require.False(t, got.EndedAt.Before(got.StartedAt))
 

@@ -14,10 +14,11 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// maxJSONResult bounds the stdout parsed as the task's JSON result;
+// maxJSONResult bounds the stdout kept in the record as text and parsed
+// as the task's JSON result (larger output stays in the log file only);
 // maxSummary bounds the summary line.
 const (
-	maxJSONResult = 1 << 20
+	maxJSONResult = 256 << 10
 	maxSummary    = 200
 	tailBytes     = 8 << 10
 )
@@ -43,8 +44,11 @@ func readResult(path string) (*sdk.Result, error) {
 	res := &sdk.Result{StdoutSHA256: hex.EncodeToString(h.Sum(nil)), StdoutBytes: n}
 	if n > 0 && n <= maxJSONResult {
 		b, err := os.ReadFile(path)
-		if err == nil && json.Valid(bytes.TrimSpace(b)) {
-			res.JSON = json.RawMessage(bytes.TrimSpace(b))
+		if err == nil {
+			res.Stdout = string(b)
+			if json.Valid(bytes.TrimSpace(b)) {
+				res.JSON = json.RawMessage(bytes.TrimSpace(b))
+			}
 		}
 	}
 	tail, err := readTail(path, tailBytes)
