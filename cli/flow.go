@@ -24,6 +24,7 @@ func newFlowCmd(e *env) *cobra.Command {
 a controller; task_mirrored flows follow a single detached task.`,
 	}
 	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e))
+	cmd.AddCommand(newGateCmds(e)...)
 	return cmd
 }
 
