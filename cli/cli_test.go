@@ -269,9 +269,9 @@ func TestControlCharactersAreMadeVisible(t *testing.T) {
 }
 
 // TestMain lets this test binary serve as the flowgate binary when the
-// gateway under test starts it as a task's shim.
+// gateway under test starts it as a task's shim or a first-party plugin.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "shim" {
+	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

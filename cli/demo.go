@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/plugins"
 )
 
 func newDemoCmd(e *env) *cobra.Command {
@@ -54,7 +55,7 @@ echo '{"pages":3,"sources":3}'`
 
 func runDemo(ctx context.Context, e *env, dir string) error {
 	w := e.stdout
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: "flowgate demo"})
+	g, err := gateway.New(gateway.Config{Home: dir, Owner: "flowgate demo", Builtins: plugins.Names()})
 	if err != nil {
 		return err
 	}

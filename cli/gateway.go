@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -50,7 +51,7 @@ and the next gateway picks them up.`,
 				return usageError{fmt.Errorf("--log-level %q is not one of trace, debug, info, warn, error", level)}
 			}
 			logger := hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.LevelFromString(level), JSONFormat: logJSON, Output: e.stderr})
-			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger})
+			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger, Builtins: plugins.Names()})
 			if err != nil {
 				return usageError{err}
 			}

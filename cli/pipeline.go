@@ -17,7 +17,7 @@ func newPipelineCmd(e *env) *cobra.Command {
 validate checks a file and every sub-workflow it names; graph draws its
 steps; run --dry-run prints the plan with the args resolved.`,
 	}
-	cmd.AddCommand(newPipelineValidateCmd(e), newPipelineGraphCmd(e), newPipelineRunCmd(e))
+	cmd.AddCommand(newPipelineValidateCmd(e), newPipelineGraphCmd(e), newPipelineRunCmd(e), newPipelineResumeCmd(e))
 	return cmd
 }
 
@@ -94,30 +94,73 @@ func newPipelineGraphCmd(e *env) *cobra.Command {
 
 func newPipelineRunCmd(e *env) *cobra.Command {
 	var (
-		argsJSON string
-		dryRun   bool
+		argsJSON, mode string
+		dryRun, detach bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run FILE --dry-run [--args-json J]",
-		Short: "Print the plan of a workflow (running it arrives with the pipeline controller)",
-		Args:  args(1, "one workflow file"),
-		RunE: func(_ *cobra.Command, a []string) error {
-			if !dryRun {
-				return usageError{fmt.Errorf("pipeline run only plans for now: pass --dry-run (running workflows as managed flows comes with the pipeline controller)")}
+		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
+		Short: "Run a workflow file as a managed flow and follow it to its end or a gate",
+		Long: `Run a workflow file (Lobster's format) as a managed flow of the pipeline
+controller: every command step is a task, and an approval or input step
+parks the flow until someone answers (flowgate pipeline resume, or
+flowgate tasks flow approve|deny|input). With --mode tool the result is
+Lobster's JSON envelope, with Lobster's exit codes. With no gateway
+running, this command hosts one for its duration; a flow parked at a gate
+is resumed by whichever gateway runs next.`,
+		Args: args(1, "one workflow file"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			tool := mode == "tool"
+			if mode != "" && !tool {
+				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
 			}
 			wf, err := loadWorkflow(a[0])
+			if err == nil && argsJSON != "" {
+				_, err = workflowArgs(wf, argsJSON)
+			}
+			if err != nil {
+				if tool {
+					_ = printer{e.stdout, true}.emit(envelope{ProtocolVersion: 1, Error: &envelopeError{Type: "parse_error", Message: err.Error()}}, nil)
+					return exitStatus{code: exitUsage}
+				}
+				return err
+			}
+			if dryRun {
+				vals, _ := workflowArgs(wf, argsJSON)
+				fmt.Fprint(e.stdout, flows.DryRun(wf, vals))
+				return nil
+			}
+			var provided map[string]any
+			if argsJSON != "" {
+				provided, _ = flows.ParseArgsJSON(argsJSON)
+			}
+			dir, err := e.home()
 			if err != nil {
 				return err
 			}
-			vals, err := workflowArgs(wf, argsJSON)
+			ctx := cmd.Context()
+			c, stop, err := e.workClient(ctx, cmd, dir)
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(e.stdout, flows.DryRun(wf, vals))
-			return nil
+			defer stop()
+			f, err := startPipeline(ctx, c, a[0], provided, wf.Name)
+			if err != nil {
+				return err
+			}
+			if detach {
+				fmt.Fprintf(e.stdout, "Pipeline flow %s started. Follow it: flowgate tasks flow show %s\n", f.ID, f.ID)
+				return nil
+			}
+			v, err := e.followPipeline(ctx, c, f.ID, tool)
+			if err != nil {
+				return err
+			}
+			return e.reportPipeline(v, tool)
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without running anything")
+	cmd.Flags().BoolVar(&detach, "detach", false, "print the flow id and return at once")
+	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	return cmd
 }

@@ -62,7 +62,7 @@ steps:
 	code, _, errOut = run(t, home, "pipeline", "run", wf, "--dry-run", "--args-json", `{bad`)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--args-json")
-	code, _, errOut = run(t, home, "pipeline", "run", wf)
+	code, out, _ = run(t, home, "pipeline", "run", wf, "--mode", "tool", "--args-json", `[1]`)
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "--dry-run")
+	require.Contains(t, out, `"type": "parse_error"`, "tool mode answers with Lobster's envelope")
 }

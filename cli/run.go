@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -209,7 +210,7 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 	if !errors.Is(err, api.ErrNoGateway) {
 		return nil, nil, err
 	}
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath()})
+	g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath(), Builtins: plugins.Names()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,6 +43,9 @@ type Config struct {
 	// Self is the flowgate executable that serves first-party plugins; if
 	// empty, the running executable.
 	Self string
+	// Builtins names the first-party plugins Self serves. Each runs
+	// unless the config file names a plugin of the same name itself.
+	Builtins []string
 	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
 	// Plugins, Self, Logger and LogLevel are filled in from the rest.
 	Supervisor plugins.SupervisorConfig
@@ -136,7 +139,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	if err == nil {
 		sc := g.cfg.Supervisor
-		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.cfg.File.Plugins, g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
 		sup, err = plugins.NewSupervisor(eng, sc)
 	}
 	if err != nil {
@@ -175,6 +178,22 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}()
 	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock, "max_running", run.MaxRunning())
 	return nil
+}
+
+// pluginSpecs is the configured plugins plus the first-party ones the
+// config does not name.
+func (g *Gateway) pluginSpecs() []plugins.Spec {
+	specs := append([]plugins.Spec(nil), g.cfg.File.Plugins...)
+	named := map[string]bool{}
+	for _, s := range specs {
+		named[s.Name] = true
+	}
+	for _, b := range g.cfg.Builtins {
+		if !named[b] {
+			specs = append(specs, plugins.Spec{Name: b})
+		}
+	}
+	return specs
 }
 
 // Stop stops serving, stops dispatching and following tasks (they keep

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// pipelineController is the first-party controller that runs workflow
+// files.
+const pipelineController = "pipeline"
+
+// envelope is Lobster's tool-mode answer (protocolVersion 1).
+type envelope struct {
+	ProtocolVersion  int             `json:"protocolVersion"`
+	OK               bool            `json:"ok"`
+	Status           string          `json:"status,omitempty"`
+	Output           json.RawMessage `json:"output,omitempty"`
+	RequiresApproval any             `json:"requiresApproval"`
+	RequiresInput    any             `json:"requiresInput"`
+	Error            *envelopeError  `json:"error,omitempty"`
+	FlowID           string          `json:"flowId,omitempty"`
+}
+
+type envelopeError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// startPipeline creates the managed flow that runs file with args.
+func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string) (*sdk.Flow, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	state, err := json.Marshal(map[string]any{"file": abs, "args": args, "cwd": cwd})
+	if err != nil {
+		return nil, err
+	}
+	owner := "local"
+	if u, err := user.Current(); err == nil {
+		owner += ":" + u.Username
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	}
+	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: pipelineController, OwnerKey: owner, Goal: name, State: state})
+}
+
+// followPipeline waits until the flow ends or stops at a gate, printing
+// each step as it finishes, and returns the flow.
+func (e *env) followPipeline(ctx context.Context, c api.Client, id string, quiet bool) (engine.FlowView, error) {
+	seen := map[string]bool{}
+	for {
+		v, err := c.ViewFlow(ctx, id)
+		if err != nil {
+			return v, err
+		}
+		for _, t := range v.Tasks {
+			if t.Status.Terminal() && !seen[t.ID] && !quiet {
+				seen[t.ID] = true
+				fmt.Fprintf(e.stderr, "step %s: %s\n", clean(t.Title()), t.Status)
+			}
+		}
+		if v.Status.Terminal() || v.Status == sdk.FlowWaiting || v.Status == sdk.FlowBlocked {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// pipelineEnvelope describes where a pipeline flow stands, as Lobster
+// would.
+func pipelineEnvelope(v engine.FlowView) (envelope, int) {
+	env := envelope{ProtocolVersion: 1, OK: true, Output: json.RawMessage("[]"), FlowID: v.ID}
+	var state struct {
+		Output json.RawMessage `json:"output"`
+	}
+	_ = json.Unmarshal(v.State, &state)
+	switch v.Status {
+	case sdk.FlowSucceeded:
+		env.Status = "ok"
+		if len(state.Output) > 0 {
+			env.Output = state.Output
+		}
+	case sdk.FlowCancelled:
+		env.Status = "cancelled"
+	case sdk.FlowWaiting:
+		var g struct {
+			gate
+			Items   json.RawMessage `json:"items"`
+			Subject json.RawMessage `json:"subject"`
+		}
+		_ = json.Unmarshal(v.Wait, &g)
+		if g.Kind == "input" {
+			env.Status = "needs_input"
+			env.RequiresInput = map[string]any{"type": "input_request", "prompt": g.Prompt, "responseSchema": g.Schema,
+				"subject": g.Subject, "resumeToken": g.Token, "approvalId": g.ApprovalID}
+		} else {
+			env.Status = "needs_approval"
+			env.RequiresApproval = map[string]any{"type": "approval_request", "prompt": g.Prompt, "items": g.Items,
+				"preview": g.Preview, "resumeToken": g.Token, "approvalId": g.ApprovalID}
+		}
+	default:
+		msg := v.BlockedSummary
+		if msg == "" {
+			msg = fmt.Sprintf("the pipeline flow %s is %s", v.ID, v.Status)
+		}
+		return envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: msg}, FlowID: v.ID}, exitFailure
+	}
+	return env, exitOK
+}
+
+// reportPipeline prints where the flow stands and returns the exit status.
+func (e *env) reportPipeline(v engine.FlowView, tool bool) error {
+	env, code := pipelineEnvelope(v)
+	if tool {
+		if err := (printer{e.stdout, true}).emit(env, nil); err != nil {
+			return err
+		}
+		return exitStatus{code: code}
+	}
+	if !env.OK {
+		return exitStatus{code: code, msg: env.Error.Message}
+	}
+	if env.Status == "ok" {
+		if string(env.Output) != "[]" {
+			return printer{e.stdout, true}.emit(env.Output, nil)
+		}
+		return nil
+	}
+	paused := map[string]any{"status": env.Status, "output": []any{}, "requiresApproval": env.RequiresApproval, "requiresInput": env.RequiresInput}
+	if err := (printer{e.stdout, true}).emit(paused, nil); err != nil {
+		return err
+	}
+	if env.Status != "cancelled" {
+		fmt.Fprintf(e.stderr, "Flow %s waits at a gate. Answer with: flowgate pipeline resume --id ID --approve yes|no (or --response-json J)\n", v.ID)
+	}
+	return nil
+}
+
+func newPipelineResumeCmd(e *env) *cobra.Command {
+	var (
+		token, id, approve, response, mode, by string
+		cancel                                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "resume (--token T | --id ID) (--approve yes|no | --response-json J | --cancel)",
+		Short: "Answer a pipeline flow's gate and follow it on",
+		Args:  args(0, "flags only"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tool := mode == "tool"
+			if (token == "") == (id == "") {
+				return usageError{fmt.Errorf("pass exactly one of --token and --id")}
+			}
+			answers := 0
+			for _, set := range []bool{approve != "", response != "", cancel} {
+				if set {
+					answers++
+				}
+			}
+			if answers != 1 {
+				return usageError{fmt.Errorf("pass exactly one of --approve yes|no, --response-json J and --cancel")}
+			}
+			if approve != "" && approve != "yes" && approve != "no" {
+				return usageError{fmt.Errorf("--approve %q: want yes or no", approve)}
+			}
+			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+				flowID, err := findGate(ctx, c, token, id)
+				if err != nil {
+					return err
+				}
+				d := decision{By: by, At: time.Now().UTC()}
+				if d.By == "" {
+					if u, err := user.Current(); err == nil {
+						d.By = u.Username
+					}
+				}
+				switch {
+				case cancel:
+					if _, err := c.CancelFlow(ctx, flowID); err != nil {
+						return err
+					}
+				case approve != "":
+					yes := approve == "yes"
+					d.Approved = &yes
+					if _, err := decide(ctx, c, flowID, nil, false, d); err != nil {
+						return err
+					}
+				default:
+					if !json.Valid([]byte(response)) {
+						return usageError{fmt.Errorf("--response-json is not valid JSON")}
+					}
+					d.Response = json.RawMessage(response)
+					if _, err := decide(ctx, c, flowID, nil, true, d); err != nil {
+						return err
+					}
+				}
+				v, err := e.followPipeline(ctx, c, flowID, tool)
+				if err != nil {
+					return err
+				}
+				return e.reportPipeline(v, tool)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&token, "token", "", "the gate's resume token")
+	cmd.Flags().StringVar(&id, "id", "", "the gate's short approval id (or the flow id)")
+	cmd.Flags().StringVar(&approve, "approve", "", "yes or no")
+	cmd.Flags().StringVar(&response, "response-json", "", "the answer to an input gate, as JSON")
+	cmd.Flags().BoolVar(&cancel, "cancel", false, "cancel the flow instead")
+	cmd.Flags().StringVar(&by, "by", "", "who decides (default: the OS user)")
+	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
+	return cmd
+}
+
+// findGate finds the flow waiting at the gate with this token or short
+// id (a flow id works too).
+func findGate(ctx context.Context, c api.Client, token, id string) (string, error) {
+	page, err := c.ViewFlows(ctx, engine.FlowFilter{Status: sdk.FlowWaiting, ControllerID: pipelineController})
+	if err != nil {
+		return "", err
+	}
+	for _, v := range page.Flows {
+		var g gate
+		if json.Unmarshal(v.Wait, &g) != nil {
+			continue
+		}
+		if (token != "" && g.Token == token) || (id != "" && (g.ApprovalID == id || v.ID == id)) {
+			return v.ID, nil
+		}
+	}
+	what := "token " + token
+	if id != "" {
+		what = "id " + id
+	}
+	return "", fmt.Errorf("%w: no open gate has %s: it was answered already, or never existed; list open gates with flowgate approvals", sdk.ErrInvalid, what)
+}
+
+// withWorkClient is withClient for commands that run work: with no
+// gateway running, one is hosted in-process for the command's duration.
+func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	c, stop, err := e.workClient(cmd.Context(), cmd, dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return fn(cmd.Context(), c)
+}
