@@ -25,6 +25,8 @@ type gate struct {
 	Token      string          `json:"resume_token"`
 	ApprovalID string          `json:"approval_id"`
 	Schema     json.RawMessage `json:"schema,omitempty"`
+	// Error is set when the controller refused the last answer.
+	Error string `json:"error,omitempty"`
 }
 
 // decision is what a person answered at a gate; the pipeline controller
@@ -120,7 +122,9 @@ func decide(ctx context.Context, c api.Client, id string, expected *int64, input
 			return nil, fmt.Errorf("flow %s: its decisions are damaged: %w", f.ID, err)
 		}
 	}
-	if prev, ok := decisions[g.Step]; ok {
+	// A decided gate the controller refused (an invalid response, the
+	// wrong approver) waits again with an error: it may be answered anew.
+	if prev, ok := decisions[g.Step]; ok && g.Error == "" {
 		return nil, fmt.Errorf("%w: the gate at step %s of flow %s was already decided by %s at %s", sdk.ErrInvalid, g.Step, f.ID, prev.By, prev.At.Format(time.RFC3339))
 	}
 	decisions[g.Step] = d

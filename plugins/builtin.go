@@ -3,13 +3,15 @@ package plugins
 import (
 	"slices"
 
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// builtins returns the first-party controllers by name. The pipeline
-// controller joins it with the pipeline issue.
+// builtins returns the first-party controllers by name.
 func builtins() map[string]func() sdk.Controller {
-	return map[string]func() sdk.Controller{}
+	return map[string]func() sdk.Controller{
+		pipeline.Name: pipeline.New,
+	}
 }
 
 // Builtin returns a new instance of the first-party controller name.

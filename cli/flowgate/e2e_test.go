@@ -327,8 +327,10 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	for pid == 0 {
 		ps, err := c.Plugins(ctx)
 		require.NoError(t, err)
-		if len(ps) == 1 && ps[0].State == "running" {
-			pid = ps[0].PID
+		for _, p := range ps {
+			if p.Name == "hello" && p.State == "running" {
+				pid = p.PID
+			}
 		}
 		require.True(t, time.Now().Before(deadline), "hello never ran: %+v", ps)
 		time.Sleep(20 * time.Millisecond)

@@ -1,0 +1,55 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPipelineRunsToAGateAndOnAfterApproval runs the market-brief example
+// through a gateway hosted by the command and the real pipeline plugin
+// process: it stops at the approval gate, and resuming it runs the rest.
+func TestPipelineRunsToAGateAndOnAfterApproval(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	out := filepath.Join(t.TempDir(), "brief.txt")
+	args := `{"market":"coffee","out":"` + out + `"}`
+
+	code, stdout, errOut := run(t, home, "pipeline", "run", "../examples/pipelines/market-brief.lobster", "--args-json", args, "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	var env struct {
+		ProtocolVersion  int
+		OK               bool
+		Status           string
+		RequiresApproval struct {
+			Prompt, Preview, ResumeToken, ApprovalID string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Equal(t, 1, env.ProtocolVersion)
+	require.True(t, env.OK)
+	require.Equal(t, "needs_approval", env.Status)
+	require.Equal(t, "Publish this brief?", env.RequiresApproval.Prompt)
+	require.Contains(t, env.RequiresApproval.Preview, `"average": 101.17`)
+	require.NotEmpty(t, env.RequiresApproval.ApprovalID)
+	_, err := os.Stat(out)
+	require.True(t, os.IsNotExist(err), "nothing is delivered before the approval")
+
+	code, stdout, _ = run(t, home, "approvals")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, env.RequiresApproval.ApprovalID)
+
+	code, stdout, errOut = run(t, home, "pipeline", "resume", "--id", env.RequiresApproval.ApprovalID, "--approve", "yes", "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, `"status": "ok"`)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"average": 101.17, "samples": 3}`, string(b))
+
+	code, _, errOut = run(t, home, "pipeline", "resume", "--token", env.RequiresApproval.ResumeToken, "--approve", "yes")
+	require.Equal(t, 2, code, "a token resumes at most once")
+	require.Contains(t, errOut, "no open gate")
+}

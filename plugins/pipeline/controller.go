@@ -1,0 +1,53 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Name is the controller's name: pipeline flows name it as their
+// controller_id.
+const Name = "pipeline"
+
+// Version is the controller's version, reported by Info.
+const Version = "0.1.0"
+
+// New returns the pipeline controller. It keeps no state between events:
+// everything it knows is in the flow's state and tasks.
+func New() sdk.Controller { return controller{} }
+
+type controller struct{}
+
+// Info names the controller "pipeline".
+func (controller) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: Name, Version: Version, APIVersion: sdk.APIVersion}, nil
+}
+
+// Shutdown has nothing to release.
+func (controller) Shutdown(context.Context) error { return nil }
+
+// HandleEvent advances the flow as far as it can go: it re-derives every
+// step's outcome from the flow's state and tasks, so a repeated event
+// changes nothing. A flow that is waiting or blocked waits for
+// flow.resumed; one with a cancel request is left to become cancelled
+// when its task settles.
+func (controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) error {
+	if ev.Type == sdk.EventTaskMilestone {
+		return nil
+	}
+	f, err := host.GetFlow(ctx, ev.FlowID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.Status.Terminal(), f.CancelRequested(), f.Status == sdk.FlowWaiting, f.Status == sdk.FlowBlocked:
+		return nil
+	case f.Status == sdk.FlowQueued:
+		if f, err = host.Resume(ctx, f.ID, f.Revision, sdk.ResumeRequest{Status: sdk.FlowRunning}); err != nil {
+			return err
+		}
+	}
+	r := &run{host: host, flow: f}
+	return r.advance(ctx)
+}

@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/flowgate/flowgate/flows"
+)
+
+// previewLimit is how many characters of a step's output an approval
+// preview shows (lobster-format §8.1).
+const previewLimit = 2000
+
+// subjectLimit is the size above which an input gate's subject is shown
+// truncated in the flow's wait; the full subject stays in the result
+// (lobster-format §9).
+const subjectLimit = 192000
+
+// gate is the flow's wait while it stops at an approval or input gate.
+// Fields that do not apply to a kind are omitted.
+type gate struct {
+	Kind    string `json:"kind"`
+	Step    string `json:"step"`
+	Prompt  string `json:"prompt"`
+	Preview string `json:"preview,omitempty"`
+	// Items is always an array for an approval, absent for an input.
+	Items                    any            `json:"items,omitempty"`
+	Schema                   map[string]any `json:"schema,omitempty"`
+	Defaults                 any            `json:"defaults,omitempty"`
+	Subject                  any            `json:"subject,omitempty"`
+	ResumeToken              string         `json:"resume_token"`
+	ApprovalID               string         `json:"approval_id,omitempty"`
+	InitiatedBy              string         `json:"initiated_by,omitempty"`
+	RequiredApprover         string         `json:"required_approver,omitempty"`
+	RequireDifferentApprover bool           `json:"require_different_approver,omitempty"`
+	// Error says why the last decision at this gate was not accepted.
+	Error string `json:"error,omitempty"`
+}
+
+// resumeToken names a gate: the flow and the step.
+func resumeToken(flowID, stepID string) string { return flowID + ":" + stepID }
+
+// approvalID is the short id of a gate: the first 8 hex digits of the
+// token's SHA-256.
+func approvalID(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])[:8]
+}
+
+// approvalGate builds the approval request for step s from its result
+// (lobster-format §8.1): from json.requiresApproval or a json carrying a
+// prompt when the step's output asks for approval itself, else from the
+// step's approval config. Identity fields not given fall back to the
+// step's environment (LOBSTER_APPROVAL_INITIATED_BY,
+// LOBSTER_APPROVAL_REQUIRED_APPROVER,
+// LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER).
+func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string) gate {
+	g := gate{Kind: "approval", Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
+	var items []any
+	g.ApprovalID = approvalID(g.ResumeToken)
+	cfg := s.Approval
+	if cfg == nil {
+		cfg = &flows.Approval{}
+	}
+	if src := requestSource(r); src != nil {
+		g.Prompt, _ = src["prompt"].(string)
+		items = asItems(src["items"], false)
+		g.Preview = previewText(src["preview"])
+		g.InitiatedBy = firstString(src, "initiatedBy", "initiated_by")
+		g.RequiredApprover = firstString(src, "requiredApprover", "required_approver")
+		g.RequireDifferentApprover = truthy(src["requireDifferentApprover"]) || truthy(src["require_different_approver"])
+	} else {
+		g.Prompt = flows.ApprovalPrompt(s)
+		if cfg.HasItems {
+			items = asItems(cfg.Items, false)
+		} else if r.HasJSON {
+			items = asItems(r.JSON, true)
+		}
+		if cfg.HasPreview {
+			g.Preview = cfg.Preview
+		} else if r.Stdout != nil {
+			g.Preview = clip(strings.TrimSpace(*r.Stdout), previewLimit)
+		} else if r.HasJSON {
+			b, _ := json.Marshal(r.JSON)
+			g.Preview = clip(string(b), previewLimit)
+		}
+	}
+	if items == nil {
+		items = []any{}
+	}
+	g.Items = items
+	g.InitiatedBy = firstNonEmpty(g.InitiatedBy, cfg.InitiatedBy, env["LOBSTER_APPROVAL_INITIATED_BY"])
+	g.RequiredApprover = firstNonEmpty(g.RequiredApprover, cfg.RequiredApprover, env["LOBSTER_APPROVAL_REQUIRED_APPROVER"])
+	if !g.RequireDifferentApprover {
+		if cfg.RequireDifferentApprover != nil {
+			g.RequireDifferentApprover = *cfg.RequireDifferentApprover
+		} else {
+			switch strings.ToLower(strings.TrimSpace(env["LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER"])) {
+			case "1", "true", "yes", "y":
+				g.RequireDifferentApprover = true
+			}
+		}
+	}
+	return g
+}
+
+// checkApprover enforces a gate's identity rules on an approval by who
+// (lobster-format §8.3); a denial is never checked.
+func checkApprover(s *flows.Step, g gate, who string) error {
+	if g.RequiredApprover == "" && !g.RequireDifferentApprover {
+		return nil
+	}
+	switch {
+	case who == "":
+		//lint:ignore ST1005 the reference's message
+		return fmt.Errorf("Workflow step %s approval requires approver identity; decide with --by NAME", s.ID)
+	case g.RequiredApprover != "" && who != g.RequiredApprover:
+		//lint:ignore ST1005 the reference's message
+		return fmt.Errorf("Workflow step %s approval requires approver '%s', got '%s'", s.ID, g.RequiredApprover, who)
+	case g.RequireDifferentApprover && g.InitiatedBy != "" && who == g.InitiatedBy:
+		//lint:ignore ST1005 the reference's message
+		return fmt.Errorf("Workflow step %s approval must be granted by someone other than '%s'", s.ID, g.InitiatedBy)
+	}
+	return nil
+}
+
+// inputGate builds the input request for step s over subject
+// (lobster-format §9). A subject too large for the wait is shown
+// truncated, with its size and a preview.
+func inputGate(flowID string, s *flows.Step, subject any) gate {
+	g := gate{Kind: "input", Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
+		Defaults: s.Input.Defaults, Subject: subject, ResumeToken: resumeToken(flowID, s.ID)}
+	if b, err := json.Marshal(subject); err == nil && len(b) > subjectLimit {
+		g.Subject = map[string]any{"truncated": true, "bytes": len(b), "preview": clip(string(b), previewLimit)}
+	}
+	return g
+}
+
+// requestSource returns the object a step's own JSON output offers as its
+// approval request, or nil.
+func requestSource(r flows.StepResult) map[string]any {
+	obj, ok := r.JSON.(map[string]any)
+	if !r.HasJSON || !ok {
+		return nil
+	}
+	if req, ok := obj["requiresApproval"].(map[string]any); ok {
+		if _, ok := req["prompt"]; ok {
+			return req
+		}
+	}
+	if truthy(obj["prompt"]) {
+		return obj
+	}
+	return nil
+}
+
+// asItems turns a value into approval items: an array is its elements;
+// with wrap, any other non-nil value is one item.
+func asItems(v any, wrap bool) []any {
+	if a, ok := v.([]any); ok {
+		return a
+	}
+	if wrap && v != nil {
+		return []any{v}
+	}
+	return nil
+}
+
+func previewText(v any) string {
+	switch p := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return p
+	default:
+		b, _ := json.Marshal(p)
+		return string(b)
+	}
+}
+
+func firstString(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// truthy is JavaScript truthiness for decoded JSON values.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0 && !math.IsNaN(x)
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// clip returns the first n characters of s.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}

@@ -1,0 +1,212 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/plugins/pipeline"
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
+)
+
+// runner plays the gateway's task runner: it runs a task's command for
+// real and keeps its stdout, which sdktest's FinishTask does not record.
+// The controller sees the stdout through the Host it is handed (see
+// controller). Call reset at the start of every harness run: sdktest.Run
+// reuses the controller, and task ids repeat between its runs.
+type runner struct {
+	mu      sync.Mutex
+	results map[string]*sdk.Result
+}
+
+func (r *runner) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results = map[string]*sdk.Result{}
+}
+
+func (r *runner) result(taskID string) *sdk.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.results[taskID]
+}
+
+// run runs task t with /bin/sh as the runner would (its env on top of
+// ours, its cwd, its input on stdin), records its stdout and finishes it
+// succeeded or failed by exit status, delivering what follows.
+func (r *runner) run(t *testing.T, h *sdktest.Harness, task *sdk.Task) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", task.Spec.Shell)
+	cmd.Env = os.Environ()
+	for k, v := range task.Spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Dir = task.Spec.Cwd
+	cmd.Stdin = bytes.NewReader([]byte(task.Spec.Input))
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	err := cmd.Run()
+	status := sdk.TaskSucceeded
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		status = sdk.TaskFailed
+	case err != nil:
+		t.Fatalf("run task %s (%q): %v", task.ID, task.Spec.Shell, err)
+	}
+	r.mu.Lock()
+	r.results[task.ID] = &sdk.Result{Stdout: stdout.String(), StdoutBytes: int64(stdout.Len())}
+	r.mu.Unlock()
+	h.FinishTask(task.ID, status)
+}
+
+// next runs the one active task of flow flowID and returns it.
+func (r *runner) next(t *testing.T, h *sdktest.Harness, flowID string) *sdk.Task {
+	t.Helper()
+	task := active(t, h, flowID)
+	r.run(t, h, task)
+	return task
+}
+
+// active returns the one active task of flow flowID.
+func active(t *testing.T, h *sdktest.Harness, flowID string) *sdk.Task {
+	t.Helper()
+	var found []*sdk.Task
+	for _, task := range h.Tasks(flowID) {
+		if task.Status.Active() {
+			found = append(found, task)
+		}
+	}
+	require.Len(t, found, 1, "flow %s should have one active task", flowID)
+	return found[0]
+}
+
+// controller is the pipeline controller handed a Host whose tasks carry
+// the results the runner recorded, in-process and over gRPC alike.
+type controller struct {
+	sdk.Controller
+	runner *runner
+}
+
+func newController() *controller {
+	return &controller{Controller: pipeline.New(), runner: &runner{}}
+}
+
+func (c *controller) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
+	return c.Controller.HandleEvent(ctx, resultHost{Host: h, runner: c.runner}, ev)
+}
+
+type resultHost struct {
+	sdk.Host
+	runner *runner
+}
+
+func (h resultHost) ListTasks(ctx context.Context, flowID string) ([]*sdk.Task, error) {
+	tasks, err := h.Host.ListTasks(ctx, flowID)
+	for _, t := range tasks {
+		if res := h.runner.result(t.ID); res != nil && t.Status.Terminal() && t.Result == nil {
+			t.Result = res
+		}
+	}
+	return tasks, err
+}
+
+// start starts a pipeline flow for testdata file name, as flowgate
+// pipeline run does, from a fresh caller directory (with a sub/ in it).
+func start(t *testing.T, h *sdktest.Harness, name string, args map[string]any) (*sdk.Flow, string) {
+	t.Helper()
+	file, err := filepath.Abs(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	cwd := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(cwd, "sub"), 0o755))
+	if args == nil {
+		args = map[string]any{}
+	}
+	return h.StartFlow(name, map[string]any{"file": file, "args": args, "cwd": cwd}), cwd
+}
+
+// pipelineState is a pipeline flow's state as the tests read it.
+type pipelineState struct {
+	File      string                     `json:"file"`
+	Results   map[string]json.RawMessage `json:"results"`
+	Output    json.RawMessage            `json:"output"`
+	Decisions map[string]json.RawMessage `json:"decisions"`
+}
+
+func readState(t *testing.T, f *sdk.Flow) (pipelineState, map[string]json.RawMessage) {
+	t.Helper()
+	var s pipelineState
+	require.NoError(t, json.Unmarshal(f.State, &s))
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(f.State, &top))
+	return s, top
+}
+
+// gateWait is the wait of a flow parked at a gate.
+type gateWait struct {
+	Kind                     string         `json:"kind"`
+	Step                     string         `json:"step"`
+	Prompt                   string         `json:"prompt"`
+	Preview                  string         `json:"preview"`
+	Items                    []any          `json:"items"`
+	Schema                   map[string]any `json:"schema"`
+	Subject                  any            `json:"subject"`
+	ResumeToken              string         `json:"resume_token"`
+	ApprovalID               string         `json:"approval_id"`
+	InitiatedBy              string         `json:"initiated_by"`
+	RequiredApprover         string         `json:"required_approver"`
+	RequireDifferentApprover bool           `json:"require_different_approver"`
+	Error                    string         `json:"error"`
+}
+
+func readWait(t *testing.T, f *sdk.Flow) gateWait {
+	t.Helper()
+	require.Equal(t, sdk.FlowWaiting, f.Status, "flow %s: %s", f.ID, f.BlockedSummary)
+	var w gateWait
+	require.NoError(t, json.Unmarshal(f.Wait, &w))
+	return w
+}
+
+// decide records decision d at step as the CLI does (state.decisions),
+// resumes the flow and delivers what follows.
+func decide(t *testing.T, h *sdktest.Harness, flowID, step string, d map[string]any) *sdk.Flow {
+	t.Helper()
+	ctx := t.Context()
+	f := h.Flow(flowID)
+	var state map[string]any
+	require.NoError(t, json.Unmarshal(f.State, &state))
+	decisions, _ := state["decisions"].(map[string]any)
+	if decisions == nil {
+		decisions = map[string]any{}
+	}
+	d["at"] = time.Now().UTC().Format(time.RFC3339)
+	decisions[step] = d
+	state["decisions"] = decisions
+	b, err := json.Marshal(state)
+	require.NoError(t, err)
+	f, err = h.Host().UpdateFlow(ctx, f.ID, f.Revision, sdk.FlowUpdate{State: b})
+	require.NoError(t, err)
+	_, err = h.Host().Resume(ctx, f.ID, f.Revision, sdk.ResumeRequest{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	h.Drain(flowID)
+	return h.Flow(flowID)
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}

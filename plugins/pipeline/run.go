@@ -1,0 +1,299 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// run is one pass over a flow's workflow, for one event. Every pass ends
+// in at most one guarded write of the flow (plus a task create or a cancel
+// request after it), made with the revision the pass read.
+type run struct {
+	host  sdk.Host
+	flow  *sdk.Flow
+	wf    *flows.Workflow
+	st    *state
+	args  map[string]any
+	tasks map[string]*sdk.Task // by idempotency key
+}
+
+// advance walks the steps in order, skipping those already done, and
+// stops at the first one that must wait (a running task, a gate) or that
+// ends the flow; after the last step it finishes the flow with the output.
+func (r *run) advance(ctx context.Context) error {
+	var err error
+	if r.st, err = readState(r.flow.State); err != nil {
+		return r.fail(ctx, "", "", err.Error())
+	}
+	if r.wf, err = flows.Load(r.st.File); err != nil {
+		return r.fail(ctx, "", "", fmt.Sprintf("load workflow %s: %v", r.st.File, err))
+	}
+	r.args = flows.ResolveArgs(r.wf, r.st.Args)
+	tasks, err := r.host.ListTasks(ctx, r.flow.ID)
+	if err != nil {
+		return err
+	}
+	r.tasks = make(map[string]*sdk.Task, len(tasks))
+	for _, t := range tasks {
+		r.tasks[t.IdempotencyKey] = t
+	}
+	for i := range r.wf.Steps {
+		if stop, err := r.step(ctx, i); stop || err != nil {
+			return err
+		}
+	}
+	return r.finish(ctx)
+}
+
+// step brings step i as far as it goes. stop reports that the pass ends
+// here (the flow waits, or was ended).
+func (r *run) step(ctx context.Context, i int) (stop bool, err error) {
+	s := &r.wf.Steps[i]
+	res, done := r.st.Results[s.ID]
+	if !done {
+		ok, err := flows.EvalCondition(s.When, r.st.Results)
+		if err != nil {
+			return true, r.fail(ctx, s.ID, "", fmt.Sprintf("step %s: %v", s.ID, err))
+		}
+		if !ok {
+			r.st.Results[s.ID] = flows.SkippedResult(s.ID)
+			return false, nil
+		}
+		switch kind := s.Kind(); kind {
+		case "parallel", "for_each", "workflow":
+			return true, r.fail(ctx, s.ID, "", fmt.Sprintf("step %s uses %s, which the pipeline controller does not run yet", s.ID, kind))
+		case "input":
+			return r.input(ctx, i)
+		case "run":
+			t, err := r.shell(ctx, s)
+			var stepErr stepError
+			switch {
+			case errors.As(err, &stepErr):
+				return r.stepFailed(ctx, s, "", stepErr.err)
+			case err != nil || t == nil || !t.Status.Terminal():
+				return true, err
+			}
+			if res, err = taskResult(s, t); err != nil {
+				return r.stepFailed(ctx, s, t.ID, err)
+			}
+		default: // a gate over its stdin, executing nothing
+			v, ok, err := flows.ResolveStdin(s.Stdin, r.args, r.st.Results)
+			if err != nil {
+				return r.stepFailed(ctx, s, "", err)
+			}
+			if !ok {
+				v = nil
+			}
+			res = flows.SyntheticResult(s.ID, v)
+		}
+		r.st.Results[s.ID] = res
+	}
+	if s.Approval == nil || !res.Succeeded() {
+		return false, nil
+	}
+	if res.Approved != nil {
+		if *res.Approved {
+			return false, nil
+		}
+		return true, r.cancel(ctx, s.ID)
+	}
+	return r.approval(ctx, s, res)
+}
+
+// stepError is a step that failed before its task could be created (its
+// stdin did not resolve).
+type stepError struct{ err error }
+
+func (e stepError) Error() string { return e.err.Error() }
+
+// shell returns the task of shell step s. When the step has none yet, it
+// writes what the pass learned, creates the task and returns nil: the
+// step waits for the task's task.finished. It also returns nil while the
+// task is active.
+func (r *run) shell(ctx context.Context, s *flows.Step) (*sdk.Task, error) {
+	key := taskKey(r.flow.ID, s.ID, 0)
+	if t, ok := r.tasks[key]; ok {
+		if t.Status.Terminal() {
+			return t, nil
+		}
+		return nil, r.save(ctx, s.ID)
+	}
+	spec, err := r.taskSpec(s)
+	if err != nil {
+		return nil, stepError{err}
+	}
+	if err := r.save(ctx, s.ID); err != nil {
+		return nil, err
+	}
+	_, _, err = r.host.CreateTask(ctx, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: s.ID, Spec: spec})
+	return nil, err
+}
+
+// stepFailed applies step s's on_error policy to err: continue records
+// the failure and goes on; skip_rest records it, skips the remaining steps
+// and finishes; stop (the default) fails the flow.
+func (r *run) stepFailed(ctx context.Context, s *flows.Step, taskID string, err error) (stop bool, _ error) {
+	switch s.OnError {
+	case "continue":
+		r.st.Results[s.ID] = flows.FailedResult(s.ID, err)
+		return false, nil
+	case "skip_rest":
+		r.st.Results[s.ID] = flows.FailedResult(s.ID, err)
+		for _, rest := range r.wf.Steps {
+			if _, ok := r.st.Results[rest.ID]; !ok {
+				r.st.Results[rest.ID] = flows.SkippedResult(rest.ID)
+			}
+		}
+		return true, r.finish(ctx)
+	}
+	return true, r.fail(ctx, s.ID, taskID, fmt.Sprintf("step %s failed: %v", s.ID, err))
+}
+
+// approval decides the approval gate of step s from the recorded decision,
+// or parks the flow at it. An approval by someone the gate does not accept
+// keeps the flow waiting, with the reason in the wait's error.
+func (r *run) approval(ctx context.Context, s *flows.Step, res flows.StepResult) (stop bool, _ error) {
+	g := approvalGate(r.flow.ID, s, res, r.env(s))
+	d, ok := r.st.Decisions[s.ID]
+	switch {
+	case !ok:
+		return true, r.wait(ctx, g)
+	case d.Approved == nil:
+		g.Error = fmt.Sprintf("the decision at step %s neither approves nor denies; answer with approve or deny", s.ID)
+		return true, r.wait(ctx, g)
+	case *d.Approved:
+		if err := checkApprover(s, g, d.By); err != nil {
+			g.Error = err.Error()
+			return true, r.wait(ctx, g)
+		}
+	}
+	res.Approved, res.ApprovedBy, res.InitiatedBy = d.Approved, d.By, g.InitiatedBy
+	r.st.Results[s.ID] = res
+	if *d.Approved {
+		return false, nil
+	}
+	return true, r.cancel(ctx, s.ID)
+}
+
+// input decides the input gate of step i from the recorded response, or
+// parks the flow at it. A response the schema rejects keeps the flow
+// waiting, with the reason in the wait's error.
+func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
+	s := &r.wf.Steps[i]
+	subject, err := r.subject(i)
+	if err != nil {
+		return r.stepFailed(ctx, s, "", err)
+	}
+	g := inputGate(r.flow.ID, s, subject)
+	d, ok := r.st.Decisions[s.ID]
+	if !ok {
+		return true, r.wait(ctx, g)
+	}
+	if err := flows.ValidateResponse(s.ID, s.Input.ResponseSchema, d.Response); err != nil {
+		g.Error = err.Error()
+		return true, r.wait(ctx, g)
+	}
+	r.st.Results[s.ID] = flows.InputResult(s.ID, subject, d.Response)
+	return false, nil
+}
+
+// subject is what input step i asks about (lobster-format §9): its stdin
+// when it has one, else the output of the last step before it that ran
+// successfully (json, else response, else stdout), else null.
+func (r *run) subject(i int) (any, error) {
+	s := &r.wf.Steps[i]
+	if s.Stdin != nil {
+		v, _, err := flows.ResolveStdin(s.Stdin, r.args, r.st.Results)
+		return v, err
+	}
+	for j := i - 1; j >= 0; j-- {
+		prev, ok := r.st.Results[r.wf.Steps[j].ID]
+		if !ok || !prev.Succeeded() {
+			continue
+		}
+		switch {
+		case prev.HasJSON && prev.JSON != nil:
+			return prev.JSON, nil
+		case prev.HasResponse && prev.Response != nil:
+			return prev.Response, nil
+		case prev.Stdout != nil:
+			return *prev.Stdout, nil
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// save writes the state the pass built and the step it stands at, when
+// either changed.
+func (r *run) save(ctx context.Context, stepID string) error {
+	b, changed, err := r.st.encode(nil)
+	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
+		return err
+	}
+	u := sdk.FlowUpdate{CurrentStep: &stepID}
+	if changed {
+		u.State = b
+	}
+	f, err := r.host.UpdateFlow(ctx, r.flow.ID, r.flow.Revision, u)
+	if err != nil {
+		return err
+	}
+	r.flow = f
+	return nil
+}
+
+// wait parks the flow at gate g.
+func (r *run) wait(ctx context.Context, g gate) error {
+	b, _, err := r.st.encode(nil)
+	if err != nil {
+		return err
+	}
+	w, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	_, err = r.host.SetWaiting(ctx, r.flow.ID, r.flow.Revision, sdk.WaitRequest{CurrentStep: g.Step, State: b, Wait: w})
+	return err
+}
+
+// cancel ends a run whose approval at step stepID was denied: the
+// reference reports it cancelled, so the flow is asked to cancel, which
+// with no task active makes it cancelled at once.
+func (r *run) cancel(ctx context.Context, stepID string) error {
+	if err := r.save(ctx, stepID); err != nil {
+		return err
+	}
+	_, err := r.host.RequestCancel(ctx, r.flow.ID, r.flow.Revision)
+	return err
+}
+
+// finish ends the flow succeeded, with the workflow's output.
+func (r *run) finish(ctx context.Context) error {
+	b, _, err := r.st.encode(flows.Output(r.wf, r.st.Results))
+	if err != nil {
+		return err
+	}
+	_, err = r.host.Finish(ctx, r.flow.ID, r.flow.Revision, sdk.EndRequest{State: b})
+	return err
+}
+
+// fail ends the flow failed at step stepID, naming the task it failed on
+// (if any) and why.
+func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
+	e := sdk.EndRequest{CurrentStep: stepID, BlockedTaskID: taskID, BlockedSummary: summary}
+	if r.st != nil {
+		b, _, err := r.st.encode(nil)
+		if err != nil {
+			return err
+		}
+		e.State = b
+	}
+	_, err := r.host.Fail(ctx, r.flow.ID, r.flow.Revision, e)
+	return err
+}

@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/flowgate/flowgate/flows"
+)
+
+// state is a pipeline flow's state. raw keeps every top-level key as it
+// was read, so keys the controller does not own (file, args, cwd,
+// decisions) are written back untouched.
+type state struct {
+	raw       map[string]json.RawMessage
+	before    []byte
+	File      string
+	Args      map[string]any
+	Cwd       string
+	Results   map[string]flows.StepResult
+	Decisions map[string]decision
+}
+
+// decision is what the CLI recorded at a gate: Approved for an approval,
+// Response for an input.
+type decision struct {
+	Approved *bool  `json:"approved,omitempty"`
+	Response any    `json:"response,omitempty"`
+	By       string `json:"by"`
+	At       string `json:"at,omitempty"`
+}
+
+// readState decodes a flow's state; it fails when the state names no
+// workflow file.
+func readState(b json.RawMessage) (*state, error) {
+	s := &state{raw: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
+		if err := json.Unmarshal(b, &s.raw); err != nil {
+			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
+		}
+	}
+	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "results": &s.Results, "decisions": &s.Decisions} {
+		if v, ok := s.raw[key]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
+			}
+		}
+	}
+	if s.File == "" {
+		return nil, errors.New(`the flow's state names no workflow file ("file"); start pipeline flows with flowgate pipeline run`)
+	}
+	if s.Results == nil {
+		s.Results = map[string]flows.StepResult{}
+	}
+	var err error
+	s.before, err = json.Marshal(s.raw)
+	return s, err
+}
+
+// encode returns the state with the current results and, when output is
+// not nil, the workflow output; changed says whether it differs from the
+// state that was read.
+func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
+	if len(s.Results) > 0 {
+		if s.raw["results"], err = json.Marshal(s.Results); err != nil {
+			return nil, false, err
+		}
+	}
+	if output != nil {
+		if s.raw["output"], err = json.Marshal(output); err != nil {
+			return nil, false, err
+		}
+	}
+	if b, err = json.Marshal(s.raw); err != nil {
+		return nil, false, err
+	}
+	return b, !bytes.Equal(b, s.before), nil
+}
