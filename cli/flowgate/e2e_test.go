@@ -383,3 +383,67 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
+
+// TestPipelineSurvivesGatewaySIGKILL runs a workflow with an approval gate
+// under a real gateway, SIGKILLs the gateway once during a step and once
+// while the flow waits at the gate, approves, and checks that the flow
+// succeeds with every step run exactly once.
+func TestPipelineSurvivesGatewaySIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	home, work, logf := e2eDirs(t)
+	runs := filepath.Join(work, "runs")
+	wf := filepath.Join(work, "durable.lobster")
+	require.NoError(t, os.WriteFile(wf, []byte(`name: durable
+steps:
+  - id: one
+    run: echo one >> `+runs+`; sleep 1; echo first done
+  - id: gate
+    approval: Go on?
+  - id: two
+    run: echo two >> `+runs+`
+`), 0o600))
+
+	g := startGateway(t, bin, home, logf)
+	out, err := exec.Command(bin, "--home", home, "pipeline", "run", "--detach", wf).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	flowID := strings.Fields(string(out))[2]
+
+	ctx := context.Background()
+	view := func() engine.FlowView {
+		c, err := api.DialRemote(gateway.SocketPath(home))
+		require.NoError(t, err)
+		defer c.Close()
+		v, err := c.ViewFlow(ctx, flowID)
+		require.NoError(t, err)
+		return v
+	}
+	until := func(what string, cond func(engine.FlowView) bool) {
+		deadline := time.Now().Add(30 * time.Second)
+		for v := view(); !cond(v); v = view() {
+			require.True(t, time.Now().Before(deadline), "timed out waiting for %s: flow %s %s", what, v.Status, v.BlockedSummary)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	until("step one to run", func(v engine.FlowView) bool {
+		return len(v.Tasks) == 1 && v.Tasks[0].Status == sdk.TaskRunning
+	})
+	g.kill(t) // mid-step
+	g = startGateway(t, bin, home, logf)
+	until("the gate", func(v engine.FlowView) bool { return v.Status == sdk.FlowWaiting })
+	g.kill(t) // while waiting
+	g = startGateway(t, bin, home, logf)
+	defer g.kill(t)
+	require.Equal(t, sdk.FlowWaiting, view().Status, "a gate waits across restarts")
+
+	out, err = exec.Command(bin, "--home", home, "pipeline", "resume", "--id", flowID, "--approve", "yes", "--by", "tester").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	v := view()
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	require.Len(t, v.Tasks, 2)
+	b, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	require.Equal(t, "one\ntwo\n", string(b), "each step ran exactly once")
+}
