@@ -53,3 +53,68 @@ func TestPipelineRunsToAGateAndOnAfterApproval(t *testing.T) {
 	require.Equal(t, 2, code, "a token resumes at most once")
 	require.Contains(t, errOut, "no open gate")
 }
+
+func TestPipelineEnvelopeForInputDenyAndFailure(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	input := write("input.lobster", `name: ask
+steps:
+  - id: draft
+    run: echo '{"title":"draft"}'
+  - id: review
+    input:
+      prompt: Pick a title
+      responseSchema:
+        type: object
+        required: [title]
+        properties:
+          title: {type: string}
+  - id: use
+    stdin: $review.response
+    run: cat
+`)
+	code, stdout, errOut := run(t, home, "pipeline", "run", input, "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	var env struct {
+		Status        string
+		RequiresInput struct {
+			Prompt      string
+			ResumeToken string
+		}
+		Output json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Equal(t, "needs_input", env.Status)
+	require.Equal(t, "Pick a title", env.RequiresInput.Prompt)
+
+	code, stdout, errOut = run(t, home, "pipeline", "resume", "--token", env.RequiresInput.ResumeToken, "--response-json", `{"title":"Final"}`, "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Equal(t, "ok", env.Status)
+	require.JSONEq(t, `[{"title":"Final"}]`, string(env.Output))
+
+	gate := write("gate.lobster", "name: gate\nsteps:\n  - id: ok\n    approval: Proceed?\n  - id: after\n    run: echo never\n")
+	code, stdout, _ = run(t, home, "pipeline", "run", gate, "--mode", "tool")
+	require.Equal(t, 0, code)
+	var paused struct{ RequiresApproval struct{ ApprovalID string } }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &paused))
+	code, stdout, _ = run(t, home, "pipeline", "resume", "--id", paused.RequiresApproval.ApprovalID, "--approve", "no", "--mode", "tool")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, `"status": "cancelled"`)
+
+	fail := write("fail.lobster", "name: fail\nsteps:\n  - id: boom\n    run: echo broken >&2; exit 4\n")
+	code, stdout, _ = run(t, home, "pipeline", "run", fail, "--mode", "tool")
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, `"ok": false`)
+	require.Contains(t, stdout, `"type": "runtime_error"`)
+	require.Contains(t, stdout, "boom")
+	code, _, errOut = run(t, home, "pipeline", "run", fail)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "boom")
+}
