@@ -244,34 +244,6 @@ func TestInput(t *testing.T) {
 	})
 }
 
-func TestUnsupportedSteps(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		file, step, kind string
-		tasks            int
-	}{
-		{"parallel.lobster", "fan", "parallel", 0},
-		{"foreach.lobster", "each", "for_each", 1},
-		{"workflow.lobster", "nested", "workflow", 0},
-	} {
-		t.Run(tc.kind, func(t *testing.T) {
-			t.Parallel()
-			c := newController()
-			sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-				c.runner.reset()
-				f, _ := start(t, h, tc.file, nil)
-				for range tc.tasks {
-					c.runner.next(t, h, f.ID)
-				}
-				f = h.Flow(f.ID)
-				require.Equal(t, sdk.FlowFailed, f.Status)
-				require.Equal(t, "step "+tc.step+" uses "+tc.kind+", which the pipeline controller does not run yet", f.BlockedSummary)
-				require.Equal(t, tc.step, f.CurrentStep)
-			})
-		})
-	}
-}
-
 func TestBadState(t *testing.T) {
 	t.Parallel()
 	sdktest.Run(t, pipeline.New(), func(t *testing.T, h *sdktest.Harness) {

@@ -14,6 +14,11 @@
 //	"results": {"<step id>": <flows.StepResult JSON>, …}
 //	"output":  [ … ]   (flows.Output; written when the flow finishes)
 //
+// results also holds each parallel branch's result under its branch id
+// (as the reference does, so $branch.path refs work), and the results of
+// a sub-workflow's steps under "<workflow step id>><sub step id>" (nested
+// sub-workflows add a further "<id>>"), which no ref can name.
+//
 // A step result uses the reference's field names: {"id", "stdout",
 // "json", "approved", "approvedBy", "initiatedBy", "subject", "response",
 // "skipped", "error", "errorMessage"}, absent fields omitted.
@@ -28,9 +33,18 @@
 //
 // Every event re-reads the flow, loads the workflow file again and derives
 // what is done from state.results and the flow's tasks, so an event that
-// arrives twice does nothing twice. Each shell step runs as one task with
-// the idempotency key "<flow id>:<step id>:0", so a repeated create
-// returns the first task. Then the steps are taken in order:
+// arrives twice does nothing twice. Each task has an idempotency key, so a
+// repeated create returns the first task:
+//
+//	"<flow id>:<step id>:0"                     a shell step
+//	"<flow id>:<step id>/<branch id>:0"         a parallel branch
+//	"<flow id>:<step id>/<sub-step id>:<index>" a for_each sub-step, per item
+//	"<flow id>:<step id>><sub step id>:0"       a sub-workflow's shell step
+//
+// (a sub-workflow's own parallel and for_each steps prefix their step id
+// the same way). A task's label is its key without the flow id and
+// iteration, plus "[<index>]" for a for_each sub-step. Then the steps are
+// taken in order:
 //
 //   - a false when/condition records {"id", "skipped": true};
 //   - a shell step (run/command) creates its task — the command templated
@@ -52,9 +66,58 @@
 //   - an input gate parks the flow until a response is recorded, and
 //     checks it against the step's schema; a rejected response keeps the
 //     flow waiting, with the reason in the wait's "error";
-//   - parallel, for_each and workflow steps are not run yet: reaching one
-//     fails the flow with "step X uses parallel, which the pipeline
-//     controller does not run yet".
+//   - a parallel step creates every branch's task at once — env = the
+//     workflow's, the step's, then the branch's env; cwd = the branch's,
+//     else the step's, else the workflow's; the branch's stdin; the
+//     block's timeout_ms as each task's timeout; the step's retry per
+//     task. With wait: all it is done when every branch has ended: all
+//     succeeded gives {"json": {"<branch>": <branch json>, …} (branches
+//     without json left out), "stdout": that json as text}, and each
+//     branch's own result under its id; any failure, once all ended, is
+//     the step's failure "Parallel branch failed: …" (on_error applies).
+//     With wait: any the first branch to succeed (earliest to end) wins:
+//     {"json": {"<winner>": <its json>}, "stdout": the winner's stdout},
+//     the winner's result under its id; it fails only when every branch
+//     failed. The losers are NOT cancelled — sdk.Host cannot cancel one
+//     task — they run on and their results are ignored; the flow may
+//     finish while they run;
+//   - a for_each step resolves its expression — a "$step.path" ref, or
+//     anything else templated and parsed as JSON, so '["a","b"]' is a
+//     literal — to an array ("Workflow step X for_each: expected array,
+//     got T" otherwise) and runs the items batch_size at a time (default
+//     1, one after another): a batch's items start together, each item's
+//     sub-steps in order, and the next batch starts when the whole batch
+//     has ended. Sub-steps see item_var as {"json": item, "stdout": the
+//     string or its JSON} and index_var as {"json": i, "stdout": "i"},
+//     plus the same item's earlier sub-steps; env = workflow, step,
+//     sub-step env; cwd = sub-step's, else step's, else workflow's; a
+//     sub-step's own when, timeout_ms and retry apply. pause_ms is
+//     honoured by prefixing the first task of every item of a later batch
+//     with "sleep <pause_ms/1000>; " (a controller has no timer); the
+//     pause so counts toward that task's timeout and is repeated by its
+//     retries. The result is {"json": [{"<item_var>": item, "<index_var>":
+//     i, "<sub id>": its json, else its stdout (skipped sub-steps left
+//     out)}, …], "stdout": that array as text}. A failed sub-step fails
+//     the step ("for_each item I, step S: …") once the batch's running
+//     items have ended, no later item starts, and the step's on_error
+//     applies (the reference applies none to for_each; sub-steps'
+//     on_error is not used);
+//   - a workflow step runs the sub-workflow inline, step by step, as part
+//     of this flow: its path templated and loaded with flows.LoadSub
+//     (relative to the calling file; cycles rejected), its args the
+//     resolved workflow_args over its defaults, its env on top of the
+//     calling step's env (workflow and step env, LOBSTER_ARG_*), its
+//     default cwd the calling step's. Its steps follow these same rules,
+//     on_error included; a failure they do not absorb fails the workflow
+//     step ("step S failed: …"), whose on_error applies. A gate inside
+//     fails it: "sub-workflow halted for approval|input. Sub-workflow
+//     approval/input gates are not supported in composition". The result
+//     is the sub-workflow's output: {"json": the one item, else the array,
+//     "stdout": json as text (a string as it is), "" for no output}.
+//
+// Results are objects with sorted keys where the reference keeps file
+// order. Parallel, for_each and workflow steps may carry an approval gate,
+// applied after them as after a shell step.
 //
 // After the last step the flow is finished with the output. Every write
 // carries the revision the event read; a *sdk.RevisionConflictError is

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // run is one pass over a flow's workflow, for one event. Every pass ends
-// in at most one guarded write of the flow (plus a task create or a cancel
+// in at most one guarded write of the flow (plus task creates or a cancel
 // request after it), made with the revision the pass read.
 type run struct {
 	host  sdk.Host
@@ -20,7 +21,40 @@ type run struct {
 	st    *state
 	args  map[string]any
 	tasks map[string]*sdk.Task // by idempotency key
+	top   *frame
 }
+
+// frame is one workflow being walked: the flow's own (prefix "") or a
+// sub-workflow run inline by a workflow step (prefix "<step id>>", nested
+// ones "<step id>><sub step id>>"). A frame's step results are kept in
+// state.results under prefix+id, and its tasks' keys and labels carry the
+// prefix too.
+type frame struct {
+	wf      *flows.Workflow
+	args    map[string]any
+	prefix  string
+	results map[string]flows.StepResult // by unprefixed step id
+	chain   []string                    // the executing workflow files, outermost first
+	env     map[string]string           // resolved env inherited from the calling step
+	cwd     string                      // the directory steps run in by default
+}
+
+func (fr *frame) isTop() bool { return fr.prefix == "" }
+
+// set records the result of the frame's step id.
+func (r *run) set(fr *frame, id string, res flows.StepResult) {
+	fr.results[id] = res
+	r.st.Results[fr.prefix+id] = res
+}
+
+// childError is a failure inside a sub-workflow that its on_error did not
+// absorb: it fails the workflow step that runs the sub-workflow.
+type childError struct {
+	taskID string
+	err    error
+}
+
+func (e childError) Error() string { return e.err.Error() }
 
 // advance walks the steps in order, skipping those already done, and
 // stops at the first one that must wait (a running task, a gate) or that
@@ -42,59 +76,102 @@ func (r *run) advance(ctx context.Context) error {
 	for _, t := range tasks {
 		r.tasks[t.IdempotencyKey] = t
 	}
-	for i := range r.wf.Steps {
-		if stop, err := r.step(ctx, i); stop || err != nil {
-			return err
-		}
+	base := r.st.Cwd
+	if base == "" {
+		base = filepath.Dir(r.wf.File)
+	}
+	r.top = &frame{wf: r.wf, args: r.args, results: r.st.Results, chain: []string{r.wf.File}, cwd: base}
+	if stop, err := r.walk(ctx, r.top); stop || err != nil {
+		return err
 	}
 	return r.finish(ctx)
 }
 
-// step brings step i as far as it goes. stop reports that the pass ends
-// here (the flow waits, or was ended).
-func (r *run) step(ctx context.Context, i int) (stop bool, err error) {
-	s := &r.wf.Steps[i]
-	res, done := r.st.Results[s.ID]
+// walk brings the steps of frame fr as far as they go; stop reports that
+// the pass ends here. In a sub-workflow frame a failure that ends the
+// sub-workflow is returned as a childError.
+func (r *run) walk(ctx context.Context, fr *frame) (stop bool, err error) {
+	for i := range fr.wf.Steps {
+		if stop, err := r.step(ctx, fr, i); stop || err != nil {
+			return stop, err
+		}
+	}
+	return false, nil
+}
+
+// step brings step i of frame fr as far as it goes. stop reports that the
+// pass ends here (the flow waits, or was ended).
+func (r *run) step(ctx context.Context, fr *frame, i int) (stop bool, err error) {
+	s := &fr.wf.Steps[i]
+	res, done := fr.results[s.ID]
 	if !done {
-		ok, err := flows.EvalCondition(s.When, r.st.Results)
+		ok, err := flows.EvalCondition(s.When, fr.results)
 		if err != nil {
+			if !fr.isTop() {
+				return true, childError{err: fmt.Errorf("step %s: %w", s.ID, err)}
+			}
 			return true, r.fail(ctx, s.ID, "", fmt.Sprintf("step %s: %v", s.ID, err))
 		}
 		if !ok {
-			r.st.Results[s.ID] = flows.SkippedResult(s.ID)
+			r.set(fr, s.ID, flows.SkippedResult(s.ID))
 			return false, nil
 		}
+		var (
+			got            *flows.StepResult
+			failTask       string
+			failErr, hostE error
+		)
 		switch kind := s.Kind(); kind {
-		case "parallel", "for_each", "workflow":
-			return true, r.fail(ctx, s.ID, "", fmt.Sprintf("step %s uses %s, which the pipeline controller does not run yet", s.ID, kind))
+		case "parallel":
+			got, failTask, failErr, hostE = r.parallel(ctx, fr, s)
+		case "for_each":
+			got, failTask, failErr, hostE = r.forEach(ctx, fr, s)
+		case "workflow":
+			got, failTask, failErr, hostE = r.subWorkflow(ctx, fr, s)
 		case "input":
+			if !fr.isTop() {
+				return true, childError{err: errHalted("input")}
+			}
 			return r.input(ctx, i)
 		case "run":
-			t, err := r.shell(ctx, s)
+			t, err := r.shell(ctx, fr, s)
 			var stepErr stepError
 			switch {
 			case errors.As(err, &stepErr):
-				return r.stepFailed(ctx, s, "", stepErr.err)
+				failErr = stepErr.err
 			case err != nil || t == nil || !t.Status.Terminal():
 				return true, err
-			}
-			if res, err = taskResult(s, t); err != nil {
-				return r.stepFailed(ctx, s, t.ID, err)
+			default:
+				v, err := taskResult(s.ID, s.TimeoutMs, t)
+				got, failTask, failErr = &v, t.ID, err
 			}
 		default: // a gate over its stdin, executing nothing
-			v, ok, err := flows.ResolveStdin(s.Stdin, r.args, r.st.Results)
+			v, ok, err := flows.ResolveStdin(s.Stdin, fr.args, fr.results)
 			if err != nil {
-				return r.stepFailed(ctx, s, "", err)
+				return r.stepFailed(ctx, fr, s, "", err)
 			}
 			if !ok {
 				v = nil
 			}
-			res = flows.SyntheticResult(s.ID, v)
+			syn := flows.SyntheticResult(s.ID, v)
+			got = &syn
 		}
-		r.st.Results[s.ID] = res
+		switch {
+		case hostE != nil:
+			return true, hostE
+		case failErr != nil:
+			return r.stepFailed(ctx, fr, s, failTask, failErr)
+		case got == nil:
+			return true, nil
+		}
+		res = *got
+		r.set(fr, s.ID, res)
 	}
 	if s.Approval == nil || !res.Succeeded() {
 		return false, nil
+	}
+	if !fr.isTop() {
+		return true, childError{err: errHalted("approval")}
 	}
 	if res.Approved != nil {
 		if *res.Approved {
@@ -103,6 +180,12 @@ func (r *run) step(ctx context.Context, i int) (stop bool, err error) {
 		return true, r.cancel(ctx, s.ID)
 	}
 	return r.approval(ctx, s, res)
+}
+
+// errHalted is the failure of a sub-workflow that reaches a gate: gates
+// in sub-workflows are not supported (lobster-format §7.3).
+func errHalted(kind string) error {
+	return fmt.Errorf("sub-workflow halted for %s. Sub-workflow approval/input gates are not supported in composition", kind)
 }
 
 // stepError is a step that failed before its task could be created (its
@@ -115,41 +198,56 @@ func (e stepError) Error() string { return e.err.Error() }
 // writes what the pass learned, creates the task and returns nil: the
 // step waits for the task's task.finished. It also returns nil while the
 // task is active.
-func (r *run) shell(ctx context.Context, s *flows.Step) (*sdk.Task, error) {
-	key := taskKey(r.flow.ID, s.ID, 0)
+func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, error) {
+	id := fr.prefix + s.ID
+	key := taskKey(r.flow.ID, id, 0)
 	if t, ok := r.tasks[key]; ok {
 		if t.Status.Terminal() {
 			return t, nil
 		}
-		return nil, r.save(ctx, s.ID)
+		return nil, r.save(ctx, id)
 	}
-	spec, err := r.taskSpec(s)
+	spec, err := r.taskSpec(fr, fr.results, s.Run, s.Stdin, r.env(fr, s, fr.results), r.cwd(fr, s.Cwd), s.TimeoutMs, s.Retry)
 	if err != nil {
 		return nil, stepError{err}
 	}
-	if err := r.save(ctx, s.ID); err != nil {
-		return nil, err
+	return nil, r.create(ctx, id, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: id, Spec: spec})
+}
+
+// create writes what the pass learned, standing at step stepID, then
+// creates the tasks (each idempotent by its key).
+func (r *run) create(ctx context.Context, stepID string, reqs ...sdk.TaskRequest) error {
+	if err := r.save(ctx, stepID); err != nil {
+		return err
 	}
-	_, _, err = r.host.CreateTask(ctx, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: s.ID, Spec: spec})
-	return nil, err
+	for _, req := range reqs {
+		if _, _, err := r.host.CreateTask(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stepFailed applies step s's on_error policy to err: continue records
-// the failure and goes on; skip_rest records it, skips the remaining steps
-// and finishes; stop (the default) fails the flow.
-func (r *run) stepFailed(ctx context.Context, s *flows.Step, taskID string, err error) (stop bool, _ error) {
+// the failure and goes on; skip_rest records it and skips the remaining
+// steps of its workflow, which then finishes; stop (the default) fails the
+// flow, or, inside a sub-workflow, the step that runs it.
+func (r *run) stepFailed(ctx context.Context, fr *frame, s *flows.Step, taskID string, err error) (stop bool, _ error) {
 	switch s.OnError {
 	case "continue":
-		r.st.Results[s.ID] = flows.FailedResult(s.ID, err)
+		r.set(fr, s.ID, flows.FailedResult(s.ID, err))
 		return false, nil
 	case "skip_rest":
-		r.st.Results[s.ID] = flows.FailedResult(s.ID, err)
-		for _, rest := range r.wf.Steps {
-			if _, ok := r.st.Results[rest.ID]; !ok {
-				r.st.Results[rest.ID] = flows.SkippedResult(rest.ID)
+		r.set(fr, s.ID, flows.FailedResult(s.ID, err))
+		for _, rest := range fr.wf.Steps {
+			if _, ok := fr.results[rest.ID]; !ok {
+				r.set(fr, rest.ID, flows.SkippedResult(rest.ID))
 			}
 		}
-		return true, r.finish(ctx)
+		return false, nil
+	}
+	if !fr.isTop() {
+		return true, childError{taskID: taskID, err: fmt.Errorf("step %s failed: %w", s.ID, err)}
 	}
 	return true, r.fail(ctx, s.ID, taskID, fmt.Sprintf("step %s failed: %v", s.ID, err))
 }
@@ -158,7 +256,7 @@ func (r *run) stepFailed(ctx context.Context, s *flows.Step, taskID string, err 
 // or parks the flow at it. An approval by someone the gate does not accept
 // keeps the flow waiting, with the reason in the wait's error.
 func (r *run) approval(ctx context.Context, s *flows.Step, res flows.StepResult) (stop bool, _ error) {
-	g := approvalGate(r.flow.ID, s, res, r.env(s))
+	g := approvalGate(r.flow.ID, s, res, r.env(r.top, s, r.st.Results))
 	d, ok := r.st.Decisions[s.ID]
 	switch {
 	case !ok:
@@ -187,7 +285,7 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	s := &r.wf.Steps[i]
 	subject, err := r.subject(i)
 	if err != nil {
-		return r.stepFailed(ctx, s, "", err)
+		return r.stepFailed(ctx, r.top, s, "", err)
 	}
 	g := inputGate(r.flow.ID, s, subject)
 	d, ok := r.st.Decisions[s.ID]

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,26 +12,28 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// taskKey is the idempotency key of a step's task. iteration counts runs
-// of the same step; it is 0 until loops are supported.
-func taskKey(flowID, stepID string, iteration int) string {
-	return fmt.Sprintf("%s:%s:%d", flowID, stepID, iteration)
+// taskKey is the idempotency key of a task: "<flow id>:<id>:<iteration>",
+// where id is the step id (prefixed "<step id>>" inside a sub-workflow,
+// suffixed "/<branch or sub-step id>" for parallel branches and for_each
+// sub-steps) and iteration is the for_each item index, else 0.
+func taskKey(flowID, id string, iteration int) string {
+	return fmt.Sprintf("%s:%s:%d", flowID, id, iteration)
 }
 
-// taskSpec is what a shell step runs: the templated command, its
-// environment (LOBSTER_ARGS_JSON, LOBSTER_ARG_*, workflow and step env),
-// its directory, its stdin text, timeout and retry policy.
-func (r *run) taskSpec(s *flows.Step) (sdk.TaskSpec, error) {
+// taskSpec is what a shell command of frame fr runs: command templated
+// against results, the environment env, the directory cwd, the resolved
+// stdin as input, the timeout and retry policy.
+func (r *run) taskSpec(fr *frame, results map[string]flows.StepResult, command string, stdin any, env map[string]string, cwd string, timeoutMs int, retry flows.Retry) (sdk.TaskSpec, error) {
 	spec := sdk.TaskSpec{
-		Shell: flows.ResolveTemplate(s.Run, r.args, r.st.Results),
-		Env:   r.env(s),
-		Cwd:   r.cwd(s),
-		Retry: retryPolicy(s.Retry),
+		Shell: flows.ResolveTemplate(command, fr.args, results),
+		Env:   env,
+		Cwd:   cwd,
+		Retry: retryPolicy(retry),
 	}
-	if s.TimeoutMs > 0 {
-		spec.Timeout = sdk.Duration(millis(float64(s.TimeoutMs)))
+	if timeoutMs > 0 {
+		spec.Timeout = sdk.Duration(millis(float64(timeoutMs)))
 	}
-	v, ok, err := flows.ResolveStdin(s.Stdin, r.args, r.st.Results)
+	v, ok, err := flows.ResolveStdin(stdin, fr.args, results)
 	if err != nil {
 		return spec, err
 	}
@@ -40,28 +43,35 @@ func (r *run) taskSpec(s *flows.Step) (sdk.TaskSpec, error) {
 	return spec, nil
 }
 
-// env is the environment a step adds to the task's process environment.
-func (r *run) env(s *flows.Step) map[string]string {
-	return flows.StepEnv(r.args, r.st.Results, r.wf.Env, s.Env)
+// env is the environment a step of frame fr adds to the task's process
+// environment: what the frame inherits from its calling step, then
+// LOBSTER_ARGS_JSON and LOBSTER_ARG_*, the workflow's env, the step's env
+// and the extra layers (a branch's or a loop sub-step's env), templated
+// against results.
+func (r *run) env(fr *frame, s *flows.Step, results map[string]flows.StepResult, extra ...map[string]string) map[string]string {
+	env := maps.Clone(fr.env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	maps.Copy(env, flows.StepEnv(fr.args, results, append([]map[string]string{fr.wf.Env, s.Env}, extra...)...))
+	return env
 }
 
-// cwd is a step's working directory: the step's or the workflow's cwd
-// (${arg} templated), relative to the caller's directory as in the
-// reference (§3.1), which is also the default. A flow started without a
-// cwd uses the workflow file's directory instead.
-func (r *run) cwd(s *flows.Step) string {
-	base := r.st.Cwd
-	if base == "" {
-		base = filepath.Dir(r.wf.File)
-	}
-	c := flows.StepCwd(r.args, r.wf.Cwd, s.Cwd)
+// cwd is the working directory of a step of frame fr: the last non-empty
+// of the workflow's cwd and cwds (${arg} templated), relative to the
+// caller's directory as in the reference (§3.1). With none it is the
+// frame's default: the caller's directory for the flow's workflow (the
+// workflow file's directory for a flow started without a cwd), the
+// calling step's directory for a sub-workflow.
+func (r *run) cwd(fr *frame, cwds ...string) string {
+	c := flows.StepCwd(fr.args, append([]string{fr.wf.Cwd}, cwds...)...)
 	switch {
 	case c == "":
-		return base
+		return fr.cwd
 	case filepath.IsAbs(c):
 		return c
 	}
-	return filepath.Join(base, c)
+	return filepath.Join(r.top.cwd, c)
 }
 
 // retryPolicy maps a step's retry policy onto the task's. The task's
@@ -88,7 +98,7 @@ func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.M
 
 // taskResult turns a finished task into the step's result, or the error
 // the step failed with.
-func taskResult(s *flows.Step, t *sdk.Task) (flows.StepResult, error) {
+func taskResult(id string, timeoutMs int, t *sdk.Task) (flows.StepResult, error) {
 	var res sdk.Result
 	if t.Result != nil {
 		res = *t.Result
@@ -96,20 +106,20 @@ func taskResult(s *flows.Step, t *sdk.Task) (flows.StepResult, error) {
 	switch t.Status {
 	case sdk.TaskSucceeded:
 		if res.StdoutBytes > int64(len(res.Stdout)) {
-			return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, more than a task result keeps (256 KiB); write large output to a file and print its path", s.ID, res.StdoutBytes)
+			return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, more than a task result keeps (256 KiB); write large output to a file and print its path", id, res.StdoutBytes)
 		}
-		return flows.ShellResult(s.ID, res.Stdout), nil
+		return flows.ShellResult(id, res.Stdout), nil
 	case sdk.TaskTimedOut:
-		if s.TimeoutMs > 0 {
+		if timeoutMs > 0 {
 			//lint:ignore ST1005 the reference's message
-			return flows.StepResult{}, fmt.Errorf("Step '%s' timed out after %dms", s.ID, s.TimeoutMs)
+			return flows.StepResult{}, fmt.Errorf("Step '%s' timed out after %dms", id, timeoutMs)
 		}
 		//lint:ignore ST1005 the reference's message
-		return flows.StepResult{}, fmt.Errorf("Step '%s' timed out", s.ID)
+		return flows.StepResult{}, fmt.Errorf("Step '%s' timed out", id)
 	case sdk.TaskCancelled:
-		return flows.StepResult{}, fmt.Errorf("step %s: its task was cancelled", s.ID)
+		return flows.StepResult{}, fmt.Errorf("step %s: its task was cancelled", id)
 	case sdk.TaskLost:
-		return flows.StepResult{}, fmt.Errorf("step %s: its task was lost: %s", s.ID, firstNonEmpty(lastError(t), "its process vanished"))
+		return flows.StepResult{}, fmt.Errorf("step %s: its task was lost: %s", id, firstNonEmpty(lastError(t), "its process vanished"))
 	}
 	code := "null"
 	if t.ExitCode != nil {
