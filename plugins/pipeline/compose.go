@@ -55,15 +55,20 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 		results[i], errs[i] = taskResult(p.Branches[i].ID, p.TimeoutMs, t)
 	}
 	if p.Wait == "any" {
-		// The first branch to succeed wins (the earliest to end, then the
-		// first in file order). The others are not cancelled: a controller
-		// cannot cancel one task. They run on, and their results are
-		// ignored.
+		// The first branch to settle wins, as Promise.race does in
+		// Lobster: the earliest to end, then the first in file order; a
+		// fast failure fails the step. The others are not cancelled (a
+		// controller cannot cancel one task): they run on, and their
+		// results are ignored.
 		win := -1
 		for i, t := range tasks {
-			if t.Status.Terminal() && errs[i] == nil && (win < 0 || t.EndedAt.Before(tasks[win].EndedAt)) {
+			if t.Status.Terminal() && (win < 0 || t.EndedAt.Before(tasks[win].EndedAt)) {
 				win = i
 			}
+		}
+		if win >= 0 && errs[win] != nil {
+			//lint:ignore ST1005 the reference's message
+			return nil, tasks[win].ID, fmt.Errorf("Parallel branch failed: %w", errs[win]), nil
 		}
 		if win >= 0 {
 			b := results[win]
@@ -103,9 +108,9 @@ func parallelResult(id string, branches []flows.StepResult) flows.StepResult {
 	return flows.StepResult{ID: id, Stdout: &text, JSON: m, HasJSON: true}
 }
 
-// forEach runs step s's sub-steps for every item of its array, the items
-// of a batch at once (each item's sub-steps in order), batch after batch
-// (lobster-format §7.4). A sub-step's task has the key
+// forEach runs step s's sub-steps for every item of its array, one item
+// after another as Lobster does (lobster-format §7.4); batch_size only
+// says where the pause_ms pauses go, between batches. A sub-step's task has the key
 // "<flow id>:<step id>/<sub-step id>:<item index>".
 func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows.StepResult, failTask string, failErr, err error) {
 	fe := s.ForEach
@@ -116,39 +121,17 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 	}
 	batch := max(fe.BatchSize, 1)
 	rows := make([]any, 0, len(items))
-	for start := 0; start < len(items); start += batch {
-		var (
-			reqs   []sdk.TaskRequest
-			active bool
-			failed *loopItem
-		)
-		end := min(start+batch, len(items))
-		for i := start; i < end; i++ {
-			it := r.loopItem(fr, s, items[i], i, start > 0)
-			switch {
-			case it.failErr != nil:
-				if failed == nil {
-					failed = &it
-				}
-			case it.req != nil:
-				reqs = append(reqs, *it.req)
-			case it.active:
-				active = true
-			default:
-				rows = append(rows, it.row)
-			}
-		}
+	for i, item := range items {
+		it := r.loopItem(fr, s, item, i, i > 0 && i%batch == 0)
 		switch {
-		case failed != nil && !active:
-			return nil, failed.failTask, failed.failErr, nil
-		case failed != nil:
-			// Let the batch's running tasks end; start nothing new.
-			return nil, "", nil, r.save(ctx, id)
-		case len(reqs) > 0:
-			return nil, "", nil, r.create(ctx, id, reqs...)
-		case active:
+		case it.failErr != nil:
+			return nil, it.failTask, it.failErr, nil
+		case it.req != nil:
+			return nil, "", nil, r.create(ctx, id, *it.req)
+		case it.active:
 			return nil, "", nil, r.save(ctx, id)
 		}
+		rows = append(rows, it.row)
 	}
 	text := jsonText(rows)
 	return &flows.StepResult{ID: s.ID, Stdout: &text, JSON: rows, HasJSON: true}, "", nil, nil

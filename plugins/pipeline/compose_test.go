@@ -117,6 +117,21 @@ func TestParallelAny(t *testing.T) {
 	})
 }
 
+// TestParallelAnyFirstSettledWins: as Promise.race in Lobster, a branch
+// that fails first fails the step, even if another would succeed.
+func TestParallelAnyFirstSettledWins(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		c.runner.reset()
+		f, _ := start(t, h, "parallel-any-fail.lobster", nil)
+		c.runner.run(t, h, byLabel(t, h, f.ID, "race/broken"))
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Contains(t, f.BlockedSummary, "Parallel branch failed")
+	})
+}
+
 func TestParallelOnError(t *testing.T) {
 	t.Parallel()
 	c := newController()
@@ -179,14 +194,16 @@ func TestForEachBatches(t *testing.T) {
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
 		c.runner.reset()
 		f, _ := start(t, h, "foreach-batch.lobster", nil)
-		require.ElementsMatch(t, []string{"each/double[0]", "each/double[1]"}, activeLabels(h, f.ID), "a batch starts at once")
+		require.Equal(t, []string{"each/double[0]"}, activeLabels(h, f.ID), "items run one after another, as in Lobster")
 		redeliver(t, h, f.ID, "")
 		first := byLabel(t, h, f.ID, "each/double[0]")
 		require.Equal(t, "echo $(( 10 * 2 ))", first.Spec.Shell)
 		c.runner.run(t, h, first)
-		require.Equal(t, []string{"each/double[1]"}, activeLabels(h, f.ID), "the next batch waits for this one")
+		require.Equal(t, []string{"each/double[1]"}, activeLabels(h, f.ID))
 		redeliver(t, h, f.ID, first.ID)
-		c.runner.run(t, h, byLabel(t, h, f.ID, "each/double[1]"))
+		second := byLabel(t, h, f.ID, "each/double[1]")
+		require.Equal(t, "echo $(( 20 * 2 ))", second.Spec.Shell, "no pause inside a batch")
+		c.runner.run(t, h, second)
 
 		third := active(t, h, f.ID)
 		require.Equal(t, f.ID+":each/double:2", third.IdempotencyKey)
@@ -205,11 +222,11 @@ func TestForEachOnError(t *testing.T) {
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
 		c.runner.reset()
 		f, _ := start(t, h, "foreach-fail.lobster", nil)
+		c.runner.run(t, h, byLabel(t, h, f.ID, "each/check[0]"))
+		redeliver(t, h, f.ID, "")
 		bad := byLabel(t, h, f.ID, "each/check[1]")
 		c.runner.run(t, h, bad)
-		require.Equal(t, []string{"each/check[0]"}, activeLabels(h, f.ID))
 		redeliver(t, h, f.ID, bad.ID)
-		c.runner.run(t, h, byLabel(t, h, f.ID, "each/check[0]"))
 		c.runner.next(t, h, f.ID)
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)

@@ -75,25 +75,24 @@
 //     without json left out), "stdout": that json as text}, and each
 //     branch's own result under its id; any failure, once all ended, is
 //     the step's failure "Parallel branch failed: …" (on_error applies).
-//     With wait: any the first branch to succeed (earliest to end) wins:
-//     {"json": {"<winner>": <its json>}, "stdout": the winner's stdout},
-//     the winner's result under its id; it fails only when every branch
-//     failed. The losers are NOT cancelled — sdk.Host cannot cancel one
+//     With wait: any the first branch to settle (earliest to end) wins,
+//     as Promise.race does in Lobster: {"json": {"<winner>": <its json>},
+//     "stdout": the winner's stdout}, the winner's result under its id; a
+//     winner that failed fails the step. The losers are NOT cancelled — sdk.Host cannot cancel one
 //     task — they run on and their results are ignored; the flow may
 //     finish while they run;
 //   - a for_each step resolves its expression — a "$step.path" ref, or
 //     anything else templated and parsed as JSON, so '["a","b"]' is a
 //     literal — to an array ("Workflow step X for_each: expected array,
-//     got T" otherwise) and runs the items batch_size at a time (default
-//     1, one after another): a batch's items start together, each item's
-//     sub-steps in order, and the next batch starts when the whole batch
-//     has ended. Sub-steps see item_var as {"json": item, "stdout": the
+//     got T" otherwise) and runs the items one after another, each item's
+//     sub-steps in order, as Lobster does; batch_size (default 1) only
+//     groups the items for pause_ms. Sub-steps see item_var as {"json": item, "stdout": the
 //     string or its JSON} and index_var as {"json": i, "stdout": "i"},
 //     plus the same item's earlier sub-steps; env = workflow, step,
 //     sub-step env; cwd = sub-step's, else step's, else workflow's; a
 //     sub-step's own when, timeout_ms and retry apply. pause_ms is
-//     honoured by prefixing the first task of every item of a later batch
-//     with "sleep <pause_ms/1000>; " (a controller has no timer); the
+//     honoured by prefixing the first task of the first item of every
+//     later batch with "sleep <pause_ms/1000>; " (a controller has no timer); the
 //     pause so counts toward that task's timeout and is repeated by its
 //     retries. The result is {"json": [{"<item_var>": item, "<index_var>":
 //     i, "<sub id>": its json, else its stdout (skipped sub-steps left
