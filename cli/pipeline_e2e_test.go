@@ -118,3 +118,27 @@ steps:
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "boom")
 }
+
+// TestPipelineParallelAnyCancelsTheLoser runs the parallel example through
+// the real gateway and plugin: the race's loser is cancelled.
+func TestPipelineParallelAnyCancelsTheLoser(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", "../examples/pipelines/parallel.lobster")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, "first to answer quick")
+	code, stdout, _ = run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	var l struct {
+		Tasks []struct {
+			Label, Status string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &l))
+	statuses := map[string]string{}
+	for _, task := range l.Tasks {
+		statuses[task.Label] = task.Status
+	}
+	require.Equal(t, "succeeded", statuses["first/quick"])
+	require.Equal(t, "cancelled", statuses["first/slower"], "the loser was stopped")
+}

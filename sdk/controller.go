@@ -68,6 +68,11 @@ type Host interface {
 	Fail(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error)
 	// RequestCancel records a sticky cancel request on a flow.
 	RequestCancel(ctx context.Context, flowID string, expected int64) (*Flow, error)
+	// CancelTask stops one task of a flow this controller drives: a
+	// queued task is cancelled at once, a running one is stopped by its
+	// runner (its task.finished follows). A task already ended is
+	// refused with ErrTerminal.
+	CancelTask(ctx context.Context, taskID string) (*Task, error)
 	// Log writes a line to the gateway's log, attributed to the plugin.
 	Log(ctx context.Context, level, msg string, fields map[string]string) error
 }

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -110,6 +111,19 @@ func (h *hostClient) Finish(ctx context.Context, flowID string, expected int64, 
 func (h *hostClient) Fail(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error) {
 	r, err := h.client.Fail(ctx, endToProto(flowID, expected, e))
 	return h.flow("Fail", r, err)
+}
+
+// CancelTask implements Host.
+func (h *hostClient) CancelTask(ctx context.Context, taskID string) (*Task, error) {
+	r, err := h.client.CancelTask(ctx, &pb.CancelTaskRequest{TaskId: taskID})
+	if err != nil {
+		return nil, h.err("CancelTask", err)
+	}
+	t := new(Task)
+	if err := json.Unmarshal(r.GetTaskJson(), t); err != nil {
+		return nil, fmt.Errorf("CancelTask: decode the task: %w", err)
+	}
+	return t, nil
 }
 
 // RequestCancel implements Host.

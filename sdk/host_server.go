@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
@@ -69,6 +70,18 @@ func (s *hostServer) Fail(ctx context.Context, r *pb.EndRequest) (*pb.FlowRespon
 
 func (s *hostServer) RequestCancel(ctx context.Context, r *pb.RequestCancelRequest) (*pb.FlowResponse, error) {
 	return flowReply(s.host.RequestCancel(ctx, r.GetFlowId(), r.GetExpectedRevision()))
+}
+
+func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*pb.TaskResponse, error) {
+	t, err := s.host.CancelTask(ctx, r.GetTaskId())
+	if err != nil {
+		return nil, statusError(err)
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &pb.TaskResponse{TaskJson: b}, nil
 }
 
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {

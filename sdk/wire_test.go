@@ -166,6 +166,16 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, sdk.FlowCancelled, got.Status)
 	require.True(t, got.CancelRequested())
 
+	f4, err := mem.CreateFlow("probe", "stop a task", nil)
+	require.NoError(t, err)
+	queued, _, err := remote.CreateTask(ctx, sdk.TaskRequest{FlowID: f4.ID, IdempotencyKey: "k4", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	stopped, err := remote.CancelTask(ctx, queued.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskCancelled, stopped.Status)
+	_, err = remote.CancelTask(ctx, queued.ID)
+	require.ErrorIs(t, err, sdk.ErrTerminal, "the sentinel crosses the wire")
+
 	require.NoError(t, remote.Log(ctx, "warn", "careful", map[string]string{"flow_id": f.ID}))
 	require.Equal(t, []sdktest.LogEntry{{Level: "warn", Message: "careful", Fields: map[string]string{"flow_id": f.ID}}}, mem.Logs())
 }

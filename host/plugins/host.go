@@ -118,6 +118,20 @@ func (h *host) RequestCancel(_ context.Context, flowID string, expected int64) (
 	return res.Flow, err
 }
 
+func (h *host) CancelTask(_ context.Context, taskID string) (*sdk.Task, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	t, err := h.eng.GetTask(taskID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.own(t.FlowID); err != nil {
+		return nil, err
+	}
+	return h.eng.CancelTask(taskID)
+}
+
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
 	if err := h.check(); err != nil {
 		return err

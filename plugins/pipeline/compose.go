@@ -57,13 +57,23 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 	if p.Wait == "any" {
 		// The first branch to settle wins, as Promise.race does in
 		// Lobster: the earliest to end, then the first in file order; a
-		// fast failure fails the step. The others are not cancelled (a
-		// controller cannot cancel one task): they run on, and their
-		// results are ignored.
+		// fast failure fails the step. The others are cancelled and their
+		// results ignored.
 		win := -1
 		for i, t := range tasks {
 			if t.Status.Terminal() && (win < 0 || t.EndedAt.Before(tasks[win].EndedAt)) {
 				win = i
+			}
+		}
+		if win >= 0 {
+			// The race is decided: stop the losers, as Lobster aborts them.
+			for _, t := range tasks {
+				if t.Status.Terminal() || t.CancelRequested() {
+					continue
+				}
+				if _, err := r.host.CancelTask(ctx, t.ID); err != nil && !errors.Is(err, sdk.ErrTerminal) {
+					return nil, "", nil, err
+				}
 			}
 		}
 		if win >= 0 && errs[win] != nil {

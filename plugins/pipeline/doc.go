@@ -78,9 +78,8 @@
 //     With wait: any the first branch to settle (earliest to end) wins,
 //     as Promise.race does in Lobster: {"json": {"<winner>": <its json>},
 //     "stdout": the winner's stdout}, the winner's result under its id; a
-//     winner that failed fails the step. The losers are NOT cancelled — sdk.Host cannot cancel one
-//     task — they run on and their results are ignored; the flow may
-//     finish while they run;
+//     winner that failed fails the step. The losers are cancelled
+//     (Host.CancelTask) and their results ignored;
 //   - a for_each step resolves its expression — a "$step.path" ref, or
 //     anything else templated and parsed as JSON, so '["a","b"]' is a
 //     literal — to an array ("Workflow step X for_each: expected array,

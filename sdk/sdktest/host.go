@@ -613,3 +613,33 @@ func (h *Host) finishCancel(id string) error {
 	h.saveFlow(f)
 	return nil
 }
+
+// CancelTask implements sdk.Host: a queued task is cancelled at once (and
+// task.finished queued); a running one gets a cancel request, which the
+// test carries out with FinishTask(id, sdk.TaskCancelled), as a runner
+// would.
+func (h *Host) CancelTask(ctx context.Context, id string) (*sdk.Task, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, err := h.loadTask(id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status.Terminal() {
+		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, t.ID, t.Status)
+	}
+	if t.CancelRequestedAt.IsZero() {
+		t.CancelRequestedAt = now()
+	}
+	if t.Status == sdk.TaskQueued {
+		h.endTask(t, sdk.TaskCancelled, nil)
+		h.putTask(t)
+		return t, h.finishCancel(t.FlowID)
+	}
+	t.UpdatedAt = now()
+	h.putTask(t)
+	return t, nil
+}

@@ -1135,6 +1135,96 @@ func (x *RequestCancelRequest) GetExpectedRevision() int64 {
 	return 0
 }
 
+type CancelTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTaskRequest) Reset() {
+	*x = CancelTaskRequest{}
+	mi := &file_controller_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTaskRequest) ProtoMessage() {}
+
+func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
+func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CancelTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// TaskResponse carries one task.
+type TaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// task_json is an sdk.Task.
+	TaskJson      []byte `protobuf:"bytes,1,opt,name=task_json,json=taskJson,proto3" json:"task_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskResponse) Reset() {
+	*x = TaskResponse{}
+	mi := &file_controller_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskResponse) ProtoMessage() {}
+
+func (x *TaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
+func (*TaskResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *TaskResponse) GetTaskJson() []byte {
+	if x != nil {
+		return x.TaskJson
+	}
+	return nil
+}
+
 type LogRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
@@ -1146,7 +1236,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_controller_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1158,7 +1248,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_controller_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1171,7 +1261,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{20}
+	return file_controller_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1203,7 +1293,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1305,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1318,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{21}
+	return file_controller_proto_rawDescGZIP(), []int{23}
 }
 
 var File_controller_proto protoreflect.FileDescriptor
@@ -1315,7 +1405,11 @@ const file_controller_proto_rawDesc = "" +
 	"\x06_state\"\\\n" +
 	"\x14RequestCancelRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
-	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\"\xbf\x01\n" +
+	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\",\n" +
+	"\x11CancelTaskRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\"+\n" +
+	"\fTaskResponse\x12\x1b\n" +
+	"\ttask_json\x18\x01 \x01(\fR\btaskJson\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
@@ -1330,7 +1424,7 @@ const file_controller_proto_rawDesc = "" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
-	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\x96\a\n" +
+	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xf5\a\n" +
 	"\x04Host\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -1343,7 +1437,9 @@ const file_controller_proto_rawDesc = "" +
 	"\x06Resume\x12%.flowgate.controller.v1.ResumeRequest\x1a$.flowgate.controller.v1.FlowResponse\x12R\n" +
 	"\x06Finish\x12\".flowgate.controller.v1.EndRequest\x1a$.flowgate.controller.v1.FlowResponse\x12P\n" +
 	"\x04Fail\x12\".flowgate.controller.v1.EndRequest\x1a$.flowgate.controller.v1.FlowResponse\x12c\n" +
-	"\rRequestCancel\x12,.flowgate.controller.v1.RequestCancelRequest\x1a$.flowgate.controller.v1.FlowResponse\x12N\n" +
+	"\rRequestCancel\x12,.flowgate.controller.v1.RequestCancelRequest\x1a$.flowgate.controller.v1.FlowResponse\x12]\n" +
+	"\n" +
+	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12N\n" +
 	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
@@ -1358,7 +1454,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -1380,12 +1476,14 @@ var file_controller_proto_goTypes = []any{
 	(*ResumeRequest)(nil),        // 17: flowgate.controller.v1.ResumeRequest
 	(*EndRequest)(nil),           // 18: flowgate.controller.v1.EndRequest
 	(*RequestCancelRequest)(nil), // 19: flowgate.controller.v1.RequestCancelRequest
-	(*LogRequest)(nil),           // 20: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 21: flowgate.controller.v1.LogResponse
-	nil,                          // 22: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*CancelTaskRequest)(nil),    // 20: flowgate.controller.v1.CancelTaskRequest
+	(*TaskResponse)(nil),         // 21: flowgate.controller.v1.TaskResponse
+	(*LogRequest)(nil),           // 22: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 23: flowgate.controller.v1.LogResponse
+	nil,                          // 24: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_controller_proto_depIdxs = []int32{
-	22, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	24, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 1: flowgate.controller.v1.Controller.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
 	3,  // 2: flowgate.controller.v1.Controller.Setup:input_type -> flowgate.controller.v1.SetupRequest
 	5,  // 3: flowgate.controller.v1.Controller.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
@@ -1399,23 +1497,25 @@ var file_controller_proto_depIdxs = []int32{
 	18, // 11: flowgate.controller.v1.Host.Finish:input_type -> flowgate.controller.v1.EndRequest
 	18, // 12: flowgate.controller.v1.Host.Fail:input_type -> flowgate.controller.v1.EndRequest
 	19, // 13: flowgate.controller.v1.Host.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	20, // 14: flowgate.controller.v1.Host.Log:input_type -> flowgate.controller.v1.LogRequest
-	2,  // 15: flowgate.controller.v1.Controller.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	4,  // 16: flowgate.controller.v1.Controller.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	6,  // 17: flowgate.controller.v1.Controller.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	8,  // 18: flowgate.controller.v1.Controller.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	10, // 19: flowgate.controller.v1.Host.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	12, // 20: flowgate.controller.v1.Host.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	14, // 21: flowgate.controller.v1.Host.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	10, // 22: flowgate.controller.v1.Host.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 23: flowgate.controller.v1.Host.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 24: flowgate.controller.v1.Host.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 25: flowgate.controller.v1.Host.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 26: flowgate.controller.v1.Host.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 27: flowgate.controller.v1.Host.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	21, // 28: flowgate.controller.v1.Host.Log:output_type -> flowgate.controller.v1.LogResponse
-	15, // [15:29] is the sub-list for method output_type
-	1,  // [1:15] is the sub-list for method input_type
+	20, // 14: flowgate.controller.v1.Host.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	22, // 15: flowgate.controller.v1.Host.Log:input_type -> flowgate.controller.v1.LogRequest
+	2,  // 16: flowgate.controller.v1.Controller.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	4,  // 17: flowgate.controller.v1.Controller.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	6,  // 18: flowgate.controller.v1.Controller.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	8,  // 19: flowgate.controller.v1.Controller.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	10, // 20: flowgate.controller.v1.Host.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	12, // 21: flowgate.controller.v1.Host.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	14, // 22: flowgate.controller.v1.Host.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	10, // 23: flowgate.controller.v1.Host.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 24: flowgate.controller.v1.Host.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 25: flowgate.controller.v1.Host.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 26: flowgate.controller.v1.Host.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 27: flowgate.controller.v1.Host.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 28: flowgate.controller.v1.Host.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	21, // 29: flowgate.controller.v1.Host.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	23, // 30: flowgate.controller.v1.Host.Log:output_type -> flowgate.controller.v1.LogResponse
+	16, // [16:31] is the sub-list for method output_type
+	1,  // [1:16] is the sub-list for method input_type
 	1,  // [1:1] is the sub-list for extension type_name
 	1,  // [1:1] is the sub-list for extension extendee
 	0,  // [0:1] is the sub-list for field type_name
@@ -1436,7 +1536,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -256,6 +256,7 @@ const (
 	Host_Finish_FullMethodName        = "/flowgate.controller.v1.Host/Finish"
 	Host_Fail_FullMethodName          = "/flowgate.controller.v1.Host/Fail"
 	Host_RequestCancel_FullMethodName = "/flowgate.controller.v1.Host/RequestCancel"
+	Host_CancelTask_FullMethodName    = "/flowgate.controller.v1.Host/CancelTask"
 	Host_Log_FullMethodName           = "/flowgate.controller.v1.Host/Log"
 )
 
@@ -275,6 +276,7 @@ type HostClient interface {
 	Finish(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	Fail(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error)
+	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 }
 
@@ -376,6 +378,16 @@ func (c *hostClient) RequestCancel(ctx context.Context, in *RequestCancelRequest
 	return out, nil
 }
 
+func (c *hostClient) CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Host_CancelTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LogResponse)
@@ -402,6 +414,7 @@ type HostServer interface {
 	Finish(context.Context, *EndRequest) (*FlowResponse, error)
 	Fail(context.Context, *EndRequest) (*FlowResponse, error)
 	RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error)
+	CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error)
 	Log(context.Context, *LogRequest) (*LogResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
@@ -439,6 +452,9 @@ func (UnimplementedHostServer) Fail(context.Context, *EndRequest) (*FlowResponse
 }
 func (UnimplementedHostServer) RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RequestCancel not implemented")
+}
+func (UnimplementedHostServer) CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
 }
 func (UnimplementedHostServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
@@ -626,6 +642,24 @@ func _Host_RequestCancel_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).CancelTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_CancelTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).CancelTask(ctx, req.(*CancelTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Host_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LogRequest)
 	if err := dec(in); err != nil {
@@ -686,6 +720,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RequestCancel",
 			Handler:    _Host_RequestCancel_Handler,
+		},
+		{
+			MethodName: "CancelTask",
+			Handler:    _Host_CancelTask_Handler,
 		},
 		{
 			MethodName: "Log",
