@@ -287,7 +287,9 @@ func TestDemoRuns(t *testing.T) {
 		"worked on attempt 2",          // a retry
 		"long job",                     // a cancelled task
 		"current revision is 1",        // a revision conflict
-		"TaskFlows: 4",
+		`"status": "needs_approval"`,   // a pipeline at its gate
+		`"average": 101.5`,             // the pipeline's output after approval
+		"TaskFlows: 5",
 		"Gateway running for",
 	} {
 		require.Contains(t, out.String(), want)

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +24,9 @@ func newDemoCmd(e *env) *cobra.Command {
 		Short: "Tour flowgate on a temporary home: a gateway, tasks, flows",
 		Long: `Run a short scripted tour on a fresh temporary home: start a gateway, run a
 task that reports progress and milestones, retry a task that fails once,
-cancel a running task, drive a managed flow with revisions (and watch a
-stale writer conflict), then list everything. Your own home is not
-touched.`,
+cancel a running task, run a workflow file that stops at an approval gate
+and approve it, change a managed flow with revisions (and watch a stale
+writer conflict), then list everything. Your own home is not touched.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "flowgate-demo-")
@@ -52,6 +54,23 @@ for i in 1 2 3; do sleep 0.3; echo "{\"fraction\":0.$((45 + i * 15)),\"phase\":\
 echo '{"fraction":1,"phase":"done","message":"report ready"}' >>$p
 echo '{"milestone":"report-rendered"}' >>$p
 echo '{"pages":3,"sources":3}'`
+
+// demoPipeline is a small workflow file with an approval gate.
+const demoPipeline = `name: brief
+args:
+  topic:
+    default: weather
+steps:
+  - id: collect
+    run: echo "{\"topic\":\"${topic}\",\"average\":101.5}"
+  - id: review
+    approval: Publish this brief?
+    stdin: $collect.stdout
+  - id: publish
+    when: $review.approved
+    stdin: $collect.stdout
+    run: cat
+`
 
 func runDemo(ctx context.Context, e *env, dir string) error {
 	w := e.stdout
@@ -86,7 +105,21 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		step("tasks", "cancel", id)
 		waitFor(func() bool { return strings.Contains(runQuiet(dir, "tasks", "show", id), "cancelled") })
 	}
-	out = step("tasks", "flow", "create", "--controller", "pipeline", "--goal", "nightly report", "--owner", "demo")
+	wf := filepath.Join(dir, "brief.lobster")
+	if err := os.WriteFile(wf, []byte(demoPipeline), 0o600); err != nil {
+		return err
+	}
+	out = step("pipeline", "run", wf, "--args-json", `{"topic":"cocoa"}`)
+	var paused struct {
+		RequiresApproval struct {
+			ApprovalID string `json:"approvalId"`
+		} `json:"requiresApproval"`
+	}
+	if json.Unmarshal([]byte(out), &paused) == nil && paused.RequiresApproval.ApprovalID != "" {
+		step("approvals")
+		step("pipeline", "resume", "--id", paused.RequiresApproval.ApprovalID, "--approve", "yes", "--by", "demo")
+	}
+	out = step("tasks", "flow", "create", "--controller", "my-controller", "--goal", "nightly report", "--owner", "demo")
 	if id := word(out, 2); id != "" {
 		step("tasks", "flow", "update", id, "--expected-revision", "0", "--status", "running", "--state", `{"step":"render"}`)
 		step("tasks", "flow", "update", id, "--expected-revision", "0", "--state", `{"step":"stale"}`)

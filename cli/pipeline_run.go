@@ -157,7 +157,11 @@ func (e *env) reportPipeline(v engine.FlowView, tool bool) error {
 		return err
 	}
 	if env.Status != "cancelled" {
-		fmt.Fprintf(e.stderr, "Flow %s waits at a gate. Answer with: flowgate pipeline resume --id ID --approve yes|no (or --response-json J)\n", v.ID)
+		answer := "--approve yes|no"
+		if env.Status == "needs_input" {
+			answer = "--response-json J"
+		}
+		fmt.Fprintf(e.stderr, "Flow %s waits at a gate. Answer with: flowgate pipeline resume --id %s %s\n", v.ID, v.ID, answer)
 	}
 	return nil
 }
