@@ -175,7 +175,11 @@ func newApprovalsCmd(e *env) *cobra.Command {
 					var t table
 					t.add("Id", "Kind", "Flow", "Step", "Age", "Prompt")
 					for _, o := range out {
-						t.add(o.Gate.ApprovalID, o.Gate.Kind, o.Flow, clip(o.Gate.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(o.Gate.Prompt, 60))
+						id := o.Gate.ApprovalID
+						if id == "" { // input gates have no short id: the flow id answers them
+							id = o.Flow
+						}
+						t.add(id, o.Gate.Kind, o.Flow, clip(o.Gate.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(o.Gate.Prompt, 60))
 					}
 					t.write(w)
 					fmt.Fprintln(w, "Answer with: flowgate tasks flow approve|deny <flow-id>, or tasks flow input <flow-id> --response-json J")
