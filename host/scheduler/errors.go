@@ -1,0 +1,29 @@
+package scheduler
+
+import "errors"
+
+// ErrInvalidSchedule is matched by every validation error this package
+// returns; test for it with errors.Is and read the *FlagError for details.
+var ErrInvalidSchedule = errors.New("invalid schedule")
+
+// ErrTooManyTimes is returned by Schedule.Between when a range holds more
+// than MaxTimes scheduled times. Narrow the range or coarsen the schedule.
+var ErrTooManyTimes = errors.New("too many scheduled times in range")
+
+// FlagError is a validation error that names the CLI flag at fault and the
+// rule it broke, so a command can print it unchanged.
+type FlagError struct {
+	// Flag is the flag at fault, with its dashes: "--cron", "--tz", "--every",
+	// "--at" or "--dst".
+	Flag string
+	// Rule says what is wrong and what is accepted instead.
+	Rule string
+}
+
+// Error returns "<flag>: <rule>".
+func (e *FlagError) Error() string { return e.Flag + ": " + e.Rule }
+
+// Is reports whether target is ErrInvalidSchedule.
+func (e *FlagError) Is(target error) bool { return target == ErrInvalidSchedule }
+
+func flagErr(flag, rule string) error { return &FlagError{Flag: flag, Rule: rule} }

@@ -1,0 +1,111 @@
+package scheduler_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/scheduler"
+)
+
+func TestParseScheduleErrors(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		flags scheduler.Flags
+		flag  string
+		rule  string // a substring of the rule
+	}{
+		{"no schedule", scheduler.Flags{}, "--cron", "a schedule is required"},
+		{"two schedules", scheduler.Flags{Cron: "* * * * *", Every: "5m"}, "--every", "cannot be combined with --cron"},
+		{"bad minute", scheduler.Flags{Cron: "61 * * * *"}, "--cron", `minute field "61" is invalid`},
+		{"bad hour", scheduler.Flags{Cron: "0 25 * * *"}, "--cron", `hour field "25" is invalid`},
+		{"bad day of month", scheduler.Flags{Cron: "0 0 0 * *"}, "--cron", `day of month field "0" is invalid`},
+		{"bad month", scheduler.Flags{Cron: "0 0 1 13 *"}, "--cron", `month field "13" is invalid`},
+		{"bad day of week", scheduler.Flags{Cron: "0 0 * * funday"}, "--cron", `day of week field "funday" is invalid`},
+		{"bad seconds", scheduler.Flags{Cron: "70 0 0 * * *"}, "--cron", `seconds field "70" is invalid`},
+		{"six-field minute", scheduler.Flags{Cron: "0 60 0 * * *"}, "--cron", `minute field "60" is invalid`},
+		{"field count", scheduler.Flags{Cron: "1 2 3"}, "--cron", "has 3 fields; want 5"},
+		{"unknown descriptor", scheduler.Flags{Cron: "@fortnightly"}, "--cron", "descriptor"},
+		{"sub-second every descriptor", scheduler.Flags{Cron: "@every 500ms"}, "--cron", "at least 1s"},
+		{"negative every descriptor", scheduler.Flags{Cron: "@every -1s"}, "--cron", "at least 1s"},
+		{"never matches", scheduler.Flags{Cron: "0 0 30 2 *"}, "--cron", "never matches"},
+		{"tz prefix", scheduler.Flags{Cron: "TZ=UTC 0 0 * * *"}, "--cron", "give the zone with --tz"},
+		{"unknown zone", scheduler.Flags{Cron: "0 9 * * *", TZ: "Mars/Olympus"}, "--tz", `unknown zone "Mars/Olympus"`},
+		{"local zone", scheduler.Flags{Cron: "0 9 * * *", TZ: "Local"}, "--tz", "IANA"},
+		{"unknown dst", scheduler.Flags{Cron: "0 9 * * *", DST: "sometimes"}, "--dst", "use skip or shift"},
+		{"tz with every", scheduler.Flags{Every: "5m", TZ: "Europe/Berlin"}, "--tz", "cannot be used with --every"},
+		{"dst with every", scheduler.Flags{Every: "5m", DST: "skip"}, "--dst", "applies only to --cron"},
+		{"bad every", scheduler.Flags{Every: "often"}, "--every", "not a duration"},
+		{"short every", scheduler.Flags{Every: "500ms"}, "--every", "minimum of 1s"},
+		{"past at", scheduler.Flags{At: "2026-02-01T00:00:00Z"}, "--at", "in the past"},
+		{"past relative at", scheduler.Flags{At: "-5m"}, "--at", "in the past"},
+		{"at in dst gap", scheduler.Flags{At: "2026-03-08 02:30", TZ: "America/New_York"}, "--at", "does not exist"},
+		{"bad at", scheduler.Flags{At: "tomorrowish"}, "--at", "not a time"},
+		{"at with unknown zone", scheduler.Flags{At: "2026-03-08 09:00", TZ: "Nowhere/Special"}, "--tz", "unknown zone"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := scheduler.ParseSchedule(tc.flags, now)
+			require.ErrorIs(t, err, scheduler.ErrInvalidSchedule)
+			var fe *scheduler.FlagError
+			require.True(t, errors.As(err, &fe))
+			require.Equal(t, tc.flag, fe.Flag)
+			require.Contains(t, fe.Rule, tc.rule)
+			require.Contains(t, err.Error(), tc.flag+": ")
+		})
+	}
+}
+
+func TestParseScheduleValid(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ny := mustZone(t, "America/New_York")
+
+	s, err := scheduler.ParseSchedule(scheduler.Flags{Cron: " 0 30 9 * * mon-fri ", TZ: "Europe/Berlin", DST: "skip"}, now)
+	require.NoError(t, err)
+	require.Equal(t, scheduler.Schedule{Kind: scheduler.KindCron, Expr: "0 30 9 * * mon-fri", TZ: "Europe/Berlin", DST: scheduler.DSTSkip, Anchor: now}, s)
+
+	s, err = scheduler.ParseSchedule(scheduler.Flags{Cron: "@hourly"}, now)
+	require.NoError(t, err)
+	require.Equal(t, now.Add(time.Hour), s.Next(now))
+
+	s, err = scheduler.ParseSchedule(scheduler.Flags{Every: "90s"}, now)
+	require.NoError(t, err)
+	require.Equal(t, now.Add(90*time.Second), s.Next(now), "an interval is anchored at creation")
+
+	s, err = scheduler.ParseSchedule(scheduler.Flags{At: "+20m"}, now)
+	require.NoError(t, err)
+	require.Equal(t, now.Add(20*time.Minute), s.At)
+
+	s, err = scheduler.ParseSchedule(scheduler.Flags{At: "2026-03-08T09:00:00+01:00"}, now)
+	require.NoError(t, err)
+	require.True(t, s.At.Equal(time.Date(2026, 3, 8, 8, 0, 0, 0, time.UTC)))
+
+	// A repeated wall time names its first occurrence.
+	s, err = scheduler.ParseSchedule(scheduler.Flags{At: "2026-11-01 01:30", TZ: "America/New_York"}, now)
+	require.NoError(t, err)
+	require.Equal(t, "2026-11-01 01:30:00 EDT", s.At.In(ny).Format(wallLayout))
+}
+
+func TestValidateLiteral(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sched scheduler.Schedule
+		flag  string
+	}{
+		{scheduler.Schedule{Kind: "hourly"}, "--cron"},
+		{scheduler.Schedule{Kind: scheduler.KindAt}, "--at"},
+		{scheduler.Schedule{Kind: scheduler.KindEvery, Every: time.Minute, TZ: "UTC"}, "--tz"},
+		{scheduler.Schedule{Kind: scheduler.KindAt, At: time.Now(), DST: scheduler.DSTSkip}, "--dst"},
+		{scheduler.Schedule{Kind: scheduler.KindCron, Expr: ""}, "--cron"},
+	} {
+		var fe *scheduler.FlagError
+		require.True(t, errors.As(tc.sched.Validate(), &fe), "%+v", tc.sched)
+		require.Equal(t, tc.flag, fe.Flag)
+	}
+}
