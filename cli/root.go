@@ -73,7 +73,7 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e))
+	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
 	return root
 }
 

@@ -81,4 +81,20 @@
 // (30s, 1m, 5m, 15m, then 60m). ShouldDisable says when a job should be
 // disabled (DisableAfter consecutive failures) and why. AlertDue says when a
 // failure alert is due, given a threshold and a cooldown.
+//
+// # Jobs
+//
+// A Job is a scheduled job as stored: its schedule, its payload (a workflow
+// file with args, or a command line), session, overlap policy, catch-up
+// window, delivery, failure alert and runtime state (next and last run,
+// last status and error, consecutive failures). JobInput holds a job as
+// typed on the command line, one field per flag; JobInput.Build validates
+// it and, like ParseSchedule, returns a *FlagError naming the flag at fault.
+//
+// Jobs keeps jobs in a store.Store under "cron/job/ID", with an index
+// "cron/name/NAME" that keeps names unique (a second job with a name in use
+// is refused with a *NameTakenError). Add, Edit and SetEnabled compute the
+// next run from the injected clock at once; a disabled job has none. Get,
+// Edit, SetEnabled and Remove take an id or a name, and return an error
+// matching ErrJobNotFound (and sdk.ErrNotFound) when neither matches.
 package scheduler

@@ -1,0 +1,422 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// errCronGateway refuses cron commands while a gateway holds the store.
+var errCronGateway = errors.New("cron commands need the gateway stopped for now (the gateway API for cron comes next); stop the gateway (Ctrl-C or SIGTERM) and try again")
+
+// withJobs opens the store of the home and runs fn with its jobs. The
+// gateway has no cron API yet, so a running gateway is an error rather
+// than a wait on the store lock.
+func (e *env) withJobs(cmd *cobra.Command, fn func(js *scheduler.Jobs) error) error {
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	switch c, err := api.DialRemote(gateway.SocketPath(dir)); {
+	case err == nil:
+		c.Close()
+		return errCronGateway
+	case !errors.Is(err, api.ErrNoGateway):
+		return err
+	}
+	if err := home.Ensure(dir); err != nil {
+		return err
+	}
+	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{Owner: cmd.CommandPath()})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(scheduler.NewJobs(st, scheduler.JobsConfig{}))
+}
+
+// jobErr makes validation errors usage errors (exit 2).
+func jobErr(err error) error {
+	var fe *scheduler.FlagError
+	if errors.As(err, &fe) {
+		return usageError{err}
+	}
+	return err
+}
+
+// checkPipeline loads the workflow file at path and returns its absolute
+// path; a missing or invalid file is a usage error naming --pipeline.
+func checkPipeline(path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return path, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", usageError{fmt.Errorf("--pipeline: %w", err)}
+	}
+	if _, err := flows.Load(abs); err != nil {
+		return "", usageError{fmt.Errorf("--pipeline: %w", err)}
+	}
+	return abs, nil
+}
+
+func newCronCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cron",
+		Short: "Add, list, show, edit, enable, disable and remove scheduled jobs",
+		Long: `Scheduled jobs run a workflow file or a command line on a schedule: a cron
+expression (5 or 6 fields, or @daily and the like) read in an IANA zone,
+an interval (--every), or once (--at). Jobs live in the store of the home.
+
+For now the cron commands open the store themselves, so the gateway must
+be stopped while they run.`,
+	}
+	cmd.AddCommand(newCronAddCmd(e), newCronListCmd(e), newCronShowCmd(e), newCronEditCmd(e),
+		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e))
+	return cmd
+}
+
+// cronFlags are the job flags of cron add and cron edit.
+type cronFlags struct {
+	in   scheduler.JobInput
+	json bool
+}
+
+func addCronFlags(cmd *cobra.Command, f *cronFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.in.Name, "name", "", "job name, unique")
+	fl.StringVar(&f.in.Description, "description", "", "what the job is for")
+	fl.StringVar(&f.in.Schedule.Cron, "cron", "", "cron expression: 5 fields (minute hour day-of-month month day-of-week), 6 (seconds first) or @daily, @every 1h …")
+	fl.StringVar(&f.in.Schedule.TZ, "tz", "", "IANA zone for --cron (and an --at without offset); default UTC")
+	fl.StringVar(&f.in.Schedule.Every, "every", "", "run every interval, such as 15m or 1h30m")
+	fl.StringVar(&f.in.Schedule.At, "at", "", "run once: RFC 3339, '2026-03-08 09:00' in --tz, or +20m from now")
+	fl.StringVar(&f.in.Schedule.DST, "dst", "", "for --cron, a time skipped by daylight saving: shift (run at the end of the gap, default) or skip")
+	fl.StringVar(&f.in.Pipeline, "pipeline", "", "workflow file to run")
+	fl.StringVar(&f.in.ArgsJSON, "args-json", "", "workflow args as a JSON object, for --pipeline")
+	fl.StringVar(&f.in.Command, "command", "", "command line to run")
+	fl.StringVar(&f.in.Session, "session", "", "isolated (default) or session:NAME")
+	fl.StringVar(&f.in.Overlap, "overlap", "", "when a run is due while one is active: skip (default), buffer_one, buffer_all, cancel_other, allow_all")
+	fl.StringVar(&f.in.CatchUpWindow, "catchup-window", "", "after downtime, run every missed time within this window (default: only the latest)")
+	fl.StringVar(&f.in.Webhook, "webhook", "", "deliver results by POST to this http(s) URL")
+	fl.StringVar(&f.in.NotifyCommand, "notify-command", "", "deliver results to this command line")
+	fl.IntVar(&f.in.FailureAlertAfter, "failure-alert-after", 0, "alert after this many consecutive failures (0: no alerts)")
+	fl.StringVar(&f.in.FailureAlertCooldown, "failure-alert-cooldown", "", "least time between two failure alerts (default 1h)")
+	fl.BoolVar(&f.in.DeleteAfterRun, "delete-after-run", false, "remove a one-shot --at job after it runs")
+	fl.BoolVar(&f.in.Disabled, "disabled", false, "store the job disabled")
+	fl.BoolVar(&f.json, "json", false, "print the job as JSON")
+}
+
+func newCronAddCmd(e *env) *cobra.Command {
+	var f cronFlags
+	cmd := &cobra.Command{
+		Use:   "add --name N (--cron EXPR [--tz ZONE] | --every DUR | --at TIME) (--pipeline FILE [--args-json J] | --command CMD) [flags]",
+		Short: "Add a scheduled job",
+		Args:  args(0, "no arguments (give everything as flags)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipe, err := checkPipeline(f.in.Pipeline)
+			if err != nil {
+				return err
+			}
+			in := f.in
+			in.Pipeline = pipe
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				j, err := js.Add(in)
+				if err != nil {
+					return jobErr(err)
+				}
+				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+					fmt.Fprintf(w, "Added cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
+				})
+			})
+		},
+	}
+	addCronFlags(cmd, &f)
+	return cmd
+}
+
+// cronList is the JSON shape of `cron list`.
+type cronList struct {
+	Count int             `json:"count"`
+	Jobs  []scheduler.Job `json:"jobs"`
+}
+
+func newCronListCmd(e *env) *cobra.Command {
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List enabled jobs by next run (--all: disabled too)",
+		Args:  args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				jobs, err := js.List(all)
+				if err != nil {
+					return err
+				}
+				out := cronList{Count: len(jobs), Jobs: jobs}
+				if out.Jobs == nil {
+					out.Jobs = []scheduler.Job{}
+				}
+				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeCronList(w, out, all) })
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include disabled jobs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func writeCronList(w io.Writer, l cronList, all bool) {
+	fmt.Fprintf(w, "Cron jobs: %d\n", l.Count)
+	if l.Count == 0 {
+		if all {
+			fmt.Fprintln(w, "No cron jobs found.")
+		} else {
+			fmt.Fprintln(w, "No enabled cron jobs found; --all lists disabled ones too.")
+		}
+		return
+	}
+	var t table
+	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled")
+	for _, j := range l.Jobs {
+		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j), 40), tzText(j), nextText(j), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled))
+	}
+	t.write(w)
+}
+
+// scheduleText says when a job runs, in the terms of its flag.
+func scheduleText(j scheduler.Job) string {
+	s := j.Schedule
+	switch s.Kind {
+	case scheduler.KindEvery:
+		return "every " + time.Duration(s.Every).String()
+	case scheduler.KindAt:
+		return "at " + stamp(s.At)
+	}
+	return clean(s.Expr)
+}
+
+func tzText(j scheduler.Job) string {
+	switch {
+	case j.Schedule.Kind != scheduler.KindCron:
+		return "-"
+	case j.Schedule.TZ == "":
+		return "UTC"
+	}
+	return clean(j.Schedule.TZ)
+}
+
+func nextText(j scheduler.Job) string {
+	switch {
+	case !j.Enabled:
+		return "disabled"
+	case j.State.NextRun.IsZero():
+		return "never"
+	}
+	return stamp(j.State.NextRun)
+}
+
+func newCronShowCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show <id|name>",
+		Short: "Show one job",
+		Args:  args(1, "one job id or name"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				j, err := js.Get(a[0])
+				if err != nil {
+					return err
+				}
+				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) { writeJob(w, j) })
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the job as JSON")
+	return cmd
+}
+
+func writeJob(w io.Writer, j scheduler.Job) {
+	fmt.Fprintln(w, "Cron job:")
+	var tb table
+	row := func(k, v string) { tb.add("  "+k+":", v) }
+	row("id", j.ID)
+	row("name", clean(j.Name))
+	row("description", orNA(clean(j.Description)))
+	row("enabled", strconv.FormatBool(j.Enabled))
+	row("schedule", scheduleText(j))
+	row("tz", tzText(j))
+	if j.Schedule.Kind == scheduler.KindCron {
+		dst := string(j.Schedule.DST)
+		if dst == "" {
+			dst = string(scheduler.DSTShift)
+		}
+		row("dst", dst)
+	}
+	switch j.Payload.Kind {
+	case scheduler.PayloadPipeline:
+		row("pipeline", clean(j.Payload.Pipeline))
+		row("args", orNA(clean(string(j.Payload.Args))))
+	case scheduler.PayloadCommand:
+		row("command", clean(j.Payload.Command))
+	}
+	row("session", clean(j.Session))
+	row("overlap", string(j.Overlap))
+	if j.CatchUpWindow > 0 {
+		row("catchupWindow", time.Duration(j.CatchUpWindow).String())
+	} else {
+		row("catchupWindow", "none (after downtime, only the latest missed time runs)")
+	}
+	switch j.Delivery.Kind {
+	case scheduler.DeliveryWebhook:
+		row("delivery", "webhook "+clean(j.Delivery.URL))
+	case scheduler.DeliveryCommand:
+		row("delivery", "command "+clean(j.Delivery.Command))
+	default:
+		row("delivery", "none")
+	}
+	if j.FailureAlert.After > 0 {
+		row("failureAlert", fmt.Sprintf("after %d consecutive failures, at most every %s", j.FailureAlert.After, time.Duration(j.FailureAlert.Cooldown)))
+	} else {
+		row("failureAlert", "none")
+	}
+	row("deleteAfterRun", strconv.FormatBool(j.DeleteAfterRun))
+	row("nextRun", nextText(j))
+	row("lastRun", stamp(j.State.LastRun))
+	row("lastStatus", orNA(clean(j.State.LastStatus)))
+	row("lastError", orNA(clean(j.State.LastError)))
+	row("consecutiveErrors", strconv.Itoa(j.State.ConsecutiveErrors))
+	row("lastAlertAt", stamp(j.State.LastAlertAt))
+	row("createdAt", stamp(j.CreatedAt))
+	row("updatedAt", stamp(j.UpdatedAt))
+	tb.write(w)
+}
+
+func newCronEditCmd(e *env) *cobra.Command {
+	var f cronFlags
+	cmd := &cobra.Command{
+		Use:   "edit <id|name> [flags]",
+		Short: "Change a job; its next run is recomputed at once",
+		Long: `Change the flags given and keep the rest. A new --pipeline replaces a
+--command and the other way round; likewise --webhook and --notify-command,
+and an empty one turns delivery off. The schedule changes only with a
+schedule flag; --tz or --dst alone re-reads a cron schedule.`,
+		Args: args(1, "one job id or name"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			p, err := cronPatch(cmd, f.in)
+			if err != nil {
+				return err
+			}
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				j, err := js.Edit(a[0], p)
+				if err != nil {
+					return jobErr(err)
+				}
+				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+					fmt.Fprintf(w, "Updated cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
+				})
+			})
+		},
+	}
+	addCronFlags(cmd, &f)
+	return cmd
+}
+
+// cronPatch builds a JobPatch from the flags given on the command line.
+func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, error) {
+	var p scheduler.JobPatch
+	changed := cmd.Flags().Changed
+	str := func(name string, v string) *string {
+		if !changed(name) {
+			return nil
+		}
+		return &v
+	}
+	if changed("pipeline") {
+		abs, err := checkPipeline(in.Pipeline)
+		if err != nil {
+			return p, err
+		}
+		in.Pipeline = abs
+	}
+	p.Name, p.Description = str("name", in.Name), str("description", in.Description)
+	p.Cron, p.TZ, p.DST = str("cron", in.Schedule.Cron), str("tz", in.Schedule.TZ), str("dst", in.Schedule.DST)
+	p.Every, p.At = str("every", in.Schedule.Every), str("at", in.Schedule.At)
+	p.Pipeline, p.ArgsJSON, p.Command = str("pipeline", in.Pipeline), str("args-json", in.ArgsJSON), str("command", in.Command)
+	p.Session, p.Overlap = str("session", in.Session), str("overlap", in.Overlap)
+	p.CatchUpWindow = str("catchup-window", in.CatchUpWindow)
+	p.Webhook, p.NotifyCommand = str("webhook", in.Webhook), str("notify-command", in.NotifyCommand)
+	p.FailureAlertCooldown = str("failure-alert-cooldown", in.FailureAlertCooldown)
+	if changed("failure-alert-after") {
+		p.FailureAlertAfter = &in.FailureAlertAfter
+	}
+	if changed("delete-after-run") {
+		p.DeleteAfterRun = &in.DeleteAfterRun
+	}
+	if changed("disabled") {
+		p.Disabled = &in.Disabled
+	}
+	return p, nil
+}
+
+func newCronEnableCmd(e *env, enable bool) *cobra.Command {
+	verb, done := "disable", "Disabled"
+	short := "Disable a job; it keeps its settings and state"
+	if enable {
+		verb, done = "enable", "Enabled"
+		short = "Enable a job; its next run is computed from now"
+	}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   verb + " <id|name>",
+		Short: short,
+		Args:  args(1, "one job id or name"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				j, err := js.SetEnabled(a[0], enable)
+				if err != nil {
+					return err
+				}
+				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+					fmt.Fprintf(w, "%s cron job %s (%s); next run %s.\n", done, j.ID, clean(j.Name), nextText(j))
+				})
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the job as JSON")
+	return cmd
+}
+
+func newCronRmCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rm <id|name>",
+		Short: "Remove a job",
+		Args:  args(1, "one job id or name"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
+				j, err := js.Remove(a[0])
+				if err != nil {
+					return err
+				}
+				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+					fmt.Fprintf(w, "Removed cron job %s (%s).\n", j.ID, clean(j.Name))
+				})
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the removed job as JSON")
+	return cmd
+}

@@ -1,0 +1,431 @@
+package scheduler
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Store keys: one record per job, and an index from name to id that keeps
+// names unique.
+const (
+	jobPrefix  = "cron/job/"
+	namePrefix = "cron/name/"
+)
+
+func jobKey(id string) string    { return jobPrefix + id }
+func nameKey(name string) string { return namePrefix + url.PathEscape(name) }
+
+// ErrJobNotFound is returned for an id or name that names no job. It
+// matches sdk.ErrNotFound.
+var ErrJobNotFound = fmt.Errorf("cron job %w", sdk.ErrNotFound)
+
+// NameTakenError refuses a second job with a name already in use. It
+// matches sdk.ErrInvalid.
+type NameTakenError struct {
+	// Name is the name asked for; ID is the job that has it.
+	Name, ID string
+}
+
+// Error says which job has the name and what to do instead.
+func (e *NameTakenError) Error() string {
+	return fmt.Sprintf("--name: a job named %q exists (id %s); use cron edit %s to change it", e.Name, e.ID, e.ID)
+}
+
+// Is reports whether target is sdk.ErrInvalid.
+func (e *NameTakenError) Is(target error) bool { return target == sdk.ErrInvalid }
+
+// JobsConfig configures Jobs. The zero value is ready to use.
+type JobsConfig struct {
+	// Now returns the current time. Nil means time.Now.
+	Now func() time.Time
+	// Rand is the entropy for job ids. Nil means crypto/rand.Reader.
+	Rand io.Reader
+}
+
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c JobsConfig) WithDefaults() JobsConfig {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+	return c
+}
+
+// Jobs keeps scheduled jobs in a store. It is safe for concurrent use as
+// far as the store is.
+type Jobs struct {
+	st  store.Store
+	cfg JobsConfig
+}
+
+// NewJobs returns Jobs over st.
+func NewJobs(st store.Store, cfg JobsConfig) *Jobs {
+	return &Jobs{st: st, cfg: cfg.WithDefaults()}
+}
+
+// JobPatch changes some fields of a job, one pointer per CLI flag; nil
+// leaves a field as it is. Giving one payload (--pipeline or --command)
+// replaces the other, and likewise for --webhook and --notify-command; an
+// empty --webhook or --notify-command turns delivery off. The schedule is
+// kept unless a schedule flag is set: --cron, --every or --at replaces it
+// (a new --cron keeps the old --tz and --dst unless those are given too);
+// --tz or --dst alone re-reads a cron schedule in the new zone or policy.
+type JobPatch struct {
+	Name, Description               *string
+	Cron, TZ, DST, Every, At        *string
+	Pipeline, ArgsJSON, Command     *string
+	Session, Overlap, CatchUpWindow *string
+	Webhook, NotifyCommand          *string
+	FailureAlertAfter               *int
+	FailureAlertCooldown            *string
+	DeleteAfterRun, Disabled        *bool
+}
+
+// op is one write of a Jobs transaction; a nil val deletes key.
+type op struct {
+	key string
+	val []byte
+}
+
+// write runs fn in one store transaction and applies the writes it
+// returns. fn only reads, so a refusal it returns is reported without
+// rolling back writers grouped into the same commit, and it may run more
+// than once.
+func (js *Jobs) write(fn func(tx store.ReadTx) (Job, []op, error)) (Job, error) {
+	var (
+		out     Job
+		refused error
+	)
+	err := js.st.Update(func(tx store.Tx) error {
+		out, refused = Job{}, nil
+		j, ops, err := fn(tx)
+		if err != nil {
+			refused = err
+			return nil
+		}
+		for _, o := range ops {
+			if o.val == nil {
+				err = tx.Delete(o.key)
+			} else {
+				_, err = tx.Put(o.key, o.val)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		out = j
+		return nil
+	})
+	if err != nil {
+		return Job{}, err
+	}
+	return out, refused
+}
+
+// Add validates in and stores a new job, with its first run computed. It
+// returns the stored job, a *FlagError for invalid input, or a
+// *NameTakenError if the name is in use.
+func (js *Jobs) Add(in JobInput) (Job, error) {
+	now := js.cfg.Now()
+	j, err := in.Build(now)
+	if err != nil {
+		return Job{}, err
+	}
+	id, err := js.newID()
+	if err != nil {
+		return Job{}, err
+	}
+	j.ID, j.CreatedAt, j.UpdatedAt = id, now, now
+	j.State.NextRun = nextRun(j, now)
+	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+		if err := nameFree(tx, j.Name, ""); err != nil {
+			return Job{}, nil, err
+		}
+		return j, []op{put(j), {nameKey(j.Name), []byte(j.ID)}}, nil
+	})
+}
+
+// Get returns the job with id or name ref, or ErrJobNotFound.
+func (js *Jobs) Get(ref string) (Job, error) {
+	var j Job
+	err := js.st.View(func(tx store.ReadTx) error {
+		var err error
+		j, err = find(tx, ref)
+		return err
+	})
+	return j, err
+}
+
+// List returns the enabled jobs, or all of them when all is set, in order
+// of next run (jobs that will not run last), then name.
+func (js *Jobs) List(all bool) ([]Job, error) {
+	var (
+		out     []Job
+		decodeE error
+	)
+	err := js.st.View(func(tx store.ReadTx) error {
+		out, decodeE = nil, nil
+		return tx.Scan(jobPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			var j Job
+			if decodeE = json.Unmarshal(it.Value, &j); decodeE != nil {
+				decodeE = fmt.Errorf("read %s: %w", it.Key, decodeE)
+				return false
+			}
+			if all || j.Enabled {
+				out = append(out, j)
+			}
+			return true
+		})
+	})
+	if err == nil {
+		err = decodeE
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		na, nb := out[a].State.NextRun, out[b].State.NextRun
+		if na.IsZero() != nb.IsZero() {
+			return nb.IsZero()
+		}
+		if !na.Equal(nb) {
+			return na.Before(nb)
+		}
+		return out[a].Name < out[b].Name
+	})
+	return out, nil
+}
+
+// Edit applies p to the job with id or name ref and recomputes its next
+// run from now. It returns the stored job, ErrJobNotFound, a *FlagError or
+// a *NameTakenError.
+func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
+	now := js.cfg.Now()
+	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+		old, err := find(tx, ref)
+		if err != nil {
+			return Job{}, nil, err
+		}
+		s, err := patchSchedule(old.Schedule, p, now)
+		if err != nil {
+			return Job{}, nil, err
+		}
+		in := patchInput(old.input(), p)
+		// Flags that fit only one kind of schedule lapse when it changes.
+		if s.Kind != KindAt && p.DeleteAfterRun == nil {
+			in.DeleteAfterRun = false
+		}
+		if s.Kind == KindAt && p.CatchUpWindow == nil {
+			in.CatchUpWindow = ""
+		}
+		j, err := in.build(s)
+		if err != nil {
+			return Job{}, nil, err
+		}
+		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State
+		j.State.NextRun = nextRun(j, now)
+		ops := []op{put(j)}
+		if j.Name != old.Name {
+			if err := nameFree(tx, j.Name, j.ID); err != nil {
+				return Job{}, nil, err
+			}
+			ops = append(ops, op{nameKey(old.Name), nil}, op{nameKey(j.Name), []byte(j.ID)})
+		}
+		return j, ops, nil
+	})
+}
+
+// SetEnabled enables or disables the job with id or name ref. Enabling
+// computes the next run from now and clears the consecutive-failure count
+// (a job disabled for failing starts afresh); a one-shot whose time has
+// passed cannot be enabled. A job already in the state asked for is
+// returned unchanged.
+func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
+	now := js.cfg.Now()
+	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+		j, err := find(tx, ref)
+		if err != nil || j.Enabled == enabled {
+			return j, nil, err
+		}
+		j.Enabled, j.UpdatedAt = enabled, now
+		j.State.NextRun = nextRun(j, now)
+		if enabled {
+			if j.State.NextRun.IsZero() && j.Schedule.Kind == KindAt {
+				return Job{}, nil, fmt.Errorf("%w: job %s (%s) ran or was due at %s, which has passed; give it a new time with cron edit %s --at TIME",
+					sdk.ErrInvalid, j.ID, j.Name, j.Schedule.At.UTC().Format(time.RFC3339), j.ID)
+			}
+			j.State.ConsecutiveErrors = 0
+		}
+		return j, []op{put(j)}, nil
+	})
+}
+
+// Remove deletes the job with id or name ref and returns it as it was.
+func (js *Jobs) Remove(ref string) (Job, error) {
+	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+		j, err := find(tx, ref)
+		if err != nil {
+			return Job{}, nil, err
+		}
+		return j, []op{{jobKey(j.ID), nil}, {nameKey(j.Name), nil}}, nil
+	})
+}
+
+// newID returns 12 random hex digits.
+func (js *Jobs) newID() (string, error) {
+	var b [6]byte
+	if _, err := io.ReadFull(js.cfg.Rand, b[:]); err != nil {
+		return "", fmt.Errorf("make job id: entropy source failed: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// nextRun is when j fires next after now: zero if disabled or never.
+func nextRun(j Job, now time.Time) time.Time {
+	if !j.Enabled {
+		return time.Time{}
+	}
+	return j.Schedule.Schedule().Next(now)
+}
+
+func put(j Job) op {
+	b, _ := json.Marshal(j) // a Job always marshals
+	return op{jobKey(j.ID), b}
+}
+
+// find resolves ref as an id, then as a name.
+func find(tx store.ReadTx, ref string) (Job, error) {
+	it, err := tx.Get(jobKey(ref))
+	if errors.Is(err, store.ErrKeyNotFound) && ref != "" {
+		var idx store.Item
+		if idx, err = tx.Get(nameKey(ref)); err == nil {
+			it, err = tx.Get(jobKey(string(idx.Value)))
+		}
+	}
+	if errors.Is(err, store.ErrKeyNotFound) || errors.Is(err, store.ErrEmptyKey) {
+		return Job{}, fmt.Errorf("%w: no job has id or name %q; see cron list --all", ErrJobNotFound, ref)
+	}
+	if err != nil {
+		return Job{}, err
+	}
+	var j Job
+	if err := json.Unmarshal(it.Value, &j); err != nil {
+		return Job{}, fmt.Errorf("read %s: %w", it.Key, err)
+	}
+	return j, nil
+}
+
+// nameFree refuses name if a job other than self has it.
+func nameFree(tx store.ReadTx, name, self string) error {
+	it, err := tx.Get(nameKey(name))
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if id := string(it.Value); id != self {
+		return &NameTakenError{Name: name, ID: id}
+	}
+	return nil
+}
+
+// patchSchedule returns the schedule old becomes under p.
+func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (Schedule, error) {
+	switch {
+	case p.Cron != nil || p.Every != nil || p.At != nil:
+		f := Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST)}
+		if old.Kind == KindCron && p.Every == nil && p.At == nil {
+			if p.TZ == nil {
+				f.TZ = old.TZ
+			}
+			if p.DST == nil {
+				f.DST = string(old.DST)
+			}
+		}
+		return ParseSchedule(f, now)
+	case p.TZ != nil || p.DST != nil:
+		flag := "--tz"
+		if p.TZ == nil {
+			flag = "--dst"
+		}
+		if old.Kind != KindCron {
+			return Schedule{}, flagErr(flag, fmt.Sprintf("applies only to a --cron schedule, and this job's is --%s; give the schedule flag again with it", old.Kind))
+		}
+		f := Flags{Cron: old.Expr, TZ: old.TZ, DST: string(old.DST)}
+		if p.TZ != nil {
+			f.TZ = *p.TZ
+		}
+		if p.DST != nil {
+			f.DST = *p.DST
+		}
+		s, err := ParseSchedule(f, now)
+		s.Anchor = old.Anchor
+		return s, err
+	}
+	return old.Schedule(), nil
+}
+
+// patchInput returns in with p's fields applied.
+func patchInput(in JobInput, p JobPatch) JobInput {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&in.Name, p.Name)
+	set(&in.Description, p.Description)
+	if p.Pipeline != nil && p.Command == nil {
+		in.Command = ""
+	}
+	if p.Command != nil && p.Pipeline == nil {
+		in.Pipeline, in.ArgsJSON = "", ""
+	}
+	set(&in.Pipeline, p.Pipeline)
+	set(&in.ArgsJSON, p.ArgsJSON)
+	set(&in.Command, p.Command)
+	set(&in.Session, p.Session)
+	set(&in.Overlap, p.Overlap)
+	set(&in.CatchUpWindow, p.CatchUpWindow)
+	if p.Webhook != nil && p.NotifyCommand == nil {
+		in.NotifyCommand = ""
+	}
+	if p.NotifyCommand != nil && p.Webhook == nil {
+		in.Webhook = ""
+	}
+	set(&in.Webhook, p.Webhook)
+	set(&in.NotifyCommand, p.NotifyCommand)
+	if p.FailureAlertAfter != nil {
+		in.FailureAlertAfter = *p.FailureAlertAfter
+		if in.FailureAlertAfter == 0 && p.FailureAlertCooldown == nil {
+			in.FailureAlertCooldown = ""
+		}
+	}
+	set(&in.FailureAlertCooldown, p.FailureAlertCooldown)
+	if p.DeleteAfterRun != nil {
+		in.DeleteAfterRun = *p.DeleteAfterRun
+	}
+	if p.Disabled != nil {
+		in.Disabled = *p.Disabled
+	}
+	return in
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,224 @@
+package scheduler_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// jobClock is a settable time source for JobsConfig.Now.
+type jobClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *jobClock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *jobClock) set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+
+func newJobs(t *testing.T, c *jobClock) *scheduler.Jobs {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{Owner: t.Name()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return scheduler.NewJobs(st, scheduler.JobsConfig{Now: c.now})
+}
+
+func str(s string) *string { return &s }
+
+var jt0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func TestJobsAddGetList(t *testing.T) {
+	t.Parallel()
+	c := &jobClock{t: jt0}
+	js := newJobs(t, c)
+
+	daily, err := js.Add(scheduler.JobInput{Name: "daily", Schedule: scheduler.Flags{Cron: "0 9 * * *", TZ: "America/New_York"}, Command: "make report"})
+	require.NoError(t, err)
+	require.Len(t, daily.ID, 12)
+	require.Equal(t, time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC), daily.State.NextRun.UTC(), "09:00 EDT")
+	require.Equal(t, jt0, daily.CreatedAt)
+
+	tick, err := js.Add(scheduler.JobInput{Name: "tick", Schedule: scheduler.Flags{Every: "10m"}, Pipeline: "/w/tick.lobster", ArgsJSON: `{"a": 1}`})
+	require.NoError(t, err)
+	require.Equal(t, jt0.Add(10*time.Minute), tick.State.NextRun)
+	require.JSONEq(t, `{"a":1}`, string(tick.Payload.Args))
+
+	off, err := js.Add(scheduler.JobInput{Name: "off", Schedule: scheduler.Flags{Every: "1m"}, Command: "true", Disabled: true})
+	require.NoError(t, err)
+	require.True(t, off.State.NextRun.IsZero())
+
+	for _, ref := range []string{daily.ID, "daily"} {
+		got, err := js.Get(ref)
+		require.NoError(t, err)
+		require.Equal(t, daily.ID, got.ID)
+		require.Equal(t, daily.State.NextRun.UTC(), got.State.NextRun.UTC())
+	}
+	_, err = js.Get("nobody")
+	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+
+	list, err := js.List(false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"tick", "daily"}, names(list), "by next run")
+	list, err = js.List(true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"tick", "daily", "off"}, names(list), "jobs that will not run come last")
+
+	_, err = js.Add(scheduler.JobInput{Name: "daily", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	var taken *scheduler.NameTakenError
+	require.ErrorAs(t, err, &taken)
+	require.Equal(t, daily.ID, taken.ID)
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+}
+
+func names(jobs []scheduler.Job) []string {
+	var out []string
+	for _, j := range jobs {
+		out = append(out, j.Name)
+	}
+	return out
+}
+
+func TestJobsEdit(t *testing.T) {
+	t.Parallel()
+	c := &jobClock{t: jt0}
+	js := newJobs(t, c)
+	j, err := js.Add(scheduler.JobInput{Name: "job", Schedule: scheduler.Flags{Every: "1h"}, Pipeline: "/w/a.lobster", ArgsJSON: `{"x":1}`, Webhook: "http://h/x", FailureAlertAfter: 2})
+	require.NoError(t, err)
+
+	c.set(jt0.Add(90 * time.Minute))
+	e, err := js.Edit(j.ID, scheduler.JobPatch{Overlap: str("allow_all")})
+	require.NoError(t, err)
+	require.Equal(t, j.Schedule.Anchor, e.Schedule.Anchor, "an unchanged --every keeps its phase")
+	require.Equal(t, jt0.Add(2*time.Hour), e.State.NextRun, "next run recomputed from now on the old phase")
+	require.Equal(t, jt0.Add(90*time.Minute), e.UpdatedAt)
+	require.Equal(t, scheduler.OverlapAllowAll, e.Overlap)
+	require.Equal(t, j.Payload, e.Payload)
+	require.Equal(t, j.Delivery, e.Delivery)
+	require.Equal(t, j.FailureAlert, e.FailureAlert)
+
+	e, err = js.Edit("job", scheduler.JobPatch{Name: str("renamed"), Cron: str("*/5 * * * *"), Command: str("echo hi"), NotifyCommand: str("cat")})
+	require.NoError(t, err)
+	require.Equal(t, scheduler.KindCron, e.Schedule.Kind)
+	require.Equal(t, jt0.Add(95*time.Minute), e.State.NextRun)
+	require.Equal(t, scheduler.Payload{Kind: scheduler.PayloadCommand, Command: "echo hi"}, e.Payload)
+	require.Equal(t, scheduler.Delivery{Kind: scheduler.DeliveryCommand, Command: "cat"}, e.Delivery)
+	_, err = js.Get("job")
+	require.ErrorIs(t, err, scheduler.ErrJobNotFound, "the old name is released")
+	_, err = js.Add(scheduler.JobInput{Name: "job", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	require.NoError(t, err)
+
+	e, err = js.Edit("renamed", scheduler.JobPatch{TZ: str("Asia/Tokyo"), Cron: str("0 9 * * *"), Webhook: str("")})
+	require.NoError(t, err)
+	require.Equal(t, time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC), e.State.NextRun.UTC(), "09:00 JST")
+	require.Equal(t, scheduler.DeliveryNone, e.Delivery.Kind)
+
+	_, err = js.Edit("renamed", scheduler.JobPatch{Name: str("job")})
+	require.ErrorAs(t, err, new(*scheduler.NameTakenError))
+	_, err = js.Edit("renamed", scheduler.JobPatch{Every: str("1h"), TZ: str("UTC")})
+	var fe *scheduler.FlagError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "--tz", fe.Flag)
+	got, err := js.Get("renamed")
+	require.NoError(t, err)
+	require.Equal(t, e, got, "a refused edit changes nothing")
+
+	e, err = js.Edit("renamed", scheduler.JobPatch{Every: str("1h")})
+	require.NoError(t, err, "a zone kept from --cron lapses with it")
+	require.Equal(t, scheduler.KindEvery, e.Schedule.Kind)
+	require.Empty(t, e.Schedule.TZ)
+}
+
+func TestJobsEnableDisableRemove(t *testing.T) {
+	t.Parallel()
+	c := &jobClock{t: jt0}
+	js := newJobs(t, c)
+	once, err := js.Add(scheduler.JobInput{Name: "once", Schedule: scheduler.Flags{At: "+30m"}, Command: "true", DeleteAfterRun: true})
+	require.NoError(t, err)
+	require.Equal(t, jt0.Add(30*time.Minute), once.State.NextRun)
+
+	d, err := js.SetEnabled("once", false)
+	require.NoError(t, err)
+	require.False(t, d.Enabled)
+	require.True(t, d.State.NextRun.IsZero())
+	again, err := js.SetEnabled("once", false)
+	require.NoError(t, err)
+	require.Equal(t, d, again, "disabling a disabled job changes nothing")
+
+	c.set(jt0.Add(time.Hour))
+	_, err = js.SetEnabled("once", true)
+	require.ErrorIs(t, err, sdk.ErrInvalid, "a past one-shot cannot be enabled")
+	require.Contains(t, err.Error(), "--at TIME")
+
+	e, err := js.Edit("once", scheduler.JobPatch{At: str("+1h")})
+	require.NoError(t, err)
+	require.False(t, e.Enabled)
+	require.True(t, e.DeleteAfterRun)
+	e, err = js.SetEnabled(e.ID, true)
+	require.NoError(t, err)
+	require.Equal(t, jt0.Add(2*time.Hour), e.State.NextRun)
+
+	e, err = js.Edit("once", scheduler.JobPatch{Every: str("15m")})
+	require.NoError(t, err)
+	require.False(t, e.DeleteAfterRun, "--delete-after-run lapses when the job stops being a one-shot")
+
+	r, err := js.Remove("once")
+	require.NoError(t, err)
+	require.Equal(t, e.ID, r.ID)
+	_, err = js.Remove("once")
+	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
+	list, err := js.List(true)
+	require.NoError(t, err)
+	require.Empty(t, list)
+}
+
+func TestJobsConcurrentAddsKeepNamesUnique(t *testing.T) {
+	t.Parallel()
+	js := newJobs(t, &jobClock{t: jt0})
+	const n = 16
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = js.Add(scheduler.JobInput{Name: "same", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+			continue
+		}
+		require.ErrorAs(t, err, new(*scheduler.NameTakenError))
+	}
+	require.Equal(t, 1, ok)
+	list, err := js.List(true)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+}
+
+func TestJobsIDsComeFromRand(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	js := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return jt0 }, Rand: bytes.NewReader([]byte{1, 2, 3, 4, 5, 6})})
+	j, err := js.Add(scheduler.JobInput{Name: "a", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	require.NoError(t, err)
+	require.Equal(t, "010203040506", j.ID)
+	_, err = js.Add(scheduler.JobInput{Name: "b", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	require.Error(t, err, "an exhausted entropy source is an error")
+	require.False(t, errors.Is(err, sdk.ErrInvalid))
+}
