@@ -18,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 )
 
@@ -64,6 +65,7 @@ type Gateway struct {
 	st      *store.Bolt
 	eng     *engine.Engine
 	run     *runner.Runner
+	sched   *scheduler.Scheduler
 	sup     *plugins.Supervisor
 	del     *plugins.Deliverer
 	srv     *http.Server
@@ -149,7 +151,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 	dc := g.cfg.Delivery
 	dc.Logger = g.cfg.Logger.Named("events")
 	del = plugins.NewDeliverer(eng, sup.Handler, dc)
+	sched := scheduler.New(st, eng, scheduler.Config{Logger: g.cfg.Logger.Named("scheduler")})
 	stop := func() {
+		_ = sched.Stop(ctx)
 		_ = del.Stop(ctx)
 		_ = sup.Stop(ctx)
 		_ = run.Stop(ctx)
@@ -161,12 +165,13 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	_ = sup.Start(ctx)
 	_ = del.Start(ctx)
+	_ = sched.Start(ctx)
 	ln, err := api.Listen(sock)
 	if err != nil {
 		stop()
 		return err
 	}
-	g.st, g.eng, g.run, g.sup, g.del, g.ln = st, eng, run, sup, del, ln
+	g.st, g.eng, g.run, g.sched, g.sup, g.del, g.ln = st, eng, run, sched, sup, del, ln
 	g.started = time.Now()
 	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
 	g.served = make(chan struct{})
@@ -206,7 +211,7 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	}
 	err := g.srv.Shutdown(ctx)
 	<-g.served
-	err = errors.Join(err, g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
+	err = errors.Join(err, g.sched.Stop(ctx), g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
 	if cerr := g.st.Close(); err == nil {
 		err = cerr
 	}

@@ -97,4 +97,41 @@
 // next run from the injected clock at once; a disabled job has none. Get,
 // Edit, SetEnabled and Remove take an id or a name, and return an error
 // matching ErrJobNotFound (and sdk.ErrNotFound) when neither matches.
+//
+// # Scheduler
+//
+// Scheduler is the loop that fires jobs. The gateway starts it after the
+// runner and stops it before. Every Tick (default 1s) it reads the injected
+// clock afresh, so a suspend or a clock jump is seen at the next tick, and
+// TickOnce does one pass: settle the open runs, start a buffered run whose
+// turn has come, then fire each enabled job whose NextRun has passed.
+//
+// Firing takes PlanCatchUp's times from the last scheduled time handled
+// (kept in "cron/sched/ID", with the active and buffered runs, the last
+// failure time and why the scheduler disabled the job) to now. Missed times
+// are recorded as "missed". Each time to run is claimed in one store
+// transaction that refuses a time that already has a record in
+// "cron/run/ID/<unix nanos>", applies the overlap policy, and moves the
+// job's NextRun on; so no time ever fires twice, across restarts. The work
+// is created after the claim, through the engine: a command job becomes a
+// task (runtime "cron", owner "cron:ID") with idempotency key
+// "cron:ID:<scheduled RFC 3339>", so redoing a create after a crash returns
+// the same task; a pipeline job becomes a flow managed by the "pipeline"
+// controller with state {"file", "args", "cwd": the file's directory},
+// which has no idempotency key, so it carries that key as its Origin and a
+// redo first looks for a flow of the job's owner with that origin. The
+// window left is a crash inside CreateFlow's own commit, which the engine
+// makes atomic.
+//
+// A run is active while its task is active or its flow is not terminal (a
+// pipeline waiting at an approval gate holds its job). When it ends, the run
+// record gets its status (ok, error, cancelled) and end time, and the job's
+// state its last status and error and consecutive failures; after a failure
+// a recurring job's next run is the first scheduled time not before the
+// failure plus FailureBackoff, and at DisableAfter failures the job is
+// disabled with the reason kept for Status. A one-shot job with
+// DeleteAfterRun is removed once a run of it succeeds; its history stays,
+// found by id. Each job's history keeps the newest HistoryMax (2000) ended
+// runs and none older than HistoryAge (7 days); open runs are never pruned.
+// Runs and Status read the history and the jobs for the CLI.
 package scheduler

@@ -1,0 +1,748 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Defaults for Config.
+const (
+	DefaultTick       = time.Second
+	DefaultHistoryMax = 2000
+	DefaultHistoryAge = 7 * 24 * time.Hour
+)
+
+// The controller and runtime the Scheduler's work is created for.
+const (
+	pipelineController = "pipeline"
+	cronRuntime        = "cron"
+)
+
+// Config tunes a Scheduler. The zero value is ready to use.
+type Config struct {
+	// Now returns the current time. Nil means time.Now. The loop reads it
+	// afresh on every tick, so suspends and clock jumps are seen at the
+	// next tick.
+	Now func() time.Time
+	// Tick is how often the loop looks for due jobs and ended runs. Zero
+	// means DefaultTick.
+	Tick time.Duration
+	// HistoryMax and HistoryAge bound each job's run history: ended runs
+	// beyond the newest HistoryMax, or scheduled more than HistoryAge ago,
+	// are pruned. Zero means the defaults.
+	HistoryMax int
+	HistoryAge time.Duration
+	// Logger receives tick errors. Nil discards them.
+	Logger hclog.Logger
+}
+
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Tick <= 0 {
+		c.Tick = DefaultTick
+	}
+	if c.HistoryMax <= 0 {
+		c.HistoryMax = DefaultHistoryMax
+	}
+	if c.HistoryAge <= 0 {
+		c.HistoryAge = DefaultHistoryAge
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}
+
+// Scheduler fires due jobs as engine tasks (command jobs) or pipeline flows
+// (pipeline jobs), applies the overlap policy, records every scheduled time
+// in the run history, and tracks how runs end. See the package doc.
+type Scheduler struct {
+	st   store.Store
+	eng  *engine.Engine
+	jobs *Jobs
+	cfg  Config
+
+	mu sync.Mutex // serializes ticks
+
+	life    sync.Mutex
+	started bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// New returns a Scheduler over st and eng; nothing runs until Start.
+func New(st store.Store, eng *engine.Engine, cfg Config) *Scheduler {
+	cfg = cfg.WithDefaults()
+	return &Scheduler{st: st, eng: eng, cfg: cfg, jobs: NewJobs(st, JobsConfig{Now: cfg.Now})}
+}
+
+// Jobs returns the job store the Scheduler reads.
+func (s *Scheduler) Jobs() *Jobs { return s.jobs }
+
+// Start runs the loop until Stop: a tick at once, then one every Tick.
+// Calling Start on a started Scheduler does nothing.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.started {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.started, s.cancel, s.done = true, cancel, make(chan struct{})
+	go s.loop(ctx, s.done)
+	return nil
+}
+
+// Stop ends the loop and waits for the tick in progress, or for ctx.
+// Runs already started keep running; the next Start follows them again.
+func (s *Scheduler) Stop(ctx context.Context) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if !s.started {
+		return nil
+	}
+	s.started = false
+	s.cancel()
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("scheduler stop: %w", ctx.Err())
+	}
+}
+
+func (s *Scheduler) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(s.cfg.Tick)
+	defer t.Stop()
+	for {
+		if err := s.safeTick(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Error("scheduler tick", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// safeTick is TickOnce with a panic turned into an error, so one bad job
+// or record never stops the loop silently.
+func (s *Scheduler) safeTick(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tick panicked: %v", p)
+		}
+	}()
+	return s.TickOnce(ctx)
+}
+
+// TickOnce does one pass at the current time: it settles ended runs,
+// starts buffered runs whose turn has come, and fires the jobs due. The
+// loop calls it every Tick; tests call it directly.
+func (s *Scheduler) TickOnce(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	ids, err := s.schedIDs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		errs = append(errs, s.settle(id))
+	}
+	jobs, err := s.jobs.List(false)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	now := s.cfg.Now()
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if j.State.NextRun.IsZero() || j.State.NextRun.After(now) {
+			continue
+		}
+		if err := s.fire(j, now); err != nil {
+			errs = append(errs, fmt.Errorf("job %s (%s): %w", j.ID, j.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// schedIDs lists the jobs with a runtime record.
+func (s *Scheduler) schedIDs() ([]string, error) {
+	var ids []string
+	err := s.st.View(func(tx store.ReadTx) error {
+		ids = nil
+		return tx.Scan(schedPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			ids = append(ids, it.Key[len(schedPrefix):])
+			return true
+		})
+	})
+	return ids, err
+}
+
+// nextRunAfter is when job fires next once now is handled: the first
+// scheduled time after now and after rec.LastScheduled, and, after
+// failures of a recurring job, not before the last failure plus
+// FailureBackoff.
+func nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
+	if !j.Enabled {
+		return time.Time{}
+	}
+	after := now
+	if rec.LastScheduled.After(after) {
+		after = rec.LastScheduled
+	}
+	if n := j.State.ConsecutiveErrors; n > 0 && j.Schedule.Kind != KindAt && !rec.LastFailure.IsZero() {
+		if b := rec.LastFailure.Add(FailureBackoff(n) - time.Nanosecond); b.After(after) {
+			after = b
+		}
+	}
+	return j.Schedule.Schedule().Next(after)
+}
+
+// fire handles a due job: it records the missed times, then claims and
+// starts (or skips, or buffers) each time to run.
+func (s *Scheduler) fire(j Job, now time.Time) error {
+	var rec schedRecord
+	if err := s.st.View(func(tx store.ReadTx) (err error) { rec, err = loadSched(tx, j.ID); return err }); err != nil {
+		return err
+	}
+	base := j.State.NextRun.Add(-time.Nanosecond)
+	if rec.LastScheduled.After(base) {
+		base = rec.LastScheduled
+	}
+	run, missed := PlanCatchUp(j.Schedule.Schedule(), base, now, time.Duration(j.CatchUpWindow))
+	if err := s.recordMissed(j.ID, missed, now); err != nil {
+		return err
+	}
+	for _, t := range run {
+		if err := s.claim(j.ID, t, now); err != nil {
+			return err
+		}
+	}
+	// Nothing was due after all (the due time lay in a backoff or the
+	// schedule changed): move NextRun on so the job is not due every tick.
+	if len(run) == 0 && len(missed) == 0 {
+		return s.st.Update(func(tx store.Tx) error {
+			cur, err := find(tx, j.ID)
+			if err != nil {
+				return nil
+			}
+			rec, err := loadSched(tx, j.ID)
+			if err != nil {
+				return err
+			}
+			cur.State.NextRun = nextRunAfter(cur, rec, now)
+			return putJob(tx, cur)
+		})
+	}
+	return nil
+}
+
+func putJob(tx store.Tx, j Job) error {
+	o := put(j)
+	_, err := tx.Put(o.key, o.val)
+	return err
+}
+
+// recordMissed writes a "missed" record for each of times (at most the
+// newest HistoryMax) and moves LastScheduled past them.
+func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time) error {
+	if len(times) == 0 {
+		return nil
+	}
+	if len(times) > s.cfg.HistoryMax {
+		s.cfg.Logger.Warn("scheduler: many missed runs; recording the newest", "job", jobID, "missed", len(times), "recorded", s.cfg.HistoryMax)
+		times = times[len(times)-s.cfg.HistoryMax:]
+	}
+	return s.st.Update(func(tx store.Tx) error {
+		rec, err := loadSched(tx, jobID)
+		if err != nil {
+			return err
+		}
+		for _, t := range times {
+			if _, ok, err := loadRun(tx, jobID, t); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := putJSON(tx, runKey(jobID, t), Run{JobID: jobID, Scheduled: t.UTC(), Status: RunMissed, EndedAt: now.UTC()}); err != nil {
+				return err
+			}
+		}
+		if last := times[len(times)-1]; last.After(rec.LastScheduled) {
+			rec.LastScheduled = last
+		}
+		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
+			return err
+		}
+		return pruneRuns(tx, jobID, s.cfg.HistoryMax, now.Add(-s.cfg.HistoryAge))
+	})
+}
+
+// claim handles one scheduled time t of a job in one transaction: it
+// refuses a time that already has a record (so a time never runs twice,
+// across restarts), applies the overlap policy, writes the run record, and
+// moves the job's NextRun on. Then, outside the transaction, it cancels
+// what cancel_other displaces and creates the work of a started run.
+func (s *Scheduler) claim(jobID string, t time.Time, now time.Time) error {
+	var (
+		action   Action
+		claimed  bool
+		toCancel []Run
+	)
+	err := s.st.Update(func(tx store.Tx) error {
+		action, claimed, toCancel = 0, false, nil
+		rec, err := loadSched(tx, jobID)
+		if err != nil {
+			return err
+		}
+		if _, ok, err := loadRun(tx, jobID, t); err != nil || ok {
+			return err // handled before: never twice
+		}
+		j, err := find(tx, jobID)
+		if err != nil || !j.Enabled {
+			return nil // removed or disabled since listed
+		}
+		action = Decide(j.Overlap, len(rec.Active) > 0, len(rec.Buffered))
+		r := Run{JobID: jobID, Scheduled: t.UTC()}
+		switch action {
+		case ActionStart:
+			r.Status = RunStarting
+			rec.Active = append(rec.Active, t)
+			j.State.LastRun = t
+		case ActionSkip:
+			r.Status, r.EndedAt = RunSkipped, now.UTC()
+		case ActionBuffer:
+			r.Status = RunBuffered
+			rec.Buffered = append(rec.Buffered, t)
+		case ActionCancelThenStart:
+			// The newest time replaces any already waiting.
+			for _, b := range rec.Buffered {
+				if old, ok, err := loadRun(tx, jobID, b); err == nil && ok {
+					old.Status, old.EndedAt = RunSkipped, now.UTC()
+					if err := putJSON(tx, runKey(jobID, b), old); err != nil {
+						return err
+					}
+				}
+			}
+			r.Status, rec.Buffered = RunBuffered, []time.Time{t}
+			for _, a := range rec.Active {
+				if ar, ok, err := loadRun(tx, jobID, a); err == nil && ok {
+					toCancel = append(toCancel, ar)
+				}
+			}
+		}
+		if t.After(rec.LastScheduled) {
+			rec.LastScheduled = t
+		}
+		j.State.NextRun = nextRunAfter(j, rec, now)
+		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+			return err
+		}
+		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
+			return err
+		}
+		if err := putJob(tx, j); err != nil {
+			return err
+		}
+		claimed = true
+		return pruneRuns(tx, jobID, s.cfg.HistoryMax, now.Add(-s.cfg.HistoryAge))
+	})
+	if err != nil || !claimed {
+		return err
+	}
+	for _, r := range toCancel {
+		s.cancelRun(r)
+	}
+	if action == ActionStart {
+		return s.startWork(jobID, t)
+	}
+	return nil
+}
+
+// cancelRun asks the engine to cancel a run's work. A run already ended is
+// fine: the next tick settles it either way.
+func (s *Scheduler) cancelRun(r Run) {
+	var err error
+	switch {
+	case r.TaskID != "":
+		_, err = s.eng.CancelTask(r.TaskID)
+	case r.FlowID != "":
+		_, err = s.eng.CancelFlow(r.FlowID)
+	}
+	if err != nil && !errors.Is(err, sdk.ErrTerminal) {
+		s.cfg.Logger.Warn("scheduler: cancel_other could not cancel the active run", "job", r.JobID, "scheduled", r.Scheduled, "error", err)
+	}
+}
+
+// idempotencyKey names a scheduled time of a job for the engine.
+func idempotencyKey(jobID string, t time.Time) string {
+	return "cron:" + jobID + ":" + t.UTC().Format(time.RFC3339Nano)
+}
+
+// ownerKey is the owner of every task and flow a job creates.
+func ownerKey(jobID string) string { return "cron:" + jobID }
+
+// startWork creates the task or flow of a "starting" run and records its
+// id. A command task carries an idempotency key, so redoing this after a
+// crash returns the same task. A flow has no idempotency key; it carries
+// the same key as its Origin instead, and a redo first looks for a flow of
+// the job's owner with that origin.
+func (s *Scheduler) startWork(jobID string, t time.Time) error {
+	var (
+		run Run
+		ok  bool
+	)
+	if err := s.st.View(func(tx store.ReadTx) (err error) { run, ok, err = loadRun(tx, jobID, t); return err }); err != nil || !ok {
+		return err
+	}
+	if run.Status != RunStarting {
+		return nil
+	}
+	j, err := s.jobs.Get(jobID)
+	if errors.Is(err, ErrJobNotFound) {
+		return s.finish(jobID, t, RunError, "the job was removed before its run started", s.cfg.Now())
+	}
+	if err != nil {
+		return err
+	}
+	key := idempotencyKey(jobID, t)
+	var taskID, flowID string
+	switch j.Payload.Kind {
+	case PayloadCommand:
+		task, _, err := s.eng.CreateTask(engine.CreateTaskInput{
+			Runtime: cronRuntime, Label: j.Name, OwnerKey: ownerKey(jobID),
+			Spec: sdk.TaskSpec{Shell: j.Payload.Command}, IdempotencyKey: key,
+		})
+		if err != nil {
+			return s.finish(jobID, t, RunError, "create task: "+err.Error(), s.cfg.Now())
+		}
+		taskID = task.ID
+	case PayloadPipeline:
+		f, err := s.pipelineFlow(j, key)
+		if err != nil {
+			return s.finish(jobID, t, RunError, "create pipeline flow: "+err.Error(), s.cfg.Now())
+		}
+		flowID = f.ID
+	default:
+		return s.finish(jobID, t, RunError, fmt.Sprintf("unknown payload kind %q", j.Payload.Kind), s.cfg.Now())
+	}
+	now := s.cfg.Now()
+	return s.st.Update(func(tx store.Tx) error {
+		r, ok, err := loadRun(tx, jobID, t)
+		if err != nil || !ok || r.Status != RunStarting {
+			return err
+		}
+		r.Status, r.TaskID, r.FlowID, r.StartedAt = RunRunning, taskID, flowID, now.UTC()
+		return putJSON(tx, runKey(jobID, t), r)
+	})
+}
+
+// pipelineFlow returns the flow of a pipeline run: the one a previous
+// attempt made (found by owner and origin), or a new one.
+func (s *Scheduler) pipelineFlow(j Job, origin string) (*sdk.Flow, error) {
+	page, err := s.eng.ListFlows(engine.FlowFilter{OwnerKey: ownerKey(j.ID)})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range page.Flows {
+		if f.Origin == origin {
+			return f, nil
+		}
+	}
+	args := j.Payload.Args
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	state, err := json.Marshal(map[string]any{"file": j.Payload.Pipeline, "args": args, "cwd": filepath.Dir(j.Payload.Pipeline)})
+	if err != nil {
+		return nil, err
+	}
+	return s.eng.CreateFlow(engine.CreateFlowInput{
+		ControllerID: pipelineController, OwnerKey: ownerKey(j.ID), Goal: j.Name, State: state, Origin: origin,
+	})
+}
+
+// settle follows a job's open runs: it starts runs left "starting" (a
+// crash between claim and create), records the end of runs whose task or
+// flow ended, and starts the next buffered run when none is active.
+func (s *Scheduler) settle(jobID string) error {
+	var rec schedRecord
+	if err := s.st.View(func(tx store.ReadTx) (err error) { rec, err = loadSched(tx, jobID); return err }); err != nil {
+		return err
+	}
+	if len(rec.Active) == 0 && len(rec.Buffered) == 0 {
+		// Nothing to follow: drop the record of a job removed since.
+		var gone bool
+		if err := s.st.View(func(tx store.ReadTx) error {
+			_, err := find(tx, jobID)
+			gone = errors.Is(err, ErrJobNotFound)
+			return nil
+		}); err != nil || !gone {
+			return err
+		}
+		return s.st.Update(func(tx store.Tx) error {
+			cur, err := loadSched(tx, jobID)
+			if err != nil || len(cur.Active) > 0 || len(cur.Buffered) > 0 {
+				return err
+			}
+			if _, err := find(tx, jobID); !errors.Is(err, ErrJobNotFound) {
+				return nil
+			}
+			return tx.Delete(schedKey(jobID))
+		})
+	}
+	var errs []error
+	for _, t := range rec.Active {
+		var (
+			run Run
+			ok  bool
+		)
+		if err := s.st.View(func(tx store.ReadTx) (err error) { run, ok, err = loadRun(tx, jobID, t); return err }); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		switch {
+		case !ok || !runOpen(run.Status):
+			errs = append(errs, s.finish(jobID, t, "", "", s.cfg.Now()))
+		case run.Status == RunStarting:
+			errs = append(errs, s.startWork(jobID, t))
+		default:
+			if status, msg, ended := s.outcome(run); ended {
+				errs = append(errs, s.finish(jobID, t, status, msg, s.cfg.Now()))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	next, err := s.promote(jobID)
+	if err != nil || next.IsZero() {
+		return err
+	}
+	return s.startWork(jobID, next)
+}
+
+// outcome reports whether a running run's work has ended, and how.
+func (s *Scheduler) outcome(r Run) (status, msg string, ended bool) {
+	switch {
+	case r.TaskID != "":
+		task, err := s.eng.GetTask(r.TaskID)
+		if errors.Is(err, sdk.ErrNotFound) {
+			return RunError, "task " + r.TaskID + " is gone", true
+		}
+		if err != nil || task.Status.Active() {
+			return "", "", false
+		}
+		switch task.Status {
+		case sdk.TaskSucceeded:
+			return RunOK, "", true
+		case sdk.TaskCancelled:
+			return RunCancelled, "", true
+		}
+		msg := "task " + string(task.Status)
+		if n := len(task.Errors); n > 0 {
+			msg += ": " + task.Errors[n-1]
+		}
+		return RunError, msg, true
+	case r.FlowID != "":
+		f, err := s.eng.GetFlow(r.FlowID)
+		if errors.Is(err, sdk.ErrNotFound) {
+			return RunError, "flow " + r.FlowID + " is gone", true
+		}
+		if err != nil || !f.Status.Terminal() {
+			return "", "", false
+		}
+		switch f.Status {
+		case sdk.FlowSucceeded:
+			return RunOK, "", true
+		case sdk.FlowCancelled:
+			return RunCancelled, "", true
+		}
+		return RunError, "flow " + string(f.Status), true
+	}
+	return RunError, "run has no task or flow", true
+}
+
+// promote moves the oldest buffered run of a job to starting when no run
+// is active, and returns its scheduled time (zero if none).
+func (s *Scheduler) promote(jobID string) (time.Time, error) {
+	var next time.Time
+	err := s.st.Update(func(tx store.Tx) error {
+		next = time.Time{}
+		rec, err := loadSched(tx, jobID)
+		if err != nil || len(rec.Active) > 0 || len(rec.Buffered) == 0 {
+			return err
+		}
+		t := rec.Buffered[0]
+		rec.Buffered = rec.Buffered[1:]
+		r, ok, err := loadRun(tx, jobID, t)
+		if err != nil {
+			return err
+		}
+		if ok && r.Status == RunBuffered {
+			r.Status = RunStarting
+			rec.Active = append(rec.Active, t)
+			if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+				return err
+			}
+			if j, err := find(tx, jobID); err == nil {
+				j.State.LastRun = t
+				if err := putJob(tx, j); err != nil {
+					return err
+				}
+			}
+			next = t
+		}
+		return putJSON(tx, schedKey(jobID), rec)
+	})
+	return next, err
+}
+
+// finish records how the run at t ended (status empty: it already has),
+// drops it from the active runs, and updates the job's state: the failure
+// count and backoff, auto-disable at DisableAfter failures, and removal of
+// a one-shot job with DeleteAfterRun after a run that succeeded.
+func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now time.Time) error {
+	return s.st.Update(func(tx store.Tx) error {
+		rec, err := loadSched(tx, jobID)
+		if err != nil {
+			return err
+		}
+		rec.Active = removeTime(rec.Active, t)
+		r, ok, err := loadRun(tx, jobID, t)
+		if err != nil {
+			return err
+		}
+		if !ok || !runOpen(r.Status) || status == "" {
+			return putJSON(tx, schedKey(jobID), rec)
+		}
+		r.Status, r.Error, r.EndedAt = status, msg, now.UTC()
+		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+			return err
+		}
+		j, err := find(tx, jobID)
+		if errors.Is(err, ErrJobNotFound) {
+			return putJSON(tx, schedKey(jobID), rec)
+		}
+		if err != nil {
+			return err
+		}
+		j.State.LastStatus = status
+		switch status {
+		case RunOK:
+			j.State.LastError, j.State.ConsecutiveErrors = "", 0
+			if j.DeleteAfterRun && j.Schedule.Kind == KindAt {
+				for _, key := range []string{jobKey(j.ID), nameKey(j.Name), schedKey(j.ID)} {
+					if err := tx.Delete(key); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		case RunError:
+			j.State.LastError = msg
+			j.State.ConsecutiveErrors++
+			rec.LastFailure = now
+			if off, reason := ShouldDisable(j.State.ConsecutiveErrors); off {
+				j.Enabled, j.UpdatedAt, rec.DisabledReason = false, now, reason
+				s.cfg.Logger.Warn("scheduler: job disabled", "job", j.ID, "name", j.Name, "reason", reason)
+			}
+			if j.Schedule.Kind != KindAt {
+				j.State.NextRun = nextRunAfter(j, rec, now)
+			}
+		}
+		if j.Enabled {
+			rec.DisabledReason = ""
+		}
+		if err := putJob(tx, j); err != nil {
+			return err
+		}
+		return putJSON(tx, schedKey(jobID), rec)
+	})
+}
+
+// Runs returns up to limit runs of the job with id or name ref, newest
+// first; limit zero means all. The history of a removed job is found by
+// its id.
+func (s *Scheduler) Runs(ref string, limit int) ([]Run, error) {
+	id := ref
+	if j, err := s.jobs.Get(ref); err == nil {
+		id = j.ID
+	} else if !errors.Is(err, ErrJobNotFound) {
+		return nil, err
+	}
+	var out []Run
+	var decodeErr error
+	err := s.st.View(func(tx store.ReadTx) error {
+		out, decodeErr = nil, nil
+		return tx.Scan(runsPrefix(id), store.ScanOptions{Reverse: true, Limit: limit}, func(it store.Item) bool {
+			var r Run
+			if decodeErr = json.Unmarshal(it.Value, &r); decodeErr != nil {
+				return false
+			}
+			out = append(out, r)
+			return true
+		})
+	})
+	if err == nil {
+		err = decodeErr
+	}
+	return out, err
+}
+
+// JobStatus is a job with the Scheduler's view of it.
+type JobStatus struct {
+	Job            Job       `json:"job"`
+	LastScheduled  time.Time `json:"last_scheduled,omitzero"`
+	Active         int       `json:"active"`
+	Buffered       int       `json:"buffered"`
+	DisabledReason string    `json:"disabled_reason,omitempty"`
+}
+
+// Status returns every job, enabled ones first in order of next run, with
+// its active and buffered run counts.
+func (s *Scheduler) Status() ([]JobStatus, error) {
+	jobs, err := s.jobs.List(true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]JobStatus, 0, len(jobs))
+	err = s.st.View(func(tx store.ReadTx) error {
+		out = out[:0]
+		for _, j := range jobs {
+			rec, err := loadSched(tx, j.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, JobStatus{Job: j, LastScheduled: rec.LastScheduled, Active: len(rec.Active), Buffered: len(rec.Buffered), DisabledReason: rec.DisabledReason})
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Job.Enabled && !out[b].Job.Enabled })
+	return out, err
+}

@@ -1,0 +1,168 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// Store keys the Scheduler owns, beside the job records: one runtime record
+// per job, and the run history, one record per scheduled time. The history
+// key holds the scheduled time in Unix nanoseconds, zero-padded, so keys
+// sort oldest first and a scheduled time has exactly one record.
+const (
+	schedPrefix = "cron/sched/"
+	runPrefix   = "cron/run/"
+)
+
+func schedKey(jobID string) string   { return schedPrefix + jobID }
+func runsPrefix(jobID string) string { return runPrefix + jobID + "/" }
+func runKey(jobID string, t time.Time) string {
+	return fmt.Sprintf("%s%020d", runsPrefix(jobID), t.UnixNano())
+}
+
+// Run statuses, as recorded in the run history.
+const (
+	// RunStarting: the scheduled time is claimed and its work is being
+	// created.
+	RunStarting = "starting"
+	// RunRunning: the run's task or flow exists and has not ended.
+	RunRunning = "running"
+	// RunBuffered: the run waits for the job's active run to end
+	// (buffer_one, buffer_all, cancel_other).
+	RunBuffered = "buffered"
+	// RunOK and RunError: the run's task or flow ended, well or not.
+	RunOK    = "ok"
+	RunError = "error"
+	// RunCancelled: the run's task or flow was cancelled (by an operator,
+	// or by cancel_other). It does not count as a failure.
+	RunCancelled = "cancelled"
+	// RunSkipped: the overlap policy dropped the run.
+	RunSkipped = "skipped"
+	// RunMissed: the time passed while nothing ran it (downtime, suspend,
+	// clock jump) and catch-up did not run it.
+	RunMissed = "missed"
+)
+
+// runOpen reports whether a run with this status has not ended.
+func runOpen(status string) bool {
+	return status == RunStarting || status == RunRunning || status == RunBuffered
+}
+
+// Run is one scheduled time of a job, as recorded in its history.
+type Run struct {
+	JobID     string    `json:"job_id"`
+	Scheduled time.Time `json:"scheduled"`
+	Status    string    `json:"status"`
+	TaskID    string    `json:"task_id,omitempty"`
+	FlowID    string    `json:"flow_id,omitempty"`
+	StartedAt time.Time `json:"started_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// schedRecord is the Scheduler's runtime record for a job, kept apart from
+// the job so that editing a job never races the loop over these fields.
+type schedRecord struct {
+	// LastScheduled is the last scheduled time handled (run, buffered,
+	// skipped or missed); nothing at or before it fires again.
+	LastScheduled time.Time `json:"last_scheduled,omitzero"`
+	// Active lists the scheduled times whose runs are starting or running.
+	Active []time.Time `json:"active,omitempty"`
+	// Buffered lists the scheduled times waiting for the active run to end,
+	// oldest first.
+	Buffered []time.Time `json:"buffered,omitempty"`
+	// LastFailure is when the last failed run ended; with the job's
+	// consecutive errors it sets the failure backoff.
+	LastFailure time.Time `json:"last_failure,omitzero"`
+	// DisabledReason says why the scheduler disabled the job, if it did.
+	DisabledReason string `json:"disabled_reason,omitempty"`
+}
+
+func getJSON(tx store.ReadTx, key string, v any) (bool, error) {
+	it, err := tx.Get(key)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(it.Value, v); err != nil {
+		return false, fmt.Errorf("read %s: %w", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(tx store.Tx, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Put(key, b)
+	return err
+}
+
+func loadSched(tx store.ReadTx, jobID string) (schedRecord, error) {
+	var r schedRecord
+	_, err := getJSON(tx, schedKey(jobID), &r)
+	return r, err
+}
+
+func loadRun(tx store.ReadTx, jobID string, t time.Time) (Run, bool, error) {
+	var r Run
+	ok, err := getJSON(tx, runKey(jobID, t), &r)
+	return r, ok, err
+}
+
+// removeTime returns ts without t.
+func removeTime(ts []time.Time, t time.Time) []time.Time {
+	out := ts[:0:0]
+	for _, v := range ts {
+		if !v.Equal(t) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// pruneRuns bounds a job's history: it deletes the oldest ended runs while
+// more than keep remain, and ended runs scheduled before cutoff. Open runs
+// are never deleted.
+func pruneRuns(tx store.Tx, jobID string, keep int, cutoff time.Time) error {
+	type entry struct {
+		key string
+		at  int64
+	}
+	var all []entry
+	err := tx.Scan(runsPrefix(jobID), store.ScanOptions{}, func(it store.Item) bool {
+		n, _ := strconv.ParseInt(strings.TrimPrefix(it.Key, runsPrefix(jobID)), 10, 64)
+		all = append(all, entry{it.Key, n})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	left := len(all)
+	for _, e := range all {
+		if left <= keep && e.at >= cutoff.UnixNano() {
+			break
+		}
+		var r Run
+		if _, err := getJSON(tx, e.key, &r); err != nil {
+			return err
+		}
+		if runOpen(r.Status) {
+			continue
+		}
+		if err := tx.Delete(e.key); err != nil {
+			return err
+		}
+		left--
+	}
+	return nil
+}
