@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -26,6 +27,13 @@ var errCronGateway = errors.New("cron commands need the gateway stopped for now 
 // gateway has no cron API yet, so a running gateway is an error rather
 // than a wait on the store lock.
 func (e *env) withJobs(cmd *cobra.Command, fn func(js *scheduler.Jobs) error) error {
+	return e.withCronStore(cmd, func(st store.Store) error {
+		return fn(scheduler.NewJobs(st, scheduler.JobsConfig{}))
+	})
+}
+
+// withCronStore opens the store for a cron command (see withJobs).
+func (e *env) withCronStore(cmd *cobra.Command, fn func(st store.Store) error) error {
 	dir, err := e.home()
 	if err != nil {
 		return err
@@ -45,7 +53,7 @@ func (e *env) withJobs(cmd *cobra.Command, fn func(js *scheduler.Jobs) error) er
 		return err
 	}
 	defer st.Close()
-	return fn(scheduler.NewJobs(st, scheduler.JobsConfig{}))
+	return fn(st)
 }
 
 // jobErr makes validation errors usage errors (exit 2).
@@ -85,7 +93,7 @@ For now the cron commands open the store themselves, so the gateway must
 be stopped while they run.`,
 	}
 	cmd.AddCommand(newCronAddCmd(e), newCronListCmd(e), newCronShowCmd(e), newCronEditCmd(e),
-		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e))
+		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e), newCronRunsCmd(e))
 	return cmd
 }
 
@@ -418,5 +426,59 @@ func newCronRmCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the removed job as JSON")
+	return cmd
+}
+
+func newCronRunsCmd(e *env) *cobra.Command {
+	var (
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "runs ID",
+		Short: "Show a job's run history, newest first",
+		Args:  args(1, "one job id or name"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if limit < 0 {
+				return usageError{fmt.Errorf("--limit must not be negative (got %d)", limit)}
+			}
+			return e.withCronStore(cmd, func(st store.Store) error {
+				eng, err := engine.New(st, engine.Config{})
+				if err != nil {
+					return err
+				}
+				runs, err := scheduler.New(st, eng, scheduler.Config{}).Runs(a[0], limit)
+				if err != nil {
+					return jobErr(err)
+				}
+				if len(runs) == 0 { // no history: say so if the job does not exist either
+					if _, err := scheduler.NewJobs(st, scheduler.JobsConfig{}).Get(a[0]); err != nil {
+						return jobErr(err)
+					}
+				}
+				if runs == nil {
+					runs = []scheduler.Run{}
+				}
+				return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(runs), "runs": runs}, func(w io.Writer) {
+					fmt.Fprintf(w, "Runs: %d\n", len(runs))
+					if len(runs) == 0 {
+						return
+					}
+					var t table
+					t.add("Scheduled", "Status", "Started", "Ended", "Task/Flow", "Error")
+					for _, r := range runs {
+						ref := r.TaskID
+						if ref == "" {
+							ref = r.FlowID
+						}
+						t.add(stamp(r.Scheduled), r.Status, stamp(r.StartedAt), stamp(r.EndedAt), orNA(ref), clip(r.Error, 80))
+					}
+					t.write(w)
+				})
+			})
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -255,3 +255,18 @@ func TestCronRefusesWhileGatewayRuns(t *testing.T) {
 	require.Empty(t, out)
 	require.Contains(t, errOut, "cron commands need the gateway stopped for now")
 }
+
+func TestCronRuns(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	code, _, errOut := run(t, home, "cron", "add", "--name", "ping", "--every", "1m", "--command", "echo pong")
+	require.Equal(t, 0, code, errOut)
+	code, out, _ := run(t, home, "cron", "runs", "ping", "--json")
+	require.Equal(t, 0, code)
+	require.JSONEq(t, `{"count":0,"runs":[]}`, out)
+	code, _, errOut = run(t, home, "cron", "runs", "nope")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "nope")
+	code, _, _ = run(t, home, "cron", "runs", "ping", "--limit", "-1")
+	require.Equal(t, 2, code)
+}
