@@ -93,7 +93,7 @@ For now the cron commands open the store themselves, so the gateway must
 be stopped while they run.`,
 	}
 	cmd.AddCommand(newCronAddCmd(e), newCronListCmd(e), newCronShowCmd(e), newCronEditCmd(e),
-		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e), newCronRunsCmd(e))
+		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e), newCronRunsCmd(e), newCronStatusCmd(e))
 	return cmd
 }
 
@@ -479,6 +479,42 @@ func newCronRunsCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newCronStatusCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the scheduler's view: jobs due next, active and buffered runs, why a job was disabled",
+		Args:  args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withCronStore(cmd, func(st store.Store) error {
+				eng, err := engine.New(st, engine.Config{})
+				if err != nil {
+					return err
+				}
+				jobs, err := scheduler.New(st, eng, scheduler.Config{}).Status()
+				if err != nil {
+					return err
+				}
+				return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(jobs), "jobs": jobs}, func(w io.Writer) {
+					fmt.Fprintf(w, "Cron jobs: %d\n", len(jobs))
+					if len(jobs) == 0 {
+						return
+					}
+					var t table
+					t.add("Name", "Enabled", "Next run", "Last scheduled", "Active", "Buffered", "Note")
+					for _, j := range jobs {
+						t.add(clean(j.Job.Name), fmt.Sprint(j.Job.Enabled), nextText(j.Job), stamp(j.LastScheduled),
+							fmt.Sprint(j.Active), fmt.Sprint(j.Buffered), clip(j.DisabledReason, 80))
+					}
+					t.write(w)
+				})
+			})
+		},
+	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -270,3 +270,25 @@ func TestCronRuns(t *testing.T) {
 	code, _, _ = run(t, home, "cron", "runs", "ping", "--limit", "-1")
 	require.Equal(t, 2, code)
 }
+
+func TestCronStatus(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	code, out, _ := run(t, home, "cron", "status")
+	require.Equal(t, 0, code)
+	require.Equal(t, "Cron jobs: 0\n", out)
+	code, _, errOut := run(t, home, "cron", "add", "--name", "nightly", "--cron", "0 3 * * *", "--tz", "Europe/Berlin", "--command", "true")
+	require.Equal(t, 0, code, errOut)
+	code, out, _ = run(t, home, "cron", "status", "--json")
+	require.Equal(t, 0, code)
+	var st struct {
+		Count int
+		Jobs  []struct {
+			Job    struct{ Name string }
+			Active int
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	require.Equal(t, 1, st.Count)
+	require.Equal(t, "nightly", st.Jobs[0].Job.Name)
+}
