@@ -2,15 +2,18 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // FileConfig is the gateway's YAML config file. Every field is optional;
@@ -34,6 +37,57 @@ type FileConfig struct {
 	} `yaml:"retention"`
 	LogLevel string         `yaml:"log_level"`
 	Plugins  []plugins.Spec `yaml:"plugins"`
+	// Cron declares scheduled jobs, reconciled into the store by name at
+	// every start: never duplicated, rewritten in place when changed.
+	Cron []CronJob `yaml:"cron"`
+}
+
+// CronJob is a scheduled job declared in the config; its fields are the
+// flags of flowgate cron add. A relative pipeline path is relative to the
+// config file. One-shot (at) jobs are added with the CLI, not declared.
+type CronJob struct {
+	Name                 string         `yaml:"name"`
+	Description          string         `yaml:"description"`
+	Cron                 string         `yaml:"cron"`
+	TZ                   string         `yaml:"tz"`
+	DST                  string         `yaml:"dst"`
+	Every                string         `yaml:"every"`
+	Pipeline             string         `yaml:"pipeline"`
+	Args                 map[string]any `yaml:"args"`
+	Command              string         `yaml:"command"`
+	Session              string         `yaml:"session"`
+	Overlap              string         `yaml:"overlap"`
+	CatchUpWindow        string         `yaml:"catchup_window"`
+	Webhook              string         `yaml:"webhook"`
+	NotifyCommand        string         `yaml:"notify_command"`
+	FailureAlertAfter    int            `yaml:"failure_alert_after"`
+	FailureAlertCooldown string         `yaml:"failure_alert_cooldown"`
+	Disabled             bool           `yaml:"disabled"`
+}
+
+// input is the job as cron add would receive it.
+func (c CronJob) input() scheduler.JobInput {
+	in := scheduler.JobInput{
+		Name: c.Name, Description: c.Description,
+		Schedule: scheduler.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
+		Pipeline: c.Pipeline, Command: c.Command, Session: c.Session, Overlap: c.Overlap,
+		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
+		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown, Disabled: c.Disabled,
+	}
+	if c.Args != nil {
+		b, _ := json.Marshal(c.Args) // YAML-decoded values always marshal
+		in.ArgsJSON = string(b)
+	}
+	return in
+}
+
+// CronInputs returns the declared jobs as job inputs.
+func (c FileConfig) CronInputs() []scheduler.JobInput {
+	out := make([]scheduler.JobInput, 0, len(c.Cron))
+	for _, j := range c.Cron {
+		out = append(out, j.input())
+	}
+	return out
 }
 
 // Duration is a YAML duration written as a Go duration string ("90s",
@@ -63,6 +117,11 @@ func LoadConfig(path string) (FileConfig, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return c, fmt.Errorf("gateway config %s: %w", path, err)
 	}
+	for i, j := range c.Cron {
+		if j.Pipeline != "" && !filepath.IsAbs(j.Pipeline) {
+			c.Cron[i].Pipeline = filepath.Join(filepath.Dir(path), j.Pipeline)
+		}
+	}
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("gateway config %s: %w", path, err)
 	}
@@ -81,6 +140,19 @@ func (c FileConfig) Validate() error {
 	case "", "trace", "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("log_level %q is not one of trace, debug, info, warn, error", c.LogLevel)
+	}
+	jobs := map[string]bool{}
+	for i, j := range c.Cron {
+		if j.Name == "" {
+			return fmt.Errorf("cron[%d].name is required", i)
+		}
+		if jobs[j.Name] {
+			return fmt.Errorf("cron: the job %q is declared twice", j.Name)
+		}
+		jobs[j.Name] = true
+		if err := j.input().Validate(time.Now()); err != nil {
+			return fmt.Errorf("cron job %q: %w", j.Name, err)
+		}
 	}
 	seen := map[string]bool{}
 	for _, p := range c.Plugins {

@@ -159,6 +159,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 		_ = run.Stop(ctx)
 		st.Close()
 	}
+	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
+		st.Close()
+		return fmt.Errorf("gateway config cron: %w", err)
+	}
 	if err := run.Start(ctx); err != nil {
 		st.Close()
 		return err

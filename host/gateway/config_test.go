@@ -1,0 +1,75 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gateway.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+func TestConfigDeclaresCronJobs(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, `cron:
+  - name: ping
+    every: 10s
+    command: echo pong
+  - name: brief
+    cron: "0 7 * * 1-5"
+    tz: America/New_York
+    pipeline: brief.lobster
+    args: {market: coffee}
+`)
+	fc, err := gateway.LoadConfig(cfg)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(filepath.Dir(cfg), "brief.lobster"), fc.Cron[1].Pipeline, "relative to the config file")
+
+	dir, err := os.MkdirTemp("", "fgcron")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for range 2 { // a restart must not duplicate the declared jobs
+		g, err := gateway.New(gateway.Config{Home: dir, File: fc, Launch: testLaunch})
+		require.NoError(t, err)
+		require.NoError(t, g.Start(context.Background()))
+		require.NoError(t, g.Stop(context.Background()))
+	}
+	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	jobs, err := scheduler.NewJobs(st, scheduler.JobsConfig{}).List(true)
+	require.NoError(t, err)
+	require.Len(t, jobs, 2)
+	names := map[string]scheduler.Job{}
+	for _, j := range jobs {
+		names[j.Name] = j
+	}
+	require.Equal(t, "echo pong", names["ping"].Payload.Command)
+	require.Equal(t, "America/New_York", names["brief"].Schedule.TZ)
+}
+
+func TestConfigRefusesBadCronJobs(t *testing.T) {
+	t.Parallel()
+	for body, says := range map[string]string{
+		"cron:\n  - name: x\n    cron: \"61 * * * *\"\n    command: true\n":                               `cron job "x"`,
+		"cron:\n  - name: x\n    every: 1m\n    command: a\n  - name: x\n    every: 2m\n    command: b\n": "declared twice",
+		"cron:\n  - every: 1m\n    command: true\n":                                                       "cron[0].name",
+		"cron:\n  - name: x\n    at: 2030-01-01T00:00:00Z\n    command: true\n":                           "at",
+		"cron:\n  - name: x\n    every: 1m\n":                                                             `cron job "x"`,
+	} {
+		_, err := gateway.LoadConfig(writeConfig(t, body))
+		require.ErrorContains(t, err, says, body)
+	}
+}

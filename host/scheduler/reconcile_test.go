@@ -1,0 +1,68 @@
+package scheduler_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+func TestReconcileDeclaredJobsByName(t *testing.T) {
+	t.Parallel()
+	c := &jobClock{t: jt0}
+	js := newJobs(t, c)
+	declared := []scheduler.JobInput{
+		{Name: "ping", Schedule: scheduler.Flags{Every: "10s"}, Command: "echo pong"},
+		{Name: "nightly", Schedule: scheduler.Flags{Cron: "0 3 * * 1-5", TZ: "America/New_York"}, Command: "make report"},
+	}
+	added, changed, err := js.Reconcile(declared)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{2, 0}, [2]int{added, changed})
+	first, err := js.Get("nightly")
+	require.NoError(t, err)
+
+	// A restart (later, same config) adds and changes nothing.
+	c.set(jt0.Add(time.Hour))
+	added, changed, err = js.Reconcile(declared)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 0}, [2]int{added, changed})
+	jobs, err := js.List(true)
+	require.NoError(t, err)
+	require.Len(t, jobs, 2, "never duplicated")
+
+	// An upgrade that changes a job rewrites it in place.
+	declared[1].Schedule.Cron = "0 7 * * 1-5"
+	added, changed, err = js.Reconcile(declared)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 1}, [2]int{added, changed})
+	now, err := js.Get("nightly")
+	require.NoError(t, err)
+	require.Equal(t, first.ID, now.ID, "same job, same history")
+	require.Equal(t, "0 7 * * 1-5", now.Schedule.Expr)
+	require.Equal(t, 7, now.State.NextRun.In(mustZone(t, "America/New_York")).Hour())
+
+	// Jobs added by hand are left alone.
+	_, err = js.Add(scheduler.JobInput{Name: "manual", Schedule: scheduler.Flags{Every: "1m"}, Command: "true"})
+	require.NoError(t, err)
+	_, _, err = js.Reconcile(declared)
+	require.NoError(t, err)
+	_, err = js.Get("manual")
+	require.NoError(t, err)
+}
+
+func TestReconcileRefusesBadDeclarations(t *testing.T) {
+	t.Parallel()
+	js := newJobs(t, &jobClock{t: jt0})
+	_, _, err := js.Reconcile([]scheduler.JobInput{{Name: "x", Schedule: scheduler.Flags{Cron: "61 * * * *"}, Command: "true"}})
+	require.ErrorContains(t, err, `cron job "x"`)
+	require.ErrorContains(t, err, "minute")
+	_, _, err = js.Reconcile([]scheduler.JobInput{
+		{Name: "twice", Schedule: scheduler.Flags{Every: "1m"}, Command: "true"},
+		{Name: "twice", Schedule: scheduler.Flags{Every: "2m"}, Command: "true"},
+	})
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.ErrorContains(t, err, "declared twice")
+}
