@@ -73,3 +73,12 @@ func TestConfigRefusesBadCronJobs(t *testing.T) {
 		require.ErrorContains(t, err, says, body)
 	}
 }
+
+func TestExampleConfigLoads(t *testing.T) {
+	t.Parallel()
+	fc, err := gateway.LoadConfig("../../examples/gateway.yaml")
+	require.NoError(t, err)
+	require.Len(t, fc.Cron, 2)
+	_, err = os.Stat(fc.Cron[0].Pipeline)
+	require.NoError(t, err, "the example's pipeline path resolves next to the config")
+}
