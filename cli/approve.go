@@ -12,30 +12,33 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// gate is the wait a pipeline flow parks on, as the pipeline controller
-// writes it.
-type gate struct {
-	Kind       string          `json:"kind"`
-	Step       string          `json:"step"`
-	Prompt     string          `json:"prompt"`
-	Preview    string          `json:"preview,omitempty"`
-	Token      string          `json:"resume_token"`
-	ApprovalID string          `json:"approval_id"`
-	Schema     json.RawMessage `json:"schema,omitempty"`
-	// Error is set when the controller refused the last answer.
-	Error string `json:"error,omitempty"`
+// localUser is the OS user's name, for owner keys and decisions; empty
+// when it cannot be found.
+func localUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
-// decision is what a person answered at a gate; the pipeline controller
-// reads it from state.decisions[step].
-type decision struct {
-	Approved *bool           `json:"approved,omitempty"`
-	Response json.RawMessage `json:"response,omitempty"`
-	By       string          `json:"by"`
-	At       time.Time       `json:"at"`
+// localOwner is the owner key of work started from this CLI.
+func localOwner() string {
+	if u := localUser(); u != "" {
+		return "local:" + u
+	}
+	return "local"
+}
+
+// newDecision starts a decision made now by by, or by the OS user.
+func newDecision(by string) pipeline.Decision {
+	if by == "" {
+		by = localUser()
+	}
+	return pipeline.Decision{By: by, At: time.Now().UTC().Format(time.RFC3339)}
 }
 
 func newGateCmds(e *env) []*cobra.Command {
@@ -50,17 +53,13 @@ func newGateCmds(e *env) []*cobra.Command {
 			Short: short,
 			Args:  args(1, "one flow id"),
 			RunE: func(cmd *cobra.Command, a []string) error {
-				d := decision{Approved: approved, By: by, At: time.Now().UTC()}
+				d := newDecision(by)
+				d.Approved = approved
 				if input {
 					if !json.Valid([]byte(response)) {
 						return usageError{fmt.Errorf("--response-json is not valid JSON: %s", clip(response, 60))}
 					}
 					d.Response = json.RawMessage(response)
-				}
-				if d.By == "" {
-					if u, err := user.Current(); err == nil {
-						d.By = u.Username
-					}
 				}
 				var exp *int64
 				if cmd.Flags().Changed("expected-revision") {
@@ -96,13 +95,13 @@ func newGateCmds(e *env) []*cobra.Command {
 
 // decide records d at the gate flow id waits at and resumes the flow, in
 // one guarded write. A gate is decided at most once.
-func decide(ctx context.Context, c api.Client, id string, expected *int64, input bool, d decision) (*sdk.Flow, error) {
+func decide(ctx context.Context, c api.Client, id string, expected *int64, input bool, d pipeline.Decision) (*sdk.Flow, error) {
 	v, err := c.ViewFlow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	f := v.Flow
-	var g gate
+	var g pipeline.Gate
 	if f.Status != sdk.FlowWaiting || json.Unmarshal(f.Wait, &g) != nil || g.Step == "" {
 		return nil, fmt.Errorf("%w: flow %s is %s and waits at no gate; list open gates with flowgate approvals", sdk.ErrInvalid, f.ID, f.Status)
 	}
@@ -116,7 +115,7 @@ func decide(ctx context.Context, c api.Client, id string, expected *int64, input
 	if err := json.Unmarshal(f.State, &state); err != nil || state == nil {
 		return nil, fmt.Errorf("flow %s has no pipeline state; is it a pipeline flow?", f.ID)
 	}
-	decisions := map[string]decision{}
+	decisions := map[string]pipeline.Decision{}
 	if raw, ok := state["decisions"]; ok {
 		if err := json.Unmarshal(raw, &decisions); err != nil {
 			return nil, fmt.Errorf("flow %s: its decisions are damaged: %w", f.ID, err)
@@ -125,7 +124,7 @@ func decide(ctx context.Context, c api.Client, id string, expected *int64, input
 	// A decided gate the controller refused (an invalid response, the
 	// wrong approver) waits again with an error: it may be answered anew.
 	if prev, ok := decisions[g.Step]; ok && g.Error == "" {
-		return nil, fmt.Errorf("%w: the gate at step %s of flow %s was already decided by %s at %s", sdk.ErrInvalid, g.Step, f.ID, prev.By, prev.At.Format(time.RFC3339))
+		return nil, fmt.Errorf("%w: the gate at step %s of flow %s was already decided by %s at %s", sdk.ErrInvalid, g.Step, f.ID, prev.By, prev.At)
 	}
 	decisions[g.Step] = d
 	b, err := json.Marshal(decisions)
@@ -153,15 +152,15 @@ func newApprovalsCmd(e *env) *cobra.Command {
 					return err
 				}
 				type open struct {
-					Flow  string    `json:"flow_id"`
-					Goal  string    `json:"goal"`
-					Since time.Time `json:"since"`
-					Gate  gate      `json:"gate"`
-					Rev   int64     `json:"revision"`
+					Flow  string        `json:"flow_id"`
+					Goal  string        `json:"goal"`
+					Since time.Time     `json:"since"`
+					Gate  pipeline.Gate `json:"gate"`
+					Rev   int64         `json:"revision"`
 				}
 				out := []open{}
 				for _, v := range page.Flows {
-					var g gate
+					var g pipeline.Gate
 					if json.Unmarshal(v.Wait, &g) != nil || (g.Kind != "approval" && g.Kind != "input") {
 						continue
 					}

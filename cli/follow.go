@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,10 +108,7 @@ func copyFrom(w io.Writer, path string, off int64) int64 {
 	if _, err := file.Seek(off, io.SeekStart); err != nil {
 		return 0
 	}
-	n, err := io.Copy(w, file)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return n
-	}
+	n, _ := io.Copy(w, file) // a short copy is caught up on the next call
 	return n
 }
 

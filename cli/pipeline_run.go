@@ -6,21 +6,18 @@ import (
 	"fmt"
 
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
-
-// pipelineController is the first-party controller that runs workflow
-// files.
-const pipelineController = "pipeline"
 
 // envelope is Lobster's tool-mode answer (protocolVersion 1).
 type envelope struct {
@@ -49,21 +46,20 @@ func startPipeline(ctx context.Context, c api.Client, file string, args map[stri
 	if err != nil {
 		return nil, err
 	}
-	if args == nil {
-		args = map[string]any{}
+	var raw json.RawMessage
+	if args != nil {
+		if raw, err = json.Marshal(args); err != nil {
+			return nil, err
+		}
 	}
-	state, err := json.Marshal(map[string]any{"file": abs, "args": args, "cwd": cwd})
+	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd}.State()
 	if err != nil {
 		return nil, err
-	}
-	owner := "local"
-	if u, err := user.Current(); err == nil {
-		owner += ":" + u.Username
 	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
-	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: pipelineController, OwnerKey: owner, Goal: name, State: state})
+	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: localOwner(), Goal: name, State: state})
 }
 
 // followPipeline waits until the flow ends or stops at a gate, printing
@@ -109,20 +105,16 @@ func pipelineEnvelope(v engine.FlowView) (envelope, int) {
 	case sdk.FlowCancelled:
 		env.Status = "cancelled"
 	case sdk.FlowWaiting:
-		var g struct {
-			gate
-			Items   json.RawMessage `json:"items"`
-			Subject json.RawMessage `json:"subject"`
-		}
+		var g pipeline.Gate
 		_ = json.Unmarshal(v.Wait, &g)
 		if g.Kind == "input" {
 			env.Status = "needs_input"
 			env.RequiresInput = map[string]any{"type": "input_request", "prompt": g.Prompt, "responseSchema": g.Schema,
-				"subject": g.Subject, "resumeToken": g.Token, "approvalId": g.ApprovalID}
+				"subject": g.Subject, "resumeToken": g.ResumeToken, "approvalId": g.ApprovalID}
 		} else {
 			env.Status = "needs_approval"
 			env.RequiresApproval = map[string]any{"type": "approval_request", "prompt": g.Prompt, "items": g.Items,
-				"preview": g.Preview, "resumeToken": g.Token, "approvalId": g.ApprovalID}
+				"preview": g.Preview, "resumeToken": g.ResumeToken, "approvalId": g.ApprovalID}
 		}
 	default:
 		msg := v.BlockedSummary
@@ -197,12 +189,7 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				d := decision{By: by, At: time.Now().UTC()}
-				if d.By == "" {
-					if u, err := user.Current(); err == nil {
-						d.By = u.Username
-					}
-				}
+				d := newDecision(by)
 				switch {
 				case cancel:
 					if _, err := c.CancelFlow(ctx, flowID); err != nil {
@@ -244,16 +231,16 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 // findGate finds the flow waiting at the gate with this token or short
 // id (a flow id works too).
 func findGate(ctx context.Context, c api.Client, token, id string) (string, error) {
-	page, err := c.ViewFlows(ctx, engine.FlowFilter{Status: sdk.FlowWaiting, ControllerID: pipelineController})
+	page, err := c.ViewFlows(ctx, engine.FlowFilter{Status: sdk.FlowWaiting, ControllerID: flows.PipelineController})
 	if err != nil {
 		return "", err
 	}
 	for _, v := range page.Flows {
-		var g gate
+		var g pipeline.Gate
 		if json.Unmarshal(v.Wait, &g) != nil {
 			continue
 		}
-		if (token != "" && g.Token == token) || (id != "" && (g.ApprovalID == id || v.ID == id)) {
+		if (token != "" && g.ResumeToken == token) || (id != "" && (g.ApprovalID == id || v.ID == id)) {
 			return v.ID, nil
 		}
 	}

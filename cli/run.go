@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -78,10 +77,7 @@ With no gateway running, this command hosts one for its own duration.`,
 func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskInput, error) {
 	in := engine.CreateTaskInput{Runtime: "cli", Label: o.label, OwnerKey: o.owner, IdempotencyKey: o.idem}
 	if in.OwnerKey == "" {
-		in.OwnerKey = "local"
-		if u, err := user.Current(); err == nil {
-			in.OwnerKey += ":" + u.Username
-		}
+		in.OwnerKey = localOwner()
 	}
 	spec := &in.Spec
 	if o.shell {

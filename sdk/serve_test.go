@@ -264,14 +264,24 @@ func TestWatchParent(t *testing.T) {
 	require.EqualValues(t, 1, gone.Load())
 	require.EqualValues(t, 4, calls.Load())
 
+	// A parent that stays: let the watchdog look several times, then stop it.
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
+	var looks atomic.Int32
 	go func() {
-		sdk.WatchParent(ctx, 42, func() int { return 42 }, time.Millisecond, func() { gone.Add(1) })
+		sdk.WatchParent(ctx, 42, func() int {
+			if looks.Add(1) == 5 {
+				cancel()
+			}
+			return 42
+		}, time.Millisecond, func() { gone.Add(1) })
 		close(stopped)
 	}()
-	time.Sleep(10 * time.Millisecond)
-	cancel()
-	<-stopped
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watchParent did not stop when its context ended")
+	}
+	require.GreaterOrEqual(t, looks.Load(), int32(5))
 	require.EqualValues(t, 1, gone.Load(), "a live parent is never reported gone")
 }

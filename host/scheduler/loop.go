@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -24,11 +25,8 @@ const (
 	DefaultHistoryAge = 7 * 24 * time.Hour
 )
 
-// The controller and runtime the Scheduler's work is created for.
-const (
-	pipelineController = "pipeline"
-	cronRuntime        = "cron"
-)
+// cronRuntime is the runtime of the tasks the Scheduler creates.
+const cronRuntime = "cron"
 
 // Config tunes a Scheduler. The zero value is ready to use.
 type Config struct {
@@ -474,16 +472,12 @@ func (s *Scheduler) pipelineFlow(j Job, origin string) (*sdk.Flow, error) {
 			return f, nil
 		}
 	}
-	args := j.Payload.Args
-	if args == nil {
-		args = json.RawMessage("{}")
-	}
-	state, err := json.Marshal(map[string]any{"file": j.Payload.Pipeline, "args": args, "cwd": filepath.Dir(j.Payload.Pipeline)})
+	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline)}.State()
 	if err != nil {
 		return nil, err
 	}
 	return s.eng.CreateFlow(engine.CreateFlowInput{
-		ControllerID: pipelineController, OwnerKey: ownerKey(j.ID), Goal: j.Name, State: state, Origin: origin,
+		ControllerID: flows.PipelineController, OwnerKey: ownerKey(j.ID), Goal: j.Name, State: state, Origin: origin,
 	})
 }
 

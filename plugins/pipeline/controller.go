@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"github.com/flowgate/flowgate/flows"
+
 	"context"
 
 	"github.com/flowgate/flowgate/sdk"
@@ -8,7 +10,7 @@ import (
 
 // Name is the controller's name: pipeline flows name it as their
 // controller_id.
-const Name = "pipeline"
+const Name = flows.PipelineController
 
 // Version is the controller's version, reported by Info.
 const Version = "0.1.0"

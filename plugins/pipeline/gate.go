@@ -20,9 +20,10 @@ const previewLimit = 2000
 // (lobster-format §9).
 const subjectLimit = 192000
 
-// gate is the flow's wait while it stops at an approval or input gate.
-// Fields that do not apply to a kind are omitted.
-type gate struct {
+// Gate is the flow's wait while it stops at an approval or input gate:
+// the JSON in its wait field, which the CLI reads to list, find and answer
+// gates. Fields that do not apply to a kind are omitted.
+type Gate struct {
 	Kind    string `json:"kind"`
 	Step    string `json:"step"`
 	Prompt  string `json:"prompt"`
@@ -58,8 +59,8 @@ func approvalID(token string) string {
 // step's environment (LOBSTER_APPROVAL_INITIATED_BY,
 // LOBSTER_APPROVAL_REQUIRED_APPROVER,
 // LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER).
-func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string) gate {
-	g := gate{Kind: "approval", Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
+func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string) Gate {
+	g := Gate{Kind: "approval", Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
 	var items []any
 	g.ApprovalID = approvalID(g.ResumeToken)
 	cfg := s.Approval
@@ -110,7 +111,7 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 
 // checkApprover enforces a gate's identity rules on an approval by who
 // (lobster-format §8.3); a denial is never checked.
-func checkApprover(s *flows.Step, g gate, who string) error {
+func checkApprover(s *flows.Step, g Gate, who string) error {
 	if g.RequiredApprover == "" && !g.RequireDifferentApprover {
 		return nil
 	}
@@ -131,8 +132,8 @@ func checkApprover(s *flows.Step, g gate, who string) error {
 // inputGate builds the input request for step s over subject
 // (lobster-format §9). A subject too large for the wait is shown
 // truncated, with its size and a preview.
-func inputGate(flowID string, s *flows.Step, subject any) gate {
-	g := gate{Kind: "input", Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
+func inputGate(flowID string, s *flows.Step, subject any) Gate {
+	g := Gate{Kind: "input", Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
 		Defaults: s.Input.Defaults, Subject: subject, ResumeToken: resumeToken(flowID, s.ID)}
 	if b, err := json.Marshal(subject); err == nil && len(b) > subjectLimit {
 		g.Subject = map[string]any{"truncated": true, "bytes": len(b), "preview": clip(string(b), previewLimit)}

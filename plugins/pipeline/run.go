@@ -347,7 +347,7 @@ func (r *run) save(ctx context.Context, stepID string) error {
 }
 
 // wait parks the flow at gate g.
-func (r *run) wait(ctx context.Context, g gate) error {
+func (r *run) wait(ctx context.Context, g Gate) error {
 	b, _, err := r.st.encode(nil)
 	if err != nil {
 		return err

@@ -19,12 +19,14 @@ type state struct {
 	Args      map[string]any
 	Cwd       string
 	Results   map[string]flows.StepResult
-	Decisions map[string]decision
+	Decisions map[string]Decision
 }
 
-// decision is what the CLI recorded at a gate: Approved for an approval,
-// Response for an input.
-type decision struct {
+// Decision is what someone answered at a gate, written by the CLI into
+// the flow's state as decisions[step] before it resumes the flow:
+// Approved for an approval, Response for an input, and who answered when
+// (At in RFC 3339).
+type Decision struct {
 	Approved *bool  `json:"approved,omitempty"`
 	Response any    `json:"response,omitempty"`
 	By       string `json:"by"`

@@ -1,0 +1,28 @@
+package flows
+
+import "encoding/json"
+
+// PipelineController is the id of the first-party controller that runs
+// workflow files as managed flows (plugins/pipeline).
+const PipelineController = "pipeline"
+
+// Invocation asks the pipeline controller to run a workflow file: it is
+// the initial state of a flow the controller drives. Everything that
+// starts a pipeline flow (the CLI, the scheduler) builds it here, so the
+// contract has one definition.
+type Invocation struct {
+	// File is the workflow file's absolute path.
+	File string `json:"file"`
+	// Args is a JSON object of provided args; nil means none ({}).
+	Args json.RawMessage `json:"args"`
+	// Cwd is where relative paths in the workflow resolve.
+	Cwd string `json:"cwd"`
+}
+
+// State returns the invocation as a flow's initial state.
+func (in Invocation) State() (json.RawMessage, error) {
+	if len(in.Args) == 0 {
+		in.Args = json.RawMessage("{}")
+	}
+	return json.Marshal(in)
+}
