@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,48 +14,8 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/store"
 )
-
-// errCronGateway refuses cron commands while a gateway holds the store.
-var errCronGateway = errors.New("cron commands need the gateway stopped for now (the gateway API for cron comes next); stop the gateway (Ctrl-C or SIGTERM) and try again")
-
-// withJobs opens the store of the home and runs fn with its jobs. The
-// gateway has no cron API yet, so a running gateway is an error rather
-// than a wait on the store lock.
-func (e *env) withJobs(cmd *cobra.Command, fn func(js *scheduler.Jobs) error) error {
-	return e.withCronStore(cmd, func(st store.Store) error {
-		return fn(scheduler.NewJobs(st, scheduler.JobsConfig{}))
-	})
-}
-
-// withCronStore opens the store for a cron command (see withJobs).
-func (e *env) withCronStore(cmd *cobra.Command, fn func(st store.Store) error) error {
-	dir, err := e.home()
-	if err != nil {
-		return err
-	}
-	switch c, err := api.DialRemote(gateway.SocketPath(dir)); {
-	case err == nil:
-		c.Close()
-		return errCronGateway
-	case !errors.Is(err, api.ErrNoGateway):
-		return err
-	}
-	if err := home.Ensure(dir); err != nil {
-		return err
-	}
-	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{Owner: cmd.CommandPath()})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return fn(st)
-}
 
 // jobErr makes validation errors usage errors (exit 2).
 func jobErr(err error) error {
@@ -84,16 +45,19 @@ func checkPipeline(path string) (string, error) {
 func newCronCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cron",
-		Short: "Add, list, show, edit, enable, disable and remove scheduled jobs",
+		Short: "Add, list, show, edit, enable, disable, remove, run and backfill scheduled jobs",
 		Long: `Scheduled jobs run a workflow file or a command line on a schedule: a cron
 expression (5 or 6 fields, or @daily and the like) read in an IANA zone,
-an interval (--every), or once (--at). Jobs live in the store of the home.
+an interval (--every), or once (--at). Jobs live in the store of the home,
+and a running gateway fires them when they come due.
 
-For now the cron commands open the store themselves, so the gateway must
-be stopped while they run.`,
+These commands go through the running gateway when there is one, else
+they open the store themselves. cron run and cron backfill start work:
+with no gateway running, they host one for their own duration.`,
 	}
 	cmd.AddCommand(newCronAddCmd(e), newCronListCmd(e), newCronShowCmd(e), newCronEditCmd(e),
-		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e), newCronRunsCmd(e), newCronStatusCmd(e))
+		newCronEnableCmd(e, true), newCronEnableCmd(e, false), newCronRmCmd(e), newCronRunsCmd(e), newCronStatusCmd(e),
+		newCronRunCmd(e), newCronBackfillCmd(e))
 	return cmd
 }
 
@@ -122,6 +86,8 @@ func addCronFlags(cmd *cobra.Command, f *cronFlags) {
 	fl.StringVar(&f.in.NotifyCommand, "notify-command", "", "deliver results to this command line")
 	fl.IntVar(&f.in.FailureAlertAfter, "failure-alert-after", 0, "alert after this many consecutive failures (0: no alerts)")
 	fl.StringVar(&f.in.FailureAlertCooldown, "failure-alert-cooldown", "", "least time between two failure alerts (default 1h)")
+	fl.StringVar(&f.in.FailureAlertWebhook, "failure-alert-webhook", "", "send failure alerts by POST to this http(s) URL (default: the job's delivery)")
+	fl.StringVar(&f.in.FailureAlertCommand, "failure-alert-command", "", "send failure alerts to this command line (default: the job's delivery)")
 	fl.BoolVar(&f.in.DeleteAfterRun, "delete-after-run", false, "remove a one-shot --at job after it runs")
 	fl.BoolVar(&f.in.Disabled, "disabled", false, "store the job disabled")
 	fl.BoolVar(&f.json, "json", false, "print the job as JSON")
@@ -140,8 +106,8 @@ func newCronAddCmd(e *env) *cobra.Command {
 			}
 			in := f.in
 			in.Pipeline = pipe
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				j, err := js.Add(in)
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				j, err := c.AddJob(ctx, in)
 				if err != nil {
 					return jobErr(err)
 				}
@@ -168,8 +134,8 @@ func newCronListCmd(e *env) *cobra.Command {
 		Short: "List enabled jobs by next run (--all: disabled too)",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				jobs, err := js.List(all)
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				jobs, err := c.ListJobs(ctx, all)
 				if err != nil {
 					return err
 				}
@@ -243,8 +209,8 @@ func newCronShowCmd(e *env) *cobra.Command {
 		Short: "Show one job",
 		Args:  args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				j, err := js.Get(a[0])
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				j, err := c.GetJob(ctx, a[0])
 				if err != nil {
 					return err
 				}
@@ -287,16 +253,10 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	} else {
 		row("catchupWindow", "none (after downtime, only the latest missed time runs)")
 	}
-	switch j.Delivery.Kind {
-	case scheduler.DeliveryWebhook:
-		row("delivery", "webhook "+clean(j.Delivery.URL))
-	case scheduler.DeliveryCommand:
-		row("delivery", "command "+clean(j.Delivery.Command))
-	default:
-		row("delivery", "none")
-	}
+	row("delivery", deliveryText(j.Delivery))
 	if j.FailureAlert.After > 0 {
-		row("failureAlert", fmt.Sprintf("after %d consecutive failures, at most every %s", j.FailureAlert.After, time.Duration(j.FailureAlert.Cooldown)))
+		row("failureAlert", fmt.Sprintf("after %d consecutive failures, at most every %s, to %s", j.FailureAlert.After,
+			time.Duration(j.FailureAlert.Cooldown), deliveryText(j.FailureAlert.Destination(j.Delivery))))
 	} else {
 		row("failureAlert", "none")
 	}
@@ -310,6 +270,17 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	row("createdAt", stamp(j.CreatedAt))
 	row("updatedAt", stamp(j.UpdatedAt))
 	tb.write(w)
+}
+
+// deliveryText describes where a delivery goes.
+func deliveryText(d scheduler.Delivery) string {
+	switch d.Kind {
+	case scheduler.DeliveryWebhook:
+		return "webhook " + clean(d.URL)
+	case scheduler.DeliveryCommand:
+		return "command " + clean(d.Command)
+	}
+	return "none"
 }
 
 func newCronEditCmd(e *env) *cobra.Command {
@@ -327,8 +298,8 @@ schedule flag; --tz or --dst alone re-reads a cron schedule.`,
 			if err != nil {
 				return err
 			}
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				j, err := js.Edit(a[0], p)
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				j, err := c.EditJob(ctx, a[0], p)
 				if err != nil {
 					return jobErr(err)
 				}
@@ -367,6 +338,8 @@ func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, e
 	p.CatchUpWindow = str("catchup-window", in.CatchUpWindow)
 	p.Webhook, p.NotifyCommand = str("webhook", in.Webhook), str("notify-command", in.NotifyCommand)
 	p.FailureAlertCooldown = str("failure-alert-cooldown", in.FailureAlertCooldown)
+	p.FailureAlertWebhook = str("failure-alert-webhook", in.FailureAlertWebhook)
+	p.FailureAlertCommand = str("failure-alert-command", in.FailureAlertCommand)
 	if changed("failure-alert-after") {
 		p.FailureAlertAfter = &in.FailureAlertAfter
 	}
@@ -392,8 +365,8 @@ func newCronEnableCmd(e *env, enable bool) *cobra.Command {
 		Short: short,
 		Args:  args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				j, err := js.SetEnabled(a[0], enable)
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				j, err := c.SetJobEnabled(ctx, a[0], enable)
 				if err != nil {
 					return err
 				}
@@ -414,8 +387,8 @@ func newCronRmCmd(e *env) *cobra.Command {
 		Short: "Remove a job",
 		Args:  args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withJobs(cmd, func(js *scheduler.Jobs) error {
-				j, err := js.Remove(a[0])
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				j, err := c.RemoveJob(ctx, a[0])
 				if err != nil {
 					return err
 				}
@@ -429,49 +402,41 @@ func newCronRmCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// cronRuns is the JSON shape of `cron runs` and `cron backfill`.
+type cronRuns struct {
+	Count  int             `json:"count"`
+	DryRun bool            `json:"dry_run,omitempty"`
+	Runs   []scheduler.Run `json:"runs"`
+}
+
 func newCronRunsCmd(e *env) *cobra.Command {
 	var (
 		limit  int
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "runs ID",
+		Use:   "runs <id|name>",
 		Short: "Show a job's run history, newest first",
 		Args:  args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit must not be negative (got %d)", limit)}
 			}
-			return e.withCronStore(cmd, func(st store.Store) error {
-				eng, err := engine.New(st, engine.Config{})
-				if err != nil {
-					return err
-				}
-				runs, err := scheduler.New(st, eng, scheduler.Config{}).Runs(a[0], limit)
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				runs, err := c.JobRuns(ctx, a[0], limit)
 				if err != nil {
 					return jobErr(err)
 				}
-				if len(runs) == 0 { // no history: say so if the job does not exist either
-					if _, err := scheduler.NewJobs(st, scheduler.JobsConfig{}).Get(a[0]); err != nil {
-						return jobErr(err)
-					}
-				}
-				if runs == nil {
-					runs = []scheduler.Run{}
-				}
-				return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(runs), "runs": runs}, func(w io.Writer) {
-					fmt.Fprintf(w, "Runs: %d\n", len(runs))
-					if len(runs) == 0 {
+				out := cronRuns{Count: len(runs), Runs: runs}
+				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
+					fmt.Fprintf(w, "Runs: %d\n", out.Count)
+					if out.Count == 0 {
 						return
 					}
 					var t table
-					t.add("Scheduled", "Status", "Started", "Ended", "Task/Flow", "Error")
+					t.add("Scheduled", "Status", "Trigger", "Started", "Ended", "Task/Flow", "Error")
 					for _, r := range runs {
-						ref := r.TaskID
-						if ref == "" {
-							ref = r.FlowID
-						}
-						t.add(stamp(r.Scheduled), r.Status, stamp(r.StartedAt), stamp(r.EndedAt), orNA(ref), clip(r.Error, 80))
+						t.add(stamp(r.Scheduled), r.Status, triggerText(r), stamp(r.StartedAt), stamp(r.EndedAt), orNA(runWork(r)), clip(r.Error, 80))
 					}
 					t.write(w)
 				})
@@ -483,30 +448,55 @@ func newCronRunsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// runWork is the task or flow id of a run, or "".
+func runWork(r scheduler.Run) string {
+	if r.TaskID != "" {
+		return r.TaskID
+	}
+	return r.FlowID
+}
+
+// triggerText says what asked for a run.
+func triggerText(r scheduler.Run) string {
+	if r.Trigger == "" {
+		return scheduler.TriggerSchedule
+	}
+	return r.Trigger
+}
+
+// cronStatusOut is the JSON shape of `cron status`.
+type cronStatusOut struct {
+	Running bool                  `json:"running"`
+	Count   int                   `json:"count"`
+	Jobs    []scheduler.JobStatus `json:"jobs"`
+}
+
 func newCronStatusCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the scheduler's view: jobs due next, active and buffered runs, why a job was disabled",
+		Short: "Show the scheduler's view: whether it runs, jobs due next, active and buffered runs, why a job was disabled",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withCronStore(cmd, func(st store.Store) error {
-				eng, err := engine.New(st, engine.Config{})
+			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				st, err := c.CronStatus(ctx)
 				if err != nil {
 					return err
 				}
-				jobs, err := scheduler.New(st, eng, scheduler.Config{}).Status()
-				if err != nil {
-					return err
-				}
-				return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(jobs), "jobs": jobs}, func(w io.Writer) {
-					fmt.Fprintf(w, "Cron jobs: %d\n", len(jobs))
-					if len(jobs) == 0 {
+				out := cronStatusOut{Running: st.Running, Count: len(st.Jobs), Jobs: st.Jobs}
+				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
+					if out.Running {
+						fmt.Fprintln(w, "Scheduler: running in the gateway")
+					} else {
+						fmt.Fprintln(w, "Scheduler: stopped; no gateway runs, so no job fires (start one with flowgate gateway)")
+					}
+					fmt.Fprintf(w, "Cron jobs: %d\n", out.Count)
+					if out.Count == 0 {
 						return
 					}
 					var t table
 					t.add("Name", "Enabled", "Next run", "Last scheduled", "Active", "Buffered", "Note")
-					for _, j := range jobs {
+					for _, j := range out.Jobs {
 						t.add(clean(j.Job.Name), fmt.Sprint(j.Job.Enabled), nextText(j.Job), stamp(j.LastScheduled),
 							fmt.Sprint(j.Active), fmt.Sprint(j.Buffered), clip(j.DisabledReason, 80))
 					}

@@ -17,6 +17,10 @@ type Invocation struct {
 	Args json.RawMessage `json:"args"`
 	// Cwd is where relative paths in the workflow resolve.
 	Cwd string `json:"cwd"`
+	// Env is added to every step's environment, beneath the workflow's
+	// and the step's own env (the scheduler passes FLOWGATE_SESSION and
+	// the run's identity this way).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // State returns the invocation as a flow's initial state.

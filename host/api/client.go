@@ -37,6 +37,8 @@ type Client interface {
 	// a Local client (no gateway) returns ErrNoGateway.
 	Plugins(ctx context.Context) ([]plugins.Status, error)
 
+	Cron
+
 	// Close releases what the client holds (the store, or the connection).
 	Close() error
 }

@@ -7,6 +7,16 @@
 //
 // A refusal travels as an HTTP status plus a JSON body
 // {"error":{"code":…,"message":…}}; Remote turns it back into the same sdk
-// sentinel, so errors.Is works the same on Local and Remote, and a revision
-// conflict comes back as *sdk.RevisionConflictError with the current flow.
+// sentinel, so errors.Is works the same on Local and Remote, a revision
+// conflict comes back as *sdk.RevisionConflictError with the current flow,
+// and invalid cron job input as the *scheduler.FlagError naming the flag
+// (its flag and rule travel beside the message).
+//
+// # Cron
+//
+// The Cron methods of Client manage scheduled jobs. Local serves them from
+// a Scheduler over its store; in a gateway, from the gateway's running
+// Scheduler, so that a run started by hand takes turns with its loop.
+// Runs start work, so commands that call RunJobNow or BackfillJob with no
+// gateway running host one for their duration.
 package api

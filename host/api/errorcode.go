@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -47,12 +48,15 @@ type errorBody struct {
 }
 
 // errorJSON says what failed. Message is the error's text verbatim; Current
-// and Expected are set only for revision_conflict.
+// and Expected are set only for revision_conflict; Flag and Rule only for
+// invalid, when the error is a *scheduler.FlagError.
 type errorJSON struct {
 	Code     string    `json:"code"`
 	Message  string    `json:"message"`
 	Current  *sdk.Flow `json:"current,omitempty"`
 	Expected *int64    `json:"expected,omitempty"`
+	Flag     string    `json:"flag,omitempty"`
+	Rule     string    `json:"rule,omitempty"`
 }
 
 // errorToWire returns the HTTP status and body that report err.
@@ -68,6 +72,12 @@ func errorToWire(err error) (int, errorBody) {
 	if rc, ok := errors.AsType[*sdk.RevisionConflictError](err); ok {
 		e.Current, e.Expected = rc.Current, &rc.Expected
 	}
+	// A cron job's invalid input names the flag at fault; it is invalid
+	// whichever sentinel it matches.
+	if fe, ok := errors.AsType[*scheduler.FlagError](err); ok {
+		e.Code, status = "invalid", http.StatusBadRequest
+		e.Flag, e.Rule = fe.Flag, fe.Rule
+	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		status = http.StatusRequestEntityTooLarge
 	}
@@ -75,9 +85,11 @@ func errorToWire(err error) (int, errorBody) {
 }
 
 // errorFromWire turns an error answer back into an error: its message
-// verbatim, matching the sentinel its code names under errors.Is, and a
-// *sdk.RevisionConflictError with the current flow under errors.As. An
-// answer that is not an error body becomes an error naming the status.
+// verbatim, matching the sentinel its code names under errors.Is, a
+// *sdk.RevisionConflictError with the current flow under errors.As, and,
+// for invalid with a flag, the *scheduler.FlagError (matching under
+// errors.Is whatever a FlagError matches). An answer that is not an error
+// body becomes an error naming the status.
 func errorFromWire(status int, body []byte) error {
 	var b errorBody
 	if err := json.Unmarshal(body, &b); err != nil || b.Error == nil || b.Error.Message == "" {
@@ -100,6 +112,9 @@ func errorFromWire(status int, body []byte) error {
 			rc.Expected = *b.Error.Expected
 		}
 		e.cause = rc
+	}
+	if e.code == "invalid" && b.Error.Flag != "" {
+		e.cause = &scheduler.FlagError{Flag: b.Error.Flag, Rule: b.Error.Rule}
 	}
 	return e
 }

@@ -39,7 +39,7 @@ func newLocal(t testing.TB) *api.Local {
 	require.NoError(t, err)
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
-	local := api.NewLocal(st, eng, dir)
+	local := api.NewLocal(st, eng, dir, nil)
 	t.Cleanup(func() { local.Close() })
 	return local
 }

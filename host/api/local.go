@@ -9,6 +9,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -16,9 +17,10 @@ import (
 // Local is a Client over a store opened in this process, for when no
 // gateway runs. It holds the store's file lock until Close.
 type Local struct {
-	st   store.Store
-	eng  *engine.Engine
-	home string
+	st    store.Store
+	eng   *engine.Engine
+	sched *scheduler.Scheduler
+	home  string
 }
 
 // OpenLocal opens the store in home dir (creating dir with mode 0700) and
@@ -42,13 +44,19 @@ func OpenLocal(dir, owner string) (*Local, error) {
 	// command shows is current. A failure here leaves the records as they
 	// were, which is still a consistent (if stale) view.
 	_ = runner.Reconcile(context.Background(), eng, dir)
-	return &Local{st: st, eng: eng, home: dir}, nil
+	return NewLocal(st, eng, dir, nil), nil
 }
 
 // NewLocal returns a Local client over an engine the caller owns, for home
-// dir; Close then closes st.
-func NewLocal(st store.Store, eng *engine.Engine, dir string) *Local {
-	return &Local{st: st, eng: eng, home: dir}
+// dir; Close then closes st. sched serves the cron calls: a gateway passes
+// its running Scheduler, so that RunJobNow and BackfillJob take turns
+// with its loop. If sched is nil, one over st and eng is made and never
+// started (the calls record runs; nothing fires on a schedule).
+func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.Scheduler) *Local {
+	if sched == nil {
+		sched = scheduler.New(st, eng, scheduler.Config{})
+	}
+	return &Local{st: st, eng: eng, sched: sched, home: dir}
 }
 
 // Engine returns the engine behind the client.

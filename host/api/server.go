@@ -52,15 +52,39 @@ const maxRequestBody = 4 << 20
 //	                                          blocked_task_id blocked_summary}}
 //	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
 //
+// The cron routes manage scheduled jobs; {ref} is a job id or name.
+//
+//	route                               method         request                         answer
+//	GET  /v1/cron/jobs                  ListJobs       query: all (true or false)      {jobs}
+//	POST /v1/cron/jobs                  AddJob         {name description cron tz dst   scheduler.Job (201)
+//	                                                   every at pipeline args_json
+//	                                                   command session overlap
+//	                                                   catchup_window webhook
+//	                                                   notify_command
+//	                                                   failure_alert_after
+//	                                                   failure_alert_cooldown
+//	                                                   delete_after_run disabled}
+//	GET  /v1/cron/jobs/{ref}            GetJob         -                               scheduler.Job
+//	POST /v1/cron/jobs/{ref}/edit       EditJob        the fields of add to change     scheduler.Job
+//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  -                               scheduler.Job
+//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  -                               scheduler.Job
+//	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               scheduler.Job (as it was)
+//	GET  /v1/cron/jobs/{ref}/runs       JobRuns        query: limit                    {runs}
+//	POST /v1/cron/jobs/{ref}/run        RunJobNow      -                               scheduler.Run
+//	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap}       {runs}
+//	GET  /v1/cron/status                CronStatus     -                               CronStatus
+//
 // Path segments are percent-escaped; a lone "." or ".." is sent as %2E. The
 // flow counts live outside /v1/flows so that no owner key is shadowed.
 //
 // # Errors
 //
 // Every failure answers {"error": {"code", "message", "current",
-// "expected"}}: message is the error's text verbatim, current (the flow as
-// it is now) and expected are set for revision_conflict only. Codes and
-// statuses:
+// "expected", "flag", "rule"}}: message is the error's text verbatim,
+// current (the flow as it is now) and expected are set for
+// revision_conflict only, flag and rule for an invalid cron job input (a
+// *scheduler.FlagError: the CLI flag at fault and the rule it broke).
+// Codes and statuses:
 //
 //	invalid 400 (413 for a body over 4 MiB), not_found 404,
 //	revision_conflict terminal cancel_requested not_managed owner_mismatch
@@ -94,6 +118,18 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/flows/{token}", s.viewFlow)
 	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
 	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
+	s.handle("GET /v1/cron/jobs", s.listJobs)
+	s.handle("POST /v1/cron/jobs", s.addJob)
+	s.handle("GET /v1/cron/jobs/{$}", s.getJob)
+	s.handle("GET /v1/cron/jobs/{ref}", s.getJob)
+	s.handle("POST /v1/cron/jobs/{ref}/edit", s.editJob)
+	s.handle("POST /v1/cron/jobs/{ref}/enable", s.enableJob(true))
+	s.handle("POST /v1/cron/jobs/{ref}/disable", s.enableJob(false))
+	s.handle("POST /v1/cron/jobs/{ref}/remove", s.removeJob)
+	s.handle("GET /v1/cron/jobs/{ref}/runs", s.jobRuns)
+	s.handle("POST /v1/cron/jobs/{ref}/run", s.runJobNow)
+	s.handle("POST /v1/cron/jobs/{ref}/backfill", s.backfillJob)
+	s.handle("GET /v1/cron/status", s.cronStatus)
 	return s
 }
 

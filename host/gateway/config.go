@@ -62,6 +62,8 @@ type CronJob struct {
 	NotifyCommand        string         `yaml:"notify_command"`
 	FailureAlertAfter    int            `yaml:"failure_alert_after"`
 	FailureAlertCooldown string         `yaml:"failure_alert_cooldown"`
+	FailureAlertWebhook  string         `yaml:"failure_alert_webhook"`
+	FailureAlertCommand  string         `yaml:"failure_alert_command"`
 	Disabled             bool           `yaml:"disabled"`
 }
 
@@ -72,7 +74,8 @@ func (c CronJob) input() scheduler.JobInput {
 		Schedule: scheduler.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
 		Pipeline: c.Pipeline, Command: c.Command, Session: c.Session, Overlap: c.Overlap,
 		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
-		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown, Disabled: c.Disabled,
+		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown,
+		FailureAlertWebhook: c.FailureAlertWebhook, FailureAlertCommand: c.FailureAlertCommand, Disabled: c.Disabled,
 	}
 	if c.Args != nil {
 		b, _ := json.Marshal(c.Args) // YAML-decoded values always marshal

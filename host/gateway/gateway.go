@@ -151,7 +151,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 	dc := g.cfg.Delivery
 	dc.Logger = g.cfg.Logger.Named("events")
 	del = plugins.NewDeliverer(eng, sup.Handler, dc)
-	sched := scheduler.New(st, eng, scheduler.Config{Logger: g.cfg.Logger.Named("scheduler")})
+	sched := scheduler.New(st, eng, scheduler.Config{
+		Logger:      g.cfg.Logger.Named("scheduler"),
+		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
+	})
 	stop := func() {
 		_ = sched.Stop(ctx)
 		_ = del.Stop(ctx)
@@ -232,11 +235,12 @@ func (g *Gateway) Client() api.Client {
 }
 
 func (g *Gateway) client() *client {
-	return &client{Local: api.NewLocal(nil, g.eng, g.cfg.Home), g: g}
+	return &client{Local: api.NewLocal(nil, g.eng, g.cfg.Home, g.sched), g: g}
 }
 
-// client is the in-process client: the engine's calls, plus the status of
-// the gateway it belongs to. Closing it does not close the gateway.
+// client is the in-process client: the engine's calls, the cron calls on
+// the gateway's running scheduler, and the status of the gateway it
+// belongs to. Closing it does not close the gateway.
 type client struct {
 	*api.Local
 	g *Gateway
@@ -252,6 +256,16 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Started = c.g.started
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
+	return s, nil
+}
+
+// CronStatus reports every job, fired by this gateway's scheduler.
+func (c *client) CronStatus(ctx context.Context) (api.CronStatus, error) {
+	s, err := c.Local.CronStatus(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.Running = true
 	return s, nil
 }
 

@@ -13,6 +13,10 @@ const EnvVar = "FLOWGATE_HOME"
 // DBFile is the store's file name inside the home.
 const DBFile = "flowgate.db"
 
+// SessionsDir is the directory inside the home that holds one directory
+// per named cron session (session:NAME), kept across runs.
+const SessionsDir = "sessions"
+
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {

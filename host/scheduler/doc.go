@@ -3,10 +3,10 @@
 // when a run comes due while the previous one is still going, and how
 // failures back off, alert and disable a job.
 //
-// Nothing here reads the clock, sleeps, starts goroutines or touches
-// storage. Every function takes the times it needs, so the stateful
-// scheduler that arms timers and records runs can be tested with an
-// injected clock, and so can this package.
+// The pure parts (schedules, catch-up, overlap, failures) read no clock
+// and touch no storage: every function takes the times it needs. Jobs and
+// Scheduler keep their state in a store.Store and read an injected clock,
+// so the whole scheduler is tested without real waiting.
 //
 // # Schedules
 //
@@ -92,6 +92,8 @@
 // it and, like ParseSchedule, returns a *FlagError naming the flag at fault.
 //
 // Jobs keeps jobs in a store.Store under "cron/job/ID", with an index
+// "cron/due/<next run>/ID" of the enabled jobs by next run (written with
+// every job record, so finding the jobs due reads only those) and an index
 // "cron/name/NAME" that keeps names unique (a second job with a name in use
 // is refused with a *NameTakenError). Add, Edit and SetEnabled compute the
 // next run from the injected clock at once; a disabled job has none. Get,
@@ -103,8 +105,10 @@
 // Scheduler is the loop that fires jobs. The gateway starts it after the
 // runner and stops it before. Every Tick (default 1s) it reads the injected
 // clock afresh, so a suspend or a clock jump is seen at the next tick, and
-// TickOnce does one pass: settle the open runs, start a buffered run whose
-// turn has come, then fire each enabled job whose NextRun has passed.
+// TickOnce does one pass: settle the open runs of the jobs in the index
+// "cron/open/ID", start a buffered run whose turn has come, then fire each
+// job in the due index up to now. A pass over 10,000 idle jobs reads two
+// empty index ranges. Start first rebuilds both indexes (Reindex).
 //
 // Firing takes PlanCatchUp's times from the last scheduled time handled
 // (kept in "cron/sched/ID", with the active and buffered runs, the last
@@ -134,4 +138,32 @@
 // found by id. Each job's history keeps the newest HistoryMax (2000) ended
 // runs and none older than HistoryAge (7 days); open runs are never pruned.
 // Runs and Status read the history and the jobs for the CLI.
+//
+// # Runs by hand, backfills and sessions
+//
+// RunNow (cron run) claims the current instant as a run with trigger
+// "manual", and Backfill (cron backfill) claims each scheduled time of a
+// past range, oldest first, with trigger "backfill". Both go through the
+// same claim as the loop, so the overlap policy applies (a backfill may
+// override it) and a time already in the history never runs again; neither
+// moves the job's schedule. A run's id is RunID: "cron:<job>:<time>".
+//
+// Every run's work gets FLOWGATE_CRON_JOB_ID, _JOB_NAME, _RUN_ID,
+// _SCHEDULED and _TRIGGER in its environment (a pipeline passes them to
+// every step), and FLOWGATE_SESSION: the run's id for an isolated job, NAME
+// for "session:NAME", with FLOWGATE_SESSION_DIR, a directory under
+// Config.SessionsDir that stays from run to run, so work can build on the
+// last run's.
+//
+// # Delivery and failure alerts
+//
+// When a run ends, finish queues its report (Report: the run, and the
+// task's result or the pipeline's output) for the job's delivery, and,
+// when AlertDue says so, a failure alert for the alert's destination or
+// else the delivery, in the same transaction (outbox.go). DeliverOnce,
+// called by its own loop beside the scheduling one, sends what is due
+// with Deliver: a webhook POST or a notify command. A failed delivery is
+// retried with backoff, DeliveryAttempts times in all, then recorded as
+// failed; it never fails the run. Each run records its Delivery and Alert
+// status and error, and the job its last delivery's.
 package scheduler

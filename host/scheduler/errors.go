@@ -1,6 +1,10 @@
 package scheduler
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/flowgate/flowgate/sdk"
+)
 
 // ErrInvalidSchedule is matched by every validation error this package
 // returns; test for it with errors.Is and read the *FlagError for details.
@@ -23,7 +27,9 @@ type FlagError struct {
 // Error returns "<flag>: <rule>".
 func (e *FlagError) Error() string { return e.Flag + ": " + e.Rule }
 
-// Is reports whether target is ErrInvalidSchedule.
-func (e *FlagError) Is(target error) bool { return target == ErrInvalidSchedule }
+// Is reports whether target is ErrInvalidSchedule or sdk.ErrInvalid.
+func (e *FlagError) Is(target error) bool {
+	return target == ErrInvalidSchedule || target == sdk.ErrInvalid
+}
 
 func flagErr(flag, rule string) error { return &FlagError{Flag: flag, Rule: rule} }

@@ -89,11 +89,23 @@ type Delivery struct {
 	Command string `json:"command,omitempty"`
 }
 
-// FailureAlert says when consecutive failures raise an alert. After zero
-// means no alerts.
+// FailureAlert says when consecutive failures raise an alert, and where it
+// goes: To, or else the job's Delivery. After zero means no alerts.
 type FailureAlert struct {
 	After    int      `json:"after,omitempty"`
 	Cooldown Duration `json:"cooldown,omitempty"`
+	// To is the failure destination; nil sends alerts to the job's
+	// Delivery.
+	To *Delivery `json:"to,omitempty"`
+}
+
+// Destination is where an alert for a job with delivery d goes: To if
+// set, else d.
+func (a FailureAlert) Destination(d Delivery) Delivery {
+	if a.To != nil {
+		return *a.To
+	}
+	return d
 }
 
 // JobState is the runtime state the scheduler keeps for a job. NextRun is
@@ -105,6 +117,10 @@ type JobState struct {
 	LastError         string    `json:"last_error,omitempty"`
 	ConsecutiveErrors int       `json:"consecutive_errors,omitempty"`
 	LastAlertAt       time.Time `json:"last_alert_at,omitzero"`
+	// LastDelivery is how the last result delivery ended (delivered or
+	// failed), with its error.
+	LastDelivery      string `json:"last_delivery,omitempty"`
+	LastDeliveryError string `json:"last_delivery_error,omitempty"`
 }
 
 // SessionIsolated runs each firing in a fresh session; "session:NAME"
@@ -150,6 +166,8 @@ type JobInput struct {
 	NotifyCommand        string // --notify-command
 	FailureAlertAfter    int    // --failure-alert-after; 0 means none
 	FailureAlertCooldown string // --failure-alert-cooldown
+	FailureAlertWebhook  string // --failure-alert-webhook
+	FailureAlertCommand  string // --failure-alert-command
 	DeleteAfterRun       bool   // --delete-after-run
 	Disabled             bool   // --disabled
 }
@@ -216,6 +234,9 @@ func (in JobInput) build(s Schedule) (Job, error) {
 	if j.FailureAlert, err = in.failureAlert(); err != nil {
 		return Job{}, err
 	}
+	if j.FailureAlert.After > 0 && j.FailureAlert.Destination(j.Delivery).Kind == DeliveryNone {
+		return Job{}, flagErr("--failure-alert-after", "an alert needs somewhere to go: give --failure-alert-webhook URL or --failure-alert-command CMD, or a delivery (--webhook or --notify-command)")
+	}
 	if in.DeleteAfterRun && s.Kind != KindAt {
 		return Job{}, flagErr("--delete-after-run", fmt.Sprintf("applies only to one-shot --at jobs, not to --%s", s.Kind))
 	}
@@ -261,10 +282,16 @@ func parseSession(v string) (string, error) {
 }
 
 func (in JobInput) delivery() (Delivery, error) {
-	hook, cmd := strings.TrimSpace(in.Webhook), strings.TrimSpace(in.NotifyCommand)
+	return parseDelivery(in.Webhook, in.NotifyCommand, "--webhook", "--notify-command")
+}
+
+// parseDelivery reads a webhook URL or a command line given with the
+// flags named, at most one of them.
+func parseDelivery(hook, cmd, hookFlag, cmdFlag string) (Delivery, error) {
+	hook, cmd = strings.TrimSpace(hook), strings.TrimSpace(cmd)
 	switch {
 	case hook != "" && cmd != "":
-		return Delivery{}, flagErr("--notify-command", "cannot be combined with --webhook; give at most one delivery")
+		return Delivery{}, flagErr(cmdFlag, fmt.Sprintf("cannot be combined with %s; give at most one", hookFlag))
 	case cmd != "":
 		return Delivery{Kind: DeliveryCommand, Command: cmd}, nil
 	case hook == "":
@@ -272,7 +299,7 @@ func (in JobInput) delivery() (Delivery, error) {
 	}
 	u, err := url.Parse(hook)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Delivery{}, flagErr("--webhook", fmt.Sprintf("%q is not an http or https URL", hook))
+		return Delivery{}, flagErr(hookFlag, fmt.Sprintf("%q is not an http or https URL", hook))
 	}
 	return Delivery{Kind: DeliveryWebhook, URL: hook}, nil
 }
@@ -281,20 +308,33 @@ func (in JobInput) failureAlert() (FailureAlert, error) {
 	if in.FailureAlertAfter < 0 {
 		return FailureAlert{}, flagErr("--failure-alert-after", fmt.Sprintf("must be 0 (no alerts) or more, got %d", in.FailureAlertAfter))
 	}
-	if in.FailureAlertCooldown == "" {
-		if in.FailureAlertAfter == 0 {
-			return FailureAlert{}, nil
-		}
-		return FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(DefaultAlertCooldown)}, nil
-	}
-	d, err := time.ParseDuration(in.FailureAlertCooldown)
-	if err != nil || d < 0 {
-		return FailureAlert{}, flagErr("--failure-alert-cooldown", fmt.Sprintf("%q is not a duration of zero or more; use a form like 30m or 1h", in.FailureAlertCooldown))
+	to, err := parseDelivery(in.FailureAlertWebhook, in.FailureAlertCommand, "--failure-alert-webhook", "--failure-alert-command")
+	if err != nil {
+		return FailureAlert{}, err
 	}
 	if in.FailureAlertAfter == 0 {
-		return FailureAlert{}, flagErr("--failure-alert-cooldown", "needs --failure-alert-after N (N ≥ 1)")
+		switch {
+		case in.FailureAlertCooldown != "":
+			return FailureAlert{}, flagErr("--failure-alert-cooldown", "needs --failure-alert-after N (N ≥ 1)")
+		case to.Kind == DeliveryWebhook:
+			return FailureAlert{}, flagErr("--failure-alert-webhook", "needs --failure-alert-after N (N ≥ 1)")
+		case to.Kind == DeliveryCommand:
+			return FailureAlert{}, flagErr("--failure-alert-command", "needs --failure-alert-after N (N ≥ 1)")
+		}
+		return FailureAlert{}, nil
 	}
-	return FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(d)}, nil
+	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(DefaultAlertCooldown)}
+	if to.Kind != DeliveryNone {
+		a.To = &to
+	}
+	if in.FailureAlertCooldown != "" {
+		d, err := time.ParseDuration(in.FailureAlertCooldown)
+		if err != nil || d < 0 {
+			return FailureAlert{}, flagErr("--failure-alert-cooldown", fmt.Sprintf("%q is not a duration of zero or more; use a form like 30m or 1h", in.FailureAlertCooldown))
+		}
+		a.Cooldown = Duration(d)
+	}
+	return a, nil
 }
 
 // input returns the JobInput that describes j, for Edit to patch. The
@@ -319,6 +359,14 @@ func (j Job) input() JobInput {
 	}
 	if j.FailureAlert.After > 0 {
 		in.FailureAlertCooldown = time.Duration(j.FailureAlert.Cooldown).String()
+	}
+	if to := j.FailureAlert.To; to != nil {
+		switch to.Kind {
+		case DeliveryWebhook:
+			in.FailureAlertWebhook = to.URL
+		case DeliveryCommand:
+			in.FailureAlertCommand = to.Command
+		}
 	}
 	return in
 }

@@ -15,15 +15,27 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// Store keys: one record per job, and an index from name to id that keeps
-// names unique.
+// Store keys: one record per job; an index from name to id that keeps
+// names unique; and an index of enabled jobs by next run, so that finding
+// the jobs due reads only those, however many jobs there are.
 const (
 	jobPrefix  = "cron/job/"
 	namePrefix = "cron/name/"
+	duePrefix  = "cron/due/"
 )
 
 func jobKey(id string) string    { return jobPrefix + id }
 func nameKey(name string) string { return namePrefix + url.PathEscape(name) }
+
+// dueKey is j's entry in the due index: its next run in Unix nanoseconds,
+// zero-padded so keys sort by time, then its id. A job that will not fire
+// (disabled, or no next run) has none: the empty key.
+func dueKey(j Job) string {
+	if !j.Enabled || j.State.NextRun.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%s%020d/%s", duePrefix, j.State.NextRun.UnixNano(), j.ID)
+}
 
 // ErrJobNotFound is returned for an id or name that names no job. It
 // matches sdk.ErrNotFound.
@@ -90,6 +102,8 @@ type JobPatch struct {
 	Webhook, NotifyCommand          *string
 	FailureAlertAfter               *int
 	FailureAlertCooldown            *string
+	FailureAlertWebhook             *string
+	FailureAlertCommand             *string
 	DeleteAfterRun, Disabled        *bool
 }
 
@@ -153,7 +167,7 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 		if err := nameFree(tx, j.Name, ""); err != nil {
 			return Job{}, nil, err
 		}
-		return j, []op{put(j), {nameKey(j.Name), []byte(j.ID)}}, nil
+		return j, append(putOps(tx, j), op{nameKey(j.Name), []byte(j.ID)}), nil
 	})
 }
 
@@ -236,7 +250,7 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 		}
 		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State
 		j.State.NextRun = nextRun(j, now)
-		ops := []op{put(j)}
+		ops := putOps(tx, j)
 		if j.Name != old.Name {
 			if err := nameFree(tx, j.Name, j.ID); err != nil {
 				return Job{}, nil, err
@@ -268,7 +282,7 @@ func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 			}
 			j.State.ConsecutiveErrors = 0
 		}
-		return j, []op{put(j)}, nil
+		return j, putOps(tx, j), nil
 	})
 }
 
@@ -279,8 +293,21 @@ func (js *Jobs) Remove(ref string) (Job, error) {
 		if err != nil {
 			return Job{}, nil, err
 		}
-		return j, []op{{jobKey(j.ID), nil}, {nameKey(j.Name), nil}}, nil
+		return j, removeOps(tx, j), nil
 	})
+}
+
+// removeOps deletes j, its index entries, and its runtime record unless
+// runs of it are still open (the scheduler drops that when they end).
+func removeOps(tx store.ReadTx, j Job) []op {
+	ops := []op{{jobKey(j.ID), nil}, {nameKey(j.Name), nil}}
+	if k := dueKey(j); k != "" {
+		ops = append(ops, op{k, nil})
+	}
+	if rec, err := loadSched(tx, j.ID); err == nil && !rec.open() {
+		ops = append(ops, op{schedKey(j.ID), nil}, op{openKey(j.ID), nil})
+	}
+	return ops
 }
 
 // newID returns 12 random hex digits.
@@ -300,9 +327,21 @@ func nextRun(j Job, now time.Time) time.Time {
 	return j.Schedule.Schedule().Next(now)
 }
 
-func put(j Job) op {
+// putOps writes j and moves its entry in the due index from where the
+// stored record had it.
+func putOps(tx store.ReadTx, j Job) []op {
 	b, _ := json.Marshal(j) // a Job always marshals
-	return op{jobKey(j.ID), b}
+	ops := []op{{jobKey(j.ID), b}}
+	var old Job
+	if ok, err := getJSON(tx, jobKey(j.ID), &old); err == nil && ok {
+		if k := dueKey(old); k != "" && k != dueKey(j) {
+			ops = append(ops, op{k, nil})
+		}
+	}
+	if k := dueKey(j); k != "" {
+		ops = append(ops, op{k, []byte{}})
+	}
+	return ops
 }
 
 // find resolves ref as an id, then as a name.
@@ -409,11 +448,25 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 	set(&in.NotifyCommand, p.NotifyCommand)
 	if p.FailureAlertAfter != nil {
 		in.FailureAlertAfter = *p.FailureAlertAfter
-		if in.FailureAlertAfter == 0 && p.FailureAlertCooldown == nil {
-			in.FailureAlertCooldown = ""
+		if in.FailureAlertAfter == 0 {
+			// Turning alerts off drops their settings too.
+			if p.FailureAlertCooldown == nil {
+				in.FailureAlertCooldown = ""
+			}
+			if p.FailureAlertWebhook == nil && p.FailureAlertCommand == nil {
+				in.FailureAlertWebhook, in.FailureAlertCommand = "", ""
+			}
 		}
 	}
 	set(&in.FailureAlertCooldown, p.FailureAlertCooldown)
+	if p.FailureAlertWebhook != nil && p.FailureAlertCommand == nil {
+		in.FailureAlertCommand = ""
+	}
+	if p.FailureAlertCommand != nil && p.FailureAlertWebhook == nil {
+		in.FailureAlertWebhook = ""
+	}
+	set(&in.FailureAlertWebhook, p.FailureAlertWebhook)
+	set(&in.FailureAlertCommand, p.FailureAlertCommand)
 	if p.DeleteAfterRun != nil {
 		in.DeleteAfterRun = *p.DeleteAfterRun
 	}

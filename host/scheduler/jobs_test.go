@@ -117,10 +117,15 @@ func TestJobsEdit(t *testing.T) {
 	_, err = js.Add(scheduler.JobInput{Name: "job", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
 
-	e, err = js.Edit("renamed", scheduler.JobPatch{TZ: str("Asia/Tokyo"), Cron: str("0 9 * * *"), Webhook: str("")})
+	_, err = js.Edit("renamed", scheduler.JobPatch{NotifyCommand: str("")})
+	require.ErrorContains(t, err, "--failure-alert-after: an alert needs somewhere to go", "alerts with no delivery left and no destination of their own")
+
+	e, err = js.Edit("renamed", scheduler.JobPatch{TZ: str("Asia/Tokyo"), Cron: str("0 9 * * *"), Webhook: str(""), FailureAlertWebhook: str("https://example.com/alerts")})
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC), e.State.NextRun.UTC(), "09:00 JST")
 	require.Equal(t, scheduler.DeliveryNone, e.Delivery.Kind)
+	require.Equal(t, &scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: "https://example.com/alerts"}, e.FailureAlert.To)
+	require.Equal(t, *e.FailureAlert.To, e.FailureAlert.Destination(e.Delivery))
 
 	_, err = js.Edit("renamed", scheduler.JobPatch{Name: str("job")})
 	require.ErrorAs(t, err, new(*scheduler.NameTakenError))

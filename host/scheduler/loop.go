@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +44,15 @@ type Config struct {
 	// are pruned. Zero means the defaults.
 	HistoryMax int
 	HistoryAge time.Duration
+	// SessionsDir holds one directory per named session
+	// ("session:NAME"), passed to its runs as FLOWGATE_SESSION_DIR so that
+	// each run can build on the last. Empty means none.
+	SessionsDir string
+	// DeliveryTimeout bounds one delivery attempt; zero means
+	// DefaultDeliveryTimeout. DeliveryAttempts is how many times a
+	// delivery is tried in all; zero means DefaultDeliveryAttempts.
+	DeliveryTimeout  time.Duration
+	DeliveryAttempts int
 	// Logger receives tick errors. Nil discards them.
 	Logger hclog.Logger
 }
@@ -63,6 +74,9 @@ func (c Config) WithDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
 	}
+	if c.DeliveryAttempts <= 0 {
+		c.DeliveryAttempts = DefaultDeliveryAttempts
+	}
 	return c
 }
 
@@ -75,7 +89,8 @@ type Scheduler struct {
 	jobs *Jobs
 	cfg  Config
 
-	mu sync.Mutex // serializes ticks
+	mu   sync.Mutex    // serializes ticks
+	wake chan struct{} // something was queued for delivery
 
 	life    sync.Mutex
 	started bool
@@ -86,19 +101,23 @@ type Scheduler struct {
 // New returns a Scheduler over st and eng; nothing runs until Start.
 func New(st store.Store, eng *engine.Engine, cfg Config) *Scheduler {
 	cfg = cfg.WithDefaults()
-	return &Scheduler{st: st, eng: eng, cfg: cfg, jobs: NewJobs(st, JobsConfig{Now: cfg.Now})}
+	return &Scheduler{st: st, eng: eng, cfg: cfg, jobs: NewJobs(st, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1)}
 }
 
 // Jobs returns the job store the Scheduler reads.
 func (s *Scheduler) Jobs() *Jobs { return s.jobs }
 
-// Start runs the loop until Stop: a tick at once, then one every Tick.
-// Calling Start on a started Scheduler does nothing.
+// Start rebuilds the indexes (Reindex), then runs the loop until Stop: a
+// tick at once, then one every Tick. Calling Start on a started Scheduler
+// does nothing.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.life.Lock()
 	defer s.life.Unlock()
 	if s.started {
 		return nil
+	}
+	if err := s.Reindex(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.started, s.cancel, s.done = true, cancel, make(chan struct{})
@@ -124,8 +143,73 @@ func (s *Scheduler) Stop(ctx context.Context) error {
 	}
 }
 
+// Reindex rebuilds the due index and the index of jobs with open runs from
+// the job and runtime records, in one transaction. Every write keeps them
+// in step; Start calls this once so that a store written by an older
+// flowgate, or repaired by hand, is read right. It takes time linear in
+// the jobs.
+func (s *Scheduler) Reindex() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Update(func(tx store.Tx) error {
+		var stale []string
+		for _, p := range []string{duePrefix, openPrefix} {
+			if err := tx.Scan(p, store.ScanOptions{}, func(it store.Item) bool {
+				stale = append(stale, it.Key)
+				return true
+			}); err != nil {
+				return err
+			}
+		}
+		for _, k := range stale {
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+		}
+		var (
+			due, open []string
+			bad       error
+		)
+		if err := tx.Scan(jobPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			var j Job
+			if bad = json.Unmarshal(it.Value, &j); bad != nil {
+				bad = fmt.Errorf("read %s: %w", it.Key, bad)
+				return false
+			}
+			if k := dueKey(j); k != "" {
+				due = append(due, k)
+			}
+			return true
+		}); err != nil || bad != nil {
+			return errors.Join(err, bad)
+		}
+		if err := tx.Scan(schedPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			var r schedRecord
+			if bad = json.Unmarshal(it.Value, &r); bad != nil {
+				bad = fmt.Errorf("read %s: %w", it.Key, bad)
+				return false
+			}
+			if r.open() {
+				open = append(open, openKey(it.Key[len(schedPrefix):]))
+			}
+			return true
+		}); err != nil || bad != nil {
+			return errors.Join(err, bad)
+		}
+		for _, k := range append(due, open...) {
+			if _, err := tx.Put(k, []byte{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func (s *Scheduler) loop(ctx context.Context, done chan struct{}) {
+	var deliveries sync.WaitGroup
+	deliveries.Go(func() { s.deliverLoop(ctx) })
 	defer close(done)
+	defer deliveries.Wait()
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	for {
@@ -158,26 +242,34 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	ids, err := s.schedIDs()
+	open, err := s.scanIDs(openPrefix, "")
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, id := range open {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		errs = append(errs, s.settle(id))
 	}
-	jobs, err := s.jobs.List(false)
+	now := s.cfg.Now()
+	due, err := s.scanIDs(duePrefix, fmt.Sprintf("%s%020d/~", duePrefix, now.UnixNano()))
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
-	now := s.cfg.Now()
-	for _, j := range jobs {
+	for _, id := range due {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if j.State.NextRun.IsZero() || j.State.NextRun.After(now) {
+		j, err := s.jobs.Get(id)
+		if errors.Is(err, ErrJobNotFound) {
+			continue // removed since the scan
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !j.Enabled || j.State.NextRun.IsZero() || j.State.NextRun.After(now) {
 			continue
 		}
 		if err := s.fire(j, now); err != nil {
@@ -187,13 +279,18 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// schedIDs lists the jobs with a runtime record.
-func (s *Scheduler) schedIDs() ([]string, error) {
+// scanIDs returns the job ids of an index, in key order: the last path
+// element of each key under prefix, up to (not including) keys from
+// upTo on; an empty upTo means all.
+func (s *Scheduler) scanIDs(prefix, upTo string) ([]string, error) {
 	var ids []string
 	err := s.st.View(func(tx store.ReadTx) error {
-		ids = nil
-		return tx.Scan(schedPrefix, store.ScanOptions{}, func(it store.Item) bool {
-			ids = append(ids, it.Key[len(schedPrefix):])
+		ids = ids[:0]
+		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+			if upTo != "" && it.Key >= upTo {
+				return false
+			}
+			ids = append(ids, it.Key[strings.LastIndexByte(it.Key, '/')+1:])
 			return true
 		})
 	})
@@ -236,7 +333,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 		return err
 	}
 	for _, t := range run {
-		if err := s.claim(j.ID, t, now); err != nil {
+		if _, _, err := s.claim(j.ID, t, now, claimOpts{trigger: TriggerSchedule}); err != nil {
 			return err
 		}
 	}
@@ -259,10 +356,20 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	return nil
 }
 
+// putJob writes j with its due index entry.
 func putJob(tx store.Tx, j Job) error {
-	o := put(j)
-	_, err := tx.Put(o.key, o.val)
-	return err
+	for _, o := range putOps(tx, j) {
+		var err error
+		if o.val == nil {
+			err = tx.Delete(o.key)
+		} else {
+			_, err = tx.Put(o.key, o.val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordMissed writes a "missed" record for each of times (at most the
@@ -294,92 +401,228 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 		if last := times[len(times)-1]; last.After(rec.LastScheduled) {
 			rec.LastScheduled = last
 		}
-		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
+		if err := putSched(tx, jobID, rec); err != nil {
 			return err
 		}
 		return pruneRuns(tx, jobID, s.cfg.HistoryMax, now.Add(-s.cfg.HistoryAge))
 	})
 }
 
-// claim handles one scheduled time t of a job in one transaction: it
-// refuses a time that already has a record (so a time never runs twice,
-// across restarts), applies the overlap policy, writes the run record, and
-// moves the job's NextRun on. Then, outside the transaction, it cancels
-// what cancel_other displaces and creates the work of a started run.
-func (s *Scheduler) claim(jobID string, t time.Time, now time.Time) error {
+// claimOpts says who asked for a run and how: the schedule (the loop), a
+// person (RunNow) or a backfill, and the overlap policy to apply.
+type claimOpts struct {
+	trigger string
+	// overlap overrides the job's policy when set (a backfill may).
+	overlap Overlap
+}
+
+// claim handles one time t of a job in one transaction: it refuses a time
+// that already has a record (so a time never runs twice, across
+// restarts), applies the overlap policy, writes the run record, and, for a
+// scheduled time, moves the job's LastScheduled and NextRun on. Then,
+// outside the transaction, it cancels what cancel_other displaces and
+// creates the work of a started run. It returns the run as recorded; ok is
+// false when t already had a record or the job is gone or disabled.
+func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts) (run Run, ok bool, err error) {
 	var (
 		action   Action
-		claimed  bool
 		toCancel []Run
 	)
-	err := s.st.Update(func(tx store.Tx) error {
-		action, claimed, toCancel = 0, false, nil
+	err = s.st.Update(func(tx store.Tx) error {
+		action, ok, toCancel = 0, false, nil
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err
 		}
-		if _, ok, err := loadRun(tx, jobID, t); err != nil || ok {
+		if _, had, err := loadRun(tx, jobID, t); err != nil || had {
 			return err // handled before: never twice
 		}
 		j, err := find(tx, jobID)
 		if err != nil || !j.Enabled {
 			return nil // removed or disabled since listed
 		}
-		action = Decide(j.Overlap, len(rec.Active) > 0, len(rec.Buffered))
-		r := Run{JobID: jobID, Scheduled: t.UTC()}
+		overlap := j.Overlap
+		if o.overlap != "" {
+			overlap = o.overlap
+		}
+		action = Decide(overlap, len(rec.Active) > 0, len(rec.Buffered))
+		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, Session: j.Session}
 		switch action {
 		case ActionStart:
-			r.Status = RunStarting
+			run.Status = RunStarting
 			rec.Active = append(rec.Active, t)
 			j.State.LastRun = t
 		case ActionSkip:
-			r.Status, r.EndedAt = RunSkipped, now.UTC()
+			run.Status, run.EndedAt = RunSkipped, now.UTC()
+			run.Error = fmt.Sprintf("overlap %s: a run of the job is still active", overlap)
 		case ActionBuffer:
-			r.Status = RunBuffered
+			run.Status = RunBuffered
 			rec.Buffered = append(rec.Buffered, t)
 		case ActionCancelThenStart:
 			// The newest time replaces any already waiting.
 			for _, b := range rec.Buffered {
 				if old, ok, err := loadRun(tx, jobID, b); err == nil && ok {
 					old.Status, old.EndedAt = RunSkipped, now.UTC()
+					old.Error = "overlap cancel_other: replaced by a newer run"
 					if err := putJSON(tx, runKey(jobID, b), old); err != nil {
 						return err
 					}
 				}
 			}
-			r.Status, rec.Buffered = RunBuffered, []time.Time{t}
+			run.Status, rec.Buffered = RunBuffered, []time.Time{t}
 			for _, a := range rec.Active {
 				if ar, ok, err := loadRun(tx, jobID, a); err == nil && ok {
 					toCancel = append(toCancel, ar)
 				}
 			}
 		}
-		if t.After(rec.LastScheduled) {
-			rec.LastScheduled = t
+		if o.trigger == TriggerSchedule {
+			if t.After(rec.LastScheduled) {
+				rec.LastScheduled = t
+			}
+			j.State.NextRun = nextRunAfter(j, rec, now)
 		}
-		j.State.NextRun = nextRunAfter(j, rec, now)
-		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+		if err := putJSON(tx, runKey(jobID, t), run); err != nil {
 			return err
 		}
-		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
+		if err := putSched(tx, jobID, rec); err != nil {
 			return err
 		}
 		if err := putJob(tx, j); err != nil {
 			return err
 		}
-		claimed = true
+		ok = true
 		return pruneRuns(tx, jobID, s.cfg.HistoryMax, now.Add(-s.cfg.HistoryAge))
 	})
-	if err != nil || !claimed {
-		return err
+	if err != nil || !ok {
+		return run, ok, err
 	}
 	for _, r := range toCancel {
 		s.cancelRun(r)
 	}
 	if action == ActionStart {
-		return s.startWork(jobID, t)
+		if err := s.startWork(jobID, t); err != nil {
+			return run, ok, err
+		}
+		if r, found, err := s.loadRun(jobID, t); err == nil && found {
+			run = r
+		}
 	}
-	return nil
+	return run, ok, nil
+}
+
+// loadRun reads one run record in its own transaction.
+func (s *Scheduler) loadRun(jobID string, t time.Time) (r Run, ok bool, err error) {
+	err = s.st.View(func(tx store.ReadTx) error { r, ok, err = loadRun(tx, jobID, t); return err })
+	return r, ok, err
+}
+
+// RunNow starts a run of the job with id or name ref at once, whether or
+// not it is due, as `cron run` does. The run obeys the job's overlap
+// policy (it may be skipped or buffered) and does not move the schedule.
+// A disabled job is refused: enable it first. The returned run has its
+// task or flow id when it started.
+func (s *Scheduler) RunNow(ref string) (Run, error) {
+	j, err := s.jobs.Get(ref)
+	if err != nil {
+		return Run{}, err
+	}
+	if !j.Enabled {
+		return Run{}, fmt.Errorf("%w: job %s (%s) is disabled; enable it first with flowgate cron enable %s", sdk.ErrInvalid, j.ID, j.Name, j.ID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.cfg.Now()
+	// Two runs asked for in the same nanosecond (or at a scheduled time
+	// already recorded) get the next free instant.
+	for range 1000 {
+		r, ok, err := s.claim(j.ID, now, now, claimOpts{trigger: TriggerManual})
+		if err != nil || ok {
+			return r, err
+		}
+		if _, err := s.jobs.Get(j.ID); err != nil {
+			return Run{}, err
+		}
+		now = now.Add(time.Nanosecond)
+	}
+	return Run{}, fmt.Errorf("job %s: no free instant to record a run at", j.ID)
+}
+
+// BackfillOptions bound a backfill.
+type BackfillOptions struct {
+	// From and To bound the scheduled times run: those in (From, To]. To
+	// must not be in the future.
+	From, To time.Time
+	// DryRun lists the times without running anything.
+	DryRun bool
+	// Overlap, if set, replaces the job's overlap policy for the backfill
+	// (buffer_all runs every time one after another; allow_all runs them
+	// side by side).
+	Overlap Overlap
+}
+
+// Backfill runs the scheduled times of the job with id or name ref that
+// fall in (From, To], oldest first, each claimed as the loop would claim it
+// (a time already in the history is left alone, so it never runs twice)
+// and subject to the overlap policy. It returns one run per time: as
+// recorded, or for DryRun, as it would be recorded (status "planned", or
+// the status a time already in the history has).
+func (s *Scheduler) Backfill(ref string, o BackfillOptions) ([]Run, error) {
+	j, err := s.jobs.Get(ref)
+	if err != nil {
+		return nil, err
+	}
+	now := s.cfg.Now()
+	switch {
+	case o.From.IsZero() || o.To.IsZero():
+		return nil, flagErr("--from", "both --from and --to are required")
+	case !o.To.After(o.From):
+		return nil, flagErr("--to", fmt.Sprintf("%s is not after --from %s", o.To.UTC().Format(time.RFC3339), o.From.UTC().Format(time.RFC3339)))
+	case o.To.After(now):
+		return nil, flagErr("--to", fmt.Sprintf("%s is in the future; a backfill runs past times only (the schedule runs the rest)", o.To.UTC().Format(time.RFC3339)))
+	case !j.Enabled && !o.DryRun:
+		return nil, fmt.Errorf("%w: job %s (%s) is disabled; enable it first with flowgate cron enable %s", sdk.ErrInvalid, j.ID, j.Name, j.ID)
+	}
+	times, err := j.Schedule.Schedule().Between(o.From, o.To)
+	if errors.Is(err, ErrTooManyTimes) {
+		return nil, flagErr("--from", fmt.Sprintf("the range holds more than %d scheduled times; narrow it", MaxTimes))
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Run, 0, len(times))
+	if o.DryRun {
+		for _, t := range times {
+			r, ok, err := s.loadRun(j.ID, t)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				r = Run{ID: RunID(j.ID, t), JobID: j.ID, Scheduled: t.UTC(), Status: RunPlanned, Trigger: TriggerBackfill, Session: j.Session}
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range times {
+		r, ok, err := s.claim(j.ID, t, s.cfg.Now(), claimOpts{trigger: TriggerBackfill, overlap: o.Overlap})
+		if err != nil {
+			return out, err
+		}
+		if !ok {
+			var found bool
+			if r, found, err = s.loadRun(j.ID, t); err != nil {
+				return out, err
+			}
+			if !found { // the job went away mid-backfill
+				return out, fmt.Errorf("%w: job %s was removed or disabled during the backfill", ErrJobNotFound, j.ID)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // cancelRun asks the engine to cancel a run's work. A run already ended is
@@ -395,11 +638,6 @@ func (s *Scheduler) cancelRun(r Run) {
 	if err != nil && !errors.Is(err, sdk.ErrTerminal) {
 		s.cfg.Logger.Warn("scheduler: cancel_other could not cancel the active run", "job", r.JobID, "scheduled", r.Scheduled, "error", err)
 	}
-}
-
-// idempotencyKey names a scheduled time of a job for the engine.
-func idempotencyKey(jobID string, t time.Time) string {
-	return "cron:" + jobID + ":" + t.UTC().Format(time.RFC3339Nano)
 }
 
 // ownerKey is the owner of every task and flow a job creates.
@@ -428,20 +666,24 @@ func (s *Scheduler) startWork(jobID string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	key := idempotencyKey(jobID, t)
+	key := RunID(jobID, t)
+	env, err := s.runEnv(j, run)
+	if err != nil {
+		return s.finish(jobID, t, RunError, err.Error(), s.cfg.Now())
+	}
 	var taskID, flowID string
 	switch j.Payload.Kind {
 	case PayloadCommand:
 		task, _, err := s.eng.CreateTask(engine.CreateTaskInput{
 			Runtime: cronRuntime, Label: j.Name, OwnerKey: ownerKey(jobID),
-			Spec: sdk.TaskSpec{Shell: j.Payload.Command}, IdempotencyKey: key,
+			Spec: sdk.TaskSpec{Shell: j.Payload.Command, Env: env}, IdempotencyKey: key,
 		})
 		if err != nil {
 			return s.finish(jobID, t, RunError, "create task: "+err.Error(), s.cfg.Now())
 		}
 		taskID = task.ID
 	case PayloadPipeline:
-		f, err := s.pipelineFlow(j, key)
+		f, err := s.pipelineFlow(j, key, env)
 		if err != nil {
 			return s.finish(jobID, t, RunError, "create pipeline flow: "+err.Error(), s.cfg.Now())
 		}
@@ -460,9 +702,42 @@ func (s *Scheduler) startWork(jobID string, t time.Time) error {
 	})
 }
 
+// runEnv is the environment a run's work gets: who it is
+// (FLOWGATE_CRON_JOB_ID, _JOB_NAME, _RUN_ID, _SCHEDULED, _TRIGGER) and its
+// session. FLOWGATE_SESSION is the session's name for "session:NAME", with
+// FLOWGATE_SESSION_DIR a directory kept across runs (when the Scheduler
+// has a SessionsDir), and the run's id for an isolated run.
+func (s *Scheduler) runEnv(j Job, r Run) (map[string]string, error) {
+	trigger := r.Trigger
+	if trigger == "" {
+		trigger = TriggerSchedule
+	}
+	env := map[string]string{
+		"FLOWGATE_CRON_JOB_ID":    j.ID,
+		"FLOWGATE_CRON_JOB_NAME":  j.Name,
+		"FLOWGATE_CRON_RUN_ID":    RunID(j.ID, r.Scheduled),
+		"FLOWGATE_CRON_SCHEDULED": r.Scheduled.UTC().Format(time.RFC3339Nano),
+		"FLOWGATE_CRON_TRIGGER":   trigger,
+		"FLOWGATE_SESSION":        RunID(j.ID, r.Scheduled),
+	}
+	name, named := strings.CutPrefix(j.Session, "session:")
+	if !named {
+		return env, nil
+	}
+	env["FLOWGATE_SESSION"] = name
+	if s.cfg.SessionsDir != "" {
+		dir := filepath.Join(s.cfg.SessionsDir, name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("session %s: %w", name, err)
+		}
+		env["FLOWGATE_SESSION_DIR"] = dir
+	}
+	return env, nil
+}
+
 // pipelineFlow returns the flow of a pipeline run: the one a previous
 // attempt made (found by owner and origin), or a new one.
-func (s *Scheduler) pipelineFlow(j Job, origin string) (*sdk.Flow, error) {
+func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string) (*sdk.Flow, error) {
 	page, err := s.eng.ListFlows(engine.FlowFilter{OwnerKey: ownerKey(j.ID)})
 	if err != nil {
 		return nil, err
@@ -472,7 +747,7 @@ func (s *Scheduler) pipelineFlow(j Job, origin string) (*sdk.Flow, error) {
 			return f, nil
 		}
 	}
-	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline)}.State()
+	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline), Env: env}.State()
 	if err != nil {
 		return nil, err
 	}
@@ -489,25 +764,15 @@ func (s *Scheduler) settle(jobID string) error {
 	if err := s.st.View(func(tx store.ReadTx) (err error) { rec, err = loadSched(tx, jobID); return err }); err != nil {
 		return err
 	}
-	if len(rec.Active) == 0 && len(rec.Buffered) == 0 {
-		// Nothing to follow: drop the record of a job removed since.
-		var gone bool
-		if err := s.st.View(func(tx store.ReadTx) error {
-			_, err := find(tx, jobID)
-			gone = errors.Is(err, ErrJobNotFound)
-			return nil
-		}); err != nil || !gone {
-			return err
-		}
+	if !rec.open() {
+		// Nothing to follow (a stale index entry): putSched drops it, and the
+		// record of a job removed since.
 		return s.st.Update(func(tx store.Tx) error {
 			cur, err := loadSched(tx, jobID)
-			if err != nil || len(cur.Active) > 0 || len(cur.Buffered) > 0 {
+			if err != nil || cur.open() {
 				return err
 			}
-			if _, err := find(tx, jobID); !errors.Is(err, ErrJobNotFound) {
-				return nil
-			}
-			return tx.Delete(schedKey(jobID))
+			return putSched(tx, jobID, cur)
 		})
 	}
 	var errs []error
@@ -552,15 +817,17 @@ func (s *Scheduler) outcome(r Run) (status, msg string, ended bool) {
 		if err != nil || task.Status.Active() {
 			return "", "", false
 		}
+		msg := "task " + string(task.Status)
+		if n := len(task.Errors); n > 0 {
+			msg += ": " + task.Errors[n-1]
+		}
 		switch task.Status {
 		case sdk.TaskSucceeded:
 			return RunOK, "", true
 		case sdk.TaskCancelled:
 			return RunCancelled, "", true
-		}
-		msg := "task " + string(task.Status)
-		if n := len(task.Errors); n > 0 {
-			msg += ": " + task.Errors[n-1]
+		case sdk.TaskLost:
+			return RunInterrupted, msg, true
 		}
 		return RunError, msg, true
 	case r.FlowID != "":
@@ -612,7 +879,7 @@ func (s *Scheduler) promote(jobID string) (time.Time, error) {
 			}
 			next = t
 		}
-		return putJSON(tx, schedKey(jobID), rec)
+		return putSched(tx, jobID, rec)
 	})
 	return next, err
 }
@@ -620,9 +887,13 @@ func (s *Scheduler) promote(jobID string) (time.Time, error) {
 // finish records how the run at t ended (status empty: it already has),
 // drops it from the active runs, and updates the job's state: the failure
 // count and backoff, auto-disable at DisableAfter failures, and removal of
-// a one-shot job with DeleteAfterRun after a run that succeeded.
+// a one-shot job with DeleteAfterRun after a run that succeeded. In the
+// same transaction it queues the run's delivery and, when one is due, a
+// failure alert (see outbox.go), so neither is lost to a crash.
 func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now time.Time) error {
-	return s.st.Update(func(tx store.Tx) error {
+	var queued bool
+	err := s.st.Update(func(tx store.Tx) error {
+		queued = false
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err
@@ -633,32 +904,25 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 			return err
 		}
 		if !ok || !runOpen(r.Status) || status == "" {
-			return putJSON(tx, schedKey(jobID), rec)
+			return putSched(tx, jobID, rec)
 		}
 		r.Status, r.Error, r.EndedAt = status, msg, now.UTC()
-		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
-			return err
-		}
 		j, err := find(tx, jobID)
 		if errors.Is(err, ErrJobNotFound) {
-			return putJSON(tx, schedKey(jobID), rec)
+			if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+				return err
+			}
+			return putSched(tx, jobID, rec)
 		}
 		if err != nil {
 			return err
 		}
 		j.State.LastStatus = status
-		switch status {
-		case RunOK:
+		failed := status == RunError || status == RunInterrupted
+		switch {
+		case status == RunOK:
 			j.State.LastError, j.State.ConsecutiveErrors = "", 0
-			if j.DeleteAfterRun && j.Schedule.Kind == KindAt {
-				for _, key := range []string{jobKey(j.ID), nameKey(j.Name), schedKey(j.ID)} {
-					if err := tx.Delete(key); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-		case RunError:
+		case failed:
 			j.State.LastError = msg
 			j.State.ConsecutiveErrors++
 			rec.LastFailure = now
@@ -670,14 +934,42 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 				j.State.NextRun = nextRunAfter(j, rec, now)
 			}
 		}
+		if j.Delivery.Kind != DeliveryNone && j.Delivery.Kind != "" {
+			if err := enqueue(tx, j, r, EventRunFinished, j.Delivery, now); err != nil {
+				return err
+			}
+			r.Delivery, queued = DeliveryPending, true
+		}
+		a := j.FailureAlert
+		if failed && a.After > 0 && AlertDue(j.State.ConsecutiveErrors, a.After, j.State.LastAlertAt, now, time.Duration(a.Cooldown)) {
+			if err := enqueue(tx, j, r, EventFailureAlert, a.Destination(j.Delivery), now); err != nil {
+				return err
+			}
+			r.Alert, queued, j.State.LastAlertAt = DeliveryPending, true, now
+		}
+		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
+			return err
+		}
+		if status == RunOK && j.DeleteAfterRun && j.Schedule.Kind == KindAt {
+			for _, o := range removeOps(tx, j) {
+				if err := tx.Delete(o.key); err != nil {
+					return err
+				}
+			}
+			return putSched(tx, jobID, rec) // kept while runs started by hand are open
+		}
 		if j.Enabled {
 			rec.DisabledReason = ""
 		}
 		if err := putJob(tx, j); err != nil {
 			return err
 		}
-		return putJSON(tx, schedKey(jobID), rec)
+		return putSched(tx, jobID, rec)
 	})
+	if err == nil && queued {
+		s.wakeDeliveries()
+	}
+	return err
 }
 
 // Runs returns up to limit runs of the job with id or name ref, newest

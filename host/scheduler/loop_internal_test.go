@@ -22,7 +22,7 @@ func crashAfterClaim(t *testing.T, st store.Store, jobID string, at time.Time) {
 		if err := putJSON(tx, runKey(jobID, at), Run{JobID: jobID, Scheduled: at, Status: RunStarting}); err != nil {
 			return err
 		}
-		return putJSON(tx, schedKey(jobID), schedRecord{LastScheduled: at, Active: []time.Time{at}})
+		return putSched(tx, jobID, schedRecord{LastScheduled: at, Active: []time.Time{at}})
 	}))
 }
 
@@ -44,11 +44,11 @@ func TestRecoverStartingRun(t *testing.T) {
 
 	// The command job crashed after the engine created its task.
 	crashAfterClaim(t, st, cmd.ID, now)
-	task, _, err := eng.CreateTask(engine.CreateTaskInput{Runtime: cronRuntime, OwnerKey: ownerKey(cmd.ID), Spec: taskSpec("true"), IdempotencyKey: idempotencyKey(cmd.ID, now)})
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{Runtime: cronRuntime, OwnerKey: ownerKey(cmd.ID), Spec: taskSpec("true"), IdempotencyKey: RunID(cmd.ID, now)})
 	require.NoError(t, err)
 	// The pipeline job crashed after the engine created its flow.
 	crashAfterClaim(t, st, pipe.ID, now)
-	flow, err := s.pipelineFlow(pipe, idempotencyKey(pipe.ID, now))
+	flow, err := s.pipelineFlow(pipe, RunID(pipe.ID, now), nil)
 	require.NoError(t, err)
 
 	require.NoError(t, s.TickOnce(context.Background()))

@@ -253,7 +253,10 @@ func TestPipelineJobWaitingHoldsTheJob(t *testing.T) {
 	require.Equal(t, "cron:"+j.ID, f.OwnerKey)
 	var state map[string]any
 	require.NoError(t, json.Unmarshal(f.State, &state))
-	require.Equal(t, map[string]any{"file": file, "args": map[string]any{"env": "prod"}, "cwd": dir}, state)
+	require.Equal(t, file, state["file"])
+	require.Equal(t, map[string]any{"env": "prod"}, state["args"])
+	require.Equal(t, dir, state["cwd"])
+	require.Contains(t, state["env"], "FLOWGATE_CRON_RUN_ID")
 
 	// The flow stops at an approval gate: the job is held.
 	f, err = e.eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{CurrentStep: "approve"})

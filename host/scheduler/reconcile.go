@@ -59,7 +59,7 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 			}
 			j.ID, j.CreatedAt, j.UpdatedAt, j.State = cur.ID, cur.CreatedAt, now, cur.State
 			j.State.NextRun = nextRun(j, now)
-			return j, []op{put(j)}, nil
+			return j, putOps(tx, j), nil
 		}); err != nil {
 			return added, changed, fmt.Errorf("cron job %q: %w", in.Name, err)
 		}

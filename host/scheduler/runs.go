@@ -15,12 +15,17 @@ import (
 // per job, and the run history, one record per scheduled time. The history
 // key holds the scheduled time in Unix nanoseconds, zero-padded, so keys
 // sort oldest first and a scheduled time has exactly one record.
+//
+// An index of the jobs with open runs (active or buffered), "cron/open/ID",
+// lets each tick follow those jobs only.
 const (
 	schedPrefix = "cron/sched/"
 	runPrefix   = "cron/run/"
+	openPrefix  = "cron/open/"
 )
 
 func schedKey(jobID string) string   { return schedPrefix + jobID }
+func openKey(jobID string) string    { return openPrefix + jobID }
 func runsPrefix(jobID string) string { return runPrefix + jobID + "/" }
 func runKey(jobID string, t time.Time) string {
 	return fmt.Sprintf("%s%020d", runsPrefix(jobID), t.UnixNano())
@@ -47,7 +52,27 @@ const (
 	// RunMissed: the time passed while nothing ran it (downtime, suspend,
 	// clock jump) and catch-up did not run it.
 	RunMissed = "missed"
+	// RunInterrupted: the run's task was lost (its process vanished while
+	// the gateway was down, and it was not safe to repeat). It counts as a
+	// failure.
+	RunInterrupted = "interrupted"
+	// RunPlanned: a time a backfill dry run would run. Never stored.
+	RunPlanned = "planned"
 )
+
+// Run triggers: what asked for a run.
+const (
+	TriggerSchedule = "schedule"
+	TriggerManual   = "manual"
+	TriggerBackfill = "backfill"
+)
+
+// RunID names the run of a job at scheduled time t: "cron:<job-id>:<t in
+// RFC 3339 with nanoseconds, UTC>". It is also the idempotency key of the
+// run's task and the origin of its flow.
+func RunID(jobID string, t time.Time) string {
+	return "cron:" + jobID + ":" + t.UTC().Format(time.RFC3339Nano)
+}
 
 // runOpen reports whether a run with this status has not ended.
 func runOpen(status string) bool {
@@ -56,14 +81,27 @@ func runOpen(status string) bool {
 
 // Run is one scheduled time of a job, as recorded in its history.
 type Run struct {
+	ID        string    `json:"id"`
 	JobID     string    `json:"job_id"`
 	Scheduled time.Time `json:"scheduled"`
 	Status    string    `json:"status"`
+	// Trigger is TriggerSchedule, TriggerManual or TriggerBackfill; empty
+	// reads as TriggerSchedule.
+	Trigger   string    `json:"trigger,omitempty"`
+	Session   string    `json:"session,omitempty"`
 	TaskID    string    `json:"task_id,omitempty"`
 	FlowID    string    `json:"flow_id,omitempty"`
 	StartedAt time.Time `json:"started_at,omitzero"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
+	// Delivery is how the run's result delivery went (pending, delivered,
+	// failed; empty when the job delivers nowhere), with the last error.
+	Delivery      string `json:"delivery,omitempty"`
+	DeliveryError string `json:"delivery_error,omitempty"`
+	// Alert is how the failure alert this run raised went, if it raised
+	// one, with the last error.
+	Alert      string `json:"alert,omitempty"`
+	AlertError string `json:"alert_error,omitempty"`
 }
 
 // schedRecord is the Scheduler's runtime record for a job, kept apart from
@@ -82,6 +120,29 @@ type schedRecord struct {
 	LastFailure time.Time `json:"last_failure,omitzero"`
 	// DisabledReason says why the scheduler disabled the job, if it did.
 	DisabledReason string `json:"disabled_reason,omitempty"`
+}
+
+// open reports whether the job has runs to follow.
+func (r schedRecord) open() bool { return len(r.Active) > 0 || len(r.Buffered) > 0 }
+
+// putSched writes a job's runtime record and keeps its entry in the index
+// of jobs with open runs.
+// The record of a removed job goes once it has no open runs.
+func putSched(tx store.Tx, jobID string, rec schedRecord) error {
+	if rec.open() {
+		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
+			return err
+		}
+		_, err := tx.Put(openKey(jobID), []byte{})
+		return err
+	}
+	if err := tx.Delete(openKey(jobID)); err != nil {
+		return err
+	}
+	if _, err := tx.Get(jobKey(jobID)); errors.Is(err, store.ErrKeyNotFound) {
+		return tx.Delete(schedKey(jobID))
+	}
+	return putJSON(tx, schedKey(jobID), rec)
 }
 
 func getJSON(tx store.ReadTx, key string, v any) (bool, error) {

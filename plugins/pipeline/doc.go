@@ -9,6 +9,9 @@
 //
 //	{"file": "/abs/path/of/workflow", "args": {…}, "cwd": "/caller/cwd"}
 //
+// and an optional "env" object that every step's environment starts from
+// (the scheduler puts FLOWGATE_SESSION and the run's identity there).
+//
 // The controller adds and keeps two keys and no others:
 //
 //	"results": {"<step id>": <flows.StepResult JSON>, …}

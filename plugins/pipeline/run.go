@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/flowgate/flowgate/flows"
@@ -80,7 +81,7 @@ func (r *run) advance(ctx context.Context) error {
 	if base == "" {
 		base = filepath.Dir(r.wf.File)
 	}
-	r.top = &frame{wf: r.wf, args: r.args, results: r.st.Results, chain: []string{r.wf.File}, cwd: base}
+	r.top = &frame{wf: r.wf, args: r.args, results: r.st.Results, chain: []string{r.wf.File}, cwd: base, env: maps.Clone(r.st.Env)}
 	if stop, err := r.walk(ctx, r.top); stop || err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ type state struct {
 	File      string
 	Args      map[string]any
 	Cwd       string
+	Env       map[string]string
 	Results   map[string]flows.StepResult
 	Decisions map[string]Decision
 }
@@ -42,7 +43,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "results": &s.Results, "decisions": &s.Decisions} {
+	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "results": &s.Results, "decisions": &s.Decisions} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)

@@ -1,0 +1,115 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The handlers of the cron routes (see NewHandler).
+
+func (s *server) listJobs(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	q, err := parseQuery(r, "all")
+	if err != nil {
+		return 0, nil, err
+	}
+	var all bool
+	if v := q.Get("all"); v != "" {
+		if all, err = strconv.ParseBool(v); err != nil {
+			return 0, nil, fmt.Errorf("%w: all %q is not true or false", sdk.ErrInvalid, v)
+		}
+	}
+	jobs, err := s.c.ListJobs(r.Context(), all)
+	if jobs == nil {
+		jobs = []scheduler.Job{}
+	}
+	return http.StatusOK, jobListJSON{Jobs: jobs}, err
+}
+
+func (s *server) addJob(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in jobInputJSON
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.c.AddJob(r.Context(), in.input())
+	return http.StatusCreated, j, err
+}
+
+func (s *server) getJob(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.c.GetJob(r.Context(), r.PathValue("ref"))
+	return http.StatusOK, j, err
+}
+
+func (s *server) editJob(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var p jobPatchJSON
+	if err := decodeRequest(w, r, &p); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), p.patch())
+	return http.StatusOK, j, err
+}
+
+func (s *server) enableJob(enabled bool) endpoint {
+	return func(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+		if _, err := parseQuery(r); err != nil {
+			return 0, nil, err
+		}
+		j, err := s.c.SetJobEnabled(r.Context(), r.PathValue("ref"), enabled)
+		return http.StatusOK, j, err
+	}
+}
+
+func (s *server) removeJob(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.c.RemoveJob(r.Context(), r.PathValue("ref"))
+	return http.StatusOK, j, err
+}
+
+func (s *server) jobRuns(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	q, err := parseQuery(r, "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	limit, err := parseLimit(q.Get("limit"))
+	if err != nil {
+		return 0, nil, err
+	}
+	runs, err := s.c.JobRuns(r.Context(), r.PathValue("ref"), limit)
+	return http.StatusOK, runListToWire(runs), err
+}
+
+func (s *server) runJobNow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	run, err := s.c.RunJobNow(r.Context(), r.PathValue("ref"))
+	return http.StatusOK, run, err
+}
+
+func (s *server) backfillJob(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in backfillRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	runs, err := s.c.BackfillJob(r.Context(), r.PathValue("ref"), in.options())
+	return http.StatusOK, runListToWire(runs), err
+}
+
+func (s *server) cronStatus(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	st, err := s.c.CronStatus(r.Context())
+	if st.Jobs == nil {
+		st.Jobs = []scheduler.JobStatus{}
+	}
+	return http.StatusOK, st, err
+}

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"time"
+
+	"github.com/flowgate/flowgate/host/scheduler"
+)
+
+// The wire shapes of the cron routes. scheduler's inputs are Go API
+// without JSON tags (one field per CLI flag); their JSON spelling lives
+// here. Jobs, runs and job statuses carry tags and travel as they are.
+
+// jobInputJSON is the body of POST /v1/cron/jobs: scheduler.JobInput with
+// the schedule flags flattened. An absent field is the flag not given.
+type jobInputJSON struct {
+	Name                 string `json:"name,omitempty"`
+	Description          string `json:"description,omitempty"`
+	Cron                 string `json:"cron,omitempty"`
+	TZ                   string `json:"tz,omitempty"`
+	DST                  string `json:"dst,omitempty"`
+	Every                string `json:"every,omitempty"`
+	At                   string `json:"at,omitempty"`
+	Pipeline             string `json:"pipeline,omitempty"`
+	ArgsJSON             string `json:"args_json,omitempty"`
+	Command              string `json:"command,omitempty"`
+	Session              string `json:"session,omitempty"`
+	Overlap              string `json:"overlap,omitempty"`
+	CatchUpWindow        string `json:"catchup_window,omitempty"`
+	Webhook              string `json:"webhook,omitempty"`
+	NotifyCommand        string `json:"notify_command,omitempty"`
+	FailureAlertAfter    int    `json:"failure_alert_after,omitempty"`
+	FailureAlertCooldown string `json:"failure_alert_cooldown,omitempty"`
+	FailureAlertWebhook  string `json:"failure_alert_webhook,omitempty"`
+	FailureAlertCommand  string `json:"failure_alert_command,omitempty"`
+	DeleteAfterRun       bool   `json:"delete_after_run,omitempty"`
+	Disabled             bool   `json:"disabled,omitempty"`
+}
+
+func jobInputToWire(in scheduler.JobInput) jobInputJSON {
+	return jobInputJSON{
+		Name: in.Name, Description: in.Description,
+		Cron: in.Schedule.Cron, TZ: in.Schedule.TZ, DST: in.Schedule.DST, Every: in.Schedule.Every, At: in.Schedule.At,
+		Pipeline: in.Pipeline, ArgsJSON: in.ArgsJSON, Command: in.Command,
+		Session: in.Session, Overlap: in.Overlap, CatchUpWindow: in.CatchUpWindow,
+		Webhook: in.Webhook, NotifyCommand: in.NotifyCommand,
+		FailureAlertAfter: in.FailureAlertAfter, FailureAlertCooldown: in.FailureAlertCooldown,
+		FailureAlertWebhook: in.FailureAlertWebhook, FailureAlertCommand: in.FailureAlertCommand,
+		DeleteAfterRun: in.DeleteAfterRun, Disabled: in.Disabled,
+	}
+}
+
+func (j jobInputJSON) input() scheduler.JobInput {
+	return scheduler.JobInput{
+		Name: j.Name, Description: j.Description,
+		Schedule: scheduler.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At},
+		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command,
+		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
+		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
+		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
+		FailureAlertWebhook: j.FailureAlertWebhook, FailureAlertCommand: j.FailureAlertCommand,
+		DeleteAfterRun: j.DeleteAfterRun, Disabled: j.Disabled,
+	}
+}
+
+// jobPatchJSON is the body of POST /v1/cron/jobs/{ref}/edit:
+// scheduler.JobPatch. Only the fields set travel; an absent field leaves
+// the job's value alone, and "" (or 0, or false) sets it.
+type jobPatchJSON struct {
+	Name                 *string `json:"name,omitempty"`
+	Description          *string `json:"description,omitempty"`
+	Cron                 *string `json:"cron,omitempty"`
+	TZ                   *string `json:"tz,omitempty"`
+	DST                  *string `json:"dst,omitempty"`
+	Every                *string `json:"every,omitempty"`
+	At                   *string `json:"at,omitempty"`
+	Pipeline             *string `json:"pipeline,omitempty"`
+	ArgsJSON             *string `json:"args_json,omitempty"`
+	Command              *string `json:"command,omitempty"`
+	Session              *string `json:"session,omitempty"`
+	Overlap              *string `json:"overlap,omitempty"`
+	CatchUpWindow        *string `json:"catchup_window,omitempty"`
+	Webhook              *string `json:"webhook,omitempty"`
+	NotifyCommand        *string `json:"notify_command,omitempty"`
+	FailureAlertAfter    *int    `json:"failure_alert_after,omitempty"`
+	FailureAlertCooldown *string `json:"failure_alert_cooldown,omitempty"`
+	FailureAlertWebhook  *string `json:"failure_alert_webhook,omitempty"`
+	FailureAlertCommand  *string `json:"failure_alert_command,omitempty"`
+	DeleteAfterRun       *bool   `json:"delete_after_run,omitempty"`
+	Disabled             *bool   `json:"disabled,omitempty"`
+}
+
+func jobPatchToWire(p scheduler.JobPatch) jobPatchJSON {
+	return jobPatchJSON{
+		Name: p.Name, Description: p.Description,
+		Cron: p.Cron, TZ: p.TZ, DST: p.DST, Every: p.Every, At: p.At,
+		Pipeline: p.Pipeline, ArgsJSON: p.ArgsJSON, Command: p.Command,
+		Session: p.Session, Overlap: p.Overlap, CatchUpWindow: p.CatchUpWindow,
+		Webhook: p.Webhook, NotifyCommand: p.NotifyCommand,
+		FailureAlertAfter: p.FailureAlertAfter, FailureAlertCooldown: p.FailureAlertCooldown,
+		FailureAlertWebhook: p.FailureAlertWebhook, FailureAlertCommand: p.FailureAlertCommand,
+		DeleteAfterRun: p.DeleteAfterRun, Disabled: p.Disabled,
+	}
+}
+
+func (j jobPatchJSON) patch() scheduler.JobPatch {
+	return scheduler.JobPatch{
+		Name: j.Name, Description: j.Description,
+		Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At,
+		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command,
+		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
+		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
+		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
+		FailureAlertWebhook: j.FailureAlertWebhook, FailureAlertCommand: j.FailureAlertCommand,
+		DeleteAfterRun: j.DeleteAfterRun, Disabled: j.Disabled,
+	}
+}
+
+// backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:
+// scheduler.BackfillOptions. An absent from or to is refused by the
+// scheduler, naming the flag.
+type backfillRequest struct {
+	From    time.Time         `json:"from,omitzero"`
+	To      time.Time         `json:"to,omitzero"`
+	DryRun  bool              `json:"dry_run,omitempty"`
+	Overlap scheduler.Overlap `json:"overlap,omitempty"`
+}
+
+func backfillToWire(o scheduler.BackfillOptions) backfillRequest {
+	return backfillRequest{From: o.From, To: o.To, DryRun: o.DryRun, Overlap: o.Overlap}
+}
+
+func (b backfillRequest) options() scheduler.BackfillOptions {
+	return scheduler.BackfillOptions{From: b.From, To: b.To, DryRun: b.DryRun, Overlap: b.Overlap}
+}
+
+// jobListJSON is the answer to GET /v1/cron/jobs. Jobs is [] when empty.
+type jobListJSON struct {
+	Jobs []scheduler.Job `json:"jobs"`
+}
+
+// runListJSON is the answer to the runs and backfill routes. Runs is []
+// when empty.
+type runListJSON struct {
+	Runs []scheduler.Run `json:"runs"`
+}
+
+func runListToWire(runs []scheduler.Run) runListJSON {
+	if runs == nil {
+		runs = []scheduler.Run{}
+	}
+	return runListJSON{Runs: runs}
+}

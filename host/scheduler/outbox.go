@@ -1,0 +1,254 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// The delivery outbox. When a run ends, finish queues its delivery (and a
+// failure alert, when one is due) in the transaction that records the end,
+// under "cron/outbox/<job>/<scheduled>/<event>". DeliverOnce sends what is
+// due, outside any transaction and away from the scheduling loop, so a slow
+// receiver never delays a run; an entry is deleted only once its delivery
+// succeeded or ran out of attempts. Delivery is therefore at least once: a
+// crash after sending and before the delete sends again, with the same
+// Idempotency-Key. Skipped and missed times are not delivered.
+const outboxPrefix = "cron/outbox/"
+
+// Delivery statuses, as recorded on a run (Run.Delivery, Run.Alert) and in
+// the job's state.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Defaults for the delivery fields of Config.
+const (
+	DefaultDeliveryAttempts = 3
+	deliverParallel         = 4
+	deliverBatch            = 64
+)
+
+// deliveryBackoff is the wait before attempt n+1 of a delivery that failed
+// n times.
+func deliveryBackoff(n int) time.Duration {
+	switch n {
+	case 1:
+		return 10 * time.Second
+	case 2:
+		return time.Minute
+	}
+	return 5 * time.Minute
+}
+
+// outboxEntry is one queued delivery. It carries what the report needs
+// beyond the run record, so a job removed meanwhile (a one-shot deleted
+// after its run) is still reported.
+type outboxEntry struct {
+	JobID             string    `json:"job_id"`
+	JobName           string    `json:"job_name"`
+	Session           string    `json:"session,omitempty"`
+	Scheduled         time.Time `json:"scheduled"`
+	Event             string    `json:"event"`
+	To                Delivery  `json:"to"`
+	ConsecutiveErrors int       `json:"consecutive_errors"`
+	Attempts          int       `json:"attempts,omitempty"`
+	NextAt            time.Time `json:"next_at"`
+	LastError         string    `json:"last_error,omitempty"`
+}
+
+func outboxKey(jobID string, t time.Time, event string) string {
+	return fmt.Sprintf("%s%s/%020d/%s", outboxPrefix, jobID, t.UnixNano(), event)
+}
+
+// enqueue queues event about run r of job j for to, due now.
+func enqueue(tx store.Tx, j Job, r Run, event string, to Delivery, now time.Time) error {
+	return putJSON(tx, outboxKey(j.ID, r.Scheduled, event), outboxEntry{
+		JobID: j.ID, JobName: j.Name, Session: j.Session, Scheduled: r.Scheduled, Event: event, To: to,
+		ConsecutiveErrors: j.State.ConsecutiveErrors, NextAt: now.UTC(),
+	})
+}
+
+// wakeDeliveries tells the delivery loop that something was queued.
+func (s *Scheduler) wakeDeliveries() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// deliverLoop runs DeliverOnce every Tick and whenever a delivery is
+// queued, until ctx ends.
+func (s *Scheduler) deliverLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Tick)
+	defer t.Stop()
+	for {
+		if err := s.DeliverOnce(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Error("scheduler: deliveries", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// DeliverOnce sends the queued deliveries that are due, a few at a time,
+// and records each outcome: on the run (Delivery or Alert, with the
+// error) and, for a run's result, in the job's state. A failed delivery is
+// tried again after a backoff, up to DeliveryAttempts times in all. If ctx
+// ends mid-send, the entry stays queued for the next start. The loop calls
+// it; tests call it directly.
+func (s *Scheduler) DeliverOnce(ctx context.Context) error {
+	now := s.cfg.Now()
+	type due struct {
+		key string
+		e   outboxEntry
+	}
+	var (
+		list []due
+		bad  error
+	)
+	err := s.st.View(func(tx store.ReadTx) error {
+		list, bad = nil, nil
+		return tx.Scan(outboxPrefix, store.ScanOptions{}, func(it store.Item) bool {
+			var e outboxEntry
+			if err := json.Unmarshal(it.Value, &e); err != nil {
+				bad = errors.Join(bad, fmt.Errorf("read %s: %w", it.Key, err))
+				return true
+			}
+			if !e.NextAt.After(now) {
+				list = append(list, due{it.Key, e})
+			}
+			return len(list) < deliverBatch
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs = []error{bad}
+		sem  = make(chan struct{}, deliverParallel)
+	)
+	for _, d := range list {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := s.deliver(ctx, d.key, d.e); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// deliver sends one queued entry and records the outcome.
+func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) error {
+	r, found, err := s.loadRun(e.JobID, e.Scheduled)
+	if err != nil {
+		return err
+	}
+	if !found { // pruned from the history: report what the entry knows
+		r = Run{ID: RunID(e.JobID, e.Scheduled), JobID: e.JobID, Scheduled: e.Scheduled}
+	}
+	sendErr := Deliver(ctx, e.To, s.report(e, r), DeliverOptions{Timeout: s.cfg.DeliveryTimeout})
+	if ctx.Err() != nil {
+		return nil // stopping: the entry stays queued
+	}
+	now := s.cfg.Now()
+	return s.st.Update(func(tx store.Tx) error {
+		var cur outboxEntry
+		if ok, err := getJSON(tx, key, &cur); err != nil || !ok {
+			return err
+		}
+		status, msg := DeliveryDelivered, ""
+		if sendErr != nil {
+			msg = sendErr.Error()
+			cur.Attempts++
+			cur.LastError = msg
+			if cur.Attempts < s.cfg.DeliveryAttempts {
+				cur.NextAt = now.Add(deliveryBackoff(cur.Attempts)).UTC()
+				s.cfg.Logger.Warn("scheduler: delivery failed; will retry", "job", e.JobID, "event", e.Event, "attempt", cur.Attempts, "error", msg)
+				if err := putJSON(tx, key, cur); err != nil {
+					return err
+				}
+				return s.markDelivery(tx, e, DeliveryPending, msg)
+			}
+			status = DeliveryFailed
+			s.cfg.Logger.Warn("scheduler: delivery failed; giving up", "job", e.JobID, "event", e.Event, "attempts", cur.Attempts, "error", msg)
+		}
+		if err := tx.Delete(key); err != nil {
+			return err
+		}
+		return s.markDelivery(tx, e, status, msg)
+	})
+}
+
+// markDelivery records a delivery's status and error on its run and, for
+// a run's result, in the job's state.
+func (s *Scheduler) markDelivery(tx store.Tx, e outboxEntry, status, msg string) error {
+	if r, ok, err := loadRun(tx, e.JobID, e.Scheduled); err != nil {
+		return err
+	} else if ok {
+		if e.Event == EventFailureAlert {
+			r.Alert, r.AlertError = status, msg
+		} else {
+			r.Delivery, r.DeliveryError = status, msg
+		}
+		if err := putJSON(tx, runKey(e.JobID, e.Scheduled), r); err != nil {
+			return err
+		}
+	}
+	if e.Event != EventRunFinished || status == DeliveryPending {
+		return nil
+	}
+	j, err := find(tx, e.JobID)
+	if errors.Is(err, ErrJobNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	j.State.LastDelivery, j.State.LastDeliveryError = status, msg
+	return putJob(tx, j)
+}
+
+// report builds what a delivery sends about run r: the run, and the
+// result of its work (the task's result, or the pipeline's output).
+func (s *Scheduler) report(e outboxEntry, r Run) Report {
+	rep := Report{
+		Event: e.Event, JobID: e.JobID, JobName: e.JobName, RunID: RunID(e.JobID, e.Scheduled),
+		Scheduled: e.Scheduled, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Status: r.Status, Error: r.Error,
+		TaskID: r.TaskID, FlowID: r.FlowID, Session: e.Session, ConsecutiveErrors: e.ConsecutiveErrors,
+	}
+	switch {
+	case r.TaskID != "":
+		if t, err := s.eng.GetTask(r.TaskID); err == nil && t.Result != nil {
+			rep.Result, _ = json.Marshal(t.Result)
+		}
+	case r.FlowID != "":
+		if f, err := s.eng.GetFlow(r.FlowID); err == nil {
+			var state struct {
+				Output json.RawMessage `json:"output"`
+			}
+			if json.Unmarshal(f.State, &state) == nil && json.Valid(state.Output) {
+				rep.Result = state.Output
+			}
+		}
+	}
+	return rep
+}
