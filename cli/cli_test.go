@@ -289,10 +289,13 @@ func TestDemoRuns(t *testing.T) {
 		"current revision is 1",        // a revision conflict
 		`"status": "needs_approval"`,   // a pipeline at its gate
 		`"average": 101.5`,             // the pipeline's output after approval
-		"TaskFlows: 5",
 		"Gateway running for",
 	} {
 		require.Contains(t, out.String(), want)
 	}
+	require.Regexp(t, `Run cron:\S+ ended ok`, out.String(), "cron run --wait")
+	require.Regexp(t, `\bok\s+schedule\b`, out.String(), "the heartbeat fired on its schedule")
+	require.Regexp(t, `(?m)^heartbeat for 20\d\d-`, out.String(), "the scheduled run's output")
+	require.Regexp(t, `TaskFlows: \d+`, out.String())
 	require.Regexp(t, `cancelled\s+\S+\s+1\s+long job`, out.String())
 }

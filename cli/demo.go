@@ -26,7 +26,8 @@ func newDemoCmd(e *env) *cobra.Command {
 task that reports progress and milestones, retry a task that fails once,
 cancel a running task, run a workflow file that stops at an approval gate
 and approve it, change a managed flow with revisions (and watch a stale
-writer conflict), then list everything. Your own home is not touched.`,
+writer conflict), schedule a cron job every 10 seconds and watch it fire,
+then list everything. Your own home is not touched.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "flowgate-demo-")
@@ -97,6 +98,8 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		}
 		return out.String()
 	}
+	step("cron", "add", "--name", "heartbeat", "--every", "10s", "--command", `echo "heartbeat for $FLOWGATE_CRON_SCHEDULED"`)
+	step("cron", "run", "heartbeat", "--wait")
 	step("tasks", "run", "--label", "report", "--shell", "--", demoTask)
 	step("tasks", "run", "--label", "flaky", "--retries", "2", "--retry-backoff", "300ms", "--shell", "--",
 		`if [ "$FLOWGATE_ATTEMPT" = 1 ]; then echo "service busy, try later" >&2; exit 75; fi; echo "worked on attempt $FLOWGATE_ATTEMPT"`)
@@ -124,10 +127,38 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		step("tasks", "flow", "update", id, "--expected-revision", "0", "--status", "running", "--state", `{"step":"render"}`)
 		step("tasks", "flow", "update", id, "--expected-revision", "0", "--state", `{"step":"stale"}`)
 	}
+	// By now the heartbeat's first scheduled run is due or done.
+	var scheduled string
+	waitFor(func() bool { scheduled = scheduledRun(runQuiet(dir, "cron", "runs", "heartbeat", "--json")); return scheduled != "" })
+	step("cron", "runs", "heartbeat")
+	if scheduled != "" {
+		step("tasks", "logs", scheduled)
+	}
+	step("cron", "list")
 	step("tasks", "list")
 	step("tasks", "flow", "list")
 	step("gateway", "status")
 	return nil
+}
+
+// scheduledRun returns the task of the newest run that the schedule fired
+// and that ended ok, from cron runs --json output, or "".
+func scheduledRun(out string) string {
+	var l struct {
+		Runs []struct {
+			Status, Trigger string
+			TaskID          string `json:"task_id"`
+		} `json:"runs"`
+	}
+	if json.Unmarshal([]byte(out), &l) != nil {
+		return ""
+	}
+	for _, r := range l.Runs {
+		if r.Trigger == "schedule" && r.Status == "ok" {
+			return r.TaskID
+		}
+	}
+	return ""
 }
 
 // teeWriter writes to both writers.
@@ -147,9 +178,9 @@ func runQuiet(dir string, args ...string) string {
 	return out.String()
 }
 
-// waitFor polls cond for up to ten seconds.
+// waitFor polls cond for up to fifteen seconds.
 func waitFor(cond func() bool) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !cond(); {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && !cond(); {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
