@@ -116,7 +116,7 @@ func writeRunStarted(w io.Writer, r scheduler.Run) {
 
 // runEnded is nil unless r ended other than ok (or starting it failed).
 func runEnded(r scheduler.Run) error {
-	if runOpen(r.Status) || r.Status == scheduler.RunOK {
+	if r.Open() || r.Status == scheduler.RunOK {
 		return nil
 	}
 	msg := fmt.Sprintf("run %s ended %s", runID(r), r.Status)
@@ -135,11 +135,6 @@ func runID(r scheduler.Run) string {
 	return scheduler.RunID(r.JobID, r.Scheduled)
 }
 
-// runOpen reports whether a run with this status has not ended yet.
-func runOpen(status string) bool {
-	return status == scheduler.RunStarting || status == scheduler.RunRunning || status == scheduler.RunBuffered
-}
-
 // hosted reports whether c is a gateway this command hosts, which stops
 // when the command ends.
 func hosted(c api.Client) bool {
@@ -153,7 +148,7 @@ func hosted(c api.Client) bool {
 func followRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run, bool, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	for runOpen(r.Status) {
+	for r.Open() {
 		select {
 		case <-ctx.Done():
 			return r, false, nil

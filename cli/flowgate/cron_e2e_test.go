@@ -89,7 +89,7 @@ steps:
 			require.NoError(t, err)
 			open := 0
 			for _, r := range runs {
-				if r.Status == scheduler.RunStarting || r.Status == scheduler.RunRunning || r.Status == scheduler.RunBuffered {
+				if r.Open() {
 					open++
 				}
 			}

@@ -399,3 +399,28 @@ func TestRemovedJobStopsAndHistoryStays(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, st)
 }
+
+func TestOverlapBufferAllRunsEveryTimeInOrder(t *testing.T) {
+	e := newLoopEnv(t, scheduler.Config{})
+	in := everyMinute("all")
+	in.Overlap = "buffer_all"
+	j := e.add(in)
+	for m := 1; m <= 4; m++ {
+		e.tickAt(minute(m))
+	}
+	require.Equal(t, map[string]int{scheduler.RunRunning: 1, scheduler.RunBuffered: 3}, byStatus(e.runs(j.ID)))
+	for i := 1; i <= 4; i++ {
+		rs := e.runs(j.ID)
+		var active []scheduler.Run
+		for _, r := range rs {
+			if r.Status == scheduler.RunRunning {
+				active = append(active, r)
+			}
+		}
+		require.Len(t, active, 1, "one at a time")
+		require.Equal(t, minute(i), active[0].Scheduled, "oldest first")
+		e.finishTask(active[0].TaskID, sdk.TaskSucceeded)
+		e.tickAt(minute(4).Add(time.Duration(i) * time.Second))
+	}
+	require.Equal(t, map[string]int{scheduler.RunOK: 4}, byStatus(e.runs(j.ID)))
+}

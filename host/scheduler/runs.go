@@ -79,6 +79,10 @@ func runOpen(status string) bool {
 	return status == RunStarting || status == RunRunning || status == RunBuffered
 }
 
+// Open reports whether the run has not ended: it is starting, running, or
+// buffered behind another run of its job.
+func (r Run) Open() bool { return runOpen(r.Status) }
+
 // Run is one scheduled time of a job, as recorded in its history.
 type Run struct {
 	ID        string    `json:"id"`
