@@ -129,7 +129,10 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	}
 	// By now the heartbeat's first scheduled run is due or done.
 	var scheduled string
-	waitFor(func() bool { scheduled = scheduledRun(runQuiet(dir, "cron", "runs", "heartbeat", "--json")); return scheduled != "" })
+	waitFor(func() bool {
+		scheduled = scheduledRun(runQuiet(dir, "cron", "runs", "heartbeat", "--json"))
+		return scheduled != ""
+	})
 	step("cron", "runs", "heartbeat")
 	if scheduled != "" {
 		step("tasks", "logs", scheduled)
