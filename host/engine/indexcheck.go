@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Index problem kinds.
+const (
+	// IndexMissing: a record lacks an index entry it must have.
+	IndexMissing = "missing"
+	// IndexOrphan: an index entry whose record is gone or no longer
+	// matches it (another status, owner, controller, end time, or an
+	// idempotency key that names another task).
+	IndexOrphan = "orphan"
+	// IndexUnreadable: a record that does not decode, so its indexes
+	// cannot be checked. Repair leaves it alone.
+	IndexUnreadable = "unreadable"
+)
+
+// IndexProblem is one disagreement between the records and their
+// secondary indexes.
+type IndexProblem struct {
+	// Kind is IndexMissing, IndexOrphan or IndexUnreadable.
+	Kind string `json:"kind"`
+	// Key is the index entry at fault (or, for IndexUnreadable, the
+	// record's key).
+	Key string `json:"key"`
+	// Record is the key of the record the entry belongs to, when known.
+	Record string `json:"record,omitempty"`
+	// Detail says what is wrong in words.
+	Detail string `json:"detail"`
+}
+
+// indexWant is what the indexes must hold: every entry with the record it
+// belongs to and the value it must have (a task id for idempotency
+// entries, empty for the rest).
+type indexWant struct {
+	record string
+	value  string
+}
+
+// CheckIndexes compares every secondary index entry with the records, in
+// one read transaction, and returns the problems found, sorted by key.
+// Every write keeps them in step, so a healthy store has none; a problem
+// means damage from outside (a bug, a manual edit, a torn restore).
+// RepairIndexes fixes the missing and orphan ones. It takes time and
+// memory linear in the records.
+func (e *Engine) CheckIndexes() ([]IndexProblem, error) {
+	var out []IndexProblem
+	err := e.view(func(tx store.ReadTx) (err error) {
+		out, err = checkIndexes(tx)
+		return err
+	})
+	return out, err
+}
+
+// RepairIndexes makes the indexes match the records in one transaction:
+// it adds missing entries and deletes orphan ones. Unreadable records are
+// left as they are. It returns how many entries it changed.
+func (e *Engine) RepairIndexes() (int, error) {
+	var n int
+	err := e.st.Update(func(tx store.Tx) error {
+		n = 0
+		problems, err := checkIndexes(tx)
+		if err != nil {
+			return err
+		}
+		want, _, err := wantedIndexes(tx)
+		if err != nil {
+			return err
+		}
+		for _, p := range problems {
+			switch p.Kind {
+			case IndexMissing:
+				_, err = tx.Put(p.Key, []byte(want[p.Key].value))
+			case IndexOrphan:
+				if w, ok := want[p.Key]; ok { // the right key with the wrong value
+					_, err = tx.Put(p.Key, []byte(w.value))
+				} else {
+					err = tx.Delete(p.Key)
+				}
+			default:
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+func checkIndexes(tx store.ReadTx) ([]IndexProblem, error) {
+	want, out, err := wantedIndexes(tx)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(want))
+	err = tx.Scan("idx/", store.ScanOptions{}, func(it store.Item) bool {
+		w, ok := want[it.Key]
+		switch {
+		case !ok:
+			out = append(out, IndexProblem{Kind: IndexOrphan, Key: it.Key, Record: indexedRecord(it),
+				Detail: "no record has this index entry: its record is gone or no longer matches it"})
+		case string(it.Value) != w.value:
+			out = append(out, IndexProblem{Kind: IndexOrphan, Key: it.Key, Record: w.record,
+				Detail: fmt.Sprintf("the entry names %q, but %s holds this key", it.Value, w.record)})
+		default:
+			seen[it.Key] = true
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, w := range want {
+		if !seen[k] && !hasOrphanAt(out, k) {
+			out = append(out, IndexProblem{Kind: IndexMissing, Key: k, Record: w.record, Detail: w.record + " has no index entry " + k})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Key < out[b].Key })
+	return out, nil
+}
+
+// hasOrphanAt reports whether an entry at key was already reported with
+// the wrong value (repair rewrites it as missing).
+func hasOrphanAt(ps []IndexProblem, key string) bool {
+	for _, p := range ps {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// wantedIndexes lists every index entry the records call for, and the
+// records that do not decode.
+func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error) {
+	want := map[string]indexWant{}
+	var bad []IndexProblem
+	scan := func(prefix string, fn func(key string, v []byte) error) error {
+		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+			if err := fn(it.Key, it.Value); err != nil {
+				bad = append(bad, IndexProblem{Kind: IndexUnreadable, Key: it.Key, Record: it.Key, Detail: err.Error()})
+			}
+			return true
+		})
+	}
+	err := scan(flowPrefix, func(key string, v []byte) error {
+		var f sdk.Flow
+		if err := json.Unmarshal(v, &f); err != nil {
+			return fmt.Errorf("the flow record does not decode: %w", err)
+		}
+		for _, k := range flowIndexKeys(&f) {
+			want[k] = indexWant{record: key}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = scan(taskPrefix, func(key string, v []byte) error {
+		var t sdk.Task
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("the task record does not decode: %w", err)
+		}
+		for _, k := range taskIndexKeys(&t) {
+			want[k] = indexWant{record: key}
+		}
+		if t.IdempotencyKey != "" {
+			want[idemKey(t.IdempotencyKey)] = indexWant{record: key, value: t.ID}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return want, bad, nil
+}
+
+// indexedRecord names the record an orphan entry points at: the id after
+// the last slash (the value, for an idempotency entry).
+func indexedRecord(it store.Item) string {
+	switch {
+	case strings.HasPrefix(it.Key, idxTaskIdem):
+		return taskKey(string(it.Value))
+	case strings.HasPrefix(it.Key, "idx/flow/"):
+		return flowKey(it.Key[strings.LastIndexByte(it.Key, '/')+1:])
+	}
+	return taskKey(it.Key[strings.LastIndexByte(it.Key, '/')+1:])
+}
