@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The maintenance primitives. Each one re-reads its record in its own
+// transaction and refuses (with sdk.ErrInvalid, changing nothing) when the
+// record no longer qualifies, so a maintenance pass planned from a listing
+// can never act on a record that moved meanwhile.
+
+// PruneFlow deletes terminal flow id and everything that belongs to it: its
+// tasks, their index and idempotency entries, and its event outbox. It
+// refuses a flow that is not terminal (a flow waiting at a gate or blocked
+// can still move), that ended after cutoff, or that has a task still
+// active. It returns the ids of the tasks deleted, so the caller can
+// remove their logs.
+func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
+	var pruned []string
+	err := e.write(func(t *txn) error {
+		pruned = nil
+		f, err := loadFlow(t.tx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !f.Status.Terminal():
+			return fmt.Errorf("%w: flow %s is %s and can still move; only terminal flows are pruned", sdk.ErrInvalid, id, f.Status)
+		case f.EndedAt.After(cutoff):
+			return fmt.Errorf("%w: flow %s ended at %s, inside the retention", sdk.ErrInvalid, id, f.EndedAt.Format(time.RFC3339))
+		}
+		tasks, err := flowTasks(t.tx, id)
+		if err != nil {
+			return err
+		}
+		for _, task := range tasks {
+			if !task.Status.Terminal() {
+				return fmt.Errorf("%w: flow %s has task %s still %s", sdk.ErrInvalid, id, task.ID, task.Status)
+			}
+		}
+		for _, task := range tasks {
+			if err := t.deleteTask(task); err != nil {
+				return err
+			}
+			pruned = append(pruned, task.ID)
+		}
+		if err := t.deleteEvents(id); err != nil {
+			return err
+		}
+		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
+			return err
+		}
+		return t.del(flowKey(id))
+	})
+	return pruned, err
+}
+
+// PruneTask deletes terminal task id whose flow no longer exists (a
+// dangling task) once its CleanupAfter has passed at now. Tasks with a
+// flow go with their flow (PruneFlow), so a controller never sees the
+// tasks of a live flow disappear.
+func (e *Engine) PruneTask(id string, now time.Time) error {
+	return e.write(func(t *txn) error {
+		task, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !task.Status.Terminal():
+			return fmt.Errorf("%w: task %s is %s; only terminal tasks are pruned", sdk.ErrInvalid, id, task.Status)
+		case task.CleanupAfter.IsZero() || task.CleanupAfter.After(now):
+			return fmt.Errorf("%w: task %s is kept until %s", sdk.ErrInvalid, id, task.CleanupAfter.Format(time.RFC3339))
+		}
+		if _, err := t.tx.Get(flowKey(task.FlowID)); err == nil {
+			return fmt.Errorf("%w: task %s belongs to flow %s and is pruned with it", sdk.ErrInvalid, id, task.FlowID)
+		}
+		return t.deleteTask(task)
+	})
+}
+
+// StampCleanup gives terminal task id a CleanupAfter when it has none: its
+// end (or, lacking one, its last update) plus the task retention.
+func (e *Engine) StampCleanup(id string) (*sdk.Task, error) {
+	var out *sdk.Task
+	err := e.write(func(t *txn) error {
+		old, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if !old.Status.Terminal() || !old.CleanupAfter.IsZero() {
+			return fmt.Errorf("%w: task %s is %s with cleanup_after %v; nothing to stamp", sdk.ErrInvalid, id, old.Status, old.CleanupAfter)
+		}
+		task := *old
+		base := task.EndedAt
+		if base.IsZero() {
+			base = task.UpdatedAt
+		}
+		task.CleanupAfter = base.Add(t.retention)
+		if err := t.saveTask(old, &task); err != nil {
+			return err
+		}
+		out = &task
+		return nil
+	})
+	return out, err
+}
+
+// FinalizeCancel makes managed flow id cancelled when it has a cancel
+// request, is not terminal, and no task of it is active: the state a cancel
+// reaches by itself when its last task settles, for a flow that missed it.
+func (e *Engine) FinalizeCancel(id string) (*sdk.Flow, error) {
+	var out *sdk.Flow
+	err := e.write(func(t *txn) error {
+		f, err := loadFlow(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if f.SyncMode != sdk.SyncManaged || !f.CancelRequested() || f.Status.Terminal() {
+			return fmt.Errorf("%w: flow %s (%s, %s) has no cancel to finish", sdk.ErrInvalid, id, f.SyncMode, f.Status)
+		}
+		tasks, err := flowTasks(t.tx, id)
+		if err != nil {
+			return err
+		}
+		for _, task := range tasks {
+			if task.Status.Active() {
+				return fmt.Errorf("%w: flow %s still has task %s %s", sdk.ErrInvalid, id, task.ID, task.Status)
+			}
+		}
+		if err := t.finishCancel(f); err != nil {
+			return err
+		}
+		out, err = loadFlow(t.tx, id)
+		return err
+	})
+	return out, err
+}
+
+// MirrorMismatch reports whether mirrored flow f disagrees with its task
+// (status, goal or end time), as the audit and RepairMirror judge it.
+func MirrorMismatch(f *sdk.Flow, task *sdk.Task) bool {
+	if f.SyncMode != sdk.SyncTaskMirrored {
+		return false
+	}
+	if f.Status != mirrorStatus(task.Status) || f.Goal != mirrorGoal(task) {
+		return true
+	}
+	return !task.EndedAt.IsZero() && !f.EndedAt.Equal(task.EndedAt)
+}
+
+// RepairMirror re-derives mirrored flow id from its task. It refuses a
+// flow that is not mirrored or that has not exactly one task.
+func (e *Engine) RepairMirror(id string) (*sdk.Flow, error) {
+	var out *sdk.Flow
+	err := e.write(func(t *txn) error {
+		f, err := loadFlow(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if f.SyncMode != sdk.SyncTaskMirrored {
+			return fmt.Errorf("%w: flow %s is %s, not mirrored", sdk.ErrInvalid, id, f.SyncMode)
+		}
+		tasks, err := flowTasks(t.tx, id)
+		if err != nil {
+			return err
+		}
+		if len(tasks) != 1 {
+			return fmt.Errorf("%w: mirrored flow %s has %d tasks; it should have one", sdk.ErrInvalid, id, len(tasks))
+		}
+		if err := t.syncMirror(f, tasks[0]); err != nil {
+			return err
+		}
+		out, err = loadFlow(t.tx, id)
+		return err
+	})
+	return out, err
+}
+
+// deleteTask removes a task record with its index and idempotency entries.
+func (t *txn) deleteTask(task *sdk.Task) error {
+	if err := t.reindex(taskIndexKeys(task), nil); err != nil {
+		return err
+	}
+	if task.IdempotencyKey != "" {
+		if it, err := t.tx.Get(idemKey(task.IdempotencyKey)); err == nil && string(it.Value) == task.ID {
+			if err := t.del(idemKey(task.IdempotencyKey)); err != nil {
+				return err
+			}
+		}
+	}
+	return t.del(taskKey(task.ID))
+}
+
+// deleteEvents removes a flow's event outbox and sequence counter.
+func (t *txn) deleteEvents(flowID string) error {
+	var keys []string
+	if err := t.tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
+		keys = append(keys, it.Key)
+		return true
+	}); err != nil {
+		return err
+	}
+	for _, k := range append(keys, seqPrefix+flowID) {
+		if err := t.del(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newClockEngine(t *testing.T) (*engine.Engine, store.Store, *clock) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	c := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	eng, err := engine.New(st, engine.Config{Now: c.now})
+	require.NoError(t, err)
+	return eng, st, c
+}
+
+func finish(t *testing.T, eng *engine.Engine, id string, s sdk.TaskStatus) {
+	t.Helper()
+	_, err := eng.StartTask(id, engine.StartInput{})
+	require.NoError(t, err)
+	_, err = eng.FinishTask(id, engine.FinishInput{Status: s})
+	require.NoError(t, err)
+}
+
+func keysUnder(t *testing.T, st store.Store, prefix string) []string {
+	t.Helper()
+	var keys []string
+	require.NoError(t, st.View(func(tx store.ReadTx) error {
+		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+			keys = append(keys, it.Key)
+			return true
+		})
+	}))
+	return keys
+}
+
+func TestPruneFlowTakesItsTasksEventsAndIndexes(t *testing.T) {
+	eng, st, c := newClockEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+	a, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, OwnerKey: "o", Runtime: "cli", IdempotencyKey: "a"})
+	require.NoError(t, err)
+	finish(t, eng, a.ID, sdk.TaskSucceeded)
+	f, err = eng.GetFlow(f.ID)
+	require.NoError(t, err)
+	_, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	keep, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"}) // another flow, untouched
+	require.NoError(t, err)
+
+	_, err = eng.PruneFlow(f.ID, c.t.Add(-time.Hour))
+	require.ErrorIs(t, err, sdk.ErrInvalid, "inside the retention")
+	pruned, err := eng.PruneFlow(f.ID, c.t)
+	require.NoError(t, err)
+	require.Equal(t, []string{a.ID}, pruned)
+
+	_, err = eng.GetFlow(f.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	_, err = eng.GetTask(a.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	_, err = eng.ResolveTask("a")
+	require.ErrorIs(t, err, sdk.ErrNotFound, "the idempotency key is free again")
+	require.Empty(t, keysUnder(t, st, "event/"+f.ID+"/"))
+	require.Empty(t, keysUnder(t, st, "eventseq/"+f.ID))
+	problems, err := eng.CheckIndexes()
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	_, err = eng.GetTask(keep.ID)
+	require.NoError(t, err)
+}
+
+func TestPruneFlowRefusesWhatCanStillMove(t *testing.T) {
+	eng, _, c := newClockEngine(t)
+	waiting, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "gate"})
+	require.NoError(t, err)
+	_, err = eng.SetWaiting(waiting.ID, waiting.Revision, engine.WaitInput{CurrentStep: "approve"})
+	require.NoError(t, err)
+	blocked, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "blocked"})
+	require.NoError(t, err)
+	_, err = eng.UpdateFlow(blocked.ID, blocked.Revision, engine.FlowPatch{Status: sdk.FlowBlocked})
+	require.NoError(t, err)
+	active, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"})
+	require.NoError(t, err)
+
+	later := c.t.Add(30 * 24 * time.Hour)
+	for _, id := range []string{waiting.ID, blocked.ID, active.FlowID} {
+		_, err := eng.PruneFlow(id, later)
+		require.ErrorIs(t, err, sdk.ErrInvalid, id)
+		_, err = eng.GetFlow(id)
+		require.NoError(t, err)
+	}
+}
+
+func TestPruneDanglingTaskAfterCleanup(t *testing.T) {
+	eng, st, c := newClockEngine(t)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"})
+	require.NoError(t, err)
+	finish(t, eng, task.ID, sdk.TaskFailed)
+	require.ErrorIs(t, eng.PruneTask(task.ID, c.t.Add(30*24*time.Hour)), sdk.ErrInvalid, "a task with its flow goes with the flow")
+	require.NoError(t, st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + task.FlowID) }))
+	require.ErrorIs(t, eng.PruneTask(task.ID, c.t), sdk.ErrInvalid, "kept until cleanup_after")
+	require.NoError(t, eng.PruneTask(task.ID, c.t.Add(8*24*time.Hour)))
+	_, err = eng.GetTask(task.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+}
+
+func TestStampCleanupFinalizeCancelRepairMirror(t *testing.T) {
+	eng, st, _ := newClockEngine(t)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"})
+	require.NoError(t, err)
+	finish(t, eng, task.ID, sdk.TaskSucceeded)
+	task, err = eng.GetTask(task.ID)
+	require.NoError(t, err)
+
+	// Damage from outside: the cleanup stamp is gone and the mirror is
+	// out of step.
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		tk, f := *task, sdk.Flow{}
+		tk.CleanupAfter = time.Time{}
+		if err := putRecord(tx, "task/"+tk.ID, tk); err != nil {
+			return err
+		}
+		if err := getRecord(tx, "flow/"+task.FlowID, &f); err != nil {
+			return err
+		}
+		f.Status = sdk.FlowRunning
+		return putRecord(tx, "flow/"+f.ID, f)
+	}))
+	stamped, err := eng.StampCleanup(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, task.EndedAt.Add(7*24*time.Hour), stamped.CleanupAfter)
+	_, err = eng.StampCleanup(task.ID)
+	require.ErrorIs(t, err, sdk.ErrInvalid, "once stamped, nothing to do")
+
+	f, err := eng.GetFlow(task.FlowID)
+	require.NoError(t, err)
+	require.True(t, engine.MirrorMismatch(f, stamped))
+	f, err = eng.RepairMirror(f.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowSucceeded, f.Status)
+	require.False(t, engine.MirrorMismatch(f, stamped))
+
+	// A cancel that missed its finish.
+	m, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+	_, err = eng.FinalizeCancel(m.ID)
+	require.ErrorIs(t, err, sdk.ErrInvalid, "no cancel requested")
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		var f sdk.Flow
+		if err := getRecord(tx, "flow/"+m.ID, &f); err != nil {
+			return err
+		}
+		f.CancelRequestedAt = f.CreatedAt
+		return putRecord(tx, "flow/"+m.ID, f)
+	}))
+	m, err = eng.FinalizeCancel(m.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowCancelled, m.Status)
+}
+
+// putRecord and getRecord write and read raw records under the engine, to
+// inject damage it would never write itself.
+func putRecord(tx store.Tx, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Put(key, b)
+	return err
+}
+
+func getRecord(tx store.ReadTx, key string, v any) error {
+	it, err := tx.Get(key)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(it.Value, v)
+}
