@@ -238,7 +238,9 @@ func (s *Supervisor) Handler(name string) (Handler, error) {
 			msg += ", last error: " + in.lastError
 		}
 		msg += ")"
-		if in.state == StateStarting || in.state == StateBackoff {
+		// Starting, waiting to restart, or running with its connection
+		// just gone (the exit is being handled): it comes back by itself.
+		if in.state == StateStarting || in.state == StateBackoff || in.state == StateRunning {
 			return nil, fmt.Errorf("%w: %s", ErrUnavailable, msg)
 		}
 		return nil, errors.New(msg)
