@@ -1,0 +1,326 @@
+// Package maintenance keeps a flowgate home tidy: it settles tasks whose
+// process is gone, stamps and enforces retention, finishes cancels that
+// missed their end, prunes terminal flows past retention, and repairs what
+// an audit can prove wrong (mirrored flows out of step with their task,
+// index entries out of step with their records).
+//
+// Run plans and, with Apply, acts, in one pass over the tasks and one over
+// the flows (time linear in the records), tasks first: settling a task can
+// end a flow, which the flow pass then sees. Every action goes through an
+// engine primitive that re-reads its record and refuses one that no longer
+// qualifies, so a pass planned from a listing can never prune a flow that
+// moved meanwhile; such a refusal is counted as skipped, not as an error.
+//
+// The rules, in order, per task:
+//
+//   - Reconcile: a running task with a command whose attempt's shim is
+//     gone without recording how it ended (runner.AttemptGone), and that
+//     has not changed for Grace, is lost (or queued again when its retry
+//     policy marks it safe to repeat).
+//   - Stamp: a terminal task without cleanup_after gets one.
+//   - Prune: a terminal task whose flow is gone is deleted, with its logs,
+//     once its cleanup_after has passed. (A task with a flow goes with its
+//     flow.)
+//
+// and per flow:
+//
+//   - Reconcile: a managed flow with a cancel request, not terminal, with
+//     no active task, becomes cancelled; a mirrored flow out of step with
+//     its task is re-derived from it.
+//   - Prune: a terminal flow that ended FlowRetention ago or more, with no
+//     active task, is deleted with its tasks, their logs and its events. A
+//     flow that can still move (waiting at a gate, blocked, running) is
+//     never pruned.
+//
+// Then the indexes: every entry is checked against its record and, with
+// Apply, repaired.
+package maintenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Defaults for Config.
+const (
+	DefaultGrace         = 5 * time.Minute
+	DefaultFlowRetention = 7 * 24 * time.Hour
+	pageSize             = 500
+)
+
+// Config tunes a pass. The zero value is ready to use.
+type Config struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Home is the flowgate home, for task logs and attempt files. Empty
+	// skips the reconcile rule and log removal.
+	Home string
+	// Grace is how long a task whose process is gone stays running before
+	// it is marked lost. Zero means DefaultGrace.
+	Grace time.Duration
+	// FlowRetention is how long a terminal flow is kept after it ended.
+	// Zero means DefaultFlowRetention.
+	FlowRetention time.Duration
+	// Apply writes the changes; without it Run only counts them.
+	Apply bool
+}
+
+// TaskCounts counts the task rules that matched.
+type TaskCounts struct {
+	Reconciled     int `json:"reconciled"`
+	CleanupStamped int `json:"cleanupStamped"`
+	Pruned         int `json:"pruned"`
+}
+
+// FlowCounts counts the flow rules that matched.
+type FlowCounts struct {
+	Reconciled int `json:"reconciled"`
+	Pruned     int `json:"pruned"`
+}
+
+// Summary is what a pass found and, with Apply, did.
+type Summary struct {
+	// Mode is "preview" or "apply".
+	Mode      string     `json:"mode"`
+	Tasks     TaskCounts `json:"tasks"`
+	TaskFlows FlowCounts `json:"taskFlows"`
+	// Indexes counts index entries out of step with their records.
+	Indexes int `json:"indexes"`
+	// LogsRemoved counts task log directories removed with their tasks.
+	LogsRemoved int `json:"logsRemoved"`
+	// Skipped counts records that no longer qualified when acted on.
+	Skipped int `json:"skipped"`
+	// Errors lists what failed, one line per record; a failure on one
+	// record never stops the pass.
+	Errors []string `json:"errors,omitempty"`
+}
+
+func (c Config) withDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.FlowRetention <= 0 {
+		c.FlowRetention = DefaultFlowRetention
+	}
+	return c
+}
+
+// Run makes one maintenance pass over eng's records (see the package doc)
+// and returns its summary. It stops early only when ctx ends or a listing
+// fails.
+func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
+	cfg = cfg.withDefaults()
+	p := &pass{eng: eng, cfg: cfg, now: cfg.Now(), sum: Summary{Mode: "preview"}}
+	if cfg.Apply {
+		p.sum.Mode = "apply"
+	}
+	if err := p.tasks(ctx); err != nil {
+		return p.sum, err
+	}
+	if err := p.flows(ctx); err != nil {
+		return p.sum, err
+	}
+	problems, err := eng.CheckIndexes()
+	if err != nil {
+		return p.sum, err
+	}
+	for _, ip := range problems {
+		if ip.Kind != engine.IndexUnreadable {
+			p.sum.Indexes++
+		}
+	}
+	if cfg.Apply && p.sum.Indexes > 0 {
+		if _, err := eng.RepairIndexes(); err != nil {
+			p.fail("repair indexes", err)
+		}
+	}
+	return p.sum, nil
+}
+
+type pass struct {
+	eng *engine.Engine
+	cfg Config
+	now time.Time
+	sum Summary
+}
+
+// act runs fn when applying and counts a refusal as skipped. It reports
+// whether the rule counts: always in preview, on success when applying.
+func (p *pass) act(what string, fn func() error) bool {
+	if !p.cfg.Apply {
+		return true
+	}
+	err := fn()
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, sdk.ErrInvalid), errors.Is(err, sdk.ErrNotFound), errors.Is(err, sdk.ErrTerminal):
+		p.sum.Skipped++
+	default:
+		p.fail(what, err)
+	}
+	return false
+}
+
+func (p *pass) fail(what string, err error) {
+	p.sum.Errors = append(p.sum.Errors, fmt.Sprintf("%s: %v", what, err))
+}
+
+func (p *pass) tasks(ctx context.Context) error {
+	f := engine.TaskFilter{Limit: pageSize}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		page, err := p.eng.ListTasks(f)
+		if err != nil {
+			return fmt.Errorf("list tasks: %w", err)
+		}
+		for _, t := range page.Tasks {
+			p.task(t)
+		}
+		if page.Next == "" {
+			return nil
+		}
+		f.After = page.Next
+	}
+}
+
+func (p *pass) task(t *sdk.Task) {
+	switch {
+	case t.Status == sdk.TaskRunning:
+		if p.cfg.Home == "" || !engine.Runnable(t) || p.now.Sub(t.UpdatedAt) < p.cfg.Grace {
+			return
+		}
+		if runner.AttemptState(p.cfg.Home, t) != runner.AttemptGone {
+			return
+		}
+		why := fmt.Sprintf("its shim is gone and nothing changed for %s (found by maintenance)", p.cfg.Grace)
+		if p.act("mark task "+t.ID+" lost", func() error { return runner.MarkLost(p.eng, p.cfg.Home, t, why) }) {
+			p.sum.Tasks.Reconciled++
+		}
+	case !t.Status.Terminal():
+	case t.CleanupAfter.IsZero():
+		if p.act("stamp task "+t.ID, func() error { _, err := p.eng.StampCleanup(t.ID); return err }) {
+			p.sum.Tasks.CleanupStamped++
+		}
+	case !t.CleanupAfter.After(p.now):
+		if _, err := p.eng.GetFlow(t.FlowID); !errors.Is(err, sdk.ErrNotFound) {
+			return // pruned with its flow
+		}
+		if p.act("prune task "+t.ID, func() error { return p.eng.PruneTask(t.ID, p.now) }) {
+			p.sum.Tasks.Pruned++
+			p.removeLogs(t.ID)
+		}
+	}
+}
+
+func (p *pass) flows(ctx context.Context) error {
+	f := engine.FlowFilter{Limit: pageSize}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		page, err := p.eng.ListFlows(f)
+		if err != nil {
+			return fmt.Errorf("list flows: %w", err)
+		}
+		for _, fl := range page.Flows {
+			p.flow(fl)
+		}
+		if page.Next == "" {
+			return nil
+		}
+		f.After = page.Next
+	}
+}
+
+func (p *pass) flow(f *sdk.Flow) {
+	if f.SyncMode == sdk.SyncManaged && f.CancelRequested() && !f.Status.Terminal() {
+		tasks, err := p.eng.FlowTasks(f.ID)
+		if err != nil {
+			p.fail("flow "+f.ID, err)
+			return
+		}
+		if !anyActive(tasks) && p.act("finish the cancel of flow "+f.ID, func() error { _, err := p.eng.FinalizeCancel(f.ID); return err }) {
+			p.sum.TaskFlows.Reconciled++
+		}
+		return
+	}
+	if f.SyncMode == sdk.SyncTaskMirrored {
+		tasks, err := p.eng.FlowTasks(f.ID)
+		if err != nil {
+			p.fail("flow "+f.ID, err)
+			return
+		}
+		if len(tasks) == 1 && engine.MirrorMismatch(f, tasks[0]) {
+			if p.act("repair mirrored flow "+f.ID, func() error { _, err := p.eng.RepairMirror(f.ID); return err }) {
+				p.sum.TaskFlows.Reconciled++
+			}
+			return
+		}
+	}
+	if !f.Status.Terminal() || f.EndedAt.IsZero() || p.now.Sub(f.EndedAt) < p.cfg.FlowRetention {
+		return
+	}
+	cutoff := p.now.Add(-p.cfg.FlowRetention)
+	if !p.cfg.Apply {
+		tasks, err := p.eng.FlowTasks(f.ID)
+		if err != nil {
+			p.fail("flow "+f.ID, err)
+			return
+		}
+		if !anyActive(tasks) {
+			p.sum.TaskFlows.Pruned++
+		}
+		return
+	}
+	pruned, err := p.eng.PruneFlow(f.ID, cutoff)
+	switch {
+	case err == nil:
+		p.sum.TaskFlows.Pruned++
+		for _, id := range pruned {
+			p.removeLogs(id)
+		}
+	case errors.Is(err, sdk.ErrInvalid), errors.Is(err, sdk.ErrNotFound):
+		p.sum.Skipped++
+	default:
+		p.fail("prune flow "+f.ID, err)
+	}
+}
+
+// removeLogs deletes a pruned task's log directory.
+func (p *pass) removeLogs(taskID string) {
+	if p.cfg.Home == "" || !p.cfg.Apply {
+		return
+	}
+	dir := filepath.Join(p.cfg.Home, "logs", taskID)
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		p.fail("remove logs of task "+taskID, err)
+		return
+	}
+	p.sum.LogsRemoved++
+}
+
+func anyActive(tasks []*sdk.Task) bool {
+	for _, t := range tasks {
+		if t.Status.Active() {
+			return true
+		}
+	}
+	return false
+}
