@@ -16,6 +16,9 @@ const (
 	exitFailure  = 1
 	exitUsage    = 2
 	exitConflict = 3
+	// exitFindings: tasks audit --fail-on found a finding at or above
+	// the given severity.
+	exitFindings = 4
 )
 
 // usageError marks bad flags or arguments (exit 2).

@@ -74,12 +74,13 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
+	root.AddCommand(newBackupCmd(e), newCheckCmd(e))
 	return root
 }
 
 // Main runs the flowgate command line and returns its exit code: 0 ok, 1
 // not found or runtime failure, 2 usage or invalid input, 3 revision
-// conflict.
+// conflict, 4 audit findings at the --fail-on severity (tasks audit).
 func Main(args []string, stdout, stderr io.Writer) int {
 	return MainIO(args, os.Stdin, stdout, stderr)
 }

@@ -38,6 +38,8 @@ type Client interface {
 	Plugins(ctx context.Context) ([]plugins.Status, error)
 
 	Cron
+	Storage
+	Auditor
 
 	// Close releases what the client holds (the store, or the connection).
 	Close() error

@@ -74,6 +74,20 @@ const maxRequestBody = 4 << 20
 //	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap}       {runs}
 //	GET  /v1/cron/status                CronStatus     -                               CronStatus
 //
+// The storage routes copy and verify the store file (see Storage).
+//
+//	route            method  request  answer
+//	GET  /v1/backup  Backup  -        the store file as application/octet-stream,
+//	                                  its size in the Flowgate-Backup-Size trailer
+//	                                  (a stream without it broke off)
+//	GET  /v1/check   Check   -        CheckReport
+//
+// The audit route runs `tasks audit` in the gateway, which knows the state
+// of its controller plugins.
+//
+//	route           method  request  answer
+//	GET  /v1/audit  Audit   -        audit.Report
+//
 // Path segments are percent-escaped; a lone "." or ".." is sent as %2E. The
 // flow counts live outside /v1/flows so that no owner key is shadowed.
 //
@@ -130,6 +144,9 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/cron/jobs/{ref}/run", s.runJobNow)
 	s.handle("POST /v1/cron/jobs/{ref}/backfill", s.backfillJob)
 	s.handle("GET /v1/cron/status", s.cronStatus)
+	s.mux.HandleFunc("GET /v1/backup", s.backup)
+	s.handle("GET /v1/check", s.check)
+	s.handle("GET /v1/audit", s.audit)
 	return s
 }
 

@@ -140,6 +140,9 @@ func (e *Engine) FinalizeCancel(id string) (*sdk.Flow, error) {
 	return out, err
 }
 
+// MirrorStatus is the status a mirrored flow takes from its task's.
+func MirrorStatus(s sdk.TaskStatus) sdk.FlowStatus { return mirrorStatus(s) }
+
 // MirrorMismatch reports whether mirrored flow f disagrees with its task
 // (status, goal or end time), as the audit and RepairMirror judge it.
 func MirrorMismatch(f *sdk.Flow, task *sdk.Task) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/plugins"
@@ -235,12 +236,13 @@ func (g *Gateway) Client() api.Client {
 }
 
 func (g *Gateway) client() *client {
-	return &client{Local: api.NewLocal(nil, g.eng, g.cfg.Home, g.sched), g: g}
+	return &client{Local: api.NewLocal(g.st, g.eng, g.cfg.Home, g.sched), g: g}
 }
 
 // client is the in-process client: the engine's calls, the cron calls on
-// the gateway's running scheduler, and the status of the gateway it
-// belongs to. Closing it does not close the gateway.
+// the gateway's running scheduler, backups and checks of its store, and
+// the status of the gateway it belongs to. Closing it does not close the
+// gateway (Close is overridden below; the store is the gateway's).
 type client struct {
 	*api.Local
 	g *Gateway
@@ -271,6 +273,11 @@ func (c *client) CronStatus(ctx context.Context) (api.CronStatus, error) {
 
 // Plugins describes the gateway's controller plugins.
 func (c *client) Plugins(context.Context) ([]plugins.Status, error) { return c.g.sup.Statuses(), nil }
+
+// Audit audits the records knowing the state of the controller plugins.
+func (c *client) Audit(ctx context.Context) (audit.Report, error) {
+	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true})
+}
 
 // Close does nothing: the gateway owns the store.
 func (c *client) Close() error { return nil }

@@ -29,26 +29,18 @@ var _ Store = (*Bolt)(nil)
 
 // Check runs bbolt's page-level consistency check over the whole file and
 // returns the first problem it finds, or nil. It reads every page, so it
-// costs time in proportion to the file size; run it on demand (flowgate
-// check) or after a crash, not on every open. It returns ErrClosed after
-// Close.
+// costs time in proportion to the file size, and writers wait while it
+// runs (see PageProblems); run it on demand (flowgate check) or after a
+// crash, not on every open. It returns ErrClosed after Close.
 func (b *Bolt) Check() error {
-	if err := b.acquire(); err != nil {
+	problems, err := b.PageProblems()
+	if err != nil {
 		return err
 	}
-	defer b.release()
-	return b.db.View(func(tx *bbolt.Tx) error {
-		var first error
-		for err := range tx.Check() { // drain: Check's goroutine sends them all
-			if first == nil {
-				first = err
-			}
-		}
-		if first != nil {
-			return fmt.Errorf("%w: %s: %v", ErrCorrupt, b.path, first)
-		}
-		return nil
-	})
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s: %s", ErrCorrupt, b.path, problems[0])
+	}
+	return nil
 }
 
 // Path returns the absolute path of the store file.

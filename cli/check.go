@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
+)
+
+func newCheckCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify the store: bbolt's page check, then the indexes against the records",
+		Long: `Verify the store. First bbolt's page check reads every page of the file;
+then, if the pages are sound, every index entry is compared with its
+record and every record with the index entries it must have.
+
+With a gateway running, the gateway checks its store while work goes on
+(writes wait during the page check, which takes time in proportion to the
+file size); with none, this command opens the store file read-only, so a
+damaged file is never written to.
+
+Each problem is listed with its kind, key, record and what repairs it:
+  missing, orphan  an index entry lacking or left over: repaired by
+                   'flowgate tasks maintenance --apply'
+  unreadable       a record that does not decode: fix it by hand or
+                   restore from a backup
+  page             damage bbolt found in the file: restore from a backup
+                   (flowgate backup), with the gateway stopped
+
+Exit status: 0 when the store is sound, 1 when the check found damage
+(listed on stdout, a summary on stderr) or could not run.`,
+		Example: `  flowgate check
+  flowgate check --json | jq '.problems[] | select(.repairable | not)'`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := e.home()
+			if err != nil {
+				return err
+			}
+			var rep api.CheckReport
+			r, err := api.DialRemote(gateway.SocketPath(dir))
+			switch {
+			case err == nil:
+				defer r.Close()
+				rep, err = r.Check(cmd.Context())
+			case errors.Is(err, api.ErrNoGateway):
+				rep, err = api.CheckHome(cmd.Context(), dir)
+			}
+			if err != nil {
+				return err
+			}
+			if err := (printer{e.stdout, asJSON}).emit(rep, func(w io.Writer) { writeCheck(w, rep) }); err != nil {
+				return err
+			}
+			if rep.Clean() {
+				return nil
+			}
+			n, fixable := len(rep.Problems), rep.Repairable()
+			return exitStatus{code: exitFailure, msg: fmt.Sprintf(
+				"check found %d problem(s) in %s: %d repairable with '%s', %d not (see the repair column)",
+				n, rep.Path, fixable, api.RepairMaintenance, n-fixable)}
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func writeCheck(w io.Writer, r api.CheckReport) {
+	var pages, indexes int
+	for _, p := range r.Problems {
+		if p.Kind == api.ProblemPage {
+			pages++
+		} else {
+			indexes++
+		}
+	}
+	fmt.Fprintf(w, "Store: %s\n", clean(r.Path))
+	switch {
+	case !r.PagesChecked:
+		fmt.Fprintln(w, "Pages: not checked: the file is too damaged to open")
+	case pages == 0:
+		fmt.Fprintln(w, "Pages: ok")
+	default:
+		fmt.Fprintf(w, "Pages: %d problem(s)\n", pages)
+	}
+	switch {
+	case !r.IndexesChecked:
+		fmt.Fprintln(w, "Indexes: not checked: reading damaged pages could fail or mislead")
+	case indexes == 0:
+		fmt.Fprintln(w, "Indexes: ok")
+	default:
+		fmt.Fprintf(w, "Indexes: %d problem(s)\n", indexes)
+	}
+	if len(r.Problems) == 0 {
+		if r.Clean() {
+			fmt.Fprintln(w, "No problems found.")
+		}
+		return
+	}
+	fmt.Fprintln(w)
+	var t table
+	t.add("Kind", "Key", "Record", "Repair", "Detail")
+	for _, p := range r.Problems {
+		t.add(p.Kind, orNA(clip(p.Key, 60)), orNA(clip(p.Record, 40)), p.Repair, clean(p.Detail))
+	}
+	t.write(w)
+}

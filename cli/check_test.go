@@ -1,0 +1,195 @@
+package cli_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.etcd.io/bbolt"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// checkReport runs flowgate check --json and returns its exit code and
+// report.
+func checkReport(t *testing.T, dir string) (int, api.CheckReport) {
+	t.Helper()
+	code, out, errOut := run(t, dir, "check", "--json")
+	var rep api.CheckReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), "stdout %q, stderr %q", out, errOut)
+	return code, rep
+}
+
+// damageIndexes injects two index faults into the store of dir, which no
+// process may hold: an orphan entry (for a flow that does not exist) and
+// a missing one (a real flow's owner entry, deleted). It returns their
+// keys.
+func damageIndexes(t *testing.T, dir string) (orphan, missing string) {
+	t.Helper()
+	var f *sdk.Flow
+	seed(t, dir, func(eng *engine.Engine) {
+		var err error
+		f, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "me", ControllerID: "ctl", Goal: "damaged"})
+		require.NoError(t, err)
+	})
+	// An owner entry, not a status one: an orphan status entry also
+	// breaks the gateway's status counts, which every client probes first.
+	orphan = "idx/flow/owner/ghost/no-such-flow"
+	missing = "idx/flow/owner/me/" + f.ID
+	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		if _, err := tx.Put(orphan, nil); err != nil {
+			return err
+		}
+		return tx.Delete(missing)
+	}))
+	return orphan, missing
+}
+
+func TestCheckHealthyStore(t *testing.T) {
+	t.Parallel()
+	for _, m := range cronHomes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			dir := shortHome(t)
+			seed(t, dir, func(eng *engine.Engine) {
+				_, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+				require.NoError(t, err)
+				_, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "detached", IdempotencyKey: "k"})
+				require.NoError(t, err)
+			})
+			if m.gateway {
+				startGateway(t, dir)
+			}
+			code, out, errOut := run(t, dir, "check")
+			require.Equal(t, 0, code, "%s%s", out, errOut)
+			require.Equal(t, "Store: "+filepath.Join(dir, home.DBFile)+"\nPages: ok\nIndexes: ok\nNo problems found.\n", out)
+			require.Empty(t, errOut)
+
+			code, rep := checkReport(t, dir)
+			require.Equal(t, 0, code)
+			require.True(t, rep.Clean())
+			require.Equal(t, []api.CheckProblem{}, rep.Problems)
+		})
+	}
+}
+
+func TestCheckFindsIndexDamage(t *testing.T) {
+	t.Parallel()
+	for _, m := range cronHomes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			dir := shortHome(t)
+			orphan, missing := damageIndexes(t, dir)
+			if m.gateway {
+				startGateway(t, dir)
+			}
+			code, out, errOut := run(t, dir, "check")
+			require.Equal(t, 1, code, errOut)
+			for _, want := range []string{"Pages: ok", "Indexes: 2 problem(s)", "orphan", orphan, "missing", missing, api.RepairMaintenance} {
+				require.Contains(t, out, want, errOut)
+			}
+			require.Contains(t, errOut, "check found 2 problem(s)")
+			require.Contains(t, errOut, "2 repairable with 'flowgate tasks maintenance --apply', 0 not")
+
+			code, rep := checkReport(t, dir)
+			require.Equal(t, 1, code)
+			require.True(t, rep.IndexesChecked)
+			got := map[string]string{}
+			for _, p := range rep.Problems {
+				got[p.Key] = p.Kind
+				require.True(t, p.Repairable, "%+v", p)
+			}
+			require.Equal(t, map[string]string{orphan: engine.IndexOrphan, missing: engine.IndexMissing}, got)
+		})
+	}
+}
+
+func TestCheckReportsPageDamage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	seed(t, dir, func(eng *engine.Engine) {
+		for range 20 {
+			_, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+			require.NoError(t, err)
+		}
+	})
+	damaged := t.TempDir()
+	corruptLeafInto(t, filepath.Join(dir, home.DBFile), filepath.Join(damaged, home.DBFile))
+	before, err := os.ReadFile(filepath.Join(damaged, home.DBFile))
+	require.NoError(t, err)
+
+	code, out, errOut := run(t, damaged, "check")
+	require.Equal(t, 1, code)
+	for _, want := range []string{"Pages: 1 problem(s)", "Indexes: not checked", "page", api.RepairRestore, "unexpected type"} {
+		require.Contains(t, out, want)
+	}
+	require.Contains(t, errOut, "0 repairable")
+
+	code, rep := checkReport(t, damaged)
+	require.Equal(t, 1, code)
+	require.True(t, rep.PagesChecked)
+	require.False(t, rep.IndexesChecked)
+	require.Equal(t, api.ProblemPage, rep.Problems[0].Kind)
+	require.False(t, rep.Problems[0].Repairable)
+	after, err := os.ReadFile(filepath.Join(damaged, home.DBFile))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "check never writes to a damaged store")
+
+	// Meta pages damaged past opening: still a finding, not a failure to run.
+	require.NoError(t, os.WriteFile(filepath.Join(damaged, home.DBFile), []byte("not a store"), 0o600))
+	code, rep = checkReport(t, damaged)
+	require.Equal(t, 1, code)
+	require.False(t, rep.PagesChecked)
+	require.Equal(t, api.ProblemPage, rep.Problems[0].Kind)
+	require.Contains(t, rep.Problems[0].Detail, "restore it from a backup")
+}
+
+// corruptLeafInto copies the store file src to dst and overwrites the type
+// of the first leaf page in use, the way a bad disk block damages a file.
+func corruptLeafInto(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dst, data, 0o600))
+	db, err := bbolt.Open(dst, 0o600, &bbolt.Options{ReadOnly: true, PreLoadFreelist: true})
+	require.NoError(t, err)
+	leaf, pageSize := -1, db.Info().PageSize
+	require.NoError(t, db.View(func(tx *bbolt.Tx) error {
+		for id := 2; int64(id*pageSize) < tx.Size() && leaf < 0; id++ {
+			p, err := tx.Page(id)
+			if err != nil {
+				return err
+			}
+			if p != nil && p.Type == "leaf" {
+				leaf = id
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	require.GreaterOrEqual(t, leaf, 2, "the file has a leaf page")
+	f, err := os.OpenFile(dst, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	var flags [2]byte
+	binary.LittleEndian.PutUint16(flags[:], 0x40) // no page type has this flag
+	_, err = f.WriteAt(flags[:], int64(leaf*pageSize)+8)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+func TestCheckWithoutStore(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := run(t, t.TempDir(), "check")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "nothing to check")
+}

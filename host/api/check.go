@@ -1,0 +1,142 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// ProblemPage is the kind of a CheckProblem for damage bbolt's page check
+// found (or a file too damaged to open). The other kinds are the engine's
+// index problem kinds: engine.IndexMissing, engine.IndexOrphan and
+// engine.IndexUnreadable.
+const ProblemPage = "page"
+
+// Repairs a CheckProblem can name.
+const (
+	// RepairMaintenance: `flowgate tasks maintenance --apply` rewrites
+	// the index entry (engine.RepairIndexes).
+	RepairMaintenance = "flowgate tasks maintenance --apply"
+	// RepairRestore: nothing in flowgate repairs it; restore the store
+	// from a backup (flowgate backup) while no gateway runs.
+	RepairRestore = "restore from a backup"
+	// RepairByHand: the record itself is unreadable; fix or delete it by
+	// hand, or restore from a backup.
+	RepairByHand = "fix the record by hand or restore from a backup"
+)
+
+// CheckReport is what `flowgate check` prints.
+type CheckReport struct {
+	// Path is the store file checked.
+	Path string `json:"path"`
+	// PagesChecked is true when bbolt's page check ran over the whole
+	// file; false when the file was too damaged to open.
+	PagesChecked bool `json:"pages_checked"`
+	// IndexesChecked is true when the indexes were compared with the
+	// records; false when page damage stopped the check first (reading
+	// damaged pages could fail or mislead).
+	IndexesChecked bool `json:"indexes_checked"`
+	// Problems is what the check found, page damage first; [] for a sound
+	// store.
+	Problems []CheckProblem `json:"problems"`
+}
+
+// Clean reports whether the check ran in full and found nothing.
+func (r CheckReport) Clean() bool {
+	return r.PagesChecked && r.IndexesChecked && len(r.Problems) == 0
+}
+
+// Repairable counts the problems `flowgate tasks maintenance --apply`
+// repairs.
+func (r CheckReport) Repairable() int {
+	n := 0
+	for _, p := range r.Problems {
+		if p.Repairable {
+			n++
+		}
+	}
+	return n
+}
+
+// CheckProblem is one problem a check found.
+type CheckProblem struct {
+	// Kind is ProblemPage, or an engine index problem kind (missing,
+	// orphan, unreadable).
+	Kind string `json:"kind"`
+	// Key is the index entry at fault (the record's key for an unreadable
+	// record); empty for page damage.
+	Key string `json:"key,omitempty"`
+	// Record is the record the entry belongs to, when known.
+	Record string `json:"record,omitempty"`
+	// Detail says what is wrong in words.
+	Detail string `json:"detail"`
+	// Repairable is true when `flowgate tasks maintenance --apply` repairs
+	// the problem; Repair says how to repair it either way.
+	Repairable bool   `json:"repairable"`
+	Repair     string `json:"repair"`
+}
+
+// pageProblem reports page damage, which only a restore repairs.
+func pageProblem(detail string) CheckProblem {
+	return CheckProblem{Kind: ProblemPage, Detail: detail, Repair: RepairRestore}
+}
+
+// Check verifies the store: the page check, then the indexes if the pages
+// are sound.
+func (l *Local) Check(ctx context.Context) (CheckReport, error) {
+	f, err := l.file()
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{Path: f.Path(), Problems: []CheckProblem{}}
+	pages, err := f.PageProblems()
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep.PagesChecked = true
+	for _, p := range pages {
+		rep.Problems = append(rep.Problems, pageProblem(p))
+	}
+	if len(pages) > 0 || ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
+	idx, err := l.eng.CheckIndexes()
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep.IndexesChecked = true
+	for _, p := range idx {
+		cp := CheckProblem{Kind: p.Kind, Key: p.Key, Record: p.Record, Detail: p.Detail, Repair: RepairByHand}
+		if p.Kind == engine.IndexMissing || p.Kind == engine.IndexOrphan {
+			cp.Repairable, cp.Repair = true, RepairMaintenance
+		}
+		rep.Problems = append(rep.Problems, cp)
+	}
+	return rep, nil
+}
+
+// CheckHome checks the store of home dir with no gateway running: it opens
+// the file read-only (OpenLocalReadOnly), so that a damaged file is never
+// written to, and runs Local.Check. A file too damaged to open is reported
+// as page damage, not as an error; a missing one is an error wrapping
+// fs.ErrNotExist.
+func CheckHome(ctx context.Context, dir string) (CheckReport, error) {
+	l, err := OpenLocalReadOnly(dir)
+	if errors.Is(err, store.ErrCorrupt) {
+		return CheckReport{Path: filepath.Join(dir, home.DBFile), Problems: []CheckProblem{pageProblem(err.Error())}}, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return CheckReport{}, fmt.Errorf("no store at %s yet: nothing to check (flowgate creates it on first use): %w", filepath.Join(dir, home.DBFile), err)
+	}
+	if err != nil {
+		return CheckReport{}, err
+	}
+	defer l.Close()
+	return l.Check(ctx)
+}

@@ -1,0 +1,26 @@
+package api
+
+import (
+	"context"
+	"net/http"
+)
+
+func (s *server) check(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	if _, err := parseQuery(r); err != nil {
+		return 0, nil, err
+	}
+	rep, err := s.c.Check(r.Context())
+	return http.StatusOK, rep, err
+}
+
+// Check has the gateway verify its store.
+func (c *Remote) Check(ctx context.Context) (CheckReport, error) {
+	var out CheckReport
+	if err := c.call(ctx, http.MethodGet, "/v1/check", nil, nil, &out); err != nil {
+		return CheckReport{}, err
+	}
+	if out.Problems == nil {
+		out.Problems = []CheckProblem{}
+	}
+	return out, nil
+}
