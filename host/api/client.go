@@ -40,6 +40,7 @@ type Client interface {
 	Cron
 	Storage
 	Auditor
+	Maintainer
 
 	// Close releases what the client holds (the store, or the connection).
 	Close() error

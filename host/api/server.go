@@ -88,6 +88,12 @@ const maxRequestBody = 4 << 20
 //	route           method  request  answer
 //	GET  /v1/audit  Audit   -        audit.Report
 //
+// The maintenance route runs `tasks maintenance` in the gateway, with its
+// configured retention; it writes only when apply is true.
+//
+//	route                  method    request          answer
+//	POST /v1/maintenance   Maintain  {apply}          MaintenanceReport
+//
 // Path segments are percent-escaped; a lone "." or ".." is sent as %2E. The
 // flow counts live outside /v1/flows so that no owner key is shadowed.
 //
@@ -147,6 +153,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.mux.HandleFunc("GET /v1/backup", s.backup)
 	s.handle("GET /v1/check", s.check)
 	s.handle("GET /v1/audit", s.audit)
+	s.handle("POST /v1/maintenance", s.maintain)
 	return s
 }
 

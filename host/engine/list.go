@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/flowgate/flowgate/host/store"
@@ -36,6 +37,12 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 			}
 		} else {
 			readErr = getJSON(tx, q.records+lastSegment(it.Key), v)
+			if errors.Is(readErr, store.ErrKeyNotFound) {
+				// A stray entry whose record is gone: flowgate check and
+				// the audit report it; a listing is not the place to fail.
+				readErr = nil
+				return true
+			}
 			if readErr != nil {
 				readErr = fmt.Errorf("index entry %s: %w (run flowgate check)", it.Key, readErr)
 			}

@@ -214,3 +214,23 @@ func (t *txn) deleteEvents(flowID string) error {
 	}
 	return nil
 }
+
+// FlowsEndedBefore returns the ids of up to limit flows that ended at or
+// before cutoff, oldest first, from the end-time index: the candidates for
+// pruning, found without reading the flows that are not. Zero limit means
+// no limit.
+func (e *Engine) FlowsEndedBefore(cutoff time.Time, limit int) ([]string, error) {
+	var ids []string
+	end := idxFlowEnded + timeKey(cutoff) + "/~"
+	err := e.view(func(tx store.ReadTx) error {
+		ids = nil
+		return tx.Scan(idxFlowEnded, store.ScanOptions{}, func(it store.Item) bool {
+			if it.Key > end || (limit > 0 && len(ids) >= limit) {
+				return false
+			}
+			ids = append(ids, lastSegment(it.Key))
+			return true
+		})
+	})
+	return ids, err
+}

@@ -190,3 +190,27 @@ func getRecord(tx store.ReadTx, key string, v any) error {
 	}
 	return json.Unmarshal(it.Value, v)
 }
+
+func TestFlowsEndedBefore(t *testing.T) {
+	eng, _, c := newClockEngine(t)
+	var ended []string
+	for i := range 3 {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"})
+		require.NoError(t, err)
+		_, err = eng.CancelTask(task.ID)
+		require.NoError(t, err)
+		ended = append(ended, task.FlowID)
+		c.t = c.t.Add(time.Duration(i+1) * time.Hour)
+	}
+	_, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"}) // not ended
+	require.NoError(t, err)
+	ids, err := eng.FlowsEndedBefore(c.t, 0)
+	require.NoError(t, err)
+	require.Equal(t, ended, ids, "oldest first")
+	ids, err = eng.FlowsEndedBefore(time.Date(2026, 5, 1, 12, 30, 0, 0, time.UTC), 0)
+	require.NoError(t, err)
+	require.Equal(t, ended[:1], ids)
+	ids, err = eng.FlowsEndedBefore(c.t, 2)
+	require.NoError(t, err)
+	require.Equal(t, ended[:2], ids)
+}

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
@@ -23,6 +24,12 @@ import (
 //	  max_running: 8      # tasks running at once; the rest wait, FIFO
 //	retention:
 //	  tasks: 168h         # how long finished tasks are kept
+//	  flows: 168h         # how long finished flows are kept after they end
+//	maintenance:          # the periodic sweep (flowgate tasks maintenance, quick)
+//	  interval: 60s
+//	  first: 5s           # the first pass after start
+//	  grace: 5m           # a task whose process is gone is lost after this
+//	  disabled: false
 //	log_level: info       # trace, debug, info, warn, error
 //	plugins:              # controller plugins
 //	  - name: hello
@@ -34,7 +41,14 @@ type FileConfig struct {
 	} `yaml:"limits"`
 	Retention struct {
 		Tasks Duration `yaml:"tasks"`
+		Flows Duration `yaml:"flows"`
 	} `yaml:"retention"`
+	Maintenance struct {
+		Interval Duration `yaml:"interval"`
+		First    Duration `yaml:"first"`
+		Grace    Duration `yaml:"grace"`
+		Disabled bool     `yaml:"disabled"`
+	} `yaml:"maintenance"`
 	LogLevel string         `yaml:"log_level"`
 	Plugins  []plugins.Spec `yaml:"plugins"`
 	// Cron declares scheduled jobs, reconciled into the store by name at
@@ -82,6 +96,12 @@ func (c CronJob) input() scheduler.JobInput {
 		in.ArgsJSON = string(b)
 	}
 	return in
+}
+
+// MaintenanceConfig is the maintenance pass the config describes, for
+// home.
+func (c FileConfig) MaintenanceConfig(home string) maintenance.Config {
+	return maintenance.Config{Home: home, Grace: time.Duration(c.Maintenance.Grace), FlowRetention: time.Duration(c.Retention.Flows)}
 }
 
 // CronInputs returns the declared jobs as job inputs.
@@ -138,6 +158,14 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("limits.max_running must be at least 1 (got %d)", c.Limits.MaxRunning)
 	case c.Retention.Tasks < 0:
 		return fmt.Errorf("retention.tasks must not be negative (got %s)", time.Duration(c.Retention.Tasks))
+	case c.Retention.Flows < 0:
+		return fmt.Errorf("retention.flows must not be negative (got %s)", time.Duration(c.Retention.Flows))
+	case c.Maintenance.Interval < 0 || (c.Maintenance.Interval > 0 && time.Duration(c.Maintenance.Interval) < time.Second):
+		return fmt.Errorf("maintenance.interval must be at least 1s (got %s); to turn the sweep off, set maintenance.disabled", time.Duration(c.Maintenance.Interval))
+	case c.Maintenance.First < 0:
+		return fmt.Errorf("maintenance.first must not be negative (got %s)", time.Duration(c.Maintenance.First))
+	case c.Maintenance.Grace < 0:
+		return fmt.Errorf("maintenance.grace must not be negative (got %s)", time.Duration(c.Maintenance.Grace))
 	}
 	switch c.LogLevel {
 	case "", "trace", "debug", "info", "warn", "error":

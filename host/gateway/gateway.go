@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -67,6 +68,7 @@ type Gateway struct {
 	eng     *engine.Engine
 	run     *runner.Runner
 	sched   *scheduler.Scheduler
+	sweep   *maintenance.Sweeper
 	sup     *plugins.Supervisor
 	del     *plugins.Deliverer
 	srv     *http.Server
@@ -174,12 +176,20 @@ func (g *Gateway) Start(ctx context.Context) error {
 	_ = sup.Start(ctx)
 	_ = del.Start(ctx)
 	_ = sched.Start(ctx)
+	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
+		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
+		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
+	})
+	if !g.cfg.File.Maintenance.Disabled {
+		sweep.Start(ctx)
+	}
 	ln, err := api.Listen(sock)
 	if err != nil {
+		_ = sweep.Stop(ctx)
 		stop()
 		return err
 	}
-	g.st, g.eng, g.run, g.sched, g.sup, g.del, g.ln = st, eng, run, sched, sup, del, ln
+	g.st, g.eng, g.run, g.sched, g.sweep, g.sup, g.del, g.ln = st, eng, run, sched, sweep, sup, del, ln
 	g.started = time.Now()
 	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
 	g.served = make(chan struct{})
@@ -219,7 +229,7 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	}
 	err := g.srv.Shutdown(ctx)
 	<-g.served
-	err = errors.Join(err, g.sched.Stop(ctx), g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
+	err = errors.Join(err, g.sweep.Stop(ctx), g.sched.Stop(ctx), g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
 	if cerr := g.st.Close(); err == nil {
 		err = cerr
 	}
@@ -277,6 +287,13 @@ func (c *client) Plugins(context.Context) ([]plugins.Status, error) { return c.g
 // Audit audits the records knowing the state of the controller plugins.
 func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true})
+}
+
+// Maintain runs a full maintenance pass with the configured retention,
+// beside the periodic sweep (the engine keeps the two from colliding).
+func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
+	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
+	return api.Maintain(ctx, c.g.eng, c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home), in, apply)
 }
 
 // Close does nothing: the gateway owns the store.

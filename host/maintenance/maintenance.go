@@ -34,6 +34,13 @@
 //
 // Then the indexes: every entry is checked against its record and, with
 // Apply, repaired.
+//
+// A Quick pass, the gateway's periodic sweep, reads only what can need
+// action in normal operation, through the indexes: running tasks, flows
+// that have not ended, and flows that ended before the retention cutoff.
+// Its cost follows the live and expiring work, not the size of the store.
+// It leaves to a full pass (flowgate tasks maintenance) what only damage
+// produces: unstamped and dangling tasks, and index mismatches.
 package maintenance
 
 import (
@@ -71,12 +78,15 @@ type Config struct {
 	FlowRetention time.Duration
 	// Apply writes the changes; without it Run only counts them.
 	Apply bool
+	// Quick reads only the records that normal operation can leave in
+	// need of action (see the package doc).
+	Quick bool
 }
 
 // TaskCounts counts the task rules that matched.
 type TaskCounts struct {
 	Reconciled     int `json:"reconciled"`
-	CleanupStamped int `json:"cleanupStamped"`
+	CleanupStamped int `json:"cleanup_stamped"`
 	Pruned         int `json:"pruned"`
 }
 
@@ -91,11 +101,11 @@ type Summary struct {
 	// Mode is "preview" or "apply".
 	Mode      string     `json:"mode"`
 	Tasks     TaskCounts `json:"tasks"`
-	TaskFlows FlowCounts `json:"taskFlows"`
+	TaskFlows FlowCounts `json:"task_flows"`
 	// Indexes counts index entries out of step with their records.
 	Indexes int `json:"indexes"`
 	// LogsRemoved counts task log directories removed with their tasks.
-	LogsRemoved int `json:"logsRemoved"`
+	LogsRemoved int `json:"logs_removed"`
 	// Skipped counts records that no longer qualified when acted on.
 	Skipped int `json:"skipped"`
 	// Errors lists what failed, one line per record; a failure on one
@@ -130,6 +140,9 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	}
 	if err := p.flows(ctx); err != nil {
 		return p.sum, err
+	}
+	if cfg.Quick {
+		return p.sum, nil
 	}
 	problems, err := eng.CheckIndexes()
 	if err != nil {
@@ -179,6 +192,9 @@ func (p *pass) fail(what string, err error) {
 
 func (p *pass) tasks(ctx context.Context) error {
 	f := engine.TaskFilter{Limit: pageSize}
+	if p.cfg.Quick {
+		f.Status = sdk.TaskRunning
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -227,7 +243,39 @@ func (p *pass) task(t *sdk.Task) {
 }
 
 func (p *pass) flows(ctx context.Context) error {
-	f := engine.FlowFilter{Limit: pageSize}
+	if !p.cfg.Quick {
+		return p.flowPages(ctx, engine.FlowFilter{Limit: pageSize})
+	}
+	for _, s := range sdk.FlowStatuses {
+		if !s.Terminal() {
+			if err := p.flowPages(ctx, engine.FlowFilter{Status: s, Limit: pageSize}); err != nil {
+				return err
+			}
+		}
+	}
+	ids, err := p.eng.FlowsEndedBefore(p.now.Add(-p.cfg.FlowRetention), 0)
+	if err != nil {
+		return fmt.Errorf("list ended flows: %w", err)
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := p.eng.GetFlow(id)
+		if errors.Is(err, sdk.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			p.fail("flow "+id, err)
+			continue
+		}
+		p.flow(f)
+	}
+	return nil
+}
+
+// flowPages runs the flow rules over every page of flows matching f.
+func (p *pass) flowPages(ctx context.Context, f engine.FlowFilter) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -218,3 +218,30 @@ func TestStampKeepsARecentTask(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, task.EndedAt.Add(7*24*time.Hour), got.CleanupAfter)
 }
+
+// A quick pass does what normal operation needs (lost tasks, stuck
+// cancels, expired flows) and leaves damage to a full pass.
+func TestQuickPassReadsOnlyLiveAndExpiringWork(t *testing.T) {
+	e := newEnv(t)
+	gone := e.task(sdk.TaskRunning)
+	require.NoError(t, shim.WriteJSONAtomic(filepath.Join(runner.LogDir(e.home, gone.ID, gone.Attempts), shim.InfoFile),
+		shim.ProcInfo{PID: 1 << 22, StartTime: 1}))
+	stuck, err := e.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "stuck"})
+	require.NoError(t, err)
+	e.raw("flow/"+stuck.ID, func(v map[string]any) { v["cancel_requested_at"] = t0.Format(time.RFC3339Nano) })
+	old := e.task(sdk.TaskSucceeded)
+	unstamped := e.task(sdk.TaskSucceeded)
+	e.now = t0.Add(time.Hour)
+	e.raw("task/"+unstamped.ID, func(v map[string]any) { delete(v, "cleanup_after") })
+	require.NoError(t, e.st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
+
+	e.now = t0.Add(8 * 24 * time.Hour)
+	s, err := maintenance.Run(context.Background(), e.eng, maintenance.Config{Home: e.home, Now: func() time.Time { return e.now }, Apply: true, Quick: true})
+	require.NoError(t, err)
+	require.Empty(t, s.Errors)
+	require.Equal(t, maintenance.TaskCounts{Reconciled: 1}, s.Tasks)
+	require.Equal(t, maintenance.FlowCounts{Reconciled: 1, Pruned: 2}, s.TaskFlows, "the stuck cancel; old's and unstamped's flows")
+	require.Zero(t, s.Indexes, "indexes are a full pass's")
+	_, err = e.eng.GetFlow(old.FlowID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+}

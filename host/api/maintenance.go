@@ -1,0 +1,88 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/flowgate/flowgate/host/audit"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Maintainer is the part of Client that runs `flowgate tasks
+// maintenance`: a full maintenance pass (package maintenance) between two
+// audits. A gateway runs it in its own process, with its configured
+// retention and the state of its plugins.
+type Maintainer interface {
+	// Maintain runs one full pass, writing only when apply is set.
+	Maintain(ctx context.Context, apply bool) (MaintenanceReport, error)
+}
+
+// MaintenanceReport is what `flowgate tasks maintenance` prints: what the
+// pass found (and, applying, did), the tasks by status afterwards, and the
+// audit summaries before and after (after equals before in a preview).
+type MaintenanceReport struct {
+	Mode        string                 `json:"mode"`
+	Maintenance maintenance.Summary    `json:"maintenance"`
+	Tasks       map[sdk.TaskStatus]int `json:"tasks"`
+	AuditBefore audit.Summary          `json:"audit_before"`
+	AuditAfter  audit.Summary          `json:"audit_after"`
+}
+
+// Maintain runs a pass over the store with the default retention; with no
+// gateway, the plugins' state is unknown to the audits.
+func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
+	return Maintain(ctx, l.eng, maintenance.Config{Home: l.home}, audit.Input{Engine: l.eng}, apply)
+}
+
+// Maintain has the gateway run a pass.
+func (c *Remote) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
+	var out MaintenanceReport
+	in := maintainRequest{Apply: apply}
+	if err := c.call(ctx, http.MethodPost, "/v1/maintenance", nil, in, &out); err != nil {
+		return MaintenanceReport{}, err
+	}
+	return out, nil
+}
+
+// Maintain audits eng's records, runs a full maintenance pass with cfg
+// (Apply set from apply), and, when it applied, audits again. Clients
+// implement Maintainer with it.
+func Maintain(ctx context.Context, eng *engine.Engine, cfg maintenance.Config, in audit.Input, apply bool) (MaintenanceReport, error) {
+	before, err := audit.Run(ctx, audit.Config{}, in)
+	if err != nil {
+		return MaintenanceReport{}, err
+	}
+	cfg.Apply, cfg.Quick = apply, false
+	sum, err := maintenance.Run(ctx, eng, cfg)
+	if err != nil {
+		return MaintenanceReport{}, err
+	}
+	rep := MaintenanceReport{Mode: sum.Mode, Maintenance: sum, AuditBefore: before.Summary, AuditAfter: before.Summary}
+	if apply {
+		after, err := audit.Run(ctx, audit.Config{}, in)
+		if err != nil {
+			return MaintenanceReport{}, err
+		}
+		rep.AuditAfter = after.Summary
+	}
+	if rep.Tasks, err = eng.CountTasks(); err != nil {
+		return MaintenanceReport{}, err
+	}
+	return rep, nil
+}
+
+// maintainRequest is the body of POST /v1/maintenance.
+type maintainRequest struct {
+	Apply bool `json:"apply"`
+}
+
+func (s *server) maintain(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in maintainRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	rep, err := s.c.Maintain(r.Context(), in.Apply)
+	return http.StatusOK, rep, err
+}

@@ -1,0 +1,144 @@
+package maintenance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+)
+
+// Defaults for SweepConfig.
+const (
+	DefaultSweepInterval = 60 * time.Second
+	DefaultSweepFirst    = 5 * time.Second
+)
+
+// SweepConfig tunes a Sweeper. The zero value is ready to use.
+type SweepConfig struct {
+	// Interval is the time between two passes; zero means
+	// DefaultSweepInterval.
+	Interval time.Duration
+	// First is the wait before the first pass after Start; zero means
+	// DefaultSweepFirst.
+	First time.Duration
+	// Pass configures each pass. Apply and Quick are always set.
+	Pass Config
+	// Logger receives a line per pass that changed something (info), per
+	// quiet pass (debug), and errors. Nil discards them.
+	Logger hclog.Logger
+}
+
+// Sweeper runs a quick, applying maintenance pass (see the package doc)
+// periodically in its own goroutine, the gateway's sweep. A pass is a
+// series of short engine transactions, so task execution never waits for
+// a sweep; a pass still running when the next is due delays it rather
+// than overlapping it.
+type Sweeper struct {
+	eng *engine.Engine
+	cfg SweepConfig
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	last   Summary
+	passes int
+}
+
+// NewSweeper returns a Sweeper over eng; nothing runs until Start.
+func NewSweeper(eng *engine.Engine, cfg SweepConfig) *Sweeper {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultSweepInterval
+	}
+	if cfg.First <= 0 {
+		cfg.First = DefaultSweepFirst
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	cfg.Pass.Apply, cfg.Pass.Quick = true, true
+	return &Sweeper{eng: eng, cfg: cfg}
+}
+
+// Start begins sweeping: the first pass after First, then one every
+// Interval. Calling Start on a started Sweeper does nothing.
+func (s *Sweeper) Start(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel, s.done = cancel, make(chan struct{})
+	go s.loop(ctx, s.done)
+}
+
+// Stop ends sweeping and waits for a pass in progress, or for ctx.
+func (s *Sweeper) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.done
+	s.cancel = nil
+	s.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("maintenance sweep stop: %w", ctx.Err())
+	}
+}
+
+// Last returns the summary of the last pass and how many passes ran.
+func (s *Sweeper) Last() (Summary, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last, s.passes
+}
+
+func (s *Sweeper) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTimer(s.cfg.First)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.pass(ctx)
+		t.Reset(s.cfg.Interval)
+	}
+}
+
+func (s *Sweeper) pass(ctx context.Context) {
+	start := time.Now()
+	sum, err := Run(ctx, s.eng, s.cfg.Pass)
+	if ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	s.last, s.passes = sum, s.passes+1
+	s.mu.Unlock()
+	if err != nil {
+		s.cfg.Logger.Error("maintenance sweep", "error", err)
+		return
+	}
+	args := []any{
+		"tasks_lost", sum.Tasks.Reconciled, "flows_reconciled", sum.TaskFlows.Reconciled,
+		"flows_pruned", sum.TaskFlows.Pruned, "logs_removed", sum.LogsRemoved, "took", time.Since(start).Round(time.Millisecond),
+	}
+	for _, e := range sum.Errors {
+		s.cfg.Logger.Warn("maintenance sweep", "error", e)
+	}
+	if sum.Tasks.Reconciled+sum.TaskFlows.Reconciled+sum.TaskFlows.Pruned > 0 {
+		s.cfg.Logger.Info("maintenance sweep", args...)
+		return
+	}
+	s.cfg.Logger.Debug("maintenance sweep", args...)
+}
