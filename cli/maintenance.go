@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/audit"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -44,25 +48,56 @@ Example:
   flowgate tasks maintenance --apply    # change it`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				rep, err := c.Maintain(ctx, apply)
+			var (
+				rep   api.MaintenanceReport
+				local bool
+			)
+			err := e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				var err error
+				rep, err = c.Maintain(ctx, apply)
+				_, remote := c.(*api.Remote)
+				local = !remote
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			// With no gateway, this command held the store alone and has
+			// closed it: the compaction a pass asked for can run now.
+			var compacted string
+			if local && rep.Maintenance.Compaction != nil && rep.Maintenance.Compaction.Requested {
+				dir, err := e.home()
 				if err != nil {
 					return err
 				}
-				if err := (printer{e.stdout, asJSON}).emit(rep, func(w io.Writer) { writeMaintenance(w, rep) }); err != nil {
-					return err
+				done, before, after, err := maintenance.CompactIfRequested(dir, filepath.Join(dir, home.DBFile), store.Options{Owner: cmd.CommandPath()})
+				if err != nil {
+					return fmt.Errorf("compact the store: %w", err)
 				}
-				if n := len(rep.Maintenance.Errors); n > 0 {
-					return exitStatus{code: exitFailure, msg: fmt.Sprintf("maintenance: %d record(s) could not be handled; see the errors above", n)}
+				if done {
+					rep.Maintenance.Compaction.Requested = false
+					compacted = fmt.Sprintf("Compacted the store file: %s → %s\n", mib(before), mib(after))
 				}
-				return nil
-			})
+			}
+			if err := (printer{e.stdout, asJSON}).emit(rep, func(w io.Writer) {
+				writeMaintenance(w, rep)
+				fmt.Fprint(w, compacted)
+			}); err != nil {
+				return err
+			}
+			if n := len(rep.Maintenance.Errors); n > 0 {
+				return exitStatus{code: exitFailure, msg: fmt.Sprintf("maintenance: %d record(s) could not be handled; see the errors above", n)}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&apply, "apply", false, "write the changes (default: preview only)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
+
+// mib renders a byte count in MiB.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // writeMaintenance prints the reference's layout, then what flowgate adds.
 func writeMaintenance(w io.Writer, rep api.MaintenanceReport) {
@@ -89,6 +124,17 @@ func writeMaintenance(w io.Writer, rep api.MaintenanceReport) {
 			verb = "repaired"
 		}
 		fmt.Fprintf(w, "Index entries out of step with their records: %d (%s)\n", m.Indexes, verb)
+	}
+	if c := m.Compaction; c != nil && c.Due {
+		fmt.Fprintf(w, "Store file: %s, %.0f%% free pages", mib(c.FileBytes), 100*c.FreeShare())
+		switch {
+		case c.Requested:
+			fmt.Fprintln(w, "; the gateway compacts it at its next start")
+		case rep.Mode != "apply":
+			fmt.Fprintln(w, "; --apply compacts it")
+		default:
+			fmt.Fprintln(w)
+		}
 	}
 	if m.LogsRemoved > 0 {
 		fmt.Fprintf(w, "Task log directories removed: %d\n", m.LogsRemoved)

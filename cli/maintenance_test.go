@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -115,4 +117,72 @@ func TestGatewaySweepPrunesExpiredFlows(t *testing.T) {
 		page, err := g.Client().ListTasks(context.Background(), engine.TaskFilter{})
 		return err == nil && len(page.Tasks) == 0
 	}, 10*time.Second, 20*time.Millisecond, "the sweep prunes the finished task's flow and the task")
+}
+
+// bloatHome fills the home's store with ~20 MiB and deletes nine tenths,
+// and returns the file's size.
+func bloatHome(t *testing.T, dir string) int64 {
+	t.Helper()
+	path := filepath.Join(dir, home.DBFile)
+	st, err := store.Open(path, store.Options{})
+	require.NoError(t, err)
+	val := make([]byte, 1024)
+	for i := 0; i < 20_000; i += 1000 {
+		require.NoError(t, st.Update(func(tx store.Tx) error {
+			for j := i; j < i+1000; j++ {
+				if _, err := tx.Put(fmt.Sprintf("junk/%06d", j), val); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		for j := range 20_000 {
+			if j%10 != 0 {
+				if err := tx.Delete(fmt.Sprintf("junk/%06d", j)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, st.Close())
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	return fi.Size()
+}
+
+func TestTasksMaintenanceCompacts(t *testing.T) {
+	t.Run("without gateway: at once", func(t *testing.T) {
+		dir := shortHome(t)
+		size := bloatHome(t, dir)
+		code, out, errOut := run(t, dir, "tasks", "maintenance")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "free pages; --apply compacts it")
+		code, out, errOut = run(t, dir, "tasks", "maintenance", "--apply")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "Compacted the store file: ")
+		fi, err := os.Stat(filepath.Join(dir, home.DBFile))
+		require.NoError(t, err)
+		require.Less(t, fi.Size(), size/2)
+	})
+	t.Run("with gateway: at its next start", func(t *testing.T) {
+		dir := shortHome(t)
+		size := bloatHome(t, dir)
+		g, err := gateway.New(gateway.Config{Home: dir, Owner: "cli test gateway"})
+		require.NoError(t, err)
+		require.NoError(t, g.Start(context.Background()))
+		code, out, errOut := run(t, dir, "tasks", "maintenance", "--apply")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "the gateway compacts it at its next start")
+		require.NoError(t, g.Stop(context.Background()))
+		require.NoError(t, g.Start(context.Background()))
+		t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+		fi, err := os.Stat(filepath.Join(dir, home.DBFile))
+		require.NoError(t, err)
+		require.Less(t, fi.Size(), size/2)
+		code, _, errOut = run(t, dir, "check")
+		require.Equal(t, 0, code, errOut)
+	})
 }

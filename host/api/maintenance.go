@@ -7,6 +7,7 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,7 +34,11 @@ type MaintenanceReport struct {
 // Maintain runs a pass over the store with the default retention; with no
 // gateway, the plugins' state is unknown to the audits.
 func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
-	return Maintain(ctx, l.eng, maintenance.Config{Home: l.home}, audit.Input{Engine: l.eng}, apply)
+	cfg := maintenance.Config{Home: l.home}
+	if b, ok := l.st.(*store.Bolt); ok {
+		cfg.Space = b.Space
+	}
+	return Maintain(ctx, l.eng, cfg, audit.Input{Engine: l.eng}, apply)
 }
 
 // Maintain has the gateway run a pass.

@@ -117,7 +117,16 @@ func (g *Gateway) Start(ctx context.Context) error {
 			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
 		}
 	}
-	st, err := store.Open(filepath.Join(g.cfg.Home, home.DBFile), store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")})
+	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
+	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
+	// A maintenance pass asked for a compaction: now, before anything
+	// holds the store, is when bbolt can do it.
+	if done, before, after, err := maintenance.CompactIfRequested(g.cfg.Home, dbPath, sopts); err != nil {
+		g.log.Error("compacting the store failed; starting on it as it is", "error", err)
+	} else if done {
+		g.log.Info("compacted the store", "before_bytes", before, "after_bytes", after)
+	}
+	st, err := store.Open(dbPath, sopts)
 	if err != nil {
 		return err
 	}
@@ -293,7 +302,9 @@ func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 // beside the periodic sweep (the engine keeps the two from colliding).
 func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
 	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
-	return api.Maintain(ctx, c.g.eng, c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home), in, apply)
+	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
+	cfg.Space = c.g.st.Space
+	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
 }
 
 // Close does nothing: the gateway owns the store.

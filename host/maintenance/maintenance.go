@@ -53,6 +53,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -81,6 +82,33 @@ type Config struct {
 	// Quick reads only the records that normal operation can leave in
 	// need of action (see the package doc).
 	Quick bool
+	// Space reports how the store file's bytes are used; nil skips the
+	// compaction rule. A full pass finds compaction due when more than
+	// CompactShare of the file (zero: DefaultCompactShare) is free pages,
+	// and at least CompactMinBytes (zero: DefaultCompactMinBytes). bbolt
+	// cannot compact a file it has open, so applying writes the marker
+	// CompactMarker in Home, and the next process to open the store
+	// exclusively (the gateway at its start, or tasks maintenance with no
+	// gateway) compacts it.
+	Space           func() (store.Space, error)
+	CompactShare    float64
+	CompactMinBytes int64
+}
+
+// Compaction defaults, and the marker file that asks for one.
+const (
+	DefaultCompactShare    = 0.5
+	DefaultCompactMinBytes = 16 << 20
+	CompactMarker          = "compact.pending"
+)
+
+// Compaction is what a pass found of the store file's free space.
+type Compaction struct {
+	store.Space
+	// Due is set when the free pages pass both thresholds.
+	Due bool `json:"due"`
+	// Requested is set when an applying pass wrote the marker.
+	Requested bool `json:"requested,omitempty"`
 }
 
 // TaskCounts counts the task rules that matched.
@@ -108,6 +136,9 @@ type Summary struct {
 	LogsRemoved int `json:"logs_removed"`
 	// Skipped counts records that no longer qualified when acted on.
 	Skipped int `json:"skipped"`
+	// Compaction is the store file's free space (full passes with Space
+	// only).
+	Compaction *Compaction `json:"compaction,omitempty"`
 	// Errors lists what failed, one line per record; a failure on one
 	// record never stops the pass.
 	Errors []string `json:"errors,omitempty"`
@@ -158,7 +189,55 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 			p.fail("repair indexes", err)
 		}
 	}
+	p.compaction()
 	return p.sum, nil
+}
+
+// compaction measures the file's free space and, applying, asks for a
+// compaction when it is due.
+func (p *pass) compaction() {
+	if p.cfg.Space == nil {
+		return
+	}
+	sp, err := p.cfg.Space()
+	if err != nil {
+		p.fail("measure the store file", err)
+		return
+	}
+	share, minBytes := p.cfg.CompactShare, p.cfg.CompactMinBytes
+	if share <= 0 {
+		share = DefaultCompactShare
+	}
+	if minBytes <= 0 {
+		minBytes = DefaultCompactMinBytes
+	}
+	c := &Compaction{Space: sp, Due: sp.FreeShare() > share && sp.FreeBytes >= minBytes}
+	p.sum.Compaction = c
+	if !c.Due || !p.cfg.Apply || p.cfg.Home == "" {
+		return
+	}
+	marker := filepath.Join(p.cfg.Home, CompactMarker)
+	if err := os.WriteFile(marker, []byte(p.now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+		p.fail("ask for a compaction", err)
+		return
+	}
+	c.Requested = true
+}
+
+// CompactIfRequested compacts the store file at path when an applying
+// pass asked for it (the marker CompactMarker in home), then removes the
+// marker. Call it where nothing holds the store: before the gateway opens
+// it, or after tasks maintenance closed it. It reports whether it
+// compacted, with the sizes before and after.
+func CompactIfRequested(home, path string, opts store.Options) (done bool, before, after int64, err error) {
+	marker := filepath.Join(home, CompactMarker)
+	if _, err := os.Stat(marker); err != nil {
+		return false, 0, 0, nil
+	}
+	if before, after, err = store.Compact(path, opts); err != nil {
+		return false, before, after, err
+	}
+	return true, before, after, os.Remove(marker)
 }
 
 type pass struct {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"sync"
+
 	"go.etcd.io/bbolt"
 )
 
@@ -26,4 +28,11 @@ func Queued(b *Bolt) int {
 // Update calls they carried.
 func CommitStats(b *Bolt) (commits, calls int64) {
 	return b.group.stats()
+}
+
+// OpenPaused is Open that calls pause once, after its checks and just
+// before bbolt opens the file, so a test can act in that window.
+func OpenPaused(path string, opts Options, pause func()) (*Bolt, error) {
+	var once sync.Once
+	return open(path, opts, func(*bbolt.Options) { once.Do(pause) })
 }

@@ -58,9 +58,21 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	if tune != nil {
 		tune(bopts)
 	}
+	pre, _ := os.Stat(path)
 	db, err := bbolt.Open(path, 0o600, bopts)
 	if err != nil {
 		return nil, openError(path, err)
+	}
+	// Compact renames a new file over the path while it holds the lock on
+	// the old one. A process that was waiting for that lock then holds a
+	// file no longer at the path: open again, and get the new one.
+	if replaced(pre, path) {
+		db.Close()
+		if time.Now().After(deadline) {
+			return nil, &lockedError{path: path, holder: readHolder(path)}
+		}
+		opts.LockTimeout = max(time.Until(deadline), time.Millisecond)
+		return open(path, opts, tune)
 	}
 	if err := db.Update(func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
