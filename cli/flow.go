@@ -92,7 +92,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 	fl.StringVar(&owner, "owner", "", "only flows of this owner key")
 	fl.StringVar(&controller, "controller", "", "only flows driven by this controller")
 	fl.StringVar(&mode, "mode", "", "only flows of this sync mode (managed, task_mirrored)")
-	fl.IntVar(&limit, "limit", 0, "show at most this many flows (0: all)")
+	fl.IntVar(&limit, "limit", defaultListLimit, "show at most this many flows, newest first (0: all); --after pages on")
 	fl.StringVar(&after, "after", "", "list flows older than this flow id (paging cursor)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON: each flow with its tasks and task summary")
 	return cmd

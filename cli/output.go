@@ -111,3 +111,8 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
+
+// defaultListLimit is how many records tasks list and tasks flow list show
+// unless --limit says otherwise: a page that prints at once however large
+// the store, with a cursor to the rest.
+const defaultListLimit = 100

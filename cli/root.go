@@ -75,6 +75,7 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
 	root.AddCommand(newBackupCmd(e), newCheckCmd(e))
+	root.AddCommand(newBenchCmd(e))
 	return root
 }
 

@@ -90,7 +90,7 @@ cancel request that its runner carries out by stopping the process.`,
 func addTaskListFlags(cmd *cobra.Command, o *taskListOpts) {
 	cmd.Flags().StringVar(&o.status, "status", "", "only tasks in this status (queued, running, succeeded, failed, timed_out, cancelled, lost)")
 	cmd.Flags().StringVar(&o.runtime, "runtime", "", "only tasks of this runtime (cli, pipeline, cron, agent, …)")
-	cmd.Flags().IntVar(&o.limit, "limit", 0, "show at most this many tasks (0: all)")
+	cmd.Flags().IntVar(&o.limit, "limit", defaultListLimit, "show at most this many tasks, newest first (0: all); --after pages on")
 	cmd.Flags().StringVar(&o.after, "after", "", "list tasks older than this task id (paging cursor)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 }

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/bench"
+)
+
+func newBenchCmd(e *env) *cobra.Command { return benchCmd(e, bench.Sizes{}) }
+
+// benchCmd is flowgate bench with the workload's sizes set (the zero
+// value: the full or quick sizes); tests make it smaller still.
+func benchCmd(e *env, sizes bench.Sizes) *cobra.Command {
+	var (
+		asJSON, quick bool
+		dir           string
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure this machine against the performance targets (fsync, updates, dispatch, plugins, list, restart)",
+		Long: `bench measures, on the file system of the home (or --dir), in one run of
+interleaved rounds, each figure of docs/performance.md beside its baseline:
+the raw fsync rate; guarded flow updates with 1 and 64 writers against it;
+task dispatch through a temporary gateway against bare fork/exec; the
+controller round trip to a first-party plugin against the same controller
+in process; tasks flow list over 100,000 flows; and the gateway's restart
+time and memory with 100,000 flows and 1,000 running tasks. It prints each
+figure with its ratio to its baseline and a verdict against the targets.
+
+Everything it makes lives in a scratch directory under the home (or --dir)
+and is removed at the end, also on Ctrl-C. The full run takes a few
+minutes; --quick takes well under one, over smaller workloads. Progress
+goes to stderr.`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				h, err := e.home()
+				if err != nil {
+					return err
+				}
+				dir = h
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, err := bench.Run(ctx, bench.Config{Dir: dir, Quick: quick, Sizes: sizes, Progress: e.stderr})
+			if err != nil {
+				return err
+			}
+			return printer{e.stdout, asJSON}.emit(rep, func(w io.Writer) { writeBench(w, rep) })
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fl.BoolVar(&quick, "quick", false, "smaller workloads (10,000 flows, 100 running tasks, fewer rounds): well under a minute")
+	fl.StringVar(&dir, "dir", "", "measure the file system of this directory (default: the home)")
+	return cmd
+}
+
+func writeBench(w io.Writer, r bench.Report) {
+	kind := "full"
+	if r.Quick {
+		kind = "quick"
+	}
+	fmt.Fprintf(w, "flowgate bench (%s) on %s: %d CPUs, %s %s, %s, %s\n\n", kind, r.Dir, r.Machine.CPUs, r.Machine.Go, r.Machine.OS,
+		r.Started.Format("2006-01-02 15:04"), (time.Duration(r.Seconds) * time.Second).String())
+	var t table
+	t.add("Figure", "Value", "Baseline", "Ratio", "Target", "Verdict")
+	var notes []string
+	for i, f := range r.Figures {
+		base, ratio, target, verdict := "-", "-", "-", "-"
+		if f.Baseline > 0 {
+			base = fmt.Sprintf("%s %s (%s)", bench.Format(f.Baseline), f.BaselineUnit, f.BaselineTitle)
+			ratio = bench.Format(f.Ratio) + "×"
+		}
+		if f.Target != nil {
+			target = f.Target.String()
+			if f.Target.Of == "value" {
+				target += " " + f.Unit
+			}
+		}
+		if f.Met != nil {
+			verdict = map[bool]string{true: "met", false: "NOT MET"}[*f.Met]
+		}
+		title := f.Title
+		if f.Note != "" {
+			notes = append(notes, fmt.Sprintf("[%d] %s", i+1, f.Note))
+			title += fmt.Sprintf(" [%d]", i+1)
+		}
+		t.add(title, bench.Format(f.Value)+" "+f.Unit, base, ratio, target, verdict)
+	}
+	t.write(w)
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Line)
+}

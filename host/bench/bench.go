@@ -1,0 +1,144 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// The names of the figures, in the order of the report.
+const (
+	FigFsync          = "raw_fsync"
+	FigUpdate1        = "guarded_update_1_writer"
+	FigUpdateN        = "guarded_update_many_writers"
+	FigDispatch       = "task_dispatch"
+	FigController     = "controller_round_trip"
+	FigControllerRead = "controller_round_trip_read"
+	FigList           = "flow_list"
+	FigListAll        = "flow_list_all"
+	FigRestart        = "gateway_restart"
+	FigRSS            = "gateway_rss"
+)
+
+// listPage is the CLI's default page size (cli's defaultListLimit), the
+// limit of the flow_list figure.
+const listPage = 100
+
+// run is one bench run: its config, its scratch directory and its
+// progress.
+type run struct {
+	cfg   Config
+	sz    Sizes
+	tmp   string
+	start time.Time
+}
+
+// phase is one part of a run.
+type phase struct {
+	title string
+	// estimate is how long it is expected to take, for progress lines.
+	estimate time.Duration
+	do       func(ctx context.Context) ([]Figure, error)
+}
+
+// Run measures every figure on the file system of cfg.Dir, in a scratch
+// directory it removes at the end, also when ctx is cancelled (every
+// process it started is stopped first). It writes progress to
+// cfg.Progress. It returns the report, or the first error; a cancelled
+// run returns ctx's error.
+func Run(ctx context.Context, cfg Config) (rep Report, err error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return rep, err
+	}
+	if cfg.Self == "" {
+		if cfg.Self, err = os.Executable(); err != nil {
+			return rep, fmt.Errorf("bench: find the flowgate executable that serves shims and plugins: %w", err)
+		}
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return rep, fmt.Errorf("bench: %w", err)
+	}
+	tmp, err := os.MkdirTemp(cfg.Dir, "flowgate-bench-")
+	if err != nil {
+		return rep, fmt.Errorf("bench: make the scratch directory: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(tmp); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("bench: remove the scratch directory: %w", rerr))
+		}
+	}()
+	r := &run{cfg: cfg, sz: cfg.Sizes, tmp: tmp, start: time.Now()}
+	dir, _ := filepath.Abs(cfg.Dir)
+	rep = Report{Dir: dir, Quick: cfg.Quick, Sizes: r.sz, Started: r.start,
+		Machine: Machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}}
+
+	phases := r.phases()
+	left := time.Duration(0)
+	for _, p := range phases {
+		left += p.estimate
+	}
+	r.progress("flowgate bench: %d phases, about %s in all; scratch directory %s (removed at the end)", len(phases), round(left), tmp)
+	for i, p := range phases {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		r.progress("[%d/%d] %s (about %s)", i+1, len(phases), p.title, round(p.estimate))
+		t0 := time.Now()
+		figs, err := p.do(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			return rep, fmt.Errorf("bench: %s: %w", p.title, err)
+		}
+		left -= p.estimate
+		r.progress("[%d/%d] done in %s; about %s left", i+1, len(phases), round(time.Since(t0)), round(max(left, 0)))
+		for _, f := range figs {
+			f.judge()
+			rep.Figures = append(rep.Figures, f)
+		}
+	}
+	rep.Seconds = time.Since(r.start).Seconds()
+	rep.Verdict = verdict(rep.Figures)
+	return rep, nil
+}
+
+// phases lists the parts of the run with their estimates, from the sizes
+// and the costs seen on a 2-core VM.
+func (r *run) phases() []phase {
+	s := r.sz
+	rounds := time.Duration(s.Rounds)
+	return []phase{
+		{fmt.Sprintf("raw fsync and guarded flow updates: %d rounds of probe, 1 writer, %d writers", s.Rounds, s.Writers),
+			rounds * (s.Probe + 2*s.Updates), r.updates},
+		{fmt.Sprintf("task dispatch: %d rounds of %d tasks of true through a gateway, then by bare fork/exec", s.Rounds, s.DispatchTasks),
+			rounds * time.Duration(s.DispatchTasks) * 11 * time.Millisecond, r.dispatch},
+		{fmt.Sprintf("controller round trip: %d rounds of %d events to the pipeline plugin, then in process", s.Rounds, s.ControllerCalls),
+			2*time.Second + rounds*time.Duration(s.ControllerCalls)*6*time.Millisecond, r.controller},
+		{fmt.Sprintf("create %s flows (and %s for the baseline) with %d writers", thousands(int64(s.Flows)), thousands(int64(s.Flows/100)), s.Writers),
+			time.Duration(s.Flows) * 100 * time.Microsecond, r.populate},
+		{fmt.Sprintf("tasks flow list: %d rounds over %s flows and over %s", s.Rounds, thousands(int64(s.Flows)), thousands(int64(s.Flows/100))),
+			rounds * time.Duration(s.ListCalls) * time.Duration(s.Flows) * 15 * time.Microsecond, r.list},
+		{fmt.Sprintf("gateway restart: start %d tasks of sleep 600, then %d rounds of restarts over an empty home and over %s flows", s.RunningTasks, s.Rounds, thousands(int64(s.Flows))),
+			time.Duration(s.RunningTasks)*60*time.Millisecond + rounds*2*time.Second, r.restart},
+	}
+}
+
+// progress writes one progress line.
+func (r *run) progress(format string, args ...any) {
+	fmt.Fprintf(r.cfg.Progress, "%6.1fs  %s\n", time.Since(r.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// round rounds d for people: whole seconds, or minutes and seconds.
+func round(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+	}
+	d = d.Round(10 * time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+}

@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// dispatch measures tasks of true per second through a temporary gateway
+// against bare fork/exec of the same program, in interleaved rounds, as
+// the gateway's BenchmarkDispatch does: each gateway round is a fresh
+// home and gateway admitting Sizes.Concurrency tasks at once, fed by as
+// many submitters; the clock runs from the first RunTask to the last
+// task's end. Every task must succeed with exit code 0 in one attempt.
+func (r *run) dispatch(ctx context.Context) ([]Figure, error) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return nil, fmt.Errorf("find true: %w", err)
+	}
+	var gw, bare []float64
+	for round := range r.sz.Rounds {
+		g, err := r.dispatchGateway(ctx, filepath.Join(r.tmp, fmt.Sprintf("d%d", round)), truePath)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.dispatchBare(ctx, truePath)
+		if err != nil {
+			return nil, err
+		}
+		gw, bare = append(gw, g), append(bare, b)
+	}
+	return []Figure{{Name: FigDispatch, Title: "task dispatch through the gateway", Value: median(gw), Unit: "tasks/s", Rounds: gw,
+		Baseline: median(bare), BaselineTitle: "bare fork/exec", BaselineUnit: "tasks/s",
+		Target: &Target{Of: "ratio", Op: ">=", Limit: 0.3},
+		Note:   fmt.Sprintf("%s tasks of true per round, %d at once; docs/performance.md explains why 0.3× is out of reach with one Go shim per task", thousands(int64(r.sz.DispatchTasks)), r.sz.Concurrency)}}, nil
+}
+
+// dispatchGateway runs one gateway round in home and returns tasks/s.
+func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (float64, error) {
+	g, err := r.newGateway(home, r.sz.Concurrency)
+	if err != nil {
+		return 0, err
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := g.Start(bg); err != nil {
+		return 0, err
+	}
+	defer func() {
+		_ = g.Stop(bg)
+		_ = os.RemoveAll(home)
+	}()
+	c := g.Client()
+	start := time.Now()
+	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}, nil); err != nil {
+		return 0, err
+	}
+	if err := waitTasks(ctx, c, r.sz.DispatchTasks, 5*time.Millisecond); err != nil {
+		return 0, err
+	}
+	page, err := c.ListTasks(ctx, engine.TaskFilter{})
+	if err != nil {
+		return 0, err
+	}
+	var end time.Time
+	for _, t := range page.Tasks {
+		if t.Status != sdk.TaskSucceeded || t.ExitCode == nil || *t.ExitCode != 0 || t.Attempts != 1 {
+			return 0, fmt.Errorf("task %s ended %s (exit code %v, attempt %d, %v); every task of true must succeed at once", t.ID, t.Status, t.ExitCode, t.Attempts, t.Errors)
+		}
+		if t.EndedAt.After(end) {
+			end = t.EndedAt
+		}
+	}
+	if len(page.Tasks) != r.sz.DispatchTasks {
+		return 0, fmt.Errorf("%d tasks recorded, want %d", len(page.Tasks), r.sz.DispatchTasks)
+	}
+	return float64(len(page.Tasks)) / end.Sub(start).Seconds(), nil
+}
+
+// submit creates n detached tasks running argv through c from the given
+// number of goroutines; ids, if not nil, receives their ids.
+func submit(ctx context.Context, c api.Client, n, workers int, label string, argv []string, ids *[]string) error {
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		werr error
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) && ctx.Err() == nil {
+				t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: argv}})
+				mu.Lock()
+				if err != nil {
+					werr = cmpOr(werr, err)
+				} else if ids != nil {
+					*ids = append(*ids, t.ID)
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return cmpOr(werr, ctx.Err())
+}
+
+// dispatchBare runs Sizes.DispatchTasks processes of truePath, Sizes.Concurrency
+// at a time, and returns runs per second.
+func (r *run) dispatchBare(ctx context.Context, truePath string) (float64, error) {
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		werr error
+		wg   sync.WaitGroup
+	)
+	n := int64(r.sz.DispatchTasks)
+	start := time.Now()
+	for range r.sz.Concurrency {
+		wg.Go(func() {
+			for next.Add(1) <= n && ctx.Err() == nil {
+				if err := exec.Command(truePath).Run(); err != nil {
+					mu.Lock()
+					werr = cmpOr(werr, err)
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := cmpOr(werr, ctx.Err()); err != nil {
+		return 0, err
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}

@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner/shim"
+)
+
+// newGateway returns a gateway over home admitting maxRunning tasks at
+// once. Its shims and first-party plugins are cfg.Self, started as the
+// gateway starts them: "Self shim DIR", "Self plugin serve NAME".
+func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) {
+	var fc gateway.FileConfig
+	fc.Limits.MaxRunning = maxRunning
+	self := r.cfg.Self
+	return gateway.New(gateway.Config{
+		Home: home, File: fc, Owner: "flowgate bench", Self: self,
+		Logger: r.cfg.Logger.Named("bench"),
+		Launch: func(dir string) (*os.Process, error) { return shim.Launch(self, []string{"shim", dir}, nil) },
+	})
+}
+
+// waitTasks polls c until no task is queued or running and want tasks
+// exist, or ctx ends.
+func waitTasks(ctx context.Context, c api.Client, want int, every time.Duration) error {
+	for {
+		s, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		total, active := 0, 0
+		for st, n := range s.Tasks {
+			total += n
+			if !st.Terminal() {
+				active += n
+			}
+		}
+		if total >= want && active == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (%d of %d tasks still active)", ctx.Err(), active, want)
+		case <-time.After(every):
+		}
+	}
+}

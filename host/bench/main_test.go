@@ -1,0 +1,18 @@
+package bench_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/flowgate/flowgate/cli"
+)
+
+// TestMain lets this test binary serve as the flowgate executable that a
+// run starts: "shim DIR" for task shims and "plugin serve NAME" for the
+// pipeline plugin, as the real binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin") {
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
