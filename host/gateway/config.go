@@ -29,6 +29,7 @@ import (
 //	  interval: 60s
 //	  first: 5s           # the first pass after start
 //	  grace: 5m           # a task whose process is gone is lost after this
+//	  compact_share: 0.5  # compact the store file when more of it is free pages
 //	  disabled: false
 //	log_level: info       # trace, debug, info, warn, error
 //	plugins:              # controller plugins
@@ -48,6 +49,9 @@ type FileConfig struct {
 		First    Duration `yaml:"first"`
 		Grace    Duration `yaml:"grace"`
 		Disabled bool     `yaml:"disabled"`
+		// CompactShare is the share of free pages in the store file above
+		// which tasks maintenance --apply asks for a compaction.
+		CompactShare float64 `yaml:"compact_share"`
 	} `yaml:"maintenance"`
 	LogLevel string         `yaml:"log_level"`
 	Plugins  []plugins.Spec `yaml:"plugins"`
@@ -101,7 +105,8 @@ func (c CronJob) input() scheduler.JobInput {
 // MaintenanceConfig is the maintenance pass the config describes, for
 // home.
 func (c FileConfig) MaintenanceConfig(home string) maintenance.Config {
-	return maintenance.Config{Home: home, Grace: time.Duration(c.Maintenance.Grace), FlowRetention: time.Duration(c.Retention.Flows)}
+	return maintenance.Config{Home: home, Grace: time.Duration(c.Maintenance.Grace), FlowRetention: time.Duration(c.Retention.Flows),
+		CompactShare: c.Maintenance.CompactShare}
 }
 
 // CronInputs returns the declared jobs as job inputs.
@@ -166,6 +171,8 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("maintenance.first must not be negative (got %s)", time.Duration(c.Maintenance.First))
 	case c.Maintenance.Grace < 0:
 		return fmt.Errorf("maintenance.grace must not be negative (got %s)", time.Duration(c.Maintenance.Grace))
+	case c.Maintenance.CompactShare < 0 || c.Maintenance.CompactShare >= 1:
+		return fmt.Errorf("maintenance.compact_share must be at least 0 and below 1 (got %g); 0 means the default, 0.5", c.Maintenance.CompactShare)
 	}
 	switch c.LogLevel {
 	case "", "trace", "debug", "info", "warn", "error":

@@ -86,18 +86,20 @@ func TestExampleConfigLoads(t *testing.T) {
 
 func TestConfigMaintenanceAndRetention(t *testing.T) {
 	t.Parallel()
-	fc, err := gateway.LoadConfig(writeConfig(t, "retention:\n  tasks: 48h\n  flows: 72h\nmaintenance:\n  interval: 30s\n  first: 1s\n  grace: 10m\n"))
+	fc, err := gateway.LoadConfig(writeConfig(t, "retention:\n  tasks: 48h\n  flows: 72h\nmaintenance:\n  interval: 30s\n  first: 1s\n  grace: 10m\n  compact_share: 0.3\n"))
 	require.NoError(t, err)
 	mc := fc.MaintenanceConfig("/h")
 	require.Equal(t, "/h", mc.Home)
 	require.Equal(t, 72*time.Hour, mc.FlowRetention)
 	require.Equal(t, 10*time.Minute, mc.Grace)
+	require.Equal(t, 0.3, mc.CompactShare)
 	require.Equal(t, 30*time.Second, time.Duration(fc.Maintenance.Interval))
 	for body, says := range map[string]string{
-		"retention:\n  flows: -1h\n":       "retention.flows",
-		"maintenance:\n  interval: 10ms\n": "maintenance.interval must be at least 1s",
-		"maintenance:\n  grace: -1m\n":     "maintenance.grace",
-		"maintenance:\n  every: 1m\n":      "every",
+		"retention:\n  flows: -1h\n":           "retention.flows",
+		"maintenance:\n  interval: 10ms\n":     "maintenance.interval must be at least 1s",
+		"maintenance:\n  grace: -1m\n":         "maintenance.grace",
+		"maintenance:\n  compact_share: 1.5\n": "maintenance.compact_share",
+		"maintenance:\n  every: 1m\n":          "every",
 	} {
 		_, err := gateway.LoadConfig(writeConfig(t, body))
 		require.ErrorContains(t, err, says, body)
