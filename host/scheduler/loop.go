@@ -501,7 +501,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 		s.cancelRun(r)
 	}
 	if action == ActionStart {
-		if err := s.startWork(jobID, t); err != nil {
+		if err := s.startWork(jobID, t, false); err != nil {
 			return run, ok, err
 		}
 		if r, found, err := s.loadRun(jobID, t); err == nil && found {
@@ -648,7 +648,7 @@ func ownerKey(jobID string) string { return "cron:" + jobID }
 // crash returns the same task. A flow has no idempotency key; it carries
 // the same key as its Origin instead, and a redo first looks for a flow of
 // the job's owner with that origin.
-func (s *Scheduler) startWork(jobID string, t time.Time) error {
+func (s *Scheduler) startWork(jobID string, t time.Time, redo bool) error {
 	var (
 		run Run
 		ok  bool
@@ -683,7 +683,7 @@ func (s *Scheduler) startWork(jobID string, t time.Time) error {
 		}
 		taskID = task.ID
 	case PayloadPipeline:
-		f, err := s.pipelineFlow(j, key, env)
+		f, err := s.pipelineFlow(j, key, env, redo)
 		if err != nil {
 			return s.finish(jobID, t, RunError, "create pipeline flow: "+err.Error(), s.cfg.Now())
 		}
@@ -735,17 +735,25 @@ func (s *Scheduler) runEnv(j Job, r Run) (map[string]string, error) {
 	return env, nil
 }
 
-// pipelineFlow returns the flow of a pipeline run: the one a previous
-// attempt made (found by owner and origin), or a new one.
-func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string) (*sdk.Flow, error) {
-	page, err := s.eng.ListFlows(engine.FlowFilter{OwnerKey: ownerKey(j.ID)})
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range page.Flows {
-		if f.Origin == origin {
-			return f, nil
+// pipelineFlow returns the flow of a pipeline run: when redoing a start
+// that a crash interrupted, the flow that attempt may have made (found by
+// owner and origin, reading every flow of the job); else a new one. A
+// first attempt cannot have made one, so it reads nothing.
+func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string, redo bool) (*sdk.Flow, error) {
+	for f := (engine.FlowFilter{OwnerKey: ownerKey(j.ID), Limit: 100}); redo; {
+		page, err := s.eng.ListFlows(f)
+		if err != nil {
+			return nil, err
 		}
+		for _, fl := range page.Flows {
+			if fl.Origin == origin {
+				return fl, nil
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		f.After = page.Next
 	}
 	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline), Env: env}.State()
 	if err != nil {
@@ -789,7 +797,7 @@ func (s *Scheduler) settle(jobID string) error {
 		case !ok || !runOpen(run.Status):
 			errs = append(errs, s.finish(jobID, t, "", "", s.cfg.Now()))
 		case run.Status == RunStarting:
-			errs = append(errs, s.startWork(jobID, t))
+			errs = append(errs, s.startWork(jobID, t, true))
 		default:
 			if status, msg, ended := s.outcome(run); ended {
 				errs = append(errs, s.finish(jobID, t, status, msg, s.cfg.Now()))
@@ -803,7 +811,7 @@ func (s *Scheduler) settle(jobID string) error {
 	if err != nil || next.IsZero() {
 		return err
 	}
-	return s.startWork(jobID, next)
+	return s.startWork(jobID, next, false)
 }
 
 // outcome reports whether a running run's work has ended, and how.

@@ -48,7 +48,7 @@ func TestRecoverStartingRun(t *testing.T) {
 	require.NoError(t, err)
 	// The pipeline job crashed after the engine created its flow.
 	crashAfterClaim(t, st, pipe.ID, now)
-	flow, err := s.pipelineFlow(pipe, RunID(pipe.ID, now), nil)
+	flow, err := s.pipelineFlow(pipe, RunID(pipe.ID, now), nil, false)
 	require.NoError(t, err)
 
 	require.NoError(t, s.TickOnce(context.Background()))
