@@ -1,19 +1,18 @@
 package cli_test
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.etcd.io/bbolt"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -124,7 +123,7 @@ func TestCheckReportsPageDamage(t *testing.T) {
 		}
 	})
 	damaged := t.TempDir()
-	corruptLeafInto(t, filepath.Join(dir, home.DBFile), filepath.Join(damaged, home.DBFile))
+	storetest.CorruptLeafCopy(t, filepath.Join(dir, home.DBFile), filepath.Join(damaged, home.DBFile))
 	before, err := os.ReadFile(filepath.Join(damaged, home.DBFile))
 	require.NoError(t, err)
 
@@ -152,39 +151,6 @@ func TestCheckReportsPageDamage(t *testing.T) {
 	require.False(t, rep.PagesChecked)
 	require.Equal(t, api.ProblemPage, rep.Problems[0].Kind)
 	require.Contains(t, rep.Problems[0].Detail, "restore it from a backup")
-}
-
-// corruptLeafInto copies the store file src to dst and overwrites the type
-// of the first leaf page in use, the way a bad disk block damages a file.
-func corruptLeafInto(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(dst, data, 0o600))
-	db, err := bbolt.Open(dst, 0o600, &bbolt.Options{ReadOnly: true, PreLoadFreelist: true})
-	require.NoError(t, err)
-	leaf, pageSize := -1, db.Info().PageSize
-	require.NoError(t, db.View(func(tx *bbolt.Tx) error {
-		for id := 2; int64(id*pageSize) < tx.Size() && leaf < 0; id++ {
-			p, err := tx.Page(id)
-			if err != nil {
-				return err
-			}
-			if p != nil && p.Type == "leaf" {
-				leaf = id
-			}
-		}
-		return nil
-	}))
-	require.NoError(t, db.Close())
-	require.GreaterOrEqual(t, leaf, 2, "the file has a leaf page")
-	f, err := os.OpenFile(dst, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	var flags [2]byte
-	binary.LittleEndian.PutUint16(flags[:], 0x40) // no page type has this flag
-	_, err = f.WriteAt(flags[:], int64(leaf*pageSize)+8)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }
 
 func TestCheckWithoutStore(t *testing.T) {

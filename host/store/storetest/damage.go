@@ -1,0 +1,45 @@
+package storetest
+
+import (
+	"encoding/binary"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.etcd.io/bbolt"
+)
+
+// CorruptLeafCopy copies the bbolt store file src to dst and damages the
+// copy the way a bad disk block does: it overwrites the type of the first
+// leaf page in use, which bbolt's page check reports. For tests of the
+// file-level checks (flowgate check, backup verification).
+func CorruptLeafCopy(t testing.TB, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dst, data, 0o600))
+	db, err := bbolt.Open(dst, 0o600, &bbolt.Options{ReadOnly: true, PreLoadFreelist: true})
+	require.NoError(t, err)
+	leaf, pageSize := -1, db.Info().PageSize
+	require.NoError(t, db.View(func(tx *bbolt.Tx) error {
+		for id := 2; int64(id*pageSize) < tx.Size() && leaf < 0; id++ {
+			p, err := tx.Page(id)
+			if err != nil {
+				return err
+			}
+			if p != nil && p.Type == "leaf" {
+				leaf = id
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	require.GreaterOrEqual(t, leaf, 2, "the file has a leaf page")
+	f, err := os.OpenFile(dst, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	var flags [2]byte
+	binary.LittleEndian.PutUint16(flags[:], 0x40) // no page type has this flag
+	_, err = f.WriteAt(flags[:], int64(leaf*pageSize)+8)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
