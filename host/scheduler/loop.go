@@ -394,7 +394,11 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 				}
 				continue
 			}
-			if err := putJSON(tx, runKey(jobID, t), Run{JobID: jobID, Scheduled: t.UTC(), Status: RunMissed, EndedAt: now.UTC()}); err != nil {
+			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC()}
+			if j, err := find(tx, jobID); err == nil {
+				missed.Session = j.Session
+			}
+			if err := putJSON(tx, runKey(jobID, t), missed); err != nil {
 				return err
 			}
 		}

@@ -168,6 +168,10 @@ func TestClockJumpFiresPerCatchUpWindow(t *testing.T) {
 			st := byStatus(e.runs(j.ID))
 			require.Equal(t, 1+tc.run, st[scheduler.RunRunning])
 			require.Equal(t, tc.missed, st[scheduler.RunMissed])
+			for _, r := range e.runs(j.ID) {
+				require.Equal(t, scheduler.TriggerSchedule, r.Trigger, "%+v", r)
+				require.Equal(t, scheduler.RunID(j.ID, r.Scheduled), r.ID)
+			}
 			require.Len(t, e.tasks("cron:"+j.ID), 1+tc.run)
 			got, err := e.sched.Jobs().Get(j.ID)
 			require.NoError(t, err)
