@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -119,34 +119,14 @@ func TestGatewaySweepPrunesExpiredFlows(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "the sweep prunes the finished task's flow and the task")
 }
 
-// bloatHome fills the home's store with ~20 MiB and deletes nine tenths,
-// and returns the file's size.
+// bloatHome leaves the home's store file mostly free pages
+// (storetest.FillAndFree) and returns its size.
 func bloatHome(t *testing.T, dir string) int64 {
 	t.Helper()
 	path := filepath.Join(dir, home.DBFile)
 	st, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	val := make([]byte, 1024)
-	for i := 0; i < 20_000; i += 1000 {
-		require.NoError(t, st.Update(func(tx store.Tx) error {
-			for j := i; j < i+1000; j++ {
-				if _, err := tx.Put(fmt.Sprintf("junk/%06d", j), val); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
-	require.NoError(t, st.Update(func(tx store.Tx) error {
-		for j := range 20_000 {
-			if j%10 != 0 {
-				if err := tx.Delete(fmt.Sprintf("junk/%06d", j)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}))
+	storetest.FillAndFree(t, st, "junk/", 20_000)
 	require.NoError(t, st.Close())
 	fi, err := os.Stat(path)
 	require.NoError(t, err)

@@ -2,10 +2,8 @@ package maintenance_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,34 +11,8 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 )
-
-// bloat writes about 20 MiB under junk/ and deletes nine tenths of it, so
-// the store file is mostly free pages.
-func bloat(t *testing.T, st store.Store) {
-	t.Helper()
-	val := []byte(strings.Repeat("x", 1024))
-	for i := 0; i < 20_000; i += 1000 {
-		require.NoError(t, st.Update(func(tx store.Tx) error {
-			for j := i; j < i+1000; j++ {
-				if _, err := tx.Put(fmt.Sprintf("junk/%06d", j), val); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
-	require.NoError(t, st.Update(func(tx store.Tx) error {
-		for j := range 20_000 {
-			if j%10 != 0 {
-				if err := tx.Delete(fmt.Sprintf("junk/%06d", j)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}))
-}
 
 func TestCompactionAskedForAndDone(t *testing.T) {
 	dir := t.TempDir()
@@ -56,7 +28,7 @@ func TestCompactionAskedForAndDone(t *testing.T) {
 	require.NotNil(t, s.Compaction)
 	require.False(t, s.Compaction.Due, "a fresh store")
 
-	bloat(t, st)
+	storetest.FillAndFree(t, st, "junk/", 20_000)
 	s, err = maintenance.Run(context.Background(), eng, cfg)
 	require.NoError(t, err)
 	require.True(t, s.Compaction.Due, "%+v", s.Compaction)

@@ -1,50 +1,22 @@
 package store_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 )
-
-// fillAndThin writes n keys of 1 KiB and deletes all but every tenth, so
-// most of the file is free pages.
-func fillAndThin(t *testing.T, s store.Store, n int) {
-	t.Helper()
-	val := []byte(strings.Repeat("x", 1024))
-	for i := 0; i < n; i += 500 {
-		require.NoError(t, s.Update(func(tx store.Tx) error {
-			for j := i; j < min(i+500, n); j++ {
-				if _, err := tx.Put(fmt.Sprintf("k/%06d", j), val); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
-	require.NoError(t, s.Update(func(tx store.Tx) error {
-		for j := range n {
-			if j%10 != 0 {
-				if err := tx.Delete(fmt.Sprintf("k/%06d", j)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}))
-}
 
 func TestCompactGivesFreePagesBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	s, err := store.Open(path, store.Options{InitialMmapSize: 1 << 20})
 	require.NoError(t, err)
-	fillAndThin(t, s, 20_000)
+	storetest.FillAndFree(t, s, "k/", 20_000)
 	sp, err := s.Space()
 	require.NoError(t, err)
 	require.Greater(t, sp.FreeShare(), 0.5, "%+v", sp)

@@ -2,11 +2,14 @@ package storetest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.etcd.io/bbolt"
+
+	"github.com/flowgate/flowgate/host/store"
 )
 
 // CorruptLeafCopy copies the bbolt store file src to dst and damages the
@@ -42,4 +45,33 @@ func CorruptLeafCopy(t testing.TB, src, dst string) {
 	_, err = f.WriteAt(flags[:], int64(leaf*pageSize)+8)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+}
+
+// FillAndFree writes n keys of 1 KiB under prefix ("prefix%06d") in
+// commits of 500, then deletes all but every tenth, so that most of the
+// store file is free pages: the state compaction is for. With n = 20,000
+// that is about 20 MiB written and 2,000 keys kept.
+func FillAndFree(t testing.TB, s store.Store, prefix string, n int) {
+	t.Helper()
+	val := make([]byte, 1024)
+	for i := 0; i < n; i += 500 {
+		require.NoError(t, s.Update(func(tx store.Tx) error {
+			for j := i; j < min(i+500, n); j++ {
+				if _, err := tx.Put(fmt.Sprintf("%s%06d", prefix, j), val); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	require.NoError(t, s.Update(func(tx store.Tx) error {
+		for j := range n {
+			if j%10 != 0 {
+				if err := tx.Delete(fmt.Sprintf("%s%06d", prefix, j)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
 }
