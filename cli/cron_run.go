@@ -189,30 +189,27 @@ func findRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run,
 
 // waitRunStarted waits, bounded, until the work of run r has started, so
 // that a gateway hosted by this command has launched it before it stops:
-// its task's shim has claimed the attempt (a task merely out of the queue
-// is put back in it when the gateway stops first), or its flow has left
-// queued.
+// its task no longer needs the gateway (waitStarted), or its flow has
+// left queued.
 func waitRunStarted(ctx context.Context, c api.Client, dir string, r scheduler.Run) error {
+	switch {
+	case r.TaskID != "":
+		t, err := c.ResolveTask(ctx, r.TaskID)
+		if err != nil {
+			return err
+		}
+		_, err = waitStarted(ctx, c, dir, t)
+		return err
+	case r.FlowID == "":
+		return nil
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		switch {
-		case r.TaskID != "":
-			t, err := c.ResolveTask(ctx, r.TaskID)
-			if err != nil {
-				return err
-			}
-			if taskLaunched(dir, t) {
-				return nil
-			}
-		case r.FlowID != "":
-			v, err := c.ViewFlow(ctx, r.FlowID)
-			if err != nil {
-				return err
-			}
-			if v.Status != sdk.FlowQueued {
-				return nil
-			}
-		default:
+		v, err := c.ViewFlow(ctx, r.FlowID)
+		if err != nil {
+			return err
+		}
+		if v.Status != sdk.FlowQueued {
 			return nil
 		}
 		select {

@@ -101,8 +101,8 @@ func (l *Local) RemoveJob(_ context.Context, ref string) (scheduler.Job, error) 
 // JobRuns returns a job's history, newest first. A ref with no history
 // that names no job either is not found.
 func (l *Local) JobRuns(_ context.Context, ref string, limit int) ([]scheduler.Run, error) {
-	if limit < 0 {
-		return nil, &scheduler.FlagError{Flag: "--limit", Rule: fmt.Sprintf("must not be negative (got %d)", limit)}
+	if err := checkRunsLimit(limit); err != nil {
+		return nil, err
 	}
 	runs, err := l.sched.Runs(ref, limit)
 	if err != nil {
@@ -149,6 +149,14 @@ func (l *Local) BackfillJob(_ context.Context, ref string, o scheduler.BackfillO
 		runs = []scheduler.Run{}
 	}
 	return runs, err
+}
+
+// checkRunsLimit refuses a negative JobRuns limit, naming --limit.
+func checkRunsLimit(limit int) error {
+	if limit < 0 {
+		return &scheduler.FlagError{Flag: "--limit", Rule: fmt.Sprintf("must not be negative (got %d)", limit)}
+	}
+	return nil
 }
 
 // absolutePipeline refuses a relative workflow path: it would be read

@@ -51,7 +51,7 @@ func (s *server) editJob(w http.ResponseWriter, r *http.Request) (int, any, erro
 	if err := decodeRequest(w, r, &p); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), p.patch())
+	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), scheduler.JobPatch(p))
 	return http.StatusOK, j, err
 }
 

@@ -47,7 +47,7 @@ func (c *Remote) ListJobs(ctx context.Context, all bool) ([]scheduler.Job, error
 
 // EditJob sends the fields p sets; the rest of the job stays as it is.
 func (c *Remote) EditJob(ctx context.Context, ref string, p scheduler.JobPatch) (scheduler.Job, error) {
-	return c.jobCall(ctx, ref, "edit", jobPatchToWire(p))
+	return c.jobCall(ctx, ref, "edit", jobPatchJSON(p))
 }
 
 // SetJobEnabled enables or disables a job.
@@ -69,8 +69,8 @@ func (c *Remote) JobRuns(ctx context.Context, ref string, limit int) ([]schedule
 	if ref == "" {
 		return nil, emptyRef()
 	}
-	if limit < 0 {
-		return nil, &scheduler.FlagError{Flag: "--limit", Rule: fmt.Sprintf("must not be negative (got %d)", limit)}
+	if err := checkRunsLimit(limit); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	if limit > 0 {

@@ -64,7 +64,9 @@ func (j jobInputJSON) input() scheduler.JobInput {
 
 // jobPatchJSON is the body of POST /v1/cron/jobs/{ref}/edit:
 // scheduler.JobPatch. Only the fields set travel; an absent field leaves
-// the job's value alone, and "" (or 0, or false) sets it.
+// the job's value alone, and "" (or 0, or false) sets it. It has
+// JobPatch's fields, in JobPatch's order, so the two convert into each
+// other and a field added to one and not the other fails to compile.
 type jobPatchJSON struct {
 	Name                 *string `json:"name,omitempty"`
 	Description          *string `json:"description,omitempty"`
@@ -87,32 +89,6 @@ type jobPatchJSON struct {
 	FailureAlertCommand  *string `json:"failure_alert_command,omitempty"`
 	DeleteAfterRun       *bool   `json:"delete_after_run,omitempty"`
 	Disabled             *bool   `json:"disabled,omitempty"`
-}
-
-func jobPatchToWire(p scheduler.JobPatch) jobPatchJSON {
-	return jobPatchJSON{
-		Name: p.Name, Description: p.Description,
-		Cron: p.Cron, TZ: p.TZ, DST: p.DST, Every: p.Every, At: p.At,
-		Pipeline: p.Pipeline, ArgsJSON: p.ArgsJSON, Command: p.Command,
-		Session: p.Session, Overlap: p.Overlap, CatchUpWindow: p.CatchUpWindow,
-		Webhook: p.Webhook, NotifyCommand: p.NotifyCommand,
-		FailureAlertAfter: p.FailureAlertAfter, FailureAlertCooldown: p.FailureAlertCooldown,
-		FailureAlertWebhook: p.FailureAlertWebhook, FailureAlertCommand: p.FailureAlertCommand,
-		DeleteAfterRun: p.DeleteAfterRun, Disabled: p.Disabled,
-	}
-}
-
-func (j jobPatchJSON) patch() scheduler.JobPatch {
-	return scheduler.JobPatch{
-		Name: j.Name, Description: j.Description,
-		Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At,
-		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command,
-		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
-		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
-		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
-		FailureAlertWebhook: j.FailureAlertWebhook, FailureAlertCommand: j.FailureAlertCommand,
-		DeleteAfterRun: j.DeleteAfterRun, Disabled: j.Disabled,
-	}
 }
 
 // backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:

@@ -3,15 +3,12 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/store"
 )
 
 // benchJobs is the number of enabled jobs the benchmarks load.
@@ -38,17 +35,8 @@ func benchJob(i int) scheduler.JobInput {
 // Monday), and the clock it reads. The first job is due at 10:15.
 func benchScheduler(b *testing.B) (*scheduler.Scheduler, *jobClock) {
 	b.Helper()
-	st, err := store.Open(filepath.Join(b.TempDir(), "flowgate.db"), store.Options{Owner: b.Name()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	c := &jobClock{t: t0}
-	eng, err := engine.New(st, engine.Config{Now: c.now})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := scheduler.New(st, eng, scheduler.Config{Now: c.now})
+	e := newLoopEnv(b, scheduler.Config{})
+	s, c := e.sched, e.clock
 
 	// Concurrent adds share commits (the store's group commit): 10,000
 	// one-by-one commits would take most of a minute on a slow disk.

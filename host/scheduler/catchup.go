@@ -25,7 +25,7 @@ func PlanCatchUp(s Schedule, lastScheduled, now time.Time, window time.Duration)
 			return nil, nil
 		}
 		latest := latestDue(c, lastScheduled, now, due)
-		return []time.Time{latest}, without(due, latest)
+		return []time.Time{latest}, removeTime(due, latest)
 	}
 	cut := now.Add(-window)
 	if cut.Before(lastScheduled) {
@@ -48,14 +48,4 @@ func latestDue(c compiled, from, now time.Time, due []time.Time) time.Time {
 		latest = t
 	}
 	return latest.In(from.Location())
-}
-
-func without(ts []time.Time, drop time.Time) []time.Time {
-	out := ts[:0:0]
-	for _, t := range ts {
-		if !t.Equal(drop) {
-			out = append(out, t)
-		}
-	}
-	return out
 }

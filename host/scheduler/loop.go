@@ -387,6 +387,10 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 		if err != nil {
 			return err
 		}
+		var session string
+		if j, err := find(tx, jobID); err == nil {
+			session = j.Session
+		}
 		for _, t := range times {
 			if _, ok, err := loadRun(tx, jobID, t); err != nil || ok {
 				if err != nil {
@@ -394,10 +398,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 				}
 				continue
 			}
-			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC()}
-			if j, err := find(tx, jobID); err == nil {
-				missed.Session = j.Session
-			}
+			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Session: session}
 			if err := putJSON(tx, runKey(jobID, t), missed); err != nil {
 				return err
 			}
@@ -653,11 +654,8 @@ func ownerKey(jobID string) string { return "cron:" + jobID }
 // the same key as its Origin instead, and a redo first looks for a flow of
 // the job's owner with that origin.
 func (s *Scheduler) startWork(jobID string, t time.Time, redo bool) error {
-	var (
-		run Run
-		ok  bool
-	)
-	if err := s.st.View(func(tx store.ReadTx) (err error) { run, ok, err = loadRun(tx, jobID, t); return err }); err != nil || !ok {
+	run, ok, err := s.loadRun(jobID, t)
+	if err != nil || !ok {
 		return err
 	}
 	if run.Status != RunStarting {
@@ -789,11 +787,8 @@ func (s *Scheduler) settle(jobID string) error {
 	}
 	var errs []error
 	for _, t := range rec.Active {
-		var (
-			run Run
-			ok  bool
-		)
-		if err := s.st.View(func(tx store.ReadTx) (err error) { run, ok, err = loadRun(tx, jobID, t); return err }); err != nil {
+		run, ok, err := s.loadRun(jobID, t)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 // loopEnv is a real store and engine with no runner; the test plays the
 // runner by finishing tasks itself, and drives the clock by hand.
 type loopEnv struct {
-	t     *testing.T
+	t     testing.TB
 	clock *jobClock
 	st    store.Store
 	eng   *engine.Engine
@@ -29,7 +29,7 @@ type loopEnv struct {
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 30, 0, time.UTC)
 
-func newLoopEnv(t *testing.T, cfg scheduler.Config) *loopEnv {
+func newLoopEnv(t testing.TB, cfg scheduler.Config) *loopEnv {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{Owner: t.Name()})
 	require.NoError(t, err)

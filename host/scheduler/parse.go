@@ -112,7 +112,8 @@ var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | 
 var cronFields = [6]string{"seconds", "minute", "hour", "day of month", "month", "day of week"}
 
 // parseCron parses expr with robfig and, on failure, finds the field at
-// fault: robfig's messages name the value but not the field.
+// fault: robfig's messages name the value but not the field. Every
+// compile of a schedule parses, so a valid expression is parsed once.
 func parseCron(expr string) (cron.Schedule, error) {
 	if expr == "" {
 		return nil, flagErr("--cron", "an expression is required")
@@ -134,6 +135,10 @@ func parseCron(expr string) (cron.Schedule, error) {
 		}
 		return sched, nil
 	}
+	sched, err := cronParser.Parse(expr)
+	if err == nil {
+		return sched, nil
+	}
 	fields := strings.Fields(expr)
 	names := cronFields[:]
 	switch len(fields) {
@@ -150,11 +155,7 @@ func parseCron(expr string) (cron.Schedule, error) {
 			return nil, flagErr("--cron", fmt.Sprintf("%s field %q is invalid: %v; fields are %s", names[i], f, err, fieldList(len(fields))))
 		}
 	}
-	sched, err := cronParser.Parse(expr)
-	if err != nil {
-		return nil, flagErr("--cron", fmt.Sprintf("%q: %v", expr, err))
-	}
-	return sched, nil
+	return nil, flagErr("--cron", fmt.Sprintf("%q: %v", expr, err))
 }
 
 func fieldList(n int) string {

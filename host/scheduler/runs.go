@@ -199,32 +199,28 @@ func removeTime(ts []time.Time, t time.Time) []time.Time {
 // more than keep remain, and ended runs scheduled before cutoff. Open runs
 // are never deleted.
 func pruneRuns(tx store.Tx, jobID string, keep int, cutoff time.Time) error {
-	type entry struct {
-		key string
-		at  int64
-	}
-	var all []entry
+	var all []store.Item
 	err := tx.Scan(runsPrefix(jobID), store.ScanOptions{}, func(it store.Item) bool {
-		n, _ := strconv.ParseInt(strings.TrimPrefix(it.Key, runsPrefix(jobID)), 10, 64)
-		all = append(all, entry{it.Key, n})
+		all = append(all, it)
 		return true
 	})
 	if err != nil {
 		return err
 	}
 	left := len(all)
-	for _, e := range all {
-		if left <= keep && e.at >= cutoff.UnixNano() {
+	for _, it := range all {
+		at, _ := strconv.ParseInt(strings.TrimPrefix(it.Key, runsPrefix(jobID)), 10, 64)
+		if left <= keep && at >= cutoff.UnixNano() {
 			break
 		}
 		var r Run
-		if _, err := getJSON(tx, e.key, &r); err != nil {
-			return err
+		if err := json.Unmarshal(it.Value, &r); err != nil {
+			return fmt.Errorf("read %s: %w", it.Key, err)
 		}
 		if runOpen(r.Status) {
 			continue
 		}
-		if err := tx.Delete(e.key); err != nil {
+		if err := tx.Delete(it.Key); err != nil {
 			return err
 		}
 		left--
