@@ -30,6 +30,19 @@ func backupResult(t *testing.T, home string, args ...string) api.BackupResult {
 	return res
 }
 
+// seededHome returns a fresh home whose store fn has seeded, with a
+// gateway running on it if asked: started after the seeding, which needs
+// the store to itself.
+func seededHome(t *testing.T, withGateway bool, fn func(eng *engine.Engine)) string {
+	t.Helper()
+	dir := shortHome(t)
+	seed(t, dir, fn)
+	if withGateway {
+		startGateway(t, dir)
+	}
+	return dir
+}
+
 // requireSoundCopy requires the store file at path to pass the whole
 // check (pages and indexes), and returns the keys it holds.
 func requireSoundCopy(t *testing.T, path string) map[string]bool {
@@ -154,11 +167,7 @@ func TestBackupRefusesOverwrite(t *testing.T) {
 	for _, m := range cronHomes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			dir := shortHome(t)
-			seed(t, dir, func(*engine.Engine) {})
-			if m.gateway {
-				startGateway(t, dir)
-			}
+			dir := seededHome(t, m.gateway, func(*engine.Engine) {})
 			path := filepath.Join(t.TempDir(), "backup.db")
 			require.NoError(t, os.WriteFile(path, []byte("an older backup"), 0o600))
 
@@ -185,11 +194,7 @@ func TestBackupLeavesNoPartialFile(t *testing.T) {
 	for _, m := range cronHomes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			dir := shortHome(t)
-			seed(t, dir, func(*engine.Engine) {})
-			if m.gateway {
-				startGateway(t, dir)
-			}
+			dir := seededHome(t, m.gateway, func(*engine.Engine) {})
 			parent := t.TempDir()
 			blocker := filepath.Join(parent, "not-a-dir")
 			require.NoError(t, os.WriteFile(blocker, nil, 0o600))

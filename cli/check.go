@@ -81,22 +81,8 @@ func writeCheck(w io.Writer, r api.CheckReport) {
 		}
 	}
 	fmt.Fprintf(w, "Store: %s\n", clean(r.Path))
-	switch {
-	case !r.PagesChecked:
-		fmt.Fprintln(w, "Pages: not checked: the file is too damaged to open")
-	case pages == 0:
-		fmt.Fprintln(w, "Pages: ok")
-	default:
-		fmt.Fprintf(w, "Pages: %d problem(s)\n", pages)
-	}
-	switch {
-	case !r.IndexesChecked:
-		fmt.Fprintln(w, "Indexes: not checked: reading damaged pages could fail or mislead")
-	case indexes == 0:
-		fmt.Fprintln(w, "Indexes: ok")
-	default:
-		fmt.Fprintf(w, "Indexes: %d problem(s)\n", indexes)
-	}
+	writeCheckLine(w, "Pages", r.PagesChecked, "the file is too damaged to open", pages)
+	writeCheckLine(w, "Indexes", r.IndexesChecked, "reading damaged pages could fail or mislead", indexes)
 	if len(r.Problems) == 0 {
 		if r.Clean() {
 			fmt.Fprintln(w, "No problems found.")
@@ -110,4 +96,17 @@ func writeCheck(w io.Writer, r api.CheckReport) {
 		t.add(p.Kind, orNA(clip(p.Key, 60)), orNA(clip(p.Record, 40)), p.Repair, clean(p.Detail))
 	}
 	t.write(w)
+}
+
+// writeCheckLine prints one part of the check: not checked (and why), ok,
+// or how many problems it found.
+func writeCheckLine(w io.Writer, part string, checked bool, whyNot string, problems int) {
+	switch {
+	case !checked:
+		fmt.Fprintf(w, "%s: not checked: %s\n", part, whyNot)
+	case problems == 0:
+		fmt.Fprintf(w, "%s: ok\n", part)
+	default:
+		fmt.Fprintf(w, "%s: %d problem(s)\n", part, problems)
+	}
 }

@@ -59,16 +59,12 @@ func TestCheckHealthyStore(t *testing.T) {
 	for _, m := range cronHomes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			dir := shortHome(t)
-			seed(t, dir, func(eng *engine.Engine) {
+			dir := seededHome(t, m.gateway, func(eng *engine.Engine) {
 				_, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 				require.NoError(t, err)
 				_, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "detached", IdempotencyKey: "k"})
 				require.NoError(t, err)
 			})
-			if m.gateway {
-				startGateway(t, dir)
-			}
 			code, out, errOut := run(t, dir, "check")
 			require.Equal(t, 0, code, "%s%s", out, errOut)
 			require.Equal(t, "Store: "+filepath.Join(dir, home.DBFile)+"\nPages: ok\nIndexes: ok\nNo problems found.\n", out)

@@ -64,18 +64,11 @@ func (r CheckReport) Repairable() int {
 	return n
 }
 
-// CheckProblem is one problem a check found.
+// CheckProblem is one problem a check found: an engine index problem
+// (Kind engine.IndexMissing, IndexOrphan or IndexUnreadable), or page
+// damage (Kind ProblemPage, with no Key or Record), and what repairs it.
 type CheckProblem struct {
-	// Kind is ProblemPage, or an engine index problem kind (missing,
-	// orphan, unreadable).
-	Kind string `json:"kind"`
-	// Key is the index entry at fault (the record's key for an unreadable
-	// record); empty for page damage.
-	Key string `json:"key,omitempty"`
-	// Record is the record the entry belongs to, when known.
-	Record string `json:"record,omitempty"`
-	// Detail says what is wrong in words.
-	Detail string `json:"detail"`
+	engine.IndexProblem
 	// Repairable is true when `flowgate tasks maintenance --apply` repairs
 	// the problem; Repair says how to repair it either way.
 	Repairable bool   `json:"repairable"`
@@ -84,7 +77,7 @@ type CheckProblem struct {
 
 // pageProblem reports page damage, which only a restore repairs.
 func pageProblem(detail string) CheckProblem {
-	return CheckProblem{Kind: ProblemPage, Detail: detail, Repair: RepairRestore}
+	return CheckProblem{IndexProblem: engine.IndexProblem{Kind: ProblemPage, Detail: detail}, Repair: RepairRestore}
 }
 
 // Check verifies the store: the page check, then the indexes if the pages
@@ -112,7 +105,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	}
 	rep.IndexesChecked = true
 	for _, p := range idx {
-		cp := CheckProblem{Kind: p.Kind, Key: p.Key, Record: p.Record, Detail: p.Detail, Repair: RepairByHand}
+		cp := CheckProblem{IndexProblem: p, Repair: RepairByHand}
 		if p.Kind == engine.IndexMissing || p.Kind == engine.IndexOrphan {
 			cp.Repairable, cp.Repair = true, RepairMaintenance
 		}

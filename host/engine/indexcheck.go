@@ -30,7 +30,7 @@ type IndexProblem struct {
 	Kind string `json:"kind"`
 	// Key is the index entry at fault (or, for IndexUnreadable, the
 	// record's key).
-	Key string `json:"key"`
+	Key string `json:"key,omitempty"`
 	// Record is the key of the record the entry belongs to, when known.
 	Record string `json:"record,omitempty"`
 	// Detail says what is wrong in words.
@@ -54,7 +54,7 @@ type indexWant struct {
 func (e *Engine) CheckIndexes() ([]IndexProblem, error) {
 	var out []IndexProblem
 	err := e.view(func(tx store.ReadTx) (err error) {
-		out, err = checkIndexes(tx)
+		out, _, err = checkIndexes(tx)
 		return err
 	})
 	return out, err
@@ -67,11 +67,7 @@ func (e *Engine) RepairIndexes() (int, error) {
 	var n int
 	err := e.st.Update(func(tx store.Tx) error {
 		n = 0
-		problems, err := checkIndexes(tx)
-		if err != nil {
-			return err
-		}
-		want, _, err := wantedIndexes(tx)
+		problems, want, err := checkIndexes(tx)
 		if err != nil {
 			return err
 		}
@@ -98,47 +94,40 @@ func (e *Engine) RepairIndexes() (int, error) {
 	return n, err
 }
 
-func checkIndexes(tx store.ReadTx) ([]IndexProblem, error) {
+// checkIndexes returns the problems, sorted by key, and the entries the
+// records call for, which RepairIndexes writes from.
+func checkIndexes(tx store.ReadTx) ([]IndexProblem, map[string]indexWant, error) {
 	want, out, err := wantedIndexes(tx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	seen := make(map[string]bool, len(want))
+	// present holds the wanted keys that have an entry; one with the
+	// wrong value is reported as an orphan, not also as missing.
+	present := make(map[string]bool, len(want))
 	err = tx.Scan("idx/", store.ScanOptions{}, func(it store.Item) bool {
 		w, ok := want[it.Key]
 		switch {
 		case !ok:
 			out = append(out, IndexProblem{Kind: IndexOrphan, Key: it.Key, Record: indexedRecord(it),
 				Detail: "no record has this index entry: its record is gone or no longer matches it"})
+			return true
 		case string(it.Value) != w.value:
 			out = append(out, IndexProblem{Kind: IndexOrphan, Key: it.Key, Record: w.record,
 				Detail: fmt.Sprintf("the entry names %q, but %s holds this key", it.Value, w.record)})
-		default:
-			seen[it.Key] = true
 		}
+		present[it.Key] = true
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, w := range want {
-		if !seen[k] && !hasOrphanAt(out, k) {
+		if !present[k] {
 			out = append(out, IndexProblem{Kind: IndexMissing, Key: k, Record: w.record, Detail: w.record + " has no index entry " + k})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Key < out[b].Key })
-	return out, nil
-}
-
-// hasOrphanAt reports whether an entry at key was already reported with
-// the wrong value (repair rewrites it as missing).
-func hasOrphanAt(ps []IndexProblem, key string) bool {
-	for _, p := range ps {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
+	return out, want, nil
 }
 
 // wantedIndexes lists every index entry the records call for, and the

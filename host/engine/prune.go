@@ -48,7 +48,14 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 			}
 			pruned = append(pruned, task.ID)
 		}
-		if err := t.deleteEvents(id); err != nil {
+		// The outbox, and any task index entries left without their task
+		// (a stray entry would outlive the flow it names).
+		for _, prefix := range []string{eventPrefix + id + "/", idxTaskFlow + id + "/"} {
+			if err := t.deletePrefix(prefix); err != nil {
+				return err
+			}
+		}
+		if err := t.del(seqPrefix + id); err != nil {
 			return err
 		}
 		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
@@ -198,16 +205,16 @@ func (t *txn) deleteTask(task *sdk.Task) error {
 	return t.del(taskKey(task.ID))
 }
 
-// deleteEvents removes a flow's event outbox and sequence counter.
-func (t *txn) deleteEvents(flowID string) error {
+// deletePrefix removes every key under prefix.
+func (t *txn) deletePrefix(prefix string) error {
 	var keys []string
-	if err := t.tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
+	if err := t.tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
 		keys = append(keys, it.Key)
 		return true
 	}); err != nil {
 		return err
 	}
-	for _, k := range append(keys, seqPrefix+flowID) {
+	for _, k := range keys {
 		if err := t.del(k); err != nil {
 			return err
 		}

@@ -17,6 +17,10 @@ const DBFile = "flowgate.db"
 // per named cron session (session:NAME), kept across runs.
 const SessionsDir = "sessions"
 
+// LogsDir is the directory inside the home that holds one directory per
+// task: each attempt's files and the task's progress file.
+const LogsDir = "logs"
+
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {

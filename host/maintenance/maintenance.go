@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -154,6 +155,12 @@ func (c Config) withDefaults() Config {
 	if c.FlowRetention <= 0 {
 		c.FlowRetention = DefaultFlowRetention
 	}
+	if c.CompactShare <= 0 {
+		c.CompactShare = DefaultCompactShare
+	}
+	if c.CompactMinBytes <= 0 {
+		c.CompactMinBytes = DefaultCompactMinBytes
+	}
 	return c
 }
 
@@ -204,14 +211,7 @@ func (p *pass) compaction() {
 		p.fail("measure the store file", err)
 		return
 	}
-	share, minBytes := p.cfg.CompactShare, p.cfg.CompactMinBytes
-	if share <= 0 {
-		share = DefaultCompactShare
-	}
-	if minBytes <= 0 {
-		minBytes = DefaultCompactMinBytes
-	}
-	c := &Compaction{Space: sp, Due: sp.FreeShare() > share && sp.FreeBytes >= minBytes}
+	c := &Compaction{Space: sp, Due: sp.FreeShare() > p.cfg.CompactShare && sp.FreeBytes >= p.cfg.CompactMinBytes}
 	p.sum.Compaction = c
 	if !c.Due || !p.cfg.Apply || p.cfg.Home == "" {
 		return
@@ -374,56 +374,42 @@ func (p *pass) flowPages(ctx context.Context, f engine.FlowFilter) error {
 }
 
 func (p *pass) flow(f *sdk.Flow) {
-	if f.SyncMode == sdk.SyncManaged && f.CancelRequested() && !f.Status.Terminal() {
-		tasks, err := p.eng.FlowTasks(f.ID)
-		if err != nil {
+	cancel := f.SyncMode == sdk.SyncManaged && f.CancelRequested() && !f.Status.Terminal()
+	mirrored := f.SyncMode == sdk.SyncTaskMirrored
+	expired := f.Status.Terminal() && !f.EndedAt.IsZero() && p.now.Sub(f.EndedAt) >= p.cfg.FlowRetention
+	// The flow's tasks, read once for the rules that judge by them.
+	// Applying, PruneFlow reads them itself.
+	var tasks []*sdk.Task
+	if cancel || mirrored || (expired && !p.cfg.Apply) {
+		var err error
+		if tasks, err = p.eng.FlowTasks(f.ID); err != nil {
 			p.fail("flow "+f.ID, err)
 			return
 		}
+	}
+	switch {
+	case cancel:
 		if !anyActive(tasks) && p.act("finish the cancel of flow "+f.ID, func() error { _, err := p.eng.FinalizeCancel(f.ID); return err }) {
 			p.sum.TaskFlows.Reconciled++
 		}
-		return
-	}
-	if f.SyncMode == sdk.SyncTaskMirrored {
-		tasks, err := p.eng.FlowTasks(f.ID)
-		if err != nil {
-			p.fail("flow "+f.ID, err)
-			return
+	case mirrored && len(tasks) == 1 && engine.MirrorMismatch(f, tasks[0]):
+		if p.act("repair mirrored flow "+f.ID, func() error { _, err := p.eng.RepairMirror(f.ID); return err }) {
+			p.sum.TaskFlows.Reconciled++
 		}
-		if len(tasks) == 1 && engine.MirrorMismatch(f, tasks[0]) {
-			if p.act("repair mirrored flow "+f.ID, func() error { _, err := p.eng.RepairMirror(f.ID); return err }) {
-				p.sum.TaskFlows.Reconciled++
-			}
-			return
-		}
-	}
-	if !f.Status.Terminal() || f.EndedAt.IsZero() || p.now.Sub(f.EndedAt) < p.cfg.FlowRetention {
-		return
-	}
-	cutoff := p.now.Add(-p.cfg.FlowRetention)
-	if !p.cfg.Apply {
-		tasks, err := p.eng.FlowTasks(f.ID)
-		if err != nil {
-			p.fail("flow "+f.ID, err)
-			return
-		}
+	case !expired:
+	case !p.cfg.Apply:
 		if !anyActive(tasks) {
 			p.sum.TaskFlows.Pruned++
 		}
-		return
-	}
-	pruned, err := p.eng.PruneFlow(f.ID, cutoff)
-	switch {
-	case err == nil:
-		p.sum.TaskFlows.Pruned++
-		for _, id := range pruned {
-			p.removeLogs(id)
-		}
-	case errors.Is(err, sdk.ErrInvalid), errors.Is(err, sdk.ErrNotFound):
-		p.sum.Skipped++
 	default:
-		p.fail("prune flow "+f.ID, err)
+		var pruned []string
+		prune := func() (err error) { pruned, err = p.eng.PruneFlow(f.ID, p.now.Add(-p.cfg.FlowRetention)); return err }
+		if p.act("prune flow "+f.ID, prune) {
+			p.sum.TaskFlows.Pruned++
+			for _, id := range pruned {
+				p.removeLogs(id)
+			}
+		}
 	}
 }
 
@@ -432,7 +418,7 @@ func (p *pass) removeLogs(taskID string) {
 	if p.cfg.Home == "" || !p.cfg.Apply {
 		return
 	}
-	dir := filepath.Join(p.cfg.Home, "logs", taskID)
+	dir := filepath.Join(p.cfg.Home, home.LogsDir, taskID)
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}

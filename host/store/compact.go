@@ -74,7 +74,7 @@ func Compact(path string, opts Options) (before, after int64, err error) {
 		return before, 0, fmt.Errorf("store: compact %s: %w", src.path, err)
 	}
 	fail := func(err error) (int64, int64, error) {
-		dst.Close()
+		dst.Close() // a no-op once closed
 		os.Remove(tmp)
 		return before, 0, fmt.Errorf("store: compact %s: %w; the store is unchanged", src.path, err)
 	}
@@ -92,12 +92,10 @@ func Compact(path string, opts Options) (before, after int64, err error) {
 		return fail(fmt.Errorf("the compacted copy fails its page check: %s", problems[0]))
 	}
 	if err := dst.Close(); err != nil {
-		os.Remove(tmp)
-		return before, 0, fmt.Errorf("store: compact %s: %w; the store is unchanged", src.path, err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp, src.path); err != nil {
-		os.Remove(tmp)
-		return before, 0, fmt.Errorf("store: compact %s: %w; the store is unchanged", src.path, err)
+		return fail(err)
 	}
 	if err := syncDir(filepath.Dir(src.path)); err != nil {
 		return before, 0, fmt.Errorf("store: compact %s: the compacted file is in place, but its directory did not sync: %w", src.path, err)
