@@ -24,7 +24,7 @@ const controllerWarmup = 10
 // pipeline controller, served by cfg.Self as "flowgate plugin serve
 // pipeline" under the gateway's plugin supervisor (plugins.Supervisor, so
 // the gateway's own host answers the callbacks), against the same
-// controller called in process with the same engine work.
+// controller called in process over the same host (plugins.NewHost).
 //
 // Each timed event is the flow.started of a fresh flow of a one-step
 // workflow (the flow is created untimed). The controller reads the flow,
@@ -63,7 +63,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	host := inprocHost{eng: eng, name: pipeline.Name}
+	host := plugins.NewHost(eng, pipeline.Name, r.cfg.Logger.Named("bench"))
 	ctl := pipeline.New()
 	variants := []struct {
 		name    string

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
@@ -60,7 +58,7 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (float
 	}()
 	c := g.Client()
 	start := time.Now()
-	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}, nil); err != nil {
+	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}); err != nil {
 		return 0, err
 	}
 	if err := waitTasks(ctx, c, r.sz.DispatchTasks, 5*time.Millisecond); err != nil {
@@ -86,61 +84,21 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (float
 }
 
 // submit creates n detached tasks running argv through c from the given
-// number of goroutines; ids, if not nil, receives their ids.
-func submit(ctx context.Context, c api.Client, n, workers int, label string, argv []string, ids *[]string) error {
-	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		werr error
-		wg   sync.WaitGroup
-	)
-	for range workers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: argv}})
-				mu.Lock()
-				if err != nil {
-					werr = cmpOr(werr, err)
-				} else if ids != nil {
-					*ids = append(*ids, t.ID)
-				}
-				mu.Unlock()
-				if err != nil {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return cmpOr(werr, ctx.Err())
+// number of goroutines.
+func submit(ctx context.Context, c api.Client, n, workers int, label string, argv []string) error {
+	return parallel(ctx, n, workers, func() error {
+		_, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: argv}})
+		return err
+	})
 }
 
 // dispatchBare runs Sizes.DispatchTasks processes of truePath, Sizes.Concurrency
 // at a time, and returns runs per second.
 func (r *run) dispatchBare(ctx context.Context, truePath string) (float64, error) {
-	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		werr error
-		wg   sync.WaitGroup
-	)
-	n := int64(r.sz.DispatchTasks)
 	start := time.Now()
-	for range r.sz.Concurrency {
-		wg.Go(func() {
-			for next.Add(1) <= n && ctx.Err() == nil {
-				if err := exec.Command(truePath).Run(); err != nil {
-					mu.Lock()
-					werr = cmpOr(werr, err)
-					mu.Unlock()
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := cmpOr(werr, ctx.Err()); err != nil {
+	run := func() error { return exec.Command(truePath).Run() }
+	if err := parallel(ctx, r.sz.DispatchTasks, r.sz.Concurrency, run); err != nil {
 		return 0, err
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	return float64(r.sz.DispatchTasks) / time.Since(start).Seconds(), nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,12 +42,7 @@ func (r *run) fill(ctx context.Context, home string, n int) error {
 		return err
 	}
 	defer st.Close()
-	var (
-		next, done atomic.Int64
-		mu         sync.Mutex
-		werr       error
-		wg         sync.WaitGroup
-	)
+	var done atomic.Int64
 	stop := make(chan struct{})
 	go func() { // a progress line every 10 seconds
 		t := time.NewTicker(10 * time.Second)
@@ -66,21 +60,13 @@ func (r *run) fill(ctx context.Context, home string, n int) error {
 		}
 	}()
 	defer close(stop)
-	for range r.sz.Writers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				if err := finishedFlow(eng); err != nil {
-					mu.Lock()
-					werr = cmpOr(werr, err)
-					mu.Unlock()
-					return
-				}
-				done.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	return cmpOr(werr, ctx.Err())
+	return parallel(ctx, n, r.sz.Writers, func() error {
+		if err := finishedFlow(eng); err != nil {
+			return err
+		}
+		done.Add(1)
+		return nil
+	})
 }
 
 // finishedFlow creates a flow, acknowledges its flow.started event and
@@ -121,7 +107,6 @@ func (r *run) list(ctx context.Context) ([]Figure, error) {
 	}
 	// cliList is what flowgate tasks flow list asks the engine, limit 0
 	// listing every flow; it returns how long that took.
-	//
 	cliList := func(h home, limit int) (time.Duration, error) {
 		t0 := time.Now()
 		page, err := h.eng.ViewFlows(engine.FlowFilter{Limit: limit})

@@ -118,9 +118,9 @@ func verdict(figs []Figure) Verdict {
 			v.Met++
 			continue
 		}
-		got := trim(f.Value) + " " + f.Unit
+		got := Format(f.Value) + " " + f.Unit
 		if f.Target.Of == "ratio" {
-			got = trim(f.Ratio) + "×"
+			got = Format(f.Ratio) + "×"
 		}
 		want := f.Target.String()
 		if f.Target.Of == "value" {
@@ -139,9 +139,10 @@ func verdict(figs []Figure) Verdict {
 	return v
 }
 
-// trim formats v with three significant digits, without exponent, and
-// with thousands separated for large values.
-func trim(v float64) string {
+// Format renders v the way the report's text does: three significant
+// digits, without exponent, and with thousands separated for large
+// values.
+func Format(v float64) string {
 	switch {
 	case v >= 1000:
 		return thousands(int64(v + 0.5))
@@ -163,7 +164,3 @@ func thousands(n int64) string {
 	}
 	return s
 }
-
-// Format renders v the way the report's text does: three significant
-// digits, thousands separated.
-func Format(v float64) string { return trim(v) }

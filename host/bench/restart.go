@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -47,10 +50,10 @@ func (r *run) restart(ctx context.Context) (_ []Figure, err error) {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, r.stopSleepers(bg, home, n, live)) }()
-	if err := submit(ctx, live.Client(), n, r.sz.Concurrency, "sleeper", []string{sleep, "600"}, nil); err != nil {
+	if err := submit(ctx, live.Client(), n, r.sz.Concurrency, "sleeper", []string{sleep, "600"}); err != nil {
 		return nil, err
 	}
-	if err := r.waitRunning(ctx, live.Client(), n); err != nil {
+	if err := r.waitRunning(ctx, live.Client(), home, n); err != nil {
 		return nil, err
 	}
 	if err := live.Stop(bg); err != nil {
@@ -119,15 +122,20 @@ func (r *run) restart(ctx context.Context) (_ []Figure, err error) {
 			Target: &Target{Of: "value", Op: "<", Limit: 1000}},
 		{Name: FigRSS, Title: "resident set after the restart with " + what, Value: median(rssBig), Unit: "MiB", Rounds: rssBig,
 			Baseline: median(rssEmpty), BaselineTitle: "after a start over an empty home", BaselineUnit: "MiB",
-			Note: fmt.Sprintf("this process, which runs the gateway; the gateway over the records adds %s MiB", trim(median(rssBig)-median(rssEmpty)))},
+			Note: fmt.Sprintf("this process, which runs the gateway; the gateway over the records adds %s MiB", Format(median(rssBig)-median(rssEmpty)))},
 	}, nil
 }
 
-// waitRunning waits until n tasks are running, with a progress line every
-// 10 seconds.
-func (r *run) waitRunning(ctx context.Context, c api.Client, n int) error {
-	deadline := time.Now().Add(time.Minute + time.Duration(n)*100*time.Millisecond)
-	last := time.Now()
+// waitRunning waits until the n sleepers of home run: n tasks running,
+// each with its child started (its attempt's child.json written). A task
+// is running from the moment the runner records its attempt, before its
+// shim starts; a gateway stopped then withdraws the attempt and queues the
+// task again at the next start. It writes a progress line every 10
+// seconds.
+func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int) error {
+	start := time.Now()
+	deadline := start.Add(time.Minute + time.Duration(n)*100*time.Millisecond)
+	last := start
 	for {
 		s, err := c.Status(ctx)
 		if err != nil {
@@ -135,7 +143,19 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, n int) error {
 		}
 		running := s.Tasks[sdk.TaskRunning]
 		if running >= n {
-			return nil
+			page, err := c.ListTasks(ctx, engine.TaskFilter{Status: sdk.TaskRunning})
+			if err != nil {
+				return err
+			}
+			started := 0
+			for _, t := range page.Tasks {
+				if _, err := os.Stat(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
+					started++
+				}
+			}
+			if started >= n {
+				return nil
+			}
 		}
 		for _, st := range []sdk.TaskStatus{sdk.TaskSucceeded, sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskCancelled, sdk.TaskLost} {
 			if s.Tasks[st] > 0 {
@@ -143,7 +163,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, n int) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d sleepers running after %s", running, n, time.Since(last).Round(time.Second))
+			return fmt.Errorf("only %d of %d sleepers running after %s", running, n, time.Since(start).Round(time.Second))
 		}
 		if time.Since(last) >= 10*time.Second {
 			r.progress("      %d of %d sleepers running", running, n)
@@ -189,7 +209,7 @@ func (r *run) stopSleepers(ctx context.Context, home string, maxRunning int, g *
 	}
 	for _, t := range ts {
 		if _, cerr := c.CancelTask(ctx, t.ID); cerr != nil && !errors.Is(cerr, sdk.ErrTerminal) {
-			err = cmpOr(err, cerr)
+			err = cmp.Or(err, cerr)
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -105,7 +106,7 @@ func guarded(eng *engine.Engine, ids []string, revs []int64, d time.Duration) (f
 				f, err := eng.UpdateFlow(ids[w], revs[w], engine.FlowPatch{State: benchState})
 				if err != nil {
 					mu.Lock()
-					first = cmpOr(first, err)
+					first = cmp.Or(first, err)
 					mu.Unlock()
 					break
 				}
@@ -122,12 +123,4 @@ func guarded(eng *engine.Engine, ids []string, revs []int64, d time.Duration) (f
 		return 0, first
 	}
 	return float64(total) / time.Since(start).Seconds(), nil
-}
-
-// cmpOr returns a if it is set, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -221,25 +221,14 @@ func gatewayRound(b *testing.B, launch func(string) (*os.Process, error)) gatewa
 	defer stop()
 
 	var res gatewayResult
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, dispatchConcurrency)
 	cpu0 := cpuTime()
 	start := time.Now()
-	for range dispatchConcurrency {
-		wg.Go(func() {
-			for next.Add(1) <= dispatchTasks {
-				if _, err := runTask(ctx, c); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	err := spread(func() error {
+		_, err := runTask(ctx, c)
+		return err
+	})
 	res.submitted = time.Since(start)
-	close(errs)
-	for err := range errs {
+	if err != nil {
 		b.Fatalf("RunTask: %v", err)
 	}
 	if err := waitAllTerminal(ctx, c, start); err != nil {
@@ -393,15 +382,28 @@ func checkTasks(b *testing.B, c api.Client, home string, want int) taskTimes {
 // bareRound runs /bin/true dispatchTasks times from dispatchConcurrency
 // goroutines and returns the wall time and the CPU time spent.
 func bareRound(b *testing.B) (time.Duration, cpuUse) {
+	cpu0 := cpuTime()
+	start := time.Now()
+	err := spread(func() error { return exec.Command(dispatchArgv[0], dispatchArgv[1:]...).Run() })
+	elapsed := time.Since(start)
+	cpu := cpuTime().sub(cpu0)
+	if err != nil {
+		b.Fatalf("bare run: %v", err)
+	}
+	return elapsed, cpu
+}
+
+// spread calls do dispatchTasks times in all from dispatchConcurrency
+// goroutines, each stopping at its first error, and returns one of the
+// errors, or nil.
+func spread(do func() error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, dispatchConcurrency)
-	cpu0 := cpuTime()
-	start := time.Now()
 	for range dispatchConcurrency {
 		wg.Go(func() {
 			for next.Add(1) <= dispatchTasks {
-				if err := exec.Command(dispatchArgv[0], dispatchArgv[1:]...).Run(); err != nil {
+				if err := do(); err != nil {
 					errs <- err
 					return
 				}
@@ -409,13 +411,8 @@ func bareRound(b *testing.B) (time.Duration, cpuUse) {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	cpu := cpuTime().sub(cpu0)
 	close(errs)
-	for err := range errs {
-		b.Fatalf("bare run: %v", err)
-	}
-	return elapsed, cpu
+	return <-errs
 }
 
 // cpuTime is the user and system time of this process and of its children

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -64,18 +64,11 @@ func (benchController) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event
 
 func rtKey(flowID string, seq int64) string { return flowID + ":" + strconv.FormatInt(seq, 10) }
 
-// benchHost is the gateway side of the callbacks: the same engine work as
-// host/plugins' host (unexported there) for GetFlow and CreateTask, which
-// are all benchController calls: the instance check, a read of the flow
-// to refuse one the controller does not drive, then the engine call. It
-// counts the calls and notes when the last one began and ended.
+// benchHost is the gateway side of the callbacks: the gateway's own host
+// (plugins.NewHost), wrapped to count the calls benchController makes,
+// GetFlow and CreateTask, and to note when the last one began and ended.
 type benchHost struct {
-	sdk.Host // nil: benchController calls no other method
-	eng      *engine.Engine
-	name     string
-
-	mu    sync.Mutex
-	epoch int64 // the live instance, as plugins' instance.live checks it
+	sdk.Host
 
 	gets, created, existing atomic.Int64
 	in, out                 atomic.Int64 // the last call's start and end: ns since base
@@ -91,41 +84,15 @@ func (h *benchHost) enter() func() {
 	return func() { h.out.Store(h.since()) }
 }
 
-func (h *benchHost) own(flowID string) (*sdk.Flow, error) {
-	h.mu.Lock()
-	live := h.epoch == 1
-	h.mu.Unlock()
-	if !live {
-		return nil, fmt.Errorf("%w: instance replaced", sdk.ErrPluginShutdown)
-	}
-	f, err := h.eng.GetFlow(flowID)
-	if err != nil {
-		return nil, err
-	}
-	if f.SyncMode != sdk.SyncManaged || f.ControllerID != h.name {
-		return nil, fmt.Errorf("%w: flow %s is driven by %q, not by controller %s", sdk.ErrNotManaged, flowID, f.ControllerID, h.name)
-	}
-	return f, nil
-}
-
-func (h *benchHost) GetFlow(_ context.Context, flowID string) (*sdk.Flow, error) {
+func (h *benchHost) GetFlow(ctx context.Context, flowID string) (*sdk.Flow, error) {
 	defer h.enter()()
 	h.gets.Add(1)
-	return h.own(flowID)
+	return h.Host.GetFlow(ctx, flowID)
 }
 
-func (h *benchHost) CreateTask(_ context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
+func (h *benchHost) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
 	defer h.enter()()
-	if _, err := h.own(req.FlowID); err != nil {
-		return nil, false, err
-	}
-	rt := req.Runtime
-	if rt == "" {
-		rt = h.name
-	}
-	t, created, err := h.eng.CreateTask(engine.CreateTaskInput{
-		FlowID: req.FlowID, Runtime: rt, Label: req.Label, Spec: req.Spec, IdempotencyKey: req.IdempotencyKey,
-	})
+	t, created, err := h.Host.CreateTask(ctx, req)
 	if err == nil {
 		if created {
 			h.created.Add(1)
@@ -208,7 +175,7 @@ func BenchmarkControllerRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &benchHost{eng: eng, name: rtController, epoch: 1, base: time.Now()}
+	h := &benchHost{Host: plugins.NewHost(eng, rtController, nil), base: time.Now()}
 	conn, pluginPID, stop := startBenchPlugin(b, h)
 	defer stop()
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -22,6 +24,30 @@ type host struct {
 }
 
 var _ sdk.Host = (*host)(nil)
+
+// NewHost returns the host a controller named controller sees when it
+// runs in this process instead of as a plugin: the same engine calls and
+// the same refusal (sdk.ErrNotManaged) of a flow the controller does not
+// drive as a plugin instance's host, but never stale. Its Log calls go to
+// log at their level; if log is nil, they are discarded.
+func NewHost(eng *engine.Engine, controller string, log hclog.Logger) sdk.Host {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return &host{eng: eng, name: controller, live: func(int64) bool { return true }, log: logTo(log)}
+}
+
+// logTo returns a host's log function writing to log: a plugin's level
+// name and fields become an hclog level and key-value pairs.
+func logTo(log hclog.Logger) func(level, msg string, fields map[string]string) {
+	return func(level, msg string, fields map[string]string) {
+		args := make([]any, 0, 2*len(fields))
+		for k, v := range fields {
+			args = append(args, k, v)
+		}
+		log.Log(hclog.LevelFromString(level), msg, args...)
+	}
+}
 
 func (h *host) check() error {
 	if !h.live(h.epoch) {
