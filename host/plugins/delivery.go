@@ -210,7 +210,7 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		failures++
 	}
 	park := counted && failures >= d.cfg.MaxFailures
-	delay := d.backoff(max(failures, 1))
+	delay := backoff(d.cfg.Backoff, d.cfg.MaxBackoff, max(failures, 1))
 	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
 		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
 	f := engine.EventFailure{Error: err.Error(), RetryAt: time.Now().Add(delay), Counted: counted, Park: park, Summary: summary}
@@ -224,8 +224,9 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	d.log.Warn("event delivery failed", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "failures", failures, "counted", counted, "retry_in", delay, "error", err)
 }
 
-// backoff is min(Backoff·2^(n-1), MaxBackoff).
-func (d *Deliverer) backoff(n int) time.Duration {
-	b := float64(d.cfg.Backoff) * math.Pow(2, float64(n-1))
-	return time.Duration(min(b, float64(d.cfg.MaxBackoff)))
+// backoff is the delay before the nth retry (n ≥ 1) of delivery and of
+// plugin restarts: min(base·2^(n-1), ceiling).
+func backoff(base, ceiling time.Duration, n int) time.Duration {
+	b := float64(base) * math.Pow(2, float64(n-1))
+	return time.Duration(min(b, float64(ceiling)))
 }

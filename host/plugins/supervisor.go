@@ -314,7 +314,7 @@ func (s *Supervisor) keep(ctx context.Context, in *instance) {
 			in.set(StateFailed, fmt.Sprintf("%v (restarted %d times within %s; giving up)", err, s.cfg.RestartBudget, s.cfg.RestartWindow))
 			return
 		}
-		delay := min(time.Duration(float64(s.cfg.Backoff)*float64(uint(1)<<min(n, 20))), s.cfg.MaxBackoff)
+		delay := backoff(s.cfg.Backoff, s.cfg.MaxBackoff, n+1)
 		log.Warn("plugin down; restarting", "error", err, "in", delay)
 		in.set(StateBackoff, err.Error())
 		select {
@@ -404,14 +404,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		}
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
-	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live,
-		log: func(level, msg string, fields map[string]string) {
-			args := make([]any, 0, 2*len(fields))
-			for k, v := range fields {
-				args = append(args, k, v)
-			}
-			log.Log(hclog.LevelFromString(level), msg, args...)
-		}}
+	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
 	conn, err := sdk.Connect(ctx, rpc, h)
 	if err != nil {
 		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)
