@@ -176,7 +176,7 @@ func (c *Remote) ViewFlow(ctx context.Context, token string) (engine.FlowView, e
 // refused with ErrInvalid before anything is sent.
 func (c *Remote) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
 	var out *sdk.Flow
-	if err := c.call(ctx, http.MethodPost, "/v1/flows", nil, createFlowToWire(in), &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/flows", nil, createFlowRequest(in), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -188,7 +188,7 @@ func (c *Remote) UpdateFlow(ctx context.Context, id string, expected int64, p en
 	if id == "" {
 		return nil, emptyID("flow")
 	}
-	body := updateFlowRequest{ExpectedRevision: &expected, Patch: flowPatchToWire(p)}
+	body := updateFlowRequest{ExpectedRevision: &expected, Patch: flowPatchJSON(p)}
 	var out *sdk.Flow
 	if err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/update", nil, body, &out); err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func (c *Remote) CancelFlow(ctx context.Context, id string) (engine.CancelResult
 // when the idempotency key named an existing task.
 func (c *Remote) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
 	var out runTaskResponse
-	if err := c.call(ctx, http.MethodPost, "/v1/tasks", nil, runTaskToWire(in), &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/tasks", nil, runTaskRequest(in), &out); err != nil {
 		return nil, false, err
 	}
 	return out.Task, out.Created, nil

@@ -297,7 +297,7 @@ func (s *server) runTask(w http.ResponseWriter, r *http.Request) (int, any, erro
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	task, created, err := s.c.RunTask(r.Context(), in.input())
+	task, created, err := s.c.RunTask(r.Context(), engine.CreateTaskInput(in))
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -349,7 +349,7 @@ func (s *server) createFlow(w http.ResponseWriter, r *http.Request) (int, any, e
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	f, err := s.c.CreateFlow(r.Context(), in.input())
+	f, err := s.c.CreateFlow(r.Context(), engine.CreateFlowInput(in))
 	return http.StatusCreated, f, err
 }
 
@@ -377,7 +377,7 @@ func (s *server) updateFlow(w http.ResponseWriter, r *http.Request) (int, any, e
 	if in.ExpectedRevision == nil {
 		return 0, nil, fmt.Errorf("%w: expected_revision is required: send the revision of the flow you read", sdk.ErrInvalid)
 	}
-	f, err := s.c.UpdateFlow(r.Context(), r.PathValue("id"), *in.ExpectedRevision, in.Patch.patch())
+	f, err := s.c.UpdateFlow(r.Context(), r.PathValue("id"), *in.ExpectedRevision, engine.FlowPatch(in.Patch))
 	return http.StatusOK, f, err
 }
 

@@ -46,7 +46,8 @@ func (p flowViewPageJSON) page() engine.FlowViewPage {
 	return engine.FlowViewPage{Flows: p.Flows, Next: p.Next}
 }
 
-// runTaskRequest is the body of POST /v1/tasks: engine.CreateTaskInput.
+// runTaskRequest is the body of POST /v1/tasks: engine.CreateTaskInput,
+// field for field, so the two convert into each other.
 type runTaskRequest struct {
 	FlowID         string         `json:"flow_id,omitempty"`
 	OwnerKey       string         `json:"owner_key,omitempty"`
@@ -57,28 +58,14 @@ type runTaskRequest struct {
 	Status         sdk.TaskStatus `json:"status,omitempty"`
 }
 
-func runTaskToWire(in engine.CreateTaskInput) runTaskRequest {
-	return runTaskRequest{
-		FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
-		Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status,
-	}
-}
-
-func (r runTaskRequest) input() engine.CreateTaskInput {
-	return engine.CreateTaskInput{
-		FlowID: r.FlowID, OwnerKey: r.OwnerKey, Runtime: r.Runtime, Label: r.Label,
-		Spec: r.Spec, IdempotencyKey: r.IdempotencyKey, Status: r.Status,
-	}
-}
-
 // runTaskResponse is the answer to POST /v1/tasks.
 type runTaskResponse struct {
 	Task    *sdk.Task `json:"task"`
 	Created bool      `json:"created"`
 }
 
-// createFlowRequest is the body of POST /v1/flows: engine.CreateFlowInput.
-// State absent and state null stay distinct.
+// createFlowRequest is the body of POST /v1/flows: engine.CreateFlowInput,
+// field for field. State absent and state null stay distinct.
 type createFlowRequest struct {
 	SyncMode     sdk.SyncMode    `json:"sync_mode,omitempty"`
 	OwnerKey     string          `json:"owner_key,omitempty"`
@@ -90,20 +77,6 @@ type createFlowRequest struct {
 	Origin       string          `json:"origin,omitempty"`
 }
 
-func createFlowToWire(in engine.CreateFlowInput) createFlowRequest {
-	return createFlowRequest{
-		SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID, Goal: in.Goal,
-		CurrentStep: in.CurrentStep, State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
-	}
-}
-
-func (r createFlowRequest) input() engine.CreateFlowInput {
-	return engine.CreateFlowInput{
-		SyncMode: r.SyncMode, OwnerKey: r.OwnerKey, ControllerID: r.ControllerID, Goal: r.Goal,
-		CurrentStep: r.CurrentStep, State: r.State, NotifyPolicy: r.NotifyPolicy, Origin: r.Origin,
-	}
-}
-
 // updateFlowRequest is the body of POST /v1/flows/{id}/update.
 // ExpectedRevision is required: a guarded write never defaults the
 // revision it was read at.
@@ -112,8 +85,9 @@ type updateFlowRequest struct {
 	Patch            flowPatchJSON `json:"patch"`
 }
 
-// flowPatchJSON is engine.FlowPatch on the wire. An absent field leaves
-// the flow's value alone; state or wait null stores null.
+// flowPatchJSON is engine.FlowPatch on the wire, field for field. An
+// absent field leaves the flow's value alone; state or wait null stores
+// null.
 type flowPatchJSON struct {
 	Status         sdk.FlowStatus  `json:"status,omitempty"`
 	State          json.RawMessage `json:"state,omitempty"`
@@ -121,18 +95,4 @@ type flowPatchJSON struct {
 	CurrentStep    *string         `json:"current_step,omitempty"`
 	BlockedTaskID  *string         `json:"blocked_task_id,omitempty"`
 	BlockedSummary *string         `json:"blocked_summary,omitempty"`
-}
-
-func flowPatchToWire(p engine.FlowPatch) flowPatchJSON {
-	return flowPatchJSON{
-		Status: p.Status, State: p.State, Wait: p.Wait,
-		CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
-	}
-}
-
-func (p flowPatchJSON) patch() engine.FlowPatch {
-	return engine.FlowPatch{
-		Status: p.Status, State: p.State, Wait: p.Wait,
-		CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
-	}
 }

@@ -184,13 +184,28 @@ type FlowPage struct {
 
 // ListFlows returns flows matching f, newest first.
 func (e *Engine) ListFlows(f FlowFilter) (FlowPage, error) {
+	q, err := f.query()
+	if err != nil {
+		return FlowPage{}, err
+	}
+	var page FlowPage
+	err = e.view(func(tx store.ReadTx) error {
+		var err error
+		page.Flows, page.Next, err = q.run(tx)
+		return err
+	})
+	return page, err
+}
+
+// query checks f and returns the listing that answers it.
+func (f FlowFilter) query() (listQuery[sdk.Flow], error) {
 	if f.Status != "" && !f.Status.Valid() {
 		_, err := sdk.ParseFlowStatus(string(f.Status))
-		return FlowPage{}, err
+		return listQuery[sdk.Flow]{}, err
 	}
 	if f.SyncMode != "" {
 		if _, err := sdk.ParseSyncMode(string(f.SyncMode)); err != nil {
-			return FlowPage{}, err
+			return listQuery[sdk.Flow]{}, err
 		}
 	}
 	prefix := flowPrefix
@@ -202,15 +217,8 @@ func (e *Engine) ListFlows(f FlowFilter) (FlowPage, error) {
 	case f.ControllerID != "":
 		prefix = idxFlowController + esc(f.ControllerID) + "/"
 	}
-	q := listQuery[sdk.Flow]{prefix: prefix, records: flowPrefix, after: f.After, limit: f.Limit,
-		match: f.match, id: func(fl *sdk.Flow) string { return fl.ID }}
-	var page FlowPage
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		page.Flows, page.Next, err = q.run(tx)
-		return err
-	})
-	return page, err
+	return listQuery[sdk.Flow]{prefix: prefix, records: flowPrefix, after: f.After, limit: f.Limit,
+		match: f.match, id: func(fl *sdk.Flow) string { return fl.ID }}, nil
 }
 
 func (f FlowFilter) match(fl *sdk.Flow) bool {
@@ -240,14 +248,11 @@ func (e *Engine) CountFlows() (FlowCounts, error) {
 				if s.Terminal() {
 					return true
 				}
-				fl, err := loadFlow(tx, lastSegment(it.Key))
-				if errors.Is(err, sdk.ErrNotFound) {
-					return true // a stray index entry: flowgate check reports it
-				}
+				fl, ok, err := indexed[sdk.Flow](tx, flowPrefix, it.Key)
 				if scanErr = err; err != nil {
 					return false
 				}
-				if fl.CancelRequested() {
+				if ok && fl.CancelRequested() {
 					c.CancelRequested++
 				}
 				return true

@@ -36,15 +36,11 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 				readErr = fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", it.Key, readErr)
 			}
 		} else {
-			readErr = getJSON(tx, q.records+lastSegment(it.Key), v)
-			if errors.Is(readErr, store.ErrKeyNotFound) {
-				// A stray entry whose record is gone: flowgate check and
-				// the audit report it; a listing is not the place to fail.
-				readErr = nil
-				return true
-			}
-			if readErr != nil {
+			var ok bool
+			if v, ok, readErr = indexed[T](tx, q.records, it.Key); readErr != nil {
 				readErr = fmt.Errorf("index entry %s: %w (run flowgate check)", it.Key, readErr)
+			} else if !ok {
+				return true
 			}
 		}
 		if readErr != nil {
@@ -64,4 +60,17 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 		err = readErr
 	}
 	return out, next, err
+}
+
+// indexed loads the record of type T that index entry key points at: the
+// record under prefix records whose id is the key's last segment. ok is
+// false for a stray entry whose record is gone; flowgate check and the
+// audit report those, and reads skip them rather than fail.
+func indexed[T any](tx store.ReadTx, records, key string) (v *T, ok bool, err error) {
+	v = new(T)
+	err = getJSON(tx, records+lastSegment(key), v)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	return v, err == nil, err
 }

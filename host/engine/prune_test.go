@@ -62,6 +62,10 @@ func TestPruneFlowTakesItsTasksEventsAndIndexes(t *testing.T) {
 	keep, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli"}) // another flow, untouched
 	require.NoError(t, err)
 
+	// A stray task entry under the flow, its task gone: it must not
+	// outlive the flow.
+	require.NoError(t, st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/task/flow/"+f.ID+"/ghost", nil); return err }))
+
 	_, err = eng.PruneFlow(f.ID, c.t.Add(-time.Hour))
 	require.ErrorIs(t, err, sdk.ErrInvalid, "inside the retention")
 	pruned, err := eng.PruneFlow(f.ID, c.t)
@@ -76,6 +80,7 @@ func TestPruneFlowTakesItsTasksEventsAndIndexes(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrNotFound, "the idempotency key is free again")
 	require.Empty(t, keysUnder(t, st, "event/"+f.ID+"/"))
 	require.Empty(t, keysUnder(t, st, "eventseq/"+f.ID))
+	require.Empty(t, keysUnder(t, st, "idx/task/flow/"+f.ID+"/"))
 	problems, err := eng.CheckIndexes()
 	require.NoError(t, err)
 	require.Empty(t, problems)

@@ -273,11 +273,13 @@ func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
 	var tasks []*sdk.Task
 	var loadErr error
 	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
-		var task *sdk.Task
-		if task, loadErr = loadTask(tx, lastSegment(it.Key)); loadErr != nil {
+		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+		if loadErr = err; err != nil {
 			return false
 		}
-		tasks = append(tasks, task)
+		if ok {
+			tasks = append(tasks, task)
+		}
 		return true
 	})
 	if err != nil {
@@ -569,12 +571,12 @@ func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Tim
 	err = e.view(func(tx store.ReadTx) error {
 		var loadErr error
 		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
-			var task *sdk.Task
-			if task, loadErr = loadTask(tx, lastSegment(it.Key)); loadErr != nil {
+			task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+			if loadErr = err; err != nil {
 				return false
 			}
 			switch {
-			case !Runnable(task):
+			case !ok, !Runnable(task):
 			case task.RetryAt.After(now):
 				if nextRetry.IsZero() || task.RetryAt.Before(nextRetry) {
 					nextRetry = task.RetryAt

@@ -35,15 +35,21 @@ func (e *Engine) ViewFlow(token string) (FlowView, error) {
 	return v, err
 }
 
-// ViewFlows is ListFlows with each flow's tasks and summary.
+// ViewFlows is ListFlows with each flow's tasks and summary, read in one
+// snapshot.
 func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
-	page, err := e.ListFlows(filter)
+	q, err := filter.query()
 	if err != nil {
 		return FlowViewPage{}, err
 	}
-	out := FlowViewPage{Next: page.Next, Flows: make([]FlowView, 0, len(page.Flows))}
+	var out FlowViewPage
 	err = e.view(func(tx store.ReadTx) error {
-		for _, f := range page.Flows {
+		flows, next, err := q.run(tx)
+		if err != nil {
+			return err
+		}
+		out = FlowViewPage{Next: next, Flows: make([]FlowView, 0, len(flows))}
+		for _, f := range flows {
 			v, err := viewOf(tx, f)
 			if err != nil {
 				return err

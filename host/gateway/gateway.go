@@ -167,7 +167,14 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 	})
+	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
+		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
+		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
+	})
+	// stop undoes a start that failed part way; each Stop does nothing
+	// for a piece that never started.
 	stop := func() {
+		_ = sweep.Stop(ctx)
 		_ = sched.Stop(ctx)
 		_ = del.Stop(ctx)
 		_ = sup.Stop(ctx)
@@ -175,26 +182,21 @@ func (g *Gateway) Start(ctx context.Context) error {
 		st.Close()
 	}
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
-		st.Close()
+		stop()
 		return fmt.Errorf("gateway config cron: %w", err)
 	}
 	if err := run.Start(ctx); err != nil {
-		st.Close()
+		stop()
 		return err
 	}
 	_ = sup.Start(ctx)
 	_ = del.Start(ctx)
 	_ = sched.Start(ctx)
-	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
-		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
-		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
-	})
 	if !g.cfg.File.Maintenance.Disabled {
 		sweep.Start(ctx)
 	}
 	ln, err := api.Listen(sock)
 	if err != nil {
-		_ = sweep.Stop(ctx)
 		stop()
 		return err
 	}

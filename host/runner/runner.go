@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -159,7 +160,7 @@ func (r *Runner) Start(ctx context.Context) error {
 	if r.started {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(r.cfg.Home, "logs"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(r.cfg.Home, home.LogsDir), 0o700); err != nil {
 		return fmt.Errorf("create task log directory: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -261,18 +262,16 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 }
 
 // attemptDir is where attempt n of a task keeps its files.
-func (r *Runner) attemptDir(taskID string, n int) string {
-	return filepath.Join(r.cfg.Home, "logs", taskID, strconv.Itoa(n))
-}
+func (r *Runner) attemptDir(taskID string, n int) string { return LogDir(r.cfg.Home, taskID, n) }
 
 // progressPath is the task's progress file, shared by its attempts.
 func (r *Runner) progressPath(taskID string) string {
-	return filepath.Join(r.cfg.Home, "logs", taskID, "progress.jsonl")
+	return filepath.Join(r.cfg.Home, home.LogsDir, taskID, "progress.jsonl")
 }
 
 // LogDir returns the directory of attempt n of task taskID under home.
-func LogDir(home, taskID string, n int) string {
-	return filepath.Join(home, "logs", taskID, strconv.Itoa(n))
+func LogDir(dir, taskID string, n int) string {
+	return filepath.Join(dir, home.LogsDir, taskID, strconv.Itoa(n))
 }
 
 // launch starts the next attempt of a queued task: it records the attempt

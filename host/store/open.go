@@ -58,7 +58,10 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	if tune != nil {
 		tune(bopts)
 	}
-	pre, _ := os.Stat(path)
+	pre, err := statCreate(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
 	db, err := bbolt.Open(path, 0o600, bopts)
 	if err != nil {
 		return nil, openError(path, err)
@@ -96,6 +99,19 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	}
 	b.drained = sync.NewCond(&b.mu)
 	return b, nil
+}
+
+// statCreate creates the file at path if it does not exist (bbolt
+// initialises an empty file) and returns what it found there, for
+// replaced. Creating it here gives a new store a stat to compare against,
+// so it is not opened a second time.
+func statCreate(path string) (os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }
 
 // verify checks an existing, non-empty store file before it is opened for
