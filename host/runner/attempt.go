@@ -70,9 +70,13 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	}
 	cancel := a.cancel // nil once the cancel is handled
 	stopping := false  // a cancel was asked for and not yet delivered
+	child := false     // the child's identity is on the task
 	for {
 		if stopping && r.signalShim(a) {
 			stopping = false
+		}
+		if !child {
+			child = r.recordChild(a)
 		}
 		r.pumpProgress(a)
 		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
@@ -97,6 +101,21 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 			cancel, stopping = nil, true
 		}
 	}
+}
+
+// recordChild puts the child's pid and start time, once the shim has
+// written them, on the task (its PID and PIDStartTime), so the audit and
+// maintenance can check the process itself. It reports whether there is
+// nothing more to record.
+func (r *Runner) recordChild(a *attempt) bool {
+	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile))
+	if err != nil {
+		return false // not started yet
+	}
+	if _, err := r.eng.SetProcess(a.taskID, a.n, engine.StartInput{PID: info.PID, PIDStartTime: info.StartTime}); err != nil {
+		r.log.Debug("record the child process", "task", a.taskID, "error", err)
+	}
+	return true
 }
 
 // signalShim asks the shim to stop the task: SIGTERM to the group, then

@@ -32,6 +32,16 @@ func TestCancelRunningTask(t *testing.T) {
 	task := h.create(h.spec("sleep 30 & sleep 30; wait"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
 	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
+	require.NoError(t, err)
+	waitFor(t, "the child's identity on the task", func() bool {
+		got, err := h.eng().GetTask(task.ID)
+		return err == nil && got.PID != 0
+	})
+	running, err := h.eng().GetTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, child.PID, running.PID)
+	require.Equal(t, child.StartTime, running.PIDStartTime)
 
 	asked, err := h.eng().CancelTask(task.ID)
 	require.NoError(t, err)
