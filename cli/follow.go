@@ -85,7 +85,8 @@ func (f *follower) copyOutput() {
 		return
 	}
 	dir := runner.LogDir(f.home, f.taskID, f.attempt)
-	if f.hasNew(filepath.Join(dir, "stdout"), f.outOff) || f.hasNew(filepath.Join(dir, "stderr"), f.errOff) {
+	// Only a drawn bar needs the look ahead: output must not land on it.
+	if f.bar && (f.hasNew(filepath.Join(dir, "stdout"), f.outOff) || f.hasNew(filepath.Join(dir, "stderr"), f.errOff)) {
 		f.clearBar()
 	}
 	f.outOff += copyFrom(f.stdout, filepath.Join(dir, "stdout"), f.outOff)

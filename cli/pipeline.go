@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/host/api"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -31,14 +33,24 @@ func loadWorkflow(path string) (*flows.Workflow, error) {
 	return wf, nil
 }
 
+// parseArgsJSON reads --args-json: nil when it is empty, a usage error
+// when it is not a JSON object.
+func parseArgsJSON(argsJSON string) (map[string]any, error) {
+	if argsJSON == "" {
+		return nil, nil
+	}
+	provided, err := flows.ParseArgsJSON(argsJSON)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--args-json: %w", err)}
+	}
+	return provided, nil
+}
+
 // workflowArgs resolves the file's args from their defaults and --args-json.
 func workflowArgs(wf *flows.Workflow, argsJSON string) (map[string]any, error) {
-	var provided map[string]any
-	if argsJSON != "" {
-		var err error
-		if provided, err = flows.ParseArgsJSON(argsJSON); err != nil {
-			return nil, usageError{fmt.Errorf("--args-json: %w", err)}
-		}
+	provided, err := parseArgsJSON(argsJSON)
+	if err != nil {
+		return nil, err
 	}
 	return flows.ResolveArgs(wf, provided), nil
 }
@@ -114,8 +126,9 @@ is resumed by whichever gateway runs next.`,
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
 			}
 			wf, err := loadWorkflow(a[0])
-			if err == nil && argsJSON != "" {
-				_, err = workflowArgs(wf, argsJSON)
+			var provided map[string]any
+			if err == nil {
+				provided, err = parseArgsJSON(argsJSON)
 			}
 			if err != nil {
 				if tool {
@@ -125,37 +138,24 @@ is resumed by whichever gateway runs next.`,
 				return err
 			}
 			if dryRun {
-				vals, _ := workflowArgs(wf, argsJSON)
-				fmt.Fprint(e.stdout, flows.DryRun(wf, vals))
+				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))
 				return nil
 			}
-			var provided map[string]any
-			if argsJSON != "" {
-				provided, _ = flows.ParseArgsJSON(argsJSON)
-			}
-			dir, err := e.home()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			c, stop, err := e.workClient(ctx, cmd, dir)
-			if err != nil {
-				return err
-			}
-			defer stop()
-			f, err := startPipeline(ctx, c, a[0], provided, wf.Name)
-			if err != nil {
-				return err
-			}
-			if detach {
-				fmt.Fprintf(e.stdout, "Pipeline flow %s started. Follow it: flowgate tasks flow show %s\n", f.ID, f.ID)
-				return nil
-			}
-			v, err := e.followPipeline(ctx, c, f.ID, tool)
-			if err != nil {
-				return err
-			}
-			return e.reportPipeline(v, tool)
+			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+				f, err := startPipeline(ctx, c, a[0], provided, wf.Name)
+				if err != nil {
+					return err
+				}
+				if detach {
+					fmt.Fprintf(e.stdout, "Pipeline flow %s started. Follow it: flowgate tasks flow show %s\n", f.ID, f.ID)
+					return nil
+				}
+				v, err := e.followPipeline(ctx, c, f.ID, tool)
+				if err != nil {
+					return err
+				}
+				return e.reportPipeline(v, tool)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")

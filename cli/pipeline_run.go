@@ -250,18 +250,3 @@ func findGate(ctx context.Context, c api.Client, token, id string) (string, erro
 	}
 	return "", fmt.Errorf("%w: no open gate has %s: it was answered already, or never existed; list open gates with flowgate approvals", sdk.ErrInvalid, what)
 }
-
-// withWorkClient is withClient for commands that run work: with no
-// gateway running, one is hosted in-process for the command's duration.
-func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
-	dir, err := e.home()
-	if err != nil {
-		return err
-	}
-	c, stop, err := e.workClient(cmd.Context(), cmd, dir)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	return fn(cmd.Context(), c)
-}

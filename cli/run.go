@@ -225,6 +225,21 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 	return g.Client(), stop, nil
 }
 
+// withWorkClient is withClient for commands that run work: with no
+// gateway running, one is hosted in-process for the command's duration.
+func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	c, stop, err := e.workClient(cmd.Context(), cmd, dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return fn(cmd.Context(), c)
+}
+
 // waitStarted waits, bounded, until the task no longer needs a gateway to
 // start (taskLaunched), so that a gateway hosted by this command has
 // launched it before it stops.

@@ -348,16 +348,10 @@ func (p *condParser) isOp(s string) bool {
 const maxCondDepth = 100
 
 // parseCondition parses an expression string; "true"/"false" (trimmed)
-// are literals.
+// are literals, as true, false and null are inside any expression.
 func parseCondition(expr string) (*cond, error) {
 	//lint:ignore ST1005 the reference's exact message
 	fail := fmt.Errorf("Unsupported condition: %s", expr)
-	switch strings.TrimSpace(expr) {
-	case "true":
-		return &cond{op: opLit, lit: true}, nil
-	case "false":
-		return &cond{op: opLit, lit: false}, nil
-	}
 	toks, ok := tokenize(expr)
 	if !ok {
 		return nil, fail

@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -119,11 +118,7 @@ func (h *hostClient) CancelTask(ctx context.Context, taskID string) (*Task, erro
 	if err != nil {
 		return nil, h.err("CancelTask", err)
 	}
-	t := new(Task)
-	if err := json.Unmarshal(r.GetTaskJson(), t); err != nil {
-		return nil, fmt.Errorf("CancelTask: decode the task: %w", err)
-	}
-	return t, nil
+	return taskFromProto(r)
 }
 
 // RequestCancel implements Host.

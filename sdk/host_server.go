@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"context"
-	"encoding/json"
 
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
@@ -77,11 +76,8 @@ func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*
 	if err != nil {
 		return nil, statusError(err)
 	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil, statusError(err)
-	}
-	return &pb.TaskResponse{TaskJson: b}, nil
+	out, err := taskToProto(t)
+	return out, statusError(err)
 }
 
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {

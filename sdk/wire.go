@@ -68,12 +68,39 @@ func flowFromProto(r *pb.FlowResponse) (*Flow, error) {
 	return f, nil
 }
 
+// encodeTask and decodeTask are how a task crosses: its JSON.
+func encodeTask(t *Task) ([]byte, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
+	}
+	return b, nil
+}
+
+func decodeTask(b []byte) (*Task, error) {
+	t := new(Task)
+	if err := json.Unmarshal(b, t); err != nil {
+		return nil, fmt.Errorf("gateway sent a task that is not an sdk.Task in JSON: %w", err)
+	}
+	return t, nil
+}
+
+func taskToProto(t *Task) (*pb.TaskResponse, error) {
+	b, err := encodeTask(t)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.TaskResponse{TaskJson: b}, nil
+}
+
+func taskFromProto(r *pb.TaskResponse) (*Task, error) { return decodeTask(r.GetTaskJson()) }
+
 func tasksToProto(tasks []*Task) (*pb.ListTasksResponse, error) {
 	out := &pb.ListTasksResponse{TasksJson: make([][]byte, len(tasks))}
 	for i, t := range tasks {
-		b, err := json.Marshal(t)
+		b, err := encodeTask(t)
 		if err != nil {
-			return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
+			return nil, err
 		}
 		out.TasksJson[i] = b
 	}
@@ -83,9 +110,9 @@ func tasksToProto(tasks []*Task) (*pb.ListTasksResponse, error) {
 func tasksFromProto(r *pb.ListTasksResponse) ([]*Task, error) {
 	out := make([]*Task, len(r.GetTasksJson()))
 	for i, b := range r.GetTasksJson() {
-		t := new(Task)
-		if err := json.Unmarshal(b, t); err != nil {
-			return nil, fmt.Errorf("gateway sent a task that is not an sdk.Task in JSON: %w", err)
+		t, err := decodeTask(b)
+		if err != nil {
+			return nil, err
 		}
 		out[i] = t
 	}
@@ -122,17 +149,17 @@ func taskRequestFromProto(r *pb.CreateTaskRequest) (TaskRequest, error) {
 }
 
 func createdToProto(t *Task, created bool) (*pb.CreateTaskResponse, error) {
-	b, err := json.Marshal(t)
+	b, err := encodeTask(t)
 	if err != nil {
-		return nil, fmt.Errorf("encode task: %w", err)
+		return nil, err
 	}
 	return &pb.CreateTaskResponse{TaskJson: b, Created: created}, nil
 }
 
 func createdFromProto(r *pb.CreateTaskResponse) (*Task, bool, error) {
-	t := new(Task)
-	if err := json.Unmarshal(r.GetTaskJson(), t); err != nil {
-		return nil, false, fmt.Errorf("gateway sent a task that is not an sdk.Task in JSON: %w", err)
+	t, err := decodeTask(r.GetTaskJson())
+	if err != nil {
+		return nil, false, err
 	}
 	return t, r.GetCreated(), nil
 }

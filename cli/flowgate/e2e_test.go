@@ -55,15 +55,9 @@ type gatewayProc struct {
 	done chan struct{}
 }
 
-// startGateway starts `flowgate gateway` on home and waits, bounded, until
-// its socket answers.
-func startGateway(t *testing.T, bin, home string, logf *os.File) *gatewayProc {
-	t.Helper()
-	return startGatewayArgs(t, bin, home, logf)
-}
-
-// startGatewayArgs is startGateway with extra gateway flags.
-func startGatewayArgs(t *testing.T, bin, home string, logf *os.File, extra ...string) *gatewayProc {
+// startGateway starts `flowgate gateway` on home, with extra gateway
+// flags, and waits, bounded, until its socket answers.
+func startGateway(t *testing.T, bin, home string, logf *os.File, extra ...string) *gatewayProc {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"gateway", "--home", home, "--log-level", "debug"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -318,7 +312,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	cfg := filepath.Join(work, "gateway.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("plugins:\n  - name: hello\n    path: "+hello+"\n"), 0o600))
 
-	g := startGatewayArgs(t, bin, home, logf, "--config", cfg)
+	g := startGateway(t, bin, home, logf, "--config", cfg)
 	ctx := context.Background()
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
@@ -351,7 +345,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	g = startGatewayArgs(t, bin, home, logf, "--config", cfg)
+	g = startGateway(t, bin, home, logf, "--config", cfg)
 	defer g.kill(t)
 	c, err = api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
