@@ -94,12 +94,30 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 		}
 		select {
 		case <-ctx.Done():
+			// Leaving the task to its shim: a cancel already asked for is
+			// delivered first, so it does not wait for the next gateway.
+			if stopping || chanClosed(cancel) {
+				r.signalShim(a)
+			}
 			return
 		case <-a.exited:
 		case <-tick.C:
 		case <-cancel:
 			cancel, stopping = nil, true
 		}
+	}
+}
+
+// chanClosed reports whether c is closed; a nil c is not.
+func chanClosed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -334,10 +352,15 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 			r.follow(ctx, a)
 			continue
 		}
-		if st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
+		switch st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); {
+		case err == nil:
 			r.settle(a, st)
-		} else if !a.alive() {
+		case !a.alive():
 			r.lose(a, "its shim exited without recording how the task ended")
+		case task.CancelRequested():
+			// A cancel asked for while no gateway followed the task: the
+			// shim is told now, and the next look settles the task.
+			r.signalShim(a)
 		}
 	}
 	return nil

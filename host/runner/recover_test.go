@@ -320,3 +320,26 @@ func mustReadInfo(t *testing.T, path string) shim.ProcInfo {
 	require.NoError(t, err)
 	return p
 }
+
+// A cancel asked for while no gateway runs reaches the shim through
+// Reconcile (what every command does when it opens the store), and a later
+// Reconcile settles the task as cancelled, without a gateway.
+func TestReconcileDeliversACancel(t *testing.T) {
+	t.Parallel()
+	h := startHome(t, nil)
+	task := h.create(h.spec("sleep 30"))
+	dir := runner.LogDir(h.dir, task.ID, 1)
+	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	h.close()
+	h.open()
+
+	_, err := h.eng().CancelTask(task.ID)
+	require.NoError(t, err)
+	waitFor(t, "Reconcile to settle the cancel", func() bool {
+		require.NoError(t, runner.Reconcile(context.Background(), h.eng(), h.dir))
+		got, err := h.eng().GetTask(task.ID)
+		require.NoError(t, err)
+		return got.Status == sdk.TaskCancelled
+	})
+	requireGroupGone(t, h, task.ID, 1)
+}
