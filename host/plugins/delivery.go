@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 	"time"
@@ -152,6 +153,13 @@ func (d *Deliverer) loop(ctx context.Context) {
 }
 
 func (d *Deliverer) deliverDue(ctx context.Context) {
+	// A flow whose delivery is in flight while the outbox is read may have
+	// its head acknowledged just after: that head is stale and must wait
+	// for the next read. Flows idle at the read have a head only this
+	// deliverer would change.
+	d.mu.Lock()
+	wasBusy := maps.Clone(d.inflight)
+	d.mu.Unlock()
 	due, err := d.eng.NextDeliveries(0)
 	if err != nil {
 		d.log.Error("read the outbox", "error", err)
@@ -159,7 +167,7 @@ func (d *Deliverer) deliverDue(ctx context.Context) {
 	}
 	for _, del := range due {
 		d.mu.Lock()
-		busy := d.inflight[del.Event.FlowID] || len(d.inflight) >= d.cfg.Concurrency
+		busy := wasBusy[del.Event.FlowID] || d.inflight[del.Event.FlowID] || len(d.inflight) >= d.cfg.Concurrency
 		if !busy {
 			d.inflight[del.Event.FlowID] = true
 		}
