@@ -131,14 +131,14 @@ func TestDecideGateRefusals(t *testing.T) {
 func TestDecideGateAgainAfterTheControllerRefusedTheDecision(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	f := parkAtGate(t, eng, sdk.GateInput)
+	parkAtGate(t, eng, sdk.GateInput)
 	answer := engine.GateDecision{Flow: "o", Kind: sdk.GateInput, Decision: sdk.Decision{Response: json.RawMessage(`{"n":1}`), By: "ana"}}
 	f, err := eng.DecideGate(answer)
 	require.NoError(t, err, "an owner key names the flow too")
 
 	// The controller rejects the response and parks the flow at the same
 	// gate with an error: it may be answered anew, once.
-	f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"input","step":"review","error":"n must be 2"}`)})
+	_, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"input","step":"review","error":"n must be 2"}`)})
 	require.NoError(t, err)
 	answer.Decision.Response = json.RawMessage(`{"n":2}`)
 	f, err = eng.DecideGate(answer)
