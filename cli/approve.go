@@ -12,7 +12,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,12 +32,12 @@ func localOwner() string {
 	return "local"
 }
 
-// newDecision starts a decision made now by by, or by the OS user.
-func newDecision(by string) pipeline.Decision {
+// newDecision starts a decision by by, or by the OS user.
+func newDecision(by string) sdk.Decision {
 	if by == "" {
 		by = localUser()
 	}
-	return pipeline.Decision{By: by, At: time.Now().UTC().Format(time.RFC3339)}
+	return sdk.Decision{By: by}
 }
 
 func newGateCmds(e *env) []*cobra.Command {
@@ -53,25 +52,24 @@ func newGateCmds(e *env) []*cobra.Command {
 			Short: short,
 			Args:  args(1, "one flow id"),
 			RunE: func(cmd *cobra.Command, a []string) error {
-				d := newDecision(by)
-				d.Approved = approved
+				in := engine.GateDecision{Flow: a[0], Kind: sdk.GateApproval, Decision: newDecision(by)}
+				in.Decision.Approved = approved
 				if input {
 					if !json.Valid([]byte(response)) {
 						return usageError{fmt.Errorf("--response-json is not valid JSON: %s", clip(response, 60))}
 					}
-					d.Response = json.RawMessage(response)
+					in.Kind, in.Decision.Response = sdk.GateInput, json.RawMessage(response)
 				}
-				var exp *int64
 				if cmd.Flags().Changed("expected-revision") {
-					exp = &expected
+					in.Expected = &expected
 				}
 				return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-					f, err := decide(ctx, c, a[0], exp, input, d)
+					f, err := c.DecideGate(ctx, in)
 					if err != nil {
 						return err
 					}
 					return printer{e.stdout, asJSON}.emit(f, func(w io.Writer) {
-						fmt.Fprintf(w, "Recorded the decision on flow %s (by %s); the flow resumes (revision %d).\n", f.ID, clean(d.By), f.Revision)
+						fmt.Fprintf(w, "Recorded the decision on flow %s (by %s); the flow resumes (revision %d).\n", f.ID, clean(in.Decision.By), f.Revision)
 					})
 				})
 			},
@@ -93,52 +91,6 @@ func newGateCmds(e *env) []*cobra.Command {
 	}
 }
 
-// decide records d at the gate flow id waits at and resumes the flow, in
-// one guarded write. A gate is decided at most once.
-func decide(ctx context.Context, c api.Client, id string, expected *int64, input bool, d pipeline.Decision) (*sdk.Flow, error) {
-	v, err := c.ViewFlow(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	f := v.Flow
-	var g pipeline.Gate
-	if f.Status != sdk.FlowWaiting || json.Unmarshal(f.Wait, &g) != nil || g.Step == "" {
-		return nil, fmt.Errorf("%w: flow %s is %s and waits at no gate; list open gates with flowgate approvals", sdk.ErrInvalid, f.ID, f.Status)
-	}
-	if want := map[bool]string{false: "approval", true: "input"}[input]; g.Kind != want {
-		return nil, fmt.Errorf("%w: flow %s waits at an %s gate (step %s), not an %s gate", sdk.ErrInvalid, f.ID, g.Kind, g.Step, want)
-	}
-	if expected != nil && *expected != f.Revision {
-		return nil, &sdk.RevisionConflictError{Expected: *expected, Current: f}
-	}
-	var state map[string]json.RawMessage
-	if err := json.Unmarshal(f.State, &state); err != nil || state == nil {
-		return nil, fmt.Errorf("flow %s has no pipeline state; is it a pipeline flow?", f.ID)
-	}
-	decisions := map[string]pipeline.Decision{}
-	if raw, ok := state["decisions"]; ok {
-		if err := json.Unmarshal(raw, &decisions); err != nil {
-			return nil, fmt.Errorf("flow %s: its decisions are damaged: %w", f.ID, err)
-		}
-	}
-	// A decided gate the controller refused (an invalid response, the
-	// wrong approver) waits again with an error: it may be answered anew.
-	if prev, ok := decisions[g.Step]; ok && g.Error == "" {
-		return nil, fmt.Errorf("%w: the gate at step %s of flow %s was already decided by %s at %s", sdk.ErrInvalid, g.Step, f.ID, prev.By, prev.At)
-	}
-	decisions[g.Step] = d
-	b, err := json.Marshal(decisions)
-	if err != nil {
-		return nil, err
-	}
-	state["decisions"] = b
-	next, err := json.Marshal(state)
-	if err != nil {
-		return nil, err
-	}
-	return c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning, State: next})
-}
-
 func newApprovalsCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -147,24 +99,9 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				page, err := c.ViewFlows(ctx, engine.FlowFilter{Status: sdk.FlowWaiting})
+				out, err := c.OpenGates(ctx, engine.GateFilter{})
 				if err != nil {
 					return err
-				}
-				type open struct {
-					Flow  string        `json:"flow_id"`
-					Goal  string        `json:"goal"`
-					Since time.Time     `json:"since"`
-					Gate  pipeline.Gate `json:"gate"`
-					Rev   int64         `json:"revision"`
-				}
-				out := []open{}
-				for _, v := range page.Flows {
-					var g pipeline.Gate
-					if json.Unmarshal(v.Wait, &g) != nil || (g.Kind != "approval" && g.Kind != "input") {
-						continue
-					}
-					out = append(out, open{Flow: v.ID, Goal: v.Goal, Since: v.UpdatedAt, Gate: g, Rev: v.Revision})
 				}
 				return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(out), "approvals": out}, func(w io.Writer) {
 					fmt.Fprintf(w, "Open gates: %d\n", len(out))
@@ -174,11 +111,12 @@ func newApprovalsCmd(e *env) *cobra.Command {
 					var t table
 					t.add("Id", "Kind", "Flow", "Step", "Age", "Prompt")
 					for _, o := range out {
-						id := o.Gate.ApprovalID
+						g := o.Wait()
+						id := g.ApprovalID
 						if id == "" { // input gates have no short id: the flow id answers them
-							id = o.Flow
+							id = o.FlowID
 						}
-						t.add(id, o.Gate.Kind, o.Flow, clip(o.Gate.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(o.Gate.Prompt, 60))
+						t.add(id, g.Kind, o.FlowID, clip(g.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(g.Prompt, 60))
 					}
 					t.write(w)
 					fmt.Fprintln(w, "Answer with: flowgate tasks flow approve|deny <flow-id>, or tasks flow input <flow-id> --response-json J")

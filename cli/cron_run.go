@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -189,8 +190,8 @@ func findRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run,
 
 // waitRunStarted waits, bounded, until the work of run r has started, so
 // that a gateway hosted by this command has launched it before it stops:
-// its task no longer needs the gateway (waitStarted), or its flow has
-// left queued.
+// its task no longer needs the gateway (runner.AwaitLaunched), or its
+// flow has left queued.
 func waitRunStarted(ctx context.Context, c api.Client, dir string, r scheduler.Run) error {
 	switch {
 	case r.TaskID != "":
@@ -198,7 +199,7 @@ func waitRunStarted(ctx context.Context, c api.Client, dir string, r scheduler.R
 		if err != nil {
 			return err
 		}
-		_, err = waitStarted(ctx, c, dir, t)
+		_, err = runner.AwaitLaunched(ctx, dir, t, c.ResolveTask)
 		return err
 	case r.FlowID == "":
 		return nil

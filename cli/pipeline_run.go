@@ -107,7 +107,7 @@ func pipelineEnvelope(v engine.FlowView) (envelope, int) {
 	case sdk.FlowWaiting:
 		var g pipeline.Gate
 		_ = json.Unmarshal(v.Wait, &g)
-		if g.Kind == "input" {
+		if g.Kind == sdk.GateInput {
 			env.Status = "needs_input"
 			env.RequiresInput = map[string]any{"type": "input_request", "prompt": g.Prompt, "responseSchema": g.Schema,
 				"subject": g.Subject, "resumeToken": g.ResumeToken, "approvalId": g.ApprovalID}
@@ -189,26 +189,23 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				d := newDecision(by)
+				in := engine.GateDecision{Flow: flowID, Kind: sdk.GateApproval, Decision: newDecision(by)}
 				switch {
 				case cancel:
-					if _, err := c.CancelFlow(ctx, flowID); err != nil {
-						return err
-					}
+					_, err = c.CancelFlow(ctx, flowID)
 				case approve != "":
 					yes := approve == "yes"
-					d.Approved = &yes
-					if _, err := decide(ctx, c, flowID, nil, false, d); err != nil {
-						return err
-					}
+					in.Decision.Approved = &yes
+					_, err = c.DecideGate(ctx, in)
 				default:
 					if !json.Valid([]byte(response)) {
 						return usageError{fmt.Errorf("--response-json is not valid JSON")}
 					}
-					d.Response = json.RawMessage(response)
-					if _, err := decide(ctx, c, flowID, nil, true, d); err != nil {
-						return err
-					}
+					in.Kind, in.Decision.Response = sdk.GateInput, json.RawMessage(response)
+					_, err = c.DecideGate(ctx, in)
+				}
+				if err != nil {
+					return err
 				}
 				v, err := e.followPipeline(ctx, c, flowID, tool)
 				if err != nil {
@@ -228,21 +225,15 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// findGate finds the flow waiting at the gate with this token or short
-// id (a flow id works too).
+// findGate finds the pipeline flow waiting at the gate with this token or
+// short id (a flow id works too).
 func findGate(ctx context.Context, c api.Client, token, id string) (string, error) {
-	page, err := c.ViewFlows(ctx, engine.FlowFilter{Status: sdk.FlowWaiting, ControllerID: flows.PipelineController})
+	gates, err := c.OpenGates(ctx, engine.GateFilter{ControllerID: flows.PipelineController, Token: token, ID: id})
 	if err != nil {
 		return "", err
 	}
-	for _, v := range page.Flows {
-		var g pipeline.Gate
-		if json.Unmarshal(v.Wait, &g) != nil {
-			continue
-		}
-		if (token != "" && g.ResumeToken == token) || (id != "" && (g.ApprovalID == id || v.ID == id)) {
-			return v.ID, nil
-		}
+	if len(gates) > 0 {
+		return gates[0].FlowID, nil
 	}
 	what := "token " + token
 	if id != "" {

@@ -20,7 +20,6 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -188,7 +187,7 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
 	}
 	if o.detach {
-		if task, err = waitStarted(ctx, c, dir, task); err != nil {
+		if task, err = runner.AwaitLaunched(ctx, dir, task, c.ResolveTask); err != nil {
 			return err
 		}
 		return printer{e.stdout, o.asJSON}.emit(task, func(w io.Writer) {
@@ -238,40 +237,6 @@ func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c 
 	}
 	defer stop()
 	return fn(cmd.Context(), c)
-}
-
-// waitStarted waits, bounded, until the task no longer needs a gateway to
-// start (taskLaunched), so that a gateway hosted by this command has
-// launched it before it stops.
-func waitStarted(ctx context.Context, c api.Client, dir string, t *sdk.Task) (*sdk.Task, error) {
-	deadline := time.Now().Add(10 * time.Second)
-	for !taskLaunched(dir, t) && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return t, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		var err error
-		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// taskLaunched reports whether t no longer needs its gateway to start:
-// it ended, waits for a retry, or its current attempt's shim claimed it
-// (a task merely out of the queue is put back in it when the gateway stops
-// before its shim starts).
-func taskLaunched(dir string, t *sdk.Task) bool {
-	switch {
-	case t.Status.Terminal(), t.Status == sdk.TaskQueued && !t.RetryAt.IsZero():
-		return true
-	case t.Status != sdk.TaskRunning:
-		return false
-	}
-	claimed, err := shim.Claimed(runner.LogDir(dir, t.ID, t.Attempts))
-	return claimed || err != nil
 }
 
 // taskExit is the exit code `tasks run` ends with for a finished task.

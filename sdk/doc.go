@@ -35,6 +35,14 @@
 // Serve exits the process when the gateway that started it dies, within
 // about a second, so a crashed gateway leaves no plugin behind.
 //
+// # Gates
+//
+// A flow that waits for a person parks with a Wait of kind GateApproval or
+// GateInput at a Step. The gateway lists such gates and answers them: it
+// records the Decision in the flow's state under DecisionsKey and resumes
+// the flow with a flow.resumed event whose data (Resumed) carries the
+// decision too.
+//
 // # The protocol
 //
 // The wire is the gRPC service in sdk/internal/proto (flowgate.controller.v1,

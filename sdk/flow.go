@@ -38,14 +38,25 @@ func (f *Flow) CancelRequested() bool { return !f.CancelRequestedAt.IsZero() }
 
 // Wait is the conventional shape of a flow's wait field: what a paused flow
 // waits for and how to resume it. Controllers may store any JSON; this is
-// what flowgate's own controllers write.
+// what flowgate's own controllers write, and what the gateway reads to
+// list and answer gates (see IsGate). A controller may add fields of its
+// own next to these.
 type Wait struct {
-	// Kind is what the flow waits for: "approval", "input", "signal",
-	// "timer" or a controller's own word.
+	// Kind is what the flow waits for: "approval" or "input" (a gate,
+	// GateApproval and GateInput), "signal", "timer" or a controller's
+	// own word.
 	Kind        string          `json:"kind"`
 	Prompt      string          `json:"prompt,omitempty"`
 	Preview     string          `json:"preview,omitempty"`
 	Items       json.RawMessage `json:"items,omitempty"`
 	ResumeToken string          `json:"resume_token,omitempty"`
 	Until       time.Time       `json:"until,omitzero"`
+	// Step names the step a gate stands at; decisions are recorded under
+	// it, so a gate without one cannot be answered.
+	Step string `json:"step,omitempty"`
+	// ApprovalID is a gate's short id, which people type to answer it.
+	ApprovalID string `json:"approval_id,omitempty"`
+	// Error says why the controller did not accept the last decision at
+	// this gate; a gate with an error may be answered anew.
+	Error string `json:"error,omitempty"`
 }

@@ -37,6 +37,7 @@ type Client interface {
 	// a Local client (no gateway) returns ErrNoGateway.
 	Plugins(ctx context.Context) ([]plugins.Status, error)
 
+	Gatekeeper
 	Cron
 	Storage
 	Auditor

@@ -51,6 +51,9 @@ const maxRequestBody = 4 << 20
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
 //	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
+//	GET  /v1/gates               OpenGates    query: controller token id             {gates}
+//	POST /v1/gates/decide        DecideGate   {flow kind expected_revision           sdk.Flow
+//	                                          decision: {approved response by}}
 //
 // The cron routes manage scheduled jobs; {ref} is a job id or name.
 //
@@ -138,6 +141,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/flows/{token}", s.viewFlow)
 	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
 	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
+	s.handle("GET /v1/gates", s.openGates)
+	s.handle("POST /v1/gates/decide", s.decideGate)
 	s.handle("GET /v1/cron/jobs", s.listJobs)
 	s.handle("POST /v1/cron/jobs", s.addJob)
 	s.handle("GET /v1/cron/jobs/{$}", s.getJob)

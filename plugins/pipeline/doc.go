@@ -26,11 +26,15 @@
 // "json", "approved", "approvedBy", "initiatedBy", "subject", "response",
 // "skipped", "error", "errorMessage"}, absent fields omitted.
 //
-// Gates are answered by the CLI, never by the controller, in
+// Gates are answered through the gateway, never by the controller
+// (flowgate tasks flow approve|deny|input, flowgate pipeline resume, or
+// any client of the API's DecideGate): the gateway records the answer
+// under sdk.DecisionsKey,
 //
-//	"decisions": {"<step id>": {"approved": bool, "response": any, "by": "name", "at": "RFC3339"}}
+//	"decisions": {"<step id>": {"approved": bool, "response": any, "by": "name", "at": "RFC 3339 time"}}
 //
-// followed by a resume of the flow (a flow.resumed event).
+// and resumes the flow in the same write (a flow.resumed event, which
+// carries the decision too; the controller reads it from the state).
 //
 // # Running
 //

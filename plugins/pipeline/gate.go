@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // previewLimit is how many characters of a step's output an approval
@@ -21,8 +22,10 @@ const previewLimit = 2000
 const subjectLimit = 192000
 
 // Gate is the flow's wait while it stops at an approval or input gate:
-// the JSON in its wait field, which the CLI reads to list, find and answer
-// gates. Fields that do not apply to a kind are omitted.
+// the JSON in its wait field. It is an sdk.Wait with fields of its own:
+// the fields they share have the same names, so the gateway lists and
+// answers pipeline gates as any other (sdk.ParseGate). Fields that do not
+// apply to a kind are omitted.
 type Gate struct {
 	Kind    string `json:"kind"`
 	Step    string `json:"step"`
@@ -60,7 +63,7 @@ func approvalID(token string) string {
 // LOBSTER_APPROVAL_REQUIRED_APPROVER,
 // LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER).
 func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string) Gate {
-	g := Gate{Kind: "approval", Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
+	g := Gate{Kind: sdk.GateApproval, Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
 	var items []any
 	g.ApprovalID = approvalID(g.ResumeToken)
 	cfg := s.Approval
@@ -133,7 +136,7 @@ func checkApprover(s *flows.Step, g Gate, who string) error {
 // (lobster-format §9). A subject too large for the wait is shown
 // truncated, with its size and a preview.
 func inputGate(flowID string, s *flows.Step, subject any) Gate {
-	g := Gate{Kind: "input", Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
+	g := Gate{Kind: sdk.GateInput, Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
 		Defaults: s.Input.Defaults, Subject: subject, ResumeToken: resumeToken(flowID, s.ID)}
 	if b, err := json.Marshal(subject); err == nil && len(b) > subjectLimit {
 		g.Subject = map[string]any{"truncated": true, "bytes": len(b), "preview": clip(string(b), previewLimit)}

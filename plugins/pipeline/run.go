@@ -293,11 +293,16 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	if !ok {
 		return true, r.wait(ctx, g)
 	}
-	if err := flows.ValidateResponse(s.ID, s.Input.ResponseSchema, d.Response); err != nil {
+	var response any
+	if len(d.Response) > 0 {
+		// The state it came in is valid JSON, and so is the response.
+		_ = json.Unmarshal(d.Response, &response)
+	}
+	if err := flows.ValidateResponse(s.ID, s.Input.ResponseSchema, response); err != nil {
 		g.Error = err.Error()
 		return true, r.wait(ctx, g)
 	}
-	r.st.Results[s.ID] = flows.InputResult(s.ID, subject, d.Response)
+	r.st.Results[s.ID] = flows.InputResult(s.ID, subject, response)
 	return false, nil
 }
 

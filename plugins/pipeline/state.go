@@ -7,11 +7,12 @@ import (
 	"fmt"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // state is a pipeline flow's state. raw keeps every top-level key as it
-// was read, so keys the controller does not own (file, args, cwd,
-// decisions) are written back untouched.
+// was read, so keys the controller does not own (file, args, cwd, and the
+// decisions the gateway records at gates) are written back untouched.
 type state struct {
 	raw       map[string]json.RawMessage
 	before    []byte
@@ -20,18 +21,7 @@ type state struct {
 	Cwd       string
 	Env       map[string]string
 	Results   map[string]flows.StepResult
-	Decisions map[string]Decision
-}
-
-// Decision is what someone answered at a gate, written by the CLI into
-// the flow's state as decisions[step] before it resumes the flow:
-// Approved for an approval, Response for an input, and who answered when
-// (At in RFC 3339).
-type Decision struct {
-	Approved *bool  `json:"approved,omitempty"`
-	Response any    `json:"response,omitempty"`
-	By       string `json:"by"`
-	At       string `json:"at,omitempty"`
+	Decisions map[string]sdk.Decision
 }
 
 // readState decodes a flow's state; it fails when the state names no
@@ -43,7 +33,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "results": &s.Results, "decisions": &s.Decisions} {
+	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "results": &s.Results, sdk.DecisionsKey: &s.Decisions} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)

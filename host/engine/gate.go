@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// GateDecision is an answer to the gate a flow waits at (DecideGate).
+type GateDecision struct {
+	// Flow names the flow: its id, else the newest flow of an owner key.
+	Flow string
+	// Kind is the kind of gate the answer is for, sdk.GateApproval or
+	// sdk.GateInput; a flow waiting at the other kind is refused.
+	Kind string
+	// Expected, if not nil, is the flow revision the caller read: a stale
+	// one fails with *sdk.RevisionConflictError. Nil decides at whatever
+	// revision the flow has.
+	Expected *int64
+	// Decision is the answer: Approved at an approval gate, Response (valid
+	// JSON) at an input gate. Its At is set to the engine's clock.
+	Decision sdk.Decision
+}
+
+// check refuses an answer that cannot be right for any flow.
+func (in *GateDecision) check() error {
+	d := &in.Decision
+	d.By = strings.TrimSpace(d.By)
+	switch in.Kind {
+	case sdk.GateApproval:
+		if d.Approved == nil || d.Response != nil {
+			return invalid("an approval gate is answered with approved true or false and no response")
+		}
+	case sdk.GateInput:
+		if d.Approved != nil || len(d.Response) == 0 {
+			return invalid("an input gate is answered with a JSON response and no approved")
+		}
+		if !json.Valid(d.Response) {
+			return invalid("the response to an input gate is not valid JSON")
+		}
+	default:
+		return invalid("gate kind %q is not one a decision answers (want %s or %s)", in.Kind, sdk.GateApproval, sdk.GateInput)
+	}
+	return nil
+}
+
+// DecideGate records in.Decision at the gate the flow waits at and
+// resumes the flow as running, in one transaction: the decision goes into
+// the flow's state under sdk.DecisionsKey by the gate's step, and a
+// flow.resumed event carrying it (sdk.Resumed) is queued for the
+// controller. It refuses, changing nothing, with ErrInvalid: a flow that
+// waits at no gate (not waiting, or its wait is no sdk gate with a step),
+// a gate of the other kind, a flow whose state is not a JSON object, and
+// a gate already decided (a gate whose wait carries an error, which the
+// controller set when it refused the last decision, may be decided
+// anew); with *sdk.RevisionConflictError, a stale Expected; with
+// ErrCancelRequested, a flow with a cancel request.
+func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	var out *sdk.Flow
+	err := e.write(func(t *txn) error {
+		old, err := resolveFlow(t.tx, in.Flow)
+		if err != nil {
+			return err
+		}
+		g, ok := sdk.ParseGate(old.Wait)
+		switch {
+		case old.Status != sdk.FlowWaiting || !ok || g.Step == "":
+			return invalid("flow %s is %s and waits at no gate; list open gates with flowgate approvals", old.ID, old.Status)
+		case g.Kind != in.Kind:
+			return invalid("flow %s waits at an %s gate (step %s), not an %s gate", old.ID, g.Kind, g.Step, in.Kind)
+		case in.Expected != nil && *in.Expected != old.Revision:
+			return &sdk.RevisionConflictError{Expected: *in.Expected, Current: old}
+		}
+		d := in.Decision
+		d.At = t.now
+		f := cloneFlow(old)
+		if f.State, err = recordDecision(old, g, d); err != nil {
+			return err
+		}
+		if err := t.move(f, sdk.FlowRunning); err != nil {
+			return err
+		}
+		if err := t.saveFlow(old, f); err != nil {
+			return err
+		}
+		out = f
+		data, err := json.Marshal(sdk.Resumed{Status: f.Status, Step: g.Step, Decision: &d})
+		if err != nil {
+			return err
+		}
+		return t.appendEvent(f, sdk.EventFlowResumed, "", data)
+	})
+	return out, err
+}
+
+// recordDecision returns f's state with d recorded at gate g. Every other
+// key of the state, and every other decision, is kept as it was.
+func recordDecision(f *sdk.Flow, g sdk.Wait, d sdk.Decision) (json.RawMessage, error) {
+	var state map[string]json.RawMessage
+	if json.Unmarshal(f.State, &state) != nil || state == nil {
+		return nil, invalid("flow %s keeps no JSON object as its state, so a decision has nowhere to go; only flows whose controller keeps its state an object take gate decisions", f.ID)
+	}
+	decisions := map[string]json.RawMessage{}
+	if raw, ok := state[sdk.DecisionsKey]; ok {
+		if err := json.Unmarshal(raw, &decisions); err != nil {
+			return nil, fmt.Errorf("flow %s: its decisions are damaged: %w", f.ID, err)
+		}
+	}
+	if raw, ok := decisions[g.Step]; ok && g.Error == "" {
+		var prev sdk.Decision
+		_ = json.Unmarshal(raw, &prev)
+		return nil, invalid("the gate at step %s of flow %s was already decided by %s at %s", g.Step, f.ID, prev.By, prev.At.Format(time.RFC3339))
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	decisions[g.Step] = b
+	if state[sdk.DecisionsKey], err = json.Marshal(decisions); err != nil {
+		return nil, err
+	}
+	return json.Marshal(state)
+}
+
+// GateFilter selects open gates for OpenGates. The zero value selects
+// every one.
+type GateFilter struct {
+	// ControllerID keeps the gates of this controller's flows.
+	ControllerID string
+	// Token keeps the gate with this resume token.
+	Token string
+	// ID keeps the gate with this short approval id, or the gate of the
+	// flow with this id.
+	ID string
+}
+
+func (f GateFilter) match(fl *sdk.Flow, g sdk.Wait) bool {
+	return (f.Token == "" || g.ResumeToken == f.Token) &&
+		(f.ID == "" || g.ApprovalID == f.ID || fl.ID == f.ID)
+}
+
+// OpenGate is a flow waiting at a gate, as `flowgate approvals` lists it.
+type OpenGate struct {
+	FlowID string `json:"flow_id"`
+	Goal   string `json:"goal"`
+	// Since is when the flow last changed: when it stopped at the gate.
+	Since time.Time `json:"since"`
+	// Gate is the flow's wait as its controller wrote it: an sdk.Wait,
+	// with the controller's own fields kept.
+	Gate     json.RawMessage `json:"gate"`
+	Revision int64           `json:"revision"`
+}
+
+// Wait returns the sdk fields of the gate.
+func (g OpenGate) Wait() sdk.Wait {
+	w, _ := sdk.ParseGate(g.Gate)
+	return w
+}
+
+// OpenGates returns the flows waiting at a gate (sdk.Wait.IsGate) that f
+// selects, newest first; none is an empty slice.
+func (e *Engine) OpenGates(f GateFilter) ([]OpenGate, error) {
+	q, err := FlowFilter{Status: sdk.FlowWaiting, ControllerID: f.ControllerID}.query()
+	if err != nil {
+		return nil, err
+	}
+	out := []OpenGate{}
+	err = e.view(func(tx store.ReadTx) error {
+		flows, _, err := q.run(tx)
+		for _, fl := range flows {
+			if g, ok := sdk.ParseGate(fl.Wait); ok && f.match(fl, g) {
+				out = append(out, OpenGate{FlowID: fl.ID, Goal: fl.Goal, Since: fl.UpdatedAt, Gate: fl.Wait, Revision: fl.Revision})
+			}
+		}
+		return err
+	})
+	return out, err
+}
