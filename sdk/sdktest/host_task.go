@@ -31,6 +31,9 @@ func (h *Host) ListTasks(ctx context.Context, flowID string) ([]*sdk.Task, error
 	return out, nil
 }
 
+// maxInput bounds a task's inline stdin text, as the engine bounds it.
+const maxInput = 512 << 10
+
 // CreateTask implements sdk.Host. The task is queued; StartTask and
 // FinishTask move it on.
 func (h *Host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
@@ -49,6 +52,10 @@ func (h *Host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, 
 		return nil, false, invalid("runtime %q must be one word", runtime)
 	case len(req.Spec.Argv) > 0 && req.Spec.Shell != "":
 		return nil, false, invalid("a task runs either argv or a shell command line, not both")
+	case req.Spec.Stdin != "" && req.Spec.Input != "":
+		return nil, false, invalid("a task reads stdin from a file or from input text, not both")
+	case len(req.Spec.Input) > maxInput:
+		return nil, false, invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(req.Spec.Input), maxInput)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
