@@ -45,17 +45,8 @@ func (h *Host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, 
 	if runtime == "" {
 		runtime = "cli"
 	}
-	switch {
-	case flowID == "":
-		return nil, false, invalid("a controller's task needs a flow id")
-	case strings.ContainsAny(runtime, " /\t\n"):
-		return nil, false, invalid("runtime %q must be one word", runtime)
-	case len(req.Spec.Argv) > 0 && req.Spec.Shell != "":
-		return nil, false, invalid("a task runs either argv or a shell command line, not both")
-	case req.Spec.Stdin != "" && req.Spec.Input != "":
-		return nil, false, invalid("a task reads stdin from a file or from input text, not both")
-	case len(req.Spec.Input) > maxInput:
-		return nil, false, invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(req.Spec.Input), maxInput)
+	if err := checkTaskRequest(flowID, runtime, req.Spec); err != nil {
+		return nil, false, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -91,6 +82,24 @@ func (h *Host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, 
 		h.keys[key] = t.ID
 	}
 	return t, true, nil
+}
+
+// checkTaskRequest refuses a task request the engine refuses, with
+// sdk.ErrInvalid.
+func checkTaskRequest(flowID, runtime string, spec sdk.TaskSpec) error {
+	switch {
+	case flowID == "":
+		return invalid("a controller's task needs a flow id")
+	case strings.ContainsAny(runtime, " /\t\n"):
+		return invalid("runtime %q must be one word", runtime)
+	case len(spec.Argv) > 0 && spec.Shell != "":
+		return invalid("a task runs either argv or a shell command line, not both")
+	case spec.Stdin != "" && spec.Input != "":
+		return invalid("a task reads stdin from a file or from input text, not both")
+	case len(spec.Input) > maxInput:
+		return invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(spec.Input), maxInput)
+	}
+	return nil
 }
 
 // StartTask moves queued task id to running and counts an attempt, as the
