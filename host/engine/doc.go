@@ -11,8 +11,8 @@
 //
 // # Transitions
 //
-// Status moves follow a table (FlowMoves, TaskMoves; drawn in
-// docs/state-machine.md). Nothing leaves a terminal status. A flow with a
+// Status moves follow the tables of package sdk (sdk.FlowMoves,
+// sdk.TaskMoves; drawn in docs/state-machine.md). Nothing leaves a terminal status. A flow with a
 // cancel request only moves on toward cancelled, refuses new child tasks,
 // and becomes cancelled in the transaction where its last active child
 // settles.

@@ -50,9 +50,6 @@ func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
 	if err := checkFlowMove(f, to); err != nil {
 		return err
 	}
-	if f.CancelRequested() && to != f.Status && to != sdk.FlowCancelled && to != sdk.FlowFailed && to != sdk.FlowLost {
-		return fmt.Errorf("%w: flow %s has a cancel request and cannot become %s; it becomes cancelled when its active tasks settle", sdk.ErrCancelRequested, f.ID, to)
-	}
 	if f.Status == sdk.FlowBlocked && to != sdk.FlowBlocked && f.SyncMode == sdk.SyncManaged {
 		if err := t.unparkHead(f.ID); err != nil {
 			return err

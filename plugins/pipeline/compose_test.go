@@ -55,7 +55,6 @@ func TestParallelAll(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, cwd := start(t, h, "parallel.lobster", nil)
 		require.ElementsMatch(t, []string{"fan/left", "fan/right"}, activeLabels(h, f.ID), "every branch starts at once")
 		require.Equal(t, "fan", h.Flow(f.ID).CurrentStep)
@@ -97,7 +96,6 @@ func TestParallelAny(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "parallel-any.lobster", nil)
 		require.Len(t, h.Tasks(f.ID), 2)
 		redeliver(t, h, f.ID, "")
@@ -123,7 +121,6 @@ func TestParallelAnyFirstSettledWins(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "parallel-any-fail.lobster", nil)
 		c.runner.run(t, h, byLabel(t, h, f.ID, "race/broken"))
 		f = h.Flow(f.ID)
@@ -136,7 +133,6 @@ func TestParallelOnError(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "parallel-fail.lobster", nil)
 		bad := byLabel(t, h, f.ID, "fan/bad")
 		c.runner.run(t, h, bad)
@@ -157,7 +153,6 @@ func TestForEachSequential(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "foreach.lobster", nil)
 		c.runner.next(t, h, f.ID)
 		var shells []string
@@ -192,7 +187,6 @@ func TestForEachBatches(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "foreach-batch.lobster", nil)
 		require.Equal(t, []string{"each/double[0]"}, activeLabels(h, f.ID), "items run one after another, as in Lobster")
 		redeliver(t, h, f.ID, "")
@@ -220,7 +214,6 @@ func TestForEachOnError(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "foreach-fail.lobster", nil)
 		c.runner.run(t, h, byLabel(t, h, f.ID, "each/check[0]"))
 		redeliver(t, h, f.ID, "")
@@ -241,7 +234,6 @@ func TestSubWorkflow(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, cwd := start(t, h, "workflow-args.lobster", map[string]any{"who": "flowgate"})
 		hi := active(t, h, f.ID)
 		require.Equal(t, f.ID+":nested>hi:0", hi.IdempotencyKey)
@@ -267,7 +259,6 @@ func TestSubWorkflowOnError(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "workflow-fail.lobster", nil)
 		c.runner.next(t, h, f.ID)
 		boom := c.runner.next(t, h, f.ID)
@@ -286,7 +277,6 @@ func TestSubWorkflowGate(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "workflow-gate.lobster", nil)
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowFailed, f.Status)
@@ -309,7 +299,6 @@ func TestExamples(t *testing.T) {
 			t.Parallel()
 			c := newController()
 			sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-				c.runner.reset()
 				file, err := filepath.Abs(filepath.Join("..", "..", "examples", "pipelines", name))
 				require.NoError(t, err)
 				f := h.StartFlow(name, map[string]any{"file": file, "args": map[string]any{}, "cwd": t.TempDir()})

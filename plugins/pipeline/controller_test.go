@@ -27,7 +27,6 @@ func TestShellPipeline(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, cwd := start(t, h, "shell.lobster", map[string]any{"name": "flowgate"})
 		require.Equal(t, sdk.FlowRunning, f.Status)
 		require.Equal(t, "greet", f.CurrentStep)
@@ -70,7 +69,6 @@ func TestRedeliveryDoesNothingTwice(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "shell.lobster", nil)
 		started := sdk.Event{FlowID: f.ID, Seq: 1, Type: sdk.EventFlowStarted}
 		for range 2 {
@@ -121,7 +119,6 @@ func TestOnError(t *testing.T) {
 			t.Parallel()
 			c := newController()
 			sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-				c.runner.reset()
 				f, _ := start(t, h, "onerror-"+tc.mode+".lobster", nil)
 				broken := c.runner.next(t, h, f.ID)
 				for range tc.tasks - 1 {
@@ -151,7 +148,6 @@ func TestApproval(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		for _, approved := range []bool{true, false} {
 			f, _ := start(t, h, "approval.lobster", nil)
 			c.runner.next(t, h, f.ID)
@@ -188,7 +184,6 @@ func TestApprovalIdentity(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "approver.lobster", nil)
 		require.Empty(t, h.Tasks(f.ID), "an approval-only step runs no task")
 		w := readWait(t, f)
@@ -216,7 +211,6 @@ func TestInput(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "input.lobster", nil)
 		c.runner.next(t, h, f.ID)
 		f = h.Flow(f.ID)
@@ -311,7 +305,6 @@ func TestTimeoutAndRequestedApproval(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		c.runner.reset()
 		f, _ := start(t, h, "timeout.lobster", nil)
 		slow := active(t, h, f.ID)
 		require.Equal(t, sdk.Duration(50*time.Millisecond), slow.Spec.Timeout)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,26 +19,9 @@ import (
 )
 
 // runner plays the gateway's task runner: it runs a task's command for
-// real and keeps its stdout, which sdktest's FinishTask does not record.
-// The controller sees the stdout through the Host it is handed (see
-// controller). Call reset at the start of every harness run: sdktest.Run
-// reuses the controller, and task ids repeat between its runs.
-type runner struct {
-	mu      sync.Mutex
-	results map[string]*sdk.Result
-}
-
-func (r *runner) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.results = map[string]*sdk.Result{}
-}
-
-func (r *runner) result(taskID string) *sdk.Result {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.results[taskID]
-}
+// real and finishes the task with its stdout (sdktest.Stdout), so the
+// controller reads the result the gateway would record.
+type runner struct{}
 
 // run runs task t with /bin/sh as the runner would (its env on top of
 // ours, its cwd, its input on stdin), records its stdout and finishes it
@@ -66,10 +48,7 @@ func (r *runner) run(t *testing.T, h *sdktest.Harness, task *sdk.Task) {
 	case err != nil:
 		t.Fatalf("run task %s (%q): %v", task.ID, task.Spec.Shell, err)
 	}
-	r.mu.Lock()
-	r.results[task.ID] = &sdk.Result{Stdout: stdout.String(), StdoutBytes: int64(stdout.Len())}
-	r.mu.Unlock()
-	h.FinishTask(task.ID, status)
+	h.FinishTask(task.ID, status, sdktest.Stdout(stdout.String()))
 }
 
 // next runs the one active task of flow flowID and returns it.
@@ -93,8 +72,8 @@ func active(t *testing.T, h *sdktest.Harness, flowID string) *sdk.Task {
 	return found[0]
 }
 
-// controller is the pipeline controller handed a Host whose tasks carry
-// the results the runner recorded, in-process and over gRPC alike.
+// controller is the pipeline controller and the runner that runs its
+// tasks.
 type controller struct {
 	sdk.Controller
 	runner *runner
@@ -102,25 +81,6 @@ type controller struct {
 
 func newController() *controller {
 	return &controller{Controller: pipeline.New(), runner: &runner{}}
-}
-
-func (c *controller) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
-	return c.Controller.HandleEvent(ctx, resultHost{Host: h, runner: c.runner}, ev)
-}
-
-type resultHost struct {
-	sdk.Host
-	runner *runner
-}
-
-func (h resultHost) ListTasks(ctx context.Context, flowID string) ([]*sdk.Task, error) {
-	tasks, err := h.Host.ListTasks(ctx, flowID)
-	for _, t := range tasks {
-		if res := h.runner.result(t.ID); res != nil && t.Status.Terminal() && t.Result == nil {
-			t.Result = res
-		}
-	}
-	return tasks, err
 }
 
 // start starts a pipeline flow for testdata file name, as flowgate

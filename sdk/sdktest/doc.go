@@ -20,16 +20,27 @@
 //		})
 //	}
 //
-// New makes an in-process harness alone.
+// New makes an in-process harness alone. FinishTask plays the runner: it
+// starts a queued task, ends it and records its Result, by default that of
+// an empty output; Stdout and Result say what the task produced.
 //
 // # The in-memory host
 //
-// Host is an sdk.Host with the gateway engine's rules: revisions and
+// Host is an sdk.Host with the gateway engine's rules: the state machine of
+// package sdk (the functions the engine calls), revisions and
 // *sdk.RevisionConflictError, idempotency keys, no way out of a terminal
-// status, sticky cancel requests, and a per-flow event outbox. Use it on
+// status, sticky cancel requests, and a per-flow event outbox holding the
+// events the gateway would queue. Use it on
 // its own to call a controller's HandleEvent directly (see the example),
 // or through Harness.Host to act as an operator: Resume a waiting flow,
 // RequestCancel, StartTask.
+//
+// # The conformance suite
+//
+// RunHostConformance runs the sdk.Host contract against any implementation.
+// Host passes it, and so do the gateway's host and the gRPC client a
+// plugin is handed (host/plugins runs it against a real engine), which is
+// what makes a test against Host worth as much as one under a gateway.
 //
 // # What to test
 //

@@ -118,11 +118,12 @@ func (h *Harness) StartFlow(goal string, state any) *sdk.Flow {
 	return h.Flow(f.ID)
 }
 
-// FinishTask ends task taskID in status (see Host.FinishTask), delivers
-// task.finished and whatever that leads to, and returns the task.
-func (h *Harness) FinishTask(taskID string, status sdk.TaskStatus) *sdk.Task {
+// FinishTask ends task taskID in status with what opts say it produced
+// (see Host.FinishTask, Stdout and Result), delivers task.finished and
+// whatever that leads to, and returns the task.
+func (h *Harness) FinishTask(taskID string, status sdk.TaskStatus, opts ...FinishOption) *sdk.Task {
 	h.t.Helper()
-	t, err := h.host.FinishTask(taskID, status)
+	t, err := h.host.FinishTask(taskID, status, opts...)
 	if err != nil {
 		h.t.Fatalf("sdktest: finish task %s: %v", taskID, err)
 	}

@@ -1,0 +1,118 @@
+package plugins_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
+)
+
+// conformanceController is the controller name the conformance flows are
+// made for and the gateway's host serves.
+const conformanceController = "conformance"
+
+// The gateway's in-process host, over a real engine on a real bbolt file,
+// passes the sdk.Host conformance suite that sdktest's Host passes.
+func TestInProcessHostConformance(t *testing.T) {
+	t.Parallel()
+	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
+		eng := conformanceEngine(t)
+		return gatewayFixture(eng, plugins.NewHost(eng, conformanceController, nil))
+	})
+}
+
+// The Host a controller plugin is handed (sdk's gRPC client) passes the
+// same suite against the gateway: the real engine and bbolt behind the
+// gateway's host, served over go-plugin's broker by sdk.Connect, and
+// called over real gRPC.
+func TestGRPCHostConformance(t *testing.T) {
+	t.Parallel()
+	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
+		eng := conformanceEngine(t)
+		return gatewayFixture(eng, grpcHost(t, plugins.NewHost(eng, conformanceController, nil)))
+	})
+}
+
+// conformanceEngine opens an engine on a fresh bbolt file.
+func conformanceEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	return eng
+}
+
+// gatewayFixture drives eng as the gateway's runner and API do, around
+// host, the sdk.Host under test.
+func gatewayFixture(eng *engine.Engine, host sdk.Host) sdktest.HostFixture {
+	return sdktest.HostFixture{
+		Host: host,
+		CreateFlow: func(goal string, state json.RawMessage) (*sdk.Flow, error) {
+			return eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "conformance-owner", ControllerID: conformanceController, Goal: goal, State: state})
+		},
+		StartTask: func(id string) error {
+			_, err := eng.StartTask(id, engine.StartInput{})
+			return err
+		},
+		FinishTask: func(id string, status sdk.TaskStatus, r sdk.Result) error {
+			_, err := eng.FinishTask(id, engine.FinishInput{Status: status, Result: &r})
+			return err
+		},
+		Events: func(flowID string) ([]sdk.Event, error) {
+			evs, err := eng.Events(flowID)
+			out := make([]sdk.Event, 0, len(evs))
+			for _, ev := range evs {
+				out = append(out, *ev)
+			}
+			return out, err
+		},
+	}
+}
+
+// hostCatcher is a controller that keeps the sdk.Host it is handed with
+// an event: in a plugin, that is the gRPC client of the gateway's host.
+type hostCatcher struct{ caught chan sdk.Host }
+
+func (c hostCatcher) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: conformanceController, Version: "1.0.0", APIVersion: sdk.APIVersion}, nil
+}
+
+func (c hostCatcher) HandleEvent(_ context.Context, h sdk.Host, _ sdk.Event) error {
+	c.caught <- h
+	return nil
+}
+
+func (hostCatcher) Shutdown(context.Context) error { return nil }
+
+// grpcHost connects a controller plugin over go-plugin's in-process gRPC
+// connection, serves host to it as the gateway does, and returns the Host
+// the controller gets: calls on it cross the wire and the broker to host.
+func grpcHost(t *testing.T, host sdk.Host) sdk.Host {
+	t.Helper()
+	catcher := hostCatcher{caught: make(chan sdk.Host, 1)}
+	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.ServePluginSet(catcher))
+	// Close stops the server too (go-plugin's Shutdown RPC); a second
+	// Stop would race inside go-plugin.
+	t.Cleanup(func() { _ = client.Close() })
+	p, err := sdk.Connect(t.Context(), client, host)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, p.Shutdown(ctx))
+	})
+	require.NoError(t, p.HandleEvent(t.Context(), sdk.Event{FlowID: "catch", Seq: 1, Type: sdk.EventFlowStarted}))
+	return <-catcher.caught
+}

@@ -1,0 +1,30 @@
+package sdktest_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
+)
+
+// The in-memory Host passes the same sdk.Host conformance suite as the
+// gateway's hosts (host/plugins runs it against those).
+func TestHostConformance(t *testing.T) {
+	t.Parallel()
+	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
+		h := sdktest.NewHost()
+		return sdktest.HostFixture{
+			Host: h,
+			CreateFlow: func(goal string, state json.RawMessage) (*sdk.Flow, error) {
+				return h.CreateFlow("conformance", goal, state)
+			},
+			StartTask: func(id string) error { _, err := h.StartTask(id); return err },
+			FinishTask: func(id string, status sdk.TaskStatus, r sdk.Result) error {
+				_, err := h.FinishTask(id, status, sdktest.Result(r))
+				return err
+			},
+			Events: func(flowID string) ([]sdk.Event, error) { return h.Events(flowID), nil },
+		}
+	})
+}
