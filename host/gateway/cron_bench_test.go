@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -143,7 +144,11 @@ func addIdleCronJobs(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	jobs := scheduler.NewJobs(st, scheduler.JobsConfig{})
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := scheduler.NewJobs(eng, scheduler.JobsConfig{})
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
@@ -164,7 +169,7 @@ func addIdleCronJobs(b *testing.B, dir string) {
 	for err := range errs {
 		b.Fatalf("add job: %v", err)
 	}
-	past := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
+	past := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
 	if _, err := past.Add(scheduler.JobInput{Name: idleCanaryName, Schedule: scheduler.Flags{Every: "1h"}, Command: "true"}); err != nil {
 		b.Fatal(err)
 	}

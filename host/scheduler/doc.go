@@ -5,7 +5,7 @@
 //
 // The pure parts (schedules, catch-up, overlap, failures) read no clock
 // and touch no storage: every function takes the times it needs. Jobs and
-// Scheduler keep their state in a store.Store and read an injected clock,
+// Scheduler keep their state as engine records and read an injected clock,
 // so the whole scheduler is tested without real waiting.
 //
 // # Schedules
@@ -91,7 +91,7 @@
 // typed on the command line, one field per flag; JobInput.Build validates
 // it and, like ParseSchedule, returns a *FlagError naming the flag at fault.
 //
-// Jobs keeps jobs in a store.Store under "cron/job/ID", with an index
+// Jobs keeps jobs as engine records under "cron/job/ID", with an index
 // "cron/due/<next run>/ID" of the enabled jobs by next run (written with
 // every job record, so finding the jobs due reads only those) and an index
 // "cron/name/NAME" that keeps names unique (a second job with a name in use

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -75,16 +76,16 @@ func (c JobsConfig) WithDefaults() JobsConfig {
 	return c
 }
 
-// Jobs keeps scheduled jobs in a store. It is safe for concurrent use as
-// far as the store is.
+// Jobs keeps scheduled jobs as engine records (engine.CronRecords). It is
+// safe for concurrent use.
 type Jobs struct {
-	st  store.Store
+	eng *engine.Engine
 	cfg JobsConfig
 }
 
-// NewJobs returns Jobs over st.
-func NewJobs(st store.Store, cfg JobsConfig) *Jobs {
-	return &Jobs{st: st, cfg: cfg.WithDefaults()}
+// NewJobs returns Jobs whose records eng reads and writes.
+func NewJobs(eng *engine.Engine, cfg JobsConfig) *Jobs {
+	return &Jobs{eng: eng, cfg: cfg.WithDefaults()}
 }
 
 // JobPatch changes some fields of a job, one pointer per CLI flag; nil
@@ -113,39 +114,41 @@ type op struct {
 	val []byte
 }
 
-// write runs fn in one store transaction and applies the writes it
-// returns. fn only reads, so a refusal it returns is reported without
-// rolling back writers grouped into the same commit, and it may run more
-// than once.
-func (js *Jobs) write(fn func(tx store.ReadTx) (Job, []op, error)) (Job, error) {
-	var (
-		out     Job
-		refused error
-	)
-	err := js.st.Update(func(tx store.Tx) error {
-		out, refused = Job{}, nil
+// write runs fn in one engine transaction and applies the writes it
+// returns. fn only reads, so a refusal it returns comes before any write
+// and is reported without rolling back writers grouped into the same
+// commit; it may run more than once.
+func (js *Jobs) write(fn func(tx engine.RecordReadTx) (Job, []op, error)) (Job, error) {
+	var out Job
+	err := js.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+		out = Job{}
 		j, ops, err := fn(tx)
 		if err != nil {
-			refused = err
-			return nil
+			return err
 		}
-		for _, o := range ops {
-			if o.val == nil {
-				err = tx.Delete(o.key)
-			} else {
-				_, err = tx.Put(o.key, o.val)
-			}
-			if err != nil {
-				return err
-			}
+		if err := applyOps(tx, ops); err != nil {
+			return err
 		}
 		out = j
 		return nil
 	})
-	if err != nil {
-		return Job{}, err
+	return out, err
+}
+
+// applyOps makes the writes ops lists, in order.
+func applyOps(tx engine.RecordTx, ops []op) error {
+	for _, o := range ops {
+		var err error
+		if o.val == nil {
+			err = tx.Delete(o.key)
+		} else {
+			err = tx.Put(o.key, o.val)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return out, refused
+	return nil
 }
 
 // Add validates in and stores a new job, with its first run computed. It
@@ -163,7 +166,7 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 	}
 	j.ID, j.CreatedAt, j.UpdatedAt = id, now, now
 	j.State.NextRun = nextRun(j, now)
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		if err := nameFree(tx, j.Name, ""); err != nil {
 			return Job{}, nil, err
 		}
@@ -174,7 +177,7 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 // Get returns the job with id or name ref, or ErrJobNotFound.
 func (js *Jobs) Get(ref string) (Job, error) {
 	var j Job
-	err := js.st.View(func(tx store.ReadTx) error {
+	err := js.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		var err error
 		j, err = find(tx, ref)
 		return err
@@ -189,7 +192,7 @@ func (js *Jobs) List(all bool) ([]Job, error) {
 		out     []Job
 		decodeE error
 	)
-	err := js.st.View(func(tx store.ReadTx) error {
+	err := js.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		out, decodeE = nil, nil
 		return tx.Scan(jobPrefix, store.ScanOptions{}, func(it store.Item) bool {
 			var j Job
@@ -227,7 +230,7 @@ func (js *Jobs) List(all bool) ([]Job, error) {
 // a *NameTakenError.
 func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 	now := js.cfg.Now()
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		old, err := find(tx, ref)
 		if err != nil {
 			return Job{}, nil, err
@@ -268,7 +271,7 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 // returned unchanged.
 func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 	now := js.cfg.Now()
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		j, err := find(tx, ref)
 		if err != nil || j.Enabled == enabled {
 			return j, nil, err
@@ -288,7 +291,7 @@ func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 
 // Remove deletes the job with id or name ref and returns it as it was.
 func (js *Jobs) Remove(ref string) (Job, error) {
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		j, err := find(tx, ref)
 		if err != nil {
 			return Job{}, nil, err
@@ -299,7 +302,7 @@ func (js *Jobs) Remove(ref string) (Job, error) {
 
 // removeOps deletes j, its index entries, and its runtime record unless
 // runs of it are still open (the scheduler drops that when they end).
-func removeOps(tx store.ReadTx, j Job) []op {
+func removeOps(tx engine.RecordReadTx, j Job) []op {
 	ops := []op{{jobKey(j.ID), nil}, {nameKey(j.Name), nil}}
 	if k := dueKey(j); k != "" {
 		ops = append(ops, op{k, nil})
@@ -329,7 +332,7 @@ func nextRun(j Job, now time.Time) time.Time {
 
 // putOps writes j and moves its entry in the due index from where the
 // stored record had it.
-func putOps(tx store.ReadTx, j Job) []op {
+func putOps(tx engine.RecordReadTx, j Job) []op {
 	b, _ := json.Marshal(j) // a Job always marshals
 	ops := []op{{jobKey(j.ID), b}}
 	var old Job
@@ -345,7 +348,7 @@ func putOps(tx store.ReadTx, j Job) []op {
 }
 
 // find resolves ref as an id, then as a name.
-func find(tx store.ReadTx, ref string) (Job, error) {
+func find(tx engine.RecordReadTx, ref string) (Job, error) {
 	it, err := tx.Get(jobKey(ref))
 	if errors.Is(err, store.ErrKeyNotFound) && ref != "" {
 		var idx store.Item
@@ -367,7 +370,7 @@ func find(tx store.ReadTx, ref string) (Job, error) {
 }
 
 // nameFree refuses name if a job other than self has it.
-func nameFree(tx store.ReadTx, name, self string) error {
+func nameFree(tx engine.RecordReadTx, name, self string) error {
 	it, err := tx.Get(nameKey(name))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil

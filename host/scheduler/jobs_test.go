@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -29,7 +30,9 @@ func newJobs(t *testing.T, c *jobClock) *scheduler.Jobs {
 	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{Owner: t.Name()})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	return scheduler.NewJobs(st, scheduler.JobsConfig{Now: c.now})
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	return scheduler.NewJobs(eng, scheduler.JobsConfig{Now: c.now})
 }
 
 func str(s string) *string { return &s }
@@ -219,7 +222,9 @@ func TestJobsIDsComeFromRand(t *testing.T) {
 	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	js := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return jt0 }, Rand: bytes.NewReader([]byte{1, 2, 3, 4, 5, 6})})
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	js := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return jt0 }, Rand: bytes.NewReader([]byte{1, 2, 3, 4, 5, 6})})
 	j, err := js.Add(scheduler.JobInput{Name: "a", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
 	require.Equal(t, "010203040506", j.ID)

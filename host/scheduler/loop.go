@@ -84,7 +84,6 @@ func (c Config) WithDefaults() Config {
 // (pipeline jobs), applies the overlap policy, records every scheduled time
 // in the run history, and tracks how runs end. See the package doc.
 type Scheduler struct {
-	st   store.Store
 	eng  *engine.Engine
 	jobs *Jobs
 	cfg  Config
@@ -98,10 +97,11 @@ type Scheduler struct {
 	done    chan struct{}
 }
 
-// New returns a Scheduler over st and eng; nothing runs until Start.
-func New(st store.Store, eng *engine.Engine, cfg Config) *Scheduler {
+// New returns a Scheduler that keeps its records, and creates its runs'
+// work, through eng; nothing runs until Start.
+func New(eng *engine.Engine, cfg Config) *Scheduler {
 	cfg = cfg.WithDefaults()
-	return &Scheduler{st: st, eng: eng, cfg: cfg, jobs: NewJobs(st, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1)}
+	return &Scheduler{eng: eng, cfg: cfg, jobs: NewJobs(eng, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1)}
 }
 
 // Jobs returns the job store the Scheduler reads.
@@ -151,7 +151,7 @@ func (s *Scheduler) Stop(ctx context.Context) error {
 func (s *Scheduler) Reindex() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.Update(func(tx store.Tx) error {
+	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		var stale []string
 		for _, p := range []string{duePrefix, openPrefix} {
 			if err := tx.Scan(p, store.ScanOptions{}, func(it store.Item) bool {
@@ -197,7 +197,7 @@ func (s *Scheduler) Reindex() error {
 			return errors.Join(err, bad)
 		}
 		for _, k := range append(due, open...) {
-			if _, err := tx.Put(k, []byte{}); err != nil {
+			if err := tx.Put(k, []byte{}); err != nil {
 				return err
 			}
 		}
@@ -284,7 +284,7 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 // upTo on; an empty upTo means all.
 func (s *Scheduler) scanIDs(prefix, upTo string) ([]string, error) {
 	var ids []string
-	err := s.st.View(func(tx store.ReadTx) error {
+	err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		ids = ids[:0]
 		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
 			if upTo != "" && it.Key >= upTo {
@@ -321,7 +321,7 @@ func nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
 // starts (or skips, or buffers) each time to run.
 func (s *Scheduler) fire(j Job, now time.Time) error {
 	var rec schedRecord
-	if err := s.st.View(func(tx store.ReadTx) (err error) { rec, err = loadSched(tx, j.ID); return err }); err != nil {
+	if err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) (err error) { rec, err = loadSched(tx, j.ID); return err }); err != nil {
 		return err
 	}
 	base := j.State.NextRun.Add(-time.Nanosecond)
@@ -340,7 +340,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	// Nothing was due after all (the due time lay in a backoff or the
 	// schedule changed): move NextRun on so the job is not due every tick.
 	if len(run) == 0 && len(missed) == 0 {
-		return s.st.Update(func(tx store.Tx) error {
+		return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 			cur, err := find(tx, j.ID)
 			if err != nil {
 				return nil
@@ -357,20 +357,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 }
 
 // putJob writes j with its due index entry.
-func putJob(tx store.Tx, j Job) error {
-	for _, o := range putOps(tx, j) {
-		var err error
-		if o.val == nil {
-			err = tx.Delete(o.key)
-		} else {
-			_, err = tx.Put(o.key, o.val)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func putJob(tx engine.RecordTx, j Job) error { return applyOps(tx, putOps(tx, j)) }
 
 // recordMissed writes a "missed" record for each of times (at most the
 // newest HistoryMax) and moves LastScheduled past them.
@@ -382,7 +369,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 		s.cfg.Logger.Warn("scheduler: many missed runs; recording the newest", "job", jobID, "missed", len(times), "recorded", s.cfg.HistoryMax)
 		times = times[len(times)-s.cfg.HistoryMax:]
 	}
-	return s.st.Update(func(tx store.Tx) error {
+	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err
@@ -433,7 +420,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 		action   Action
 		toCancel []Run
 	)
-	err = s.st.Update(func(tx store.Tx) error {
+	err = s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		action, ok, toCancel = 0, false, nil
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
@@ -518,7 +505,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 
 // loadRun reads one run record in its own transaction.
 func (s *Scheduler) loadRun(jobID string, t time.Time) (r Run, ok bool, err error) {
-	err = s.st.View(func(tx store.ReadTx) error { r, ok, err = loadRun(tx, jobID, t); return err })
+	err = s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error { r, ok, err = loadRun(tx, jobID, t); return err })
 	return r, ok, err
 }
 
@@ -694,7 +681,7 @@ func (s *Scheduler) startWork(jobID string, t time.Time, redo bool) error {
 		return s.finish(jobID, t, RunError, fmt.Sprintf("unknown payload kind %q", j.Payload.Kind), s.cfg.Now())
 	}
 	now := s.cfg.Now()
-	return s.st.Update(func(tx store.Tx) error {
+	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		r, ok, err := loadRun(tx, jobID, t)
 		if err != nil || !ok || r.Status != RunStarting {
 			return err
@@ -771,13 +758,13 @@ func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string, re
 // flow ended, and starts the next buffered run when none is active.
 func (s *Scheduler) settle(jobID string) error {
 	var rec schedRecord
-	if err := s.st.View(func(tx store.ReadTx) (err error) { rec, err = loadSched(tx, jobID); return err }); err != nil {
+	if err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) (err error) { rec, err = loadSched(tx, jobID); return err }); err != nil {
 		return err
 	}
 	if !rec.open() {
 		// Nothing to follow (a stale index entry): putSched drops it, and the
 		// record of a job removed since.
-		return s.st.Update(func(tx store.Tx) error {
+		return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 			cur, err := loadSched(tx, jobID)
 			if err != nil || cur.open() {
 				return err
@@ -860,7 +847,7 @@ func (s *Scheduler) outcome(r Run) (status, msg string, ended bool) {
 // is active, and returns its scheduled time (zero if none).
 func (s *Scheduler) promote(jobID string) (time.Time, error) {
 	var next time.Time
-	err := s.st.Update(func(tx store.Tx) error {
+	err := s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		next = time.Time{}
 		rec, err := loadSched(tx, jobID)
 		if err != nil || len(rec.Active) > 0 || len(rec.Buffered) == 0 {
@@ -899,7 +886,7 @@ func (s *Scheduler) promote(jobID string) (time.Time, error) {
 // failure alert (see outbox.go), so neither is lost to a crash.
 func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now time.Time) error {
 	var queued bool
-	err := s.st.Update(func(tx store.Tx) error {
+	err := s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		queued = false
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
@@ -991,7 +978,7 @@ func (s *Scheduler) Runs(ref string, limit int) ([]Run, error) {
 	}
 	var out []Run
 	var decodeErr error
-	err := s.st.View(func(tx store.ReadTx) error {
+	err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		out, decodeErr = nil, nil
 		return tx.Scan(runsPrefix(id), store.ScanOptions{Reverse: true, Limit: limit}, func(it store.Item) bool {
 			var r Run
@@ -1025,7 +1012,7 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 		return nil, err
 	}
 	out := make([]JobStatus, 0, len(jobs))
-	err = s.st.View(func(tx store.ReadTx) error {
+	err = s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		out = out[:0]
 		for _, j := range jobs {
 			rec, err := loadSched(tx, j.ID)

@@ -16,9 +16,9 @@ import (
 
 // crashAfterClaim leaves the state a crash between the claim and the
 // creation of the work leaves: a "starting" run, active, with no work id.
-func crashAfterClaim(t *testing.T, st store.Store, jobID string, at time.Time) {
+func crashAfterClaim(t *testing.T, eng *engine.Engine, jobID string, at time.Time) {
 	t.Helper()
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		if err := putJSON(tx, runKey(jobID, at), Run{JobID: jobID, Scheduled: at, Status: RunStarting}); err != nil {
 			return err
 		}
@@ -34,7 +34,7 @@ func TestRecoverStartingRun(t *testing.T) {
 	clock := func() time.Time { return now }
 	eng, err := engine.New(st, engine.Config{Now: clock})
 	require.NoError(t, err)
-	s := New(st, eng, Config{Now: clock})
+	s := New(eng, Config{Now: clock})
 	file := filepath.Join(t.TempDir(), "p.lobster")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	cmd, err := s.Jobs().Add(JobInput{Name: "cmd", Schedule: Flags{Cron: "0 * * * *"}, Command: "true"})
@@ -43,11 +43,11 @@ func TestRecoverStartingRun(t *testing.T) {
 	require.NoError(t, err)
 
 	// The command job crashed after the engine created its task.
-	crashAfterClaim(t, st, cmd.ID, now)
+	crashAfterClaim(t, eng, cmd.ID, now)
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{Runtime: cronRuntime, OwnerKey: ownerKey(cmd.ID), Spec: taskSpec("true"), IdempotencyKey: RunID(cmd.ID, now)})
 	require.NoError(t, err)
 	// The pipeline job crashed after the engine created its flow.
-	crashAfterClaim(t, st, pipe.ID, now)
+	crashAfterClaim(t, eng, pipe.ID, now)
 	flow, err := s.pipelineFlow(pipe, RunID(pipe.ID, now), nil, false)
 	require.NoError(t, err)
 

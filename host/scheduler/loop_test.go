@@ -38,7 +38,7 @@ func newLoopEnv(t testing.TB, cfg scheduler.Config) *loopEnv {
 	eng, err := engine.New(st, engine.Config{Now: c.now})
 	require.NoError(t, err)
 	cfg.Now = c.now
-	return &loopEnv{t: t, clock: c, st: st, eng: eng, sched: scheduler.New(st, eng, cfg)}
+	return &loopEnv{t: t, clock: c, st: st, eng: eng, sched: scheduler.New(eng, cfg)}
 }
 
 func (e *loopEnv) add(in scheduler.JobInput) scheduler.Job {
@@ -131,7 +131,7 @@ func TestRestartDoesNotRefire(t *testing.T) {
 
 	// A new Scheduler on the same store, at the same instant and later in
 	// the same minute: nothing fires again, and the open run is followed.
-	again := scheduler.New(e.st, e.eng, scheduler.Config{Now: e.clock.now})
+	again := scheduler.New(e.eng, scheduler.Config{Now: e.clock.now})
 	e.sched = again
 	e.tickAt(minute(1).Add(2 * time.Second))
 	e.tickAt(minute(1).Add(50 * time.Second))

@@ -248,7 +248,7 @@ func TestQueuedDeliverySurvivesRestartAndJobRemoval(t *testing.T) {
 	_, err := e.sched.Jobs().Get(j.ID)
 	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
 
-	restarted := scheduler.New(e.st, e.eng, scheduler.Config{Now: e.clock.now})
+	restarted := scheduler.New(e.eng, scheduler.Config{Now: e.clock.now})
 	require.NoError(t, restarted.DeliverOnce(context.Background()))
 	got := h.received()
 	require.Len(t, got, 1)
