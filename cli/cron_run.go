@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -257,7 +258,7 @@ Example:
 				return err
 			}
 			if cmd.Flags().Changed("overlap") {
-				if o.Overlap, err = scheduler.ParseOverlap(overlap); err != nil {
+				if o.Overlap, err = schedule.ParseOverlap(overlap); err != nil {
 					return jobErr(err)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -39,11 +40,11 @@ func idleCronJob(i int) scheduler.JobInput {
 	in := scheduler.JobInput{Name: fmt.Sprintf("job-%05d", i), Command: "true"}
 	switch i % 4 {
 	case 0, 1:
-		in.Schedule = scheduler.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
+		in.Schedule = schedule.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
 	case 2:
-		in.Schedule = scheduler.Flags{Cron: "*/15 * * * *"}
+		in.Schedule = schedule.Flags{Cron: "*/15 * * * *"}
 	default:
-		in.Schedule = scheduler.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
+		in.Schedule = schedule.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
 	}
 	return in
 }
@@ -170,7 +171,7 @@ func addIdleCronJobs(b *testing.B, dir string) {
 		b.Fatalf("add job: %v", err)
 	}
 	past := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
-	if _, err := past.Add(scheduler.JobInput{Name: idleCanaryName, Schedule: scheduler.Flags{Every: "1h"}, Command: "true"}); err != nil {
+	if _, err := past.Add(scheduler.JobInput{Name: idleCanaryName, Schedule: schedule.Flags{Every: "1h"}, Command: "true"}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/flowgate/flowgate/host/schedule"
 )
 
 // Duration is a time.Duration that reads and writes JSON as Go duration
@@ -29,21 +31,21 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // JobSchedule is the stored form of a job's Schedule.
 type JobSchedule struct {
-	Kind   Kind      `json:"kind"`
-	Expr   string    `json:"expr,omitempty"`
-	TZ     string    `json:"tz,omitempty"`
-	DST    DSTPolicy `json:"dst,omitempty"`
-	Every  Duration  `json:"every,omitempty"`
-	Anchor time.Time `json:"anchor,omitzero"`
-	At     time.Time `json:"at,omitzero"`
+	Kind   schedule.Kind      `json:"kind"`
+	Expr   string             `json:"expr,omitempty"`
+	TZ     string             `json:"tz,omitempty"`
+	DST    schedule.DSTPolicy `json:"dst,omitempty"`
+	Every  Duration           `json:"every,omitempty"`
+	Anchor time.Time          `json:"anchor,omitzero"`
+	At     time.Time          `json:"at,omitzero"`
 }
 
 // Schedule returns the Schedule the stored form describes.
-func (s JobSchedule) Schedule() Schedule {
-	return Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At}
+func (s JobSchedule) Schedule() schedule.Schedule {
+	return schedule.Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At}
 }
 
-func jobSchedule(s Schedule) JobSchedule {
+func jobSchedule(s schedule.Schedule) JobSchedule {
 	return JobSchedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: Duration(s.Every), Anchor: s.Anchor, At: s.At}
 }
 
@@ -136,8 +138,8 @@ type Job struct {
 	Schedule    JobSchedule `json:"schedule"`
 	Payload     Payload     `json:"payload"`
 	// Session is SessionIsolated or "session:NAME".
-	Session string  `json:"session"`
-	Overlap Overlap `json:"overlap"`
+	Session string           `json:"session"`
+	Overlap schedule.Overlap `json:"overlap"`
 	// CatchUpWindow is PlanCatchUp's window; zero runs only the latest
 	// missed time.
 	CatchUpWindow  Duration     `json:"catchup_window,omitempty"`
@@ -152,14 +154,14 @@ type Job struct {
 // JobInput is a job as typed on the command line, one field per flag.
 // Empty strings mean the flag was not given.
 type JobInput struct {
-	Name        string // --name
-	Description string // --description
-	Schedule    Flags  // --cron, --tz, --dst, --every, --at
-	Pipeline    string // --pipeline
-	ArgsJSON    string // --args-json
-	Command     string // --command
-	Session     string // --session; empty means isolated
-	Overlap     string // --overlap; empty means skip
+	Name        string         // --name
+	Description string         // --description
+	Schedule    schedule.Flags // --cron, --tz, --dst, --every, --at
+	Pipeline    string         // --pipeline
+	ArgsJSON    string         // --args-json
+	Command     string         // --command
+	Session     string         // --session; empty means isolated
+	Overlap     string         // --overlap; empty means skip
 	// CatchUpWindow is --catchup-window, a Go duration.
 	CatchUpWindow        string
 	Webhook              string // --webhook
@@ -189,7 +191,7 @@ func (in JobInput) Validate(now time.Time) error {
 // --at and anchors --every. A relative --pipeline path is kept as given;
 // callers make it absolute. Errors are *FlagError values.
 func (in JobInput) Build(now time.Time) (Job, error) {
-	s, err := ParseSchedule(in.Schedule, now)
+	s, err := schedule.ParseSchedule(in.Schedule, now)
 	if err != nil {
 		return Job{}, err
 	}
@@ -197,7 +199,7 @@ func (in JobInput) Build(now time.Time) (Job, error) {
 }
 
 // build checks everything but the schedule flags, with s already valid.
-func (in JobInput) build(s Schedule) (Job, error) {
+func (in JobInput) build(s schedule.Schedule) (Job, error) {
 	name := strings.TrimSpace(in.Name)
 	switch {
 	case name == "":
@@ -215,7 +217,7 @@ func (in JobInput) build(s Schedule) (Job, error) {
 	if j.Session, err = parseSession(in.Session); err != nil {
 		return Job{}, err
 	}
-	if j.Overlap, err = ParseOverlap(in.Overlap); err != nil {
+	if j.Overlap, err = schedule.ParseOverlap(in.Overlap); err != nil {
 		return Job{}, err
 	}
 	if in.CatchUpWindow != "" {
@@ -223,7 +225,7 @@ func (in JobInput) build(s Schedule) (Job, error) {
 		if err != nil || d < 0 {
 			return Job{}, flagErr("--catchup-window", fmt.Sprintf("%q is not a duration of zero or more; use a form like 30m or 6h", in.CatchUpWindow))
 		}
-		if s.Kind == KindAt {
+		if s.Kind == schedule.KindAt {
 			return Job{}, flagErr("--catchup-window", "applies only to --cron and --every; a one-shot --at job runs once however late")
 		}
 		j.CatchUpWindow = Duration(d)
@@ -237,7 +239,7 @@ func (in JobInput) build(s Schedule) (Job, error) {
 	if j.FailureAlert.After > 0 && j.FailureAlert.Destination(j.Delivery).Kind == DeliveryNone {
 		return Job{}, flagErr("--failure-alert-after", "an alert needs somewhere to go: give --failure-alert-webhook URL or --failure-alert-command CMD, or a delivery (--webhook or --notify-command)")
 	}
-	if in.DeleteAfterRun && s.Kind != KindAt {
+	if in.DeleteAfterRun && s.Kind != schedule.KindAt {
 		return Job{}, flagErr("--delete-after-run", fmt.Sprintf("applies only to one-shot --at jobs, not to --%s", s.Kind))
 	}
 	return j, nil
@@ -323,7 +325,7 @@ func (in JobInput) failureAlert() (FailureAlert, error) {
 		}
 		return FailureAlert{}, nil
 	}
-	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(DefaultAlertCooldown)}
+	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(schedule.DefaultAlertCooldown)}
 	if to.Kind != DeliveryNone {
 		a.To = &to
 	}
@@ -370,3 +372,6 @@ func (j Job) input() JobInput {
 	}
 	return in
 }
+
+// flagErr is a *schedule.FlagError: the flag at fault and the rule broken.
+func flagErr(flag, rule string) error { return &schedule.FlagError{Flag: flag, Rule: rule} }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -79,13 +80,14 @@ func (c JobsConfig) WithDefaults() JobsConfig {
 // Jobs keeps scheduled jobs as engine records (engine.CronRecords). It is
 // safe for concurrent use.
 type Jobs struct {
-	eng *engine.Engine
-	cfg JobsConfig
+	eng   *engine.Engine
+	cfg   JobsConfig
+	zones *schedule.Zones // shared by every schedule these jobs compute
 }
 
 // NewJobs returns Jobs whose records eng reads and writes.
 func NewJobs(eng *engine.Engine, cfg JobsConfig) *Jobs {
-	return &Jobs{eng: eng, cfg: cfg.WithDefaults()}
+	return &Jobs{eng: eng, cfg: cfg.WithDefaults(), zones: new(schedule.Zones)}
 }
 
 // JobPatch changes some fields of a job, one pointer per CLI flag; nil
@@ -165,7 +167,7 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 		return Job{}, err
 	}
 	j.ID, j.CreatedAt, j.UpdatedAt = id, now, now
-	j.State.NextRun = nextRun(j, now)
+	j.State.NextRun = js.nextRun(j, now)
 	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		if err := nameFree(tx, j.Name, ""); err != nil {
 			return Job{}, nil, err
@@ -241,10 +243,10 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 		}
 		in := patchInput(old.input(), p)
 		// Flags that fit only one kind of schedule lapse when it changes.
-		if s.Kind != KindAt && p.DeleteAfterRun == nil {
+		if s.Kind != schedule.KindAt && p.DeleteAfterRun == nil {
 			in.DeleteAfterRun = false
 		}
-		if s.Kind == KindAt && p.CatchUpWindow == nil {
+		if s.Kind == schedule.KindAt && p.CatchUpWindow == nil {
 			in.CatchUpWindow = ""
 		}
 		j, err := in.build(s)
@@ -252,7 +254,7 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 			return Job{}, nil, err
 		}
 		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State
-		j.State.NextRun = nextRun(j, now)
+		j.State.NextRun = js.nextRun(j, now)
 		ops := putOps(tx, j)
 		if j.Name != old.Name {
 			if err := nameFree(tx, j.Name, j.ID); err != nil {
@@ -277,9 +279,9 @@ func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 			return j, nil, err
 		}
 		j.Enabled, j.UpdatedAt = enabled, now
-		j.State.NextRun = nextRun(j, now)
+		j.State.NextRun = js.nextRun(j, now)
 		if enabled {
-			if j.State.NextRun.IsZero() && j.Schedule.Kind == KindAt {
+			if j.State.NextRun.IsZero() && j.Schedule.Kind == schedule.KindAt {
 				return Job{}, nil, fmt.Errorf("%w: job %s (%s) ran or was due at %s, which has passed; give it a new time with cron edit %s --at TIME",
 					sdk.ErrInvalid, j.ID, j.Name, j.Schedule.At.UTC().Format(time.RFC3339), j.ID)
 			}
@@ -323,11 +325,18 @@ func (js *Jobs) newID() (string, error) {
 }
 
 // nextRun is when j fires next after now: zero if disabled or never.
-func nextRun(j Job, now time.Time) time.Time {
+func (js *Jobs) nextRun(j Job, now time.Time) time.Time {
 	if !j.Enabled {
 		return time.Time{}
 	}
-	return j.Schedule.Schedule().Next(now)
+	return js.scheduleOf(j).Next(now)
+}
+
+// scheduleOf is j's schedule, reading its zone through the Jobs' cache.
+func (js *Jobs) scheduleOf(j Job) schedule.Schedule {
+	s := j.Schedule.Schedule()
+	s.Zones = js.zones
+	return s
 }
 
 // putOps writes j and moves its entry in the due index from where the
@@ -385,11 +394,11 @@ func nameFree(tx engine.RecordReadTx, name, self string) error {
 }
 
 // patchSchedule returns the schedule old becomes under p.
-func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (Schedule, error) {
+func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (schedule.Schedule, error) {
 	switch {
 	case p.Cron != nil || p.Every != nil || p.At != nil:
-		f := Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST)}
-		if old.Kind == KindCron && p.Every == nil && p.At == nil {
+		f := schedule.Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST)}
+		if old.Kind == schedule.KindCron && p.Every == nil && p.At == nil {
 			if p.TZ == nil {
 				f.TZ = old.TZ
 			}
@@ -397,23 +406,23 @@ func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (Schedule, error)
 				f.DST = string(old.DST)
 			}
 		}
-		return ParseSchedule(f, now)
+		return schedule.ParseSchedule(f, now)
 	case p.TZ != nil || p.DST != nil:
 		flag := "--tz"
 		if p.TZ == nil {
 			flag = "--dst"
 		}
-		if old.Kind != KindCron {
-			return Schedule{}, flagErr(flag, fmt.Sprintf("applies only to a --cron schedule, and this job's is --%s; give the schedule flag again with it", old.Kind))
+		if old.Kind != schedule.KindCron {
+			return schedule.Schedule{}, flagErr(flag, fmt.Sprintf("applies only to a --cron schedule, and this job's is --%s; give the schedule flag again with it", old.Kind))
 		}
-		f := Flags{Cron: old.Expr, TZ: old.TZ, DST: string(old.DST)}
+		f := schedule.Flags{Cron: old.Expr, TZ: old.TZ, DST: string(old.DST)}
 		if p.TZ != nil {
 			f.TZ = *p.TZ
 		}
 		if p.DST != nil {
 			f.DST = *p.DST
 		}
-		s, err := ParseSchedule(f, now)
+		s, err := schedule.ParseSchedule(f, now)
 		s.Anchor = old.Anchor
 		return s, err
 	}

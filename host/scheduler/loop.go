@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -301,7 +302,7 @@ func (s *Scheduler) scanIDs(prefix, upTo string) ([]string, error) {
 // scheduled time after now and after rec.LastScheduled, and, after
 // failures of a recurring job, not before the last failure plus
 // FailureBackoff.
-func nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
+func (s *Scheduler) nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
 	if !j.Enabled {
 		return time.Time{}
 	}
@@ -309,12 +310,12 @@ func nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
 	if rec.LastScheduled.After(after) {
 		after = rec.LastScheduled
 	}
-	if n := j.State.ConsecutiveErrors; n > 0 && j.Schedule.Kind != KindAt && !rec.LastFailure.IsZero() {
-		if b := rec.LastFailure.Add(FailureBackoff(n) - time.Nanosecond); b.After(after) {
+	if n := j.State.ConsecutiveErrors; n > 0 && j.Schedule.Kind != schedule.KindAt && !rec.LastFailure.IsZero() {
+		if b := rec.LastFailure.Add(schedule.FailureBackoff(n) - time.Nanosecond); b.After(after) {
 			after = b
 		}
 	}
-	return j.Schedule.Schedule().Next(after)
+	return s.jobs.scheduleOf(j).Next(after)
 }
 
 // fire handles a due job: it records the missed times, then claims and
@@ -328,7 +329,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	if rec.LastScheduled.After(base) {
 		base = rec.LastScheduled
 	}
-	run, missed := PlanCatchUp(j.Schedule.Schedule(), base, now, time.Duration(j.CatchUpWindow))
+	run, missed := schedule.PlanCatchUp(s.jobs.scheduleOf(j), base, now, time.Duration(j.CatchUpWindow))
 	if err := s.recordMissed(j.ID, missed, now); err != nil {
 		return err
 	}
@@ -349,7 +350,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 			if err != nil {
 				return err
 			}
-			cur.State.NextRun = nextRunAfter(cur, rec, now)
+			cur.State.NextRun = s.nextRunAfter(cur, rec, now)
 			return putJob(tx, cur)
 		})
 	}
@@ -405,7 +406,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 type claimOpts struct {
 	trigger string
 	// overlap overrides the job's policy when set (a backfill may).
-	overlap Overlap
+	overlap schedule.Overlap
 }
 
 // claim handles one time t of a job in one transaction: it refuses a time
@@ -417,7 +418,7 @@ type claimOpts struct {
 // false when t already had a record or the job is gone or disabled.
 func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts) (run Run, ok bool, err error) {
 	var (
-		action   Action
+		action   schedule.Action
 		toCancel []Run
 	)
 	err = s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
@@ -437,20 +438,20 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 		if o.overlap != "" {
 			overlap = o.overlap
 		}
-		action = Decide(overlap, len(rec.Active) > 0, len(rec.Buffered))
+		action = schedule.Decide(overlap, len(rec.Active) > 0, len(rec.Buffered))
 		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, Session: j.Session}
 		switch action {
-		case ActionStart:
+		case schedule.ActionStart:
 			run.Status = RunStarting
 			rec.Active = append(rec.Active, t)
 			j.State.LastRun = t
-		case ActionSkip:
+		case schedule.ActionSkip:
 			run.Status, run.EndedAt = RunSkipped, now.UTC()
 			run.Error = fmt.Sprintf("overlap %s: a run of the job is still active", overlap)
-		case ActionBuffer:
+		case schedule.ActionBuffer:
 			run.Status = RunBuffered
 			rec.Buffered = append(rec.Buffered, t)
-		case ActionCancelThenStart:
+		case schedule.ActionCancelThenStart:
 			// The newest time replaces any already waiting.
 			for _, b := range rec.Buffered {
 				if old, ok, err := loadRun(tx, jobID, b); err == nil && ok {
@@ -472,7 +473,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 			if t.After(rec.LastScheduled) {
 				rec.LastScheduled = t
 			}
-			j.State.NextRun = nextRunAfter(j, rec, now)
+			j.State.NextRun = s.nextRunAfter(j, rec, now)
 		}
 		if err := putJSON(tx, runKey(jobID, t), run); err != nil {
 			return err
@@ -492,7 +493,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 	for _, r := range toCancel {
 		s.cancelRun(r)
 	}
-	if action == ActionStart {
+	if action == schedule.ActionStart {
 		if err := s.startWork(jobID, t, false); err != nil {
 			return run, ok, err
 		}
@@ -550,7 +551,7 @@ type BackfillOptions struct {
 	// Overlap, if set, replaces the job's overlap policy for the backfill
 	// (buffer_all runs every time one after another; allow_all runs them
 	// side by side).
-	Overlap Overlap
+	Overlap schedule.Overlap
 }
 
 // Backfill runs the scheduled times of the job with id or name ref that
@@ -575,9 +576,9 @@ func (s *Scheduler) Backfill(ref string, o BackfillOptions) ([]Run, error) {
 	case !j.Enabled && !o.DryRun:
 		return nil, fmt.Errorf("%w: job %s (%s) is disabled; enable it first with flowgate cron enable %s", sdk.ErrInvalid, j.ID, j.Name, j.ID)
 	}
-	times, err := j.Schedule.Schedule().Between(o.From, o.To)
-	if errors.Is(err, ErrTooManyTimes) {
-		return nil, flagErr("--from", fmt.Sprintf("the range holds more than %d scheduled times; narrow it", MaxTimes))
+	times, err := s.jobs.scheduleOf(j).Between(o.From, o.To)
+	if errors.Is(err, schedule.ErrTooManyTimes) {
+		return nil, flagErr("--from", fmt.Sprintf("the range holds more than %d scheduled times; narrow it", schedule.MaxTimes))
 	}
 	if err != nil {
 		return nil, err
@@ -920,12 +921,12 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 			j.State.LastError = msg
 			j.State.ConsecutiveErrors++
 			rec.LastFailure = now
-			if off, reason := ShouldDisable(j.State.ConsecutiveErrors); off {
+			if off, reason := schedule.ShouldDisable(j.State.ConsecutiveErrors); off {
 				j.Enabled, j.UpdatedAt, rec.DisabledReason = false, now, reason
 				s.cfg.Logger.Warn("scheduler: job disabled", "job", j.ID, "name", j.Name, "reason", reason)
 			}
-			if j.Schedule.Kind != KindAt {
-				j.State.NextRun = nextRunAfter(j, rec, now)
+			if j.Schedule.Kind != schedule.KindAt {
+				j.State.NextRun = s.nextRunAfter(j, rec, now)
 			}
 		}
 		if j.Delivery.Kind != DeliveryNone && j.Delivery.Kind != "" {
@@ -935,7 +936,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 			r.Delivery, queued = DeliveryPending, true
 		}
 		a := j.FailureAlert
-		if failed && a.After > 0 && AlertDue(j.State.ConsecutiveErrors, a.After, j.State.LastAlertAt, now, time.Duration(a.Cooldown)) {
+		if failed && a.After > 0 && schedule.AlertDue(j.State.ConsecutiveErrors, a.After, j.State.LastAlertAt, now, time.Duration(a.Cooldown)) {
 			if err := enqueue(tx, j, r, EventFailureAlert, a.Destination(j.Delivery), now); err != nil {
 				return err
 			}
@@ -944,7 +945,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 		if err := putJSON(tx, runKey(jobID, t), r); err != nil {
 			return err
 		}
-		if status == RunOK && j.DeleteAfterRun && j.Schedule.Kind == KindAt {
+		if status == RunOK && j.DeleteAfterRun && j.Schedule.Kind == schedule.KindAt {
 			for _, o := range removeOps(tx, j) {
 				if err := tx.Delete(o.key); err != nil {
 					return err

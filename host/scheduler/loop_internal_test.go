@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -37,9 +38,9 @@ func TestRecoverStartingRun(t *testing.T) {
 	s := New(eng, Config{Now: clock})
 	file := filepath.Join(t.TempDir(), "p.lobster")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
-	cmd, err := s.Jobs().Add(JobInput{Name: "cmd", Schedule: Flags{Cron: "0 * * * *"}, Command: "true"})
+	cmd, err := s.Jobs().Add(JobInput{Name: "cmd", Schedule: schedule.Flags{Cron: "0 * * * *"}, Command: "true"})
 	require.NoError(t, err)
-	pipe, err := s.Jobs().Add(JobInput{Name: "pipe", Schedule: Flags{Cron: "0 * * * *"}, Pipeline: file})
+	pipe, err := s.Jobs().Add(JobInput{Name: "pipe", Schedule: schedule.Flags{Cron: "0 * * * *"}, Pipeline: file})
 	require.NoError(t, err)
 
 	// The command job crashed after the engine created its task.

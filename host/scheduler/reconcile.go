@@ -58,7 +58,7 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 				j.Schedule.Anchor = cur.Schedule.Anchor // an unchanged interval keeps its rhythm
 			}
 			j.ID, j.CreatedAt, j.UpdatedAt, j.State = cur.ID, cur.CreatedAt, now, cur.State
-			j.State.NextRun = nextRun(j, now)
+			j.State.NextRun = js.nextRun(j, now)
 			return j, putOps(tx, j), nil
 		}); err != nil {
 			return added, changed, fmt.Errorf("cron job %q: %w", in.Name, err)
