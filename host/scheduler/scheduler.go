@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/lifecycle"
 )
 
 // Defaults for Config.
@@ -82,63 +83,47 @@ type Scheduler struct {
 	mu   sync.Mutex    // serializes ticks
 	wake chan struct{} // something was queued for delivery
 
-	life    sync.Mutex
-	started bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	svc lifecycle.Service // runs the scheduling and delivery loops
 }
 
 // New returns a Scheduler that keeps its records, and creates its runs'
 // work, through eng; nothing runs until Start.
 func New(eng *engine.Engine, cfg Config) *Scheduler {
 	cfg = cfg.WithDefaults()
-	return &Scheduler{eng: eng, cfg: cfg, jobs: NewJobs(eng, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1)}
+	return &Scheduler{
+		eng: eng, cfg: cfg, jobs: NewJobs(eng, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1),
+		svc: lifecycle.Service{Name: "scheduler"},
+	}
 }
 
 // Jobs returns the job store the Scheduler reads.
 func (s *Scheduler) Jobs() *Jobs { return s.jobs }
 
-// Start rebuilds the indexes (Reindex), then runs the loop until Stop: a
-// tick at once, then one every Tick. Calling Start on a started Scheduler
+// Start rebuilds the indexes (Reindex), then runs two loops until Stop:
+// the scheduling loop (a tick at once, then one every Tick) and the
+// delivery loop (see DeliverOnce). ctx bounds only the start, not the
+// loops. If Reindex fails, nothing runs and the error, prefixed
+// "scheduler: start:", is returned. Calling Start on a started Scheduler
 // does nothing.
 func (s *Scheduler) Start(ctx context.Context) error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.started {
+	return s.svc.Start(ctx, func(context.Context) error {
+		if err := s.Reindex(); err != nil {
+			return err
+		}
+		s.svc.Go(s.loop)
+		s.svc.Go(s.deliverLoop)
 		return nil
-	}
-	if err := s.Reindex(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.started, s.cancel, s.done = true, cancel, make(chan struct{})
-	go s.loop(ctx, s.done)
-	return nil
+	})
 }
 
-// Stop ends the loop and waits for the tick in progress, or for ctx.
-// Runs already started keep running; the next Start follows them again.
-func (s *Scheduler) Stop(ctx context.Context) error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if !s.started {
-		return nil
-	}
-	s.started = false
-	s.cancel()
-	select {
-	case <-s.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("scheduler stop: %w", ctx.Err())
-	}
-}
+// Stop ends both loops and waits for the tick and the deliveries in
+// progress, or for ctx (then the error says "scheduler: stop:"). Runs
+// already started keep running; the next Start follows them again.
+// Calling Stop on a stopped Scheduler does nothing.
+func (s *Scheduler) Stop(ctx context.Context) error { return s.svc.Stop(ctx) }
 
-func (s *Scheduler) loop(ctx context.Context, done chan struct{}) {
-	var deliveries sync.WaitGroup
-	deliveries.Go(func() { s.deliverLoop(ctx) })
-	defer close(done)
-	defer deliveries.Wait()
+// loop ticks at once, then every Tick, until ctx ends.
+func (s *Scheduler) loop(ctx context.Context) {
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	for {
