@@ -85,30 +85,13 @@ func (s *Scheduler) wakeDeliveries() {
 	}
 }
 
-// deliverLoop runs DeliverOnce every Tick and whenever a delivery is
-// queued, until ctx ends.
-func (s *Scheduler) deliverLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Tick)
-	defer t.Stop()
-	for {
-		if err := s.DeliverOnce(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Error("scheduler: deliveries", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.wake:
-		}
-	}
-}
-
 // DeliverOnce sends the queued deliveries that are due, a few at a time,
 // and records each outcome: on the run (Delivery or Alert, with the
 // error) and, for a run's result, in the job's state. A failed delivery is
 // tried again after a backoff, up to DeliveryAttempts times in all. If ctx
-// ends mid-send, the entry stays queued for the next start. The loop calls
-// it; tests call it directly.
+// ends mid-send, the entry stays queued for the next start. The delivery
+// loop calls it every Tick and whenever a delivery is queued; tests call
+// it directly.
 func (s *Scheduler) DeliverOnce(ctx context.Context) error {
 	now := s.cfg.Now()
 	type due struct {

@@ -110,8 +110,8 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		if err := s.Reindex(); err != nil {
 			return err
 		}
-		s.svc.Go(s.loop)
-		s.svc.Go(s.deliverLoop)
+		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler tick", nil, s.safeTick) })
+		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler: deliveries", s.wake, s.DeliverOnce) })
 		return nil
 	})
 }
@@ -122,18 +122,21 @@ func (s *Scheduler) Start(ctx context.Context) error {
 // Calling Stop on a stopped Scheduler does nothing.
 func (s *Scheduler) Stop(ctx context.Context) error { return s.svc.Stop(ctx) }
 
-// loop ticks at once, then every Tick, until ctx ends.
-func (s *Scheduler) loop(ctx context.Context) {
+// repeat runs pass at once, then every Tick and whenever wake fires (a
+// nil wake never does), until ctx ends. A pass's error is logged with
+// what; the loop goes on.
+func (s *Scheduler) repeat(ctx context.Context, what string, wake <-chan struct{}, pass func(context.Context) error) {
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
 	for {
-		if err := s.safeTick(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Error("scheduler tick", "error", err)
+		if err := pass(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Error(what, "error", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-wake:
 		}
 	}
 }
