@@ -3,7 +3,8 @@
 // namespaces it lends them (see Records of other parts). Everything else
 // (the CLI, the API, controllers, the runner, the scheduler) changes
 // records through it, and no other package opens a store write
-// transaction; TestOneWriter fails the build of one that does.
+// transaction (TestOneWriter, in this package's tests, fails on one that
+// does).
 //
 // # Revisions
 //

@@ -87,7 +87,7 @@ func inside(ns, key string) error {
 	if strings.HasPrefix(key, ns) {
 		return nil
 	}
-	return fmt.Errorf("engine: key %q is outside the record namespace %q; records of this namespace are all under it", key, ns)
+	return fmt.Errorf("engine: key %q is outside the record namespace %q; this transaction reads and writes only keys that start with it", key, ns)
 }
 
 func (r recordReadTx) Get(key string) (store.Item, error) {
