@@ -14,12 +14,13 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // jobErr makes validation errors usage errors (exit 2).
 func jobErr(err error) error {
-	var fe *scheduler.FlagError
+	var fe *schedule.FlagError
 	if errors.As(err, &fe) {
 		return usageError{err}
 	}
@@ -174,9 +175,9 @@ func writeCronList(w io.Writer, l cronList, all bool) {
 func scheduleText(j scheduler.Job) string {
 	s := j.Schedule
 	switch s.Kind {
-	case scheduler.KindEvery:
+	case schedule.KindEvery:
 		return "every " + time.Duration(s.Every).String()
-	case scheduler.KindAt:
+	case schedule.KindAt:
 		return "at " + stamp(s.At)
 	}
 	return clean(s.Expr)
@@ -184,7 +185,7 @@ func scheduleText(j scheduler.Job) string {
 
 func tzText(j scheduler.Job) string {
 	switch {
-	case j.Schedule.Kind != scheduler.KindCron:
+	case j.Schedule.Kind != schedule.KindCron:
 		return "-"
 	case j.Schedule.TZ == "":
 		return "UTC"
@@ -232,10 +233,10 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	row("enabled", strconv.FormatBool(j.Enabled))
 	row("schedule", scheduleText(j))
 	row("tz", tzText(j))
-	if j.Schedule.Kind == scheduler.KindCron {
+	if j.Schedule.Kind == schedule.KindCron {
 		dst := string(j.Schedule.DST)
 		if dst == "" {
-			dst = string(scheduler.DSTShift)
+			dst = string(schedule.DSTShift)
 		}
 		row("dst", dst)
 	}

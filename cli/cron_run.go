@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -258,7 +259,7 @@ Example:
 				return err
 			}
 			if cmd.Flags().Changed("overlap") {
-				if o.Overlap, err = scheduler.ParseOverlap(overlap); err != nil {
+				if o.Overlap, err = schedule.ParseOverlap(overlap); err != nil {
 					return jobErr(err)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -52,13 +53,13 @@ func TestCronRoundTrip(t *testing.T) {
 	j := cronJob(t, out)
 	require.Len(t, j.ID, 12)
 	require.True(t, j.Enabled)
-	require.Equal(t, scheduler.KindCron, j.Schedule.Kind)
+	require.Equal(t, schedule.KindCron, j.Schedule.Kind)
 	require.Equal(t, "Europe/Berlin", j.Schedule.TZ)
 	require.Equal(t, scheduler.PayloadPipeline, j.Payload.Kind)
 	require.True(t, filepath.IsAbs(j.Payload.Pipeline))
 	require.JSONEq(t, `{"env":"prod"}`, string(j.Payload.Args))
 	require.Equal(t, scheduler.SessionIsolated, j.Session)
-	require.Equal(t, scheduler.OverlapBufferOne, j.Overlap)
+	require.Equal(t, schedule.OverlapBufferOne, j.Overlap)
 	require.Equal(t, scheduler.Duration(6*time.Hour), j.CatchUpWindow)
 	require.Equal(t, scheduler.DeliveryWebhook, j.Delivery.Kind)
 	require.Equal(t, scheduler.FailureAlert{After: 3, Cooldown: scheduler.Duration(time.Hour)}, j.FailureAlert)
@@ -100,7 +101,7 @@ func TestCronRoundTrip(t *testing.T) {
 	require.Equal(t, scheduler.PayloadCommand, e.Payload.Kind)
 	require.Empty(t, e.Payload.Pipeline)
 	require.Equal(t, j.CreatedAt.UTC(), e.CreatedAt.UTC())
-	require.Equal(t, scheduler.OverlapBufferOne, e.Overlap, "unchanged flags are kept")
+	require.Equal(t, schedule.OverlapBufferOne, e.Overlap, "unchanged flags are kept")
 
 	code, out, errOut = run(t, home, "cron", "edit", "nightly", "--tz", "America/New_York", "--json")
 	require.Equal(t, 0, code, errOut)
@@ -238,7 +239,7 @@ func TestCronEditAndEnableRefusals(t *testing.T) {
 
 	code, out, errOut = run(t, home, "cron", "edit", "once", "--every", "1h", "--json")
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, scheduler.KindEvery, cronJob(t, out).Schedule.Kind)
+	require.Equal(t, schedule.KindEvery, cronJob(t, out).Schedule.Kind)
 
 	for _, verb := range []string{"show", "edit", "enable", "disable", "rm"} {
 		code, _, errOut = run(t, home, "cron", verb, "ghost")
@@ -319,7 +320,7 @@ func TestCronCommandsWithAndWithoutGateway(t *testing.T) {
 			e := cronJob(t, out)
 			require.Equal(t, scheduler.PayloadCommand, e.Payload.Kind)
 			require.Empty(t, e.Payload.Args)
-			require.Equal(t, scheduler.OverlapBufferOne, e.Overlap)
+			require.Equal(t, schedule.OverlapBufferOne, e.Overlap)
 			require.Equal(t, "Europe/Berlin", e.Schedule.TZ, "fields not sent are kept")
 
 			code, _, errOut = run(t, home, "cron", "edit", "nightly", "--cron", "61 * * * *")

@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // Cron is the part of Client that manages scheduled jobs and their runs.
 // A job is named by ref: its id, else its name. Invalid input fails with
-// a *scheduler.FlagError naming the flag at fault (errors.As works on
+// a *schedule.FlagError naming the flag at fault (errors.As works on
 // Local and Remote alike), a name in use with an error matching
 // sdk.ErrInvalid, and a ref that names no job with one matching
 // sdk.ErrNotFound.
@@ -137,10 +138,10 @@ func (l *Local) RunJobNow(_ context.Context, ref string) (scheduler.Run, error) 
 }
 
 // BackfillJob runs, or with o.DryRun lists, a job's past scheduled times.
-// An unknown o.Overlap is a *scheduler.FlagError naming --overlap.
+// An unknown o.Overlap is a *schedule.FlagError naming --overlap.
 func (l *Local) BackfillJob(_ context.Context, ref string, o scheduler.BackfillOptions) ([]scheduler.Run, error) {
 	if o.Overlap != "" {
-		if _, err := scheduler.ParseOverlap(string(o.Overlap)); err != nil {
+		if _, err := schedule.ParseOverlap(string(o.Overlap)); err != nil {
 			return nil, err
 		}
 	}
@@ -154,7 +155,7 @@ func (l *Local) BackfillJob(_ context.Context, ref string, o scheduler.BackfillO
 // checkRunsLimit refuses a negative JobRuns limit, naming --limit.
 func checkRunsLimit(limit int) error {
 	if limit < 0 {
-		return &scheduler.FlagError{Flag: "--limit", Rule: fmt.Sprintf("must not be negative (got %d)", limit)}
+		return &schedule.FlagError{Flag: "--limit", Rule: fmt.Sprintf("must not be negative (got %d)", limit)}
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ func checkRunsLimit(limit int) error {
 // from the gateway's working directory, not the caller's.
 func absolutePipeline(path string) error {
 	if p := strings.TrimSpace(path); p != "" && !filepath.IsAbs(p) {
-		return &scheduler.FlagError{Flag: "--pipeline", Rule: fmt.Sprintf("%q is a relative path; give the workflow file's absolute path", path)}
+		return &schedule.FlagError{Flag: "--pipeline", Rule: fmt.Sprintf("%q is a relative path; give the workflow file's absolute path", path)}
 	}
 	return nil
 }

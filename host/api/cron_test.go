@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -33,16 +34,16 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 	wf := filepath.Join(t.TempDir(), "nightly.lobster")
 	nightly, err := remote.AddJob(ctx, scheduler.JobInput{Name: "nightly", Description: "build it",
-		Schedule: scheduler.Flags{Cron: "30 2 * * *", TZ: "Europe/Berlin", DST: "skip"},
+		Schedule: schedule.Flags{Cron: "30 2 * * *", TZ: "Europe/Berlin", DST: "skip"},
 		Pipeline: wf, ArgsJSON: `{"env":"prod"}`, Session: "session:ops", Overlap: "buffer_all", CatchUpWindow: "6h",
 		Webhook: "https://example.com/hook", FailureAlertAfter: 3, FailureAlertCooldown: "2h"})
 	require.NoError(t, err)
 	require.Equal(t, "Europe/Berlin", nightly.Schedule.TZ)
-	require.Equal(t, scheduler.DSTSkip, nightly.Schedule.DST)
+	require.Equal(t, schedule.DSTSkip, nightly.Schedule.DST)
 	require.Equal(t, wf, nightly.Payload.Pipeline)
 	require.JSONEq(t, `{"env":"prod"}`, string(nightly.Payload.Args))
 	require.Equal(t, scheduler.FailureAlert{After: 3, Cooldown: scheduler.Duration(2 * time.Hour)}, nightly.FailureAlert)
-	tick, err := local.AddJob(ctx, scheduler.JobInput{Name: "tick/../x", Schedule: scheduler.Flags{Every: "1m"}, Command: "echo tick", Disabled: true})
+	tick, err := local.AddJob(ctx, scheduler.JobInput{Name: "tick/../x", Schedule: schedule.Flags{Every: "1m"}, Command: "echo tick", Disabled: true})
 	require.NoError(t, err)
 
 	for _, ref := range []string{nightly.ID, "nightly", tick.ID, "tick/../x"} {
@@ -71,7 +72,7 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	require.Zero(t, edited.FailureAlert)
 	require.Equal(t, scheduler.DeliveryNone, edited.Delivery.Kind)
 	require.Equal(t, "session:ops", edited.Session, "fields not sent are kept")
-	require.Equal(t, scheduler.OverlapBufferAll, edited.Overlap)
+	require.Equal(t, schedule.OverlapBufferAll, edited.Overlap)
 	want, err := local.GetJob(ctx, nightly.ID)
 	require.NoError(t, err)
 	requireSameJSON(t, want, edited)
@@ -104,7 +105,7 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	wantPlan, err := local.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	requireSameJSON(t, wantPlan, plan)
-	o.DryRun, o.Overlap = false, scheduler.OverlapAllowAll
+	o.DryRun, o.Overlap = false, schedule.OverlapAllowAll
 	done, err := remote.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	require.Len(t, done, 3)
@@ -143,14 +144,14 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 // TestRemoteCronErrors requires every cron refusal to cross the socket
 // with its message and sentinel, and invalid input as a
-// *scheduler.FlagError naming the flag.
+// *schedule.FlagError naming the flag.
 func TestRemoteCronErrors(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := t.Context()
-	job, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	job, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
-	off, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "off", Schedule: scheduler.Flags{Every: "1h"}, Command: "true", Disabled: true})
+	off, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "off", Schedule: schedule.Flags{Every: "1h"}, Command: "true", Disabled: true})
 	require.NoError(t, err)
 	now := time.Now()
 
@@ -159,15 +160,15 @@ func TestRemoteCronErrors(t *testing.T) {
 		call       func(c api.Client) error
 	}{
 		{"bad cron", "--cron", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: scheduler.Flags{Cron: "61 * * * *"}, Command: "true"})
+			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: schedule.Flags{Cron: "61 * * * *"}, Command: "true"})
 			return err
 		}},
 		{"no name", "--name", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+			_, err := c.AddJob(ctx, scheduler.JobInput{Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 			return err
 		}},
 		{"relative pipeline", "--pipeline", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: scheduler.Flags{Every: "1h"}, Pipeline: "nightly.lobster"})
+			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: schedule.Flags{Every: "1h"}, Pipeline: "nightly.lobster"})
 			return err
 		}},
 		{"edit tz of every", "--tz", func(c api.Client) error {
@@ -197,11 +198,11 @@ func TestRemoteCronErrors(t *testing.T) {
 	}
 	for _, tc := range flagCases {
 		want, got := tc.call(g.local), tc.call(g.remote)
-		requireSameError(t, want, got, scheduler.ErrInvalidSchedule, tc.name)
-		fe, ok := errors.AsType[*scheduler.FlagError](got)
+		requireSameError(t, want, got, schedule.ErrInvalidSchedule, tc.name)
+		fe, ok := errors.AsType[*schedule.FlagError](got)
 		require.True(t, ok, "%s: %T %v", tc.name, got, got)
 		require.Equal(t, tc.flag, fe.Flag, tc.name)
-		wantFE, _ := errors.AsType[*scheduler.FlagError](want)
+		wantFE, _ := errors.AsType[*schedule.FlagError](want)
 		require.Equal(t, wantFE, fe, tc.name)
 	}
 
@@ -211,7 +212,7 @@ func TestRemoteCronErrors(t *testing.T) {
 		sentinel error
 	}{
 		{"name taken", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 			return err
 		}, sdk.ErrInvalid},
 		{"rename to a taken name", func(c api.Client) error {
@@ -237,10 +238,10 @@ func TestRemoteCronErrors(t *testing.T) {
 	for _, tc := range cases {
 		want, got := tc.call(g.local), tc.call(g.remote)
 		requireSameError(t, want, got, tc.sentinel, tc.name)
-		_, isFlag := errors.AsType[*scheduler.FlagError](got)
+		_, isFlag := errors.AsType[*schedule.FlagError](got)
 		require.False(t, isFlag, tc.name)
 	}
-	_, err = g.remote.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	_, err = g.remote.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	require.ErrorContains(t, err, `--name: a job named "taken" exists (id `+job.ID+`)`)
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"time"
 
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -52,7 +53,7 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 func (j jobInputJSON) input() scheduler.JobInput {
 	return scheduler.JobInput{
 		Name: j.Name, Description: j.Description,
-		Schedule: scheduler.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At},
+		Schedule: schedule.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At},
 		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command,
 		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
 		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
@@ -95,10 +96,10 @@ type jobPatchJSON struct {
 // scheduler.BackfillOptions. An absent from or to is refused by the
 // scheduler, naming the flag.
 type backfillRequest struct {
-	From    time.Time         `json:"from,omitzero"`
-	To      time.Time         `json:"to,omitzero"`
-	DryRun  bool              `json:"dry_run,omitempty"`
-	Overlap scheduler.Overlap `json:"overlap,omitempty"`
+	From    time.Time        `json:"from,omitzero"`
+	To      time.Time        `json:"to,omitzero"`
+	DryRun  bool             `json:"dry_run,omitempty"`
+	Overlap schedule.Overlap `json:"overlap,omitempty"`
 }
 
 func backfillToWire(o scheduler.BackfillOptions) backfillRequest {

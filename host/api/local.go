@@ -50,11 +50,11 @@ func OpenLocal(dir, owner string) (*Local, error) {
 // NewLocal returns a Local client over an engine the caller owns, for home
 // dir; Close then closes st. sched serves the cron calls: a gateway passes
 // its running Scheduler, so that RunJobNow and BackfillJob take turns
-// with its loop. If sched is nil, one over st and eng is made and never
+// with its loop. If sched is nil, one over eng is made and never
 // started (the calls record runs; nothing fires on a schedule).
 func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.Scheduler) *Local {
 	if sched == nil {
-		sched = scheduler.New(st, eng, scheduler.Config{})
+		sched = scheduler.New(eng, scheduler.Config{})
 	}
 	return &Local{st: st, eng: eng, sched: sched, home: dir}
 }

@@ -106,7 +106,7 @@ const maxRequestBody = 4 << 20
 // "expected", "flag", "rule"}}: message is the error's text verbatim,
 // current (the flow as it is now) and expected are set for
 // revision_conflict only, flag and rule for an invalid cron job input (a
-// *scheduler.FlagError: the CLI flag at fault and the rule it broke).
+// *schedule.FlagError: the CLI flag at fault and the rule it broke).
 // Codes and statuses:
 //
 //	invalid 400 (413 for a body over 4 MiB), not_found 404,

@@ -1,6 +1,10 @@
 // Package engine is the only writer of flowgate's records: flows, tasks,
-// their indexes and the event outbox. Everything else (the CLI, the API,
-// controllers, the runner) changes records through it.
+// their indexes and the event outbox, and the records other parts keep in
+// namespaces it lends them (see Records of other parts). Everything else
+// (the CLI, the API, controllers, the runner, the scheduler) changes
+// records through it, and no other package opens a store write
+// transaction (TestOneWriter, in this package's tests, fails on one that
+// does).
 //
 // # Revisions
 //
@@ -35,4 +39,18 @@
 // Secondary indexes by status, owner, controller, flow→tasks and end time
 // are written in the same transaction as their record, so a list never
 // sees a record without its index or the reverse.
+//
+// # Records of other parts
+//
+// A part of the host that keeps records the engine does not model (the
+// scheduler's jobs, runs and delivery outbox, under CronRecords, "cron/")
+// reads and writes them with ViewRecords and UpdateRecords. The
+// transaction they lend is confined to one namespace: a Get, Scan, Put or
+// Delete of a key outside it is refused with an error naming the key, so
+// such a part can never touch a flow, a task or an index. UpdateRecords
+// has the rules of every engine write: fn may run more than once and must
+// be idempotent, an error before the first write is a refusal returned to
+// the caller without disturbing the other writers of a group commit, and
+// an error after a write rolls the write back. New namespaces are added to
+// the list in records.go, never overlapping the engine's own prefixes.
 package engine

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -89,7 +90,7 @@ type CronJob struct {
 func (c CronJob) input() scheduler.JobInput {
 	in := scheduler.JobInput{
 		Name: c.Name, Description: c.Description,
-		Schedule: scheduler.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
+		Schedule: schedule.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
 		Pipeline: c.Pipeline, Command: c.Command, Session: c.Session, Overlap: c.Overlap,
 		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
 		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown,

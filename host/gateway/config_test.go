@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -50,7 +51,9 @@ func TestConfigDeclaresCronJobs(t *testing.T) {
 	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	jobs, err := scheduler.NewJobs(st, scheduler.JobsConfig{}).List(true)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	jobs, err := scheduler.NewJobs(eng, scheduler.JobsConfig{}).List(true)
 	require.NoError(t, err)
 	require.Len(t, jobs, 2)
 	names := map[string]scheduler.Job{}

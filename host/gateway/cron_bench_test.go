@@ -17,8 +17,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -38,11 +40,11 @@ func idleCronJob(i int) scheduler.JobInput {
 	in := scheduler.JobInput{Name: fmt.Sprintf("job-%05d", i), Command: "true"}
 	switch i % 4 {
 	case 0, 1:
-		in.Schedule = scheduler.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
+		in.Schedule = schedule.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
 	case 2:
-		in.Schedule = scheduler.Flags{Cron: "*/15 * * * *"}
+		in.Schedule = schedule.Flags{Cron: "*/15 * * * *"}
 	default:
-		in.Schedule = scheduler.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
+		in.Schedule = schedule.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
 	}
 	return in
 }
@@ -143,7 +145,11 @@ func addIdleCronJobs(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	jobs := scheduler.NewJobs(st, scheduler.JobsConfig{})
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := scheduler.NewJobs(eng, scheduler.JobsConfig{})
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
@@ -164,8 +170,8 @@ func addIdleCronJobs(b *testing.B, dir string) {
 	for err := range errs {
 		b.Fatalf("add job: %v", err)
 	}
-	past := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
-	if _, err := past.Add(scheduler.JobInput{Name: idleCanaryName, Schedule: scheduler.Flags{Every: "1h"}, Command: "true"}); err != nil {
+	past := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
+	if _, err := past.Add(scheduler.JobInput{Name: idleCanaryName, Schedule: schedule.Flags{Every: "1h"}, Command: "true"}); err != nil {
 		b.Fatal(err)
 	}
 }

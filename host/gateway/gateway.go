@@ -163,7 +163,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	dc := g.cfg.Delivery
 	dc.Logger = g.cfg.Logger.Named("events")
 	del = plugins.NewDeliverer(eng, sup.Handler, dc)
-	sched := scheduler.New(st, eng, scheduler.Config{
+	sched := scheduler.New(eng, scheduler.Config{
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 	})

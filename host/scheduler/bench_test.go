@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -21,11 +22,11 @@ func benchJob(i int) scheduler.JobInput {
 	in := scheduler.JobInput{Name: fmt.Sprintf("job-%05d", i), Command: fmt.Sprintf("echo %d", i)}
 	switch i % 4 {
 	case 0, 1:
-		in.Schedule = scheduler.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
+		in.Schedule = schedule.Flags{Cron: fmt.Sprintf("%d 7 * * 1-5", i%60), TZ: "America/New_York"}
 	case 2:
-		in.Schedule = scheduler.Flags{Cron: "*/15 * * * *"}
+		in.Schedule = schedule.Flags{Cron: "*/15 * * * *"}
 	default:
-		in.Schedule = scheduler.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
+		in.Schedule = schedule.Flags{Every: fmt.Sprintf("%dh", 1+i%24)}
 	}
 	return in
 }
@@ -126,7 +127,8 @@ func BenchmarkIdleTick10k(b *testing.B) {
 // enabled jobs:
 //
 //   - schedule-next: Schedule.Next for every job, as Add and Edit do for
-//     one job (each call parses its cron expression and loads its zone).
+//     one job (each call parses its cron expression and finds its zone in
+//     the cache the Scheduler keeps).
 //   - reindex: Scheduler.Reindex, which Start runs: one transaction that
 //     drops both indexes and rebuilds them from every job and runtime
 //     record, and commits.
@@ -138,9 +140,11 @@ func BenchmarkNextDueSet10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	scheds := make([]scheduler.Schedule, len(jobs))
+	scheds := make([]schedule.Schedule, len(jobs))
+	zones := new(schedule.Zones) // as the Scheduler shares one
 	for i, j := range jobs {
 		scheds[i] = j.Schedule.Schedule()
+		scheds[i].Zones = zones
 	}
 	perJob := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchJobs, "ns/job")

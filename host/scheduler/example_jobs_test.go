@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -21,10 +23,15 @@ func ExampleJobs_Add() {
 		return
 	}
 	defer st.Close()
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	now := time.Date(2026, 6, 5, 12, 0, 0, 0, time.UTC) // a Friday
-	js := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return now }})
+	js := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return now }})
 
-	in := scheduler.JobInput{Name: "standup", Schedule: scheduler.Flags{Cron: "0 9 * * 1-5", TZ: "Europe/Paris"}, Command: "notify standup"}
+	in := scheduler.JobInput{Name: "standup", Schedule: schedule.Flags{Cron: "0 9 * * 1-5", TZ: "Europe/Paris"}, Command: "notify standup"}
 	j, err := js.Add(in)
 	if err != nil {
 		fmt.Println(err)

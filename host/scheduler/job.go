@@ -2,12 +2,9 @@ package scheduler
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/url"
-	"regexp"
-	"strings"
 	"time"
-	"unicode"
+
+	"github.com/flowgate/flowgate/host/schedule"
 )
 
 // Duration is a time.Duration that reads and writes JSON as Go duration
@@ -29,21 +26,21 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // JobSchedule is the stored form of a job's Schedule.
 type JobSchedule struct {
-	Kind   Kind      `json:"kind"`
-	Expr   string    `json:"expr,omitempty"`
-	TZ     string    `json:"tz,omitempty"`
-	DST    DSTPolicy `json:"dst,omitempty"`
-	Every  Duration  `json:"every,omitempty"`
-	Anchor time.Time `json:"anchor,omitzero"`
-	At     time.Time `json:"at,omitzero"`
+	Kind   schedule.Kind      `json:"kind"`
+	Expr   string             `json:"expr,omitempty"`
+	TZ     string             `json:"tz,omitempty"`
+	DST    schedule.DSTPolicy `json:"dst,omitempty"`
+	Every  Duration           `json:"every,omitempty"`
+	Anchor time.Time          `json:"anchor,omitzero"`
+	At     time.Time          `json:"at,omitzero"`
 }
 
 // Schedule returns the Schedule the stored form describes.
-func (s JobSchedule) Schedule() Schedule {
-	return Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At}
+func (s JobSchedule) Schedule() schedule.Schedule {
+	return schedule.Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At}
 }
 
-func jobSchedule(s Schedule) JobSchedule {
+func jobSchedule(s schedule.Schedule) JobSchedule {
 	return JobSchedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: Duration(s.Every), Anchor: s.Anchor, At: s.At}
 }
 
@@ -136,8 +133,8 @@ type Job struct {
 	Schedule    JobSchedule `json:"schedule"`
 	Payload     Payload     `json:"payload"`
 	// Session is SessionIsolated or "session:NAME".
-	Session string  `json:"session"`
-	Overlap Overlap `json:"overlap"`
+	Session string           `json:"session"`
+	Overlap schedule.Overlap `json:"overlap"`
 	// CatchUpWindow is PlanCatchUp's window; zero runs only the latest
 	// missed time.
 	CatchUpWindow  Duration     `json:"catchup_window,omitempty"`
@@ -147,226 +144,4 @@ type Job struct {
 	CreatedAt      time.Time    `json:"created_at"`
 	UpdatedAt      time.Time    `json:"updated_at"`
 	State          JobState     `json:"state"`
-}
-
-// JobInput is a job as typed on the command line, one field per flag.
-// Empty strings mean the flag was not given.
-type JobInput struct {
-	Name        string // --name
-	Description string // --description
-	Schedule    Flags  // --cron, --tz, --dst, --every, --at
-	Pipeline    string // --pipeline
-	ArgsJSON    string // --args-json
-	Command     string // --command
-	Session     string // --session; empty means isolated
-	Overlap     string // --overlap; empty means skip
-	// CatchUpWindow is --catchup-window, a Go duration.
-	CatchUpWindow        string
-	Webhook              string // --webhook
-	NotifyCommand        string // --notify-command
-	FailureAlertAfter    int    // --failure-alert-after; 0 means none
-	FailureAlertCooldown string // --failure-alert-cooldown
-	FailureAlertWebhook  string // --failure-alert-webhook
-	FailureAlertCommand  string // --failure-alert-command
-	DeleteAfterRun       bool   // --delete-after-run
-	Disabled             bool   // --disabled
-}
-
-// MaxNameLen bounds a job name, in runes.
-const MaxNameLen = 100
-
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// Validate checks the input as Build does. It returns a *FlagError naming
-// the flag and the rule.
-func (in JobInput) Validate(now time.Time) error {
-	_, err := in.Build(now)
-	return err
-}
-
-// Build validates the input and returns the job it describes, enabled
-// unless Disabled, with no ID, timestamps or state. now resolves a relative
-// --at and anchors --every. A relative --pipeline path is kept as given;
-// callers make it absolute. Errors are *FlagError values.
-func (in JobInput) Build(now time.Time) (Job, error) {
-	s, err := ParseSchedule(in.Schedule, now)
-	if err != nil {
-		return Job{}, err
-	}
-	return in.build(s)
-}
-
-// build checks everything but the schedule flags, with s already valid.
-func (in JobInput) build(s Schedule) (Job, error) {
-	name := strings.TrimSpace(in.Name)
-	switch {
-	case name == "":
-		return Job{}, flagErr("--name", "a name is required")
-	case len([]rune(name)) > MaxNameLen:
-		return Job{}, flagErr("--name", fmt.Sprintf("is %d characters; at most %d", len([]rune(name)), MaxNameLen))
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return Job{}, flagErr("--name", "must not contain control characters")
-	}
-	j := Job{Name: name, Description: in.Description, Enabled: !in.Disabled, Schedule: jobSchedule(s), DeleteAfterRun: in.DeleteAfterRun}
-	var err error
-	if j.Payload, err = in.payload(); err != nil {
-		return Job{}, err
-	}
-	if j.Session, err = parseSession(in.Session); err != nil {
-		return Job{}, err
-	}
-	if j.Overlap, err = ParseOverlap(in.Overlap); err != nil {
-		return Job{}, err
-	}
-	if in.CatchUpWindow != "" {
-		d, err := time.ParseDuration(in.CatchUpWindow)
-		if err != nil || d < 0 {
-			return Job{}, flagErr("--catchup-window", fmt.Sprintf("%q is not a duration of zero or more; use a form like 30m or 6h", in.CatchUpWindow))
-		}
-		if s.Kind == KindAt {
-			return Job{}, flagErr("--catchup-window", "applies only to --cron and --every; a one-shot --at job runs once however late")
-		}
-		j.CatchUpWindow = Duration(d)
-	}
-	if j.Delivery, err = in.delivery(); err != nil {
-		return Job{}, err
-	}
-	if j.FailureAlert, err = in.failureAlert(); err != nil {
-		return Job{}, err
-	}
-	if j.FailureAlert.After > 0 && j.FailureAlert.Destination(j.Delivery).Kind == DeliveryNone {
-		return Job{}, flagErr("--failure-alert-after", "an alert needs somewhere to go: give --failure-alert-webhook URL or --failure-alert-command CMD, or a delivery (--webhook or --notify-command)")
-	}
-	if in.DeleteAfterRun && s.Kind != KindAt {
-		return Job{}, flagErr("--delete-after-run", fmt.Sprintf("applies only to one-shot --at jobs, not to --%s", s.Kind))
-	}
-	return j, nil
-}
-
-func (in JobInput) payload() (Payload, error) {
-	pipe, cmd := strings.TrimSpace(in.Pipeline), strings.TrimSpace(in.Command)
-	switch {
-	case pipe != "" && cmd != "":
-		return Payload{}, flagErr("--command", "cannot be combined with --pipeline; give exactly one payload")
-	case pipe == "" && cmd == "":
-		if in.ArgsJSON != "" {
-			return Payload{}, flagErr("--args-json", "needs --pipeline: args are for a workflow file")
-		}
-		return Payload{}, flagErr("--pipeline", "a payload is required: give --pipeline FILE or --command 'CMD'")
-	case cmd != "":
-		if in.ArgsJSON != "" {
-			return Payload{}, flagErr("--args-json", "needs --pipeline: args are for a workflow file, not --command")
-		}
-		return Payload{Kind: PayloadCommand, Command: cmd}, nil
-	}
-	p := Payload{Kind: PayloadPipeline, Pipeline: pipe}
-	if in.ArgsJSON != "" {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(in.ArgsJSON), &m); err != nil || m == nil {
-			return Payload{}, flagErr("--args-json", `must be a JSON object, such as {"env":"prod"}`)
-		}
-		compact, _ := json.Marshal(m)
-		p.Args = compact
-	}
-	return p, nil
-}
-
-func parseSession(v string) (string, error) {
-	if v == "" || v == SessionIsolated {
-		return SessionIsolated, nil
-	}
-	if name, ok := strings.CutPrefix(v, "session:"); ok && sessionName.MatchString(name) {
-		return v, nil
-	}
-	return "", flagErr("--session", fmt.Sprintf("%q is not a session; use isolated or session:NAME (NAME: letters, digits, '.', '_' or '-', at most 64)", v))
-}
-
-func (in JobInput) delivery() (Delivery, error) {
-	return parseDelivery(in.Webhook, in.NotifyCommand, "--webhook", "--notify-command")
-}
-
-// parseDelivery reads a webhook URL or a command line given with the
-// flags named, at most one of them.
-func parseDelivery(hook, cmd, hookFlag, cmdFlag string) (Delivery, error) {
-	hook, cmd = strings.TrimSpace(hook), strings.TrimSpace(cmd)
-	switch {
-	case hook != "" && cmd != "":
-		return Delivery{}, flagErr(cmdFlag, fmt.Sprintf("cannot be combined with %s; give at most one", hookFlag))
-	case cmd != "":
-		return Delivery{Kind: DeliveryCommand, Command: cmd}, nil
-	case hook == "":
-		return Delivery{Kind: DeliveryNone}, nil
-	}
-	u, err := url.Parse(hook)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Delivery{}, flagErr(hookFlag, fmt.Sprintf("%q is not an http or https URL", hook))
-	}
-	return Delivery{Kind: DeliveryWebhook, URL: hook}, nil
-}
-
-func (in JobInput) failureAlert() (FailureAlert, error) {
-	if in.FailureAlertAfter < 0 {
-		return FailureAlert{}, flagErr("--failure-alert-after", fmt.Sprintf("must be 0 (no alerts) or more, got %d", in.FailureAlertAfter))
-	}
-	to, err := parseDelivery(in.FailureAlertWebhook, in.FailureAlertCommand, "--failure-alert-webhook", "--failure-alert-command")
-	if err != nil {
-		return FailureAlert{}, err
-	}
-	if in.FailureAlertAfter == 0 {
-		switch {
-		case in.FailureAlertCooldown != "":
-			return FailureAlert{}, flagErr("--failure-alert-cooldown", "needs --failure-alert-after N (N ≥ 1)")
-		case to.Kind == DeliveryWebhook:
-			return FailureAlert{}, flagErr("--failure-alert-webhook", "needs --failure-alert-after N (N ≥ 1)")
-		case to.Kind == DeliveryCommand:
-			return FailureAlert{}, flagErr("--failure-alert-command", "needs --failure-alert-after N (N ≥ 1)")
-		}
-		return FailureAlert{}, nil
-	}
-	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(DefaultAlertCooldown)}
-	if to.Kind != DeliveryNone {
-		a.To = &to
-	}
-	if in.FailureAlertCooldown != "" {
-		d, err := time.ParseDuration(in.FailureAlertCooldown)
-		if err != nil || d < 0 {
-			return FailureAlert{}, flagErr("--failure-alert-cooldown", fmt.Sprintf("%q is not a duration of zero or more; use a form like 30m or 1h", in.FailureAlertCooldown))
-		}
-		a.Cooldown = Duration(d)
-	}
-	return a, nil
-}
-
-// input returns the JobInput that describes j, for Edit to patch. The
-// schedule flags are omitted: Edit keeps the schedule unless they change.
-func (j Job) input() JobInput {
-	in := JobInput{
-		Name: j.Name, Description: j.Description, Pipeline: j.Payload.Pipeline, Command: j.Payload.Command,
-		Session: j.Session, Overlap: string(j.Overlap), FailureAlertAfter: j.FailureAlert.After,
-		DeleteAfterRun: j.DeleteAfterRun, Disabled: !j.Enabled,
-	}
-	if j.Payload.Args != nil {
-		in.ArgsJSON = string(j.Payload.Args)
-	}
-	if j.CatchUpWindow != 0 {
-		in.CatchUpWindow = time.Duration(j.CatchUpWindow).String()
-	}
-	switch j.Delivery.Kind {
-	case DeliveryWebhook:
-		in.Webhook = j.Delivery.URL
-	case DeliveryCommand:
-		in.NotifyCommand = j.Delivery.Command
-	}
-	if j.FailureAlert.After > 0 {
-		in.FailureAlertCooldown = time.Duration(j.FailureAlert.Cooldown).String()
-	}
-	if to := j.FailureAlert.To; to != nil {
-		switch to.Kind {
-		case DeliveryWebhook:
-			in.FailureAlertWebhook = to.URL
-		case DeliveryCommand:
-			in.FailureAlertCommand = to.Command
-		}
-	}
-	return in
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -75,36 +77,17 @@ func (c JobsConfig) WithDefaults() JobsConfig {
 	return c
 }
 
-// Jobs keeps scheduled jobs in a store. It is safe for concurrent use as
-// far as the store is.
+// Jobs keeps scheduled jobs as engine records (engine.CronRecords). It is
+// safe for concurrent use.
 type Jobs struct {
-	st  store.Store
-	cfg JobsConfig
+	eng   *engine.Engine
+	cfg   JobsConfig
+	zones *schedule.Zones // shared by every schedule these jobs compute
 }
 
-// NewJobs returns Jobs over st.
-func NewJobs(st store.Store, cfg JobsConfig) *Jobs {
-	return &Jobs{st: st, cfg: cfg.WithDefaults()}
-}
-
-// JobPatch changes some fields of a job, one pointer per CLI flag; nil
-// leaves a field as it is. Giving one payload (--pipeline or --command)
-// replaces the other, and likewise for --webhook and --notify-command; an
-// empty --webhook or --notify-command turns delivery off. The schedule is
-// kept unless a schedule flag is set: --cron, --every or --at replaces it
-// (a new --cron keeps the old --tz and --dst unless those are given too);
-// --tz or --dst alone re-reads a cron schedule in the new zone or policy.
-type JobPatch struct {
-	Name, Description               *string
-	Cron, TZ, DST, Every, At        *string
-	Pipeline, ArgsJSON, Command     *string
-	Session, Overlap, CatchUpWindow *string
-	Webhook, NotifyCommand          *string
-	FailureAlertAfter               *int
-	FailureAlertCooldown            *string
-	FailureAlertWebhook             *string
-	FailureAlertCommand             *string
-	DeleteAfterRun, Disabled        *bool
+// NewJobs returns Jobs whose records eng reads and writes.
+func NewJobs(eng *engine.Engine, cfg JobsConfig) *Jobs {
+	return &Jobs{eng: eng, cfg: cfg.WithDefaults(), zones: new(schedule.Zones)}
 }
 
 // op is one write of a Jobs transaction; a nil val deletes key.
@@ -113,39 +96,41 @@ type op struct {
 	val []byte
 }
 
-// write runs fn in one store transaction and applies the writes it
-// returns. fn only reads, so a refusal it returns is reported without
-// rolling back writers grouped into the same commit, and it may run more
-// than once.
-func (js *Jobs) write(fn func(tx store.ReadTx) (Job, []op, error)) (Job, error) {
-	var (
-		out     Job
-		refused error
-	)
-	err := js.st.Update(func(tx store.Tx) error {
-		out, refused = Job{}, nil
+// write runs fn in one engine transaction and applies the writes it
+// returns. fn only reads, so a refusal it returns comes before any write
+// and is reported without rolling back writers grouped into the same
+// commit; it may run more than once.
+func (js *Jobs) write(fn func(tx engine.RecordReadTx) (Job, []op, error)) (Job, error) {
+	var out Job
+	err := js.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+		out = Job{}
 		j, ops, err := fn(tx)
 		if err != nil {
-			refused = err
-			return nil
+			return err
 		}
-		for _, o := range ops {
-			if o.val == nil {
-				err = tx.Delete(o.key)
-			} else {
-				_, err = tx.Put(o.key, o.val)
-			}
-			if err != nil {
-				return err
-			}
+		if err := applyOps(tx, ops); err != nil {
+			return err
 		}
 		out = j
 		return nil
 	})
-	if err != nil {
-		return Job{}, err
+	return out, err
+}
+
+// applyOps makes the writes ops lists, in order.
+func applyOps(tx engine.RecordTx, ops []op) error {
+	for _, o := range ops {
+		var err error
+		if o.val == nil {
+			err = tx.Delete(o.key)
+		} else {
+			err = tx.Put(o.key, o.val)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return out, refused
+	return nil
 }
 
 // Add validates in and stores a new job, with its first run computed. It
@@ -162,8 +147,8 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 		return Job{}, err
 	}
 	j.ID, j.CreatedAt, j.UpdatedAt = id, now, now
-	j.State.NextRun = nextRun(j, now)
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	j.State.NextRun = js.nextRun(j, now)
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		if err := nameFree(tx, j.Name, ""); err != nil {
 			return Job{}, nil, err
 		}
@@ -174,7 +159,7 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 // Get returns the job with id or name ref, or ErrJobNotFound.
 func (js *Jobs) Get(ref string) (Job, error) {
 	var j Job
-	err := js.st.View(func(tx store.ReadTx) error {
+	err := js.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		var err error
 		j, err = find(tx, ref)
 		return err
@@ -189,7 +174,7 @@ func (js *Jobs) List(all bool) ([]Job, error) {
 		out     []Job
 		decodeE error
 	)
-	err := js.st.View(func(tx store.ReadTx) error {
+	err := js.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		out, decodeE = nil, nil
 		return tx.Scan(jobPrefix, store.ScanOptions{}, func(it store.Item) bool {
 			var j Job
@@ -227,7 +212,7 @@ func (js *Jobs) List(all bool) ([]Job, error) {
 // a *NameTakenError.
 func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 	now := js.cfg.Now()
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		old, err := find(tx, ref)
 		if err != nil {
 			return Job{}, nil, err
@@ -238,10 +223,10 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 		}
 		in := patchInput(old.input(), p)
 		// Flags that fit only one kind of schedule lapse when it changes.
-		if s.Kind != KindAt && p.DeleteAfterRun == nil {
+		if s.Kind != schedule.KindAt && p.DeleteAfterRun == nil {
 			in.DeleteAfterRun = false
 		}
-		if s.Kind == KindAt && p.CatchUpWindow == nil {
+		if s.Kind == schedule.KindAt && p.CatchUpWindow == nil {
 			in.CatchUpWindow = ""
 		}
 		j, err := in.build(s)
@@ -249,7 +234,7 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 			return Job{}, nil, err
 		}
 		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State
-		j.State.NextRun = nextRun(j, now)
+		j.State.NextRun = js.nextRun(j, now)
 		ops := putOps(tx, j)
 		if j.Name != old.Name {
 			if err := nameFree(tx, j.Name, j.ID); err != nil {
@@ -268,15 +253,15 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 // returned unchanged.
 func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 	now := js.cfg.Now()
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		j, err := find(tx, ref)
 		if err != nil || j.Enabled == enabled {
 			return j, nil, err
 		}
 		j.Enabled, j.UpdatedAt = enabled, now
-		j.State.NextRun = nextRun(j, now)
+		j.State.NextRun = js.nextRun(j, now)
 		if enabled {
-			if j.State.NextRun.IsZero() && j.Schedule.Kind == KindAt {
+			if j.State.NextRun.IsZero() && j.Schedule.Kind == schedule.KindAt {
 				return Job{}, nil, fmt.Errorf("%w: job %s (%s) ran or was due at %s, which has passed; give it a new time with cron edit %s --at TIME",
 					sdk.ErrInvalid, j.ID, j.Name, j.Schedule.At.UTC().Format(time.RFC3339), j.ID)
 			}
@@ -288,7 +273,7 @@ func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 
 // Remove deletes the job with id or name ref and returns it as it was.
 func (js *Jobs) Remove(ref string) (Job, error) {
-	return js.write(func(tx store.ReadTx) (Job, []op, error) {
+	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		j, err := find(tx, ref)
 		if err != nil {
 			return Job{}, nil, err
@@ -299,7 +284,7 @@ func (js *Jobs) Remove(ref string) (Job, error) {
 
 // removeOps deletes j, its index entries, and its runtime record unless
 // runs of it are still open (the scheduler drops that when they end).
-func removeOps(tx store.ReadTx, j Job) []op {
+func removeOps(tx engine.RecordReadTx, j Job) []op {
 	ops := []op{{jobKey(j.ID), nil}, {nameKey(j.Name), nil}}
 	if k := dueKey(j); k != "" {
 		ops = append(ops, op{k, nil})
@@ -320,16 +305,23 @@ func (js *Jobs) newID() (string, error) {
 }
 
 // nextRun is when j fires next after now: zero if disabled or never.
-func nextRun(j Job, now time.Time) time.Time {
+func (js *Jobs) nextRun(j Job, now time.Time) time.Time {
 	if !j.Enabled {
 		return time.Time{}
 	}
-	return j.Schedule.Schedule().Next(now)
+	return js.scheduleOf(j).Next(now)
+}
+
+// scheduleOf is j's schedule, reading its zone through the Jobs' cache.
+func (js *Jobs) scheduleOf(j Job) schedule.Schedule {
+	s := j.Schedule.Schedule()
+	s.Zones = js.zones
+	return s
 }
 
 // putOps writes j and moves its entry in the due index from where the
 // stored record had it.
-func putOps(tx store.ReadTx, j Job) []op {
+func putOps(tx engine.RecordReadTx, j Job) []op {
 	b, _ := json.Marshal(j) // a Job always marshals
 	ops := []op{{jobKey(j.ID), b}}
 	var old Job
@@ -344,8 +336,11 @@ func putOps(tx store.ReadTx, j Job) []op {
 	return ops
 }
 
+// putJob writes j with its due index entry.
+func putJob(tx engine.RecordTx, j Job) error { return applyOps(tx, putOps(tx, j)) }
+
 // find resolves ref as an id, then as a name.
-func find(tx store.ReadTx, ref string) (Job, error) {
+func find(tx engine.RecordReadTx, ref string) (Job, error) {
 	it, err := tx.Get(jobKey(ref))
 	if errors.Is(err, store.ErrKeyNotFound) && ref != "" {
 		var idx store.Item
@@ -367,7 +362,7 @@ func find(tx store.ReadTx, ref string) (Job, error) {
 }
 
 // nameFree refuses name if a job other than self has it.
-func nameFree(tx store.ReadTx, name, self string) error {
+func nameFree(tx engine.RecordReadTx, name, self string) error {
 	it, err := tx.Get(nameKey(name))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil
@@ -379,106 +374,4 @@ func nameFree(tx store.ReadTx, name, self string) error {
 		return &NameTakenError{Name: name, ID: id}
 	}
 	return nil
-}
-
-// patchSchedule returns the schedule old becomes under p.
-func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (Schedule, error) {
-	switch {
-	case p.Cron != nil || p.Every != nil || p.At != nil:
-		f := Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST)}
-		if old.Kind == KindCron && p.Every == nil && p.At == nil {
-			if p.TZ == nil {
-				f.TZ = old.TZ
-			}
-			if p.DST == nil {
-				f.DST = string(old.DST)
-			}
-		}
-		return ParseSchedule(f, now)
-	case p.TZ != nil || p.DST != nil:
-		flag := "--tz"
-		if p.TZ == nil {
-			flag = "--dst"
-		}
-		if old.Kind != KindCron {
-			return Schedule{}, flagErr(flag, fmt.Sprintf("applies only to a --cron schedule, and this job's is --%s; give the schedule flag again with it", old.Kind))
-		}
-		f := Flags{Cron: old.Expr, TZ: old.TZ, DST: string(old.DST)}
-		if p.TZ != nil {
-			f.TZ = *p.TZ
-		}
-		if p.DST != nil {
-			f.DST = *p.DST
-		}
-		s, err := ParseSchedule(f, now)
-		s.Anchor = old.Anchor
-		return s, err
-	}
-	return old.Schedule(), nil
-}
-
-// patchInput returns in with p's fields applied.
-func patchInput(in JobInput, p JobPatch) JobInput {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&in.Name, p.Name)
-	set(&in.Description, p.Description)
-	if p.Pipeline != nil && p.Command == nil {
-		in.Command = ""
-	}
-	if p.Command != nil && p.Pipeline == nil {
-		in.Pipeline, in.ArgsJSON = "", ""
-	}
-	set(&in.Pipeline, p.Pipeline)
-	set(&in.ArgsJSON, p.ArgsJSON)
-	set(&in.Command, p.Command)
-	set(&in.Session, p.Session)
-	set(&in.Overlap, p.Overlap)
-	set(&in.CatchUpWindow, p.CatchUpWindow)
-	if p.Webhook != nil && p.NotifyCommand == nil {
-		in.NotifyCommand = ""
-	}
-	if p.NotifyCommand != nil && p.Webhook == nil {
-		in.Webhook = ""
-	}
-	set(&in.Webhook, p.Webhook)
-	set(&in.NotifyCommand, p.NotifyCommand)
-	if p.FailureAlertAfter != nil {
-		in.FailureAlertAfter = *p.FailureAlertAfter
-		if in.FailureAlertAfter == 0 {
-			// Turning alerts off drops their settings too.
-			if p.FailureAlertCooldown == nil {
-				in.FailureAlertCooldown = ""
-			}
-			if p.FailureAlertWebhook == nil && p.FailureAlertCommand == nil {
-				in.FailureAlertWebhook, in.FailureAlertCommand = "", ""
-			}
-		}
-	}
-	set(&in.FailureAlertCooldown, p.FailureAlertCooldown)
-	if p.FailureAlertWebhook != nil && p.FailureAlertCommand == nil {
-		in.FailureAlertCommand = ""
-	}
-	if p.FailureAlertCommand != nil && p.FailureAlertWebhook == nil {
-		in.FailureAlertWebhook = ""
-	}
-	set(&in.FailureAlertWebhook, p.FailureAlertWebhook)
-	set(&in.FailureAlertCommand, p.FailureAlertCommand)
-	if p.DeleteAfterRun != nil {
-		in.DeleteAfterRun = *p.DeleteAfterRun
-	}
-	if p.Disabled != nil {
-		in.Disabled = *p.Disabled
-	}
-	return in
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

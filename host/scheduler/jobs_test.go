@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -29,7 +31,9 @@ func newJobs(t *testing.T, c *jobClock) *scheduler.Jobs {
 	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{Owner: t.Name()})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	return scheduler.NewJobs(st, scheduler.JobsConfig{Now: c.now})
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	return scheduler.NewJobs(eng, scheduler.JobsConfig{Now: c.now})
 }
 
 func str(s string) *string { return &s }
@@ -41,18 +45,18 @@ func TestJobsAddGetList(t *testing.T) {
 	c := &jobClock{t: jt0}
 	js := newJobs(t, c)
 
-	daily, err := js.Add(scheduler.JobInput{Name: "daily", Schedule: scheduler.Flags{Cron: "0 9 * * *", TZ: "America/New_York"}, Command: "make report"})
+	daily, err := js.Add(scheduler.JobInput{Name: "daily", Schedule: schedule.Flags{Cron: "0 9 * * *", TZ: "America/New_York"}, Command: "make report"})
 	require.NoError(t, err)
 	require.Len(t, daily.ID, 12)
 	require.Equal(t, time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC), daily.State.NextRun.UTC(), "09:00 EDT")
 	require.Equal(t, jt0, daily.CreatedAt)
 
-	tick, err := js.Add(scheduler.JobInput{Name: "tick", Schedule: scheduler.Flags{Every: "10m"}, Pipeline: "/w/tick.lobster", ArgsJSON: `{"a": 1}`})
+	tick, err := js.Add(scheduler.JobInput{Name: "tick", Schedule: schedule.Flags{Every: "10m"}, Pipeline: "/w/tick.lobster", ArgsJSON: `{"a": 1}`})
 	require.NoError(t, err)
 	require.Equal(t, jt0.Add(10*time.Minute), tick.State.NextRun)
 	require.JSONEq(t, `{"a":1}`, string(tick.Payload.Args))
 
-	off, err := js.Add(scheduler.JobInput{Name: "off", Schedule: scheduler.Flags{Every: "1m"}, Command: "true", Disabled: true})
+	off, err := js.Add(scheduler.JobInput{Name: "off", Schedule: schedule.Flags{Every: "1m"}, Command: "true", Disabled: true})
 	require.NoError(t, err)
 	require.True(t, off.State.NextRun.IsZero())
 
@@ -73,7 +77,7 @@ func TestJobsAddGetList(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"tick", "daily", "off"}, names(list), "jobs that will not run come last")
 
-	_, err = js.Add(scheduler.JobInput{Name: "daily", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	_, err = js.Add(scheduler.JobInput{Name: "daily", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	var taken *scheduler.NameTakenError
 	require.ErrorAs(t, err, &taken)
 	require.Equal(t, daily.ID, taken.ID)
@@ -92,7 +96,7 @@ func TestJobsEdit(t *testing.T) {
 	t.Parallel()
 	c := &jobClock{t: jt0}
 	js := newJobs(t, c)
-	j, err := js.Add(scheduler.JobInput{Name: "job", Schedule: scheduler.Flags{Every: "1h"}, Pipeline: "/w/a.lobster", ArgsJSON: `{"x":1}`, Webhook: "http://h/x", FailureAlertAfter: 2})
+	j, err := js.Add(scheduler.JobInput{Name: "job", Schedule: schedule.Flags{Every: "1h"}, Pipeline: "/w/a.lobster", ArgsJSON: `{"x":1}`, Webhook: "http://h/x", FailureAlertAfter: 2})
 	require.NoError(t, err)
 
 	c.set(jt0.Add(90 * time.Minute))
@@ -101,20 +105,20 @@ func TestJobsEdit(t *testing.T) {
 	require.Equal(t, j.Schedule.Anchor, e.Schedule.Anchor, "an unchanged --every keeps its phase")
 	require.Equal(t, jt0.Add(2*time.Hour), e.State.NextRun, "next run recomputed from now on the old phase")
 	require.Equal(t, jt0.Add(90*time.Minute), e.UpdatedAt)
-	require.Equal(t, scheduler.OverlapAllowAll, e.Overlap)
+	require.Equal(t, schedule.OverlapAllowAll, e.Overlap)
 	require.Equal(t, j.Payload, e.Payload)
 	require.Equal(t, j.Delivery, e.Delivery)
 	require.Equal(t, j.FailureAlert, e.FailureAlert)
 
 	e, err = js.Edit("job", scheduler.JobPatch{Name: str("renamed"), Cron: str("*/5 * * * *"), Command: str("echo hi"), NotifyCommand: str("cat")})
 	require.NoError(t, err)
-	require.Equal(t, scheduler.KindCron, e.Schedule.Kind)
+	require.Equal(t, schedule.KindCron, e.Schedule.Kind)
 	require.Equal(t, jt0.Add(95*time.Minute), e.State.NextRun)
 	require.Equal(t, scheduler.Payload{Kind: scheduler.PayloadCommand, Command: "echo hi"}, e.Payload)
 	require.Equal(t, scheduler.Delivery{Kind: scheduler.DeliveryCommand, Command: "cat"}, e.Delivery)
 	_, err = js.Get("job")
 	require.ErrorIs(t, err, scheduler.ErrJobNotFound, "the old name is released")
-	_, err = js.Add(scheduler.JobInput{Name: "job", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	_, err = js.Add(scheduler.JobInput{Name: "job", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
 
 	_, err = js.Edit("renamed", scheduler.JobPatch{NotifyCommand: str("")})
@@ -130,7 +134,7 @@ func TestJobsEdit(t *testing.T) {
 	_, err = js.Edit("renamed", scheduler.JobPatch{Name: str("job")})
 	require.ErrorAs(t, err, new(*scheduler.NameTakenError))
 	_, err = js.Edit("renamed", scheduler.JobPatch{Every: str("1h"), TZ: str("UTC")})
-	var fe *scheduler.FlagError
+	var fe *schedule.FlagError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "--tz", fe.Flag)
 	got, err := js.Get("renamed")
@@ -139,7 +143,7 @@ func TestJobsEdit(t *testing.T) {
 
 	e, err = js.Edit("renamed", scheduler.JobPatch{Every: str("1h")})
 	require.NoError(t, err, "a zone kept from --cron lapses with it")
-	require.Equal(t, scheduler.KindEvery, e.Schedule.Kind)
+	require.Equal(t, schedule.KindEvery, e.Schedule.Kind)
 	require.Empty(t, e.Schedule.TZ)
 }
 
@@ -147,7 +151,7 @@ func TestJobsEnableDisableRemove(t *testing.T) {
 	t.Parallel()
 	c := &jobClock{t: jt0}
 	js := newJobs(t, c)
-	once, err := js.Add(scheduler.JobInput{Name: "once", Schedule: scheduler.Flags{At: "+30m"}, Command: "true", DeleteAfterRun: true})
+	once, err := js.Add(scheduler.JobInput{Name: "once", Schedule: schedule.Flags{At: "+30m"}, Command: "true", DeleteAfterRun: true})
 	require.NoError(t, err)
 	require.Equal(t, jt0.Add(30*time.Minute), once.State.NextRun)
 
@@ -196,7 +200,7 @@ func TestJobsConcurrentAddsKeepNamesUnique(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = js.Add(scheduler.JobInput{Name: "same", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+			_, errs[i] = js.Add(scheduler.JobInput{Name: "same", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 		}()
 	}
 	wg.Wait()
@@ -219,11 +223,13 @@ func TestJobsIDsComeFromRand(t *testing.T) {
 	st, err := store.Open(filepath.Join(t.TempDir(), "jobs.db"), store.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	js := scheduler.NewJobs(st, scheduler.JobsConfig{Now: func() time.Time { return jt0 }, Rand: bytes.NewReader([]byte{1, 2, 3, 4, 5, 6})})
-	j, err := js.Add(scheduler.JobInput{Name: "a", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	js := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return jt0 }, Rand: bytes.NewReader([]byte{1, 2, 3, 4, 5, 6})})
+	j, err := js.Add(scheduler.JobInput{Name: "a", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
 	require.Equal(t, "010203040506", j.ID)
-	_, err = js.Add(scheduler.JobInput{Name: "b", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	_, err = js.Add(scheduler.JobInput{Name: "b", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	require.Error(t, err, "an exhausted entropy source is an error")
 	require.False(t, errors.Is(err, sdk.ErrInvalid))
 }

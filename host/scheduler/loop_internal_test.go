@@ -10,15 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // crashAfterClaim leaves the state a crash between the claim and the
 // creation of the work leaves: a "starting" run, active, with no work id.
-func crashAfterClaim(t *testing.T, st store.Store, jobID string, at time.Time) {
+func crashAfterClaim(t *testing.T, eng *engine.Engine, jobID string, at time.Time) {
 	t.Helper()
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		if err := putJSON(tx, runKey(jobID, at), Run{JobID: jobID, Scheduled: at, Status: RunStarting}); err != nil {
 			return err
 		}
@@ -34,20 +35,20 @@ func TestRecoverStartingRun(t *testing.T) {
 	clock := func() time.Time { return now }
 	eng, err := engine.New(st, engine.Config{Now: clock})
 	require.NoError(t, err)
-	s := New(st, eng, Config{Now: clock})
+	s := New(eng, Config{Now: clock})
 	file := filepath.Join(t.TempDir(), "p.lobster")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
-	cmd, err := s.Jobs().Add(JobInput{Name: "cmd", Schedule: Flags{Cron: "0 * * * *"}, Command: "true"})
+	cmd, err := s.Jobs().Add(JobInput{Name: "cmd", Schedule: schedule.Flags{Cron: "0 * * * *"}, Command: "true"})
 	require.NoError(t, err)
-	pipe, err := s.Jobs().Add(JobInput{Name: "pipe", Schedule: Flags{Cron: "0 * * * *"}, Pipeline: file})
+	pipe, err := s.Jobs().Add(JobInput{Name: "pipe", Schedule: schedule.Flags{Cron: "0 * * * *"}, Pipeline: file})
 	require.NoError(t, err)
 
 	// The command job crashed after the engine created its task.
-	crashAfterClaim(t, st, cmd.ID, now)
+	crashAfterClaim(t, eng, cmd.ID, now)
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{Runtime: cronRuntime, OwnerKey: ownerKey(cmd.ID), Spec: taskSpec("true"), IdempotencyKey: RunID(cmd.ID, now)})
 	require.NoError(t, err)
 	// The pipeline job crashed after the engine created its flow.
-	crashAfterClaim(t, st, pipe.ID, now)
+	crashAfterClaim(t, eng, pipe.ID, now)
 	flow, err := s.pipelineFlow(pipe, RunID(pipe.ID, now), nil, false)
 	require.NoError(t, err)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -38,7 +39,7 @@ func newLoopEnv(t testing.TB, cfg scheduler.Config) *loopEnv {
 	eng, err := engine.New(st, engine.Config{Now: c.now})
 	require.NoError(t, err)
 	cfg.Now = c.now
-	return &loopEnv{t: t, clock: c, st: st, eng: eng, sched: scheduler.New(st, eng, cfg)}
+	return &loopEnv{t: t, clock: c, st: st, eng: eng, sched: scheduler.New(eng, cfg)}
 }
 
 func (e *loopEnv) add(in scheduler.JobInput) scheduler.Job {
@@ -88,7 +89,7 @@ func (e *loopEnv) tasks(owner string) []*sdk.Task {
 func minute(m int) time.Time { return time.Date(2026, 3, 2, 10, m, 0, 0, time.UTC) }
 
 func everyMinute(name string) scheduler.JobInput {
-	return scheduler.JobInput{Name: name, Schedule: scheduler.Flags{Cron: "* * * * *"}, Command: "echo hi"}
+	return scheduler.JobInput{Name: name, Schedule: schedule.Flags{Cron: "* * * * *"}, Command: "echo hi"}
 }
 
 func TestCommandJobFiresOncePerScheduledTime(t *testing.T) {
@@ -131,7 +132,7 @@ func TestRestartDoesNotRefire(t *testing.T) {
 
 	// A new Scheduler on the same store, at the same instant and later in
 	// the same minute: nothing fires again, and the open run is followed.
-	again := scheduler.New(e.st, e.eng, scheduler.Config{Now: e.clock.now})
+	again := scheduler.New(e.eng, scheduler.Config{Now: e.clock.now})
 	e.sched = again
 	e.tickAt(minute(1).Add(2 * time.Second))
 	e.tickAt(minute(1).Add(50 * time.Second))
@@ -246,7 +247,7 @@ func TestPipelineJobWaitingHoldsTheJob(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "deploy.lobster")
 	require.NoError(t, os.WriteFile(file, []byte("steps: []\n"), 0o600))
-	j := e.add(scheduler.JobInput{Name: "deploy", Schedule: scheduler.Flags{Cron: "* * * * *"}, Pipeline: file, ArgsJSON: `{"env":"prod"}`})
+	j := e.add(scheduler.JobInput{Name: "deploy", Schedule: schedule.Flags{Cron: "* * * * *"}, Pipeline: file, ArgsJSON: `{"env":"prod"}`})
 	e.tickAt(minute(1))
 	rs := e.runs(j.ID)
 	require.Len(t, rs, 1)
@@ -281,7 +282,7 @@ func TestFailuresBackOffAndDisable(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	j := e.add(everyMinute("flaky"))
 	at := minute(1)
-	for n := 1; n <= scheduler.DisableAfter; n++ {
+	for n := 1; n <= schedule.DisableAfter; n++ {
 		e.tickAt(at)
 		rs := e.runs(j.ID)
 		require.Len(t, rs, n)
@@ -292,13 +293,13 @@ func TestFailuresBackOffAndDisable(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, n, got.State.ConsecutiveErrors)
 		require.Equal(t, scheduler.RunError, got.State.LastStatus)
-		if n == scheduler.DisableAfter {
+		if n == schedule.DisableAfter {
 			require.False(t, got.Enabled)
 			require.Zero(t, got.State.NextRun)
 			break
 		}
 		// The next run is the first scheduled time at or after the backoff.
-		earliest := at.Add(scheduler.FailureBackoff(n))
+		earliest := at.Add(schedule.FailureBackoff(n))
 		require.False(t, got.State.NextRun.Before(earliest), "failure %d: next %s before %s", n, got.State.NextRun, earliest)
 		require.True(t, got.State.NextRun.Add(-time.Minute).Before(earliest), "failure %d: next %s too late", n, got.State.NextRun)
 		// Nothing fires inside the backoff.
@@ -312,12 +313,12 @@ func TestFailuresBackOffAndDisable(t *testing.T) {
 	require.Contains(t, st[0].DisabledReason, "10 consecutive failures")
 	// Disabled: nothing fires any more.
 	e.tickAt(at.Add(3 * time.Hour))
-	require.Len(t, e.runs(j.ID), scheduler.DisableAfter)
+	require.Len(t, e.runs(j.ID), schedule.DisableAfter)
 }
 
 func TestDeleteAfterRunRemovesOneShotAfterSuccess(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "once", Schedule: scheduler.Flags{At: "+10m"}, Command: "echo once", DeleteAfterRun: true})
+	j := e.add(scheduler.JobInput{Name: "once", Schedule: schedule.Flags{At: "+10m"}, Command: "echo once", DeleteAfterRun: true})
 	e.tickAt(t0.Add(10 * time.Minute))
 	rs := e.runs(j.ID)
 	require.Len(t, rs, 1)
@@ -333,7 +334,7 @@ func TestDeleteAfterRunRemovesOneShotAfterSuccess(t *testing.T) {
 	require.Equal(t, scheduler.RunOK, rs[0].Status) // history kept by id
 
 	// A one-shot that fails is kept, for the operator to see.
-	k := e.add(scheduler.JobInput{Name: "once-bad", Schedule: scheduler.Flags{At: "+10m"}, Command: "false", DeleteAfterRun: true})
+	k := e.add(scheduler.JobInput{Name: "once-bad", Schedule: schedule.Flags{At: "+10m"}, Command: "false", DeleteAfterRun: true})
 	e.tickAt(t0.Add(22 * time.Minute))
 	e.finishTask(e.runs(k.ID)[0].TaskID, sdk.TaskFailed)
 	e.tickAt(t0.Add(23 * time.Minute))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -19,7 +20,7 @@ import (
 
 func TestRunNowStartsAtOnceAndLeavesTheScheduleAlone(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "hourly", Schedule: scheduler.Flags{Cron: "0 * * * *"}, Command: "echo hi"})
+	j := e.add(scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *"}, Command: "echo hi"})
 	e.tickAt(t0)
 
 	r, err := e.sched.RunNow("hourly")
@@ -61,7 +62,7 @@ func TestRunNowRefusals(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	_, err := e.sched.RunNow("nope")
 	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
-	e.add(scheduler.JobInput{Name: "off", Schedule: scheduler.Flags{Every: "1h"}, Command: "true", Disabled: true})
+	e.add(scheduler.JobInput{Name: "off", Schedule: schedule.Flags{Every: "1h"}, Command: "true", Disabled: true})
 	_, err = e.sched.RunNow("off")
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), "cron enable")
@@ -71,7 +72,7 @@ func TestRunNowRefusals(t *testing.T) {
 // ran and succeeded: a skipped or failed run leaves it.
 func TestRunNowOneShotDeletedOnlyAfterARealRun(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "once", Schedule: scheduler.Flags{At: "+2h"}, Command: "true", DeleteAfterRun: true})
+	j := e.add(scheduler.JobInput{Name: "once", Schedule: schedule.Flags{At: "+2h"}, Command: "true", DeleteAfterRun: true})
 	r, err := e.sched.RunNow(j.ID)
 	require.NoError(t, err)
 	skipped, err := e.sched.RunNow(j.ID)
@@ -100,7 +101,7 @@ func TestBackfillOverDSTObeysOverlapAndNeverRepeats(t *testing.T) {
 	// New York springs forward on 2026-03-08: 02:30 does not exist that
 	// night and runs at 03:00 (--dst shift).
 	e.clock.set(time.Date(2026, 3, 12, 12, 0, 0, 0, time.UTC))
-	j := e.add(scheduler.JobInput{Name: "nightly", Schedule: scheduler.Flags{Cron: "30 2 * * *", TZ: "America/New_York"}, Command: "true"})
+	j := e.add(scheduler.JobInput{Name: "nightly", Schedule: schedule.Flags{Cron: "30 2 * * *", TZ: "America/New_York"}, Command: "true"})
 	ny, _ := time.LoadLocation("America/New_York")
 	from, to := time.Date(2026, 3, 6, 12, 0, 0, 0, ny), time.Date(2026, 3, 10, 12, 0, 0, 0, ny)
 	want := []time.Time{
@@ -132,7 +133,7 @@ func TestBackfillOverDSTObeysOverlapAndNeverRepeats(t *testing.T) {
 
 	// A second backfill over the same range runs nothing again, even with
 	// a policy that would.
-	again, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: from, To: to, Overlap: scheduler.OverlapAllowAll})
+	again, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: from, To: to, Overlap: schedule.OverlapAllowAll})
 	require.NoError(t, err)
 	require.Len(t, again, 4)
 	require.Len(t, e.tasks("cron:"+j.ID), 1)
@@ -147,7 +148,7 @@ func TestBackfillBufferAllRunsEachInTurn(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	e.clock.set(minute(30))
 	j := e.add(everyMinute("each"))
-	got, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: minute(0), To: minute(3), Overlap: scheduler.OverlapBufferAll})
+	got, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: minute(0), To: minute(3), Overlap: schedule.OverlapBufferAll})
 	require.NoError(t, err)
 	require.Equal(t, []string{scheduler.RunRunning, scheduler.RunBuffered, scheduler.RunBuffered}, []string{got[0].Status, got[1].Status, got[2].Status})
 	for i := range 3 {
@@ -179,7 +180,7 @@ func TestBackfillRefusals(t *testing.T) {
 		{scheduler.BackfillOptions{From: t0.Add(-24 * 365 * 10 * time.Hour), To: t0}, "--from"},
 	} {
 		_, err := e.sched.Backfill(j.ID, c.o)
-		var fe *scheduler.FlagError
+		var fe *schedule.FlagError
 		require.True(t, errors.As(err, &fe), "%+v: %v", c.o, err)
 		require.Equal(t, c.flag, fe.Flag)
 	}
@@ -189,11 +190,11 @@ func TestBackfillRefusals(t *testing.T) {
 func TestRunEnvCarriesSessionAndIdentity(t *testing.T) {
 	sessions := t.TempDir()
 	e := newLoopEnv(t, scheduler.Config{SessionsDir: sessions})
-	named := e.add(scheduler.JobInput{Name: "named", Schedule: scheduler.Flags{Cron: "* * * * *"}, Command: "true", Session: "session:research"})
-	iso := e.add(scheduler.JobInput{Name: "iso", Schedule: scheduler.Flags{Cron: "* * * * *"}, Command: "true"})
+	named := e.add(scheduler.JobInput{Name: "named", Schedule: schedule.Flags{Cron: "* * * * *"}, Command: "true", Session: "session:research"})
+	iso := e.add(scheduler.JobInput{Name: "iso", Schedule: schedule.Flags{Cron: "* * * * *"}, Command: "true"})
 	file := filepath.Join(t.TempDir(), "p.lobster")
 	require.NoError(t, os.WriteFile(file, []byte("name: p\nsteps:\n  - id: a\n    run: echo hi\n"), 0o600))
-	pipe := e.add(scheduler.JobInput{Name: "pipe", Schedule: scheduler.Flags{Cron: "* * * * *"}, Pipeline: file, Session: "session:research"})
+	pipe := e.add(scheduler.JobInput{Name: "pipe", Schedule: schedule.Flags{Cron: "* * * * *"}, Pipeline: file, Session: "session:research"})
 	e.tickAt(minute(1))
 
 	env := e.tasks("cron:" + named.ID)[0].Spec.Env
@@ -240,7 +241,7 @@ func TestIndexesFollowTheRecords(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	a := e.add(everyMinute("a"))
 	b := e.add(everyMinute("b"))
-	c := e.add(scheduler.JobInput{Name: "c", Schedule: scheduler.Flags{Every: "1h"}, Command: "true"})
+	c := e.add(scheduler.JobInput{Name: "c", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
 	check := func() {
 		t.Helper()
 		jobs, err := e.sched.Jobs().List(true)

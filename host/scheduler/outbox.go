@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 )
 
@@ -69,7 +70,7 @@ func outboxKey(jobID string, t time.Time, event string) string {
 }
 
 // enqueue queues event about run r of job j for to, due now.
-func enqueue(tx store.Tx, j Job, r Run, event string, to Delivery, now time.Time) error {
+func enqueue(tx engine.RecordTx, j Job, r Run, event string, to Delivery, now time.Time) error {
 	return putJSON(tx, outboxKey(j.ID, r.Scheduled, event), outboxEntry{
 		JobID: j.ID, JobName: j.Name, Session: j.Session, Scheduled: r.Scheduled, Event: event, To: to,
 		ConsecutiveErrors: j.State.ConsecutiveErrors, NextAt: now.UTC(),
@@ -84,30 +85,13 @@ func (s *Scheduler) wakeDeliveries() {
 	}
 }
 
-// deliverLoop runs DeliverOnce every Tick and whenever a delivery is
-// queued, until ctx ends.
-func (s *Scheduler) deliverLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Tick)
-	defer t.Stop()
-	for {
-		if err := s.DeliverOnce(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Error("scheduler: deliveries", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.wake:
-		}
-	}
-}
-
 // DeliverOnce sends the queued deliveries that are due, a few at a time,
 // and records each outcome: on the run (Delivery or Alert, with the
 // error) and, for a run's result, in the job's state. A failed delivery is
 // tried again after a backoff, up to DeliveryAttempts times in all. If ctx
-// ends mid-send, the entry stays queued for the next start. The loop calls
-// it; tests call it directly.
+// ends mid-send, the entry stays queued for the next start. The delivery
+// loop calls it every Tick and whenever a delivery is queued; tests call
+// it directly.
 func (s *Scheduler) DeliverOnce(ctx context.Context) error {
 	now := s.cfg.Now()
 	type due struct {
@@ -118,7 +102,7 @@ func (s *Scheduler) DeliverOnce(ctx context.Context) error {
 		list []due
 		bad  error
 	)
-	err := s.st.View(func(tx store.ReadTx) error {
+	err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 		list, bad = nil, nil
 		return tx.Scan(outboxPrefix, store.ScanOptions{}, func(it store.Item) bool {
 			var e outboxEntry
@@ -170,7 +154,7 @@ func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) erro
 		return nil // stopping: the entry stays queued
 	}
 	now := s.cfg.Now()
-	return s.st.Update(func(tx store.Tx) error {
+	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
 		var cur outboxEntry
 		if ok, err := getJSON(tx, key, &cur); err != nil || !ok {
 			return err
@@ -200,7 +184,7 @@ func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) erro
 
 // markDelivery records a delivery's status and error on its run and, for
 // a run's result, in the job's state.
-func (s *Scheduler) markDelivery(tx store.Tx, e outboxEntry, status, msg string) error {
+func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg string) error {
 	if r, ok, err := loadRun(tx, e.JobID, e.Scheduled); err != nil {
 		return err
 	} else if ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -76,7 +77,7 @@ func (e *loopEnv) deliver() {
 func TestWebhookDeliversTheRunResult(t *testing.T) {
 	h := newHook(t, http.StatusNoContent)
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "report", Schedule: scheduler.Flags{Cron: "* * * * *"}, Command: "echo hi", Webhook: h.srv.URL, Session: "session:desk"})
+	j := e.add(scheduler.JobInput{Name: "report", Schedule: schedule.Flags{Cron: "* * * * *"}, Command: "echo hi", Webhook: h.srv.URL, Session: "session:desk"})
 	e.tickAt(minute(1))
 	run := e.runs(j.ID)[0]
 	e.deliver()
@@ -120,7 +121,7 @@ func TestWebhookDeliversTheRunResult(t *testing.T) {
 func TestFailingWebhookIsADeliveryErrorNotARunFailure(t *testing.T) {
 	h := newHook(t, http.StatusInternalServerError)
 	e := newLoopEnv(t, scheduler.Config{DeliveryAttempts: 3})
-	j := e.add(scheduler.JobInput{Name: "report", Schedule: scheduler.Flags{Cron: "0 * * * *"}, Command: "true", Webhook: h.srv.URL})
+	j := e.add(scheduler.JobInput{Name: "report", Schedule: schedule.Flags{Cron: "0 * * * *"}, Command: "true", Webhook: h.srv.URL})
 	r, err := e.sched.RunNow(j.ID)
 	require.NoError(t, err)
 	e.finishWithResult(r.TaskID, sdk.TaskSucceeded, "")
@@ -160,7 +161,7 @@ func TestFailingWebhookIsADeliveryErrorNotARunFailure(t *testing.T) {
 func TestFailureAlertAfterNWithCooldown(t *testing.T) {
 	results, alerts := newHook(t, http.StatusOK), newHook(t, http.StatusOK)
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "flaky", Schedule: scheduler.Flags{Cron: "0 0 1 1 *"}, Command: "false",
+	j := e.add(scheduler.JobInput{Name: "flaky", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Command: "false",
 		Webhook: results.srv.URL, FailureAlertAfter: 2, FailureAlertCooldown: "1h", FailureAlertWebhook: alerts.srv.URL})
 	at := t0
 	runOnce := func(status sdk.TaskStatus) scheduler.Run {
@@ -207,7 +208,7 @@ func TestFailureAlertAfterNWithCooldown(t *testing.T) {
 func TestFailureAlertFallsBackToTheDelivery(t *testing.T) {
 	h := newHook(t, http.StatusOK)
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "x", Schedule: scheduler.Flags{Cron: "0 0 1 1 *"}, Command: "false", Webhook: h.srv.URL, FailureAlertAfter: 1})
+	j := e.add(scheduler.JobInput{Name: "x", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Command: "false", Webhook: h.srv.URL, FailureAlertAfter: 1})
 	r, err := e.sched.RunNow(j.ID)
 	require.NoError(t, err)
 	e.finishWithResult(r.TaskID, sdk.TaskFailed, "")
@@ -219,7 +220,7 @@ func TestFailureAlertFallsBackToTheDelivery(t *testing.T) {
 func TestNotifyCommandGetsTheReportOnStdin(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.json")
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "cmd", Schedule: scheduler.Flags{Cron: "0 0 1 1 *"}, Command: "true",
+	j := e.add(scheduler.JobInput{Name: "cmd", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Command: "true",
 		NotifyCommand: "cat > '" + out + "'"})
 	r, err := e.sched.RunNow(j.ID)
 	require.NoError(t, err)
@@ -240,7 +241,7 @@ func TestNotifyCommandGetsTheReportOnStdin(t *testing.T) {
 func TestQueuedDeliverySurvivesRestartAndJobRemoval(t *testing.T) {
 	h := newHook(t, http.StatusOK)
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "once", Schedule: scheduler.Flags{At: "+1m"}, Command: "true", Webhook: h.srv.URL, DeleteAfterRun: true})
+	j := e.add(scheduler.JobInput{Name: "once", Schedule: schedule.Flags{At: "+1m"}, Command: "true", Webhook: h.srv.URL, DeleteAfterRun: true})
 	e.tickAt(t0.Add(2 * time.Minute))
 	run := e.runs(j.ID)[0]
 	e.finishWithResult(run.TaskID, sdk.TaskSucceeded, "")
@@ -248,7 +249,7 @@ func TestQueuedDeliverySurvivesRestartAndJobRemoval(t *testing.T) {
 	_, err := e.sched.Jobs().Get(j.ID)
 	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
 
-	restarted := scheduler.New(e.st, e.eng, scheduler.Config{Now: e.clock.now})
+	restarted := scheduler.New(e.eng, scheduler.Config{Now: e.clock.now})
 	require.NoError(t, restarted.DeliverOnce(context.Background()))
 	got := h.received()
 	require.Len(t, got, 1)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,7 +29,7 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 			return added, changed, fmt.Errorf("cron job %q: %w", in.Name, err)
 		}
 		var old Job
-		if verr := js.st.View(func(tx store.ReadTx) error {
+		if verr := js.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
 			old, err = find(tx, in.Name)
 			return nil
 		}); verr != nil {
@@ -48,7 +48,7 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 		if sameDefinition(old, want) {
 			continue
 		}
-		if _, err := js.write(func(tx store.ReadTx) (Job, []op, error) {
+		if _, err := js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 			cur, err := find(tx, old.ID)
 			if err != nil {
 				return Job{}, nil, err
@@ -58,7 +58,7 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 				j.Schedule.Anchor = cur.Schedule.Anchor // an unchanged interval keeps its rhythm
 			}
 			j.ID, j.CreatedAt, j.UpdatedAt, j.State = cur.ID, cur.CreatedAt, now, cur.State
-			j.State.NextRun = nextRun(j, now)
+			j.State.NextRun = js.nextRun(j, now)
 			return j, putOps(tx, j), nil
 		}); err != nil {
 			return added, changed, fmt.Errorf("cron job %q: %w", in.Name, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -15,8 +16,8 @@ func TestReconcileDeclaredJobsByName(t *testing.T) {
 	c := &jobClock{t: jt0}
 	js := newJobs(t, c)
 	declared := []scheduler.JobInput{
-		{Name: "ping", Schedule: scheduler.Flags{Every: "10s"}, Command: "echo pong"},
-		{Name: "nightly", Schedule: scheduler.Flags{Cron: "0 3 * * 1-5", TZ: "America/New_York"}, Command: "make report"},
+		{Name: "ping", Schedule: schedule.Flags{Every: "10s"}, Command: "echo pong"},
+		{Name: "nightly", Schedule: schedule.Flags{Cron: "0 3 * * 1-5", TZ: "America/New_York"}, Command: "make report"},
 	}
 	added, changed, err := js.Reconcile(declared)
 	require.NoError(t, err)
@@ -45,7 +46,7 @@ func TestReconcileDeclaredJobsByName(t *testing.T) {
 	require.Equal(t, 7, now.State.NextRun.In(mustZone(t, "America/New_York")).Hour())
 
 	// Jobs added by hand are left alone.
-	_, err = js.Add(scheduler.JobInput{Name: "manual", Schedule: scheduler.Flags{Every: "1m"}, Command: "true"})
+	_, err = js.Add(scheduler.JobInput{Name: "manual", Schedule: schedule.Flags{Every: "1m"}, Command: "true"})
 	require.NoError(t, err)
 	_, _, err = js.Reconcile(declared)
 	require.NoError(t, err)
@@ -56,13 +57,20 @@ func TestReconcileDeclaredJobsByName(t *testing.T) {
 func TestReconcileRefusesBadDeclarations(t *testing.T) {
 	t.Parallel()
 	js := newJobs(t, &jobClock{t: jt0})
-	_, _, err := js.Reconcile([]scheduler.JobInput{{Name: "x", Schedule: scheduler.Flags{Cron: "61 * * * *"}, Command: "true"}})
+	_, _, err := js.Reconcile([]scheduler.JobInput{{Name: "x", Schedule: schedule.Flags{Cron: "61 * * * *"}, Command: "true"}})
 	require.ErrorContains(t, err, `cron job "x"`)
 	require.ErrorContains(t, err, "minute")
 	_, _, err = js.Reconcile([]scheduler.JobInput{
-		{Name: "twice", Schedule: scheduler.Flags{Every: "1m"}, Command: "true"},
-		{Name: "twice", Schedule: scheduler.Flags{Every: "2m"}, Command: "true"},
+		{Name: "twice", Schedule: schedule.Flags{Every: "1m"}, Command: "true"},
+		{Name: "twice", Schedule: schedule.Flags{Every: "2m"}, Command: "true"},
 	})
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.ErrorContains(t, err, "declared twice")
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	require.NoError(t, err)
+	return loc
 }

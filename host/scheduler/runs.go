@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 )
 
@@ -132,13 +133,12 @@ func (r schedRecord) open() bool { return len(r.Active) > 0 || len(r.Buffered) >
 // putSched writes a job's runtime record and keeps its entry in the index
 // of jobs with open runs.
 // The record of a removed job goes once it has no open runs.
-func putSched(tx store.Tx, jobID string, rec schedRecord) error {
+func putSched(tx engine.RecordTx, jobID string, rec schedRecord) error {
 	if rec.open() {
 		if err := putJSON(tx, schedKey(jobID), rec); err != nil {
 			return err
 		}
-		_, err := tx.Put(openKey(jobID), []byte{})
-		return err
+		return tx.Put(openKey(jobID), []byte{})
 	}
 	if err := tx.Delete(openKey(jobID)); err != nil {
 		return err
@@ -149,7 +149,7 @@ func putSched(tx store.Tx, jobID string, rec schedRecord) error {
 	return putJSON(tx, schedKey(jobID), rec)
 }
 
-func getJSON(tx store.ReadTx, key string, v any) (bool, error) {
+func getJSON(tx engine.RecordReadTx, key string, v any) (bool, error) {
 	it, err := tx.Get(key)
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return false, nil
@@ -163,22 +163,21 @@ func getJSON(tx store.ReadTx, key string, v any) (bool, error) {
 	return true, nil
 }
 
-func putJSON(tx store.Tx, key string, v any) error {
+func putJSON(tx engine.RecordTx, key string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = tx.Put(key, b)
-	return err
+	return tx.Put(key, b)
 }
 
-func loadSched(tx store.ReadTx, jobID string) (schedRecord, error) {
+func loadSched(tx engine.RecordReadTx, jobID string) (schedRecord, error) {
 	var r schedRecord
 	_, err := getJSON(tx, schedKey(jobID), &r)
 	return r, err
 }
 
-func loadRun(tx store.ReadTx, jobID string, t time.Time) (Run, bool, error) {
+func loadRun(tx engine.RecordReadTx, jobID string, t time.Time) (Run, bool, error) {
 	var r Run
 	ok, err := getJSON(tx, runKey(jobID, t), &r)
 	return r, ok, err
@@ -198,7 +197,7 @@ func removeTime(ts []time.Time, t time.Time) []time.Time {
 // pruneRuns bounds a job's history: it deletes the oldest ended runs while
 // more than keep remain, and ended runs scheduled before cutoff. Open runs
 // are never deleted.
-func pruneRuns(tx store.Tx, jobID string, keep int, cutoff time.Time) error {
+func pruneRuns(tx engine.RecordTx, jobID string, keep int, cutoff time.Time) error {
 	var all []store.Item
 	err := tx.Scan(runsPrefix(jobID), store.ScanOptions{}, func(it store.Item) bool {
 		all = append(all, it)

@@ -1,4 +1,4 @@
-package scheduler_test
+package schedule_test
 
 import (
 	"testing"
@@ -6,30 +6,30 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/schedule"
 )
 
 func TestFailureBackoff(t *testing.T) {
 	t.Parallel()
 	want := []time.Duration{0, 30 * time.Second, time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, time.Hour, time.Hour}
 	for n, w := range want {
-		require.Equal(t, w, scheduler.FailureBackoff(n), "after %d failures", n)
+		require.Equal(t, w, schedule.FailureBackoff(n), "after %d failures", n)
 	}
-	require.Equal(t, time.Duration(0), scheduler.FailureBackoff(-1))
-	require.Equal(t, time.Hour, scheduler.FailureBackoff(1000))
+	require.Equal(t, time.Duration(0), schedule.FailureBackoff(-1))
+	require.Equal(t, time.Hour, schedule.FailureBackoff(1000))
 }
 
 func TestShouldDisable(t *testing.T) {
 	t.Parallel()
 	for n := 0; n < 10; n++ {
-		ok, reason := scheduler.ShouldDisable(n)
+		ok, reason := schedule.ShouldDisable(n)
 		require.False(t, ok)
 		require.Empty(t, reason)
 	}
-	ok, reason := scheduler.ShouldDisable(10)
+	ok, reason := schedule.ShouldDisable(10)
 	require.True(t, ok)
 	require.Equal(t, "disabled after 10 consecutive failures; fix the cause, then enable the job again", reason)
-	ok, _ = scheduler.ShouldDisable(11)
+	ok, _ = schedule.ShouldDisable(11)
 	require.True(t, ok)
 }
 
@@ -54,7 +54,7 @@ func TestAlertDue(t *testing.T) {
 		{"no failures", 0, 0, time.Time{}, hour, false},
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.want, scheduler.AlertDue(tc.consecutive, tc.after, tc.lastAlert, now, tc.cooldown), tc.name)
+		require.Equal(t, tc.want, schedule.AlertDue(tc.consecutive, tc.after, tc.lastAlert, now, tc.cooldown), tc.name)
 	}
 
 	// A streak of hourly failures with the defaults alerts at the 2nd and
@@ -63,7 +63,7 @@ func TestAlertDue(t *testing.T) {
 	var last time.Time
 	for i := 1; i <= 6; i++ {
 		at := now.Add(time.Duration(i) * 40 * time.Minute)
-		if scheduler.AlertDue(i, scheduler.DefaultAlertAfter, last, at, scheduler.DefaultAlertCooldown) {
+		if schedule.AlertDue(i, schedule.DefaultAlertAfter, last, at, schedule.DefaultAlertCooldown) {
 			alerts, last = append(alerts, i), at
 		}
 	}

@@ -1,4 +1,4 @@
-package scheduler_test
+package schedule_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/schedule"
 )
 
 func clock(ts []time.Time) []string {
@@ -19,22 +19,22 @@ func clock(ts []time.Time) []string {
 
 func TestPlanCatchUpAfterADayDown(t *testing.T) {
 	t.Parallel()
-	hourly := scheduler.Schedule{Kind: scheduler.KindCron, Expr: "0 * * * *"}
+	hourly := schedule.Schedule{Kind: schedule.KindCron, Expr: "0 * * * *"}
 	last := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	now := time.Date(2026, 5, 2, 9, 30, 0, 0, time.UTC) // down for a day
 
-	run, missed := scheduler.PlanCatchUp(hourly, last, now, 0)
+	run, missed := schedule.PlanCatchUp(hourly, last, now, 0)
 	require.Equal(t, []string{"05-02 09:00"}, clock(run), "window 0 runs the latest missed time once")
 	require.Len(t, missed, 23)
 	require.Equal(t, "05-01 10:00", clock(missed)[0])
 	require.Equal(t, "05-02 08:00", clock(missed)[22])
 
-	run, missed = scheduler.PlanCatchUp(hourly, last, now, 2*time.Hour)
+	run, missed = schedule.PlanCatchUp(hourly, last, now, 2*time.Hour)
 	require.Equal(t, []string{"05-02 08:00", "05-02 09:00"}, clock(run), "within the window, oldest first")
 	require.Len(t, missed, 22)
 	require.Equal(t, "05-02 07:00", clock(missed)[21])
 
-	run, missed = scheduler.PlanCatchUp(hourly, last, now, 48*time.Hour)
+	run, missed = schedule.PlanCatchUp(hourly, last, now, 48*time.Hour)
 	require.Len(t, run, 24)
 	require.Equal(t, "05-01 10:00", clock(run)[0])
 	require.Equal(t, "05-02 09:00", clock(run)[23])
@@ -43,19 +43,19 @@ func TestPlanCatchUpAfterADayDown(t *testing.T) {
 
 func TestPlanCatchUpNeverRefires(t *testing.T) {
 	t.Parallel()
-	hourly := scheduler.Schedule{Kind: scheduler.KindCron, Expr: "0 * * * *"}
+	hourly := schedule.Schedule{Kind: schedule.KindCron, Expr: "0 * * * *"}
 	last := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	for _, now := range []time.Time{last.Add(-time.Hour), last, last.Add(59 * time.Minute)} {
 		for _, window := range []time.Duration{0, time.Hour, 48 * time.Hour} {
-			run, missed := scheduler.PlanCatchUp(hourly, last, now, window)
+			run, missed := schedule.PlanCatchUp(hourly, last, now, window)
 			require.Empty(t, run, "now=%s window=%s", now, window)
 			require.Empty(t, missed)
 		}
 	}
-	run, _ := scheduler.PlanCatchUp(hourly, last, last.Add(time.Hour), 0)
+	run, _ := schedule.PlanCatchUp(hourly, last, last.Add(time.Hour), 0)
 	require.Equal(t, []string{"05-01 10:00"}, clock(run), "a due time exactly at now runs")
 
-	run, missed := scheduler.PlanCatchUp(scheduler.Schedule{Kind: "bogus"}, last, last.Add(24*time.Hour), 0)
+	run, missed := schedule.PlanCatchUp(schedule.Schedule{Kind: "bogus"}, last, last.Add(24*time.Hour), 0)
 	require.Empty(t, run)
 	require.Empty(t, missed)
 }
@@ -64,7 +64,7 @@ func TestPlanCatchUpNeverRefires(t *testing.T) {
 // sleeps at 10:05 and wakes two hours later. Exactly the due runs fire, once.
 func TestClockJump(t *testing.T) {
 	t.Parallel()
-	quarter := scheduler.Schedule{Kind: scheduler.KindCron, Expr: "*/15 * * * *", TZ: "Europe/Berlin"}
+	quarter := schedule.Schedule{Kind: schedule.KindCron, Expr: "*/15 * * * *", TZ: "Europe/Berlin"}
 	start := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 
 	for _, tc := range []struct {
@@ -83,7 +83,7 @@ func TestClockJump(t *testing.T) {
 		var fired []time.Time
 		missed := 0
 		tick := func() {
-			run, miss := scheduler.PlanCatchUp(quarter, last, now, tc.window)
+			run, miss := schedule.PlanCatchUp(quarter, last, now, tc.window)
 			fired = append(fired, run...)
 			missed += len(miss)
 			if len(run) > 0 {
@@ -109,10 +109,10 @@ func TestClockJump(t *testing.T) {
 func TestPlanCatchUpAcrossDST(t *testing.T) {
 	t.Parallel()
 	berlin := mustZone(t, "Europe/Berlin")
-	daily := scheduler.Schedule{Kind: scheduler.KindCron, Expr: "30 2 * * *", TZ: "Europe/Berlin"}
+	daily := schedule.Schedule{Kind: schedule.KindCron, Expr: "30 2 * * *", TZ: "Europe/Berlin"}
 	last := wall(t, berlin, "2026-10-24 02:30:00")
 	now := wall(t, berlin, "2026-10-26 12:00:00")
-	run, missed := scheduler.PlanCatchUp(daily, last, now, 72*time.Hour)
+	run, missed := schedule.PlanCatchUp(daily, last, now, 72*time.Hour)
 	require.Empty(t, missed)
 	var got []string
 	for _, r := range run {
@@ -123,10 +123,10 @@ func TestPlanCatchUpAcrossDST(t *testing.T) {
 
 func TestPlanCatchUpCapsLongDowntime(t *testing.T) {
 	t.Parallel()
-	every := scheduler.Schedule{Kind: scheduler.KindEvery, Every: time.Second}
+	every := schedule.Schedule{Kind: schedule.KindEvery, Every: time.Second}
 	last := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := last.Add(48 * time.Hour)
-	run, missed := scheduler.PlanCatchUp(every, last, now, 0)
+	run, missed := schedule.PlanCatchUp(every, last, now, 0)
 	require.Equal(t, []time.Time{now}, run)
-	require.Len(t, missed, scheduler.MaxTimes)
+	require.Len(t, missed, schedule.MaxTimes)
 }

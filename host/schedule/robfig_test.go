@@ -1,4 +1,4 @@
-package scheduler_test
+package schedule_test
 
 import (
 	"testing"

@@ -1,8 +1,7 @@
-package scheduler
+package schedule
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -66,6 +65,10 @@ type Schedule struct {
 	Anchor time.Time
 	// At is the instant a KindAt schedule fires.
 	At time.Time
+	// Zones, if set, caches the zone TZ names across calls (see Zones);
+	// nil reads the zone file on every call. It is not part of what the
+	// schedule says, only of how fast it is computed.
+	Zones *Zones
 }
 
 // Validate checks the schedule on its own terms (it cannot know the current
@@ -127,7 +130,7 @@ func (s Schedule) compile() (compiled, error) {
 	}
 	switch s.Kind {
 	case KindCron:
-		loc, err := loadZone(s.TZ)
+		loc, err := loadZone(s.Zones, s.TZ)
 		if err != nil {
 			return c, err
 		}
@@ -164,30 +167,6 @@ func (s Schedule) compile() (compiled, error) {
 	}
 	return c, nil
 }
-
-func loadZone(tz string) (*time.Location, error) {
-	if tz == "" {
-		return time.UTC, nil
-	}
-	if tz == "Local" {
-		return nil, flagErr("--tz", `"Local" is not allowed; name the IANA zone, e.g. Europe/Berlin`)
-	}
-	if loc, ok := zones.Load(tz); ok {
-		return loc.(*time.Location), nil
-	}
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		return nil, flagErr("--tz", fmt.Sprintf("unknown zone %q; use an IANA name such as America/New_York", tz))
-	}
-	zones.Store(tz, loc)
-	return loc, nil
-}
-
-// zones caches the zones loaded, by name: time.LoadLocation reads the
-// zone file on every call, which was 40% of computing a next run. Zone
-// rules change only with the system's tz database, which a restart picks
-// up.
-var zones sync.Map
 
 func (c compiled) next(after time.Time) time.Time {
 	switch c.kind {

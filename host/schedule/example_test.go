@@ -1,17 +1,17 @@
-package scheduler_test
+package schedule_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/schedule"
 )
 
 // A daily 02:30 job in Berlin around the spring-forward night: with the
 // default shift policy the missing 02:30 runs at 03:00.
 func ExampleSchedule_Next() {
 	now := time.Date(2026, 3, 27, 12, 0, 0, 0, time.UTC)
-	s, err := scheduler.ParseSchedule(scheduler.Flags{Cron: "30 2 * * *", TZ: "Europe/Berlin"}, now)
+	s, err := schedule.ParseSchedule(schedule.Flags{Cron: "30 2 * * *", TZ: "Europe/Berlin"}, now)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,9 +30,9 @@ func ExampleSchedule_Next() {
 
 // Validation errors name the flag and the field at fault.
 func ExampleParseSchedule() {
-	_, err := scheduler.ParseSchedule(scheduler.Flags{Cron: "0 25 * * *"}, time.Now())
+	_, err := schedule.ParseSchedule(schedule.Flags{Cron: "0 25 * * *"}, time.Now())
 	fmt.Println(err)
-	_, err = scheduler.ParseSchedule(scheduler.Flags{Every: "5m", TZ: "Europe/Berlin"}, time.Now())
+	_, err = schedule.ParseSchedule(schedule.Flags{Every: "5m", TZ: "Europe/Berlin"}, time.Now())
 	fmt.Println(err)
 	// Output:
 	// --cron: hour field "25" is invalid: end of range (25) above maximum (23): 25; fields are minute hour day-of-month month day-of-week
@@ -42,10 +42,10 @@ func ExampleParseSchedule() {
 // After a day of downtime with a 2h catch-up window, the two most recent
 // hourly runs execute, oldest first; the rest are recorded as missed.
 func ExamplePlanCatchUp() {
-	hourly := scheduler.Schedule{Kind: scheduler.KindCron, Expr: "0 * * * *"}
+	hourly := schedule.Schedule{Kind: schedule.KindCron, Expr: "0 * * * *"}
 	last := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	now := time.Date(2026, 5, 2, 9, 30, 0, 0, time.UTC)
-	run, missed := scheduler.PlanCatchUp(hourly, last, now, 2*time.Hour)
+	run, missed := schedule.PlanCatchUp(hourly, last, now, 2*time.Hour)
 	for _, t := range run {
 		fmt.Println("run", t.Format("01-02 15:04"))
 	}

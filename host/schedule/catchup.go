@@ -1,4 +1,4 @@
-package scheduler
+package schedule
 
 import "time"
 
@@ -25,7 +25,10 @@ func PlanCatchUp(s Schedule, lastScheduled, now time.Time, window time.Duration)
 			return nil, nil
 		}
 		latest := latestDue(c, lastScheduled, now, due)
-		return []time.Time{latest}, removeTime(due, latest)
+		if last := len(due) - 1; due[last].Equal(latest) {
+			due = due[:last] // latest is in due unless due was cut at MaxTimes
+		}
+		return []time.Time{latest}, due
 	}
 	cut := now.Add(-window)
 	if cut.Before(lastScheduled) {

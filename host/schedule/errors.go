@@ -1,4 +1,4 @@
-package scheduler
+package schedule
 
 import (
 	"errors"
@@ -17,8 +17,10 @@ var ErrTooManyTimes = errors.New("too many scheduled times in range")
 // FlagError is a validation error that names the CLI flag at fault and the
 // rule it broke, so a command can print it unchanged.
 type FlagError struct {
-	// Flag is the flag at fault, with its dashes: "--cron", "--tz", "--every",
-	// "--at" or "--dst".
+	// Flag is the flag at fault, with its dashes: "--cron", "--tz",
+	// "--every", "--at", "--dst" or "--overlap" here, and any job flag
+	// ("--name", "--webhook", …) from host/scheduler, which reports its
+	// own validation errors the same way.
 	Flag string
 	// Rule says what is wrong and what is accepted instead.
 	Rule string

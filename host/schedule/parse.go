@@ -1,4 +1,4 @@
-package scheduler
+package schedule
 
 import (
 	"fmt"
@@ -84,7 +84,7 @@ func parseAt(v, tz string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, nil
 	}
-	loc, err := loadZone(tz)
+	loc, err := loadZone(nil, tz) // parsing is rare: no cache
 	if err != nil {
 		return time.Time{}, err
 	}

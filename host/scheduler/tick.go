@@ -1,0 +1,175 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// TickOnce does one pass at the current time: it settles ended runs,
+// starts buffered runs whose turn has come, and fires the jobs due. The
+// loop calls it every Tick; tests call it directly.
+func (s *Scheduler) TickOnce(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	open, err := s.scanIDs(openPrefix, "")
+	if err != nil {
+		return err
+	}
+	for _, id := range open {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		errs = append(errs, s.settle(id))
+	}
+	now := s.cfg.Now()
+	due, err := s.scanIDs(duePrefix, fmt.Sprintf("%s%020d/~", duePrefix, now.UnixNano()))
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, id := range due {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		j, err := s.jobs.Get(id)
+		if errors.Is(err, ErrJobNotFound) {
+			continue // removed since the scan
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !j.Enabled || j.State.NextRun.IsZero() || j.State.NextRun.After(now) {
+			continue
+		}
+		if err := s.fire(j, now); err != nil {
+			errs = append(errs, fmt.Errorf("job %s (%s): %w", j.ID, j.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// scanIDs returns the job ids of an index, in key order: the last path
+// element of each key under prefix, up to (not including) keys from
+// upTo on; an empty upTo means all.
+func (s *Scheduler) scanIDs(prefix, upTo string) ([]string, error) {
+	var ids []string
+	err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
+		ids = ids[:0]
+		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+			if upTo != "" && it.Key >= upTo {
+				return false
+			}
+			ids = append(ids, it.Key[strings.LastIndexByte(it.Key, '/')+1:])
+			return true
+		})
+	})
+	return ids, err
+}
+
+// nextRunAfter is when job fires next once now is handled: the first
+// scheduled time after now and after rec.LastScheduled, and, after
+// failures of a recurring job, not before the last failure plus
+// FailureBackoff.
+func (s *Scheduler) nextRunAfter(j Job, rec schedRecord, now time.Time) time.Time {
+	if !j.Enabled {
+		return time.Time{}
+	}
+	after := now
+	if rec.LastScheduled.After(after) {
+		after = rec.LastScheduled
+	}
+	if n := j.State.ConsecutiveErrors; n > 0 && j.Schedule.Kind != schedule.KindAt && !rec.LastFailure.IsZero() {
+		if b := rec.LastFailure.Add(schedule.FailureBackoff(n) - time.Nanosecond); b.After(after) {
+			after = b
+		}
+	}
+	return s.jobs.scheduleOf(j).Next(after)
+}
+
+// fire handles a due job: it records the missed times, then claims and
+// starts (or skips, or buffers) each time to run.
+func (s *Scheduler) fire(j Job, now time.Time) error {
+	var rec schedRecord
+	if err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) (err error) { rec, err = loadSched(tx, j.ID); return err }); err != nil {
+		return err
+	}
+	base := j.State.NextRun.Add(-time.Nanosecond)
+	if rec.LastScheduled.After(base) {
+		base = rec.LastScheduled
+	}
+	run, missed := schedule.PlanCatchUp(s.jobs.scheduleOf(j), base, now, time.Duration(j.CatchUpWindow))
+	if err := s.recordMissed(j.ID, missed, now); err != nil {
+		return err
+	}
+	for _, t := range run {
+		if _, _, err := s.claim(j.ID, t, now, claimOpts{trigger: TriggerSchedule}); err != nil {
+			return err
+		}
+	}
+	// Nothing was due after all (the due time lay in a backoff or the
+	// schedule changed): move NextRun on so the job is not due every tick.
+	if len(run) == 0 && len(missed) == 0 {
+		return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+			cur, err := find(tx, j.ID)
+			if err != nil {
+				return nil
+			}
+			rec, err := loadSched(tx, j.ID)
+			if err != nil {
+				return err
+			}
+			cur.State.NextRun = s.nextRunAfter(cur, rec, now)
+			return putJob(tx, cur)
+		})
+	}
+	return nil
+}
+
+// recordMissed writes a "missed" record for each of times (at most the
+// newest HistoryMax) and moves LastScheduled past them.
+func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time) error {
+	if len(times) == 0 {
+		return nil
+	}
+	if len(times) > s.cfg.HistoryMax {
+		s.cfg.Logger.Warn("scheduler: many missed runs; recording the newest", "job", jobID, "missed", len(times), "recorded", s.cfg.HistoryMax)
+		times = times[len(times)-s.cfg.HistoryMax:]
+	}
+	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+		rec, err := loadSched(tx, jobID)
+		if err != nil {
+			return err
+		}
+		var session string
+		if j, err := find(tx, jobID); err == nil {
+			session = j.Session
+		}
+		for _, t := range times {
+			if _, ok, err := loadRun(tx, jobID, t); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Session: session}
+			if err := putJSON(tx, runKey(jobID, t), missed); err != nil {
+				return err
+			}
+		}
+		if last := times[len(times)-1]; last.After(rec.LastScheduled) {
+			rec.LastScheduled = last
+		}
+		if err := putSched(tx, jobID, rec); err != nil {
+			return err
+		}
+		return pruneRuns(tx, jobID, s.cfg.HistoryMax, now.Add(-s.cfg.HistoryAge))
+	})
+}
