@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -22,9 +22,9 @@ const controllerWarmup = 10
 
 // controller measures the controller round trip with the first-party
 // pipeline controller, served by cfg.Self as "flowgate plugin serve
-// pipeline" under the gateway's plugin supervisor (plugins.Supervisor, so
+// pipeline" under the gateway's plugin supervisor (pluginhost.Supervisor, so
 // the gateway's own host answers the callbacks), against the same
-// controller called in process over the same host (plugins.NewHost).
+// controller called in process over the same host (pluginhost.NewHost).
 //
 // Each timed event is the flow.started of a fresh flow of a one-step
 // workflow (the flow is created untimed). The controller reads the flow,
@@ -48,8 +48,8 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 		return nil, err
 	}
 	defer st.Close()
-	sup, err := plugins.NewSupervisor(eng, plugins.SupervisorConfig{
-		Plugins: []plugins.Spec{{Name: pipeline.Name}}, Self: r.cfg.Self, Logger: r.cfg.Logger.Named("bench"), LogLevel: "warn",
+	sup, err := pluginhost.NewSupervisor(eng, pluginhost.SupervisorConfig{
+		Plugins: []pluginhost.Spec{{Name: pipeline.Name}}, Self: r.cfg.Self, Logger: r.cfg.Logger.Named("bench"), LogLevel: "warn",
 	})
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	host := plugins.NewHost(eng, pipeline.Name, r.cfg.Logger.Named("bench"))
+	host := pluginhost.NewHost(eng, pipeline.Name, r.cfg.Logger.Named("bench"))
 	ctl := pipeline.New()
 	variants := []struct {
 		name    string
@@ -150,7 +150,7 @@ func timed(ctx context.Context, deliver func(context.Context, sdk.Event) error, 
 }
 
 // waitHandler waits for the supervisor's instance of plugin name to run.
-func waitHandler(ctx context.Context, sup *plugins.Supervisor, name string) (plugins.Handler, error) {
+func waitHandler(ctx context.Context, sup *pluginhost.Supervisor, name string) (pluginhost.Handler, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		h, err := sup.Handler(name)

@@ -19,7 +19,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -65,7 +65,7 @@ func (benchController) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event
 func rtKey(flowID string, seq int64) string { return flowID + ":" + strconv.FormatInt(seq, 10) }
 
 // benchHost is the gateway side of the callbacks: the gateway's own host
-// (plugins.NewHost), wrapped to count the calls benchController makes,
+// (pluginhost.NewHost), wrapped to count the calls benchController makes,
 // GetFlow and CreateTask, and to note when the last one began and ended.
 type benchHost struct {
 	sdk.Host
@@ -175,7 +175,7 @@ func BenchmarkControllerRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &benchHost{Host: plugins.NewHost(eng, rtController, nil), base: time.Now()}
+	h := &benchHost{Host: pluginhost.NewHost(eng, rtController, nil), base: time.Now()}
 	conn, pluginPID, stop := startBenchPlugin(b, h)
 	defer stop()
 
@@ -347,7 +347,7 @@ func (r *rtRun) round(v rtVariant, n int) rtTimes {
 }
 
 // startBenchPlugin starts the test binary as the "bench" controller plugin
-// with go-plugin, configured as plugins.Supervisor launches one, connects
+// with go-plugin, configured as pluginhost.Supervisor launches one, connects
 // it with sdk.Connect serving h, and checks its Info. It returns the
 // plugin, its pid, and a function that shuts it down and kills it.
 func startBenchPlugin(b *testing.B, h sdk.Host) (sdk.Plugin, int, func()) {
