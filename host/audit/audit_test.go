@@ -362,7 +362,7 @@ func TestHealthyWorkIsNotReported(t *testing.T) {
 		Wait: json.RawMessage(`{"kind":"timer","until":"` + fx.clk.Now().Add(2*time.Hour).Format(time.RFC3339) + `"}`)})
 	// A task of every status, each with its mirrored flow as the engine
 	// derives it: no mirror_mismatch for any.
-	for _, s := range sdk.TaskStatuses {
+	for _, s := range sdk.TaskStatuses() {
 		if s.Terminal() {
 			fx.finished(t, s)
 		}
@@ -385,7 +385,7 @@ func TestMirroredFlowsAgreeWithTheEngine(t *testing.T) {
 	fx := newFixture(t)
 	fx.detached(t, sdk.TaskQueued)
 	fx.detached(t, sdk.TaskRunning)
-	for _, s := range sdk.TaskStatuses {
+	for _, s := range sdk.TaskStatuses() {
 		if s.Terminal() {
 			task := fx.finished(t, s)
 			_, err := fx.eng.CancelFlow(task.FlowID)
