@@ -19,6 +19,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // Spec names one controller plugin to run: an executable (Path, Args, Env),
@@ -151,7 +152,7 @@ type instance struct {
 	state     State
 	epoch     int64
 	client    *plugin.Client
-	conn      sdk.Plugin
+	conn      pluginclient.Plugin
 	info      sdk.Info
 	pid       int
 	restarts  int
@@ -376,8 +377,8 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	in.mu.Unlock()
 
 	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		Plugins:          sdk.PluginSet(),
+		HandshakeConfig:  pluginclient.Handshake(),
+		Plugins:          pluginclient.PluginSet(),
 		Cmd:              s.command(in.spec),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           log,
@@ -405,7 +406,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
 	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
-	conn, err := sdk.Connect(ctx, rpc, h)
+	conn, err := pluginclient.Connect(ctx, rpc, h)
 	if err != nil {
 		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)
 	}
