@@ -1,7 +1,8 @@
 // Package sdk is what controller plugin and task authors import from
 // flowgate: the records (Flow, Task), their statuses, the events a
 // controller receives, the sentinel errors every flowgate API returns, and
-// the plugin protocol (Serve for plugins, Connect for the gateway).
+// Serve, which runs a controller as a plugin. The gateway's end of the
+// plugin protocol is package sdk/pluginclient; authors never need it.
 //
 // # Records
 //

@@ -5,10 +5,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/flowgate/flowgate/sdk/internal/wire"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	"github.com/flowgate/flowgate/sdk/internal/wire"
 )
 
 // LogLevelEnv names the variable that sets Logger's level (trace, debug,
@@ -37,10 +38,9 @@ func Logger() hclog.Logger {
 }
 
 // Serve runs c as a controller plugin until the gateway stops it; call it
-// from main. It logs through Logger,
-// and exits the process within about a second when the gateway that
-// started it dies (its parent process changes), after giving c.Shutdown
-// half a second. Run by hand, without the gateway, it says that the binary
+// from main. It logs through Logger, and exits the process within about a
+// second when the gateway that started it dies (its parent process
+// changes), after giving c.Shutdown half a second. Run by hand, without the gateway, it says that the binary
 // is a plugin and exits 1.
 //
 // It speaks go-plugin gRPC, protocol version 1; the gateway connects with

@@ -44,8 +44,9 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 }
 
 // newWire returns a harness that reaches c through the real protocol:
-// go-plugin's in-process gRPC connection with its broker, pluginclient.Connect, and
-// the Host served back to c over one brokered connection.
+// go-plugin's in-process gRPC connection with its broker,
+// pluginclient.Connect, and the Host served back to c over one brokered
+// connection.
 func newWire(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
 	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(c))
