@@ -70,7 +70,7 @@ func severityFlag(flag, v string) (*audit.Severity, error) {
 		return nil, nil
 	}
 	s := audit.Severity(v)
-	if !slices.Contains(audit.Severities, s) {
+	if !slices.Contains(audit.Severities(), s) {
 		return nil, usageError{fmt.Errorf("--%s %q: want one of warn, error", flag, v)}
 	}
 	return &s, nil

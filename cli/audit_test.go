@@ -79,10 +79,10 @@ func TestTasksAuditJSONShape(t *testing.T) {
 	require.ElementsMatch(t, []string{"total", "warnings", "errors", "by_code"}, keys(sum["task_flows"]))
 	require.ElementsMatch(t, []string{"total", "errors", "warnings"}, keys(sum["combined"]))
 	var taskCodes, flowCodes []string
-	for _, c := range audit.TaskCodes {
+	for _, c := range audit.TaskCodes() {
 		taskCodes = append(taskCodes, string(c))
 	}
-	for _, c := range audit.FlowCodes {
+	for _, c := range audit.FlowCodes() {
 		flowCodes = append(flowCodes, string(c))
 	}
 	require.ElementsMatch(t, taskCodes, keys(sum["by_code"]), "every task code is counted, zeros included")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/bench"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
 func newBenchCmd(e *env) *cobra.Command { return benchCmd(e, bench.Sizes{}) }
@@ -49,7 +50,7 @@ goes to stderr.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			rep, err := bench.Run(ctx, bench.Config{Dir: dir, Quick: quick, Sizes: sizes, Progress: e.stderr})
+			rep, err := bench.Run(ctx, bench.Config{Dir: dir, Quick: quick, Sizes: sizes, Progress: e.stderr, Controller: pipeline.New()})
 			if err != nil {
 				return err
 			}

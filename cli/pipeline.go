@@ -99,7 +99,7 @@ func newPipelineGraphCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "mermaid", fmt.Sprintf("graph format: %v", flows.GraphFormats))
+	cmd.Flags().StringVar(&format, "format", "mermaid", fmt.Sprintf("graph format: %v", flows.GraphFormats()))
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
 	return cmd
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	hostplugins "github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -33,7 +33,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 				ps, err := c.Plugins(ctx)
 				if errors.Is(err, api.ErrNoGateway) {
 					fmt.Fprintln(e.stderr, "No gateway is running: plugins run inside the gateway. Start one with: flowgate gateway")
-					ps, err = []hostplugins.Status{}, nil
+					ps, err = []pluginhost.Status{}, nil
 				}
 				if err != nil {
 					return err
@@ -49,7 +49,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func writePlugins(w io.Writer, ps []hostplugins.Status) {
+func writePlugins(w io.Writer, ps []pluginhost.Status) {
 	fmt.Fprintf(w, "Plugins: %d\n", len(ps))
 	if len(ps) == 0 {
 		fmt.Fprintln(w, "No plugins configured (add them under plugins: in the gateway config).")

@@ -3,11 +3,16 @@ package flows
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// GraphFormats are the formats Graph renders.
-var GraphFormats = []string{"mermaid", "dot", "ascii"}
+// graphFormats is what GraphFormats returns. Read-only.
+var graphFormats = [...]string{"mermaid", "dot", "ascii"}
+
+// GraphFormats returns the formats Graph renders, in a new slice the
+// caller may change.
+func GraphFormats() []string { return slices.Clone(graphFormats[:]) }
 
 // GraphNode is one step in a workflow graph.
 type GraphNode struct {
@@ -129,7 +134,7 @@ func Graph(wf *Workflow, format string, args map[string]any) (string, error) {
 			fmt.Fprintf(&b, "  %s -> %s (%s)\n", e.From, e.To, e.Label)
 		}
 	default:
-		return "", fmt.Errorf("graph format must be one of: %s", strings.Join(GraphFormats, ", "))
+		return "", fmt.Errorf("graph format must be one of: %s", strings.Join(graphFormats[:], ", "))
 	}
 	return b.String(), nil
 }

@@ -9,20 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Extensions lists the workflow file extensions Load accepts
-// (case-insensitive); .json is parsed as strict JSON, the others as YAML.
-var Extensions = []string{".lobster", ".yaml", ".yml", ".json"}
+// extensions is what Extensions returns. Read-only.
+var extensions = [...]string{".lobster", ".yaml", ".yml", ".json"}
+
+// Extensions returns the workflow file extensions Load accepts
+// (case-insensitive), in a new slice the caller may change; .json is
+// parsed as strict JSON, the others as YAML.
+func Extensions() []string { return slices.Clone(extensions[:]) }
 
 // IsWorkflowFile reports whether path has one of Extensions.
 func IsWorkflowFile(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, e := range Extensions {
+	for _, e := range extensions {
 		if ext == e {
 			return true
 		}

@@ -3,8 +3,9 @@ package sdk
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
+
+	"github.com/flowgate/flowgate/sdk/errcode"
 )
 
 // APIVersion is the version of the controller API this SDK speaks. A
@@ -128,7 +129,7 @@ type EndRequest struct {
 // ErrPluginShutdown means the plugin instance is gone or was replaced: the
 // call did not reach a live gateway connection. The event will be
 // delivered again to the next instance.
-var ErrPluginShutdown = errors.New("plugin shut down")
+var ErrPluginShutdown = errcode.ErrPluginShutdown
 
 // DefaultEventTimeout is how long the gateway waits for HandleEvent before
 // it counts the delivery as failed.

@@ -30,7 +30,7 @@ type controllerServer struct {
 func (s *controllerServer) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*pb.GetInfoResponse, error) {
 	info, err := s.impl.Info(ctx)
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	return infoToProto(info), nil
 }
@@ -65,11 +65,11 @@ func (s *controllerServer) currentHost() *hostClient {
 func (s *controllerServer) HandleEvent(ctx context.Context, r *pb.HandleEventRequest) (_ *pb.HandleEventResponse, err error) {
 	host := s.currentHost()
 	if host == nil {
-		return nil, status.Error(codes.FailedPrecondition, "controller got an event before Setup; the gateway must connect with sdk.Connect first")
+		return nil, status.Error(codes.FailedPrecondition, "controller got an event before Setup; the gateway must connect with pluginclient.Connect first")
 	}
 	ev, err := eventFromProto(r)
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -79,7 +79,7 @@ func (s *controllerServer) HandleEvent(ctx context.Context, r *pb.HandleEventReq
 		}
 	}()
 	if err := s.impl.HandleEvent(ctx, host, ev); err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	return &pb.HandleEventResponse{}, nil
 }
@@ -95,7 +95,7 @@ func (s *controllerServer) Shutdown(ctx context.Context, _ *pb.ShutdownRequest) 
 		_ = host.close()
 	}
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	return &pb.ShutdownResponse{}, nil
 }

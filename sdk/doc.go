@@ -1,7 +1,8 @@
 // Package sdk is what controller plugin and task authors import from
 // flowgate: the records (Flow, Task), their statuses, the events a
 // controller receives, the sentinel errors every flowgate API returns, and
-// the plugin protocol (Serve for plugins, Connect for the gateway).
+// Serve, which runs a controller as a plugin. The gateway's end of the
+// plugin protocol is package sdk/pluginclient; authors never need it.
 //
 // # Records
 //
@@ -46,14 +47,9 @@
 // # The protocol
 //
 // The wire is the gRPC service in sdk/internal/proto (flowgate.controller.v1,
-// go-plugin protocol version 1, see Handshake). In Setup the gateway serves
-// the Host service once per plugin instance on go-plugin's broker and sends
-// its id; the plugin dials it once. Records cross as the JSON of the sdk
-// types; errors as a gRPC status with a detail naming the sentinel.
-//
-// # For the gateway
-//
-// PluginSet, Connect and Plugin are what the gateway uses to run a plugin;
-// plugin authors do not need them. ServePluginSet serves a controller
-// in-process, for tests.
+// go-plugin protocol version 1). In Setup the gateway serves the Host
+// service once per plugin instance on go-plugin's broker and sends its id;
+// the plugin dials it once. Records cross as the JSON of the sdk types;
+// errors as a gRPC status with a detail naming the sentinel by its code in
+// sdk/errcode, the table the HTTP API uses too.
 package sdk

@@ -1,34 +1,36 @@
 package sdk
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/flowgate/flowgate/sdk/errcode"
 )
 
 // Sentinel errors. Test for them with errors.Is; messages wrapped around
-// them say which record and what to do.
+// them say which record and what to do. They are the values of package
+// sdk/errcode, which names them on the wire; use them from here.
 var (
 	// ErrNotFound means the flow, task or other record does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errcode.ErrNotFound
 	// ErrRevisionConflict means the record changed since the caller read it.
 	// The error is a *RevisionConflictError carrying the current record.
-	ErrRevisionConflict = errors.New("revision conflict")
+	ErrRevisionConflict = errcode.ErrRevisionConflict
 	// ErrTerminal means the record is in a terminal status and cannot move.
-	ErrTerminal = errors.New("already terminal")
+	ErrTerminal = errcode.ErrTerminal
 	// ErrCancelRequested means the flow has a cancel request and refuses the
 	// change (for example a new child task).
-	ErrCancelRequested = errors.New("cancellation already requested")
+	ErrCancelRequested = errcode.ErrCancelRequested
 	// ErrNotManaged means a controller operation was aimed at a flow that
 	// is not managed.
-	ErrNotManaged = errors.New("flow is not managed")
+	ErrNotManaged = errcode.ErrNotManaged
 	// ErrOwnerMismatch means the caller's owner key does not match the
 	// record's.
-	ErrOwnerMismatch = errors.New("owner key mismatch")
+	ErrOwnerMismatch = errcode.ErrOwnerMismatch
 	// ErrInvalid means the input was malformed or missing a required field.
-	ErrInvalid = errors.New("invalid input")
+	ErrInvalid = errcode.ErrInvalid
 	// ErrIllegalTransition means the status move is not in the state
 	// machine (docs/state-machine.md).
-	ErrIllegalTransition = errors.New("illegal status transition")
+	ErrIllegalTransition = errcode.ErrIllegalTransition
 )
 
 // RevisionConflictError is returned when an expected revision is stale. It

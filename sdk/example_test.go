@@ -2,11 +2,6 @@ package sdk_test
 
 import (
 	"context"
-	"os/exec"
-	"time"
-
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -35,36 +30,4 @@ func (hello) Shutdown(context.Context) error { return nil }
 // A controller plugin's whole main.
 func ExampleServe() {
 	sdk.Serve(hello{})
-}
-
-// How the gateway starts a controller plugin and connects it. host is the
-// gateway's sdk.Host for this instance.
-func ExampleConnect() {
-	var host sdk.Host
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		Plugins:          sdk.PluginSet(),
-		Cmd:              exec.Command("/path/to/controller"),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		SkipHostEnv:      true,
-		StartTimeout:     15 * time.Second,
-		Logger:           hclog.Default().Named("plugin.hello"),
-	})
-	rpc, err := client.Client()
-	if err != nil {
-		client.Kill()
-		return
-	}
-	ctx := context.Background()
-	p, err := sdk.Connect(ctx, rpc, host)
-	if err != nil {
-		client.Kill()
-		return
-	}
-	_ = p.HandleEvent(ctx, sdk.Event{FlowID: "flow-1", Seq: 1, Type: sdk.EventFlowStarted})
-
-	stop, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	_ = p.Shutdown(stop)
-	client.Kill()
 }

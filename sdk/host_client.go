@@ -35,7 +35,7 @@ func (h *hostClient) close() error {
 	return h.conn.Close()
 }
 
-// err turns a call's error into the gateway's error (see errorFromStatus),
+// err turns a call's error into the gateway's error (see wire.Errors.FromStatus),
 // or ErrPluginShutdown once this side closed the connection.
 func (h *hostClient) err(method string, err error) error {
 	if err == nil {
@@ -44,7 +44,7 @@ func (h *hostClient) err(method string, err error) error {
 	if h.closed.Load() {
 		return fmt.Errorf("%w: host %s called after the connection to the gateway was closed", ErrPluginShutdown, method)
 	}
-	return errorFromStatus(err)
+	return wireErrors.FromStatus(err)
 }
 
 func (h *hostClient) flow(method string, r *pb.FlowResponse, err error) (*Flow, error) {

@@ -22,8 +22,12 @@ const (
 	FlowLost      FlowStatus = "lost"
 )
 
-// FlowStatuses lists every flow status in lifecycle order.
-var FlowStatuses = []FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+// flowStatuses is every flow status in lifecycle order. Read-only.
+var flowStatuses = [...]FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+
+// FlowStatuses returns every flow status in lifecycle order, in a new
+// slice the caller may change.
+func FlowStatuses() []FlowStatus { return slices.Clone(flowStatuses[:]) }
 
 // Terminal reports whether s is an end state.
 func (s FlowStatus) Terminal() bool {
@@ -38,7 +42,7 @@ func (s FlowStatus) Terminal() bool {
 func (s FlowStatus) Active() bool { return s == FlowQueued || s == FlowRunning }
 
 // Valid reports whether s is one of the known flow statuses.
-func (s FlowStatus) Valid() bool { return slices.Contains(FlowStatuses, s) }
+func (s FlowStatus) Valid() bool { return slices.Contains(flowStatuses[:], s) }
 
 // ParseFlowStatus returns the status named by s, or an ErrInvalid error that
 // lists the valid names.
@@ -46,7 +50,7 @@ func ParseFlowStatus(s string) (FlowStatus, error) {
 	if v := FlowStatus(s); v.Valid() {
 		return v, nil
 	}
-	return "", fmt.Errorf("%w: unknown flow status %q (want one of %v)", ErrInvalid, s, FlowStatuses)
+	return "", fmt.Errorf("%w: unknown flow status %q (want one of %v)", ErrInvalid, s, flowStatuses)
 }
 
 // TaskStatus is where a task is in its life: queued, then running, then one
@@ -64,8 +68,12 @@ const (
 	TaskLost      TaskStatus = "lost"
 )
 
-// TaskStatuses lists every task status in lifecycle order.
-var TaskStatuses = []TaskStatus{TaskQueued, TaskRunning, TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
+// taskStatuses is every task status in lifecycle order. Read-only.
+var taskStatuses = [...]TaskStatus{TaskQueued, TaskRunning, TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
+
+// TaskStatuses returns every task status in lifecycle order, in a new
+// slice the caller may change.
+func TaskStatuses() []TaskStatus { return slices.Clone(taskStatuses[:]) }
 
 // Terminal reports whether s is an end state.
 func (s TaskStatus) Terminal() bool { return s.Valid() && !s.Active() }
@@ -77,7 +85,7 @@ func (s TaskStatus) Active() bool { return s == TaskQueued || s == TaskRunning }
 func (s TaskStatus) Failure() bool { return s == TaskFailed || s == TaskTimedOut || s == TaskLost }
 
 // Valid reports whether s is one of the known task statuses.
-func (s TaskStatus) Valid() bool { return slices.Contains(TaskStatuses, s) }
+func (s TaskStatus) Valid() bool { return slices.Contains(taskStatuses[:], s) }
 
 // ParseTaskStatus returns the status named by s, or an ErrInvalid error that
 // lists the valid names.
@@ -85,7 +93,7 @@ func ParseTaskStatus(s string) (TaskStatus, error) {
 	if v := TaskStatus(s); v.Valid() {
 		return v, nil
 	}
-	return "", fmt.Errorf("%w: unknown task status %q (want one of %v)", ErrInvalid, s, TaskStatuses)
+	return "", fmt.Errorf("%w: unknown task status %q (want one of %v)", ErrInvalid, s, taskStatuses)
 }
 
 // SyncMode says who drives a flow.

@@ -42,7 +42,7 @@ func TestStateMachineDocMatchesCode(t *testing.T) {
 	doc := string(b)
 
 	var flows []string
-	for _, from := range sdk.FlowStatuses {
+	for _, from := range sdk.FlowStatuses() {
 		for _, to := range sdk.FlowMoves(from) {
 			flows = append(flows, string(from)+"->"+string(to))
 		}
@@ -52,7 +52,7 @@ func TestStateMachineDocMatchesCode(t *testing.T) {
 	require.Equal(t, flows, diagramEdges(t, doc, "Flow"))
 
 	var tasks []string
-	for _, from := range sdk.TaskStatuses {
+	for _, from := range sdk.TaskStatuses() {
 		for _, to := range sdk.TaskMoves(from) {
 			tasks = append(tasks, string(from)+"->"+string(to))
 		}

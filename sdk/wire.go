@@ -7,8 +7,11 @@ import (
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
-// This file is the one seam between the hand-written sdk types and the
-// generated protocol types: every conversion in either direction is here.
+// This file and sdk/pluginclient/wire.go are the one seam between the
+// hand-written sdk types and the generated protocol types. This file
+// converts the plugin's end: events and Host replies from the gateway,
+// and the Host requests a controller makes; pluginclient converts the
+// other way.
 //
 // Records (Flow, Task, Event, TaskSpec) cross as the JSON of the sdk
 // types. That JSON is already their canonical form (the store and the HTTP
@@ -27,37 +30,12 @@ func infoToProto(i Info) *pb.GetInfoResponse {
 	}
 }
 
-func infoFromProto(r *pb.GetInfoResponse) Info {
-	return Info{
-		Name:         r.GetName(),
-		Version:      r.GetVersion(),
-		APIVersion:   int(r.GetApiVersion()),
-		Capabilities: r.GetCapabilities(),
-	}
-}
-
-func eventToProto(ev Event) (*pb.HandleEventRequest, error) {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return nil, fmt.Errorf("encode event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
-	}
-	return &pb.HandleEventRequest{EventJson: b}, nil
-}
-
 func eventFromProto(r *pb.HandleEventRequest) (Event, error) {
 	var ev Event
 	if err := json.Unmarshal(r.GetEventJson(), &ev); err != nil {
 		return Event{}, fmt.Errorf("%w: event is not an sdk.Event in JSON: %v", ErrInvalid, err)
 	}
 	return ev, nil
-}
-
-func flowToProto(f *Flow) (*pb.FlowResponse, error) {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return nil, fmt.Errorf("encode flow: %w", err)
-	}
-	return &pb.FlowResponse{FlowJson: b}, nil
 }
 
 func flowFromProto(r *pb.FlowResponse) (*Flow, error) {
@@ -68,15 +46,7 @@ func flowFromProto(r *pb.FlowResponse) (*Flow, error) {
 	return f, nil
 }
 
-// encodeTask and decodeTask are how a task crosses: its JSON.
-func encodeTask(t *Task) ([]byte, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
-	}
-	return b, nil
-}
-
+// decodeTask is how a task crosses: its JSON.
 func decodeTask(b []byte) (*Task, error) {
 	t := new(Task)
 	if err := json.Unmarshal(b, t); err != nil {
@@ -85,27 +55,7 @@ func decodeTask(b []byte) (*Task, error) {
 	return t, nil
 }
 
-func taskToProto(t *Task) (*pb.TaskResponse, error) {
-	b, err := encodeTask(t)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.TaskResponse{TaskJson: b}, nil
-}
-
 func taskFromProto(r *pb.TaskResponse) (*Task, error) { return decodeTask(r.GetTaskJson()) }
-
-func tasksToProto(tasks []*Task) (*pb.ListTasksResponse, error) {
-	out := &pb.ListTasksResponse{TasksJson: make([][]byte, len(tasks))}
-	for i, t := range tasks {
-		b, err := encodeTask(t)
-		if err != nil {
-			return nil, err
-		}
-		out.TasksJson[i] = b
-	}
-	return out, nil
-}
 
 func tasksFromProto(r *pb.ListTasksResponse) ([]*Task, error) {
 	out := make([]*Task, len(r.GetTasksJson()))
@@ -133,29 +83,6 @@ func taskRequestToProto(req TaskRequest) (*pb.CreateTaskRequest, error) {
 	}, nil
 }
 
-func taskRequestFromProto(r *pb.CreateTaskRequest) (TaskRequest, error) {
-	req := TaskRequest{
-		FlowID:         r.GetFlowId(),
-		IdempotencyKey: r.GetIdempotencyKey(),
-		Runtime:        r.GetRuntime(),
-		Label:          r.GetLabel(),
-	}
-	if len(r.GetSpecJson()) > 0 {
-		if err := json.Unmarshal(r.GetSpecJson(), &req.Spec); err != nil {
-			return TaskRequest{}, fmt.Errorf("%w: task spec is not an sdk.TaskSpec in JSON: %v", ErrInvalid, err)
-		}
-	}
-	return req, nil
-}
-
-func createdToProto(t *Task, created bool) (*pb.CreateTaskResponse, error) {
-	b, err := encodeTask(t)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.CreateTaskResponse{TaskJson: b, Created: created}, nil
-}
-
 func createdFromProto(r *pb.CreateTaskResponse) (*Task, bool, error) {
 	t, err := decodeTask(r.GetTaskJson())
 	if err != nil {
@@ -176,16 +103,6 @@ func flowUpdateToProto(flowID string, expected int64, u FlowUpdate) *pb.UpdateFl
 	}
 }
 
-func flowUpdateFromProto(r *pb.UpdateFlowRequest) FlowUpdate {
-	return FlowUpdate{
-		State:          json.RawMessage(r.GetState()),
-		Wait:           json.RawMessage(r.GetWait()),
-		CurrentStep:    r.CurrentStep,
-		BlockedTaskID:  r.BlockedTaskId,
-		BlockedSummary: r.BlockedSummary,
-	}
-}
-
 func waitToProto(flowID string, expected int64, w WaitRequest) *pb.SetWaitingRequest {
 	return &pb.SetWaitingRequest{
 		FlowId:           flowID,
@@ -195,16 +112,6 @@ func waitToProto(flowID string, expected int64, w WaitRequest) *pb.SetWaitingReq
 		Wait:             w.Wait,
 		BlockedTaskId:    w.BlockedTaskID,
 		BlockedSummary:   w.BlockedSummary,
-	}
-}
-
-func waitFromProto(r *pb.SetWaitingRequest) WaitRequest {
-	return WaitRequest{
-		CurrentStep:    r.GetCurrentStep(),
-		State:          json.RawMessage(r.GetState()),
-		Wait:           json.RawMessage(r.GetWait()),
-		BlockedTaskID:  r.GetBlockedTaskId(),
-		BlockedSummary: r.GetBlockedSummary(),
 	}
 }
 
@@ -218,14 +125,6 @@ func resumeToProto(flowID string, expected int64, rr ResumeRequest) *pb.ResumeRe
 	}
 }
 
-func resumeFromProto(r *pb.ResumeRequest) ResumeRequest {
-	return ResumeRequest{
-		Status:      FlowStatus(r.GetStatus()),
-		CurrentStep: r.GetCurrentStep(),
-		State:       json.RawMessage(r.GetState()),
-	}
-}
-
 func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 	return &pb.EndRequest{
 		FlowId:           flowID,
@@ -234,14 +133,5 @@ func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 		State:            e.State,
 		BlockedTaskId:    e.BlockedTaskID,
 		BlockedSummary:   e.BlockedSummary,
-	}
-}
-
-func endFromProto(r *pb.EndRequest) EndRequest {
-	return EndRequest{
-		CurrentStep:    r.GetCurrentStep(),
-		State:          json.RawMessage(r.GetState()),
-		BlockedTaskID:  r.GetBlockedTaskId(),
-		BlockedSummary: r.GetBlockedSummary(),
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -35,7 +35,7 @@ type Client interface {
 	Status(ctx context.Context) (GatewayStatus, error)
 	// Plugins describes the controller plugins of the running gateway;
 	// a Local client (no gateway) returns ErrNoGateway.
-	Plugins(ctx context.Context) ([]plugins.Status, error)
+	Plugins(ctx context.Context) ([]pluginhost.Status, error)
 
 	Gatekeeper
 	Cron

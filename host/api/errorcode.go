@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/errcode"
 )
 
 // Error codes of the HTTP/JSON API that name no sdk sentinel.
@@ -17,30 +18,6 @@ const (
 	codeNoRoute          = "no_route"
 	codeMethodNotAllowed = "method_not_allowed"
 )
-
-// errorCode ties an sdk sentinel to its code on the wire and its HTTP
-// status.
-type errorCode struct {
-	code     string
-	sentinel error
-	status   int
-}
-
-// errorCodes is the one table both directions use: the handler answers an
-// error with the first entry it matches (errors.Is), and Remote turns a
-// code back into that entry's sentinel. An error that matches none is
-// internal (500). Refusals that depend on the record's current state are
-// 409 Conflict. Read-only.
-var errorCodes = []errorCode{
-	{"revision_conflict", sdk.ErrRevisionConflict, http.StatusConflict},
-	{"not_found", sdk.ErrNotFound, http.StatusNotFound},
-	{"invalid", sdk.ErrInvalid, http.StatusBadRequest},
-	{"terminal", sdk.ErrTerminal, http.StatusConflict},
-	{"cancel_requested", sdk.ErrCancelRequested, http.StatusConflict},
-	{"not_managed", sdk.ErrNotManaged, http.StatusConflict},
-	{"owner_mismatch", sdk.ErrOwnerMismatch, http.StatusConflict},
-	{"illegal_transition", sdk.ErrIllegalTransition, http.StatusConflict},
-}
 
 // errorBody is every error answer: {"error": {...}}.
 type errorBody struct {
@@ -59,15 +36,16 @@ type errorJSON struct {
 	Rule     string    `json:"rule,omitempty"`
 }
 
-// errorToWire returns the HTTP status and body that report err.
+// errorToWire returns the HTTP status and body that report err: the code
+// and status of its sentinel in sdk/errcode (the table the plugin
+// protocol uses too), or internal (500) when it matches none the API
+// answers with. Refusals that depend on the record's current state are
+// 409 Conflict.
 func errorToWire(err error) (int, errorBody) {
 	e := &errorJSON{Code: codeInternal, Message: err.Error()}
 	status := http.StatusInternalServerError
-	for _, c := range errorCodes {
-		if errors.Is(err, c.sentinel) {
-			e.Code, status = c.code, c.status
-			break
-		}
+	if c, ok := errcode.Of(err); ok && c.HTTP != 0 {
+		e.Code, status = c.Name, c.HTTP
 	}
 	if rc, ok := errors.AsType[*sdk.RevisionConflictError](err); ok {
 		e.Current, e.Expected = rc.Current, &rc.Expected
@@ -100,11 +78,8 @@ func errorFromWire(status int, body []byte) error {
 		return fmt.Errorf("gateway answered %d %s: %q", status, http.StatusText(status), text)
 	}
 	e := &remoteError{msg: b.Error.Message, code: b.Error.Code}
-	for _, c := range errorCodes {
-		if c.code == e.code {
-			e.cause = c.sentinel
-			break
-		}
+	if c, ok := errcode.Named(e.code); ok && c.HTTP != 0 {
+		e.cause = c.Err
 	}
 	if e.cause == sdk.ErrRevisionConflict {
 		rc := &sdk.RevisionConflictError{Current: b.Error.Current}

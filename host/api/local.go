@@ -7,7 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
@@ -129,7 +129,7 @@ func (l *Local) Status(_ context.Context) (GatewayStatus, error) {
 }
 
 // Plugins reports that no gateway runs, so no plugin does.
-func (l *Local) Plugins(context.Context) ([]plugins.Status, error) {
+func (l *Local) Plugins(context.Context) ([]pluginhost.Status, error) {
 	return nil, fmt.Errorf("%w: plugins run inside the gateway; start one with flowgate gateway", ErrNoGateway)
 }
 

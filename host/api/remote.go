@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -228,8 +228,8 @@ func (c *Remote) Status(ctx context.Context) (GatewayStatus, error) {
 }
 
 // Plugins describes the gateway's controller plugins.
-func (c *Remote) Plugins(ctx context.Context) ([]plugins.Status, error) {
-	out := []plugins.Status{}
+func (c *Remote) Plugins(ctx context.Context) ([]pluginhost.Status, error) {
+	out := []pluginhost.Status{}
 	if err := c.call(ctx, http.MethodGet, "/v1/plugins", nil, nil, &out); err != nil {
 		return nil, err
 	}

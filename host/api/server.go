@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,7 +33,7 @@ const maxRequestBody = 4 << 20
 //
 //	route                        method       request                                answer
 //	GET  /v1/status              Status       -                                      GatewayStatus
-//	GET  /v1/plugins             Plugins      -                                      []plugins.Status
+//	GET  /v1/plugins             Plugins      -                                      []pluginhost.Status
 //	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
 //	                                          after limit
 //	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
@@ -274,7 +274,7 @@ func (s *server) plugins(_ http.ResponseWriter, r *http.Request) (int, any, erro
 	}
 	ps, err := s.c.Plugins(r.Context())
 	if ps == nil {
-		ps = []plugins.Status{}
+		ps = []pluginhost.Status{}
 	}
 	return http.StatusOK, ps, err
 }

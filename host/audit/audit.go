@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -107,7 +107,7 @@ type Input struct {
 	// gateway's supervisor reports it. Set PluginsKnown when it is known
 	// (an empty list then means no plugin is configured); without it,
 	// controller_unavailable is not checked and the report says so.
-	Plugins      []plugins.Status
+	Plugins      []pluginhost.Status
 	PluginsKnown bool
 }
 

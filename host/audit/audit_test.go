@@ -13,7 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -160,7 +160,7 @@ func sleeper(t *testing.T) (int, uint64) {
 	return cmd.Process.Pid, st
 }
 
-var pipelineRunning = audit.Input{PluginsKnown: true, Plugins: []plugins.Status{{Name: "pipeline", State: plugins.StateRunning}}}
+var pipelineRunning = audit.Input{PluginsKnown: true, Plugins: []pluginhost.Status{{Name: "pipeline", State: pluginhost.StateRunning}}}
 
 // TestEveryCodeIsFoundAlone creates each condition through the engine
 // (or, where the engine refuses to produce it, by writing the store
@@ -291,7 +291,7 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		}, pipelineRunning},
 		{"controller failed", audit.ControllerUnavailable, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			return fx.managed(t, "ctl", false, engine.FlowPatch{}).ID
-		}, audit.Input{PluginsKnown: true, Plugins: []plugins.Status{{Name: "ctl", State: plugins.StateFailed, LastError: "restart budget spent"}}}},
+		}, audit.Input{PluginsKnown: true, Plugins: []pluginhost.Status{{Name: "ctl", State: pluginhost.StateFailed, LastError: "restart budget spent"}}}},
 		{"events_backlog", audit.EventsBacklog, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
 			f, err := fx.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "never picked up"})
 			require.NoError(t, err)
@@ -362,14 +362,14 @@ func TestHealthyWorkIsNotReported(t *testing.T) {
 		Wait: json.RawMessage(`{"kind":"timer","until":"` + fx.clk.Now().Add(2*time.Hour).Format(time.RFC3339) + `"}`)})
 	// A task of every status, each with its mirrored flow as the engine
 	// derives it: no mirror_mismatch for any.
-	for _, s := range sdk.TaskStatuses {
+	for _, s := range sdk.TaskStatuses() {
 		if s.Terminal() {
 			fx.finished(t, s)
 		}
 	}
 	fx.clk.Advance(time.Hour)
 	// Terminal tasks only: cleanup stamped, nothing stale, lost retained.
-	r := fx.audit(t, audit.Input{PluginsKnown: true, Plugins: []plugins.Status{{Name: "ctl", State: plugins.StateBackoff, Since: fx.clk.Now().Add(-time.Minute)}}})
+	r := fx.audit(t, audit.Input{PluginsKnown: true, Plugins: []pluginhost.Status{{Name: "ctl", State: pluginhost.StateBackoff, Since: fx.clk.Now().Add(-time.Minute)}}})
 	for _, f := range r.Findings {
 		require.Equal(t, audit.Lost, f.Code, "only the lost task is reported: %+v", f)
 	}
@@ -385,7 +385,7 @@ func TestMirroredFlowsAgreeWithTheEngine(t *testing.T) {
 	fx := newFixture(t)
 	fx.detached(t, sdk.TaskQueued)
 	fx.detached(t, sdk.TaskRunning)
-	for _, s := range sdk.TaskStatuses {
+	for _, s := range sdk.TaskStatuses() {
 		if s.Terminal() {
 			task := fx.finished(t, s)
 			_, err := fx.eng.CancelFlow(task.FlowID)

@@ -26,12 +26,16 @@ const (
 	Error Severity = "error"
 )
 
-// Severities lists the severities, lowest first.
-var Severities = []Severity{Warn, Error}
+// severities is what Severities returns. Read-only.
+var severities = [...]Severity{Warn, Error}
+
+// Severities returns the severities, lowest first, in a new slice the
+// caller may change.
+func Severities() []Severity { return slices.Clone(severities[:]) }
 
 // AtLeast reports whether s is as severe as min or more.
 func (s Severity) AtLeast(min Severity) bool {
-	return slices.Index(Severities, s) >= slices.Index(Severities, min)
+	return slices.Index(severities[:], s) >= slices.Index(severities[:], min)
 }
 
 // Code names what a finding found. See the package documentation for what
@@ -64,19 +68,25 @@ const (
 	IndexMismatch         Code = "index_mismatch"
 )
 
-// TaskCodes are the codes a task finding can carry, in the order the
-// summary lists them: the reference's first, then flowgate's own.
-var TaskCodes = []Code{StaleQueued, StaleRunning, Lost, DeliveryFailed, MissingCleanup, InconsistentTimestamps,
-	OrphanProcess, DanglingTask, IndexMismatch}
+// TaskCodes returns the codes a task finding can carry, in the order the
+// summary lists them (the reference's first, then flowgate's own), in a
+// new slice the caller may change.
+func TaskCodes() []Code {
+	return []Code{StaleQueued, StaleRunning, Lost, DeliveryFailed, MissingCleanup, InconsistentTimestamps,
+		OrphanProcess, DanglingTask, IndexMismatch}
+}
 
-// FlowCodes are the codes a flow finding can carry, in summary order.
-var FlowCodes = []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
-	BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch}
+// FlowCodes returns the codes a flow finding can carry, in summary order,
+// in a new slice the caller may change.
+func FlowCodes() []Code {
+	return []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
+		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch}
+}
 
 // Codes lists every code once, task codes first.
 func Codes() []Code {
-	out := slices.Clone(TaskCodes)
-	for _, c := range FlowCodes {
+	out := TaskCodes()
+	for _, c := range FlowCodes() {
 		if !slices.Contains(out, c) {
 			out = append(out, c)
 		}

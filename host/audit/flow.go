@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -151,9 +151,9 @@ func (a *auditor) controller(f *sdk.Flow) (string, time.Time) {
 		}
 		why := ""
 		switch p.State {
-		case plugins.StateRunning:
+		case pluginhost.StateRunning:
 			return "", time.Time{}
-		case plugins.StateStarting, plugins.StateBackoff:
+		case pluginhost.StateStarting, pluginhost.StateBackoff:
 			if a.now.Sub(p.Since) < a.cfg.ControllerGrace {
 				return "", time.Time{}
 			}

@@ -45,7 +45,7 @@ func (c *Counts) add(f Finding) {
 
 // Summarize counts findings by kind, severity and code.
 func Summarize(fs []Finding) Summary {
-	s := Summary{Counts: newCounts(TaskCodes), TaskFlows: newCounts(FlowCodes)}
+	s := Summary{Counts: newCounts(TaskCodes()), TaskFlows: newCounts(FlowCodes())}
 	for _, f := range fs {
 		if f.Kind == KindTask {
 			s.add(f)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/bench"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
 // tiny is a workload small enough for go test.
@@ -37,9 +38,9 @@ func TestConfigValidate(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
-	require.NoError(t, bench.Config{Dir: "d"}.WithDefaults().Validate())
-	require.Equal(t, bench.QuickSizes, bench.Config{Dir: "d", Quick: true}.WithDefaults().Sizes)
-	require.Equal(t, bench.FullSizes, bench.Config{Dir: "d"}.WithDefaults().Sizes)
+	require.NoError(t, bench.Config{Dir: "d", Controller: pipeline.New()}.WithDefaults().Validate())
+	require.Equal(t, bench.QuickSizes(), bench.Config{Dir: "d", Quick: true}.WithDefaults().Sizes)
+	require.Equal(t, bench.FullSizes(), bench.Config{Dir: "d"}.WithDefaults().Sizes)
 }
 
 func TestTargetString(t *testing.T) {
@@ -77,7 +78,7 @@ func TestCancelCleansUp(t *testing.T) {
 		}
 	})
 	var progress syncBuffer
-	_, err := bench.Run(ctx, bench.Config{Dir: dir, Sizes: tiny, Progress: &progress})
+	_, err := bench.Run(ctx, bench.Config{Dir: dir, Sizes: tiny, Progress: &progress, Controller: pipeline.New()})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Contains(t, progress.String(), "cancelling", "the run was cancelled with sleepers running")
 	require.Eventually(t, func() bool { return shims(dir) == 0 }, 10*time.Second, 20*time.Millisecond, "every shim has exited")

@@ -7,19 +7,21 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
-// Config is what a run needs. Dir is required; zero fields take their
-// defaults.
+// Config is what a run needs. Dir and Controller are required; zero
+// fields take their defaults.
 type Config struct {
 	// Dir is where the run makes its scratch directory; it measures that
 	// file system. The scratch directory is removed at the end.
 	Dir string
-	// Quick selects QuickSizes instead of FullSizes for the fields of
+	// Quick selects QuickSizes() instead of FullSizes() for the fields of
 	// Sizes left zero.
 	Quick bool
-	// Sizes sets the workload; zero fields take FullSizes (or QuickSizes
-	// with Quick).
+	// Sizes sets the workload; zero fields take FullSizes() (or
+	// QuickSizes() with Quick).
 	Sizes Sizes
 	// Self is the flowgate executable that serves task shims
 	// ("flowgate shim DIR") and first-party plugins ("flowgate plugin
@@ -31,6 +33,11 @@ type Config struct {
 	// Logger is the parent of the temporary gateways' loggers; if nil,
 	// their logs are discarded.
 	Logger hclog.Logger
+	// Controller is the first-party pipeline controller (plugins/pipeline's
+	// New), called in process as the baseline of the controller round
+	// trip; the same controller is measured as Self serves it. Required:
+	// host imports no plugin, so flowgate bench passes it in.
+	Controller sdk.Controller
 }
 
 // Sizes is the workload of a run.
@@ -63,21 +70,25 @@ type Sizes struct {
 	RunningTasks int
 }
 
-// FullSizes is the workload of flowgate bench: the sizes the targets in
-// docs/performance.md are stated for. It takes a few minutes.
-var FullSizes = Sizes{
-	Rounds: 3, Probe: 300 * time.Millisecond, Updates: time.Second, Writers: 64,
-	DispatchTasks: 1000, Concurrency: 8, ControllerCalls: 500,
-	Flows: 100_000, ListCalls: 3, RunningTasks: 1000,
+// FullSizes returns the workload of flowgate bench: the sizes the targets
+// in docs/performance.md are stated for. It takes a few minutes.
+func FullSizes() Sizes {
+	return Sizes{
+		Rounds: 3, Probe: 300 * time.Millisecond, Updates: time.Second, Writers: 64,
+		DispatchTasks: 1000, Concurrency: 8, ControllerCalls: 500,
+		Flows: 100_000, ListCalls: 3, RunningTasks: 1000,
+	}
 }
 
-// QuickSizes is the workload of flowgate bench --quick: well under a
+// QuickSizes returns the workload of flowgate bench --quick: well under a
 // minute, with figures that are noisier and, for the list and the
 // restart, taken over a tenth of the records.
-var QuickSizes = Sizes{
-	Rounds: 2, Probe: 100 * time.Millisecond, Updates: 300 * time.Millisecond, Writers: 64,
-	DispatchTasks: 100, Concurrency: 8, ControllerCalls: 100,
-	Flows: 10_000, ListCalls: 3, RunningTasks: 100,
+func QuickSizes() Sizes {
+	return Sizes{
+		Rounds: 2, Probe: 100 * time.Millisecond, Updates: 300 * time.Millisecond, Writers: 64,
+		DispatchTasks: 100, Concurrency: 8, ControllerCalls: 100,
+		Flows: 10_000, ListCalls: 3, RunningTasks: 100,
+	}
 }
 
 // withDefaults fills the zero fields of s from d.
@@ -106,9 +117,9 @@ func (s Sizes) withDefaults(d Sizes) Sizes {
 
 // WithDefaults returns c with its zero fields set.
 func (c Config) WithDefaults() Config {
-	d := FullSizes
+	d := FullSizes()
 	if c.Quick {
-		d = QuickSizes
+		d = QuickSizes()
 	}
 	c.Sizes = c.Sizes.withDefaults(d)
 	if c.Progress == nil {
@@ -132,6 +143,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("bench config: Sizes.Flows must be at least 100 (got %d)", s.Flows)
 	case s.Probe <= 0 || s.Updates <= 0:
 		return fmt.Errorf("bench config: Sizes.Probe and Sizes.Updates must be positive (got %s and %s)", s.Probe, s.Updates)
+	case c.Controller == nil:
+		return errors.New("bench config: Controller is required (the pipeline controller run in process as the baseline of the controller round trip: plugins/pipeline's New)")
 	}
 	return nil
 }

@@ -2,15 +2,14 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
-	"github.com/flowgate/flowgate/plugins/pipeline"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -22,9 +21,10 @@ const controllerWarmup = 10
 
 // controller measures the controller round trip with the first-party
 // pipeline controller, served by cfg.Self as "flowgate plugin serve
-// pipeline" under the gateway's plugin supervisor (plugins.Supervisor, so
-// the gateway's own host answers the callbacks), against the same
-// controller called in process over the same host (plugins.NewHost).
+// pipeline" under the gateway's plugin supervisor (pluginhost.Supervisor,
+// so the gateway's own host answers the callbacks), against the same
+// controller (cfg.Controller) called in process over the same host
+// (pluginhost.NewHost).
 //
 // Each timed event is the flow.started of a fresh flow of a one-step
 // workflow (the flow is created untimed). The controller reads the flow,
@@ -39,7 +39,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 	if err := os.WriteFile(wf, []byte(oneStep), 0o600); err != nil {
 		return nil, err
 	}
-	state, err := json.Marshal(map[string]any{"file": wf, "args": map[string]any{}, "cwd": dir})
+	state, err := flows.Invocation{File: wf, Cwd: dir}.State()
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,8 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 		return nil, err
 	}
 	defer st.Close()
-	sup, err := plugins.NewSupervisor(eng, plugins.SupervisorConfig{
-		Plugins: []plugins.Spec{{Name: pipeline.Name}}, Self: r.cfg.Self, Logger: r.cfg.Logger.Named("bench"), LogLevel: "warn",
+	sup, err := pluginhost.NewSupervisor(eng, pluginhost.SupervisorConfig{
+		Plugins: []pluginhost.Spec{{Name: flows.PipelineController}}, Self: r.cfg.Self, Logger: r.cfg.Logger.Named("bench"), LogLevel: "warn",
 	})
 	if err != nil {
 		return nil, err
@@ -59,12 +59,12 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 		return nil, err
 	}
 	defer func() { _ = sup.Stop(bg) }()
-	remote, err := waitHandler(ctx, sup, pipeline.Name)
+	remote, err := waitHandler(ctx, sup, flows.PipelineController)
 	if err != nil {
 		return nil, err
 	}
-	host := plugins.NewHost(eng, pipeline.Name, r.cfg.Logger.Named("bench"))
-	ctl := pipeline.New()
+	host := pluginhost.NewHost(eng, flows.PipelineController, r.cfg.Logger.Named("bench"))
+	ctl := r.cfg.Controller
 	variants := []struct {
 		name    string
 		deliver func(context.Context, sdk.Event) error
@@ -79,7 +79,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
-			f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: pipeline.Name, Goal: "controller round trip", State: state})
+			f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: flows.PipelineController, Goal: "controller round trip", State: state})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -150,7 +150,7 @@ func timed(ctx context.Context, deliver func(context.Context, sdk.Event) error, 
 }
 
 // waitHandler waits for the supervisor's instance of plugin name to run.
-func waitHandler(ctx context.Context, sup *plugins.Supervisor, name string) (plugins.Handler, error) {
+func waitHandler(ctx context.Context, sup *pluginhost.Supervisor, name string) (pluginhost.Handler, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		h, err := sup.Handler(name)

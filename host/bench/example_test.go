@@ -6,12 +6,13 @@ import (
 	"os"
 
 	"github.com/flowgate/flowgate/host/bench"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
 // A quick run on the file system of the current directory, with progress
-// on stderr.
+// on stderr, as flowgate bench --quick makes it.
 func Example() {
-	rep, err := bench.Run(context.Background(), bench.Config{Dir: ".", Quick: true, Progress: os.Stderr})
+	rep, err := bench.Run(context.Background(), bench.Config{Dir: ".", Quick: true, Progress: os.Stderr, Controller: pipeline.New()})
 	if err != nil {
 		fmt.Println(err)
 		return

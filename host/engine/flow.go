@@ -240,7 +240,7 @@ type FlowCounts struct {
 func (e *Engine) CountFlows() (FlowCounts, error) {
 	c := FlowCounts{ByStatus: map[sdk.FlowStatus]int{}}
 	err := e.view(func(tx store.ReadTx) error {
-		for _, s := range sdk.FlowStatuses {
+		for _, s := range sdk.FlowStatuses() {
 			var scanErr error
 			err := tx.Scan(idxFlowStatus+string(s)+"/", store.ScanOptions{}, func(it store.Item) bool {
 				c.Total++

@@ -549,7 +549,7 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
 	counts := map[sdk.TaskStatus]int{}
 	err := e.view(func(tx store.ReadTx) error {
-		for _, s := range sdk.TaskStatuses {
+		for _, s := range sdk.TaskStatuses() {
 			if err := tx.Scan(idxTaskStatus+string(s)+"/", store.ScanOptions{}, func(store.Item) bool {
 				counts[s]++
 				return true

@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/flowgate/flowgate/host/maintenance"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
@@ -54,8 +54,8 @@ type FileConfig struct {
 		// which tasks maintenance --apply asks for a compaction.
 		CompactShare float64 `yaml:"compact_share"`
 	} `yaml:"maintenance"`
-	LogLevel string         `yaml:"log_level"`
-	Plugins  []plugins.Spec `yaml:"plugins"`
+	LogLevel string            `yaml:"log_level"`
+	Plugins  []pluginhost.Spec `yaml:"plugins"`
 	// Cron declares scheduled jobs, reconciled into the store by name at
 	// every start: never duplicated, rewritten in place when changed.
 	Cron []CronJob `yaml:"cron"`

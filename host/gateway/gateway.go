@@ -18,7 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/maintenance"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
@@ -51,10 +51,10 @@ type Config struct {
 	Builtins []string
 	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
 	// Plugins, Self, Logger and LogLevel are filled in from the rest.
-	Supervisor plugins.SupervisorConfig
+	Supervisor pluginhost.SupervisorConfig
 	// Delivery tunes event delivery (timeout, failures before a flow is
 	// blocked, backoff); its Logger is filled in.
-	Delivery plugins.DeliveryConfig
+	Delivery pluginhost.DeliveryConfig
 }
 
 // Gateway is the host: the store, the engine, the runner and the API
@@ -69,8 +69,8 @@ type Gateway struct {
 	run     *runner.Runner
 	sched   *scheduler.Scheduler
 	sweep   *maintenance.Sweeper
-	sup     *plugins.Supervisor
-	del     *plugins.Deliverer
+	sup     *pluginhost.Supervisor
+	del     *pluginhost.Deliverer
 	srv     *http.Server
 	ln      net.Listener
 	served  chan struct{}
@@ -132,8 +132,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	var (
 		run *runner.Runner
-		del *plugins.Deliverer
-		sup *plugins.Supervisor
+		del *pluginhost.Deliverer
+		sup *pluginhost.Supervisor
 	)
 	eng, err := engine.New(st, engine.Config{
 		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
@@ -154,7 +154,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err == nil {
 		sc := g.cfg.Supervisor
 		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
-		sup, err = plugins.NewSupervisor(eng, sc)
+		sup, err = pluginhost.NewSupervisor(eng, sc)
 	}
 	if err != nil {
 		st.Close()
@@ -162,7 +162,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	dc := g.cfg.Delivery
 	dc.Logger = g.cfg.Logger.Named("events")
-	del = plugins.NewDeliverer(eng, sup.Handler, dc)
+	del = pluginhost.NewDeliverer(eng, sup.Handler, dc)
 	sched := scheduler.New(eng, scheduler.Config{
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
@@ -216,15 +216,15 @@ func (g *Gateway) Start(ctx context.Context) error {
 
 // pluginSpecs is the configured plugins plus the first-party ones the
 // config does not name.
-func (g *Gateway) pluginSpecs() []plugins.Spec {
-	specs := append([]plugins.Spec(nil), g.cfg.File.Plugins...)
+func (g *Gateway) pluginSpecs() []pluginhost.Spec {
+	specs := append([]pluginhost.Spec(nil), g.cfg.File.Plugins...)
 	named := map[string]bool{}
 	for _, s := range specs {
 		named[s.Name] = true
 	}
 	for _, b := range g.cfg.Builtins {
 		if !named[b] {
-			specs = append(specs, plugins.Spec{Name: b})
+			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
 	return specs
@@ -293,7 +293,9 @@ func (c *client) CronStatus(ctx context.Context) (api.CronStatus, error) {
 }
 
 // Plugins describes the gateway's controller plugins.
-func (c *client) Plugins(context.Context) ([]plugins.Status, error) { return c.g.sup.Statuses(), nil }
+func (c *client) Plugins(context.Context) ([]pluginhost.Status, error) {
+	return c.g.sup.Statuses(), nil
+}
 
 // Audit audits the records knowing the state of the controller plugins.
 func (c *client) Audit(ctx context.Context) (audit.Report, error) {

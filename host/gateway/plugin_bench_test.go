@@ -19,9 +19,10 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // The controller round-trip benchmark's fixed workload.
@@ -65,7 +66,7 @@ func (benchController) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event
 func rtKey(flowID string, seq int64) string { return flowID + ":" + strconv.FormatInt(seq, 10) }
 
 // benchHost is the gateway side of the callbacks: the gateway's own host
-// (plugins.NewHost), wrapped to count the calls benchController makes,
+// (pluginhost.NewHost), wrapped to count the calls benchController makes,
 // GetFlow and CreateTask, and to note when the last one began and ended.
 type benchHost struct {
 	sdk.Host
@@ -139,12 +140,13 @@ type rtSamples struct {
 // real bbolt store in b.TempDir(); the controller is benchController.
 //
 //   - remote: the controller runs in a plugin subprocess (this test
-//     binary in mode "bench") started by go-plugin with sdk.Handshake and
-//     sdk.PluginSet and connected with sdk.Connect, as the supervisor
-//     does; the clock runs from HandleEvent on the sdk.Plugin until it
-//     returns: encode, gRPC to the plugin, the plugin's CreateTask
-//     callback over the brokered connection, the engine's commit, the
-//     callback's reply, HandleEvent's reply.
+//     binary in mode "bench") started by go-plugin with
+//     pluginclient.Handshake and pluginclient.PluginSet and connected
+//     with pluginclient.Connect, as the supervisor does; the clock runs
+//     from HandleEvent on the pluginclient.Plugin until it returns:
+//     encode, gRPC to the plugin, the plugin's CreateTask callback over
+//     the brokered connection, the engine's commit, the callback's
+//     reply, HandleEvent's reply.
 //   - inproc: benchController.HandleEvent called directly with the same
 //     host: no gRPC, the same engine work.
 //   - get-remote, get-inproc: the same, with a GetFlow callback (a read
@@ -175,7 +177,7 @@ func BenchmarkControllerRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &benchHost{Host: plugins.NewHost(eng, rtController, nil), base: time.Now()}
+	h := &benchHost{Host: pluginhost.NewHost(eng, rtController, nil), base: time.Now()}
 	conn, pluginPID, stop := startBenchPlugin(b, h)
 	defer stop()
 
@@ -258,7 +260,7 @@ type rtRun struct {
 	b    *testing.B
 	eng  *engine.Engine
 	h    *benchHost
-	conn sdk.Plugin
+	conn pluginclient.Plugin
 }
 
 // round delivers n timed events (and the untimed repeats) of variant v to
@@ -347,17 +349,17 @@ func (r *rtRun) round(v rtVariant, n int) rtTimes {
 }
 
 // startBenchPlugin starts the test binary as the "bench" controller plugin
-// with go-plugin, configured as plugins.Supervisor launches one, connects
-// it with sdk.Connect serving h, and checks its Info. It returns the
+// with go-plugin, configured as pluginhost.Supervisor launches one, connects
+// it with pluginclient.Connect serving h, and checks its Info. It returns the
 // plugin, its pid, and a function that shuts it down and kills it.
-func startBenchPlugin(b *testing.B, h sdk.Host) (sdk.Plugin, int, func()) {
+func startBenchPlugin(b *testing.B, h sdk.Host) (pluginclient.Plugin, int, func()) {
 	log := hclog.New(&hclog.LoggerOptions{Name: "plugin." + rtController, Level: hclog.Warn, Output: os.Stderr})
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), testPluginEnv+"=bench", sdk.LogLevelEnv+"=info", "GORACE=atexit_sleep_ms=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		Plugins:          sdk.PluginSet(),
+		HandshakeConfig:  pluginclient.Handshake(),
+		Plugins:          pluginclient.PluginSet(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           log,
@@ -374,7 +376,7 @@ func startBenchPlugin(b *testing.B, h sdk.Host) (sdk.Plugin, int, func()) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := sdk.Connect(ctx, rpc, h)
+	conn, err := pluginclient.Connect(ctx, rpc, h)
 	if err != nil {
 		fail("connect the bench plugin: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -112,29 +112,29 @@ func testLaunch(dir string) (*os.Process, error) {
 }
 
 // testPlugin is a plugin entry served by this test binary in mode.
-func testPlugin(name, mode string, env map[string]string) plugins.Spec {
+func testPlugin(name, mode string, env map[string]string) pluginhost.Spec {
 	e := map[string]string{testPluginEnv: mode, "GORACE": "atexit_sleep_ms=0"}
 	for k, v := range env {
 		e[k] = v
 	}
-	return plugins.Spec{Name: name, Path: os.Args[0], Env: e}
+	return pluginhost.Spec{Name: name, Path: os.Args[0], Env: e}
 }
 
 // startTestGateway starts an in-process gateway with fast restarts and
 // deliveries, and returns a client over its socket.
-func startTestGateway(t *testing.T, restartBudget int, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+func startTestGateway(t *testing.T, restartBudget int, specs ...pluginhost.Spec) (*gateway.Gateway, api.Client) {
 	t.Helper()
 	return startGatewayWith(t, restartBudget, "", specs...)
 }
 
 // startTestGatewaySelf is startTestGateway with self as the executable
 // that serves first-party plugins.
-func startTestGatewaySelf(t *testing.T, self string, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+func startTestGatewaySelf(t *testing.T, self string, specs ...pluginhost.Spec) (*gateway.Gateway, api.Client) {
 	t.Helper()
 	return startGatewayWith(t, 10, self, specs...)
 }
 
-func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plugins.Spec) (*gateway.Gateway, api.Client) {
+func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...pluginhost.Spec) (*gateway.Gateway, api.Client) {
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
@@ -144,8 +144,8 @@ func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plu
 	g, err := gateway.New(gateway.Config{
 		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Self: self,
 		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
-		Supervisor: plugins.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
-		Delivery:   plugins.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
+		Supervisor: pluginhost.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
+		Delivery:   pluginhost.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
 	})
 	require.NoError(t, err)
 	require.NoError(t, g.Start(context.Background()))
@@ -170,7 +170,7 @@ func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(engi
 	}
 }
 
-func pluginStatus(t *testing.T, c api.Client, name string) plugins.Status {
+func pluginStatus(t *testing.T, c api.Client, name string) pluginhost.Status {
 	t.Helper()
 	ps, err := c.Plugins(context.Background())
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func pluginStatus(t *testing.T, c api.Client, name string) plugins.Status {
 		}
 	}
 	t.Fatalf("no plugin %s in %v", name, ps)
-	return plugins.Status{}
+	return pluginhost.Status{}
 }
 
 func TestHelloExampleDrivesAFlow(t *testing.T) {
@@ -188,7 +188,7 @@ func TestHelloExampleDrivesAFlow(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hello")
 	out, err := exec.Command("go", "build", "-o", bin, "../../examples/controllers/hello").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	_, c := startTestGateway(t, 10, plugins.Spec{Name: "hello", Path: bin})
+	_, c := startTestGateway(t, 10, pluginhost.Spec{Name: "hello", Path: bin})
 
 	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "hello", Goal: "say hello", OwnerKey: "me"})
 	require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestHelloExampleDrivesAFlow(t *testing.T) {
 	require.Len(t, v.Tasks, 3)
 	require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
 	p := pluginStatus(t, c, "hello")
-	require.Equal(t, plugins.StateRunning, p.State)
+	require.Equal(t, pluginhost.StateRunning, p.State)
 	require.Equal(t, "1.0.0", p.Version)
 	require.Positive(t, p.PID)
 }
@@ -249,14 +249,14 @@ func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 	_, c := startTestGateway(t, 2, bad, testPlugin("early", "exit", nil), testPlugin("noisy", "garbage", nil), testPlugin("mute", "silent", nil))
 
 	cases := map[string]struct {
-		state   plugins.State
+		state   pluginhost.State
 		lastErr string // in plugins list
 		flowErr string // in the blocked flow's summary
 	}{
-		"badsum": {plugins.StateFailed, "does not match its configured sha256", "controller badsum is not running (state failed"},
-		"early":  {plugins.StateFailed, "giving up", "controller early is not running (state failed"},
-		"noisy":  {plugins.StateFailed, "giving up", "controller noisy is not running (state failed"},
-		"mute":   {plugins.StateRunning, "", "no answer within 2s"},
+		"badsum": {pluginhost.StateFailed, "does not match its configured sha256", "controller badsum is not running (state failed"},
+		"early":  {pluginhost.StateFailed, "giving up", "controller early is not running (state failed"},
+		"noisy":  {pluginhost.StateFailed, "giving up", "controller noisy is not running (state failed"},
+		"mute":   {pluginhost.StateRunning, "", "no answer within 2s"},
 	}
 	for name, want := range cases {
 		f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})
@@ -277,7 +277,7 @@ func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 // binary stands in for flowgate), and the flow completes.
 func TestFirstPartyPluginIsServedBySelf(t *testing.T) {
 	t.Parallel()
-	spec := plugins.Spec{Name: "stepper", Env: map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}}
+	spec := pluginhost.Spec{Name: "stepper", Env: map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}}
 	_, c := startTestGatewaySelf(t, os.Args[0], spec)
 	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "stepper", Goal: "builtin", OwnerKey: "me"})
 	require.NoError(t, err)

@@ -325,7 +325,7 @@ func (p *pass) flows(ctx context.Context) error {
 	if !p.cfg.Quick {
 		return p.flowPages(ctx, engine.FlowFilter{Limit: pageSize})
 	}
-	for _, s := range sdk.FlowStatuses {
+	for _, s := range sdk.FlowStatuses() {
 		if !s.Terminal() {
 			if err := p.flowPages(ctx, engine.FlowFilter{Status: s, Limit: pageSize}); err != nil {
 				return err

@@ -9,7 +9,7 @@ import (
 )
 
 // The in-memory Host passes the same sdk.Host conformance suite as the
-// gateway's hosts (host/plugins runs it against those).
+// gateway's hosts (host/pluginhost runs it against those).
 func TestHostConformance(t *testing.T) {
 	t.Parallel()
 	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {

@@ -39,7 +39,7 @@
 //
 // RunHostConformance runs the sdk.Host contract against any implementation.
 // Host passes it, and so do the gateway's host and the gRPC client a
-// plugin is handed (host/plugins runs it against a real engine), which is
+// plugin is handed (host/pluginhost runs it against a real engine), which is
 // what makes a test against Host worth as much as one under a gateway.
 //
 // # What to test

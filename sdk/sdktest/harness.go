@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // maxDrain bounds the events one Drain delivers: a controller that queues
@@ -43,16 +44,17 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 }
 
 // newWire returns a harness that reaches c through the real protocol:
-// go-plugin's in-process gRPC connection with its broker, sdk.Connect, and
-// the Host served back to c over one brokered connection.
+// go-plugin's in-process gRPC connection with its broker,
+// pluginclient.Connect, and the Host served back to c over one brokered
+// connection.
 func newWire(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
-	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.ServePluginSet(c))
+	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(c))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
 	h := &Harness{t: t, host: NewHost()}
-	p, err := sdk.Connect(t.Context(), client, h.host)
+	p, err := pluginclient.Connect(t.Context(), client, h.host)
 	if err != nil {
 		t.Fatalf("sdktest: connect the controller over gRPC: %v", err)
 	}

@@ -1,4 +1,4 @@
-package plugins_test
+package pluginhost_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -41,12 +41,12 @@ func (r *recorder) events() []sdk.Event {
 	return append([]sdk.Event(nil), r.seen...)
 }
 
-func newDeliverer(t *testing.T, lookup func(string) (plugins.Handler, error), cfg plugins.DeliveryConfig) *engine.Engine {
+func newDeliverer(t *testing.T, lookup func(string) (pluginhost.Handler, error), cfg pluginhost.DeliveryConfig) *engine.Engine {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	var d *plugins.Deliverer
+	var d *pluginhost.Deliverer
 	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
 		if c.Kind == engine.EventQueued {
 			d.Wake()
@@ -54,7 +54,7 @@ func newDeliverer(t *testing.T, lookup func(string) (plugins.Handler, error), cf
 	}})
 	require.NoError(t, err)
 	cfg.Poll = 10 * time.Millisecond
-	d = plugins.NewDeliverer(eng, lookup, cfg)
+	d = pluginhost.NewDeliverer(eng, lookup, cfg)
 	require.NoError(t, d.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
 	return eng
@@ -72,7 +72,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestEventsArriveInOrderPerFlowAndAreRemovedOnAck(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	eng := newDeliverer(t, func(string) (plugins.Handler, error) { return rec, nil }, plugins.DeliveryConfig{})
+	eng := newDeliverer(t, func(string) (pluginhost.Handler, error) { return rec, nil }, pluginhost.DeliveryConfig{})
 	var flows []*sdk.Flow
 	for i := 0; i < 3; i++ {
 		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: fmt.Sprint("g", i)})
@@ -110,8 +110,8 @@ func TestFailedDeliveryIsRetriedThenParkedAndUnparked(t *testing.T) {
 		}
 		return errors.New("database unreachable")
 	}}
-	eng := newDeliverer(t, func(string) (plugins.Handler, error) { return rec, nil },
-		plugins.DeliveryConfig{MaxFailures: 3, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	eng := newDeliverer(t, func(string) (pluginhost.Handler, error) { return rec, nil },
+		pluginhost.DeliveryConfig{MaxFailures: 3, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
 
@@ -154,12 +154,12 @@ func TestFailedDeliveryIsRetriedThenParkedAndUnparked(t *testing.T) {
 func TestSilentControllerAndMissingControllerBlockTheFlow(t *testing.T) {
 	t.Parallel()
 	silent := &recorder{fn: func(ctx context.Context, _ sdk.Event) error { <-ctx.Done(); return ctx.Err() }}
-	eng := newDeliverer(t, func(name string) (plugins.Handler, error) {
+	eng := newDeliverer(t, func(name string) (pluginhost.Handler, error) {
 		if name == "silent" {
 			return silent, nil
 		}
 		return nil, fmt.Errorf("controller %s is not running", name)
-	}, plugins.DeliveryConfig{MaxFailures: 2, Timeout: 20 * time.Millisecond, Backoff: time.Millisecond})
+	}, pluginhost.DeliveryConfig{MaxFailures: 2, Timeout: 20 * time.Millisecond, Backoff: time.Millisecond})
 
 	for name, want := range map[string]string{"silent": "no answer within 20ms", "ghost": "controller ghost is not running"} {
 		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: name, Goal: "g"})

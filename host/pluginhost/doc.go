@@ -1,4 +1,4 @@
-// Package plugins runs controller plugins and delivers their events.
+// Package pluginhost runs controller plugins and delivers their events.
 //
 // # Supervisor
 //
@@ -19,4 +19,4 @@
 // error, a timeout or a controller that cannot run at all does, and after
 // MaxFailures the event is parked and the flow blocked with a summary that
 // says why. Unblocking the flow delivers the event again.
-package plugins
+package pluginhost

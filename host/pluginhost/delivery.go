@@ -1,4 +1,4 @@
-package plugins
+package pluginhost
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -81,17 +82,18 @@ type Deliverer struct {
 	log    hclog.Logger
 	wake   chan struct{}
 
+	life     lifecycle.Service
 	mu       sync.Mutex
 	inflight map[string]bool // flow ids
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
 }
 
 // NewDeliverer returns a deliverer that finds the live instance of a
 // controller with lookup; lookup returns an error when none runs.
 func NewDeliverer(eng *engine.Engine, lookup func(controller string) (Handler, error), cfg DeliveryConfig) *Deliverer {
 	cfg = cfg.withDefaults()
-	return &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	d := &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	d.life.Name = "event delivery"
+	return d
 }
 
 // Wake makes the deliverer look at the outbox now; wire it to the
@@ -103,46 +105,25 @@ func (d *Deliverer) Wake() {
 	}
 }
 
-// Start begins delivering.
+// Start begins delivering, in the background until Stop. Starting a
+// started deliverer does nothing.
 func (d *Deliverer) Start(ctx context.Context) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel != nil {
+	return d.life.Start(ctx, func(context.Context) error {
+		d.life.Go(d.loop)
 		return nil
-	}
-	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	d.done.Add(1)
-	go d.loop(ctx)
-	return nil
+	})
 }
 
 // Stop stops delivering and waits for deliveries in flight, which are
-// cancelled; their events stay in the outbox.
-func (d *Deliverer) Stop(ctx context.Context) error {
-	d.mu.Lock()
-	cancel := d.cancel
-	d.cancel = nil
-	d.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	stopped := make(chan struct{})
-	go func() { d.done.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("event delivery stop: %w", ctx.Err())
-	}
-}
+// cancelled; their events stay in the outbox. When ctx ends first, the
+// error names event delivery. Stopping a stopped deliverer does nothing.
+func (d *Deliverer) Stop(ctx context.Context) error { return d.life.Stop(ctx) }
 
 func (d *Deliverer) loop(ctx context.Context) {
-	defer d.done.Done()
 	t := time.NewTicker(d.cfg.Poll)
 	defer t.Stop()
 	for {
-		d.deliverDue(ctx)
+		d.deliverDue()
 		select {
 		case <-ctx.Done():
 			return
@@ -152,7 +133,7 @@ func (d *Deliverer) loop(ctx context.Context) {
 	}
 }
 
-func (d *Deliverer) deliverDue(ctx context.Context) {
+func (d *Deliverer) deliverDue() {
 	// A flow whose delivery is in flight while the outbox is read may have
 	// its head acknowledged just after: that head is stale and must wait
 	// for the next read. Flows idle at the read have a head only this
@@ -175,15 +156,19 @@ func (d *Deliverer) deliverDue(ctx context.Context) {
 		if busy {
 			continue
 		}
-		d.done.Add(1)
-		go func() {
-			defer d.done.Done()
-			d.deliver(ctx, del)
+		done := func() {
 			d.mu.Lock()
 			delete(d.inflight, del.Event.FlowID)
 			d.mu.Unlock()
+		}
+		started := d.life.Go(func(ctx context.Context) {
+			d.deliver(ctx, del)
+			done()
 			d.Wake() // the flow's next event may be due
-		}()
+		})
+		if !started {
+			done() // stopping: the event stays for the next gateway
+		}
 	}
 }
 

@@ -1,24 +1,25 @@
-package sdk
+package pluginclient
 
 import (
 	"context"
 
+	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
 // hostServer serves the gateway's Host to one plugin instance over the
-// broker. Errors cross as statusError makes them.
+// broker. Errors cross as wire.Errors.ToStatus makes them.
 type hostServer struct {
 	pb.UnimplementedHostServer
-	host Host
+	host sdk.Host
 }
 
-func flowReply(f *Flow, err error) (*pb.FlowResponse, error) {
+func flowReply(f *sdk.Flow, err error) (*pb.FlowResponse, error) {
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	r, err := flowToProto(f)
-	return r, statusError(err)
+	return r, wireErrors.ToStatus(err)
 }
 
 func (s *hostServer) GetFlow(ctx context.Context, r *pb.GetFlowRequest) (*pb.FlowResponse, error) {
@@ -28,23 +29,23 @@ func (s *hostServer) GetFlow(ctx context.Context, r *pb.GetFlowRequest) (*pb.Flo
 func (s *hostServer) ListTasks(ctx context.Context, r *pb.ListTasksRequest) (*pb.ListTasksResponse, error) {
 	tasks, err := s.host.ListTasks(ctx, r.GetFlowId())
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	out, err := tasksToProto(tasks)
-	return out, statusError(err)
+	return out, wireErrors.ToStatus(err)
 }
 
 func (s *hostServer) CreateTask(ctx context.Context, r *pb.CreateTaskRequest) (*pb.CreateTaskResponse, error) {
 	req, err := taskRequestFromProto(r)
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	task, created, err := s.host.CreateTask(ctx, req)
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	out, err := createdToProto(task, created)
-	return out, statusError(err)
+	return out, wireErrors.ToStatus(err)
 }
 
 func (s *hostServer) UpdateFlow(ctx context.Context, r *pb.UpdateFlowRequest) (*pb.FlowResponse, error) {
@@ -74,15 +75,15 @@ func (s *hostServer) RequestCancel(ctx context.Context, r *pb.RequestCancelReque
 func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*pb.TaskResponse, error) {
 	t, err := s.host.CancelTask(ctx, r.GetTaskId())
 	if err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	out, err := taskToProto(t)
-	return out, statusError(err)
+	return out, wireErrors.ToStatus(err)
 }
 
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {
 	if err := s.host.Log(ctx, r.GetLevel(), r.GetMessage(), r.GetFields()); err != nil {
-		return nil, statusError(err)
+		return nil, wireErrors.ToStatus(err)
 	}
 	return &pb.LogResponse{}, nil
 }

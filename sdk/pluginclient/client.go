@@ -1,4 +1,4 @@
-package sdk
+package pluginclient
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+	"github.com/flowgate/flowgate/sdk/internal/wire"
 )
 
 // pluginClient is the gateway's side of one controller plugin instance. It
@@ -32,23 +34,23 @@ type pluginClient struct {
 var _ Plugin = (*pluginClient)(nil)
 
 // err turns a call's error into the controller's error, or
-// ErrPluginShutdown once the plugin process is gone.
+// sdk.ErrPluginShutdown once the plugin process is gone.
 func (c *pluginClient) err(err error) error {
 	if err == nil {
 		return nil
 	}
 	if c.doneCtx.Err() != nil {
-		return fmt.Errorf("%w: the controller plugin process exited", ErrPluginShutdown)
+		return fmt.Errorf("%w: the controller plugin process exited", sdk.ErrPluginShutdown)
 	}
-	return errorFromStatus(err)
+	return wireErrors.FromStatus(err)
 }
 
 // setup serves host on a new broker id and sends the id to the plugin,
 // which dials it once.
-func (c *pluginClient) setup(ctx context.Context, host Host) error {
+func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 	id := c.broker.NextId()
 	go c.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-		opts = append(opts, grpc.MaxRecvMsgSize(maxMessageSize))
+		opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageSize))
 		opts = append(opts, c.hostServerOptions...)
 		s := grpc.NewServer(opts...)
 		pb.RegisterHostServer(s, &hostServer{host: host})
@@ -79,16 +81,16 @@ func (c *pluginClient) stopHost() {
 }
 
 // Info implements Plugin.
-func (c *pluginClient) Info(ctx context.Context) (Info, error) {
+func (c *pluginClient) Info(ctx context.Context) (sdk.Info, error) {
 	r, err := c.client.GetInfo(ctx, &pb.GetInfoRequest{})
 	if err != nil {
-		return Info{}, c.err(err)
+		return sdk.Info{}, c.err(err)
 	}
 	return infoFromProto(r), nil
 }
 
 // HandleEvent implements Plugin.
-func (c *pluginClient) HandleEvent(ctx context.Context, ev Event) error {
+func (c *pluginClient) HandleEvent(ctx context.Context, ev sdk.Event) error {
 	in, err := eventToProto(ev)
 	if err != nil {
 		return err

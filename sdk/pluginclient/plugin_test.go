@@ -1,4 +1,4 @@
-package sdk_test
+package pluginclient_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
 
@@ -23,11 +24,11 @@ func TestConnectInfo(t *testing.T) {
 
 func TestConnectRefusesNilHost(t *testing.T) {
 	t.Parallel()
-	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.ServePluginSet(newProbe(nil)))
+	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
-	_, err := sdk.Connect(context.Background(), client, nil)
+	_, err := pluginclient.Connect(context.Background(), client, nil)
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 }
 
@@ -70,13 +71,13 @@ func TestHandleEventPanic(t *testing.T) {
 // Without Setup there is no Host, and an event is refused.
 func TestHandleEventBeforeSetup(t *testing.T) {
 	t.Parallel()
-	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.ServePluginSet(newProbe(nil)))
+	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
 	raw, err := client.Dispense("controller")
 	require.NoError(t, err)
-	err = raw.(sdk.Plugin).HandleEvent(context.Background(), sdk.Event{FlowID: "f", Seq: 1})
+	err = raw.(pluginclient.Plugin).HandleEvent(context.Background(), sdk.Event{FlowID: "f", Seq: 1})
 	require.ErrorContains(t, err, "before Setup")
 }
 
@@ -102,12 +103,4 @@ func TestHostAfterConnectionLoss(t *testing.T) {
 	}, 5*time.Second, 10*time.Millisecond)
 	err := p.HandleEvent(context.Background(), sdk.Event{FlowID: "f", Seq: 2})
 	require.Error(t, err)
-}
-
-func TestLoggerLevel(t *testing.T) {
-	t.Setenv(sdk.LogLevelEnv, "debug")
-	require.True(t, sdk.Logger().IsDebug())
-	t.Setenv(sdk.LogLevelEnv, "")
-	require.True(t, sdk.Logger().IsInfo())
-	require.False(t, sdk.Logger().IsDebug())
 }

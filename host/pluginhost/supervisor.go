@@ -1,4 +1,4 @@
-package plugins
+package pluginhost
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // Spec names one controller plugin to run: an executable (Path, Args, Env),
@@ -136,11 +138,10 @@ type Supervisor struct {
 	cfg SupervisorConfig
 	log hclog.Logger
 
-	epochs    atomic.Int64
-	mu        sync.Mutex
+	life   lifecycle.Service
+	epochs atomic.Int64
+	// instances is fixed by NewSupervisor; each instance guards itself.
 	instances map[string]*instance
-	cancel    context.CancelFunc
-	done      sync.WaitGroup
 }
 
 // instance is the current process of one plugin.
@@ -151,7 +152,7 @@ type instance struct {
 	state     State
 	epoch     int64
 	client    *plugin.Client
-	conn      sdk.Plugin
+	conn      pluginclient.Plugin
 	info      sdk.Info
 	pid       int
 	restarts  int
@@ -165,6 +166,7 @@ type instance struct {
 func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error) {
 	cfg = cfg.withDefaults()
 	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
+	s.life.Name = "plugin supervisor"
 	for _, p := range cfg.Plugins {
 		if err := p.Validate(); err != nil {
 			return nil, err
@@ -185,48 +187,27 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 }
 
 // Start launches every plugin; each is then kept running in the
-// background. A plugin that fails to start does not fail Start: its state
-// says why, and it is retried.
+// background until Stop. A plugin that fails to start does not fail
+// Start: its state says why, and it is retried. Starting a started
+// supervisor does nothing.
 func (s *Supervisor) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
+	return s.life.Start(ctx, func(context.Context) error {
+		for _, in := range s.instances {
+			s.life.Go(func(ctx context.Context) { s.keep(ctx, in) })
+		}
 		return nil
-	}
-	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	for _, in := range s.instances {
-		s.done.Add(1)
-		go s.keep(ctx, in)
-	}
-	return nil
+	})
 }
 
 // Stop asks every plugin to shut down, waits ShutdownTimeout, then kills
-// what is left (its whole process group).
-func (s *Supervisor) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	cancel := s.cancel
-	s.cancel = nil
-	s.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	stopped := make(chan struct{})
-	go func() { s.done.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("plugin supervisor stop: %w", ctx.Err())
-	}
-}
+// what is left (its whole process group). It returns when every plugin is
+// down, or with an error naming the supervisor when ctx ends first.
+// Stopping a stopped supervisor does nothing.
+func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
 // Handler returns the live instance of controller name, for delivery.
 func (s *Supervisor) Handler(name string) (Handler, error) {
-	s.mu.Lock()
 	in := s.instances[name]
-	s.mu.Unlock()
 	if in == nil {
 		return nil, fmt.Errorf("no plugin named %q is configured in the gateway config (plugins:)", name)
 	}
@@ -254,8 +235,6 @@ func (s *Supervisor) Statuses() []Status {
 	if err != nil {
 		s.log.Warn("count pending events", "error", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := make([]Status, 0, len(s.instances))
 	for name, in := range s.instances {
 		in.mu.Lock()
@@ -286,7 +265,6 @@ func (in *instance) set(state State, errText string) {
 // keep runs one plugin until ctx ends: launch, wait for it to exit,
 // back off, launch again, within the restart budget.
 func (s *Supervisor) keep(ctx context.Context, in *instance) {
-	defer s.done.Done()
 	log := s.cfg.Logger.Named("plugin." + in.spec.Name)
 	for n := 0; ; n++ {
 		started := time.Now()
@@ -376,8 +354,8 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	in.mu.Unlock()
 
 	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		Plugins:          sdk.PluginSet(),
+		HandshakeConfig:  pluginclient.Handshake(),
+		Plugins:          pluginclient.PluginSet(),
 		Cmd:              s.command(in.spec),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           log,
@@ -405,7 +383,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
 	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
-	conn, err := sdk.Connect(ctx, rpc, h)
+	conn, err := pluginclient.Connect(ctx, rpc, h)
 	if err != nil {
 		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)
 	}

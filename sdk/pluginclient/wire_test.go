@@ -1,4 +1,4 @@
-package sdk_test
+package pluginclient_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/stats"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
 
@@ -49,20 +50,20 @@ func (p *probe) Shutdown(context.Context) error { return nil }
 
 // conn connects c over go-plugin's in-process gRPC connection, serving host
 // back to it, and returns the gateway's side.
-func conn(t *testing.T, c sdk.Controller, host sdk.Host, opts ...grpc.ServerOption) (sdk.Plugin, *plugin.GRPCClient) {
+func conn(t *testing.T, c sdk.Controller, host sdk.Host, opts ...grpc.ServerOption) (pluginclient.Plugin, *plugin.GRPCClient) {
 	t.Helper()
-	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.PluginSetWithHostOptions(c, opts...))
+	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.PluginSetWithHostOptions(c, opts...))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
-	p, err := sdk.Connect(context.Background(), client, host)
+	p, err := pluginclient.Connect(context.Background(), client, host)
 	require.NoError(t, err)
 	return p, client
 }
 
 // remoteHost returns the Host a controller gets when it is connected to
 // host over the wire, and the gateway's side of that controller.
-func remoteHost(t *testing.T, host sdk.Host, opts ...grpc.ServerOption) (sdk.Host, sdk.Plugin, *plugin.GRPCClient) {
+func remoteHost(t *testing.T, host sdk.Host, opts ...grpc.ServerOption) (sdk.Host, pluginclient.Plugin, *plugin.GRPCClient) {
 	t.Helper()
 	pr := newProbe(nil)
 	p, client := conn(t, pr, host, opts...)

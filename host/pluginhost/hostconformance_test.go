@@ -1,4 +1,4 @@
-package plugins_test
+package pluginhost_test
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugins"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
 
@@ -27,19 +28,19 @@ func TestInProcessHostConformance(t *testing.T) {
 	t.Parallel()
 	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
 		eng := conformanceEngine(t)
-		return gatewayFixture(eng, plugins.NewHost(eng, conformanceController, nil))
+		return gatewayFixture(eng, pluginhost.NewHost(eng, conformanceController, nil))
 	})
 }
 
 // The Host a controller plugin is handed (sdk's gRPC client) passes the
 // same suite against the gateway: the real engine and bbolt behind the
-// gateway's host, served over go-plugin's broker by sdk.Connect, and
+// gateway's host, served over go-plugin's broker by pluginclient.Connect, and
 // called over real gRPC.
 func TestGRPCHostConformance(t *testing.T) {
 	t.Parallel()
 	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
 		eng := conformanceEngine(t)
-		return gatewayFixture(eng, grpcHost(t, plugins.NewHost(eng, conformanceController, nil)))
+		return gatewayFixture(eng, grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil)))
 	})
 }
 
@@ -102,11 +103,11 @@ func (hostCatcher) Shutdown(context.Context) error { return nil }
 func grpcHost(t *testing.T, host sdk.Host) sdk.Host {
 	t.Helper()
 	catcher := hostCatcher{caught: make(chan sdk.Host, 1)}
-	client, _ := plugin.TestPluginGRPCConn(t, false, sdk.ServePluginSet(catcher))
+	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(catcher))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
-	p, err := sdk.Connect(t.Context(), client, host)
+	p, err := pluginclient.Connect(t.Context(), client, host)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,0 +1,136 @@
+package pluginclient
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/flowgate/flowgate/sdk"
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+)
+
+// This file and sdk/wire.go are the one seam between the hand-written sdk
+// types and the generated protocol types. This file converts the
+// gateway's end: events to the plugin, Host replies to it, and the
+// plugin's Host requests; sdk/wire.go converts the other way.
+//
+// Records (Flow, Task, Event, TaskSpec) cross as the JSON of the sdk
+// types. That JSON is already their canonical form (the store and the HTTP
+// API write it), it keeps JSON null distinct from absent for state and
+// wait, and a field added to a record crosses without a protocol change,
+// so the wire can never silently drop one. A controller in another
+// language reads the same documented JSON. Arguments that are not records
+// (ids, revisions, keys, strings) are typed fields.
+
+func infoFromProto(r *pb.GetInfoResponse) sdk.Info {
+	return sdk.Info{
+		Name:         r.GetName(),
+		Version:      r.GetVersion(),
+		APIVersion:   int(r.GetApiVersion()),
+		Capabilities: r.GetCapabilities(),
+	}
+}
+
+func eventToProto(ev sdk.Event) (*pb.HandleEventRequest, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
+	}
+	return &pb.HandleEventRequest{EventJson: b}, nil
+}
+
+func flowToProto(f *sdk.Flow) (*pb.FlowResponse, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("encode flow: %w", err)
+	}
+	return &pb.FlowResponse{FlowJson: b}, nil
+}
+
+// encodeTask is how a task crosses: its JSON.
+func encodeTask(t *sdk.Task) ([]byte, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
+	}
+	return b, nil
+}
+
+func taskToProto(t *sdk.Task) (*pb.TaskResponse, error) {
+	b, err := encodeTask(t)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.TaskResponse{TaskJson: b}, nil
+}
+
+func tasksToProto(tasks []*sdk.Task) (*pb.ListTasksResponse, error) {
+	out := &pb.ListTasksResponse{TasksJson: make([][]byte, len(tasks))}
+	for i, t := range tasks {
+		b, err := encodeTask(t)
+		if err != nil {
+			return nil, err
+		}
+		out.TasksJson[i] = b
+	}
+	return out, nil
+}
+
+func taskRequestFromProto(r *pb.CreateTaskRequest) (sdk.TaskRequest, error) {
+	req := sdk.TaskRequest{
+		FlowID:         r.GetFlowId(),
+		IdempotencyKey: r.GetIdempotencyKey(),
+		Runtime:        r.GetRuntime(),
+		Label:          r.GetLabel(),
+	}
+	if len(r.GetSpecJson()) > 0 {
+		if err := json.Unmarshal(r.GetSpecJson(), &req.Spec); err != nil {
+			return sdk.TaskRequest{}, fmt.Errorf("%w: task spec is not an sdk.TaskSpec in JSON: %v", sdk.ErrInvalid, err)
+		}
+	}
+	return req, nil
+}
+
+func createdToProto(t *sdk.Task, created bool) (*pb.CreateTaskResponse, error) {
+	b, err := encodeTask(t)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.CreateTaskResponse{TaskJson: b, Created: created}, nil
+}
+
+func flowUpdateFromProto(r *pb.UpdateFlowRequest) sdk.FlowUpdate {
+	return sdk.FlowUpdate{
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		CurrentStep:    r.CurrentStep,
+		BlockedTaskID:  r.BlockedTaskId,
+		BlockedSummary: r.BlockedSummary,
+	}
+}
+
+func waitFromProto(r *pb.SetWaitingRequest) sdk.WaitRequest {
+	return sdk.WaitRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+	}
+}
+
+func resumeFromProto(r *pb.ResumeRequest) sdk.ResumeRequest {
+	return sdk.ResumeRequest{
+		Status:      sdk.FlowStatus(r.GetStatus()),
+		CurrentStep: r.GetCurrentStep(),
+		State:       json.RawMessage(r.GetState()),
+	}
+}
+
+func endFromProto(r *pb.EndRequest) sdk.EndRequest {
+	return sdk.EndRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+	}
+}
