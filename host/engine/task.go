@@ -425,42 +425,6 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 	})
 }
 
-// CancelTask cancels task id: a queued task becomes cancelled at once; a
-// running task gets a cancel request that its runner carries out. A
-// terminal task is refused with ErrTerminal.
-func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
-	var out *sdk.Task
-	err := e.write(func(t *txn) error {
-		task, err := loadTask(t.tx, id)
-		if err != nil {
-			return err
-		}
-		out, err = t.cancelTask(task)
-		return err
-	})
-	return out, err
-}
-
-func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
-	if old.Status.Terminal() {
-		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, old.ID, old.Status)
-	}
-	task := *old
-	if task.CancelRequestedAt.IsZero() {
-		task.CancelRequestedAt = t.now
-	}
-	if task.Status == sdk.TaskQueued {
-		t.endTask(&task, sdk.TaskCancelled, "cancelled before it started")
-		task.Reason = "cancelled"
-	} else {
-		t.notify(TaskCancelRequested, task.ID)
-	}
-	if err := t.saveTask(old, &task); err != nil {
-		return nil, err
-	}
-	return &task, t.afterTaskWrite(old, &task)
-}
-
 // endTask stamps the bookkeeping of a terminal move.
 func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
 	task.Status = to
@@ -512,19 +476,23 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 	if !settled {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
-	if err != nil {
-		return err
-	}
-	if err := t.appendEvent(f, sdk.EventTaskFinished, task.ID, data); err != nil {
+	if err := t.taskFinished(f, task); err != nil {
 		return err
 	}
 	return t.finishCancel(f)
 }
 
+// taskFinished queues task.finished for managed flow f.
+func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task) error {
+	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
+	if err != nil {
+		return err
+	}
+	return t.appendEvent(f, sdk.EventTaskFinished, task.ID, data)
+}
+
 func loadTask(tx store.ReadTx, id string) (*sdk.Task, error) {
-	task := new(sdk.Task)
-	err := getJSON(tx, taskKey(id), task)
+	task, err := getRecord[sdk.Task](tx, taskKey(id))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: task %q does not exist; list tasks with flowgate tasks list", sdk.ErrNotFound, id)
 	}
