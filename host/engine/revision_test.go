@@ -23,6 +23,15 @@ type revisions struct {
 	last map[string]int64
 }
 
+// newRevisions returns an engine on a fresh store, with its checker.
+func newRevisions(t *testing.T) *revisions {
+	t.Helper()
+	st := openStore(t)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	return &revisions{t: t, st: st, eng: eng, last: map[string]int64{}}
+}
+
 // item reads the flow's key from the store.
 func (r *revisions) item(id string) store.Item {
 	r.t.Helper()
@@ -70,10 +79,8 @@ func (r *revisions) check(op string, f *sdk.Flow, writes int64) {
 
 func TestFlowRevisionIsTheStoreRevision(t *testing.T) {
 	t.Parallel()
-	st := openStore(t)
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
-	r := &revisions{t: t, st: st, eng: eng, last: map[string]int64{}}
+	r := newRevisions(t)
+	eng := r.eng
 
 	// A managed flow through its life.
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
@@ -149,10 +156,8 @@ func TestFlowRevisionIsTheStoreRevision(t *testing.T) {
 
 func TestMirroredFlowRevisionIsTheStoreRevision(t *testing.T) {
 	t.Parallel()
-	st := openStore(t)
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
-	r := &revisions{t: t, st: st, eng: eng, last: map[string]int64{}}
+	r := newRevisions(t)
+	eng := r.eng
 	flowOf := func(task *sdk.Task) *sdk.Flow {
 		f, err := eng.GetFlow(task.FlowID)
 		require.NoError(t, err)
@@ -162,7 +167,7 @@ func TestMirroredFlowRevisionIsTheStoreRevision(t *testing.T) {
 	// A detached run: its flow is written when the task moves it.
 	task := detached(t, eng)
 	r.check("create task and mirror", flowOf(task), 1)
-	_, err = eng.StartTask(task.ID, engine.StartInput{PID: 1})
+	_, err := eng.StartTask(task.ID, engine.StartInput{PID: 1})
 	require.NoError(t, err)
 	r.check("task starts", flowOf(task), 1)
 	_, err = eng.SetProcess(task.ID, 1, engine.StartInput{ShimPID: 2})
