@@ -36,7 +36,7 @@ func TestApproveRecordsTheDecisionOnceAndResumes(t *testing.T) {
 
 	code, _, errOut := run(t, home, "tasks", "flow", "approve", f.ID, "--by", "ana", "--expected-revision", "0")
 	require.Equal(t, 3, code, "a stale revision decides nothing")
-	require.Contains(t, errOut, "current revision is 1")
+	require.Contains(t, errOut, "current revision is 2")
 
 	code, _, errOut = run(t, home, "tasks", "flow", "input", f.ID, "--response-json", `{"x":1}`)
 	require.Equal(t, 2, code)

@@ -58,13 +58,13 @@ func TestFlowCreateShowUpdateCancel(t *testing.T) {
 	require.Contains(t, out, f.ID)
 	require.Contains(t, out, "Linked tasks: none")
 
-	code, out, errOut = run(t, home, "tasks", "flow", "update", f.ID, "--expected-revision", "0", "--status", "running", "--state", `{"n":2}`)
+	code, out, errOut = run(t, home, "tasks", "flow", "update", f.ID, "--expected-revision", "1", "--status", "running", "--state", `{"n":2}`)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "revision 1")
+	require.Contains(t, out, "revision 2")
 
-	code, _, errOut = run(t, home, "tasks", "flow", "update", f.ID, "--expected-revision", "0", "--state", `{"n":3}`)
+	code, _, errOut = run(t, home, "tasks", "flow", "update", f.ID, "--expected-revision", "1", "--state", `{"n":3}`)
 	require.Equal(t, 3, code, "a stale revision exits 3")
-	require.Contains(t, errOut, "current revision is 1")
+	require.Contains(t, errOut, "current revision is 2")
 
 	code, out, _ = run(t, home, "tasks", "flow", "show", f.ID, "--json")
 	require.Equal(t, 0, code)
@@ -74,7 +74,7 @@ func TestFlowCreateShowUpdateCancel(t *testing.T) {
 		TaskSummary sdk.TaskSummary `json:"task_summary"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
-	require.Equal(t, int64(1), v.Revision)
+	require.Equal(t, int64(2), v.Revision)
 	require.JSONEq(t, `{"n":2}`, string(v.State), "the stale update wrote nothing")
 	require.NotNil(t, v.Tasks)
 
@@ -242,7 +242,7 @@ func TestBadInputIsRefusedAndWritesNothing(t *testing.T) {
 	require.Equal(t, 0, code)
 	var f sdk.Flow
 	require.NoError(t, json.Unmarshal([]byte(out), &f))
-	require.Equal(t, int64(0), f.Revision, "no refused command wrote anything")
+	require.Equal(t, int64(1), f.Revision, "no refused command wrote anything")
 }
 
 func TestControlCharactersAreMadeVisible(t *testing.T) {

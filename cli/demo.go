@@ -124,8 +124,10 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	}
 	out = step("tasks", "flow", "create", "--controller", "my-controller", "--goal", "nightly report", "--owner", "demo")
 	if id := word(out, 2); id != "" {
-		step("tasks", "flow", "update", id, "--expected-revision", "0", "--status", "running", "--state", `{"step":"render"}`)
+		// A stale revision is refused; the revision the create printed
+		// is the one to write with.
 		step("tasks", "flow", "update", id, "--expected-revision", "0", "--state", `{"step":"stale"}`)
+		step("tasks", "flow", "update", id, "--expected-revision", "1", "--status", "running", "--state", `{"step":"render"}`)
 	}
 	// By now the heartbeat's first scheduled run is due or done.
 	var scheduled string

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// Flow is the durable record of one multi-step piece of work. Every write to
-// a flow bumps Revision by one.
+// Flow is the durable record of one multi-step piece of work. Revision is 1
+// for a new flow and every write to the flow bumps it by one; it is the
+// gateway store's revision of the flow's record.
 type Flow struct {
 	ID       string   `json:"id"`
 	SyncMode SyncMode `json:"sync_mode"`

@@ -50,7 +50,7 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		ids[i] = f.ID
+		ids[i], revs[i] = f.ID, f.Revision
 	}
 	var fsync, one, many []float64
 	for range r.sz.Rounds {

@@ -31,7 +31,7 @@ func BenchmarkGuardedFlowUpdate(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ids[i] = f.ID
+				ids[i], revs[i] = f.ID, f.Revision
 			}
 			fsync, err := store.ProbeFsync(b.TempDir(), 300*time.Millisecond)
 			if err != nil {

@@ -76,22 +76,24 @@ func (t *txn) cancelFlow(old *sdk.Flow) (CancelResult, error) {
 		if !task.Status.Active() {
 			continue
 		}
-		next, err := t.cancelTask(task)
+		next, err := t.stopTask(task)
 		if err != nil {
 			return CancelResult{}, err
+		}
+		// The flow follows its tasks here, not through afterTaskWrite,
+		// so that the cancel is one write to the flow (one revision): a
+		// mirrored flow is re-derived, and a managed one hears of each
+		// task that settled and is made cancelled below.
+		if f.SyncMode == sdk.SyncTaskMirrored {
+			f = t.mirrorOf(f, next)
+		} else if next.Status.Terminal() {
+			if err := t.taskFinished(f, next); err != nil {
+				return CancelResult{}, err
+			}
 		}
 		tasks[i] = next
 		if next.Status.Active() {
 			active++
-		}
-	}
-	// Cancelling a mirrored flow's task has already re-derived the flow.
-	if cur, err := loadFlow(t.tx, f.ID); err != nil {
-		return CancelResult{}, err
-	} else if cur.Revision != old.Revision {
-		old, f = cur, cloneFlow(cur)
-		if firstRequest && !f.CancelRequested() {
-			f.CancelRequestedAt = t.now
 		}
 	}
 	if active == 0 && !f.Status.Terminal() {
@@ -99,10 +101,13 @@ func (t *txn) cancelFlow(old *sdk.Flow) (CancelResult, error) {
 			return CancelResult{}, err
 		}
 	}
-	if f.Status != old.Status || f.CancelRequestedAt != old.CancelRequestedAt {
-		if err := t.saveFlow(old, f); err != nil {
-			return CancelResult{}, err
-		}
+	// A repeated cancel that moved nothing (its tasks were already asked
+	// to stop) leaves the flow, and its revision, as they are.
+	if !firstRequest && !mirrorChanged(old, f) {
+		return CancelResult{Flow: f, Tasks: tasks, Active: active}, nil
+	}
+	if err := t.saveFlow(old, f); err != nil {
+		return CancelResult{}, err
 	}
 	return CancelResult{Flow: f, Tasks: tasks, Active: active}, nil
 }
@@ -127,4 +132,49 @@ func (t *txn) finishCancel(f *sdk.Flow) error {
 		return err
 	}
 	return t.saveFlow(f, next)
+}
+
+// CancelTask cancels task id: a queued task becomes cancelled at once; a
+// running task gets a cancel request that its runner carries out. A
+// terminal task is refused with ErrTerminal.
+func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
+	var out *sdk.Task
+	err := e.write(func(t *txn) error {
+		task, err := loadTask(t.tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = t.cancelTask(task)
+		return err
+	})
+	return out, err
+}
+
+// cancelTask cancels one task and keeps its flow in step.
+func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
+	task, err := t.stopTask(old)
+	if err != nil {
+		return nil, err
+	}
+	return task, t.afterTaskWrite(old, task)
+}
+
+// stopTask writes the cancel of one task and leaves its flow to the
+// caller: a queued task becomes cancelled, a running one gets a cancel
+// request for its runner.
+func (t *txn) stopTask(old *sdk.Task) (*sdk.Task, error) {
+	if old.Status.Terminal() {
+		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, old.ID, old.Status)
+	}
+	task := *old
+	if task.CancelRequestedAt.IsZero() {
+		task.CancelRequestedAt = t.now
+	}
+	if task.Status == sdk.TaskQueued {
+		t.endTask(&task, sdk.TaskCancelled, "cancelled before it started")
+		task.Reason = "cancelled"
+	} else {
+		t.notify(TaskCancelRequested, task.ID)
+	}
+	return &task, t.saveTask(old, &task)
 }

@@ -8,10 +8,15 @@
 //
 // # Revisions
 //
-// Every write to a flow bumps its revision by one. Writers from outside the
-// engine pass the revision they read (UpdateFlow, SetWaiting, Resume,
-// Finish, Fail, RequestCancel); a stale one fails with
-// *sdk.RevisionConflictError carrying the current flow, and nothing changes.
+// A flow's revision is the store's revision of the flow's key
+// (store.Item.Revision, etcd's Version): 1 when the flow is created, one
+// more on every write, which writes the flow's record once. The engine
+// keeps no second counter: reads fill sdk.Flow.Revision from the store and
+// the stored record holds none. Writers from outside the engine pass the
+// revision they read (UpdateFlow, SetWaiting, Resume, Finish, Fail,
+// RequestCancel); a stale one fails with *sdk.RevisionConflictError
+// carrying the current flow, and nothing changes. docs/state-machine.md
+// has the rules.
 //
 // # Transitions
 //

@@ -97,6 +97,9 @@ type txn struct {
 	retention time.Duration
 	wrote     bool
 	changes   []Change
+	// flows holds the ids of the flows written so far: each flow is
+	// written at most once per transaction (see putFlow).
+	flows map[string]bool
 }
 
 // notify records a change to report once the transaction commits.
@@ -162,17 +165,14 @@ func (t *txn) del(key string) error {
 	return t.tx.Delete(key)
 }
 
-// getJSON decodes the record at key into v; it returns store.ErrKeyNotFound
-// for a missing key.
-func getJSON(tx store.ReadTx, key string, v any) error {
+// getRecord reads and decodes the record of type T at key (see
+// decodeRecord); it returns store.ErrKeyNotFound for a missing key.
+func getRecord[T any](tx store.ReadTx, key string) (*T, error) {
 	it, err := tx.Get(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := json.Unmarshal(it.Value, v); err != nil {
-		return fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", key, err)
-	}
-	return nil
+	return decodeRecord[T](it)
 }
 
 // invalid returns an ErrInvalid error with a message.

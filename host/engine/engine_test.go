@@ -70,7 +70,7 @@ func TestCreateFlowDefaults(t *testing.T) {
 	f := createFlow(t, eng)
 	require.Equal(t, sdk.SyncManaged, f.SyncMode)
 	require.Equal(t, sdk.FlowQueued, f.Status)
-	require.Equal(t, int64(0), f.Revision)
+	require.Equal(t, int64(1), f.Revision)
 	require.Equal(t, "done_only", f.NotifyPolicy)
 	require.Len(t, f.ID, 36)
 
@@ -106,16 +106,16 @@ func TestUpdateBumpsRevisionAndRefusesStale(t *testing.T) {
 	eng := newEngine(t)
 	f := createFlow(t, eng)
 
-	up, err := eng.UpdateFlow(f.ID, 0, engine.FlowPatch{State: json.RawMessage(`{"n":1}`)})
+	up, err := eng.UpdateFlow(f.ID, 1, engine.FlowPatch{State: json.RawMessage(`{"n":1}`)})
 	require.NoError(t, err)
-	require.Equal(t, int64(1), up.Revision)
+	require.Equal(t, int64(2), up.Revision)
 
-	_, err = eng.UpdateFlow(f.ID, 0, engine.FlowPatch{State: json.RawMessage(`{"n":99}`)})
+	_, err = eng.UpdateFlow(f.ID, 1, engine.FlowPatch{State: json.RawMessage(`{"n":99}`)})
 	require.ErrorIs(t, err, sdk.ErrRevisionConflict)
 	var rc *sdk.RevisionConflictError
 	require.True(t, errors.As(err, &rc))
-	require.Equal(t, int64(0), rc.Expected)
-	require.Equal(t, int64(1), rc.Current.Revision)
+	require.Equal(t, int64(1), rc.Expected)
+	require.Equal(t, int64(2), rc.Current.Revision)
 	require.JSONEq(t, `{"n":1}`, string(rc.Current.State))
 
 	got, err := eng.GetFlow(f.ID)
@@ -191,7 +191,7 @@ func TestListFlowsFiltersAndPages(t *testing.T) {
 	}
 	other, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "owner/b", ControllerID: "other", Goal: "g"})
 	require.NoError(t, err)
-	_, err = eng.Finish(other.ID, 0, engine.EndInput{})
+	_, err = eng.Finish(other.ID, other.Revision, engine.EndInput{})
 	require.NoError(t, err)
 
 	all := allFlows(t, eng)

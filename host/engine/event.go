@@ -172,8 +172,8 @@ type EventFailure struct {
 // event that was acknowledged meanwhile is left alone.
 func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
 	return e.write(func(t *txn) error {
-		ev := new(sdk.Event)
-		if err := getJSON(t.tx, eventKey(flowID, seq), ev); err != nil {
+		ev, err := getRecord[sdk.Event](t.tx, eventKey(flowID, seq))
+		if err != nil {
 			if errors.Is(err, store.ErrKeyNotFound) {
 				return nil
 			}

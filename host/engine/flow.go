@@ -89,7 +89,7 @@ func checkJSON(field string, b json.RawMessage) error {
 	return nil
 }
 
-// CreateFlow stores a new managed flow in status queued at revision 0 and
+// CreateFlow stores a new managed flow in status queued at revision 1 and
 // queues a flow.started event for its controller, in one transaction.
 func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 	if err := in.normalize(); err != nil {
@@ -270,28 +270,28 @@ func (e *Engine) CountFlows() (FlowCounts, error) {
 }
 
 // loadFlow reads a flow record, or returns an ErrNotFound error naming it.
+// Its Revision is the store's revision of the flow's key.
 func loadFlow(tx store.ReadTx, id string) (*sdk.Flow, error) {
-	f := new(sdk.Flow)
-	err := getJSON(tx, flowKey(id), f)
+	f, err := getRecord[sdk.Flow](tx, flowKey(id))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: flow %q does not exist; list flows with flowgate tasks flow list", sdk.ErrNotFound, id)
 	}
 	return f, err
 }
 
-// saveFlow writes f over old (nil for a new flow): it bumps the revision,
-// stamps updated_at and keeps the indexes in step.
+// saveFlow writes f over old (nil for a new flow) as read in this
+// transaction: the write bumps the revision of the flow's key, which f
+// then carries; it stamps updated_at and keeps the indexes in step.
 func (t *txn) saveFlow(old, f *sdk.Flow) error {
 	var oldKeys []string
 	if old != nil {
-		f.Revision = old.Revision + 1
 		oldKeys = flowIndexKeys(old)
 	}
 	f.UpdatedAt = t.now
 	if err := t.reindex(oldKeys, flowIndexKeys(f)); err != nil {
 		return err
 	}
-	return t.put(flowKey(f.ID), f)
+	return t.putFlow(old, f)
 }
 
 // lastSegment returns what follows the last '/' of an index key: the id.

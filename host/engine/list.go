@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -29,12 +28,9 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 	}
 	var readErr error
 	err = tx.Scan(q.prefix, opts, func(it store.Item) bool {
-		v := new(T)
+		var v *T
 		if q.prefix == q.records {
-			readErr = json.Unmarshal(it.Value, v)
-			if readErr != nil {
-				readErr = fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", it.Key, readErr)
-			}
+			v, readErr = decodeRecord[T](it)
 		} else {
 			var ok bool
 			if v, ok, readErr = indexed[T](tx, q.records, it.Key); readErr != nil {
@@ -67,8 +63,7 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 // false for a stray entry whose record is gone; flowgate check and the
 // audit report those, and reads skip them rather than fail.
 func indexed[T any](tx store.ReadTx, records, key string) (v *T, ok bool, err error) {
-	v = new(T)
-	err = getJSON(tx, records+lastSegment(key), v)
+	v, err = getRecord[T](tx, records+lastSegment(key))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, false, nil
 	}

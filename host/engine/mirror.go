@@ -46,6 +46,16 @@ func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
 // syncMirror re-derives mirrored flow f from its task and saves it when
 // anything changed, so identical syncs do not bump the revision.
 func (t *txn) syncMirror(f *sdk.Flow, task *sdk.Task) error {
+	next := t.mirrorOf(f, task)
+	if !mirrorChanged(f, next) {
+		return nil
+	}
+	return t.saveFlow(f, next)
+}
+
+// mirrorOf returns a copy of mirrored flow f re-derived from its task:
+// status, goal and end time.
+func (t *txn) mirrorOf(f *sdk.Flow, task *sdk.Task) *sdk.Flow {
 	next := cloneFlow(f)
 	next.Status = mirrorStatus(task.Status)
 	next.Goal = mirrorGoal(task)
@@ -53,8 +63,11 @@ func (t *txn) syncMirror(f *sdk.Flow, task *sdk.Task) error {
 	if next.Status.Terminal() && next.EndedAt.IsZero() {
 		next.EndedAt = t.now
 	}
-	if next.Status == f.Status && next.Goal == f.Goal && next.EndedAt.Equal(f.EndedAt) {
-		return nil
-	}
-	return t.saveFlow(f, next)
+	return next
+}
+
+// mirrorChanged reports whether next differs from f in what a mirror
+// derives (status, goal, end time).
+func mirrorChanged(f, next *sdk.Flow) bool {
+	return next.Status != f.Status || next.Goal != f.Goal || !next.EndedAt.Equal(f.EndedAt)
 }

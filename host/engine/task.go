@@ -170,124 +170,6 @@ func linkableFlow(tx store.ReadTx, in CreateTaskInput) (*sdk.Flow, error) {
 	return f, nil
 }
 
-// GetTask returns the task with this id, or an ErrNotFound error.
-func (e *Engine) GetTask(id string) (*sdk.Task, error) {
-	var task *sdk.Task
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		task, err = loadTask(tx, id)
-		return err
-	})
-	return task, err
-}
-
-// ResolveTask finds a task by id, else by idempotency key.
-func (e *Engine) ResolveTask(token string) (*sdk.Task, error) {
-	token = strings.TrimSpace(token)
-	if token == "" {
-		return nil, invalid("task id or idempotency key is empty")
-	}
-	var task *sdk.Task
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		if task, err = loadTask(tx, token); !errors.Is(err, sdk.ErrNotFound) {
-			return err
-		}
-		it, err := tx.Get(idemKey(token))
-		if errors.Is(err, store.ErrKeyNotFound) {
-			return fmt.Errorf("%w: no task has id or idempotency key %q; list tasks with flowgate tasks list", sdk.ErrNotFound, token)
-		}
-		if err != nil {
-			return err
-		}
-		task, err = loadTask(tx, string(it.Value))
-		return err
-	})
-	return task, err
-}
-
-// TaskFilter selects tasks for ListTasks. The zero value selects all.
-type TaskFilter struct {
-	Status   sdk.TaskStatus
-	Runtime  string
-	FlowID   string
-	OwnerKey string
-	// After is the cursor: list tasks older than this task id.
-	After string
-	// Limit caps the page; zero means no limit.
-	Limit int
-}
-
-// TaskPage is one page of tasks, newest first, and the cursor of the next.
-type TaskPage struct {
-	Tasks []*sdk.Task
-	Next  string
-}
-
-// ListTasks returns tasks matching f, newest first.
-func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
-	if f.Status != "" {
-		if _, err := sdk.ParseTaskStatus(string(f.Status)); err != nil {
-			return TaskPage{}, err
-		}
-	}
-	prefix := taskPrefix
-	switch {
-	case f.FlowID != "":
-		prefix = idxTaskFlow + f.FlowID + "/"
-	case f.Status != "":
-		prefix = idxTaskStatus + string(f.Status) + "/"
-	case f.OwnerKey != "":
-		prefix = idxTaskOwner + esc(f.OwnerKey) + "/"
-	}
-	q := listQuery[sdk.Task]{prefix: prefix, records: taskPrefix, after: f.After, limit: f.Limit,
-		match: f.match, id: func(t *sdk.Task) string { return t.ID }}
-	var page TaskPage
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		page.Tasks, page.Next, err = q.run(tx)
-		return err
-	})
-	return page, err
-}
-
-func (f TaskFilter) match(t *sdk.Task) bool {
-	return (f.Status == "" || t.Status == f.Status) &&
-		(f.Runtime == "" || t.Runtime == f.Runtime) &&
-		(f.FlowID == "" || t.FlowID == f.FlowID) &&
-		(f.OwnerKey == "" || t.OwnerKey == f.OwnerKey)
-}
-
-// FlowTasks returns the tasks linked to flow flowID, oldest first.
-func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
-	var tasks []*sdk.Task
-	err := e.view(func(tx store.ReadTx) error {
-		var err error
-		tasks, err = flowTasks(tx, flowID)
-		return err
-	})
-	return tasks, err
-}
-
-func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
-	var tasks []*sdk.Task
-	var loadErr error
-	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
-		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
-		if loadErr = err; err != nil {
-			return false
-		}
-		if ok {
-			tasks = append(tasks, task)
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	return tasks, loadErr
-}
-
 // Runnable reports whether the runner can start t: it has a command.
 func Runnable(t *sdk.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell != "" }
 
@@ -425,42 +307,6 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 	})
 }
 
-// CancelTask cancels task id: a queued task becomes cancelled at once; a
-// running task gets a cancel request that its runner carries out. A
-// terminal task is refused with ErrTerminal.
-func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
-	var out *sdk.Task
-	err := e.write(func(t *txn) error {
-		task, err := loadTask(t.tx, id)
-		if err != nil {
-			return err
-		}
-		out, err = t.cancelTask(task)
-		return err
-	})
-	return out, err
-}
-
-func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
-	if old.Status.Terminal() {
-		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, old.ID, old.Status)
-	}
-	task := *old
-	if task.CancelRequestedAt.IsZero() {
-		task.CancelRequestedAt = t.now
-	}
-	if task.Status == sdk.TaskQueued {
-		t.endTask(&task, sdk.TaskCancelled, "cancelled before it started")
-		task.Reason = "cancelled"
-	} else {
-		t.notify(TaskCancelRequested, task.ID)
-	}
-	if err := t.saveTask(old, &task); err != nil {
-		return nil, err
-	}
-	return &task, t.afterTaskWrite(old, &task)
-}
-
 // endTask stamps the bookkeeping of a terminal move.
 func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
 	task.Status = to
@@ -512,19 +358,23 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 	if !settled {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
-	if err != nil {
-		return err
-	}
-	if err := t.appendEvent(f, sdk.EventTaskFinished, task.ID, data); err != nil {
+	if err := t.taskFinished(f, task); err != nil {
 		return err
 	}
 	return t.finishCancel(f)
 }
 
+// taskFinished queues task.finished for managed flow f.
+func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task) error {
+	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
+	if err != nil {
+		return err
+	}
+	return t.appendEvent(f, sdk.EventTaskFinished, task.ID, data)
+}
+
 func loadTask(tx store.ReadTx, id string) (*sdk.Task, error) {
-	task := new(sdk.Task)
-	err := getJSON(tx, taskKey(id), task)
+	task, err := getRecord[sdk.Task](tx, taskKey(id))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: task %q does not exist; list tasks with flowgate tasks list", sdk.ErrNotFound, id)
 	}
@@ -543,53 +393,4 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		return err
 	}
 	return t.put(taskKey(task.ID), task)
-}
-
-// CountTasks counts every task by status, from the status index.
-func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
-	counts := map[sdk.TaskStatus]int{}
-	err := e.view(func(tx store.ReadTx) error {
-		for _, s := range sdk.TaskStatuses() {
-			if err := tx.Scan(idxTaskStatus+string(s)+"/", store.ScanOptions{}, func(store.Item) bool {
-				counts[s]++
-				return true
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return counts, err
-}
-
-// RunnableTasks returns up to limit queued tasks that have a command and
-// whose retry time has come, oldest first (FIFO admission), and the
-// earliest retry time among the waiting ones it passed (zero if none). One
-// walk over the queue answers both, so a dispatcher needs no second scan.
-func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Time, err error) {
-	now := e.now()
-	err = e.view(func(tx store.ReadTx) error {
-		var loadErr error
-		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
-			task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
-			if loadErr = err; err != nil {
-				return false
-			}
-			switch {
-			case !ok, !Runnable(task):
-			case task.RetryAt.After(now):
-				if nextRetry.IsZero() || task.RetryAt.Before(nextRetry) {
-					nextRetry = task.RetryAt
-				}
-			default:
-				tasks = append(tasks, task)
-			}
-			return limit <= 0 || len(tasks) < limit
-		})
-		if err != nil {
-			return err
-		}
-		return loadErr
-	})
-	return tasks, nextRetry, err
 }

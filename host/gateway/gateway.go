@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
@@ -63,14 +64,15 @@ type Gateway struct {
 	cfg Config
 	log hclog.Logger
 
-	mu      sync.Mutex
-	st      *store.Bolt
-	eng     *engine.Engine
-	run     *runner.Runner
-	sched   *scheduler.Scheduler
-	sweep   *maintenance.Sweeper
-	sup     *pluginhost.Supervisor
-	del     *pluginhost.Deliverer
+	mu    sync.Mutex
+	st    *store.Bolt
+	eng   *engine.Engine
+	run   *runner.Runner
+	sched *scheduler.Scheduler
+	sup   *pluginhost.Supervisor
+	// parts are the long-running parts, started in order and stopped in
+	// reverse (see the package doc).
+	parts   *lifecycle.Group
 	srv     *http.Server
 	ln      net.Listener
 	served  chan struct{}
@@ -98,8 +100,11 @@ func New(cfg Config) (*Gateway, error) {
 func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
 
 // Start opens the store, reattaches to the tasks a previous gateway left
-// running, starts dispatching, and serves the API socket. A second gateway
-// on the same home fails at once naming the running one's pid.
+// running, starts its parts (see the package doc), and serves the API
+// socket. A second gateway on the same home fails at once naming the
+// running one's pid. A part that cannot start fails Start with an error
+// that names it ("start runner: …"); the parts already started are
+// stopped, the store is closed, and nothing is served.
 func (g *Gateway) Start(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -171,36 +176,31 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
 		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
 	})
-	// stop undoes a start that failed part way; each Stop does nothing
-	// for a piece that never started.
-	stop := func() {
-		_ = sweep.Stop(ctx)
-		_ = sched.Stop(ctx)
-		_ = del.Stop(ctx)
-		_ = sup.Stop(ctx)
-		_ = run.Stop(ctx)
-		st.Close()
-	}
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
-		stop()
+		st.Close()
 		return fmt.Errorf("gateway config cron: %w", err)
 	}
-	if err := run.Start(ctx); err != nil {
-		stop()
-		return err
+	parts := []lifecycle.Named{
+		{Name: "runner", Part: run},
+		{Name: "plugin supervisor", Part: sup},
+		{Name: "event delivery", Part: del},
+		{Name: "scheduler", Part: sched},
 	}
-	_ = sup.Start(ctx)
-	_ = del.Start(ctx)
-	_ = sched.Start(ctx)
 	if !g.cfg.File.Maintenance.Disabled {
-		sweep.Start(ctx)
+		parts = append(parts, lifecycle.Named{Name: "maintenance sweep", Part: sweep})
+	}
+	group, err := lifecycle.StartAll(ctx, parts...)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("gateway: %w", err)
 	}
 	ln, err := api.Listen(sock)
 	if err != nil {
-		stop()
+		err = errors.Join(err, group.Stop(ctx))
+		st.Close()
 		return err
 	}
-	g.st, g.eng, g.run, g.sched, g.sweep, g.sup, g.del, g.ln = st, eng, run, sched, sweep, sup, del, ln
+	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln = st, eng, run, sched, sup, group, ln
 	g.started = time.Now()
 	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
 	g.served = make(chan struct{})
@@ -240,7 +240,7 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	}
 	err := g.srv.Shutdown(ctx)
 	<-g.served
-	err = errors.Join(err, g.sweep.Stop(ctx), g.sched.Stop(ctx), g.del.Stop(ctx), g.sup.Stop(ctx), g.run.Stop(ctx))
+	err = errors.Join(err, g.parts.Stop(ctx))
 	if cerr := g.st.Close(); err == nil {
 		err = cerr
 	}

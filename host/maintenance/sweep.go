@@ -2,13 +2,13 @@ package maintenance
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/lifecycle"
 )
 
 // Defaults for SweepConfig.
@@ -38,12 +38,11 @@ type SweepConfig struct {
 // a sweep; a pass still running when the next is due delays it rather
 // than overlapping it.
 type Sweeper struct {
-	eng *engine.Engine
-	cfg SweepConfig
+	eng  *engine.Engine
+	cfg  SweepConfig
+	life lifecycle.Service
 
 	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
 	last   Summary
 	passes int
 }
@@ -60,39 +59,23 @@ func NewSweeper(eng *engine.Engine, cfg SweepConfig) *Sweeper {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	cfg.Pass.Apply, cfg.Pass.Quick = true, true
-	return &Sweeper{eng: eng, cfg: cfg}
+	return &Sweeper{eng: eng, cfg: cfg, life: lifecycle.Service{Name: "maintenance sweep"}}
 }
 
 // Start begins sweeping: the first pass after First, then one every
-// Interval. Calling Start on a started Sweeper does nothing.
-func (s *Sweeper) Start(ctx context.Context) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel, s.done = cancel, make(chan struct{})
-	go s.loop(ctx, s.done)
+// Interval. It has nothing that can fail and returns nil; it returns an
+// error to share the lifecycle of the gateway's other parts. Calling Start
+// on a started Sweeper does nothing.
+func (s *Sweeper) Start(ctx context.Context) error {
+	return s.life.Start(ctx, func(context.Context) error {
+		s.life.Go(s.loop)
+		return nil
+	})
 }
 
 // Stop ends sweeping and waits for a pass in progress, or for ctx.
-func (s *Sweeper) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	cancel, done := s.cancel, s.done
-	s.cancel = nil
-	s.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("maintenance sweep stop: %w", ctx.Err())
-	}
-}
+// Calling Stop on a stopped Sweeper does nothing.
+func (s *Sweeper) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
 // Last returns the summary of the last pass and how many passes ran.
 func (s *Sweeper) Last() (Summary, int) {
@@ -101,8 +84,7 @@ func (s *Sweeper) Last() (Summary, int) {
 	return s.last, s.passes
 }
 
-func (s *Sweeper) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (s *Sweeper) loop(ctx context.Context) {
 	t := time.NewTimer(s.cfg.First)
 	defer t.Stop()
 	for {

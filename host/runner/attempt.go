@@ -326,7 +326,7 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
 // running: a status file means the task ended while no runner watched; a
 // live shim is followed again (when follow is set); a dead shim without a
 // status is lost; an attempt whose shim never started is queued again.
-func (r *Runner) recover(ctx context.Context, follow bool) error {
+func (r *Runner) recover(follow bool) error {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
 		return fmt.Errorf("list running tasks: %w", err)
@@ -349,7 +349,7 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 		a := newAttempt(task.ID, task.Attempts, dir, nil)
 		if follow {
 			r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
-			r.follow(ctx, a)
+			r.follow(a)
 			continue
 		}
 		switch st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); {
@@ -377,5 +377,5 @@ func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
-	return r.recover(ctx, false)
+	return r.recover(false)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -108,11 +109,8 @@ type Runner struct {
 	mu     sync.Mutex
 	active map[string]*attempt // by task id
 
-	// life serialises Start and Stop; it guards cancel and started.
-	life    sync.Mutex
-	cancel  context.CancelFunc
-	started bool
-	done    sync.WaitGroup
+	// life runs the dispatch loop and one goroutine per followed attempt.
+	life lifecycle.Service
 }
 
 // New returns a runner over eng. It fails on an invalid config.
@@ -125,6 +123,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		eng: eng, cfg: cfg, log: cfg.Logger,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
+		life:   lifecycle.Service{Name: "runner"},
 	}, nil
 }
 
@@ -152,54 +151,28 @@ func (r *Runner) poke() {
 }
 
 // Start reattaches to the tasks a previous runner left running, settles
-// those that ended meanwhile, and starts dispatching queued tasks. Calling
-// Start on a started runner does nothing.
+// those that ended meanwhile, and starts dispatching queued tasks. If it
+// cannot (the log directory cannot be made, the records cannot be read),
+// it returns why and leaves the runner stopped. Calling Start on a started
+// runner does nothing.
 func (r *Runner) Start(ctx context.Context) error {
-	r.life.Lock()
-	defer r.life.Unlock()
-	if r.started {
+	return r.life.Start(ctx, func(context.Context) error {
+		if err := os.MkdirAll(filepath.Join(r.cfg.Home, home.LogsDir), 0o700); err != nil {
+			return fmt.Errorf("create task log directory: %w", err)
+		}
+		if err := r.recover(true); err != nil {
+			return err
+		}
+		r.poke()
+		r.life.Go(r.dispatchLoop)
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Join(r.cfg.Home, home.LogsDir), 0o700); err != nil {
-		return fmt.Errorf("create task log directory: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.cancel = cancel
-	r.started = true
-	if err := r.recover(ctx, true); err != nil {
-		_ = r.stop(ctx)
-		return err
-	}
-	r.poke()
-	r.done.Add(1)
-	go r.dispatchLoop(ctx)
-	return nil
+	})
 }
 
 // Stop stops dispatching and following tasks and waits for the runner's
-// goroutines. Running tasks keep running under their shims. Calling Stop on
-// a stopped runner does nothing.
-func (r *Runner) Stop(ctx context.Context) error {
-	r.life.Lock()
-	defer r.life.Unlock()
-	return r.stop(ctx)
-}
-
-func (r *Runner) stop(ctx context.Context) error {
-	if !r.started {
-		return nil
-	}
-	r.started = false
-	r.cancel()
-	stopped := make(chan struct{})
-	go func() { r.done.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("runner stop: %w", ctx.Err())
-	}
-}
+// goroutines, or for ctx. Running tasks keep running under their shims.
+// Calling Stop on a stopped runner does nothing.
+func (r *Runner) Stop(ctx context.Context) error { return r.life.Stop(ctx) }
 
 // Running returns how many tasks the runner follows now.
 func (r *Runner) Running() int {
@@ -214,7 +187,6 @@ func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 // dispatchLoop starts queued tasks while there is room, whenever a task
 // is queued or finishes, when a retry comes due, and at least every second.
 func (r *Runner) dispatchLoop(ctx context.Context) {
-	defer r.done.Done()
 	for {
 		wait := time.Second
 		if next := r.dispatch(ctx); !next.IsZero() {
@@ -310,7 +282,7 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	}
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
-	r.follow(ctx, a)
+	r.follow(a)
 }
 
 // specFor builds the shim's spec for the attempt now starting.
@@ -329,20 +301,27 @@ func (r *Runner) specFor(task *sdk.Task) shim.Spec {
 }
 
 // follow registers a and supervises it until it settles or the runner
-// stops.
-func (r *Runner) follow(ctx context.Context, a *attempt) {
+// stops. A runner that is stopping follows nothing new: the task keeps
+// running under its shim, and the next Start reattaches to it.
+func (r *Runner) follow(a *attempt) {
 	r.mu.Lock()
 	r.active[a.taskID] = a
 	r.mu.Unlock()
-	r.done.Add(1)
-	go func() {
-		defer r.done.Done()
+	followed := r.life.Go(func(ctx context.Context) {
 		r.supervise(ctx, a)
-		r.mu.Lock()
-		delete(r.active, a.taskID)
-		r.mu.Unlock()
+		r.forget(a)
 		r.poke()
-	}()
+	})
+	if !followed {
+		r.forget(a)
+	}
+}
+
+// forget drops a from the attempts the runner follows.
+func (r *Runner) forget(a *attempt) {
+	r.mu.Lock()
+	delete(r.active, a.taskID)
+	r.mu.Unlock()
 }
 
 func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {

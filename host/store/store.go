@@ -13,7 +13,9 @@ type Item struct {
 	Value []byte
 	// Revision counts the writes to this key since it was created: 1 after
 	// the first Put, +1 on every later Put. A deleted and re-created key
-	// starts again at 1 (etcd's Version has the same rule).
+	// starts again at 1 (etcd's Version has the same rule). The engine
+	// takes it as a flow's revision, so every backend must keep these
+	// rules exactly (storetest checks them).
 	Revision int64
 }
 

@@ -11,10 +11,12 @@
 //		})
 //	}
 //
-// The suite covers revisions, reads and scans, rollback, limits, and the
-// concurrency contract the engine builds on: compare-and-swap under
-// contention, a linearizability check of concurrent guarded writes and reads
-// (porcupine), and group commit isolation between writers.
+// The suite covers revisions (the per-key rules of etcd's Version, which
+// the engine takes as a flow's revision), reads and scans, rollback,
+// limits, and the concurrency contract the engine builds on:
+// compare-and-swap under contention, a linearizability check of
+// concurrent guarded writes and reads (porcupine), and group commit
+// isolation between writers.
 package storetest
 
 import (
@@ -37,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Revisions", testRevisions},
 		{"ReadYourWrites", testReadYourWrites},
 		{"DeleteRestartsRevision", testDeleteRestartsRevision},
+		{"RevisionIsPerKeyVersion", testRevisionIsPerKeyVersion},
 		{"EmptyValue", testEmptyValue},
 		{"ValuesAreCopies", testValuesAreCopies},
 		{"FailedUpdateRollsBack", testFailedUpdateRollsBack},

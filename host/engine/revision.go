@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// A flow's revision is the store's revision of its key (store.Item.Revision,
+// etcd's Version): 1 once the flow is created, one more on every write. The
+// engine keeps no counter of its own. Reads fill sdk.Flow.Revision from the
+// item; saveFlow takes it from the Put; the stored JSON never holds it.
+
+// storedFlow is a flow as its record holds it: the flow's JSON without a
+// revision. Revision shadows sdk.Flow's field of the same JSON name (the
+// shallower field wins) and, left nil, is omitted, so the bytes carry no
+// number that could go stale. Records written before the revision moved
+// to the store still hold one; decodeRecord overwrites it with the item's.
+type storedFlow struct {
+	*sdk.Flow
+	Revision *int64 `json:"revision,omitempty"`
+}
+
+// decodeRecord decodes the record in it into a new T. A flow takes its
+// revision from the item.
+func decodeRecord[T any](it store.Item) (*T, error) {
+	v := new(T)
+	if err := json.Unmarshal(it.Value, v); err != nil {
+		return nil, fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", it.Key, err)
+	}
+	if f, ok := any(v).(*sdk.Flow); ok {
+		f.Revision = it.Revision
+	}
+	return v, nil
+}
+
+// putFlow writes f's record and sets f.Revision to the key's new revision.
+// old is the flow as this transaction read it (nil for a new flow).
+//
+// One engine operation is one write to a flow, so that it bumps the
+// revision by exactly one, and so that a backend whose transactions take
+// one operation per key (etcd) can run it. A second write of the same flow
+// in one transaction, or a Put that does not land one revision past old
+// (the key moved under the caller), is a bug in the engine: the
+// transaction is rolled back rather than commit it.
+func (t *txn) putFlow(old, f *sdk.Flow) error {
+	if t.flows[f.ID] {
+		return fmt.Errorf("flow %s is written twice in one transaction (a bug in the engine; nothing was changed)", f.ID)
+	}
+	b, err := json.Marshal(storedFlow{Flow: f})
+	if err != nil {
+		return fmt.Errorf("encode flow %s: %w", f.ID, err)
+	}
+	if t.flows == nil {
+		t.flows = map[string]bool{}
+	}
+	t.flows[f.ID] = true
+	t.wrote = true
+	rev, err := t.tx.Put(flowKey(f.ID), b)
+	if err != nil {
+		return err
+	}
+	want := int64(1)
+	if old != nil {
+		want = old.Revision + 1
+	}
+	if rev != want {
+		return fmt.Errorf("flow %s: the write landed at revision %d, not %d: it was written from a stale read (a bug in the engine; nothing was changed)", f.ID, rev, want)
+	}
+	f.Revision = rev
+	return nil
+}

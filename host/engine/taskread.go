@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The task reads: one task, lists and counts, and the runner's queue.
+
+// GetTask returns the task with this id, or an ErrNotFound error.
+func (e *Engine) GetTask(id string) (*sdk.Task, error) {
+	var task *sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		task, err = loadTask(tx, id)
+		return err
+	})
+	return task, err
+}
+
+// ResolveTask finds a task by id, else by idempotency key.
+func (e *Engine) ResolveTask(token string) (*sdk.Task, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return nil, invalid("task id or idempotency key is empty")
+	}
+	var task *sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		if task, err = loadTask(tx, token); !errors.Is(err, sdk.ErrNotFound) {
+			return err
+		}
+		it, err := tx.Get(idemKey(token))
+		if errors.Is(err, store.ErrKeyNotFound) {
+			return fmt.Errorf("%w: no task has id or idempotency key %q; list tasks with flowgate tasks list", sdk.ErrNotFound, token)
+		}
+		if err != nil {
+			return err
+		}
+		task, err = loadTask(tx, string(it.Value))
+		return err
+	})
+	return task, err
+}
+
+// TaskFilter selects tasks for ListTasks. The zero value selects all.
+type TaskFilter struct {
+	Status   sdk.TaskStatus
+	Runtime  string
+	FlowID   string
+	OwnerKey string
+	// After is the cursor: list tasks older than this task id.
+	After string
+	// Limit caps the page; zero means no limit.
+	Limit int
+}
+
+// TaskPage is one page of tasks, newest first, and the cursor of the next.
+type TaskPage struct {
+	Tasks []*sdk.Task
+	Next  string
+}
+
+// ListTasks returns tasks matching f, newest first.
+func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
+	if f.Status != "" {
+		if _, err := sdk.ParseTaskStatus(string(f.Status)); err != nil {
+			return TaskPage{}, err
+		}
+	}
+	prefix := taskPrefix
+	switch {
+	case f.FlowID != "":
+		prefix = idxTaskFlow + f.FlowID + "/"
+	case f.Status != "":
+		prefix = idxTaskStatus + string(f.Status) + "/"
+	case f.OwnerKey != "":
+		prefix = idxTaskOwner + esc(f.OwnerKey) + "/"
+	}
+	q := listQuery[sdk.Task]{prefix: prefix, records: taskPrefix, after: f.After, limit: f.Limit,
+		match: f.match, id: func(t *sdk.Task) string { return t.ID }}
+	var page TaskPage
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		page.Tasks, page.Next, err = q.run(tx)
+		return err
+	})
+	return page, err
+}
+
+func (f TaskFilter) match(t *sdk.Task) bool {
+	return (f.Status == "" || t.Status == f.Status) &&
+		(f.Runtime == "" || t.Runtime == f.Runtime) &&
+		(f.FlowID == "" || t.FlowID == f.FlowID) &&
+		(f.OwnerKey == "" || t.OwnerKey == f.OwnerKey)
+}
+
+// FlowTasks returns the tasks linked to flow flowID, oldest first.
+func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
+	var tasks []*sdk.Task
+	err := e.view(func(tx store.ReadTx) error {
+		var err error
+		tasks, err = flowTasks(tx, flowID)
+		return err
+	})
+	return tasks, err
+}
+
+func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
+	var tasks []*sdk.Task
+	var loadErr error
+	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
+		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+		if loadErr = err; err != nil {
+			return false
+		}
+		if ok {
+			tasks = append(tasks, task)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tasks, loadErr
+}
+
+// CountTasks counts every task by status, from the status index.
+func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
+	counts := map[sdk.TaskStatus]int{}
+	err := e.view(func(tx store.ReadTx) error {
+		for _, s := range sdk.TaskStatuses() {
+			if err := tx.Scan(idxTaskStatus+string(s)+"/", store.ScanOptions{}, func(store.Item) bool {
+				counts[s]++
+				return true
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// RunnableTasks returns up to limit queued tasks that have a command and
+// whose retry time has come, oldest first (FIFO admission), and the
+// earliest retry time among the waiting ones it passed (zero if none). One
+// walk over the queue answers both, so a dispatcher needs no second scan.
+func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Time, err error) {
+	now := e.now()
+	err = e.view(func(tx store.ReadTx) error {
+		var loadErr error
+		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
+			task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+			if loadErr = err; err != nil {
+				return false
+			}
+			switch {
+			case !ok, !Runnable(task):
+			case task.RetryAt.After(now):
+				if nextRetry.IsZero() || task.RetryAt.Before(nextRetry) {
+					nextRetry = task.RetryAt
+				}
+			default:
+				tasks = append(tasks, task)
+			}
+			return limit <= 0 || len(tasks) < limit
+		})
+		if err != nil {
+			return err
+		}
+		return loadErr
+	})
+	return tasks, nextRetry, err
+}

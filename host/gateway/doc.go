@@ -1,0 +1,64 @@
+// Package gateway is the host: it opens the store and wires the engine to
+// the parts that act on its records, starts and stops them together, and
+// serves the local API on a socket in the flowgate home. `flowgate gateway`
+// runs one in the foreground; commands that run work with no gateway
+// running host one in-process for their own duration (see DESIGN.md).
+//
+// # What it wires
+//
+// A Gateway owns, for one home:
+//
+//   - the store (host/store, the bbolt file under the home, whose file
+//     lock makes this gateway the home's only writer process);
+//   - the engine (host/engine), the only writer of records, whose change
+//     notifications wake the runner (a task queued or asked to stop) and
+//     event delivery (an event queued);
+//   - the runner (host/runner), which runs queued tasks under shims;
+//   - the plugin supervisor and event delivery (host/pluginhost), which keep
+//     the controller plugins running and hand them their flows' events;
+//   - the scheduler (host/scheduler), which fires cron jobs, with the jobs
+//     the config file declares reconciled into the store before it starts;
+//   - the maintenance sweep (host/maintenance), unless the config turns it
+//     off;
+//   - the API server (host/api) on the socket.
+//
+// # Start order
+//
+// Start refuses a home whose socket answers (another gateway runs there),
+// compacts the store if a maintenance pass asked for it (only now does
+// nothing hold the file), opens the store and reconciles the config's cron
+// jobs. It then starts the long-running parts with lifecycle.StartAll, in
+// this order:
+//
+//  1. runner: first, so that tasks a previous gateway left running are
+//     reattached or settled before anything can queue new work;
+//  2. plugin supervisor: the controllers must be launching before events
+//     are delivered to them;
+//  3. event delivery;
+//  4. scheduler: it creates tasks and flows, which the parts above now
+//     handle;
+//  5. maintenance sweep: last, as it audits what the others keep.
+//
+// A part that cannot start stops the gateway from starting: the parts
+// already started are stopped in reverse order, the store is closed, and
+// Start returns an error naming the part ("start runner: …"). Only then
+// does the API socket open, so a client that reaches a gateway finds every
+// part running.
+//
+// # Stop order
+//
+// Stop is the reverse: it stops serving the API (waiting for requests in
+// flight, bounded by its context), stops the parts from the sweep back to
+// the runner, and closes the store. Tasks keep running under their shims
+// and undelivered events stay in the outbox; the next gateway on the home
+// picks them up, exactly as after a crash. Stop reports every part that
+// failed to stop in time, each by name. Start and Stop are idempotent.
+//
+// # The socket
+//
+// The API is HTTP/JSON on the unix socket gateway.sock in the home
+// (SocketPath), mode 0600 inside the home's 0700. A socket file left by a
+// gateway that crashed is removed when the next one starts; one that still
+// answers means a gateway runs, and a second one is refused. Client gives
+// the same API in-process, without the socket.
+package gateway
