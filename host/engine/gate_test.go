@@ -72,7 +72,7 @@ func TestDecideGateRefusals(t *testing.T) {
 			d := approve(f.ID, true, "ana")
 			d.Expected = &stale
 			return d
-		}, sdk.ErrRevisionConflict, "current revision is 1"},
+		}, sdk.ErrRevisionConflict, "expected revision 0, current revision is 2"},
 		{"no approved", func(f *sdk.Flow) engine.GateDecision {
 			return engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval}
 		}, sdk.ErrInvalid, "answered with approved true or false"},
