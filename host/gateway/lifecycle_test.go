@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,8 @@ func TestAPartThatCannotStartStopsTheGateway(t *testing.T) {
 	g, err := gateway.New(gateway.Config{Home: dir, Launch: testLaunch})
 	require.NoError(t, err)
 	err = g.Start(ctx)
-	require.ErrorContains(t, err, "start runner")
+	require.ErrorContains(t, err, "gateway: runner: start: ")
+	require.Equal(t, 1, strings.Count(err.Error(), "runner"), "the error names the part once: %v", err)
 	require.ErrorContains(t, err, "create task log directory")
 	require.NoFileExists(t, gateway.SocketPath(dir), "a gateway that did not start serves nothing")
 	require.NoError(t, g.Stop(ctx), "stopping a gateway that never started does nothing")

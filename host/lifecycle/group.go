@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // Part is anything with the gateway's lifecycle.
@@ -24,14 +23,14 @@ type Group struct {
 }
 
 // StartAll starts parts in order. If one fails, those already started are
-// stopped in reverse order and the error says which part could not start
-// ("start scheduler: …"); nothing is left running.
+// stopped in reverse order and the error, an *Error, says which part could
+// not start ("scheduler: start: …"); nothing is left running.
 func StartAll(ctx context.Context, parts ...Named) (*Group, error) {
 	g := &Group{}
 	for _, p := range parts {
 		if err := p.Part.Start(ctx); err != nil {
 			serr := g.Stop(ctx)
-			err = fmt.Errorf("start %s: %w", p.Name, err)
+			err = named(p.Name, "start", err)
 			if serr != nil {
 				return nil, errors.Join(err, serr)
 			}
@@ -43,13 +42,13 @@ func StartAll(ctx context.Context, parts ...Named) (*Group, error) {
 }
 
 // Stop stops every part of the group in reverse start order, even when
-// one fails, and returns every failure, each naming its part. Stopping a
+// one fails, and returns every failure, each an *Error naming its part. Stopping a
 // stopped group does nothing.
 func (g *Group) Stop(ctx context.Context) error {
 	var errs []error
 	for i := len(g.parts) - 1; i >= 0; i-- {
 		if err := g.parts[i].Part.Stop(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("stop %s: %w", g.parts[i].Name, err))
+			errs = append(errs, named(g.parts[i].Name, "stop", err))
 		}
 	}
 	g.parts = nil

@@ -22,7 +22,7 @@ type Service struct {
 
 // Start starts the part: it runs setup with a context that is cancelled by
 // Stop, not by ctx. A setup error stops whatever setup launched with Go and
-// is returned prefixed with the part's name. Calling Start on a started
+// is returned as an *Error naming the part. Calling Start on a started
 // part does nothing and returns nil.
 func (s *Service) Start(ctx context.Context, setup func(ctx context.Context) error) error {
 	s.life.Lock()
@@ -40,9 +40,9 @@ func (s *Service) Start(ctx context.Context, setup func(ctx context.Context) err
 	}
 	if err := setup(runCtx); err != nil {
 		if serr := s.stop(ctx); serr != nil {
-			return fmt.Errorf("%s: start: %w (and stopping what it began: %v)", s.Name, err, serr)
+			err = fmt.Errorf("%w (and stopping what it began: %v)", err, serr)
 		}
-		return fmt.Errorf("%s: start: %w", s.Name, err)
+		return &Error{Part: s.Name, Op: "start", Err: err}
 	}
 	return nil
 }
@@ -72,7 +72,8 @@ func (s *Service) Running() bool {
 }
 
 // Stop cancels the part's goroutines and waits for them to return, or for
-// ctx to end, whichever is first; the error then names the part. Calling
+// ctx to end, whichever is first; the error is then an *Error naming the
+// part. Calling
 // Stop on a stopped part does nothing and returns nil.
 func (s *Service) Stop(ctx context.Context) error {
 	s.life.Lock()
@@ -96,6 +97,6 @@ func (s *Service) stop(ctx context.Context) error {
 	case <-stopped:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%s: stop: %w", s.Name, ctx.Err())
+		return &Error{Part: s.Name, Op: "stop", Err: ctx.Err()}
 	}
 }

@@ -111,7 +111,7 @@ func TestStartAllStopsInReverseAndNamesTheFailure(t *testing.T) {
 		lifecycle.Named{Name: "scheduler", Part: part{name: "scheduler", log: &log, startErr: errors.New("bad job")}},
 		lifecycle.Named{Name: "sweep", Part: part{name: "sweep", log: &log}},
 	)
-	require.EqualError(t, err, "start scheduler: bad job")
+	require.EqualError(t, err, "scheduler: start: bad job")
 	require.Equal(t, []string{"start runner", "start supervisor", "stop supervisor", "stop runner"}, log)
 
 	log = nil
@@ -123,4 +123,29 @@ func TestStartAllStopsInReverseAndNamesTheFailure(t *testing.T) {
 	require.NoError(t, g.Stop(context.Background()))
 	require.NoError(t, g.Stop(context.Background()))
 	require.Equal(t, []string{"start a", "start b", "stop b", "stop a"}, log)
+}
+
+// svcPart is a part built on Service, as the gateway's parts are.
+type svcPart struct {
+	svc lifecycle.Service
+	err error
+}
+
+func (p *svcPart) Start(ctx context.Context) error {
+	return p.svc.Start(ctx, func(context.Context) error { return p.err })
+}
+
+func (p *svcPart) Stop(ctx context.Context) error { return p.svc.Stop(ctx) }
+
+func TestStartAllNamesAServicePartOnce(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("create task log directory: not a directory")
+	p := &svcPart{svc: lifecycle.Service{Name: "runner"}, err: cause}
+	_, err := lifecycle.StartAll(context.Background(), lifecycle.Named{Name: "runner", Part: p})
+	require.EqualError(t, err, "runner: start: create task log directory: not a directory")
+	require.ErrorIs(t, err, cause)
+	le, ok := errors.AsType[*lifecycle.Error](err)
+	require.True(t, ok)
+	require.Equal(t, "runner", le.Part)
+	require.Equal(t, "start", le.Op)
 }
