@@ -162,7 +162,7 @@ func TestServeSubprocess(t *testing.T) {
 	require.NoError(t, p.HandleEvent(ctx, sdk.Event{FlowID: f.ID, Seq: 1, Type: sdk.EventFlowStarted, Data: json.RawMessage(`{"hello":"world"}`)}))
 	got, err := mem.GetFlow(ctx, f.ID)
 	require.NoError(t, err)
-	require.EqualValues(t, 1, got.Revision)
+	require.EqualValues(t, 2, got.Revision)
 	require.JSONEq(t, `{"hello":"world"}`, string(got.State))
 	require.Equal(t, []sdktest.LogEntry{{Level: "info", Message: "echoed", Fields: map[string]string{"flow_id": f.ID}}}, mem.Logs())
 

@@ -116,7 +116,7 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, []*sdk.Task{task}, tasks)
 
 	// nil fields are kept; JSON null is stored as null.
-	got, err = remote.UpdateFlow(ctx, f.ID, 0, sdk.FlowUpdate{
+	got, err = remote.UpdateFlow(ctx, f.ID, 1, sdk.FlowUpdate{
 		Wait: json.RawMessage(`null`), CurrentStep: ptr("a"), BlockedTaskID: ptr(""), BlockedSummary: ptr("s"),
 	})
 	require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, "a", got.CurrentStep)
 	require.Equal(t, "s", got.BlockedSummary)
 
-	got, err = remote.SetWaiting(ctx, f.ID, 1, sdk.WaitRequest{
+	got, err = remote.SetWaiting(ctx, f.ID, 2, sdk.WaitRequest{
 		CurrentStep: "approve", State: json.RawMessage(`{"n":2}`), Wait: json.RawMessage(`{"kind":"approval"}`),
 	})
 	require.NoError(t, err)
@@ -134,25 +134,25 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, sdk.FlowWaiting, got.Status)
 	require.JSONEq(t, `{"kind":"approval"}`, string(got.Wait))
 
-	got, err = remote.SetWaiting(ctx, f.ID, 2, sdk.WaitRequest{BlockedTaskID: task.ID, BlockedSummary: "stuck"})
+	got, err = remote.SetWaiting(ctx, f.ID, 3, sdk.WaitRequest{BlockedTaskID: task.ID, BlockedSummary: "stuck"})
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowBlocked, got.Status)
 	require.Equal(t, task.ID, got.BlockedTaskID)
 
-	got, err = remote.Resume(ctx, f.ID, 3, sdk.ResumeRequest{Status: sdk.FlowRunning, CurrentStep: "b", State: json.RawMessage(`null`)})
+	got, err = remote.Resume(ctx, f.ID, 4, sdk.ResumeRequest{Status: sdk.FlowRunning, CurrentStep: "b", State: json.RawMessage(`null`)})
 	require.NoError(t, err)
 	require.Equal(t, direct(f.ID), got)
 	require.Equal(t, sdk.FlowRunning, got.Status)
 	require.Equal(t, json.RawMessage(`null`), got.State)
 
-	got, err = remote.Finish(ctx, f.ID, 4, sdk.EndRequest{CurrentStep: "done", State: json.RawMessage(`{"ok":true}`)})
+	got, err = remote.Finish(ctx, f.ID, 5, sdk.EndRequest{CurrentStep: "done", State: json.RawMessage(`{"ok":true}`)})
 	require.NoError(t, err)
 	require.Equal(t, direct(f.ID), got)
 	require.Equal(t, sdk.FlowSucceeded, got.Status)
 
 	f2, err := mem.CreateFlow("probe", "fails", nil)
 	require.NoError(t, err)
-	got, err = remote.Fail(ctx, f2.ID, 0, sdk.EndRequest{BlockedTaskID: "t-x", BlockedSummary: "broke"})
+	got, err = remote.Fail(ctx, f2.ID, 1, sdk.EndRequest{BlockedTaskID: "t-x", BlockedSummary: "broke"})
 	require.NoError(t, err)
 	require.Equal(t, direct(f2.ID), got)
 	require.Equal(t, sdk.FlowFailed, got.Status)
@@ -161,7 +161,7 @@ func TestHostRoundTrip(t *testing.T) {
 
 	f3, err := mem.CreateFlow("probe", "cancelled", nil)
 	require.NoError(t, err)
-	got, err = remote.RequestCancel(ctx, f3.ID, 0)
+	got, err = remote.RequestCancel(ctx, f3.ID, 1)
 	require.NoError(t, err)
 	require.Equal(t, direct(f3.ID), got)
 	require.Equal(t, sdk.FlowCancelled, got.Status)
@@ -232,15 +232,15 @@ func TestRevisionConflictFromHost(t *testing.T) {
 	remote, _, _ := remoteHost(t, mem)
 	f, err := mem.CreateFlow("probe", "conflict", nil)
 	require.NoError(t, err)
-	_, err = mem.UpdateFlow(ctx, f.ID, 0, sdk.FlowUpdate{CurrentStep: ptr("moved")})
+	_, err = mem.UpdateFlow(ctx, f.ID, 1, sdk.FlowUpdate{CurrentStep: ptr("moved")})
 	require.NoError(t, err)
 
-	_, err = remote.Finish(ctx, f.ID, 0, sdk.EndRequest{})
+	_, err = remote.Finish(ctx, f.ID, 1, sdk.EndRequest{})
 	require.ErrorIs(t, err, sdk.ErrRevisionConflict)
 	rc, ok := errors.AsType[*sdk.RevisionConflictError](err)
 	require.True(t, ok)
-	require.EqualValues(t, 0, rc.Expected)
-	require.EqualValues(t, 1, rc.Current.Revision)
+	require.EqualValues(t, 1, rc.Expected)
+	require.EqualValues(t, 2, rc.Current.Revision)
 	require.Equal(t, "moved", rc.Current.CurrentStep)
 	require.Equal(t, f.ID, rc.Current.ID)
 }
@@ -269,10 +269,10 @@ func TestRevisionConflictFromController(t *testing.T) {
 	mem := sdktest.NewHost()
 	f, err := mem.CreateFlow("probe", "conflict", nil)
 	require.NoError(t, err)
-	_, err = mem.UpdateFlow(ctx, f.ID, 0, sdk.FlowUpdate{CurrentStep: ptr("moved")})
+	_, err = mem.UpdateFlow(ctx, f.ID, 1, sdk.FlowUpdate{CurrentStep: ptr("moved")})
 	require.NoError(t, err)
 	p, _ := conn(t, newProbe(func(ctx context.Context, host sdk.Host, ev sdk.Event) error {
-		_, err := host.Finish(ctx, ev.FlowID, 0, sdk.EndRequest{})
+		_, err := host.Finish(ctx, ev.FlowID, 1, sdk.EndRequest{})
 		return err
 	}), mem)
 
@@ -280,7 +280,7 @@ func TestRevisionConflictFromController(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrRevisionConflict)
 	rc, ok := errors.AsType[*sdk.RevisionConflictError](err)
 	require.True(t, ok)
-	require.EqualValues(t, 1, rc.Current.Revision)
+	require.EqualValues(t, 2, rc.Current.Revision)
 	require.Equal(t, "moved", rc.Current.CurrentStep)
 }
 

@@ -12,6 +12,7 @@ func testGetFlow(c *conformance) {
 	got := c.get(f.ID)
 	c.same(got.ID, f.ID, "id")
 	c.same(got.Revision, f.Revision, "revision of a flow nobody wrote")
+	c.same(got.Revision, int64(1), "revision of a new flow (written once)")
 	c.same(got.SyncMode, sdk.SyncManaged, "sync mode")
 	c.same(got.Status, sdk.FlowQueued, "status")
 	c.same(got.Goal, "conformance", "goal")

@@ -81,5 +81,5 @@ func Example() {
 	fmt.Println(f.Status, f.CurrentStep, f.Revision)
 	// Output:
 	// fetch queued
-	// succeeded done 2
+	// succeeded done 3
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // CreateFlow makes a managed flow of controller controllerID, queued at
-// revision 0, and queues flow.started for it. state, if not nil, must be
+// revision 1 (a new flow has been written once, as in the gateway's
+// store), and queues flow.started for it. state, if not nil, must be
 // JSON; nil leaves it absent.
 func (h *Host) CreateFlow(controllerID, goal string, state json.RawMessage) (*sdk.Flow, error) {
 	if strings.TrimSpace(controllerID) == "" || strings.TrimSpace(goal) == "" {
@@ -26,7 +27,7 @@ func (h *Host) CreateFlow(controllerID, goal string, state json.RawMessage) (*sd
 		ID: h.nextID("flow"), SyncMode: sdk.SyncManaged, OwnerKey: ownerKey,
 		ControllerID: strings.TrimSpace(controllerID), Status: sdk.FlowQueued,
 		Goal: strings.TrimSpace(goal), State: state, NotifyPolicy: "done_only",
-		CreatedAt: t, UpdatedAt: t,
+		Revision: 1, CreatedAt: t, UpdatedAt: t,
 	}
 	h.putFlow(f)
 	h.appendEvent(f.ID, sdk.EventFlowStarted, "", nil)
