@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -42,10 +41,9 @@ func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow)
 	return out, err
 }
 
-// move changes f's status to `to` under the state machine, with the
-// bookkeeping every move shares: a terminal status stamps ended_at and
-// clears wait; a non-terminal one clears ended_at. A flow with a cancel
-// request only moves on toward cancelled, failed or lost.
+// move changes f's status to `to` with sdk.MoveFlow, the state machine and
+// bookkeeping sdktest shares, after releasing the outbox a blocked managed
+// flow parked.
 func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
 	if err := checkFlowMove(f, to); err != nil {
 		return err
@@ -55,17 +53,7 @@ func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
 			return err
 		}
 	}
-	f.Status = to
-	if to.Terminal() {
-		f.EndedAt = t.now
-		f.Wait = jsonNull
-	} else {
-		f.EndedAt = time.Time{}
-	}
-	if to != sdk.FlowBlocked && to != sdk.FlowFailed {
-		f.BlockedTaskID, f.BlockedSummary = "", ""
-	}
-	return nil
+	return sdk.MoveFlow(f, to, t.now)
 }
 
 // FlowPatch is a generic guarded change to a managed flow. Nil fields are

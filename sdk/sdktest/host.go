@@ -188,27 +188,10 @@ func (h *Host) Log(ctx context.Context, level, msg string, fields map[string]str
 	return nil
 }
 
-// move changes f's status as the engine does: sdk.CheckFlowMove decides
-// whether it may (never out of a terminal status, only along the table,
-// and under a cancel request only toward cancelled, failed or lost). A
-// terminal status stamps ended_at and clears wait; blocked fields are kept
-// only by blocked and failed.
-func move(f *sdk.Flow, to sdk.FlowStatus) error {
-	if err := sdk.CheckFlowMove(f, to); err != nil {
-		return err
-	}
-	f.Status = to
-	if to.Terminal() {
-		f.EndedAt = now()
-		f.Wait = jsonNull
-	} else {
-		f.EndedAt = time.Time{}
-	}
-	if to != sdk.FlowBlocked && to != sdk.FlowFailed {
-		f.BlockedTaskID, f.BlockedSummary = "", ""
-	}
-	return nil
-}
+// move changes f's status as the engine does, through sdk.MoveFlow: never
+// out of a terminal status, only along the table, under a cancel request
+// only toward cancelled, failed or lost, with the same fields kept.
+func move(f *sdk.Flow, to sdk.FlowStatus) error { return sdk.MoveFlow(f, to, now()) }
 
 // expect loads flow id and checks that its revision is expected. The
 // caller holds h.mu.
