@@ -3,9 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // jsonNull is the JSON null written to wait when a flow stops waiting.
@@ -96,39 +96,23 @@ func (e *Engine) UpdateFlow(id string, expected int64, p FlowPatch) (*sdk.Flow, 
 				return err
 			}
 		}
-		if p.State != nil {
-			f.State = p.State
-		}
-		if p.Wait != nil {
-			f.Wait = p.Wait
-		}
-		setString(&f.CurrentStep, p.CurrentStep)
-		setString(&f.BlockedTaskID, p.BlockedTaskID)
-		setString(&f.BlockedSummary, p.BlockedSummary)
+		flowrule.Update(f, sdk.FlowUpdate{
+			State: p.State, Wait: p.Wait, CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
+		})
 		if (from == sdk.FlowWaiting || from == sdk.FlowBlocked) && (f.Status == sdk.FlowQueued || f.Status == sdk.FlowRunning) {
-			return t.appendEvent(f, sdk.EventFlowResumed, "", resumedData(f.Status))
+			data, err := flowrule.ResumedData(sdk.Resumed{Status: f.Status})
+			if err != nil {
+				return err
+			}
+			return t.appendEvent(f, sdk.EventFlowResumed, "", data)
 		}
 		return nil
 	})
 }
 
-func setString(dst *string, v *string) {
-	if v != nil {
-		*dst = strings.TrimSpace(*v)
-	}
-}
-
-// WaitInput is what SetWaiting records.
-type WaitInput struct {
-	CurrentStep string
-	State       json.RawMessage
-	// Wait describes what the flow waits for (see sdk.Wait).
-	Wait json.RawMessage
-	// BlockedTaskID or BlockedSummary, when set, park the flow as blocked
-	// instead of waiting.
-	BlockedTaskID  string
-	BlockedSummary string
-}
+// WaitInput is what SetWaiting records: the controller's request, applied
+// by flowrule.Park.
+type WaitInput = sdk.WaitRequest
 
 // SetWaiting parks managed flow id: blocked when a blocking task or summary
 // is given, else waiting.
@@ -140,83 +124,38 @@ func (e *Engine) SetWaiting(id string, expected int64, in WaitInput) (*sdk.Flow,
 		return nil, err
 	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
-		to := sdk.FlowWaiting
-		taskID, summary := strings.TrimSpace(in.BlockedTaskID), strings.TrimSpace(in.BlockedSummary)
-		if taskID != "" || summary != "" {
-			to = sdk.FlowBlocked
-		}
-		if err := t.move(f, to); err != nil {
-			return err
-		}
-		f.BlockedTaskID, f.BlockedSummary = taskID, summary
-		if in.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
-		}
-		if in.State != nil {
-			f.State = in.State
-		}
-		if in.Wait != nil {
-			f.Wait = in.Wait
-		}
-		return nil
+		return flowrule.Park(f, in, t.move)
 	})
 }
 
-// ResumeInput is what Resume records.
-type ResumeInput struct {
-	// Status is queued (the default) or running.
-	Status      sdk.FlowStatus
-	CurrentStep string
-	State       json.RawMessage
-}
+// ResumeInput is what Resume records: the controller's request, applied by
+// flowrule.Resume. Status is queued (the default) or running.
+type ResumeInput = sdk.ResumeRequest
 
 // Resume moves managed flow id to work: a queued flow starts running, a
 // waiting or blocked one resumes. It clears the wait and blocked fields
 // and, for a flow that was waiting or blocked, queues a flow.resumed
 // event for its controller.
 func (e *Engine) Resume(id string, expected int64, in ResumeInput) (*sdk.Flow, error) {
-	if in.Status == "" {
-		in.Status = sdk.FlowQueued
-	}
-	if in.Status != sdk.FlowQueued && in.Status != sdk.FlowRunning {
-		return nil, invalid("a flow resumes as queued or running, not %q", in.Status)
+	if _, err := flowrule.ResumeStatus(in); err != nil {
+		return nil, err
 	}
 	if err := checkJSON("state", in.State); err != nil {
 		return nil, err
 	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
-		parked := f.Status == sdk.FlowWaiting || f.Status == sdk.FlowBlocked
-		if err := t.move(f, in.Status); err != nil {
-			return err
+		data, err := flowrule.Resume(f, in, t.move)
+		if err != nil || data == nil {
+			return err // data is nil when a queued flow starts: nobody waited to be told
 		}
-		f.Wait = jsonNull
-		if in.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
-		}
-		if in.State != nil {
-			f.State = in.State
-		}
-		if !parked {
-			return nil // starting a queued flow: nothing was waiting to be told
-		}
-		return t.appendEvent(f, sdk.EventFlowResumed, "", resumedData(f.Status))
+		return t.appendEvent(f, sdk.EventFlowResumed, "", data)
 	})
 }
 
-func resumedData(s sdk.FlowStatus) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"status": string(s)})
-	return b
-}
-
-// EndInput is what Finish and Fail record.
-type EndInput struct {
-	CurrentStep string
-	State       json.RawMessage
-	// BlockedTaskID and BlockedSummary are kept by Fail to say what the
-	// flow failed on; Finish ignores them.
-	BlockedTaskID  string
-	BlockedSummary string
-}
+// EndInput is what Finish and Fail record: the controller's request,
+// applied by flowrule.End. Fail keeps BlockedTaskID and BlockedSummary to
+// say what the flow failed on; Finish ignores them.
+type EndInput = sdk.EndRequest
 
 // Finish moves managed flow id to succeeded.
 func (e *Engine) Finish(id string, expected int64, in EndInput) (*sdk.Flow, error) {
@@ -233,18 +172,6 @@ func (e *Engine) end(id string, expected int64, to sdk.FlowStatus, in EndInput) 
 		return nil, err
 	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
-		if err := t.move(f, to); err != nil {
-			return err
-		}
-		if in.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(in.CurrentStep)
-		}
-		if in.State != nil {
-			f.State = in.State
-		}
-		if to == sdk.FlowFailed {
-			f.BlockedTaskID, f.BlockedSummary = strings.TrimSpace(in.BlockedTaskID), strings.TrimSpace(in.BlockedSummary)
-		}
-		return nil
+		return flowrule.End(f, to, in, t.move)
 	})
 }

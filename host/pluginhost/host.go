@@ -106,34 +106,28 @@ func (h *host) SetWaiting(_ context.Context, flowID string, expected int64, w sd
 	if _, err := h.own(flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.SetWaiting(flowID, expected, engine.WaitInput{
-		CurrentStep: w.CurrentStep, State: w.State, Wait: w.Wait, BlockedTaskID: w.BlockedTaskID, BlockedSummary: w.BlockedSummary,
-	})
+	return h.eng.SetWaiting(flowID, expected, w)
 }
 
 func (h *host) Resume(_ context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
 	if _, err := h.own(flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Resume(flowID, expected, engine.ResumeInput{Status: r.Status, CurrentStep: r.CurrentStep, State: r.State})
+	return h.eng.Resume(flowID, expected, r)
 }
 
 func (h *host) Finish(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
 	if _, err := h.own(flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Finish(flowID, expected, endInput(e))
+	return h.eng.Finish(flowID, expected, e)
 }
 
 func (h *host) Fail(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
 	if _, err := h.own(flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Fail(flowID, expected, endInput(e))
-}
-
-func endInput(e sdk.EndRequest) engine.EndInput {
-	return engine.EndInput{CurrentStep: e.CurrentStep, State: e.State, BlockedTaskID: e.BlockedTaskID, BlockedSummary: e.BlockedSummary}
+	return h.eng.Fail(flowID, expected, e)
 }
 
 func (h *host) RequestCancel(_ context.Context, flowID string, expected int64) (*sdk.Flow, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // CreateFlow makes a managed flow of controller controllerID, queued at
@@ -53,23 +54,9 @@ func (h *Host) UpdateFlow(ctx context.Context, flowID string, expected int64, u 
 		return nil, err
 	}
 	return h.guarded(ctx, flowID, expected, func(f *sdk.Flow) error {
-		if u.State != nil {
-			f.State = u.State
-		}
-		if u.Wait != nil {
-			f.Wait = u.Wait
-		}
-		setString(&f.CurrentStep, u.CurrentStep)
-		setString(&f.BlockedTaskID, u.BlockedTaskID)
-		setString(&f.BlockedSummary, u.BlockedSummary)
+		flowrule.Update(f, u)
 		return nil
 	})
-}
-
-func setString(dst, v *string) {
-	if v != nil {
-		*dst = strings.TrimSpace(*v)
-	}
 }
 
 // SetWaiting implements sdk.Host: blocked when a blocking task or summary
@@ -82,25 +69,7 @@ func (h *Host) SetWaiting(ctx context.Context, flowID string, expected int64, w 
 		return nil, err
 	}
 	return h.guarded(ctx, flowID, expected, func(f *sdk.Flow) error {
-		taskID, summary := strings.TrimSpace(w.BlockedTaskID), strings.TrimSpace(w.BlockedSummary)
-		to := sdk.FlowWaiting
-		if taskID != "" || summary != "" {
-			to = sdk.FlowBlocked
-		}
-		if err := move(f, to); err != nil {
-			return err
-		}
-		f.BlockedTaskID, f.BlockedSummary = taskID, summary
-		if w.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(w.CurrentStep)
-		}
-		if w.State != nil {
-			f.State = w.State
-		}
-		if w.Wait != nil {
-			f.Wait = w.Wait
-		}
-		return nil
+		return flowrule.Park(f, w, move)
 	})
 }
 
@@ -108,31 +77,18 @@ func (h *Host) SetWaiting(ctx context.Context, flowID string, expected int64, w 
 // stays queued) with no event; a waiting or blocked one resumes and queues
 // flow.resumed with {"status"}. Either way the wait is cleared to JSON null.
 func (h *Host) Resume(ctx context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
-	if r.Status == "" {
-		r.Status = sdk.FlowQueued
-	}
-	if r.Status != sdk.FlowQueued && r.Status != sdk.FlowRunning {
-		return nil, invalid("a flow resumes as queued or running, not %q", r.Status)
+	if _, err := flowrule.ResumeStatus(r); err != nil {
+		return nil, err
 	}
 	if err := checkJSON("state", r.State); err != nil {
 		return nil, err
 	}
 	return h.guarded(ctx, flowID, expected, func(f *sdk.Flow) error {
-		parked := f.Status == sdk.FlowWaiting || f.Status == sdk.FlowBlocked
-		if err := move(f, r.Status); err != nil {
-			return err
+		data, err := flowrule.Resume(f, r, move)
+		if err != nil || data == nil {
+			return err // data is nil when a queued flow starts: nobody waited to be told
 		}
-		f.Wait = jsonNull
-		if r.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(r.CurrentStep)
-		}
-		if r.State != nil {
-			f.State = r.State
-		}
-		if parked { // starting a queued flow: nothing was waiting to be told
-			data, _ := json.Marshal(map[string]string{"status": string(f.Status)})
-			h.appendEvent(f.ID, sdk.EventFlowResumed, "", data)
-		}
+		h.appendEvent(f.ID, sdk.EventFlowResumed, "", data)
 		return nil
 	})
 }
@@ -152,19 +108,7 @@ func (h *Host) end(ctx context.Context, flowID string, expected int64, to sdk.Fl
 		return nil, err
 	}
 	return h.guarded(ctx, flowID, expected, func(f *sdk.Flow) error {
-		if err := move(f, to); err != nil {
-			return err
-		}
-		if e.CurrentStep != "" {
-			f.CurrentStep = strings.TrimSpace(e.CurrentStep)
-		}
-		if e.State != nil {
-			f.State = e.State
-		}
-		if to == sdk.FlowFailed {
-			f.BlockedTaskID, f.BlockedSummary = strings.TrimSpace(e.BlockedTaskID), strings.TrimSpace(e.BlockedSummary)
-		}
-		return nil
+		return flowrule.End(f, to, e, move)
 	})
 }
 
