@@ -156,8 +156,10 @@ func (e *Engine) PendingEvents() (map[string]int, error) {
 type EventFailure struct {
 	// Error says why; it is kept on the event.
 	Error string
-	// RetryAt is when the event may be delivered again.
-	RetryAt time.Time
+	// RetryAfter is how long to wait before delivering the event again,
+	// counted on the engine's clock from the moment the failure is
+	// recorded (so the deliverer needs no clock of its own).
+	RetryAfter time.Duration
 	// Counted says the failure is the controller's (an error or no
 	// answer) and counts toward blocking the flow; a controller that is
 	// merely restarting does not count.
@@ -182,7 +184,7 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
 		if f.Counted {
 			ev.Deliveries++
 		}
-		ev.LastError, ev.RetryAt, ev.Parked = f.Error, f.RetryAt, f.Park
+		ev.LastError, ev.RetryAt, ev.Parked = f.Error, t.now.Add(f.RetryAfter), f.Park
 		if !f.Park {
 			t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
 		}

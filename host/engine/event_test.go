@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -160,4 +161,26 @@ func TestIndexesAreAtomicWithTheirRecord(t *testing.T) {
 	page, err := good.ListFlows(engine.FlowFilter{Status: sdk.FlowQueued})
 	require.NoError(t, err)
 	require.Len(t, page.Flows, 1)
+}
+
+// A failed delivery waits on the engine's clock, the same clock that
+// decides when it is due again, so the two can never disagree.
+func TestEventRetryWaitsOnTheEnginesClock(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	eng, err := engine.New(openStore(t), engine.Config{Now: func() time.Time { return at }})
+	require.NoError(t, err)
+	f := createFlow(t, eng)
+	require.NoError(t, eng.EventFailed(f.ID, 1, engine.EventFailure{Error: "no answer", RetryAfter: 30 * time.Second, Counted: true}))
+	evs, err := eng.Events(f.ID)
+	require.NoError(t, err)
+	require.Equal(t, at.Add(30*time.Second), evs[0].RetryAt)
+
+	due, err := eng.NextDeliveries(0)
+	require.NoError(t, err)
+	require.Empty(t, due, "not due before its retry time")
+	at = at.Add(30 * time.Second)
+	due, err = eng.NextDeliveries(0)
+	require.NoError(t, err)
+	require.Len(t, due, 1, "due once the engine's clock reaches it")
 }

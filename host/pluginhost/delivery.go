@@ -206,7 +206,7 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	delay := backoff(d.cfg.Backoff, d.cfg.MaxBackoff, max(failures, 1))
 	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
 		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
-	f := engine.EventFailure{Error: err.Error(), RetryAt: time.Now().Add(delay), Counted: counted, Park: park, Summary: summary}
+	f := engine.EventFailure{Error: err.Error(), RetryAfter: delay, Counted: counted, Park: park, Summary: summary}
 	if ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f); ferr != nil {
 		d.log.Error("record failed delivery", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
 	}
