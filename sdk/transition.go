@@ -1,10 +1,8 @@
 package sdk
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // The state machines of flows and tasks are part of the contract between a
@@ -88,30 +86,6 @@ func CheckTaskMove(t *Task, to TaskStatus) error {
 		return fmt.Errorf("%w: task %s is already %s and cannot become %s", ErrTerminal, t.ID, t.Status, to)
 	case !CanMoveTask(t.Status, to):
 		return fmt.Errorf("%w: task %s cannot move from %s to %s (allowed: %v)", ErrIllegalTransition, t.ID, t.Status, to, TaskMoves(t.Status))
-	}
-	return nil
-}
-
-// MoveFlow moves flow f to status to at time now, as every host does: it
-// checks the move with CheckFlowMove (and changes nothing if it is
-// refused), then keeps the fields that go with a status. A terminal status
-// stamps EndedAt and sets Wait to JSON null (an ended flow waits for
-// nothing); any other status clears EndedAt. BlockedTaskID and
-// BlockedSummary are kept only by blocked and failed. Controllers never
-// call it; hosts (the gateway, sdktest) do, so they agree.
-func MoveFlow(f *Flow, to FlowStatus, now time.Time) error {
-	if err := CheckFlowMove(f, to); err != nil {
-		return err
-	}
-	f.Status = to
-	if to.Terminal() {
-		f.EndedAt = now
-		f.Wait = json.RawMessage("null")
-	} else {
-		f.EndedAt = time.Time{}
-	}
-	if to != FlowBlocked && to != FlowFailed {
-		f.BlockedTaskID, f.BlockedSummary = "", ""
 	}
 	return nil
 }

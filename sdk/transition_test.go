@@ -1,7 +1,6 @@
 package sdk_test
 
 import (
-	"encoding/json"
 	"os"
 	"regexp"
 	"sort"
@@ -92,26 +91,4 @@ func TestCheckMoves(t *testing.T) {
 	require.ErrorIs(t, sdk.CheckTaskMove(&sdk.Task{Status: sdk.TaskQueued}, sdk.TaskSucceeded), sdk.ErrIllegalTransition)
 	require.ErrorIs(t, sdk.CheckTaskMove(&sdk.Task{Status: sdk.TaskCancelled}, sdk.TaskCancelled), sdk.ErrTerminal)
 	require.False(t, sdk.CanMoveTask(sdk.TaskSucceeded, sdk.TaskSucceeded))
-}
-
-func TestMoveFlowKeepsTheFieldsOfEachStatus(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	blocked := &sdk.Flow{ID: "f", Status: sdk.FlowBlocked, BlockedTaskID: "t", BlockedSummary: "needs a key", Wait: json.RawMessage(`{"kind":"x"}`)}
-
-	failed := *blocked
-	require.NoError(t, sdk.MoveFlow(&failed, sdk.FlowFailed, now))
-	require.Equal(t, now, failed.EndedAt, "a terminal status stamps its end")
-	require.JSONEq(t, `null`, string(failed.Wait), "an ended flow waits for nothing")
-	require.Equal(t, "needs a key", failed.BlockedSummary, "failed keeps why it was blocked")
-
-	running := *blocked
-	require.NoError(t, sdk.MoveFlow(&running, sdk.FlowRunning, now))
-	require.Zero(t, running.EndedAt)
-	require.Empty(t, running.BlockedTaskID+running.BlockedSummary, "running clears the blocked fields")
-
-	done := failed
-	err := sdk.MoveFlow(&done, sdk.FlowRunning, now.Add(time.Hour))
-	require.ErrorIs(t, err, sdk.ErrTerminal)
-	require.Equal(t, failed, done, "a refused move changes nothing")
 }

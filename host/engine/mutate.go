@@ -41,7 +41,7 @@ func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow)
 	return out, err
 }
 
-// move changes f's status to `to` with sdk.MoveFlow, the state machine and
+// move changes f's status to `to` with flowrule.Move, the state machine and
 // bookkeeping sdktest shares, after releasing the outbox a blocked managed
 // flow parked.
 func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
@@ -53,7 +53,7 @@ func (t *txn) move(f *sdk.Flow, to sdk.FlowStatus) error {
 			return err
 		}
 	}
-	return sdk.MoveFlow(f, to, t.now)
+	return flowrule.Move(f, to, t.now)
 }
 
 // FlowPatch is a generic guarded change to a managed flow. Nil fields are

@@ -7,7 +7,7 @@
 //
 // Controllers never need this package: it is for hosts. Each function
 // changes the flow it is given in place and moves its status through a
-// Mover, which must apply sdk.MoveFlow (a host may do more along the way:
+// Mover, which must apply Move (a host may do more along the way:
 // the gateway releases the events a blocked flow parked). A refused move
 // is returned unchanged and the flow is left as the Mover left it, so the
 // caller discards it.

@@ -4,13 +4,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// Mover moves f to status to: sdk.MoveFlow, plus whatever the host must do
+// Mover moves f to status to: Move, plus whatever the host must do
 // when a flow moves.
 type Mover func(f *sdk.Flow, to sdk.FlowStatus) error
+
+// Move moves flow f to status to at time now, as every host does: it
+// checks the move with sdk.CheckFlowMove (and changes nothing if it is
+// refused), then keeps the fields that go with a status. A terminal status
+// stamps EndedAt and sets Wait to JSON null (an ended flow waits for
+// nothing); any other status clears EndedAt. BlockedTaskID and
+// BlockedSummary are kept only by blocked and failed. Controllers never
+// call it; hosts (the gateway, sdktest) do, so they agree. It is the
+// Mover sdktest uses; the gateway wraps it.
+func Move(f *sdk.Flow, to sdk.FlowStatus, now time.Time) error {
+	if err := sdk.CheckFlowMove(f, to); err != nil {
+		return err
+	}
+	f.Status = to
+	if to.Terminal() {
+		f.EndedAt = now
+		f.Wait = json.RawMessage("null")
+	} else {
+		f.EndedAt = time.Time{}
+	}
+	if to != sdk.FlowBlocked && to != sdk.FlowFailed {
+		f.BlockedTaskID, f.BlockedSummary = "", ""
+	}
+	return nil
+}
 
 // ParkStatus is the status SetWaiting parks a flow in: blocked when w
 // names a blocking task or gives a summary (ignoring spaces), else

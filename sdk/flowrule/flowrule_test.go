@@ -14,7 +14,7 @@ import (
 
 var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
-func move(f *sdk.Flow, to sdk.FlowStatus) error { return sdk.MoveFlow(f, to, now) }
+func move(f *sdk.Flow, to sdk.FlowStatus) error { return flowrule.Move(f, to, now) }
 
 func running() *sdk.Flow {
 	return &sdk.Flow{ID: "f", Status: sdk.FlowRunning, CurrentStep: "fetch", State: json.RawMessage(`{"n":1}`)}
@@ -95,4 +95,25 @@ func TestUpdateLeavesWhatItIsNotGiven(t *testing.T) {
 	require.JSONEq(t, `{"n":1}`, string(f.State), "a state not given is kept")
 	require.JSONEq(t, `null`, string(f.Wait))
 	require.Equal(t, sdk.FlowRunning, f.Status, "Update never moves a flow")
+}
+
+func TestMoveKeepsTheFieldsOfEachStatus(t *testing.T) {
+	t.Parallel()
+	blocked := &sdk.Flow{ID: "f", Status: sdk.FlowBlocked, BlockedTaskID: "t", BlockedSummary: "needs a key", Wait: json.RawMessage(`{"kind":"x"}`)}
+
+	failed := *blocked
+	require.NoError(t, flowrule.Move(&failed, sdk.FlowFailed, now))
+	require.Equal(t, now, failed.EndedAt, "a terminal status stamps its end")
+	require.JSONEq(t, `null`, string(failed.Wait), "an ended flow waits for nothing")
+	require.Equal(t, "needs a key", failed.BlockedSummary, "failed keeps why it was blocked")
+
+	running := *blocked
+	require.NoError(t, flowrule.Move(&running, sdk.FlowRunning, now))
+	require.Zero(t, running.EndedAt)
+	require.Empty(t, running.BlockedTaskID+running.BlockedSummary, "running clears the blocked fields")
+
+	done := failed
+	err := flowrule.Move(&done, sdk.FlowRunning, now.Add(time.Hour))
+	require.ErrorIs(t, err, sdk.ErrTerminal)
+	require.Equal(t, failed, done, "a refused move changes nothing")
 }

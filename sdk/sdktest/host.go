@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // ownerKey is the owner of every flow a Host makes.
@@ -188,10 +189,10 @@ func (h *Host) Log(ctx context.Context, level, msg string, fields map[string]str
 	return nil
 }
 
-// move changes f's status as the engine does, through sdk.MoveFlow: never
+// move changes f's status as the engine does, through flowrule.Move: never
 // out of a terminal status, only along the table, under a cancel request
 // only toward cancelled, failed or lost, with the same fields kept.
-func move(f *sdk.Flow, to sdk.FlowStatus) error { return sdk.MoveFlow(f, to, now()) }
+func move(f *sdk.Flow, to sdk.FlowStatus) error { return flowrule.Move(f, to, now()) }
 
 // expect loads flow id and checks that its revision is expected. The
 // caller holds h.mu.
