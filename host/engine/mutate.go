@@ -8,9 +8,6 @@ import (
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
-// jsonNull is the JSON null written to wait when a flow stops waiting.
-var jsonNull = json.RawMessage("null")
-
 // guarded runs fn on a copy of managed flow id at the expected revision and
 // saves the result. It refuses a missing flow (ErrNotFound), a flow that is
 // not managed (ErrNotManaged) and a stale revision (a

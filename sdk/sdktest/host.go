@@ -15,9 +15,6 @@ import (
 // ownerKey is the owner of every flow a Host makes.
 const ownerKey = "sdktest"
 
-// jsonNull is what wait becomes when a flow stops waiting.
-var jsonNull = json.RawMessage("null")
-
 // Host is an in-memory sdk.Host that keeps flows, tasks and per-flow event
 // outboxes by the gateway engine's rules: status moves follow the state
 // machine of package sdk (sdk.CheckFlowMove, sdk.CheckTaskMove), the same
