@@ -50,9 +50,15 @@ func newGateCmds(e *env) []*cobra.Command {
 		cmd := &cobra.Command{
 			Use:   use,
 			Short: short,
-			Args:  args(1, "one flow id"),
+			Long: short + `.
+
+The flow is named by its id, its owner key, or the short approval id
+flowgate approvals shows. With a gateway running, it resumes the flow.
+With none, this command hosts one in-process until the flow parks at
+its next gate or ends, as flowgate pipeline resume does.`,
+			Args: args(1, "one flow id or approval id"),
 			RunE: func(cmd *cobra.Command, a []string) error {
-				in := engine.GateDecision{Flow: a[0], Kind: sdk.GateApproval, Decision: newDecision(by)}
+				in := engine.GateDecision{Kind: sdk.GateApproval, Decision: newDecision(by)}
 				in.Decision.Approved = approved
 				if input {
 					if !json.Valid([]byte(response)) {
@@ -63,14 +69,8 @@ func newGateCmds(e *env) []*cobra.Command {
 				if cmd.Flags().Changed("expected-revision") {
 					in.Expected = &expected
 				}
-				return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-					f, err := c.DecideGate(ctx, in)
-					if err != nil {
-						return err
-					}
-					return printer{e.stdout, asJSON}.emit(f, func(w io.Writer) {
-						fmt.Fprintf(w, "Recorded the decision on flow %s (by %s); the flow resumes (revision %d).\n", f.ID, clean(in.Decision.By), f.Revision)
-					})
+				return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+					return e.decideGate(ctx, c, a[0], in, asJSON)
 				})
 			},
 		}
@@ -85,9 +85,9 @@ func newGateCmds(e *env) []*cobra.Command {
 	}
 	yes, no := true, false
 	return []*cobra.Command{
-		mk("approve <flow-id>", "Approve the gate a pipeline flow waits at", &yes, false),
-		mk("deny <flow-id>", "Deny the gate a pipeline flow waits at", &no, false),
-		mk("input <flow-id> --response-json J", "Answer the input gate a pipeline flow waits at", nil, true),
+		mk("approve <flow-id|approval-id>", "Approve the gate a pipeline flow waits at", &yes, false),
+		mk("deny <flow-id|approval-id>", "Deny the gate a pipeline flow waits at", &no, false),
+		mk("input <flow-id|approval-id> --response-json J", "Answer the input gate a pipeline flow waits at", nil, true),
 	}
 }
 
@@ -119,7 +119,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 						t.add(id, g.Kind, o.FlowID, clip(g.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(g.Prompt, 60))
 					}
 					t.write(w)
-					fmt.Fprintln(w, "Answer with: flowgate tasks flow approve|deny <flow-id>, or tasks flow input <flow-id> --response-json J")
+					fmt.Fprintln(w, "Answer with: flowgate tasks flow approve|deny <id>, or flowgate tasks flow input <id> --response-json J")
 				})
 			})
 		},

@@ -125,12 +125,16 @@ func writeFlowList(w io.Writer, l flowList) {
 func newFlowShowCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show <flow-id|owner-key>",
-		Short: "Show one flow and its tasks (an owner key shows that owner's newest flow)",
-		Args:  args(1, "one flow id or owner key"),
+		Use:   "show <flow-id|owner-key|approval-id>",
+		Short: "Show one flow and its tasks (an owner key shows that owner's newest flow, an approval id the flow at that gate)",
+		Args:  args(1, "one flow id, owner key or approval id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				v, err := c.ViewFlow(ctx, a[0])
+				id, err := gateFlowID(ctx, c, a[0])
+				if err != nil {
+					return err
+				}
+				v, err := c.ViewFlow(ctx, id)
 				if err != nil {
 					return err
 				}
