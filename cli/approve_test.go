@@ -152,3 +152,33 @@ func TestDenyTellsTheFlowIsCancelled(t *testing.T) {
 	_, err := os.Stat(out)
 	require.True(t, os.IsNotExist(err), "a denied flow runs nothing after its gate")
 }
+
+// TestResumeToolModeRefusalPrintsTheEnvelope answers a gate twice in tool
+// mode: the second answer is refused with Lobster's error envelope on
+// stdout and the usage exit code.
+func TestResumeToolModeRefusalPrintsTheEnvelope(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	file, _ := gateFile(t)
+	id, _ := parkPipeline(t, home, file)
+	code, _, errOut := run(t, home, "pipeline", "resume", "--id", id, "--approve", "no", "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+
+	code, stdout, errOut := run(t, home, "pipeline", "resume", "--id", id, "--approve", "yes", "--mode", "tool")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "no open gate")
+	var env struct {
+		ProtocolVersion int
+		OK              *bool
+		Error           struct{ Type, Message string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), "stdout: %q", stdout)
+	require.Equal(t, 1, env.ProtocolVersion)
+	require.False(t, *env.OK)
+	require.Equal(t, "parse_error", env.Error.Type)
+	require.Contains(t, env.Error.Message, "no open gate")
+
+	code, stdout, _ = run(t, home, "pipeline", "resume", "--id", id, "--mode", "tool")
+	require.Equal(t, 2, code, "a missing answer is a usage error")
+	require.Contains(t, stdout, `"type": "parse_error"`)
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"os"
@@ -167,8 +168,11 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 		Use:   "resume (--token T | --id ID) (--approve yes|no | --response-json J | --cancel)",
 		Short: "Answer a pipeline flow's gate and follow it on",
 		Args:  args(0, "flags only"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			tool := mode == "tool"
+			if tool {
+				defer func() { err = e.refuseAsTool(err) }()
+			}
 			if (token == "") == (id == "") {
 				return usageError{fmt.Errorf("pass exactly one of --token and --id")}
 			}
@@ -223,6 +227,25 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&by, "by", "", "who decides (default: the OS user)")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	return cmd
+}
+
+// refuseAsTool prints Lobster's error envelope on stdout for err, a
+// tool-mode command's refusal, and returns err so that the exit code and
+// the message on stderr stay what they are: parse_error for what exits 2
+// (bad flags, a token or id no open gate has, a decision the gate does not
+// take), runtime_error for anything else. An exitStatus has already
+// printed its envelope and is returned as it is.
+func (e *env) refuseAsTool(err error) error {
+	var printed exitStatus
+	if err == nil || errors.As(err, &printed) {
+		return err
+	}
+	kind := "runtime_error"
+	if exitCode(err) == exitUsage {
+		kind = "parse_error"
+	}
+	_ = printer{e.stdout, true}.emit(envelope{ProtocolVersion: 1, Error: &envelopeError{Type: kind, Message: err.Error()}}, nil)
+	return err
 }
 
 // findGate finds the pipeline flow waiting at the gate with this token or
