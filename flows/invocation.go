@@ -21,6 +21,11 @@ type Invocation struct {
 	// and the step's own env (the scheduler passes FLOWGATE_SESSION and
 	// the run's identity this way).
 	Env map[string]string `json:"env,omitempty"`
+	// GateTimeoutMs, if above zero, is how long each gate of the run may
+	// wait unanswered: the controller writes the deadline into the gate's
+	// wait (Until), and the gateway denies the gate as gate-expired once it
+	// passes.
+	GateTimeoutMs int64 `json:"gate_timeout_ms,omitempty"`
 }
 
 // State returns the invocation as a flow's initial state.

@@ -45,7 +45,15 @@ type Decision struct {
 	By string `json:"by"`
 	// At is when the gateway recorded the answer.
 	At time.Time `json:"at,omitzero"`
+	// Reason, when set, says that the gateway answered on its own and why:
+	// ReasonGateExpired. Empty for an answer someone gave.
+	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonGateExpired is the Reason of the denial the gateway records at a
+// gate whose wait has an Until that passed with no answer (a pipeline run
+// with --gate-timeout). A controller treats it as any denial.
+const ReasonGateExpired = "gate-expired"
 
 // Resumed is the data of a flow.resumed event. Step and Decision are set
 // when the flow resumed because someone answered the gate at Step; the

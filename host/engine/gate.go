@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -78,26 +79,86 @@ func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 		case in.Expected != nil && *in.Expected != old.Revision:
 			return &sdk.RevisionConflictError{Expected: *in.Expected, Current: old}
 		}
-		d := in.Decision
-		d.At = t.now
-		f := cloneFlow(old)
-		if f.State, err = recordDecision(old, g, d); err != nil {
-			return err
-		}
-		if err := t.move(f, sdk.FlowRunning); err != nil {
-			return err
-		}
-		if err := t.saveFlow(old, f); err != nil {
-			return err
-		}
-		out = f
-		data, err := json.Marshal(sdk.Resumed{Status: f.Status, Step: g.Step, Decision: &d})
-		if err != nil {
-			return err
-		}
-		return t.appendEvent(f, sdk.EventFlowResumed, "", data)
+		out, err = t.decide(old, g, in.Decision)
+		return err
 	})
 	return out, err
+}
+
+// decide records d at gate g of flow old, stamped with the engine's
+// clock, and resumes the flow with a flow.resumed event carrying it.
+func (t *txn) decide(old *sdk.Flow, g sdk.Wait, d sdk.Decision) (*sdk.Flow, error) {
+	d.At = t.now
+	f := cloneFlow(old)
+	var err error
+	if f.State, err = recordDecision(old, g, d); err != nil {
+		return nil, err
+	}
+	if err := t.move(f, sdk.FlowRunning); err != nil {
+		return nil, err
+	}
+	if err := t.saveFlow(old, f); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(sdk.Resumed{Status: f.Status, Step: g.Step, Decision: &d})
+	if err != nil {
+		return nil, err
+	}
+	return f, t.appendEvent(f, sdk.EventFlowResumed, "", data)
+}
+
+// ExpiredBy is who the gateway names as the author of a gate-expired
+// denial.
+const ExpiredBy = "flowgate"
+
+// ExpireGates denies every gate whose wait has an Until at or before the
+// engine's clock: each such flow gets a denial by ExpiredBy with Reason
+// sdk.ReasonGateExpired, recorded and resumed as DecideGate does, so its
+// controller ends it as it ends any denied run (the pipeline controller
+// cancels it), and the run history can say why. Each gate is decided in
+// its own transaction, which re-reads the flow and skips one answered,
+// cancelled or parked elsewhere meanwhile. It returns the ids of the
+// flows it resumed; an error stops it, keeping what it did.
+//
+// The gateway's sweep calls it: the deadline lives in the flow's wait, so
+// it holds across restarts, and a gate expires at most a sweep interval
+// late.
+func (e *Engine) ExpireGates() ([]string, error) {
+	gates, err := e.OpenGates(GateFilter{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, og := range gates {
+		if w := og.Wait(); w.Until.IsZero() || w.Until.After(e.now()) {
+			continue
+		}
+		resumed := false
+		err := e.write(func(t *txn) error {
+			resumed = false
+			old, err := loadFlow(t.tx, og.FlowID)
+			if err != nil {
+				return err
+			}
+			g, ok := sdk.ParseGate(old.Wait)
+			if old.Status != sdk.FlowWaiting || !ok || g.Step == "" || g.Until.IsZero() || g.Until.After(t.now) || old.CancelRequested() {
+				return nil
+			}
+			no := false
+			if _, err := t.decide(old, g, sdk.Decision{Approved: &no, By: ExpiredBy, Reason: sdk.ReasonGateExpired}); err != nil {
+				return err
+			}
+			resumed = true
+			return nil
+		})
+		if err != nil && !errors.Is(err, sdk.ErrNotFound) {
+			return out, fmt.Errorf("expire the gate of flow %s: %w", og.FlowID, err)
+		}
+		if resumed {
+			out = append(out, og.FlowID)
+		}
+	}
+	return out, nil
 }
 
 // recordDecision returns f's state with d recorded at gate g. Every other

@@ -184,3 +184,48 @@ func TestOpenGatesListsAndFinds(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, none)
 }
+
+// TestExpireGatesDeniesOnlyGatesPastTheirDeadline parks three flows: one
+// gate due, one not yet, one with no deadline. ExpireGates denies the
+// first as gate-expired, whatever its kind, and leaves the others; a
+// second call finds nothing to do.
+func TestExpireGatesDeniesOnlyGatesPastTheirDeadline(t *testing.T) {
+	t.Parallel()
+	eng, _, c := newClockEngine(t)
+	park := func(kind, until string) *sdk.Flow {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "pipeline", Goal: "g", State: json.RawMessage(`{}`)})
+		require.NoError(t, err)
+		wait := `{"kind":"` + kind + `","step":"review","resume_token":"tok-` + f.ID + `"` + until + `}`
+		f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(wait)})
+		require.NoError(t, err)
+		return f
+	}
+	due := park(sdk.GateInput, `,"until":"2026-05-01T12:30:00Z"`)
+	later := park(sdk.GateApproval, `,"until":"2026-05-01T14:00:00Z"`)
+	never := park(sdk.GateApproval, ``)
+
+	got, err := eng.ExpireGates()
+	require.NoError(t, err)
+	require.Empty(t, got, "no deadline has passed yet")
+
+	c.t = c.t.Add(time.Hour)
+	got, err = eng.ExpireGates()
+	require.NoError(t, err)
+	require.Equal(t, []string{due.ID}, got)
+	f, err := eng.GetFlow(due.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowRunning, f.Status)
+	require.JSONEq(t, `{"decisions":{"review":{"approved":false,"by":"flowgate","reason":"gate-expired","at":"2026-05-01T13:00:00Z"}}}`, string(f.State))
+	evs, err := eng.Events(due.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.EventFlowResumed, evs[len(evs)-1].Type, "the controller hears of the denial")
+	for _, id := range []string{later.ID, never.ID} {
+		f, err := eng.GetFlow(id)
+		require.NoError(t, err)
+		require.Equal(t, sdk.FlowWaiting, f.Status)
+	}
+
+	got, err = eng.ExpireGates()
+	require.NoError(t, err)
+	require.Empty(t, got, "an expired gate is denied once")
+}

@@ -33,7 +33,10 @@ type SweepConfig struct {
 }
 
 // Sweeper runs a quick, applying maintenance pass (see the package doc)
-// periodically in its own goroutine, the gateway's sweep. A pass is a
+// periodically in its own goroutine, the gateway's sweep. Each pass first
+// denies the gates whose deadline passed (engine.ExpireGates), so a gate
+// timeout is enforced at most an Interval late, and across restarts: the
+// deadline is in the flow's wait. A pass is a
 // series of short engine transactions, so task execution never waits for
 // a sweep; a pass still running when the next is due delays it rather
 // than overlapping it.
@@ -100,6 +103,7 @@ func (s *Sweeper) loop(ctx context.Context) {
 
 func (s *Sweeper) pass(ctx context.Context) {
 	start := time.Now()
+	s.expireGates()
 	sum, err := Run(ctx, s.eng, s.cfg.Pass)
 	if ctx.Err() != nil {
 		return
@@ -123,4 +127,15 @@ func (s *Sweeper) pass(ctx context.Context) {
 		return
 	}
 	s.cfg.Logger.Debug("maintenance sweep", args...)
+}
+
+// expireGates denies the gates past their deadline, logging each.
+func (s *Sweeper) expireGates() {
+	ids, err := s.eng.ExpireGates()
+	for _, id := range ids {
+		s.cfg.Logger.Info("gate expired: denied as gate-expired", "flow", id)
+	}
+	if err != nil {
+		s.cfg.Logger.Error("maintenance sweep: expire gates", "error", err)
+	}
 }

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"sync/atomic"
@@ -318,5 +319,36 @@ func TestTimeoutAndRequestedApproval(t *testing.T) {
 		require.Equal(t, "all of it", w.Preview)
 		st, _ := readState(t, f)
 		require.JSONEq(t, `{"id":"slow","error":true,"errorMessage":"Step 'slow' timed out after 50ms"}`, string(st.Results["slow"]))
+	})
+}
+
+// TestGateTimeout: with a gate timeout in the invocation, a gate's wait
+// carries its deadline, kept when the gate parks again after a refused
+// answer; a denial (the gateway's gate-expired) ends even an input gate's
+// run as cancelled.
+func TestGateTimeout(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		file, err := filepath.Abs(filepath.Join("testdata", "input.lobster"))
+		require.NoError(t, err)
+		before := time.Now()
+		f := h.StartFlow("input", map[string]any{"file": file, "args": map[string]any{}, "cwd": t.TempDir(), "gate_timeout_ms": 3600000})
+		c.runner.next(t, h, f.ID)
+		f = h.Flow(f.ID)
+		var w sdk.Wait
+		require.NoError(t, json.Unmarshal(f.Wait, &w))
+		require.Equal(t, "review", w.Step)
+		require.WithinRange(t, w.Until, before.Add(time.Hour), time.Now().Add(time.Hour))
+
+		f = decide(t, h, f.ID, "review", map[string]any{"response": map[string]any{"decision": 3}, "by": "alice"})
+		var again sdk.Wait
+		require.NoError(t, json.Unmarshal(f.Wait, &again))
+		require.NotEmpty(t, again.Error)
+		require.Equal(t, w.Until, again.Until, "a refused answer does not restart the clock")
+
+		f = decide(t, h, f.ID, "review", map[string]any{"approved": false, "by": "flowgate", "reason": sdk.ReasonGateExpired})
+		require.Equal(t, sdk.FlowCancelled, f.Status, "an expired input gate cancels the run")
+		require.Len(t, h.Tasks(f.ID), 1, "nothing after the gate ran")
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -43,6 +44,9 @@ type Gate struct {
 	RequireDifferentApprover bool           `json:"require_different_approver,omitempty"`
 	// Error says why the last decision at this gate was not accepted.
 	Error string `json:"error,omitempty"`
+	// Until is when the gateway denies the gate as gate-expired if nobody
+	// answers it (the run's gate timeout); zero waits for ever.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // resumeToken names a gate: the flow and the step.

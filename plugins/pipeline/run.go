@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -290,8 +291,13 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	}
 	g := inputGate(r.flow.ID, s, subject)
 	d, ok := r.st.Decisions[s.ID]
-	if !ok {
+	switch {
+	case !ok:
 		return true, r.wait(ctx, g)
+	case d.Approved != nil && !*d.Approved:
+		// The gateway denied the gate (gate-expired): the run ends as a
+		// denied approval does.
+		return true, r.cancel(ctx, s.ID)
 	}
 	var response any
 	if len(d.Response) > 0 {
@@ -352,8 +358,16 @@ func (r *run) save(ctx context.Context, stepID string) error {
 	return nil
 }
 
-// wait parks the flow at gate g.
+// wait parks the flow at gate g. With a gate timeout, the gate's wait
+// carries its deadline (Until), which the gateway's sweep enforces: the
+// deadline is in the store, so it holds across restarts of the gateway
+// and of this plugin. The first park at a step sets it, and the state
+// keeps it, so a gate parked again (its last answer was refused) keeps
+// the deadline it had.
 func (r *run) wait(ctx context.Context, g Gate) error {
+	if r.st.GateTimeoutMs > 0 {
+		g.Until = r.st.deadline(g.Step, time.Now().Add(time.Duration(r.st.GateTimeoutMs)*time.Millisecond))
+	}
 	b, _, err := r.st.encode(nil)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -14,12 +15,18 @@ import (
 // was read, so keys the controller does not own (file, args, cwd, and the
 // decisions the gateway records at gates) are written back untouched.
 type state struct {
-	raw       map[string]json.RawMessage
-	before    []byte
-	File      string
-	Args      map[string]any
-	Cwd       string
-	Env       map[string]string
+	raw    map[string]json.RawMessage
+	before []byte
+	File   string
+	Args   map[string]any
+	Cwd    string
+	Env    map[string]string
+	// GateTimeoutMs is flows.Invocation.GateTimeoutMs: how long a gate
+	// may wait unanswered; zero is for ever.
+	GateTimeoutMs int64
+	// GateUntil is the deadline of each gate parked with a timeout, by
+	// step ("gate_until"), so that parking again keeps it.
+	GateUntil map[string]time.Time
 	Results   map[string]flows.StepResult
 	Decisions map[string]sdk.Decision
 }
@@ -33,7 +40,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "results": &s.Results, sdk.DecisionsKey: &s.Decisions} {
+	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -51,12 +58,30 @@ func readState(b json.RawMessage) (*state, error) {
 	return s, err
 }
 
+// deadline returns the deadline of the gate at step, recording def (in
+// UTC) as that deadline when the gate has none yet.
+func (s *state) deadline(step string, def time.Time) time.Time {
+	if t, ok := s.GateUntil[step]; ok {
+		return t
+	}
+	if s.GateUntil == nil {
+		s.GateUntil = map[string]time.Time{}
+	}
+	s.GateUntil[step] = def.UTC()
+	return def.UTC()
+}
+
 // encode returns the state with the current results and, when output is
 // not nil, the workflow output; changed says whether it differs from the
 // state that was read.
 func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
 		if s.raw["results"], err = json.Marshal(s.Results); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(s.GateUntil) > 0 {
+		if s.raw["gate_until"], err = json.Marshal(s.GateUntil); err != nil {
 			return nil, false, err
 		}
 	}
