@@ -79,6 +79,7 @@ func addCronFlags(cmd *cobra.Command, f *cronFlags) {
 	fl.StringVar(&f.in.Schedule.DST, "dst", "", "for --cron, a time skipped by daylight saving: shift (run at the end of the gap, default) or skip")
 	fl.StringVar(&f.in.Pipeline, "pipeline", "", "workflow file to run")
 	fl.StringVar(&f.in.ArgsJSON, "args-json", "", "workflow args as a JSON object, for --pipeline")
+	fl.StringVar(&f.in.GateTimeout, "gate-timeout", "", "for --pipeline, deny a gate nobody answers within this duration (reason gate-expired), such as 30m")
 	fl.StringVar(&f.in.Command, "command", "", "command line to run")
 	fl.StringVar(&f.in.Session, "session", "", "isolated (default) or session:NAME")
 	fl.StringVar(&f.in.Overlap, "overlap", "", "when a run is due while one is active: skip (default), buffer_one, buffer_all, cancel_other, allow_all")
@@ -112,6 +113,7 @@ func newCronAddCmd(e *env) *cobra.Command {
 				if err != nil {
 					return jobErr(err)
 				}
+				fmt.Fprint(e.stderr, gateWarning(j))
 				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
 					fmt.Fprintf(w, "Added cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
 				})
@@ -244,6 +246,9 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	case scheduler.PayloadPipeline:
 		row("pipeline", clean(j.Payload.Pipeline))
 		row("args", orNA(clean(string(j.Payload.Args))))
+		if j.Payload.GateTimeout > 0 {
+			row("gateTimeout", time.Duration(j.Payload.GateTimeout).String())
+		}
 	case scheduler.PayloadCommand:
 		row("command", clean(j.Payload.Command))
 	}
@@ -335,6 +340,7 @@ func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, e
 	p.Cron, p.TZ, p.DST = str("cron", in.Schedule.Cron), str("tz", in.Schedule.TZ), str("dst", in.Schedule.DST)
 	p.Every, p.At = str("every", in.Schedule.Every), str("at", in.Schedule.At)
 	p.Pipeline, p.ArgsJSON, p.Command = str("pipeline", in.Pipeline), str("args-json", in.ArgsJSON), str("command", in.Command)
+	p.GateTimeout = str("gate-timeout", in.GateTimeout)
 	p.Session, p.Overlap = str("session", in.Session), str("overlap", in.Overlap)
 	p.CatchUpWindow = str("catchup-window", in.CatchUpWindow)
 	p.Webhook, p.NotifyCommand = str("webhook", in.Webhook), str("notify-command", in.NotifyCommand)

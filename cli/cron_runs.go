@@ -45,7 +45,7 @@ func newCronRunsCmd(e *env) *cobra.Command {
 					var t table
 					t.add("Scheduled", "Status", "Trigger", "Started", "Ended", "Task/Flow", "Error")
 					for _, r := range runs {
-						t.add(stamp(r.Scheduled), r.Status, triggerText(r), stamp(r.StartedAt), stamp(r.EndedAt), orNA(runWork(r)), clip(r.Error, 80))
+						t.add(stamp(r.Scheduled), r.Status, triggerText(r), stamp(r.StartedAt), stamp(r.EndedAt), orNA(runWork(r)), clip(runNote(r), 80))
 					}
 					t.write(w)
 				})
@@ -63,6 +63,24 @@ func runWork(r scheduler.Run) string {
 		return r.TaskID
 	}
 	return r.FlowID
+}
+
+// runNote is what the last column of cron runs says: where an open run's
+// flow waits at a gate, else the run's error.
+func runNote(r scheduler.Run) string {
+	if r.Waiting != nil {
+		return r.Waiting.String()
+	}
+	return r.Error
+}
+
+// statusNote is the last column of cron status: why the job was
+// disabled, else the gate its active run waits at.
+func statusNote(j scheduler.JobStatus) string {
+	if j.DisabledReason == "" && j.Waiting != nil {
+		return j.Waiting.String()
+	}
+	return j.DisabledReason
 }
 
 // triggerText says what asked for a run.
@@ -107,7 +125,7 @@ func newCronStatusCmd(e *env) *cobra.Command {
 					t.add("Name", "Enabled", "Next run", "Last scheduled", "Active", "Buffered", "Note")
 					for _, j := range out.Jobs {
 						t.add(clean(j.Job.Name), fmt.Sprint(j.Job.Enabled), nextText(j.Job), stamp(j.LastScheduled),
-							fmt.Sprint(j.Active), fmt.Sprint(j.Buffered), clip(j.DisabledReason, 80))
+							fmt.Sprint(j.Active), fmt.Sprint(j.Buffered), clip(statusNote(j), 80))
 					}
 					t.write(w)
 				})

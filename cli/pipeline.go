@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -106,8 +108,8 @@ func newPipelineGraphCmd(e *env) *cobra.Command {
 
 func newPipelineRunCmd(e *env) *cobra.Command {
 	var (
-		argsJSON, mode string
-		dryRun, detach bool
+		argsJSON, mode, gateTimeout string
+		dryRun, detach              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
@@ -118,7 +120,10 @@ parks the flow until someone answers (flowgate pipeline resume, or
 flowgate tasks flow approve|deny|input). With --mode tool the result is
 Lobster's JSON envelope, with Lobster's exit codes. With no gateway
 running, this command hosts one for its duration; a flow parked at a gate
-is resumed by whichever gateway runs next.`,
+is resumed by whichever gateway runs next. With --gate-timeout D, a gate
+nobody answers within D is denied (reason gate-expired) by the gateway's
+sweep, which runs at least once a minute; the deadline is stored with the
+gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			tool := mode == "tool"
@@ -141,8 +146,14 @@ is resumed by whichever gateway runs next.`,
 				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))
 				return nil
 			}
+			var timeout time.Duration
+			if gateTimeout != "" {
+				if timeout, err = scheduler.ParseGateTimeout(gateTimeout); err != nil {
+					return usageError{fmt.Errorf("--gate-timeout: %w", err)}
+				}
+			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-				f, err := startPipeline(ctx, c, a[0], provided, wf.Name)
+				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, timeout)
 				if err != nil {
 					return err
 				}
@@ -161,6 +172,7 @@ is resumed by whichever gateway runs next.`,
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without running anything")
 	cmd.Flags().BoolVar(&detach, "detach", false, "print the flow id and return at once")
+	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	return cmd
 }

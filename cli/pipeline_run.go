@@ -37,8 +37,10 @@ type envelopeError struct {
 	Message string `json:"message"`
 }
 
-// startPipeline creates the managed flow that runs file with args.
-func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string) (*sdk.Flow, error) {
+// startPipeline creates the managed flow that runs file with args; a gate
+// left unanswered for gateTimeout (zero: for ever) is denied as
+// gate-expired.
+func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string, gateTimeout time.Duration) (*sdk.Flow, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func startPipeline(ctx context.Context, c api.Client, file string, args map[stri
 			return nil, err
 		}
 	}
-	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd}.State()
+	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd, GateTimeoutMs: gateTimeout.Milliseconds()}.State()
 	if err != nil {
 		return nil, err
 	}

@@ -252,3 +252,18 @@ func TestLoadFileErrors(t *testing.T) {
 	require.ErrorContains(t, err, "Workflow file must end in .lobster, .yaml, .yml, or .json")
 	require.True(t, flows.IsWorkflowFile("X.YML"))
 }
+
+func TestGatesListsApprovalAndInputSteps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "g.lobster")
+	require.NoError(t, os.WriteFile(p, []byte("name: g\nsteps:\n  - id: a\n    run: echo hi\n  - id: ok\n    approval: Go?\n  - id: ask\n    input:\n      prompt: Name?\n      responseSchema: {type: string}\n"), 0o600))
+	wf, err := flows.Load(p)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ok", "ask"}, wf.Gates())
+	p2 := filepath.Join(dir, "n.lobster")
+	require.NoError(t, os.WriteFile(p2, []byte("name: n\nsteps:\n  - id: a\n    run: echo hi\n"), 0o600))
+	wf, err = flows.Load(p2)
+	require.NoError(t, err)
+	require.Empty(t, wf.Gates())
+}

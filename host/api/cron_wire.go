@@ -24,6 +24,7 @@ type jobInputJSON struct {
 	Pipeline             string `json:"pipeline,omitempty"`
 	ArgsJSON             string `json:"args_json,omitempty"`
 	Command              string `json:"command,omitempty"`
+	GateTimeout          string `json:"gate_timeout,omitempty"`
 	Session              string `json:"session,omitempty"`
 	Overlap              string `json:"overlap,omitempty"`
 	CatchUpWindow        string `json:"catchup_window,omitempty"`
@@ -41,7 +42,7 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 	return jobInputJSON{
 		Name: in.Name, Description: in.Description,
 		Cron: in.Schedule.Cron, TZ: in.Schedule.TZ, DST: in.Schedule.DST, Every: in.Schedule.Every, At: in.Schedule.At,
-		Pipeline: in.Pipeline, ArgsJSON: in.ArgsJSON, Command: in.Command,
+		Pipeline: in.Pipeline, ArgsJSON: in.ArgsJSON, Command: in.Command, GateTimeout: in.GateTimeout,
 		Session: in.Session, Overlap: in.Overlap, CatchUpWindow: in.CatchUpWindow,
 		Webhook: in.Webhook, NotifyCommand: in.NotifyCommand,
 		FailureAlertAfter: in.FailureAlertAfter, FailureAlertCooldown: in.FailureAlertCooldown,
@@ -54,7 +55,7 @@ func (j jobInputJSON) input() scheduler.JobInput {
 	return scheduler.JobInput{
 		Name: j.Name, Description: j.Description,
 		Schedule: schedule.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At},
-		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command,
+		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command, GateTimeout: j.GateTimeout,
 		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
 		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
 		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
@@ -79,6 +80,7 @@ type jobPatchJSON struct {
 	Pipeline             *string `json:"pipeline,omitempty"`
 	ArgsJSON             *string `json:"args_json,omitempty"`
 	Command              *string `json:"command,omitempty"`
+	GateTimeout          *string `json:"gate_timeout,omitempty"`
 	Session              *string `json:"session,omitempty"`
 	Overlap              *string `json:"overlap,omitempty"`
 	CatchUpWindow        *string `json:"catchup_window,omitempty"`

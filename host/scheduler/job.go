@@ -65,6 +65,10 @@ type Payload struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Command is the command line for PayloadCommand.
 	Command string `json:"command,omitempty"`
+	// GateTimeout (--gate-timeout), for PayloadPipeline, is how long a
+	// run's gate may wait unanswered before the gateway denies it as
+	// gate-expired; zero waits for ever.
+	GateTimeout Duration `json:"gate_timeout,omitempty"`
 }
 
 // DeliveryKind says where a job's result goes.

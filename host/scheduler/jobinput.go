@@ -21,6 +21,7 @@ type JobInput struct {
 	Pipeline    string         // --pipeline
 	ArgsJSON    string         // --args-json
 	Command     string         // --command
+	GateTimeout string         // --gate-timeout, a Go duration; for --pipeline
 	Session     string         // --session; empty means isolated
 	Overlap     string         // --overlap; empty means skip
 	// CatchUpWindow is --catchup-window, a Go duration.
@@ -120,9 +121,19 @@ func (in JobInput) payload() (Payload, error) {
 		if in.ArgsJSON != "" {
 			return Payload{}, flagErr("--args-json", "needs --pipeline: args are for a workflow file, not --command")
 		}
+		if in.GateTimeout != "" {
+			return Payload{}, flagErr("--gate-timeout", "needs --pipeline: a command has no gates")
+		}
 		return Payload{Kind: PayloadCommand, Command: cmd}, nil
 	}
 	p := Payload{Kind: PayloadPipeline, Pipeline: pipe}
+	if in.GateTimeout != "" {
+		d, err := ParseGateTimeout(in.GateTimeout)
+		if err != nil {
+			return Payload{}, flagErr("--gate-timeout", err.Error())
+		}
+		p.GateTimeout = Duration(d)
+	}
 	if in.ArgsJSON != "" {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(in.ArgsJSON), &m); err != nil || m == nil {
@@ -211,6 +222,9 @@ func (j Job) input() JobInput {
 	if j.Payload.Args != nil {
 		in.ArgsJSON = string(j.Payload.Args)
 	}
+	if j.Payload.GateTimeout != 0 {
+		in.GateTimeout = time.Duration(j.Payload.GateTimeout).String()
+	}
 	if j.CatchUpWindow != 0 {
 		in.CatchUpWindow = time.Duration(j.CatchUpWindow).String()
 	}
@@ -232,6 +246,16 @@ func (j Job) input() JobInput {
 		}
 	}
 	return in
+}
+
+// ParseGateTimeout reads a --gate-timeout: a Go duration of at least a
+// second. The error says what is wrong, for the caller to name its flag.
+func ParseGateTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("%q is not a duration of 1s or more; use a form like 30m or 24h", v)
+	}
+	return d, nil
 }
 
 // flagErr is a *schedule.FlagError: the flag at fault and the rule broken.

@@ -18,6 +18,7 @@ type JobPatch struct {
 	Name, Description               *string
 	Cron, TZ, DST, Every, At        *string
 	Pipeline, ArgsJSON, Command     *string
+	GateTimeout                     *string
 	Session, Overlap, CatchUpWindow *string
 	Webhook, NotifyCommand          *string
 	FailureAlertAfter               *int
@@ -76,10 +77,11 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 		in.Command = ""
 	}
 	if p.Command != nil && p.Pipeline == nil {
-		in.Pipeline, in.ArgsJSON = "", ""
+		in.Pipeline, in.ArgsJSON, in.GateTimeout = "", "", ""
 	}
 	set(&in.Pipeline, p.Pipeline)
 	set(&in.ArgsJSON, p.ArgsJSON)
+	set(&in.GateTimeout, p.GateTimeout)
 	set(&in.Command, p.Command)
 	set(&in.Session, p.Session)
 	set(&in.Overlap, p.Overlap)

@@ -107,6 +107,9 @@ type Run struct {
 	// one, with the last error.
 	Alert      string `json:"alert,omitempty"`
 	AlertError string `json:"alert_error,omitempty"`
+	// Waiting is set by Scheduler.Runs on an open run whose flow waits at
+	// a gate; it is read from the flow, never stored.
+	Waiting *GateWait `json:"waiting,omitempty"`
 }
 
 // schedRecord is the Scheduler's runtime record for a job, kept apart from

@@ -91,7 +91,7 @@ func (s *Scheduler) outcome(r Run) (status, msg string, ended bool) {
 		case sdk.FlowSucceeded:
 			return RunOK, "", true
 		case sdk.FlowCancelled:
-			return RunCancelled, "", true
+			return RunCancelled, deniedText(f), true
 		}
 		return RunError, "flow " + string(f.Status), true
 	}

@@ -140,7 +140,8 @@ func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string, re
 		}
 		f.After = page.Next
 	}
-	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline), Env: env}.State()
+	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline), Env: env,
+		GateTimeoutMs: time.Duration(j.Payload.GateTimeout).Milliseconds()}.State()
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,11 @@ func (s *Scheduler) Runs(ref string, limit int) ([]Run, error) {
 	if err == nil {
 		err = decodeErr
 	}
+	for i := range out {
+		if out[i].Open() {
+			out[i].Waiting = s.gateWait(out[i].FlowID)
+		}
+	}
 	return out, err
 }
 
@@ -46,6 +51,9 @@ type JobStatus struct {
 	Active         int       `json:"active"`
 	Buffered       int       `json:"buffered"`
 	DisabledReason string    `json:"disabled_reason,omitempty"`
+	// Waiting is set when an active run's flow waits at a gate: with the
+	// default overlap policy, every run due meanwhile is skipped.
+	Waiting *GateWait `json:"waiting,omitempty"`
 }
 
 // Status returns every job, enabled ones first in order of next run, with
@@ -56,17 +64,35 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 		return nil, err
 	}
 	out := make([]JobStatus, 0, len(jobs))
+	var active [][]time.Time
 	err = s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
-		out = out[:0]
+		out, active = out[:0], active[:0]
 		for _, j := range jobs {
 			rec, err := loadSched(tx, j.ID)
 			if err != nil {
 				return err
 			}
 			out = append(out, JobStatus{Job: j, LastScheduled: rec.LastScheduled, Active: len(rec.Active), Buffered: len(rec.Buffered), DisabledReason: rec.DisabledReason})
+			active = append(active, rec.Active)
 		}
 		return nil
 	})
+	for i := range out {
+		out[i].Waiting = s.activeGate(out[i].Job.ID, active[i])
+	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Job.Enabled && !out[b].Job.Enabled })
 	return out, err
+}
+
+// activeGate returns the gate the first of a job's active runs (by
+// scheduled time) waits at, or nil.
+func (s *Scheduler) activeGate(jobID string, active []time.Time) *GateWait {
+	for _, t := range active {
+		if r, ok, err := s.loadRun(jobID, t); err == nil && ok {
+			if g := s.gateWait(r.FlowID); g != nil {
+				return g
+			}
+		}
+	}
+	return nil
 }
