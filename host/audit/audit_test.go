@@ -193,7 +193,7 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		}, audit.Input{}},
 		{"lost past retention", audit.Lost, audit.KindTask, audit.Error, func(t *testing.T, fx *fixture) string {
 			task := fx.finished(t, sdk.TaskLost)
-			fx.clk.Advance(24 * time.Hour)
+			fx.clk.Advance(7 * 24 * time.Hour)
 			return task.ID
 		}, audit.Input{}},
 		{"delivery_failed", audit.DeliveryFailed, audit.KindTask, audit.Warn, func(t *testing.T, fx *fixture) string {

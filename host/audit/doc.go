@@ -20,10 +20,10 @@
 //	stale_queued             task       warn              queued, unchanged for 10m
 //	stale_running            task       error             running, unchanged for 30m, and
 //	                                                      neither shim nor child is alive
-//	lost                     task       warn, then error  status lost: warn while retained
-//	                                                      (cleanup_after, at most 24h after it
-//	                                                      ended), error after or without
-//	                                                      cleanup_after
+//	lost                     task       warn, then error  status lost: warn until its
+//	                                                      cleanup_after (the task retention,
+//	                                                      7d, after it ended), error after
+//	                                                      or without cleanup_after
 //	delivery_failed          task       warn              the task's event (task.finished,
 //	                                                      task.milestone) is parked in its
 //	                                                      flow's outbox
