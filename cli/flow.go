@@ -321,7 +321,11 @@ func newFlowUpdateCmd(e *env) *cobra.Command {
 		Short: "Change a managed flow if it is still at the revision you read",
 		Long: `Change a managed flow, guarded by its revision: if the flow changed since
 you read it (its revision is no longer N), nothing is written and the command
-exits 3 showing the current revision.`,
+exits 3 showing the current revision.
+
+--status queued or running on a waiting or blocked flow resumes it, as its
+controller's Resume does: the wait is cleared and the controller is told
+(flow.resumed).`,
 		Args: args(1, "one flow id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if !cmd.Flags().Changed("expected-revision") {
