@@ -179,6 +179,7 @@ func (a *auditor) run(ctx context.Context) error {
 			Detail: "task-flow records could not be read: " + err.Error() + " (run flowgate check)"})
 		tasks.Tasks, flows.Flows = nil, nil
 	}
+	a.damaged(append(tasks.Damaged, flows.Damaged...))
 	a.flows = make(map[string]*sdk.Flow, len(flows.Flows))
 	for _, f := range flows.Flows {
 		a.flows[f.ID] = f

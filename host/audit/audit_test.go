@@ -244,7 +244,7 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		{"restore_failed", audit.RestoreFailed, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			fx.finished(t, sdk.TaskSucceeded)
 			raw(t, fx, "flow/zz-damaged", []byte("{not json"))
-			return ""
+			return "zz-damaged" // reported by itself; the other records are still audited
 		}, audit.Input{}},
 		{"flow stale_running", audit.StaleRunning, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			f := fx.managed(t, "ctl", false, engine.FlowPatch{Status: sdk.FlowRunning})

@@ -30,8 +30,11 @@
 //	missing_cleanup          task       warn              terminal (not lost), no cleanup_after
 //	inconsistent_timestamps  task       warn              started_at < created_at, ended_at <
 //	                                                      started_at, or active with ended_at
-//	restore_failed           task_flow  error             records could not be read; the audit
-//	                                                      then treats the lists as empty
+//	restore_failed           task_flow  error             a flow or task record is damaged (does
+//	                                                      not decode, or holds what flowgate
+//	                                                      never writes): one finding each, the
+//	                                                      rest audited; or the store could not
+//	                                                      be read, and the lists count as empty
 //	stale_running            task_flow  error             running, unchanged for 30m, no active task
 //	stale_waiting            task_flow  warn              waiting, unchanged for 30m (from a
 //	                                                      timer wait's until), no active task

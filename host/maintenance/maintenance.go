@@ -32,8 +32,13 @@
 //     flow that can still move (waiting at a gate, blocked, running) is
 //     never pruned.
 //
-// Then the indexes: every entry is checked against its record and, with
-// Apply, repaired.
+// Then the damaged records (engine.DamagedRecord: a record that does not
+// decode, or one the engine could not have written, such as a flow with
+// status "done"), which the passes above skip: with Apply, each is moved
+// to the quarantine (engine.Quarantine), where flowgate check lists it and
+// backups keep it. Last the indexes: every entry is checked against its
+// record and, with Apply, repaired; the entries of a quarantined record
+// go with it.
 //
 // A Quick pass, the gateway's periodic sweep, reads only what can need
 // action in normal operation, through the indexes: running tasks, flows
@@ -131,6 +136,9 @@ type Summary struct {
 	Mode      string     `json:"mode"`
 	Tasks     TaskCounts `json:"tasks"`
 	TaskFlows FlowCounts `json:"task_flows"`
+	// Quarantined counts damaged records (engine.DamagedRecord) moved, or
+	// to move, to the quarantine (full passes only).
+	Quarantined int `json:"quarantined"`
 	// Indexes counts index entries out of step with their records.
 	Indexes int `json:"indexes"`
 	// LogsRemoved counts task log directories removed with their tasks.
@@ -186,8 +194,14 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	if err != nil {
 		return p.sum, err
 	}
+	if p.quarantine(problems) {
+		// The entries that named a moved record are orphans now.
+		if problems, err = eng.CheckIndexes(); err != nil {
+			return p.sum, err
+		}
+	}
 	for _, ip := range problems {
-		if ip.Kind != engine.IndexUnreadable {
+		if ip.Kind != engine.RecordDamaged {
 			p.sum.Indexes++
 		}
 	}
@@ -198,6 +212,22 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	}
 	p.compaction()
 	return p.sum, nil
+}
+
+// quarantine moves the damaged records among problems to the quarantine
+// (engine.Quarantine) and reports whether it moved any.
+func (p *pass) quarantine(problems []engine.IndexProblem) bool {
+	moved := false
+	for _, ip := range problems {
+		if ip.Kind != engine.RecordDamaged {
+			continue
+		}
+		if p.act("quarantine "+ip.Record, func() error { _, err := p.eng.Quarantine(ip.Record); return err }) {
+			p.sum.Quarantined++
+			moved = moved || p.cfg.Apply
+		}
+	}
+	return moved
 }
 
 // compaction measures the file's free space and, applying, asks for a
