@@ -56,6 +56,7 @@ func TestDamagedRecordsAreReportedAndQuarantined(t *testing.T) {
 	code, out, _ = run(t, dir, "tasks", "audit", "--fail-on", "error")
 	require.Equal(t, 4, code, "the audit has errors")
 	require.Contains(t, out, "record flow/zz-garbled is damaged")
+	require.Contains(t, out, "record flow/"+done+" is damaged")
 
 	code, out, _ = run(t, dir, "check")
 	require.Equal(t, 1, code)

@@ -90,15 +90,19 @@ type Quarantined struct {
 	At time.Time `json:"quarantined_at"`
 	// Value is the record's bytes as they were (base64 in JSON).
 	Value []byte `json:"value"`
+	// DroppedEvents counts the undelivered events of a quarantined flow,
+	// deleted with it: no controller can act on a flow that is gone.
+	DroppedEvents int `json:"dropped_events,omitempty"`
 }
 
 // Quarantine moves the damaged flow or task record at key to the
 // quarantine, in one transaction: it re-reads the record and refuses
 // (sdk.ErrInvalid, nothing changed) when it is not under flow/ or task/ or
-// is no longer damaged, and ErrNotFound when it is gone. The index entries
-// that pointed at it are orphans afterwards, which RepairIndexes removes;
-// a quarantined flow's tasks are left dangling, as after a manual delete,
-// and are pruned as such.
+// is no longer damaged, and ErrNotFound when it is gone. A flow's event
+// outbox is deleted with it (counted in DroppedEvents). The index entries
+// that pointed at the record are orphans afterwards, which RepairIndexes
+// removes; a quarantined flow's tasks are left dangling, as after a manual
+// delete, and are pruned as such.
 func (e *Engine) Quarantine(key string) (Quarantined, error) {
 	var out Quarantined
 	err := e.write(func(t *txn) error {
@@ -122,12 +126,33 @@ func (e *Engine) Quarantine(key string) (Quarantined, error) {
 			return invalid("record %s is not damaged; it stays where it is", key)
 		}
 		out = Quarantined{Key: key, Reason: d.Reason, At: t.now, Value: it.Value}
+		if strings.HasPrefix(key, flowPrefix) {
+			if out.DroppedEvents, err = t.dropOutbox(lastSegment(key)); err != nil {
+				return err
+			}
+		}
 		if err := t.put(quarantinePrefix+key+"/"+timeKey(t.now), out); err != nil {
 			return err
 		}
 		return t.del(key)
 	})
 	return out, err
+}
+
+// dropOutbox deletes flow id's event outbox and sequence, and returns how
+// many events it held.
+func (t *txn) dropOutbox(id string) (int, error) {
+	n := 0
+	if err := t.tx.Scan(eventPrefix+id+"/", store.ScanOptions{}, func(store.Item) bool {
+		n++
+		return true
+	}); err != nil {
+		return 0, err
+	}
+	if err := t.deletePrefix(eventPrefix + id + "/"); err != nil {
+		return 0, err
+	}
+	return n, t.del(seqPrefix + id)
 }
 
 // ListQuarantine returns every record in the quarantine, oldest key first.
