@@ -74,12 +74,6 @@ func statusNames[S ~string](ss []S) []string {
 	return out
 }
 
-// Quarantine is where damaged records go: under quarantinePrefix, keyed
-// by the record's key and the time it was moved, so moving the same key
-// twice keeps both. Only the engine writes it; backups keep it, as they
-// keep the whole store.
-const quarantinePrefix = "quarantine/"
-
 // Quarantined is one record in the quarantine.
 type Quarantined struct {
 	// Key is where the record was, e.g. "flow/<id>".
