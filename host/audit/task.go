@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,9 +24,13 @@ func (a *auditor) auditTask(t *sdk.Task) error {
 		return err
 	}
 	exists := true
-	if _, err := a.eng.GetFlow(cur.FlowID); errors.Is(err, sdk.ErrNotFound) {
+	var damaged *engine.DamagedRecord
+	switch _, err := a.eng.GetFlow(cur.FlowID); {
+	case errors.Is(err, sdk.ErrNotFound):
 		exists = false
-	} else if err != nil {
+	case errors.As(err, &damaged):
+		// The flow is there but damaged: its own finding says so.
+	case err != nil:
 		return err
 	}
 	a.out = append(a.out, a.taskFindings(cur, exists)...)
