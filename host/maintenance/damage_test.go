@@ -10,7 +10,8 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// A flow with status "done" and an undecodable flow never stop a pass:
+// A flow with status "done", an undecodable flow and a task with an
+// unknown status never stop a pass (e.run requires no errors):
 // the preview counts them and writes nothing; applying moves them to the
 // quarantine (not into the indexes), after which the index check is
 // clean and the rest of the records were still maintained.
@@ -23,20 +24,22 @@ func TestMaintenanceQuarantinesDamagedRecords(t *testing.T) {
 	storetest.PutRaw(t, e.st, "flow/zz-garbled", []byte("{not json"))
 	healthy := e.task(sdk.TaskSucceeded)
 	storetest.EditRecord(t, e.st, "task/"+healthy.ID, map[string]any{"cleanup_after": nil})
+	lost := e.task(sdk.TaskSucceeded) // its mirrored flow is read by the flow rules
+	storetest.EditRecord(t, e.st, "task/"+lost.ID, map[string]any{"status": "vanished"})
 
 	preview := e.run(false)
-	require.Equal(t, 2, preview.Quarantined)
+	require.Equal(t, 3, preview.Quarantined)
 	require.Equal(t, 1, preview.Tasks.CleanupStamped, "the healthy records are still maintained")
 	list, err := e.eng.ListQuarantine()
 	require.NoError(t, err)
 	require.Empty(t, list, "a preview writes nothing")
 
 	applied := e.run(true)
-	require.Equal(t, 2, applied.Quarantined)
+	require.Equal(t, 3, applied.Quarantined)
 	require.Equal(t, 1, applied.Tasks.CleanupStamped)
 	list, err = e.eng.ListQuarantine()
 	require.NoError(t, err)
-	require.Len(t, list, 2)
+	require.Len(t, list, 3)
 	problems, err := e.eng.CheckIndexes()
 	require.NoError(t, err)
 	require.Empty(t, problems, "nothing damaged is left, and nothing of it is indexed")

@@ -32,13 +32,13 @@
 //     flow that can still move (waiting at a gate, blocked, running) is
 //     never pruned.
 //
-// Then the damaged records (engine.DamagedRecord: a record that does not
-// decode, or one the engine could not have written, such as a flow with
-// status "done"), which the passes above skip: with Apply, each is moved
-// to the quarantine (engine.Quarantine), where flowgate check lists it and
-// backups keep it. Last the indexes: every entry is checked against its
-// record and, with Apply, repaired; the entries of a quarantined record
-// go with it.
+// The listings skip damaged records (engine.DamagedRecord: a record that
+// does not decode, or one the engine could not have written, such as a
+// flow with status "done"), and no rule acts on one: with Apply, a full
+// pass moves each to the quarantine (engine.Quarantine) as its listing
+// meets it, tasks first, where flowgate check lists it and backups keep
+// it. Then the indexes: every entry is checked against its record and,
+// with Apply, repaired; the entries of a quarantined record go with it.
 //
 // A Quick pass, the gateway's periodic sweep, reads only what can need
 // action in normal operation, through the indexes: running tasks, flows
@@ -194,12 +194,6 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	if err != nil {
 		return p.sum, err
 	}
-	if p.quarantine(problems) {
-		// The entries that named a moved record are orphans now.
-		if problems, err = eng.CheckIndexes(); err != nil {
-			return p.sum, err
-		}
-	}
 	for _, ip := range problems {
 		if ip.Kind != engine.RecordDamaged {
 			p.sum.Indexes++
@@ -214,20 +208,18 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	return p.sum, nil
 }
 
-// quarantine moves the damaged records among problems to the quarantine
-// (engine.Quarantine) and reports whether it moved any.
-func (p *pass) quarantine(problems []engine.IndexProblem) bool {
-	moved := false
-	for _, ip := range problems {
-		if ip.Kind != engine.RecordDamaged {
-			continue
-		}
-		if p.act("quarantine "+ip.Record, func() error { _, err := p.eng.Quarantine(ip.Record); return err }) {
+// quarantine moves the damaged records a full pass's listing skipped to
+// the quarantine (engine.Quarantine). A quick pass leaves them to a full
+// one.
+func (p *pass) quarantine(records []engine.DamagedRecord) {
+	if p.cfg.Quick {
+		return
+	}
+	for _, d := range records {
+		if p.act("quarantine "+d.Key, func() error { _, err := p.eng.Quarantine(d.Key); return err }) {
 			p.sum.Quarantined++
-			moved = moved || p.cfg.Apply
 		}
 	}
-	return moved
 }
 
 // compaction measures the file's free space and, applying, asks for a
@@ -312,6 +304,7 @@ func (p *pass) tasks(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("list tasks: %w", err)
 		}
+		p.quarantine(page.Damaged)
 		for _, t := range page.Tasks {
 			p.task(t)
 		}
@@ -393,6 +386,7 @@ func (p *pass) flowPages(ctx context.Context, f engine.FlowFilter) error {
 		if err != nil {
 			return fmt.Errorf("list flows: %w", err)
 		}
+		p.quarantine(page.Damaged)
 		for _, fl := range page.Flows {
 			p.flow(fl)
 		}
@@ -411,8 +405,14 @@ func (p *pass) flow(f *sdk.Flow) {
 	// Applying, PruneFlow reads them itself.
 	var tasks []*sdk.Task
 	if cancel || mirrored || (expired && !p.cfg.Apply) {
-		var err error
-		if tasks, err = p.eng.FlowTasks(f.ID); err != nil {
+		var (
+			err     error
+			damaged *engine.DamagedRecord
+		)
+		switch tasks, err = p.eng.FlowTasks(f.ID); {
+		case errors.As(err, &damaged):
+			return // a task of it is damaged: counted as such, and quarantined when applying
+		case err != nil:
 			p.fail("flow "+f.ID, err)
 			return
 		}
