@@ -24,6 +24,7 @@ type DamagedRecord struct {
 	Reason string `json:"reason"`
 }
 
+// Error names the record, what is wrong with it, and what to run.
 func (d *DamagedRecord) Error() string {
 	return fmt.Sprintf("record %s is damaged: %s (flowgate check lists it; flowgate tasks maintenance --apply moves it to the quarantine)", d.Key, d.Reason)
 }
