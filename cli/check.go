@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 )
 
@@ -28,10 +31,16 @@ damaged file is never written to.
 Each problem is listed with its kind, key, record and what repairs it:
   missing, orphan  an index entry lacking or left over: repaired by
                    'flowgate tasks maintenance --apply'
-  unreadable       a record that does not decode: fix it by hand or
-                   restore from a backup
+  damaged          a flow or task record that does not decode or that
+                   flowgate could not have written (an unknown status, no
+                   id): never indexed or acted on, and moved to the
+                   quarantine by 'flowgate tasks maintenance --apply'
   page             damage bbolt found in the file: restore from a backup
                    (flowgate backup), with the gateway stopped
+
+The quarantine (the damaged records maintenance moved away, with why and
+when, and their bytes in --json) is listed after the problems. It is kept,
+by backups too, for a person to look at; it is not a problem.
 
 Exit status: 0 when the store is sound, 1 when the check found damage
 (listed on stdout, a summary on stderr) or could not run.`,
@@ -83,17 +92,31 @@ func writeCheck(w io.Writer, r api.CheckReport) {
 	fmt.Fprintf(w, "Store: %s\n", clean(r.Path))
 	writeCheckLine(w, "Pages", r.PagesChecked, "the file is too damaged to open", pages)
 	writeCheckLine(w, "Indexes", r.IndexesChecked, "reading damaged pages could fail or mislead", indexes)
-	if len(r.Problems) == 0 {
-		if r.Clean() {
-			fmt.Fprintln(w, "No problems found.")
+	if len(r.Problems) == 0 && r.Clean() {
+		fmt.Fprintln(w, "No problems found.")
+	}
+	if len(r.Problems) > 0 {
+		fmt.Fprintln(w)
+		var t table
+		t.add("Kind", "Key", "Record", "Repair", "Detail")
+		for _, p := range r.Problems {
+			t.add(p.Kind, orNA(clip(p.Key, 60)), orNA(clip(p.Record, 40)), p.Repair, clean(p.Detail))
 		}
+		t.write(w)
+	}
+	writeQuarantine(w, r.Quarantine)
+}
+
+// writeQuarantine lists the records in the quarantine, if any.
+func writeQuarantine(w io.Writer, q []engine.Quarantined) {
+	if len(q) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nQuarantine: %d record(s) moved away by maintenance (kept for you to look at; --json has their bytes)\n", len(q))
 	var t table
-	t.add("Kind", "Key", "Record", "Repair", "Detail")
-	for _, p := range r.Problems {
-		t.add(p.Kind, orNA(clip(p.Key, 60)), orNA(clip(p.Record, 40)), p.Repair, clean(p.Detail))
+	t.add("Key", "Moved", "Bytes", "Reason")
+	for _, r := range q {
+		t.add(clip(r.Key, 60), r.At.UTC().Format(time.RFC3339), strconv.Itoa(len(r.Value)), clean(r.Reason))
 	}
 	t.write(w)
 }

@@ -35,7 +35,10 @@ type flowList struct {
 	Status *string           `json:"status"`
 	Flows  []engine.FlowView `json:"flows"`
 	Next   string            `json:"next,omitempty"`
-	counts engine.FlowCounts
+	// Damaged lists the records skipped because they cannot be read;
+	// absent when none (text mode says so on stderr).
+	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	counts  engine.FlowCounts
 }
 
 func newFlowListCmd(e *env) *cobra.Command {
@@ -76,13 +79,14 @@ func newFlowListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := flowList{Count: len(page.Flows), Total: counts.Total, Flows: page.Flows, Next: page.Next, counts: counts}
+				out := flowList{Count: len(page.Flows), Total: counts.Total, Flows: page.Flows, Next: page.Next, Damaged: page.Damaged, counts: counts}
 				if out.Flows == nil {
 					out.Flows = []engine.FlowView{}
 				}
 				if status != "" {
 					out.Status = &status
 				}
+				e.warnDamaged(asJSON, out.Damaged)
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeFlowList(w, out) })
 			})
 		},
@@ -325,7 +329,11 @@ func newFlowUpdateCmd(e *env) *cobra.Command {
 		Short: "Change a managed flow if it is still at the revision you read",
 		Long: `Change a managed flow, guarded by its revision: if the flow changed since
 you read it (its revision is no longer N), nothing is written and the command
-exits 3 showing the current revision.`,
+exits 3 showing the current revision.
+
+--status queued or running on a waiting or blocked flow resumes it, as its
+controller's Resume does: the wait is cleared and the controller is told
+(flow.resumed).`,
 		Args: args(1, "one flow id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if !cmd.Flags().Changed("expected-revision") {

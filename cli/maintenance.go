@@ -37,7 +37,11 @@ config says otherwise) is pruned with its tasks, their logs and its events.
 A flow that can still move (running, waiting at a gate, blocked) is never
 pruned.
 
-Then every index entry is checked against its record and repaired.
+Then every damaged record (one that does not decode, or that flowgate could
+not have written, such as a flow with status "done") is moved to the
+quarantine, where 'flowgate check' lists it and backups keep it; the passes
+above skip such records. Last, every index entry is checked against its
+record and repaired.
 
 A running gateway does a quick version of this every 60 seconds (see
 maintenance: in the gateway config); this command runs the full pass there
@@ -117,6 +121,13 @@ func writeMaintenance(w io.Writer, rep api.MaintenanceReport) {
 		health("Tasks health before apply", rep.AuditBefore)
 	} else {
 		health("Tasks health", rep.AuditBefore)
+	}
+	if m.Quarantined > 0 {
+		verb := "to move to the quarantine"
+		if rep.Mode == "apply" {
+			verb = "moved to the quarantine; flowgate check lists them"
+		}
+		fmt.Fprintf(w, "Damaged records: %d (%s)\n", m.Quarantined, verb)
 	}
 	if m.Indexes > 0 {
 		verb := "to repair"

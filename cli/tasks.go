@@ -102,6 +102,9 @@ type taskList struct {
 	Status  *string     `json:"status"`
 	Tasks   []*sdk.Task `json:"tasks"`
 	Next    string      `json:"next,omitempty"`
+	// Damaged lists the records skipped because they cannot be read;
+	// absent when none (text mode says so on stderr).
+	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
@@ -121,7 +124,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		if err != nil {
 			return err
 		}
-		out := taskList{Count: len(page.Tasks), Tasks: page.Tasks, Next: page.Next}
+		out := taskList{Count: len(page.Tasks), Tasks: page.Tasks, Next: page.Next, Damaged: page.Damaged}
 		if out.Tasks == nil {
 			out.Tasks = []*sdk.Task{}
 		}
@@ -131,6 +134,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		if o.status != "" {
 			out.Status = &o.status
 		}
+		e.warnDamaged(o.json, out.Damaged)
 		return printer{e.stdout, o.json}.emit(out, func(w io.Writer) { writeTaskList(w, out) })
 	})
 }

@@ -15,20 +15,18 @@ import (
 // ProblemPage is the kind of a CheckProblem for damage bbolt's page check
 // found (or a file too damaged to open). The other kinds are the engine's
 // index problem kinds: engine.IndexMissing, engine.IndexOrphan and
-// engine.IndexUnreadable.
+// engine.RecordDamaged.
 const ProblemPage = "page"
 
 // Repairs a CheckProblem can name.
 const (
 	// RepairMaintenance: `flowgate tasks maintenance --apply` rewrites
-	// the index entry (engine.RepairIndexes).
+	// the index entry (engine.RepairIndexes), or moves the damaged record
+	// to the quarantine (engine.Quarantine).
 	RepairMaintenance = "flowgate tasks maintenance --apply"
 	// RepairRestore: nothing in flowgate repairs it; restore the store
 	// from a backup (flowgate backup) while no gateway runs.
 	RepairRestore = "restore from a backup"
-	// RepairByHand: the record itself is unreadable; fix or delete it by
-	// hand, or restore from a backup.
-	RepairByHand = "fix the record by hand or restore from a backup"
 )
 
 // CheckReport is what `flowgate check` prints.
@@ -45,6 +43,11 @@ type CheckReport struct {
 	// Problems is what the check found, page damage first; [] for a sound
 	// store.
 	Problems []CheckProblem `json:"problems"`
+	// Quarantine lists the damaged records maintenance moved out of the
+	// way (engine.Quarantined, oldest key first; [] when none). They are
+	// kept for a person to look at, not problems: a store with only
+	// these is clean.
+	Quarantine []engine.Quarantined `json:"quarantine"`
 }
 
 // Clean reports whether the check ran in full and found nothing.
@@ -65,7 +68,7 @@ func (r CheckReport) Repairable() int {
 }
 
 // CheckProblem is one problem a check found: an engine index problem
-// (Kind engine.IndexMissing, IndexOrphan or IndexUnreadable), or page
+// (Kind engine.IndexMissing, IndexOrphan or RecordDamaged), or page
 // damage (Kind ProblemPage, with no Key or Record), and what repairs it.
 type CheckProblem struct {
 	engine.IndexProblem
@@ -87,7 +90,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
-	rep := CheckReport{Path: f.Path(), Problems: []CheckProblem{}}
+	rep := CheckReport{Path: f.Path(), Problems: []CheckProblem{}, Quarantine: []engine.Quarantined{}}
 	pages, err := f.PageProblems()
 	if err != nil {
 		return CheckReport{}, err
@@ -105,11 +108,14 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	}
 	rep.IndexesChecked = true
 	for _, p := range idx {
-		cp := CheckProblem{IndexProblem: p, Repair: RepairByHand}
-		if p.Kind == engine.IndexMissing || p.Kind == engine.IndexOrphan {
-			cp.Repairable, cp.Repair = true, RepairMaintenance
-		}
-		rep.Problems = append(rep.Problems, cp)
+		rep.Problems = append(rep.Problems, CheckProblem{IndexProblem: p, Repairable: true, Repair: RepairMaintenance})
+	}
+	q, err := l.eng.ListQuarantine()
+	if err != nil {
+		return CheckReport{}, err
+	}
+	if q != nil {
+		rep.Quarantine = q
 	}
 	return rep, nil
 }
@@ -122,7 +128,8 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 func CheckHome(ctx context.Context, dir string) (CheckReport, error) {
 	l, err := OpenLocalReadOnly(dir)
 	if errors.Is(err, store.ErrCorrupt) {
-		return CheckReport{Path: filepath.Join(dir, home.DBFile), Problems: []CheckProblem{pageProblem(err.Error())}}, nil
+		return CheckReport{Path: filepath.Join(dir, home.DBFile), Problems: []CheckProblem{pageProblem(err.Error())},
+			Quarantine: []engine.Quarantined{}}, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return CheckReport{}, fmt.Errorf("no store at %s yet: nothing to check (flowgate creates it on first use): %w", filepath.Join(dir, home.DBFile), err)

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"net/http"
+
+	"github.com/flowgate/flowgate/host/engine"
 )
 
 func (s *server) check(_ http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -21,6 +23,9 @@ func (c *Remote) Check(ctx context.Context) (CheckReport, error) {
 	}
 	if out.Problems == nil {
 		out.Problems = []CheckProblem{}
+	}
+	if out.Quarantine == nil {
+		out.Quarantine = []engine.Quarantined{}
 	}
 	return out, nil
 }

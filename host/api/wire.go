@@ -15,35 +15,39 @@ import (
 
 // taskPageJSON is engine.TaskPage on the wire. Tasks is [] when empty.
 type taskPageJSON struct {
-	Tasks []*sdk.Task `json:"tasks"`
-	Next  string      `json:"next,omitempty"`
+	Tasks   []*sdk.Task            `json:"tasks"`
+	Next    string                 `json:"next,omitempty"`
+	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func taskPageToWire(p engine.TaskPage) taskPageJSON {
 	if p.Tasks == nil {
 		p.Tasks = []*sdk.Task{}
 	}
-	return taskPageJSON{Tasks: p.Tasks, Next: p.Next}
+	return taskPageJSON{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
 }
 
-func (p taskPageJSON) page() engine.TaskPage { return engine.TaskPage{Tasks: p.Tasks, Next: p.Next} }
+func (p taskPageJSON) page() engine.TaskPage {
+	return engine.TaskPage{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
+}
 
 // flowViewPageJSON is engine.FlowViewPage on the wire. Flows is [] when
 // empty.
 type flowViewPageJSON struct {
-	Flows []engine.FlowView `json:"flows"`
-	Next  string            `json:"next,omitempty"`
+	Flows   []engine.FlowView      `json:"flows"`
+	Next    string                 `json:"next,omitempty"`
+	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func flowViewPageToWire(p engine.FlowViewPage) flowViewPageJSON {
 	if p.Flows == nil {
 		p.Flows = []engine.FlowView{}
 	}
-	return flowViewPageJSON{Flows: p.Flows, Next: p.Next}
+	return flowViewPageJSON{Flows: p.Flows, Next: p.Next, Damaged: p.Damaged}
 }
 
 func (p flowViewPageJSON) page() engine.FlowViewPage {
-	return engine.FlowViewPage{Flows: p.Flows, Next: p.Next}
+	return engine.FlowViewPage{Flows: p.Flows, Next: p.Next, Damaged: p.Damaged}
 }
 
 // runTaskRequest is the body of POST /v1/tasks: engine.CreateTaskInput,

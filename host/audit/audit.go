@@ -33,9 +33,6 @@ type Config struct {
 	// CancelStuck: a flow this long past its cancel request with no active
 	// task is cancel_stuck. If zero, 5m.
 	CancelStuck time.Duration
-	// LostRetention is how long a lost task is kept: a lost finding is a
-	// warning until then, an error after. If zero, 24h.
-	LostRetention time.Duration
 	// EventsBacklog: an event undelivered this long is events_backlog. If
 	// zero, 10m.
 	EventsBacklog time.Duration
@@ -68,7 +65,6 @@ func (c Config) WithDefaults() Config {
 	def(&c.FlowStaleWaiting, 30*time.Minute)
 	def(&c.FlowStaleBlocked, 30*time.Minute)
 	def(&c.CancelStuck, 5*time.Minute)
-	def(&c.LostRetention, 24*time.Hour)
 	def(&c.EventsBacklog, 10*time.Minute)
 	def(&c.OrphanGrace, time.Minute)
 	def(&c.ControllerGrace, 5*time.Minute)
@@ -89,7 +85,7 @@ func (c Config) Validate() error {
 		{"StaleQueued", c.StaleQueued}, {"StaleRunning", c.StaleRunning},
 		{"FlowStaleRunning", c.FlowStaleRunning}, {"FlowStaleWaiting", c.FlowStaleWaiting},
 		{"FlowStaleBlocked", c.FlowStaleBlocked}, {"CancelStuck", c.CancelStuck},
-		{"LostRetention", c.LostRetention}, {"EventsBacklog", c.EventsBacklog},
+		{"EventsBacklog", c.EventsBacklog},
 		{"OrphanGrace", c.OrphanGrace}, {"ControllerGrace", c.ControllerGrace},
 	} {
 		if d.v < 0 {
@@ -183,6 +179,7 @@ func (a *auditor) run(ctx context.Context) error {
 			Detail: "task-flow records could not be read: " + err.Error() + " (run flowgate check)"})
 		tasks.Tasks, flows.Flows = nil, nil
 	}
+	a.damaged(append(tasks.Damaged, flows.Damaged...))
 	a.flows = make(map[string]*sdk.Flow, len(flows.Flows))
 	for _, f := range flows.Flows {
 		a.flows[f.ID] = f

@@ -20,18 +20,21 @@
 //	stale_queued             task       warn              queued, unchanged for 10m
 //	stale_running            task       error             running, unchanged for 30m, and
 //	                                                      neither shim nor child is alive
-//	lost                     task       warn, then error  status lost: warn while retained
-//	                                                      (cleanup_after, at most 24h after it
-//	                                                      ended), error after or without
-//	                                                      cleanup_after
+//	lost                     task       warn, then error  status lost: warn until its
+//	                                                      cleanup_after (the task retention,
+//	                                                      7d, after it ended), error after
+//	                                                      or without cleanup_after
 //	delivery_failed          task       warn              the task's event (task.finished,
 //	                                                      task.milestone) is parked in its
 //	                                                      flow's outbox
 //	missing_cleanup          task       warn              terminal (not lost), no cleanup_after
 //	inconsistent_timestamps  task       warn              started_at < created_at, ended_at <
 //	                                                      started_at, or active with ended_at
-//	restore_failed           task_flow  error             records could not be read; the audit
-//	                                                      then treats the lists as empty
+//	restore_failed           task_flow  error             a flow or task record is damaged (does
+//	                                                      not decode, or holds what flowgate
+//	                                                      never writes): one finding each, the
+//	                                                      rest audited; or the store could not
+//	                                                      be read, and the lists count as empty
 //	stale_running            task_flow  error             running, unchanged for 30m, no active task
 //	stale_waiting            task_flow  warn              waiting, unchanged for 30m (from a
 //	                                                      timer wait's until), no active task

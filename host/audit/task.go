@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,9 +24,13 @@ func (a *auditor) auditTask(t *sdk.Task) error {
 		return err
 	}
 	exists := true
-	if _, err := a.eng.GetFlow(cur.FlowID); errors.Is(err, sdk.ErrNotFound) {
+	var damaged *engine.DamagedRecord
+	switch _, err := a.eng.GetFlow(cur.FlowID); {
+	case errors.Is(err, sdk.ErrNotFound):
 		exists = false
-	} else if err != nil {
+	case errors.As(err, &damaged):
+		// The flow is there but damaged: its own finding says so.
+	case err != nil:
 		return err
 	}
 	a.out = append(a.out, a.taskFindings(cur, exists)...)
@@ -97,9 +102,13 @@ func (a *auditor) taskFindings(t *sdk.Task, flowExists bool) []Finding {
 	return out
 }
 
-// lost grades a lost task: a warning while it is retained, an error once
-// its retention (the earlier of cleanup_after and LostRetention after it
-// ended) has passed, or when it has no cleanup_after at all.
+// lost grades a lost task: a warning while it is retained, until its
+// cleanup_after, and an error once that has passed (maintenance prunes it
+// then, so it should be gone) or when it has none. cleanup_after is the
+// one retention of a lost task: the engine stamps it when the task ends
+// (engine.Config.TaskRetention after), maintenance prunes by it and by the
+// flow retention of the same length, and the audit judges by it, so a
+// lost task is never an error that maintenance cannot yet clear.
 func (a *auditor) lost(t *sdk.Task) (Severity, string) {
 	detail := "task lost its backing process"
 	if n := len(t.Errors); n > 0 && t.Errors[n-1] != "" {
@@ -108,18 +117,11 @@ func (a *auditor) lost(t *sdk.Task) (Severity, string) {
 	if t.CleanupAfter.IsZero() {
 		return Error, detail + " and has no cleanup_after"
 	}
-	end := t.EndedAt
-	if end.IsZero() {
-		end = t.UpdatedAt
+	until := t.CleanupAfter.UTC().Format(time.RFC3339)
+	if t.CleanupAfter.After(a.now) {
+		return Warn, detail + " and is retained until " + until
 	}
-	until := t.CleanupAfter
-	if limit := end.Add(a.cfg.LostRetention); limit.Before(until) {
-		until = limit
-	}
-	if until.After(a.now) {
-		return Warn, detail + " and is retained until " + until.Format(time.RFC3339)
-	}
-	return Error, detail + " and is past its retention (" + until.Format(time.RFC3339) + ")"
+	return Error, detail + " and is past its retention (" + until + "); run flowgate tasks maintenance --apply"
 }
 
 // taskTimestamps returns what is wrong with t's timestamps (the first

@@ -45,6 +45,18 @@
 // are written in the same transaction as their record, so a list never
 // sees a record without its index or the reverse.
 //
+// # Damaged records
+//
+// Every flow and task record is validated when it is decoded: one that
+// does not decode, or that the engine could not have written (an unknown
+// status or sync mode, no id or an id that is not its key's, a task
+// without a flow, a managed flow without a controller), is a
+// *DamagedRecord. Reads of it fail with it; lists skip it and return it in
+// their page's Damaged; CheckIndexes reports it as RecordDamaged and
+// RepairIndexes never indexes it; event delivery passes over its outbox.
+// Quarantine moves it, bytes and reason, under "quarantine/", which
+// ListQuarantine reads and backups keep with the rest of the store.
+//
 // # Records of other parts
 //
 // A part of the host that keeps records the engine does not model (the

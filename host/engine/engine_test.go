@@ -259,3 +259,31 @@ func TestResumeStartsAQueuedFlowWithoutAnEvent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, evs, 1, "only flow.started: nothing was waiting to be resumed")
 }
+
+// Setting a waiting flow running through UpdateFlow (the CLI's and API's
+// flow update) records what Resume records: the wait is cleared and the
+// controller is told.
+func TestUpdateToRunningResumesAParkedFlow(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	for _, park := range []engine.WaitInput{{Wait: json.RawMessage(`{"kind":"approval"}`)}, {BlockedSummary: "needs disk"}} {
+		f := createFlow(t, eng)
+		f, err := eng.SetWaiting(f.ID, f.Revision, park)
+		require.NoError(t, err)
+		viaUpdate, err := eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+		require.NoError(t, err)
+
+		g := createFlow(t, eng)
+		g, err = eng.SetWaiting(g.ID, g.Revision, park)
+		require.NoError(t, err)
+		viaResume, err := eng.Resume(g.ID, g.Revision, engine.ResumeInput{Status: sdk.FlowRunning})
+		require.NoError(t, err)
+
+		require.JSONEq(t, `null`, string(viaUpdate.Wait), "the stale wait is cleared")
+		require.Equal(t, viaResume.Wait, viaUpdate.Wait)
+		require.Equal(t, viaResume.BlockedSummary, viaUpdate.BlockedSummary)
+		require.Equal(t, viaResume.Status, viaUpdate.Status)
+		require.Equal(t, eventTypes(t, eng, viaResume.ID), eventTypes(t, eng, viaUpdate.ID), "the controller hears the same")
+		require.Contains(t, eventTypes(t, eng, viaUpdate.ID), sdk.EventFlowResumed)
+	}
+}

@@ -108,6 +108,9 @@ func (e *Engine) NextDeliveries(limit int) ([]Delivery, error) {
 				return true
 			}
 			f, err := loadFlow(tx, ev.FlowID)
+			if damaged(err) != nil {
+				return true // its flow cannot be read; delivery of the others goes on
+			}
 			if err != nil {
 				readErr = err
 				return false
@@ -135,6 +138,9 @@ func (e *Engine) PendingEvents() (map[string]int, error) {
 			c, ok := ctl[flowID]
 			if !ok {
 				f, err := loadFlow(tx, flowID)
+				if damaged(err) != nil {
+					f, err = &sdk.Flow{}, nil // counted under no controller
+				}
 				if err != nil {
 					readErr = err
 					return false

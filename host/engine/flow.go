@@ -176,10 +176,12 @@ type FlowFilter struct {
 }
 
 // FlowPage is one page of flows, newest first. Next is the cursor for the
-// following page, empty on the last page.
+// following page, empty on the last page. Damaged lists the records the
+// listing skipped because they cannot be read (see DamagedRecord).
 type FlowPage struct {
-	Flows []*sdk.Flow
-	Next  string
+	Flows   []*sdk.Flow
+	Next    string
+	Damaged []DamagedRecord
 }
 
 // ListFlows returns flows matching f, newest first.
@@ -191,7 +193,7 @@ func (e *Engine) ListFlows(f FlowFilter) (FlowPage, error) {
 	var page FlowPage
 	err = e.view(func(tx store.ReadTx) error {
 		var err error
-		page.Flows, page.Next, err = q.run(tx)
+		page.Flows, page.Next, page.Damaged, err = q.run(tx)
 		return err
 	})
 	return page, err
@@ -249,6 +251,9 @@ func (e *Engine) CountFlows() (FlowCounts, error) {
 					return true
 				}
 				fl, ok, err := indexed[sdk.Flow](tx, flowPrefix, it.Key)
+				if damaged(err) != nil {
+					return true // counted by its index entry; check reports it
+				}
 				if scanErr = err; err != nil {
 					return false
 				}

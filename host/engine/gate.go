@@ -234,7 +234,7 @@ func (e *Engine) OpenGates(f GateFilter) ([]OpenGate, error) {
 	}
 	out := []OpenGate{}
 	err = e.view(func(tx store.ReadTx) error {
-		flows, _, err := q.run(tx)
+		flows, _, _, err := q.run(tx) // a damaged flow is no open gate; check lists it
 		for _, fl := range flows {
 			if g, ok := sdk.ParseGate(fl.Wait); ok && f.match(fl, g) {
 				out = append(out, OpenGate{FlowID: fl.ID, Goal: fl.Goal, Since: fl.UpdatedAt, Gate: fl.Wait, Revision: fl.Revision})

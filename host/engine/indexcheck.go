@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,17 +17,19 @@ const (
 	// matches it (another status, owner, controller, end time, or an
 	// idempotency key that names another task).
 	IndexOrphan = "orphan"
-	// IndexUnreadable: a record that does not decode, so its indexes
-	// cannot be checked. Repair leaves it alone.
-	IndexUnreadable = "unreadable"
+	// RecordDamaged: a record that does not decode or should not exist
+	// (a DamagedRecord), so it must have no index entries: the entries
+	// that name it are reported as orphans. Repair leaves the record
+	// alone; Quarantine moves it away.
+	RecordDamaged = "damaged"
 )
 
 // IndexProblem is one disagreement between the records and their
 // secondary indexes.
 type IndexProblem struct {
-	// Kind is IndexMissing, IndexOrphan or IndexUnreadable.
+	// Kind is IndexMissing, IndexOrphan or RecordDamaged.
 	Kind string `json:"kind"`
-	// Key is the index entry at fault (or, for IndexUnreadable, the
+	// Key is the index entry at fault (or, for RecordDamaged, the
 	// record's key).
 	Key string `json:"key,omitempty"`
 	// Record is the key of the record the entry belongs to, when known.
@@ -61,8 +62,9 @@ func (e *Engine) CheckIndexes() ([]IndexProblem, error) {
 }
 
 // RepairIndexes makes the indexes match the records in one transaction:
-// it adds missing entries and deletes orphan ones. Unreadable records are
-// left as they are. It returns how many entries it changed.
+// it adds missing entries and deletes orphan ones, among them every entry
+// of a damaged record, which is never indexed. Damaged records are left
+// as they are (Quarantine moves them). It returns how many entries it changed.
 func (e *Engine) RepairIndexes() (int, error) {
 	var n int
 	err := e.st.Update(func(tx store.Tx) error {
@@ -130,44 +132,41 @@ func checkIndexes(tx store.ReadTx) ([]IndexProblem, map[string]indexWant, error)
 	return out, want, nil
 }
 
-// wantedIndexes lists every index entry the records call for, and the
-// records that do not decode.
+// wantedIndexes lists every index entry the readable records call for,
+// and the damaged records, which call for none.
 func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error) {
 	want := map[string]indexWant{}
 	var bad []IndexProblem
-	scan := func(prefix string, fn func(key string, v []byte) error) error {
-		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
-			if err := fn(it.Key, it.Value); err != nil {
-				bad = append(bad, IndexProblem{Kind: IndexUnreadable, Key: it.Key, Record: it.Key, Detail: err.Error()})
-			}
-			return true
-		})
+	// note records what one record calls for; err is decodeRecord's,
+	// always a *DamagedRecord.
+	note := func(it store.Item, keys []string, err error) bool {
+		if d := damaged(err); d != nil {
+			bad = append(bad, IndexProblem{Kind: RecordDamaged, Key: it.Key, Record: it.Key, Detail: d.Reason})
+		}
+		for _, k := range keys {
+			want[k] = indexWant{record: it.Key}
+		}
+		return true
 	}
-	err := scan(flowPrefix, func(key string, v []byte) error {
-		var f sdk.Flow
-		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("the flow record does not decode: %w", err)
+	err := tx.Scan(flowPrefix, store.ScanOptions{}, func(it store.Item) bool {
+		f, err := decodeRecord[sdk.Flow](it)
+		if err != nil {
+			return note(it, nil, err)
 		}
-		for _, k := range flowIndexKeys(&f) {
-			want[k] = indexWant{record: key}
-		}
-		return nil
+		return note(it, flowIndexKeys(f), nil)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	err = scan(taskPrefix, func(key string, v []byte) error {
-		var t sdk.Task
-		if err := json.Unmarshal(v, &t); err != nil {
-			return fmt.Errorf("the task record does not decode: %w", err)
-		}
-		for _, k := range taskIndexKeys(&t) {
-			want[k] = indexWant{record: key}
+	err = tx.Scan(taskPrefix, store.ScanOptions{}, func(it store.Item) bool {
+		t, err := decodeRecord[sdk.Task](it)
+		if err != nil {
+			return note(it, nil, err)
 		}
 		if t.IdempotencyKey != "" {
-			want[idemKey(t.IdempotencyKey)] = indexWant{record: key, value: t.ID}
+			want[idemKey(t.IdempotencyKey)] = indexWant{record: it.Key, value: t.ID}
 		}
-		return nil
+		return note(it, taskIndexKeys(t), nil)
 	})
 	if err != nil {
 		return nil, nil, err

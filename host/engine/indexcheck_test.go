@@ -76,7 +76,7 @@ func TestCheckAndRepairIndexes(t *testing.T) {
 	require.Equal(t, "task/"+task.ID, byKey["idx/task/owner/owner-a/"+task.ID].Record)
 	require.Equal(t, engine.IndexOrphan, byKey["idx/task/idem/idem"].Kind)
 	require.Contains(t, byKey["idx/task/idem/idem"].Detail, "someone-else")
-	require.Equal(t, engine.IndexUnreadable, byKey["task/garbled"].Kind)
+	require.Equal(t, engine.RecordDamaged, byKey["task/garbled"].Kind)
 
 	n, err := eng.RepairIndexes()
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestCheckAndRepairIndexes(t *testing.T) {
 	problems, err = eng.CheckIndexes()
 	require.NoError(t, err)
 	require.Len(t, problems, 1)
-	require.Equal(t, engine.IndexUnreadable, problems[0].Kind)
+	require.Equal(t, engine.RecordDamaged, problems[0].Kind)
 
 	// The repaired indexes serve reads again.
 	got, err := eng.ResolveTask("idem")

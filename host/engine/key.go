@@ -10,13 +10,16 @@ import (
 
 // Key layout. Records live under flow/ and task/; secondary indexes under
 // idx/ hold empty values and are written in the same transaction as their
-// record. User-supplied parts (owner keys, controller ids, idempotency keys)
+// record. Damaged records are moved under quarantine/, keyed by their old
+// key and the time they were moved, so moving one key twice keeps both. User-supplied parts (owner keys, controller ids, idempotency keys)
 // are path-escaped so a '/' in them cannot forge another key.
 const (
 	flowPrefix  = "flow/"
 	taskPrefix  = "task/"
 	eventPrefix = "event/"
 	seqPrefix   = "eventseq/"
+
+	quarantinePrefix = "quarantine/"
 
 	idxFlowStatus     = "idx/flow/status/"
 	idxFlowOwner      = "idx/flow/owner/"

@@ -19,9 +19,11 @@ type listQuery[T any] struct {
 	id      func(*T) string
 }
 
-// run returns the matching records, newest first, and the cursor of the
-// next page (empty on the last page).
-func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
+// run returns the matching records, newest first, the cursor of the next
+// page (empty on the last page), and the damaged records it skipped: one
+// record that cannot be read never hides the others (nor locks out the
+// maintenance that quarantines it).
+func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []DamagedRecord, err error) {
 	opts := store.ScanOptions{Reverse: true}
 	if q.after != "" {
 		opts.After = q.prefix + q.after
@@ -33,13 +35,18 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 			v, readErr = decodeRecord[T](it)
 		} else {
 			var ok bool
-			if v, ok, readErr = indexed[T](tx, q.records, it.Key); readErr != nil {
-				readErr = fmt.Errorf("index entry %s: %w (run flowgate check)", it.Key, readErr)
-			} else if !ok {
+			if v, ok, readErr = indexed[T](tx, q.records, it.Key); readErr == nil && !ok {
 				return true
 			}
 		}
+		if d := damaged(readErr); d != nil {
+			bad, readErr = append(bad, *d), nil
+			return true
+		}
 		if readErr != nil {
+			if q.prefix != q.records {
+				readErr = fmt.Errorf("index entry %s: %w (run flowgate check)", it.Key, readErr)
+			}
 			return false
 		}
 		if !q.match(v) {
@@ -55,7 +62,7 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, err error) {
 	if err == nil {
 		err = readErr
 	}
-	return out, next, err
+	return out, next, bad, err
 }
 
 // indexed loads the record of type T that index entry key points at: the

@@ -69,8 +69,10 @@ type FlowPatch struct {
 }
 
 // UpdateFlow applies p to managed flow id if its revision is still
-// expected. A stale revision fails with *sdk.RevisionConflictError and
-// changes nothing.
+// expected. A move to queued or running goes through flowrule.Resume, as
+// Resume does, so a waiting or blocked flow that the CLI or API sets
+// running drops its wait and tells its controller. A stale revision fails
+// with *sdk.RevisionConflictError and changes nothing.
 func (e *Engine) UpdateFlow(id string, expected int64, p FlowPatch) (*sdk.Flow, error) {
 	if err := checkJSON("state", p.State); err != nil {
 		return nil, err
@@ -87,8 +89,18 @@ func (e *Engine) UpdateFlow(id string, expected int64, p FlowPatch) (*sdk.Flow, 
 		}
 	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
-		from := f.Status
-		if p.Status != "" {
+		var resumed json.RawMessage
+		switch p.Status {
+		case "":
+		case sdk.FlowQueued, sdk.FlowRunning:
+			// A move to work is a resume, whoever asks for it: it records
+			// what Resume records (the wait cleared, flow.resumed queued
+			// for a parked flow). Fields the patch gives are applied after.
+			var err error
+			if resumed, err = flowrule.Resume(f, sdk.ResumeRequest{Status: p.Status}, t.move); err != nil {
+				return err
+			}
+		default:
 			if err := t.move(f, p.Status); err != nil {
 				return err
 			}
@@ -96,14 +108,10 @@ func (e *Engine) UpdateFlow(id string, expected int64, p FlowPatch) (*sdk.Flow, 
 		flowrule.Update(f, sdk.FlowUpdate{
 			State: p.State, Wait: p.Wait, CurrentStep: p.CurrentStep, BlockedTaskID: p.BlockedTaskID, BlockedSummary: p.BlockedSummary,
 		})
-		if (from == sdk.FlowWaiting || from == sdk.FlowBlocked) && (f.Status == sdk.FlowQueued || f.Status == sdk.FlowRunning) {
-			data, err := flowrule.ResumedData(sdk.Resumed{Status: f.Status})
-			if err != nil {
-				return err
-			}
-			return t.appendEvent(f, sdk.EventFlowResumed, "", data)
+		if resumed == nil {
+			return nil
 		}
-		return nil
+		return t.appendEvent(f, sdk.EventFlowResumed, "", resumed)
 	})
 }
 

@@ -13,7 +13,7 @@ const CronRecords = "cron/"
 
 // recordNamespaces lists every namespace UpdateRecords and ViewRecords
 // lend. None overlaps the engine's own keys (flow/, task/, event/,
-// eventseq/, idx/).
+// eventseq/, idx/, quarantine/).
 var recordNamespaces = []string{CronRecords}
 
 // RecordReadTx reads the keys of one record namespace in a consistent

@@ -24,11 +24,16 @@ type storedFlow struct {
 }
 
 // decodeRecord decodes the record in it into a new T. A flow takes its
-// revision from the item.
+// revision from the item. A record that does not decode, or a flow or
+// task the engine could not have written (see validate), fails with a
+// *DamagedRecord naming its key.
 func decodeRecord[T any](it store.Item) (*T, error) {
 	v := new(T)
 	if err := json.Unmarshal(it.Value, v); err != nil {
-		return nil, fmt.Errorf("decode %s: %w (the record is damaged; run flowgate check)", it.Key, err)
+		return nil, &DamagedRecord{Key: it.Key, Reason: "it does not decode: " + err.Error()}
+	}
+	if err := validate(it.Key, v); err != nil {
+		return nil, &DamagedRecord{Key: it.Key, Reason: err.Error()}
 	}
 	if f, ok := any(v).(*sdk.Flow); ok {
 		f.Revision = it.Revision

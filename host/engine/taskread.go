@@ -61,9 +61,12 @@ type TaskFilter struct {
 }
 
 // TaskPage is one page of tasks, newest first, and the cursor of the next.
+// Damaged lists the records the listing skipped because they cannot be
+// read (see DamagedRecord).
 type TaskPage struct {
-	Tasks []*sdk.Task
-	Next  string
+	Tasks   []*sdk.Task
+	Next    string
+	Damaged []DamagedRecord
 }
 
 // ListTasks returns tasks matching f, newest first.
@@ -87,7 +90,7 @@ func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
 	var page TaskPage
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
-		page.Tasks, page.Next, err = q.run(tx)
+		page.Tasks, page.Next, page.Damaged, err = q.run(tx)
 		return err
 	})
 	return page, err
@@ -111,11 +114,26 @@ func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
 	return tasks, err
 }
 
+// flowTasks returns the tasks of flow flowID, oldest first. A damaged
+// task fails it: a write must not act on a flow whose tasks it cannot see.
 func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
-	var tasks []*sdk.Task
+	tasks, bad, err := flowTasksReadable(tx, flowID)
+	if err == nil && len(bad) > 0 {
+		err = &bad[0]
+	}
+	return tasks, err
+}
+
+// flowTasksReadable returns the tasks of flow flowID, oldest first, and
+// the damaged task records it skipped, for listings.
+func flowTasksReadable(tx store.ReadTx, flowID string) (tasks []*sdk.Task, bad []DamagedRecord, err error) {
 	var loadErr error
-	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
+	err = tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
 		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+		if d := damaged(err); d != nil {
+			bad = append(bad, *d)
+			return true
+		}
 		if loadErr = err; err != nil {
 			return false
 		}
@@ -125,9 +143,9 @@ func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tasks, loadErr
+	return tasks, bad, loadErr
 }
 
 // CountTasks counts every task by status, from the status index.
@@ -157,6 +175,9 @@ func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Tim
 		var loadErr error
 		err := tx.Scan(idxTaskStatus+string(sdk.TaskQueued)+"/", store.ScanOptions{}, func(it store.Item) bool {
 			task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+			if damaged(err) != nil {
+				return true // never run; flowgate check and the audit report it
+			}
 			if loadErr = err; err != nil {
 				return false
 			}

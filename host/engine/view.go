@@ -14,10 +14,13 @@ type FlowView struct {
 	TaskSummary sdk.TaskSummary `json:"task_summary"`
 }
 
-// FlowViewPage is one page of flow views, newest first.
+// FlowViewPage is one page of flow views, newest first. Damaged lists the
+// flow and task records the listing skipped because they cannot be read
+// (see DamagedRecord).
 type FlowViewPage struct {
-	Flows []FlowView
-	Next  string
+	Flows   []FlowView
+	Next    string
+	Damaged []DamagedRecord
 }
 
 // ViewFlow resolves token like ResolveFlow and returns the flow with its
@@ -29,7 +32,10 @@ func (e *Engine) ViewFlow(token string) (FlowView, error) {
 		if err != nil {
 			return err
 		}
-		v, err = viewOf(tx, f)
+		var bad []DamagedRecord
+		if v, bad, err = viewOf(tx, f); err == nil && len(bad) > 0 {
+			err = &bad[0]
+		}
 		return err
 	})
 	return v, err
@@ -44,30 +50,33 @@ func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
 	}
 	var out FlowViewPage
 	err = e.view(func(tx store.ReadTx) error {
-		flows, next, err := q.run(tx)
+		flows, next, bad, err := q.run(tx)
 		if err != nil {
 			return err
 		}
-		out = FlowViewPage{Next: next, Flows: make([]FlowView, 0, len(flows))}
+		out = FlowViewPage{Next: next, Flows: make([]FlowView, 0, len(flows)), Damaged: bad}
 		for _, f := range flows {
-			v, err := viewOf(tx, f)
+			v, bad, err := viewOf(tx, f)
 			if err != nil {
 				return err
 			}
 			out.Flows = append(out.Flows, v)
+			out.Damaged = append(out.Damaged, bad...)
 		}
 		return nil
 	})
 	return out, err
 }
 
-func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, error) {
-	tasks, err := flowTasks(tx, f.ID)
+// viewOf returns f with its readable tasks, and the damaged task records
+// it skipped.
+func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
+	tasks, bad, err := flowTasksReadable(tx, f.ID)
 	if err != nil {
-		return FlowView{}, err
+		return FlowView{}, nil, err
 	}
 	if tasks == nil {
 		tasks = []*sdk.Task{}
 	}
-	return FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}, nil
+	return FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}, bad, nil
 }

@@ -32,8 +32,13 @@
 //     flow that can still move (waiting at a gate, blocked, running) is
 //     never pruned.
 //
-// Then the indexes: every entry is checked against its record and, with
-// Apply, repaired.
+// The listings skip damaged records (engine.DamagedRecord: a record that
+// does not decode, or one the engine could not have written, such as a
+// flow with status "done"), and no rule acts on one: with Apply, a full
+// pass moves each to the quarantine (engine.Quarantine) as its listing
+// meets it, tasks first, where flowgate check lists it and backups keep
+// it. Then the indexes: every entry is checked against its record and,
+// with Apply, repaired; the entries of a quarantined record go with it.
 //
 // A Quick pass, the gateway's periodic sweep, reads only what can need
 // action in normal operation, through the indexes: running tasks, flows
@@ -131,6 +136,9 @@ type Summary struct {
 	Mode      string     `json:"mode"`
 	Tasks     TaskCounts `json:"tasks"`
 	TaskFlows FlowCounts `json:"task_flows"`
+	// Quarantined counts damaged records (engine.DamagedRecord) moved, or
+	// to move, to the quarantine (full passes only).
+	Quarantined int `json:"quarantined"`
 	// Indexes counts index entries out of step with their records.
 	Indexes int `json:"indexes"`
 	// LogsRemoved counts task log directories removed with their tasks.
@@ -187,7 +195,7 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 		return p.sum, err
 	}
 	for _, ip := range problems {
-		if ip.Kind != engine.IndexUnreadable {
+		if ip.Kind != engine.RecordDamaged {
 			p.sum.Indexes++
 		}
 	}
@@ -198,6 +206,20 @@ func Run(ctx context.Context, eng *engine.Engine, cfg Config) (Summary, error) {
 	}
 	p.compaction()
 	return p.sum, nil
+}
+
+// quarantine moves the damaged records a full pass's listing skipped to
+// the quarantine (engine.Quarantine). A quick pass leaves them to a full
+// one.
+func (p *pass) quarantine(records []engine.DamagedRecord) {
+	if p.cfg.Quick {
+		return
+	}
+	for _, d := range records {
+		if p.act("quarantine "+d.Key, func() error { _, err := p.eng.Quarantine(d.Key); return err }) {
+			p.sum.Quarantined++
+		}
+	}
 }
 
 // compaction measures the file's free space and, applying, asks for a
@@ -282,6 +304,7 @@ func (p *pass) tasks(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("list tasks: %w", err)
 		}
+		p.quarantine(page.Damaged)
 		for _, t := range page.Tasks {
 			p.task(t)
 		}
@@ -363,6 +386,7 @@ func (p *pass) flowPages(ctx context.Context, f engine.FlowFilter) error {
 		if err != nil {
 			return fmt.Errorf("list flows: %w", err)
 		}
+		p.quarantine(page.Damaged)
 		for _, fl := range page.Flows {
 			p.flow(fl)
 		}
@@ -381,8 +405,14 @@ func (p *pass) flow(f *sdk.Flow) {
 	// Applying, PruneFlow reads them itself.
 	var tasks []*sdk.Task
 	if cancel || mirrored || (expired && !p.cfg.Apply) {
-		var err error
-		if tasks, err = p.eng.FlowTasks(f.ID); err != nil {
+		var (
+			err     error
+			damaged *engine.DamagedRecord
+		)
+		switch tasks, err = p.eng.FlowTasks(f.ID); {
+		case errors.As(err, &damaged):
+			return // a task of it is damaged: counted as such, and quarantined when applying
+		case err != nil:
 			p.fail("flow "+f.ID, err)
 			return
 		}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -74,4 +75,47 @@ func FillAndFree(t testing.TB, s store.Store, prefix string, n int) {
 		}
 		return nil
 	}))
+}
+
+// PutRaw writes value at key directly, under whatever keeps the records:
+// the damage a bug, a manual edit or a torn restore leaves (a record that
+// does not decode, an index entry without its record).
+func PutRaw(t testing.TB, s store.Store, key string, value []byte) {
+	t.Helper()
+	require.NoError(t, s.Update(func(tx store.Tx) error {
+		_, err := tx.Put(key, value)
+		return err
+	}))
+}
+
+// EditRecord rewrites the JSON object stored at key with fields set over
+// it (a nil value removes the field), directly in the store: a record the
+// engine could never have written, such as a flow with status "done". It
+// returns the bytes it wrote.
+func EditRecord(t testing.TB, s store.Store, key string, fields map[string]any) []byte {
+	t.Helper()
+	var out []byte
+	require.NoError(t, s.Update(func(tx store.Tx) error {
+		it, err := tx.Get(key)
+		if err != nil {
+			return err
+		}
+		rec := map[string]any{}
+		if err := json.Unmarshal(it.Value, &rec); err != nil {
+			return err
+		}
+		for k, v := range fields {
+			if v == nil {
+				delete(rec, k)
+			} else {
+				rec[k] = v
+			}
+		}
+		if out, err = json.Marshal(rec); err != nil {
+			return err
+		}
+		_, err = tx.Put(key, out)
+		return err
+	}))
+	return out
 }
