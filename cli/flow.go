@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -287,6 +288,9 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 				in.State = b
 			}
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := knownController(ctx, c, in.ControllerID); err != nil {
+					return err
+				}
 				f, err := c.CreateFlow(ctx, in)
 				if err != nil {
 					return err
@@ -386,4 +390,33 @@ func jsonFlag(name, v string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %s is not valid JSON (%v): %s", sdk.ErrInvalid, name, err, clip(v, 60))
 	}
 	return json.RawMessage(v), nil
+}
+
+// knownController refuses a controller that the running gateway has no
+// plugin for (exit 2), so a typo does not leave a flow that nothing will
+// ever drive. With no gateway running nothing is known, and any name is
+// accepted: the flow waits for a gateway that runs its controller.
+func knownController(ctx context.Context, c api.Client, name string) error {
+	if name == "" {
+		return nil // the engine says it is required
+	}
+	ps, err := c.Plugins(ctx)
+	if errors.Is(err, api.ErrNoGateway) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if p.Name == name {
+			return nil
+		}
+		names = append(names, p.Name)
+	}
+	runs := "no controller plugins"
+	if len(names) > 0 {
+		runs = "only " + strings.Join(names, ", ")
+	}
+	return usageError{fmt.Errorf("--controller %q: the running gateway has no plugin of that name (it runs %s); fix the name, or add the plugin to plugins: in the gateway config and restart the gateway", clean(name), runs)}
 }
