@@ -68,6 +68,7 @@ func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
 	return func(doneCtx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
 			client:            pb.NewControllerClient(conn),
+			conn:              conn,
 			broker:            broker,
 			doneCtx:           doneCtx,
 			hostServerOptions: hostServerOptions,
