@@ -171,9 +171,14 @@ type EventFailure struct {
 }
 
 // EventFailed records a failed delivery of event seq of flow flowID. An
-// event that was acknowledged meanwhile is left alone.
-func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
-	return e.write(func(t *txn) error {
+// event that was acknowledged meanwhile is left alone. When f.Park parks
+// the event, it returns the flow as the failure left it: blocked, or, when
+// the flow had already ended, unchanged (a parked event of an ended flow
+// stays until the flow is pruned). Otherwise the flow is nil.
+func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flow, error) {
+	var after *sdk.Flow
+	err := e.write(func(t *txn) error {
+		after = nil // a retried batch starts over
 		ev, err := getRecord[sdk.Event](t.tx, eventKey(flowID, seq))
 		if err != nil {
 			if errors.Is(err, store.ErrKeyNotFound) {
@@ -195,16 +200,22 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
 			return nil
 		}
 		fl, err := loadFlow(t.tx, flowID)
-		if err != nil || fl.Status.Terminal() {
+		if err != nil {
 			return err
+		}
+		if fl.Status.Terminal() {
+			after = fl
+			return nil
 		}
 		next := cloneFlow(fl)
 		if err := t.move(next, sdk.FlowBlocked); err != nil {
 			return err
 		}
 		next.BlockedSummary = f.Summary
+		after = next
 		return t.saveFlow(fl, next)
 	})
+	return after, err
 }
 
 // unparkHead resumes delivery to a flow that leaves blocked: its parked
