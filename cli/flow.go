@@ -288,7 +288,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 				in.State = b
 			}
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				if err := knownController(ctx, c, in.ControllerID); err != nil {
+				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
 					return err
 				}
 				f, err := c.CreateFlow(ctx, in)
@@ -392,11 +392,12 @@ func jsonFlag(name, v string) (json.RawMessage, error) {
 	return json.RawMessage(v), nil
 }
 
-// knownController refuses a controller that the running gateway has no
-// plugin for (exit 2), so a typo does not leave a flow that nothing will
-// ever drive. With no gateway running nothing is known, and any name is
-// accepted: the flow waits for a gateway that runs its controller.
-func knownController(ctx context.Context, c api.Client, name string) error {
+// warnUnknownController warns on stderr when the running gateway has no
+// plugin for controller name: a typo would leave a flow that nothing
+// drives (its events fail and it is blocked). The flow is still created,
+// since a controller may be added to the gateway config later. With no
+// gateway running nothing is known, and nothing is said.
+func (e *env) warnUnknownController(ctx context.Context, c api.Client, name string) error {
 	if name == "" {
 		return nil // the engine says it is required
 	}
@@ -418,5 +419,6 @@ func knownController(ctx context.Context, c api.Client, name string) error {
 	if len(names) > 0 {
 		runs = "only " + strings.Join(names, ", ")
 	}
-	return usageError{fmt.Errorf("--controller %q: the running gateway has no plugin of that name (it runs %s); fix the name, or add the plugin to plugins: in the gateway config and restart the gateway", clean(name), runs)}
+	fmt.Fprintf(e.stderr, "flowgate: warning: --controller %q: the running gateway has no plugin of that name (it runs %s), so nothing will drive this flow and it will be blocked; check the name, or add the plugin to plugins: in the gateway config and restart the gateway\n", clean(name), runs)
+	return nil
 }
