@@ -161,6 +161,18 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	if s := stateLine(v.Flow); s != "" {
 		row("state", s)
 	}
+	if v.Status.Terminal() && v.Status != sdk.FlowSucceeded {
+		failed := failingTask(v)
+		if r := endReason(v.Flow, failed); r != "" {
+			row("reason", r)
+		}
+		if failed != nil {
+			row("failedTask", fmt.Sprintf("%s %s %s", failed.ID, failed.Status, clip(failed.Title(), 60)))
+		}
+	}
+	if v.ControllerError != "" {
+		row("controllerError", clean(v.ControllerError))
+	}
 	if v.CancelRequested() {
 		row("cancelRequestedAt", stamp(v.CancelRequestedAt))
 	}
@@ -184,6 +196,47 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
 		}
 	}
+}
+
+// failingTask is the task a flow that did not succeed ended on: the one
+// its controller named (BlockedTaskID), or else its newest task that
+// failed, timed out or was lost. nil when there is none.
+func failingTask(v engine.FlowView) *sdk.Task {
+	for _, t := range v.Tasks {
+		if v.BlockedTaskID != "" && t.ID == v.BlockedTaskID {
+			return t
+		}
+	}
+	var last *sdk.Task
+	for _, t := range v.Tasks {
+		switch t.Status {
+		case sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskLost:
+			if last == nil || t.CreatedAt.After(last.CreatedAt) {
+				last = t
+			}
+		}
+	}
+	return last
+}
+
+// endReason says in one line why a flow ended without succeeding: the
+// summary its controller gave, or else the failing task's reason and last
+// error.
+func endReason(f *sdk.Flow, failed *sdk.Task) string {
+	if f.BlockedSummary != "" {
+		return clean(f.BlockedSummary)
+	}
+	if failed == nil {
+		return ""
+	}
+	var parts []string
+	if failed.Reason != "" {
+		parts = append(parts, failed.Reason)
+	}
+	if n := len(failed.Errors); n > 0 {
+		parts = append(parts, failed.Errors[n-1])
+	}
+	return clean(strings.Join(parts, ": "))
 }
 
 // stateLine says in one line why a flow is parked: the blocked summary or

@@ -218,18 +218,28 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flo
 	return after, err
 }
 
-// unparkHead resumes delivery to a flow that leaves blocked: its parked
-// head event is delivered again, its failure count reset.
-func (t *txn) unparkHead(flowID string) error {
+// headEvent is the first event in flow flowID's outbox, the one delivery
+// is at, or nil when the outbox is empty.
+func headEvent(tx store.ReadTx, flowID string) (*sdk.Event, error) {
 	var head *sdk.Event
 	var readErr error
-	err := t.tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
+	err := tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
 		head = new(sdk.Event)
 		readErr = json.Unmarshal(it.Value, head)
 		return false
 	})
-	if err != nil || readErr != nil || head == nil || !head.Parked {
-		return errors.Join(err, readErr)
+	if err != nil || readErr != nil {
+		return nil, errors.Join(err, readErr)
+	}
+	return head, nil
+}
+
+// unparkHead resumes delivery to a flow that leaves blocked: its parked
+// head event is delivered again, its failure count reset.
+func (t *txn) unparkHead(flowID string) error {
+	head, err := headEvent(t.tx, flowID)
+	if err != nil || head == nil || !head.Parked {
+		return err
 	}
 	head.Parked, head.Deliveries, head.RetryAt = false, 0, time.Time{}
 	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
