@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/sdk/pluginclient"
@@ -27,7 +26,7 @@ func TestConnectCutShortLogsNothing(t *testing.T) {
 	t.Cleanup(func() { log.SetOutput(os.Stderr) })
 
 	for range 40 {
-		client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(newProbe(nil)))
+		client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // the gateway is stopping
 		_, err := pluginclient.Connect(ctx, client, sdktest.NewHost())
