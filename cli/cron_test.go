@@ -178,7 +178,7 @@ func testCronAddRefusesInvalidInput(t *testing.T, home string) {
 		{"tz with every", append([]string{"--name", "x", "--every", "1h", "--tz", "UTC"}, cmd...), []string{"--tz", "--every"}},
 		{"both payloads", []string{"--name", "x", "--every", "1h", "--pipeline", wf, "--command", "true"}, []string{"--command", "--pipeline"}},
 		{"no payload", []string{"--name", "x", "--every", "1h"}, []string{"--pipeline", "payload is required"}},
-		{"no schedule", append([]string{"--name", "x"}, cmd...), []string{"schedule is required"}},
+		{"no schedule", append([]string{"--name", "x"}, cmd...), []string{"flowgate: one of --cron, --every or --at is required"}},
 		{"two schedules", append([]string{"--name", "x", "--every", "1h", "--at", "+1h"}, cmd...), []string{"--at", "exactly one schedule"}},
 		{"past at", append([]string{"--name", "x", "--at", "2020-01-01T00:00:00Z"}, cmd...), []string{"--at", "in the past"}},
 		{"bad at", append([]string{"--name", "x", "--at", "tomorrowish"}, cmd...), []string{"--at", "not a time"}},

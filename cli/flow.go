@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -168,6 +169,18 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	if s := stateLine(v.Flow); s != "" {
 		row("state", s)
 	}
+	if v.Status.Terminal() && v.Status != sdk.FlowSucceeded {
+		failed := failingTask(v)
+		if r := endReason(v.Flow, failed); r != "" {
+			row("reason", r)
+		}
+		if failed != nil {
+			row("failedTask", fmt.Sprintf("%s %s %s", failed.ID, failed.Status, clip(failed.Title(), 60)))
+		}
+	}
+	if v.ControllerError != "" {
+		row("controllerError", clean(v.ControllerError))
+	}
 	if v.CancelRequested() {
 		row("cancelRequestedAt", stamp(v.CancelRequestedAt))
 	}
@@ -191,6 +204,47 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
 		}
 	}
+}
+
+// failingTask is the task a flow that did not succeed ended on: the one
+// its controller named (BlockedTaskID), or else its newest task that
+// failed, timed out or was lost. nil when there is none.
+func failingTask(v engine.FlowView) *sdk.Task {
+	for _, t := range v.Tasks {
+		if v.BlockedTaskID != "" && t.ID == v.BlockedTaskID {
+			return t
+		}
+	}
+	var last *sdk.Task
+	for _, t := range v.Tasks {
+		switch t.Status {
+		case sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskLost:
+			if last == nil || t.CreatedAt.After(last.CreatedAt) {
+				last = t
+			}
+		}
+	}
+	return last
+}
+
+// endReason says in one line why a flow ended without succeeding: the
+// summary its controller gave, or else the failing task's reason and last
+// error.
+func endReason(f *sdk.Flow, failed *sdk.Task) string {
+	if f.BlockedSummary != "" {
+		return clean(f.BlockedSummary)
+	}
+	if failed == nil {
+		return ""
+	}
+	var parts []string
+	if failed.Reason != "" {
+		parts = append(parts, failed.Reason)
+	}
+	if n := len(failed.Errors); n > 0 {
+		parts = append(parts, failed.Errors[n-1])
+	}
+	return clean(strings.Join(parts, ": "))
 }
 
 // stateLine says in one line why a flow is parked: the blocked summary or
@@ -295,6 +349,9 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 				in.State = b
 			}
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
+					return err
+				}
 				f, err := c.CreateFlow(ctx, in)
 				if err != nil {
 					return err
@@ -398,4 +455,35 @@ func jsonFlag(name, v string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %s is not valid JSON (%v): %s", sdk.ErrInvalid, name, err, clip(v, 60))
 	}
 	return json.RawMessage(v), nil
+}
+
+// warnUnknownController warns on stderr when the running gateway has no
+// plugin for controller name: a typo would leave a flow that nothing
+// drives (its events fail and it is blocked). The flow is still created,
+// since a controller may be added to the gateway config later. With no
+// gateway running nothing is known, and nothing is said.
+func (e *env) warnUnknownController(ctx context.Context, c api.Client, name string) error {
+	if name == "" {
+		return nil // the engine says it is required
+	}
+	ps, err := c.Plugins(ctx)
+	if errors.Is(err, api.ErrNoGateway) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if p.Name == name {
+			return nil
+		}
+		names = append(names, p.Name)
+	}
+	runs := "no controller plugins"
+	if len(names) > 0 {
+		runs = "only " + strings.Join(names, ", ")
+	}
+	fmt.Fprintf(e.stderr, "flowgate: warning: --controller %q: the running gateway has no plugin of that name (it runs %s), so nothing will drive this flow and it will be blocked; check the name, or add the plugin to plugins: in the gateway config and restart the gateway\n", clean(name), runs)
+	return nil
 }

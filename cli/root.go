@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,7 +77,37 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
 	root.AddCommand(newBackupCmd(e), newCheckCmd(e))
 	root.AddCommand(newBenchCmd(e))
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands gives every command group in the tree (a
+// command with subcommands and no action of its own) an action: with no
+// argument it prints the group's help; with one, that argument is an
+// unknown subcommand, refused with exit 2 naming it and the valid ones.
+// Without it cobra prints the help and exits 0, so a script cannot tell a
+// typo from success.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		var valid []string
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				valid = append(valid, sub.Name())
+			}
+		}
+		return usageError{fmt.Errorf("unknown command %q for %q; valid commands: %s (see %s --help)",
+			args[0], cmd.CommandPath(), strings.Join(valid, ", "), cmd.CommandPath())}
+	}
 }
 
 // Main runs the flowgate command line and returns its exit code: 0 ok, 1

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -175,6 +178,32 @@ func taskSummary(t *sdk.Task) string {
 	return t.Title()
 }
 
+// taskCommand is what a task runs, as a shell reads it: its shell line,
+// or its argv with every word that needs it single-quoted. A task another
+// runtime runs has neither, and its command is empty.
+func taskCommand(s sdk.TaskSpec) string {
+	if s.Shell != "" {
+		return s.Shell
+	}
+	words := make([]string, len(s.Argv))
+	for i, a := range s.Argv {
+		words[i] = shellWord(a)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellWord quotes a for a POSIX shell unless it is made only of
+// characters a shell reads literally.
+func shellWord(a string) string {
+	plain := func(r rune) bool {
+		return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./=:,+@%", r))
+	}
+	if a != "" && strings.IndexFunc(a, func(r rune) bool { return !plain(r) }) < 0 {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
 func writeTask(w io.Writer, t *sdk.Task) {
 	fmt.Fprintln(w, "Background task:")
 	var tb table
@@ -185,7 +214,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("flowId", t.FlowID)
 	row("ownerKey", clean(t.OwnerKey))
 	row("label", orNA(clean(t.Label)))
-	row("task", orNA(clean(t.Title())))
+	row("task", orNA(clean(taskCommand(t.Spec))))
 	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
@@ -199,6 +228,9 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	}
 	if t.Reason != "" {
 		row("reason", t.Reason)
+	}
+	if t.Result != nil && t.Result.Summary != "" {
+		row("result", clean(t.Result.Summary))
 	}
 	if t.ProgressErrors > 0 {
 		row("progressErrors", fmt.Sprintf("%d malformed progress lines skipped", t.ProgressErrors))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // graphFormats is what GraphFormats returns. Read-only.
@@ -19,7 +20,9 @@ type GraphNode struct {
 	ID string
 	// Type is parallel, for_each, workflow, run, approval, input or step.
 	Type string
-	// Detail is the command, path, expression or prompt, at most 80 runes.
+	// Detail is the command, path, expression or prompt. A multi-line one
+	// (a run: block) keeps its lines, separated by "\n": at most
+	// maxDetailLines of them, blank ones dropped, each at most 80 runes.
 	Detail string
 }
 
@@ -47,7 +50,7 @@ func GraphModel(wf *Workflow, args map[string]any) ([]GraphNode, []GraphEdge) {
 	var edges []GraphEdge
 	for i := range wf.Steps {
 		s := &wf.Steps[i]
-		nodes = append(nodes, GraphNode{ID: s.ID, Type: graphType(s), Detail: truncate(graphDetail(s, args), 80)})
+		nodes = append(nodes, GraphNode{ID: s.ID, Type: graphType(s), Detail: detailLines(graphDetail(s, args))})
 		if i > 0 {
 			edges = append(edges, GraphEdge{From: wf.Steps[i-1].ID, To: s.ID, Label: "next"})
 		}
@@ -84,7 +87,7 @@ func Graph(wf *Workflow, format string, args map[string]any) (string, error) {
 		for _, n := range nodes {
 			label := htmlEscape(n.ID)
 			if n.Detail != "" {
-				label += "<br/>" + htmlEscape(n.Detail)
+				label += "<br/>" + strings.ReplaceAll(htmlEscape(n.Detail), "\n", "<br/>")
 			}
 			open, closing := "[\"", "\"]"
 			if n.Type == "approval" {
@@ -108,7 +111,7 @@ func Graph(wf *Workflow, format string, args map[string]any) (string, error) {
 			}
 			label := n.ID
 			if n.Detail != "" {
-				label += "\n" + n.Detail
+				label += "\n" + n.Detail // dotQuote keeps the lines
 			}
 			fmt.Fprintf(&b, "  %s [label=%s, shape=%s];\n", dotQuote(n.ID), dotQuote(label), shape)
 		}
@@ -123,9 +126,12 @@ func Graph(wf *Workflow, format string, args map[string]any) (string, error) {
 	case "ascii":
 		b.WriteString("Workflow Graph\n\nNodes:\n")
 		for _, n := range nodes {
-			fmt.Fprintf(&b, "  [%s] %s", n.Type, n.ID)
+			head := fmt.Sprintf("  [%s] %s", n.Type, n.ID)
+			b.WriteString(head)
 			if n.Detail != "" {
-				fmt.Fprintf(&b, ": %s", n.Detail)
+				// Later lines of a multi-line detail line up under the first.
+				indent := "\n" + strings.Repeat(" ", utf8.RuneCountInString(head)+2)
+				b.WriteString(": " + strings.ReplaceAll(n.Detail, "\n", indent))
 			}
 			b.WriteString("\n")
 		}
@@ -173,6 +179,27 @@ func graphDetail(s *Step, args map[string]any) string {
 		return ApprovalPrompt(s)
 	}
 	return ""
+}
+
+// maxDetailLines is how many lines of a multi-line detail a graph shows.
+const maxDetailLines = 8
+
+// detailLines is s as a node's Detail: each line's spaces collapsed and
+// cut to 80 runes, blank lines dropped, and past maxDetailLines the rest
+// counted on a last line, so a multi-line run: reads as the several
+// commands it is.
+func detailLines(s string) string {
+	var lines []string
+	for line := range strings.Lines(s) {
+		if line = truncate(line, 80); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) > maxDetailLines {
+		more := len(lines) - (maxDetailLines - 1)
+		lines = append(lines[:maxDetailLines-1], fmt.Sprintf("… (%d more lines)", more))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func truncate(s string, n int) string {

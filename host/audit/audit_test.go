@@ -205,7 +205,8 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 			evs, err := fx.eng.Events(f.ID)
 			require.NoError(t, err)
 			require.Len(t, evs, 1)
-			require.NoError(t, fx.eng.EventFailed(f.ID, evs[0].Seq, engine.EventFailure{Error: "controller said no", Park: true, Counted: true, Summary: "event delivery failed"}))
+			_, err = fx.eng.EventFailed(f.ID, evs[0].Seq, engine.EventFailure{Error: "controller said no", Park: true, Counted: true, Summary: "event delivery failed"})
+			require.NoError(t, err)
 			fx.clk.Advance(time.Minute)
 			return task.ID
 		}, audit.Input{}},

@@ -177,9 +177,14 @@ type EventFailure struct {
 }
 
 // EventFailed records a failed delivery of event seq of flow flowID. An
-// event that was acknowledged meanwhile is left alone.
-func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
-	return e.write(func(t *txn) error {
+// event that was acknowledged meanwhile is left alone. When f.Park parks
+// the event, it returns the flow as the failure left it: blocked, or, when
+// the flow had already ended, unchanged (a parked event of an ended flow
+// stays until the flow is pruned). Otherwise the flow is nil.
+func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flow, error) {
+	var after *sdk.Flow
+	err := e.write(func(t *txn) error {
+		after = nil // a retried batch starts over
 		ev, err := getRecord[sdk.Event](t.tx, eventKey(flowID, seq))
 		if err != nil {
 			if errors.Is(err, store.ErrKeyNotFound) {
@@ -201,30 +206,46 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) error {
 			return nil
 		}
 		fl, err := loadFlow(t.tx, flowID)
-		if err != nil || fl.Status.Terminal() {
+		if err != nil {
 			return err
+		}
+		if fl.Status.Terminal() {
+			after = fl
+			return nil
 		}
 		next := cloneFlow(fl)
 		if err := t.move(next, sdk.FlowBlocked); err != nil {
 			return err
 		}
 		next.BlockedSummary = f.Summary
+		after = next
 		return t.saveFlow(fl, next)
 	})
+	return after, err
+}
+
+// headEvent is the first event in flow flowID's outbox, the one delivery
+// is at, or nil when the outbox is empty.
+func headEvent(tx store.ReadTx, flowID string) (*sdk.Event, error) {
+	var head *sdk.Event
+	var readErr error
+	err := tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
+		head = new(sdk.Event)
+		readErr = json.Unmarshal(it.Value, head)
+		return false
+	})
+	if err != nil || readErr != nil {
+		return nil, errors.Join(err, readErr)
+	}
+	return head, nil
 }
 
 // unparkHead resumes delivery to a flow that leaves blocked: its parked
 // head event is delivered again, its failure count reset.
 func (t *txn) unparkHead(flowID string) error {
-	var head *sdk.Event
-	var readErr error
-	err := t.tx.Scan(eventPrefix+flowID+"/", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
-		head = new(sdk.Event)
-		readErr = json.Unmarshal(it.Value, head)
-		return false
-	})
-	if err != nil || readErr != nil || head == nil || !head.Parked {
-		return errors.Join(err, readErr)
+	head, err := headEvent(t.tx, flowID)
+	if err != nil || head == nil || !head.Parked {
+		return err
 	}
 	head.Parked, head.Deliveries, head.RetryAt = false, 0, time.Time{}
 	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})

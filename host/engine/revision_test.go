@@ -117,7 +117,8 @@ func TestFlowRevisionIsTheStoreRevision(t *testing.T) {
 	r.check("child task ends", f, 0)
 
 	// A parked event blocks the flow; resuming unparks it.
-	require.NoError(t, eng.EventFailed(f.ID, 1, engine.EventFailure{Error: "no answer", Park: true, Summary: "controller down"}))
+	_, err = eng.EventFailed(f.ID, 1, engine.EventFailure{Error: "no answer", Park: true, Summary: "controller down"})
+	require.NoError(t, err)
 	f, err = eng.GetFlow(f.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowBlocked, f.Status)

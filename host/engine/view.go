@@ -12,6 +12,10 @@ type FlowView struct {
 	*sdk.Flow
 	Tasks       []*sdk.Task     `json:"tasks"`
 	TaskSummary sdk.TaskSummary `json:"task_summary"`
+	// ControllerError is the error the flow's controller last gave for
+	// the event at the head of the flow's outbox: a delivery that failed
+	// and waits to be retried, or is parked. Empty when none failed.
+	ControllerError string `json:"controller_error,omitempty"`
 }
 
 // FlowViewPage is one page of flow views, newest first. Damaged lists the
@@ -78,5 +82,13 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 	if tasks == nil {
 		tasks = []*sdk.Task{}
 	}
-	return FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}, bad, nil
+	v := FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}
+	head, err := headEvent(tx, f.ID)
+	if err != nil {
+		return FlowView{}, nil, err
+	}
+	if head != nil {
+		v.ControllerError = head.LastError
+	}
+	return v, bad, nil
 }

@@ -33,9 +33,9 @@ import (
 //	  compact_share: 0.5  # compact the store file when more of it is free pages
 //	  disabled: false
 //	log_level: info       # trace, debug, info, warn, error
-//	plugins:              # controller plugins
-//	  - name: hello
-//	    path: /usr/local/bin/hello-controller
+//	plugins:              # controller plugins; the gateway does not start when
+//	  - name: hello       # path is not an executable, or the plugin
+//	    path: /usr/local/bin/hello-controller  # reports a name other than name
 //	    sha256: 9f86…     # optional: checked before every launch
 type FileConfig struct {
 	Limits struct {

@@ -31,6 +31,10 @@ import (
 // call per event: benchController, plugin_bench_test.go).
 const testPluginEnv = "FLOWGATE_TEST_PLUGIN"
 
+// testPluginNameEnv is the name a test plugin reports in its Info, so it
+// matches its entry in the config; if unset, "stepper".
+const testPluginNameEnv = "FLOWGATE_TEST_PLUGIN_NAME"
+
 // stepper drives a flow through three tasks like examples/controllers/hello,
 // but pauses in every event so a test can kill it mid-event, and writes a
 // marker file for every event it starts handling.
@@ -40,7 +44,11 @@ type stepper struct {
 }
 
 func (stepper) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "stepper", Version: "test", APIVersion: sdk.APIVersion}, nil
+	name := os.Getenv(testPluginNameEnv)
+	if name == "" {
+		name = "stepper"
+	}
+	return sdk.Info{Name: name, Version: "test", APIVersion: sdk.APIVersion}, nil
 }
 
 func (stepper) Shutdown(context.Context) error { return nil }
@@ -113,7 +121,7 @@ func testLaunch(dir string) (*os.Process, error) {
 
 // testPlugin is a plugin entry served by this test binary in mode.
 func testPlugin(name, mode string, env map[string]string) pluginhost.Spec {
-	e := map[string]string{testPluginEnv: mode, "GORACE": "atexit_sleep_ms=0"}
+	e := map[string]string{testPluginEnv: mode, testPluginNameEnv: name, "GORACE": "atexit_sleep_ms=0"}
 	for k, v := range env {
 		e[k] = v
 	}
@@ -136,6 +144,19 @@ func startTestGatewaySelf(t *testing.T, self string, specs ...pluginhost.Spec) (
 
 func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...pluginhost.Spec) (*gateway.Gateway, api.Client) {
 	t.Helper()
+	g, home := newTestGateway(t, restartBudget, self, specs...)
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return g, c
+}
+
+// newTestGateway is an unstarted gateway on a fresh home with fast
+// restarts and deliveries, and that home.
+func newTestGateway(t *testing.T, restartBudget int, self string, specs ...pluginhost.Spec) (*gateway.Gateway, string) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
@@ -148,12 +169,7 @@ func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plu
 		Delivery:   pluginhost.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
 	})
 	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	return g, c
+	return g, home
 }
 
 func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(engine.FlowView) bool) engine.FlowView {
@@ -284,4 +300,42 @@ func TestFirstPartyPluginIsServedBySelf(t *testing.T) {
 	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 3)
+}
+
+// TestPluginConfigMistakesStopTheGateway: a plugin path that cannot be
+// launched, or a name that differs from the one the plugin reports, fails
+// the gateway's Start with an error naming the plugin and the fix, and no
+// gateway is left running.
+func TestPluginConfigMistakesStopTheGateway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
+	renamed := testPlugin("hello", "stepper", nil)
+	renamed.Env[testPluginNameEnv] = "stepper"
+
+	cases := map[string]struct {
+		spec pluginhost.Spec
+		want string
+	}{
+		"missing":        {pluginhost.Spec{Name: "gone", Path: filepath.Join(dir, "nope")}, "plugins.gone.path: " + filepath.Join(dir, "nope") + " does not exist"},
+		"not on PATH":    {pluginhost.Spec{Name: "bare", Path: "flowgate-no-such-plugin"}, `plugins.bare.path: no executable "flowgate-no-such-plugin" on PATH`},
+		"directory":      {pluginhost.Spec{Name: "dir", Path: dir}, "is a directory"},
+		"not executable": {pluginhost.Spec{Name: "plain", Path: notExec}, "is not executable (mode -rw-r--r--); chmod +x it"},
+		"other name":     {renamed, `plugin hello: the executable ` + os.Args[0] + ` reports the name "stepper": set plugins[].name to "stepper"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g, home := newTestGateway(t, 10, "", tc.spec)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := g.Start(ctx)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			_, err = os.Stat(gateway.SocketPath(home))
+			require.ErrorIs(t, err, os.ErrNotExist, "no gateway is left serving")
+			require.NoError(t, g.Stop(ctx))
+		})
+	}
 }

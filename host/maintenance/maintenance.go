@@ -121,7 +121,9 @@ type Compaction struct {
 type TaskCounts struct {
 	Reconciled     int `json:"reconciled"`
 	CleanupStamped int `json:"cleanup_stamped"`
-	Pruned         int `json:"pruned"`
+	// Pruned counts every task deleted: on its own (its flow is gone) or
+	// together with its flow.
+	Pruned int `json:"pruned"`
 }
 
 // FlowCounts counts the flow rules that matched.
@@ -430,12 +432,14 @@ func (p *pass) flow(f *sdk.Flow) {
 	case !p.cfg.Apply:
 		if !anyActive(tasks) {
 			p.sum.TaskFlows.Pruned++
+			p.sum.Tasks.Pruned += len(tasks)
 		}
 	default:
 		var pruned []string
 		prune := func() (err error) { pruned, err = p.eng.PruneFlow(f.ID, p.now.Add(-p.cfg.FlowRetention)); return err }
 		if p.act("prune flow "+f.ID, prune) {
 			p.sum.TaskFlows.Pruned++
+			p.sum.Tasks.Pruned += len(pruned)
 			for _, id := range pruned {
 				p.removeLogs(id)
 			}

@@ -142,9 +142,10 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	require.Equal(t, before, e.snapshot(), "a preview writes nothing")
 
 	applied := e.run(true)
-	// The old flow and the unstamped task's flow ended 8 days ago.
+	// The old flow and the unstamped task's flow ended 8 days ago; their
+	// tasks are pruned with them and counted with the dangling one.
 	want := maintenance.Summary{
-		Tasks:     maintenance.TaskCounts{Reconciled: 1, CleanupStamped: 1, Pruned: 1},
+		Tasks:     maintenance.TaskCounts{Reconciled: 1, CleanupStamped: 1, Pruned: 3},
 		TaskFlows: maintenance.FlowCounts{Reconciled: 2, Pruned: 2},
 	}
 	for _, got := range []maintenance.Summary{preview, applied} {
@@ -239,7 +240,7 @@ func TestQuickPassReadsOnlyLiveAndExpiringWork(t *testing.T) {
 	s, err := maintenance.Run(context.Background(), e.eng, maintenance.Config{Home: e.home, Now: func() time.Time { return e.now }, Apply: true, Quick: true})
 	require.NoError(t, err)
 	require.Empty(t, s.Errors)
-	require.Equal(t, maintenance.TaskCounts{Reconciled: 1}, s.Tasks)
+	require.Equal(t, maintenance.TaskCounts{Reconciled: 1, Pruned: 2}, s.Tasks, "old and unstamped, pruned with their flows")
 	require.Equal(t, maintenance.FlowCounts{Reconciled: 1, Pruned: 2}, s.TaskFlows, "the stuck cancel; old's and unstamped's flows")
 	require.Zero(t, s.Indexes, "indexes are a full pass's")
 	_, err = e.eng.GetFlow(old.FlowID)

@@ -207,14 +207,30 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
 		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
 	f := engine.EventFailure{Error: err.Error(), RetryAfter: delay, Counted: counted, Park: park, Summary: summary}
-	if ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f); ferr != nil {
+	after, ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f)
+	if ferr != nil {
 		d.log.Error("record failed delivery", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
+		return
 	}
 	if park {
-		d.log.Error("event parked, flow blocked", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "error", err)
+		d.logParked(ev, del.Controller, after, err)
 		return
 	}
 	d.log.Warn("event delivery failed", "flow", ev.FlowID, "seq", ev.Seq, "controller", del.Controller, "failures", failures, "counted", counted, "retry_in", delay, "error", err)
+}
+
+// logParked says what parking ev did to its flow, after: blocked it, or,
+// for a flow that had already ended, nothing (after is nil when the event
+// was acknowledged meanwhile).
+func (d *Deliverer) logParked(ev *sdk.Event, controller string, after *sdk.Flow, err error) {
+	switch {
+	case after == nil:
+	case after.Status == sdk.FlowBlocked:
+		d.log.Error("event parked, flow blocked", "flow", ev.FlowID, "seq", ev.Seq, "controller", controller, "error", err)
+	default:
+		d.log.Warn("event parked; its flow had already ended, so it stays parked until the flow is pruned",
+			"flow", ev.FlowID, "status", after.Status, "seq", ev.Seq, "controller", controller, "error", err)
+	}
 }
 
 // backoff is the delay before the nth retry (n ≥ 1) of delivery and of

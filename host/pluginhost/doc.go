@@ -10,6 +10,10 @@
 // callbacks from a replaced instance are refused with sdk.ErrPluginShutdown.
 // A controller may only read and change the flows it drives.
 //
+// Config mistakes stop the gateway instead of being retried: a path that
+// does not name an executable fails NewSupervisor, and a plugin whose Info
+// reports a name other than its config entry's fails Start.
+//
 // # Delivery
 //
 // The Deliverer hands each flow's outbox to the flow's controller: in

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -103,7 +102,7 @@ func (hostCatcher) Shutdown(context.Context) error { return nil }
 func grpcHost(t *testing.T, host sdk.Host) sdk.Host {
 	t.Helper()
 	catcher := hostCatcher{caught: make(chan sdk.Host, 1)}
-	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(catcher))
+	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(catcher))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

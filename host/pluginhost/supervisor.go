@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,6 +50,33 @@ func (s Spec) Validate() error {
 		if _, err := hex.DecodeString(s.SHA256); err != nil {
 			return fmt.Errorf("plugins.%s.sha256: not hex: %v", s.Name, err)
 		}
+	}
+	return nil
+}
+
+// checkPath reports a Path that cannot be launched: missing, a directory,
+// or not executable. A bare name is looked up in PATH, as exec does. An
+// empty Path (a first-party plugin) passes.
+func (s Spec) checkPath() error {
+	if s.Path == "" {
+		return nil
+	}
+	if !strings.Contains(s.Path, "/") {
+		if _, err := exec.LookPath(s.Path); err != nil {
+			return fmt.Errorf("plugins.%s.path: no executable %q on PATH; give the plugin's full path", s.Name, s.Path)
+		}
+		return nil
+	}
+	fi, err := os.Stat(s.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("plugins.%s.path: %s does not exist; build or install the plugin there, or fix the path", s.Name, s.Path)
+	case err != nil:
+		return fmt.Errorf("plugins.%s.path: %w", s.Name, err)
+	case fi.IsDir():
+		return fmt.Errorf("plugins.%s.path: %s is a directory; point path at the plugin's executable", s.Name, s.Path)
+	case fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("plugins.%s.path: %s is not executable (mode %s); chmod +x it", s.Name, s.Path, fi.Mode().Perm())
 	}
 	return nil
 }
@@ -162,13 +191,17 @@ type instance struct {
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails on an
-// invalid or duplicate entry.
+// invalid or duplicate entry, or on a path that does not name an
+// executable.
 func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error) {
 	cfg = cfg.withDefaults()
 	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
 	s.life.Name = "plugin supervisor"
 	for _, p := range cfg.Plugins {
 		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		if err := p.checkPath(); err != nil {
 			return nil, err
 		}
 		if _, dup := s.instances[p.Name]; dup {
@@ -187,16 +220,63 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 }
 
 // Start launches every plugin; each is then kept running in the
-// background until Stop. A plugin that fails to start does not fail
-// Start: its state says why, and it is retried. Starting a started
-// supervisor does nothing.
+// background until Stop. A plugin with a path is launched before Start
+// returns (waiting at most StartTimeout for it), so that a config mistake
+// stops the gateway at once: Start fails, naming the plugin and the fix,
+// when its executable reports a name other than the configured one. A
+// plugin that fails to start for any other reason does not fail Start:
+// its state says why, and it is retried. Starting a started supervisor
+// does nothing.
 func (s *Supervisor) Start(ctx context.Context) error {
-	return s.life.Start(ctx, func(context.Context) error {
+	return s.life.Start(ctx, func(ctx context.Context) error {
+		first := s.launchConfigured(ctx)
+		var mistakes []error
+		for _, err := range first {
+			if permanent, ok := errors.AsType[*permanentError](err); ok && permanent.config {
+				mistakes = append(mistakes, err)
+			}
+		}
+		if len(mistakes) > 0 {
+			for in := range first {
+				s.kill(in)
+				in.set(StateStopped, "")
+			}
+			return errors.Join(mistakes...)
+		}
 		for _, in := range s.instances {
-			s.life.Go(func(ctx context.Context) { s.keep(ctx, in) })
+			err, launched := first[in]
+			s.life.Go(func(ctx context.Context) { s.keep(ctx, in, launched, err) })
 		}
 		return nil
 	})
+}
+
+// launchConfigured launches the first instance of every plugin with a
+// path, all at once, and returns each launch's error (nil when it runs).
+func (s *Supervisor) launchConfigured(ctx context.Context) map[*instance]error {
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first = map[*instance]error{}
+	)
+	for _, in := range s.instances {
+		if in.spec.Path == "" {
+			continue
+		}
+		wg.Go(func() {
+			err := s.launch(ctx, in, s.pluginLog(in))
+			mu.Lock()
+			first[in] = err
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// pluginLog is the logger of one plugin ("plugin.NAME").
+func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
+	return s.cfg.Logger.Named("plugin." + in.spec.Name)
 }
 
 // Stop asks every plugin to shut down, waits ShutdownTimeout, then kills
@@ -263,12 +343,16 @@ func (in *instance) set(state State, errText string) {
 }
 
 // keep runs one plugin until ctx ends: launch, wait for it to exit,
-// back off, launch again, within the restart budget.
-func (s *Supervisor) keep(ctx context.Context, in *instance) {
-	log := s.cfg.Logger.Named("plugin." + in.spec.Name)
+// back off, launch again, within the restart budget. When launched is
+// true, Start has made the first launch already and err is its outcome.
+func (s *Supervisor) keep(ctx context.Context, in *instance, launched bool, err error) {
+	log := s.pluginLog(in)
 	for n := 0; ; n++ {
 		started := time.Now()
-		err := s.launch(ctx, in, log)
+		if !launched {
+			err = s.launch(ctx, in, log)
+		}
+		launched = false
 		if err == nil {
 			err = s.wait(ctx, in)
 		}
@@ -323,8 +407,12 @@ func (in *instance) allowRestart(budget int, window time.Duration) bool {
 	return len(in.starts) <= budget
 }
 
-// permanentError is a launch failure that a restart cannot fix.
-type permanentError struct{ err error }
+// permanentError is a launch failure that a restart cannot fix. A config
+// one is a mistake in the gateway config, which fails Start.
+type permanentError struct {
+	err    error
+	config bool
+}
 
 func (p *permanentError) Error() string { return p.err.Error() }
 func (p *permanentError) Unwrap() error { return p.err }
@@ -378,7 +466,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	rpc, err := client.Client()
 	if err != nil {
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			return &permanentError{fmt.Errorf("plugin %s: the executable does not match its configured sha256; reinstall it or fix plugins.%s.sha256", in.spec.Name, in.spec.Name)}
+			return &permanentError{err: fmt.Errorf("plugin %s: the executable does not match its configured sha256; reinstall it or fix plugins.%s.sha256", in.spec.Name, in.spec.Name)}
 		}
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
@@ -393,8 +481,12 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	if err != nil {
 		return fmt.Errorf("plugin %s: info: %w", in.spec.Name, err)
 	}
+	if info.Name != in.spec.Name {
+		return &permanentError{err: fmt.Errorf("plugin %s: the executable %s reports the name %q: set plugins[].name to %q in the gateway config, or point its path at the %s plugin",
+			in.spec.Name, cfg.Cmd.Path, info.Name, info.Name, in.spec.Name), config: true}
+	}
 	if info.APIVersion != sdk.APIVersion {
-		return &permanentError{fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
+		return &permanentError{err: fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
 	}
 	in.mu.Lock()
 	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()

@@ -20,14 +20,21 @@ type FlagError struct {
 	// Flag is the flag at fault, with its dashes: "--cron", "--tz",
 	// "--every", "--at", "--dst" or "--overlap" here, and any job flag
 	// ("--name", "--webhook", …) from host/scheduler, which reports its
-	// own validation errors the same way.
+	// own validation errors the same way. It is empty when the rule is
+	// about a choice between flags, which the rule names itself.
 	Flag string
 	// Rule says what is wrong and what is accepted instead.
 	Rule string
 }
 
-// Error returns "<flag>: <rule>".
-func (e *FlagError) Error() string { return e.Flag + ": " + e.Rule }
+// Error returns "<flag>: <rule>", or the rule alone when no one flag is
+// at fault.
+func (e *FlagError) Error() string {
+	if e.Flag == "" {
+		return e.Rule
+	}
+	return e.Flag + ": " + e.Rule
+}
 
 // Is reports whether target is ErrInvalidSchedule or sdk.ErrInvalid.
 func (e *FlagError) Is(target error) bool {

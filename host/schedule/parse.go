@@ -40,7 +40,7 @@ func ParseSchedule(f Flags, now time.Time) (Schedule, error) {
 	}
 	switch len(set) {
 	case 0:
-		return Schedule{}, flagErr("--cron", "a schedule is required: give one of --cron, --every or --at")
+		return Schedule{}, flagErr("", "one of --cron, --every or --at is required (for example --every 1h)")
 	case 1:
 	default:
 		return Schedule{}, flagErr(set[1], fmt.Sprintf("cannot be combined with %s; give exactly one schedule", set[0]))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
@@ -15,8 +16,8 @@ import (
 
 // pluginClient is the gateway's side of one controller plugin instance. It
 // serves the gateway's Host to the plugin on one brokered connection,
-// started by setup and stopped by Shutdown (or when go-plugin closes the
-// broker on Kill).
+// started by setup and stopped by Shutdown or when the plugin process
+// exits.
 type pluginClient struct {
 	client pb.ControllerClient
 	broker *plugin.GRPCBroker
@@ -26,9 +27,13 @@ type pluginClient struct {
 	// them to watch its connections.
 	hostServerOptions []grpc.ServerOption
 
+	// conn is the connection to the plugin; its shutdown ends the Host.
+	conn *grpc.ClientConn
+
 	mu      sync.Mutex
 	hostSrv *grpc.Server
-	stopped bool
+	// stopWatch ends stopHostWhenGone once the Host is stopped.
+	stopWatch context.CancelFunc
 }
 
 var _ Plugin = (*pluginClient)(nil)
@@ -47,21 +52,29 @@ func (c *pluginClient) err(err error) error {
 
 // setup serves host on a new broker id and sends the id to the plugin,
 // which dials it once.
+//
+// The id is accepted here, before Setup, rather than in go-plugin's
+// AcceptAndServe goroutine: that goroutine logs "[ERR] plugin: plugin
+// acceptAndServe error: broker closed" to the standard logger whenever the
+// broker closes before it gets to accept, which a gateway stopping while a
+// plugin starts makes happen on a clean shutdown. Here that case is this
+// call's error. (The gateway does not use go-plugin's AutoMTLS, so the
+// server needs no TLS credentials.)
 func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 	id := c.broker.NextId()
-	go c.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-		opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageSize))
-		opts = append(opts, c.hostServerOptions...)
-		s := grpc.NewServer(opts...)
-		pb.RegisterHostServer(s, &hostServer{host: host})
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.hostSrv = s
-		if c.stopped {
-			s.Stop() // Serve then returns at once.
-		}
-		return s
-	})
+	ln, err := c.broker.Accept(id)
+	if err != nil {
+		return fmt.Errorf("%w: serve the host to the controller plugin: %v", sdk.ErrPluginShutdown, err)
+	}
+	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize)}, c.hostServerOptions...)
+	s := grpc.NewServer(opts...)
+	pb.RegisterHostServer(s, &hostServer{host: host})
+	watch, stopWatch := context.WithCancel(c.doneCtx)
+	c.mu.Lock()
+	c.hostSrv, c.stopWatch = s, stopWatch
+	c.mu.Unlock()
+	go func() { _ = s.Serve(ln) }() // returns when stopHost stops s, closing ln
+	go c.stopHostWhenGone(watch)
 	if _, err := c.client.Setup(ctx, &pb.SetupRequest{HostBrokerId: id}); err != nil {
 		c.stopHost()
 		return fmt.Errorf("set up the controller plugin: %w", c.err(err))
@@ -74,10 +87,24 @@ func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 func (c *pluginClient) stopHost() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.stopped = true
 	if c.hostSrv != nil {
 		c.hostSrv.Stop()
 	}
+	if c.stopWatch != nil {
+		c.stopWatch()
+	}
+}
+
+// stopHostWhenGone stops serving the Host when the plugin is gone: its
+// process exited (doneCtx, under watch) or its connection was closed (as
+// plugin.Client.Kill and GRPCClient.Close do). It returns when watch ends.
+func (c *pluginClient) stopHostWhenGone(watch context.Context) {
+	for st := c.conn.GetState(); st != connectivity.Shutdown; st = c.conn.GetState() {
+		if !c.conn.WaitForStateChange(watch, st) {
+			break
+		}
+	}
+	c.stopHost()
 }
 
 // Info implements Plugin.

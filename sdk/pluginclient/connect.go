@@ -45,8 +45,8 @@ func PluginSet() plugin.PluginSet {
 
 // ServePluginSet returns a plugin set that serves c as sdk.Serve does and
 // also works as the gateway's set. It is for running a controller under
-// go-plugin's in-process test helpers (plugin.TestPluginGRPCConn, which
-// uses one set for both sides); sdktest uses it. Plugin binaries call
+// in-process test helpers (sdktest.GRPCConn, go-plugin's
+// plugin.TestPluginGRPCConn), which use one set for both sides. Plugin binaries call
 // sdk.Serve.
 func ServePluginSet(c sdk.Controller) plugin.PluginSet {
 	return servePluginSet(c)
@@ -68,6 +68,7 @@ func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
 	return func(doneCtx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
 			client:            pb.NewControllerClient(conn),
+			conn:              conn,
 			broker:            broker,
 			doneCtx:           doneCtx,
 			hostServerOptions: hostServerOptions,

@@ -18,6 +18,7 @@
 // # In process
 //
 // ServePluginSet serves a controller in the test's own process, for
-// go-plugin's plugin.TestPluginGRPCConn; package sdk/sdktest uses it to
-// drive a controller over the real protocol.
+// sdktest.GRPCConn (or go-plugin's plugin.TestPluginGRPCConn, which logs
+// at debug level to stderr); package sdk/sdktest uses it to drive a
+// controller over the real protocol.
 package pluginclient

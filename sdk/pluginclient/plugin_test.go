@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/sdk"
@@ -24,7 +23,7 @@ func TestConnectInfo(t *testing.T) {
 
 func TestConnectRefusesNilHost(t *testing.T) {
 	t.Parallel()
-	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(newProbe(nil)))
+	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
@@ -71,7 +70,7 @@ func TestHandleEventPanic(t *testing.T) {
 // Without Setup there is no Host, and an event is refused.
 func TestHandleEventBeforeSetup(t *testing.T) {
 	t.Parallel()
-	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(newProbe(nil)))
+	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

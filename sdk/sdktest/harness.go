@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
-
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
@@ -49,7 +47,7 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 // connection.
 func newWire(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
-	client, _ := plugin.TestPluginGRPCConn(t, false, pluginclient.ServePluginSet(c))
+	client := GRPCConn(t, pluginclient.ServePluginSet(c))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

@@ -1,0 +1,71 @@
+package pluginhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// A controller is refused every call on a flow another controller drives,
+// in process and over the gRPC host a plugin is handed, and the flow and
+// its tasks are left exactly as they were.
+func TestControllerIsRefusedAnotherControllersFlow(t *testing.T) {
+	t.Parallel()
+	hosts := map[string]func(*engine.Engine) sdk.Host{
+		"in-process": func(eng *engine.Engine) sdk.Host { return pluginhost.NewHost(eng, conformanceController, nil) },
+		"grpc": func(eng *engine.Engine) sdk.Host {
+			return grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil))
+		},
+	}
+	for name, newHost := range hosts {
+		t.Run(name, func(t *testing.T) {
+			eng := conformanceEngine(t)
+			other, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "me", ControllerID: "other", Goal: "not yours"})
+			require.NoError(t, err)
+			task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: other.ID, OwnerKey: "me", Label: "theirs", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+			require.NoError(t, err)
+			h := newHost(eng)
+			ctx, rev := context.Background(), other.Revision
+
+			calls := map[string]func() error{
+				"GetFlow":   func() error { _, err := h.GetFlow(ctx, other.ID); return err },
+				"ListTasks": func() error { _, err := h.ListTasks(ctx, other.ID); return err },
+				"CreateTask": func() error {
+					_, _, err := h.CreateTask(ctx, sdk.TaskRequest{FlowID: other.ID, IdempotencyKey: "k", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+					return err
+				},
+				"UpdateFlow": func() error {
+					_, err := h.UpdateFlow(ctx, other.ID, rev, sdk.FlowUpdate{State: json.RawMessage(`"mine"`)})
+					return err
+				},
+				"SetWaiting": func() error {
+					_, err := h.SetWaiting(ctx, other.ID, rev, sdk.WaitRequest{CurrentStep: "x"})
+					return err
+				},
+				"Resume":        func() error { _, err := h.Resume(ctx, other.ID, rev, sdk.ResumeRequest{}); return err },
+				"Finish":        func() error { _, err := h.Finish(ctx, other.ID, rev, sdk.EndRequest{}); return err },
+				"Fail":          func() error { _, err := h.Fail(ctx, other.ID, rev, sdk.EndRequest{}); return err },
+				"RequestCancel": func() error { _, err := h.RequestCancel(ctx, other.ID, rev); return err },
+				"CancelTask":    func() error { _, err := h.CancelTask(ctx, task.ID); return err },
+			}
+			for call, do := range calls {
+				err := do()
+				require.ErrorIs(t, err, sdk.ErrNotManaged, call)
+				require.Contains(t, err.Error(), `driven by "other"`, call)
+			}
+			after, err := eng.GetFlow(other.ID)
+			require.NoError(t, err)
+			require.Equal(t, other.Revision, after.Revision, "a refused call changed the flow")
+			tasks, err := eng.FlowTasks(other.ID)
+			require.NoError(t, err)
+			require.Len(t, tasks, 1)
+			require.Equal(t, sdk.TaskQueued, tasks[0].Status)
+		})
+	}
+}
