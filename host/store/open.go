@@ -77,7 +77,7 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		opts.LockTimeout = max(time.Until(deadline), time.Millisecond)
 		return open(path, opts, tune)
 	}
-	if err := db.Update(func(tx *bbolt.Tx) error {
+	if err := update(db, func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
 		return err
 	}); err != nil {
