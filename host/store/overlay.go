@@ -29,7 +29,7 @@ type Overlay struct {
 var _ Store = (*Overlay)(nil)
 
 // NewOverlay returns an Overlay over base, typically a ReadOnly store.
-// Close closes base too.
+// Close closes base too. A nil base is an empty store.
 func NewOverlay(base Store) *Overlay {
 	return &Overlay{base: base, items: map[string]*Item{}}
 }
@@ -47,7 +47,7 @@ func (o *Overlay) Seal() {
 func (o *Overlay) View(fn func(ReadTx) error) error {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	return o.base.View(func(base ReadTx) error {
+	return o.viewBase(func(base ReadTx) error {
 		return fn(overlayTx{base: base, items: o.items})
 	})
 }
@@ -62,7 +62,7 @@ func (o *Overlay) Update(fn func(Tx) error) error {
 		return fmt.Errorf("%w: this view of the store shows what a writer would record and cannot be changed", ErrReadOnly)
 	}
 	pending := map[string]*Item{}
-	if err := o.base.View(func(base ReadTx) error {
+	if err := o.viewBase(func(base ReadTx) error {
 		return fn(overlayTx{base: base, items: o.items, pending: pending})
 	}); err != nil {
 		return err
@@ -72,7 +72,32 @@ func (o *Overlay) Update(fn func(Tx) error) error {
 }
 
 // Close drops the overlay's changes and closes the base.
-func (o *Overlay) Close() error { return o.base.Close() }
+func (o *Overlay) Close() error {
+	if o.base == nil {
+		return nil
+	}
+	return o.base.Close()
+}
+
+// viewBase runs fn in a read transaction of the base.
+func (o *Overlay) viewBase(fn func(ReadTx) error) error {
+	if o.base == nil {
+		return fn(emptyTx{})
+	}
+	return o.base.View(fn)
+}
+
+// emptyTx reads a store with no keys.
+type emptyTx struct{}
+
+func (emptyTx) Get(key string) (Item, error) {
+	if key == "" {
+		return Item{}, ErrEmptyKey
+	}
+	return Item{}, ErrKeyNotFound
+}
+
+func (emptyTx) Scan(string, ScanOptions, func(Item) bool) error { return nil }
 
 // overlayTx reads pending (this Update's writes), then items (earlier
 // Updates'), then the base. pending is nil in a View.
