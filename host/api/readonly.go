@@ -42,7 +42,7 @@ func OpenLocalReader(dir string) (*Local, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	default:
-		if err := existingHome(dir); err != nil {
+		if err := RequireHome(dir); err != nil {
 			return nil, err
 		}
 		st = store.NewOverlay(nil) // a home that holds nothing yet
@@ -62,9 +62,10 @@ func OpenLocalReader(dir string) (*Local, error) {
 	return l, nil
 }
 
-// existingHome returns nil if dir is a directory, and an error wrapping
-// ErrNoHome if there is nothing at dir.
-func existingHome(dir string) error {
+// RequireHome returns nil if home dir is a directory, and an error
+// wrapping ErrNoHome, saying how to make one, if there is nothing at dir.
+// Commands that only read call it rather than create a home.
+func RequireHome(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
