@@ -98,7 +98,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		Short: "List every open approval or input gate",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				out, err := c.OpenGates(ctx, engine.GateFilter{})
 				if err != nil {
 					return err

@@ -105,7 +105,7 @@ func (e *env) audit(cmd *cobra.Command, o auditOpts) error {
 		}
 		filters.Limit = &o.limit
 	}
-	return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+	return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 		rep, err := c.Audit(ctx)
 		if err != nil {
 			return err

@@ -137,7 +137,7 @@ func newCronListCmd(e *env) *cobra.Command {
 		Short: "List enabled jobs by next run (--all: disabled too)",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				jobs, err := c.ListJobs(ctx, all)
 				if err != nil {
 					return err
@@ -212,7 +212,7 @@ func newCronShowCmd(e *env) *cobra.Command {
 		Short: "Show one job",
 		Args:  args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				j, err := c.GetJob(ctx, a[0])
 				if err != nil {
 					return err

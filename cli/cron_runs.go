@@ -31,7 +31,7 @@ func newCronRunsCmd(e *env) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit must not be negative (got %d)", limit)}
 			}
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				runs, err := c.JobRuns(ctx, a[0], limit)
 				if err != nil {
 					return jobErr(err)
@@ -105,7 +105,7 @@ func newCronStatusCmd(e *env) *cobra.Command {
 		Short: "Show the scheduler's view: whether it runs, jobs due next, active and buffered runs, why a job was disabled",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				st, err := c.CronStatus(ctx)
 				if err != nil {
 					return err

@@ -71,7 +71,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit must not be negative (got %d)", limit)}
 			}
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				page, err := c.ViewFlows(ctx, f)
 				if err != nil {
 					return err
@@ -134,7 +134,7 @@ func newFlowShowCmd(e *env) *cobra.Command {
 		Short: "Show one flow and its tasks (an owner key shows that owner's newest flow, an approval id the flow at that gate)",
 		Args:  args(1, "one flow id, owner key or approval id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				id, err := gateFlowID(ctx, c, a[0])
 				if err != nil {
 					return err

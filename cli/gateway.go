@@ -92,6 +92,9 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 			}
 			c, err := api.DialRemote(gateway.SocketPath(dir))
 			if errors.Is(err, api.ErrNoGateway) {
+				if err := api.RequireHome(dir); err != nil {
+					return err
+				}
 				st := api.GatewayStatus{Home: dir}
 				if perr := (printer{e.stdout, asJSON}).emit(st, func(w io.Writer) {
 					fmt.Fprintf(w, "No gateway is running for %s. Start one with: flowgate gateway\n", dir)

@@ -29,7 +29,7 @@ func newLogsCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				t, err := c.ResolveTask(ctx, a[0])
 				if err != nil {
 					return err

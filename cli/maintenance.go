@@ -56,7 +56,11 @@ Example:
 				rep   api.MaintenanceReport
 				local bool
 			)
-			err := e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			with := e.withReader
+			if apply {
+				with = e.withClient
+			}
+			err := with(cmd, func(ctx context.Context, c api.Client) error {
 				var err error
 				rep, err = c.Maintain(ctx, apply)
 				_, remote := c.(*api.Remote)

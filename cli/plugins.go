@@ -29,7 +29,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 		Short: "List controller plugins: name, version, state, pid, restarts, pending events",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				ps, err := c.Plugins(ctx)
 				if errors.Is(err, api.ErrNoGateway) {
 					fmt.Fprintln(e.stderr, "No gateway is running: plugins run inside the gateway. Start one with: flowgate gateway")

@@ -31,6 +31,19 @@ func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
 // gateway's socket when there is one, else by opening the store in this
 // process (the same engine code, so the result is the same).
 func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
+	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocal(dir, cmd.CommandPath()) })
+}
+
+// openReader is openClient for the commands that only read: with no
+// gateway it opens the store read-only (api.OpenLocalReader), so they never
+// write, never create a home, and several run at once.
+func (e *env) openReader() (api.Client, error) {
+	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocalReader(dir) })
+}
+
+// dial connects to the home's gateway, or, when none runs, returns what
+// open makes of the home.
+func (e *env) dial(open func(dir string) (api.Client, error)) (api.Client, error) {
 	dir, err := e.home()
 	if err != nil {
 		return nil, err
@@ -42,12 +55,24 @@ func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
 	if !errors.Is(err, api.ErrNoGateway) {
 		return nil, err
 	}
-	return api.OpenLocal(dir, cmd.CommandPath())
+	return open(dir)
 }
 
 // withClient runs fn with an open client and closes it after.
 func (e *env) withClient(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
 	c, err := e.openClient(cmd)
+	return use(cmd, c, err, fn)
+}
+
+// withReader is withClient for the commands that only read (see
+// openReader).
+func (e *env) withReader(cmd *cobra.Command, fn func(ctx context.Context, c api.Client) error) error {
+	c, err := e.openReader()
+	return use(cmd, c, err, fn)
+}
+
+// use runs fn with c, unless opening c failed with err, and closes c after.
+func use(cmd *cobra.Command, c api.Client, err error, fn func(ctx context.Context, c api.Client) error) error {
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func newTasksCmd(e *env) *cobra.Command {
 		Short: "Show one task",
 		Args:  args(1, "one task id or idempotency key"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				t, err := c.ResolveTask(ctx, a[0])
 				if err != nil {
 					return err
@@ -122,7 +122,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 	if o.limit < 0 {
 		return usageError{fmt.Errorf("--limit must not be negative (got %d)", o.limit)}
 	}
-	return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+	return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 		page, err := c.ListTasks(ctx, f)
 		if err != nil {
 			return err

@@ -123,9 +123,12 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 // CheckHome checks the store of home dir with no gateway running: it opens
 // the file read-only (OpenLocalReadOnly), so that a damaged file is never
 // written to, and runs Local.Check. A file too damaged to open is reported
-// as page damage, not as an error; a missing one is an error wrapping
-// fs.ErrNotExist.
+// as page damage, not as an error; a missing home is an error wrapping
+// ErrNoHome, and a home without a store one wrapping fs.ErrNotExist.
 func CheckHome(ctx context.Context, dir string) (CheckReport, error) {
+	if err := RequireHome(dir); err != nil {
+		return CheckReport{}, err
+	}
 	l, err := OpenLocalReadOnly(dir)
 	if errors.Is(err, store.ErrCorrupt) {
 		return CheckReport{Path: filepath.Join(dir, home.DBFile), Problems: []CheckProblem{pageProblem(err.Error())},

@@ -3,6 +3,15 @@
 // running gateway as HTTP/JSON on its unix socket (NewHandler), reached
 // through Remote.
 //
+// # Reading without writing
+//
+// With no gateway, OpenLocal opens the store for writing and brings the
+// records up to date first (runner.Reconcile). Commands that only read use
+// OpenLocalReader instead: the file is opened read-only under a shared
+// lock, the reconcile is previewed in memory (a store.Overlay, sealed
+// before the command runs), and nothing in the home is created or
+// changed; a home that does not exist fails with ErrNoHome.
+//
 // # Errors over the wire
 //
 // A refusal travels as an HTTP status plus a JSON body

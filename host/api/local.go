@@ -21,6 +21,9 @@ type Local struct {
 	eng   *engine.Engine
 	sched *scheduler.Scheduler
 	home  string
+	// space measures the store file for maintenance; nil when the store
+	// is not one file this process can measure.
+	space func() (store.Space, error)
 }
 
 // OpenLocal opens the store in home dir (creating dir with mode 0700) and
@@ -56,7 +59,11 @@ func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.S
 	if sched == nil {
 		sched = scheduler.New(eng, scheduler.Config{})
 	}
-	return &Local{st: st, eng: eng, sched: sched, home: dir}
+	l := &Local{st: st, eng: eng, sched: sched, home: dir}
+	if b, ok := st.(*store.Bolt); ok {
+		l.space = b.Space
+	}
+	return l
 }
 
 // Engine returns the engine behind the client.

@@ -7,7 +7,6 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -34,10 +33,7 @@ type MaintenanceReport struct {
 // Maintain runs a pass over the store with the default retention; with no
 // gateway, the plugins' state is unknown to the audits.
 func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
-	cfg := maintenance.Config{Home: l.home}
-	if b, ok := l.st.(*store.Bolt); ok {
-		cfg.Space = b.Space
-	}
+	cfg := maintenance.Config{Home: l.home, Space: l.space}
 	return Maintain(ctx, l.eng, cfg, audit.Input{Engine: l.eng}, apply)
 }
 

@@ -288,7 +288,7 @@ func (r *Runner) retry(task *sdk.Task, n int, why string, class Class) {
 // policy says the command is safe to repeat. A child left behind by the
 // dead shim is stopped first.
 func (r *Runner) lose(a *attempt, why string) {
-	if child, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile)); err == nil && shim.Alive(child) {
+	if child, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile)); err == nil && !r.preview && shim.Alive(child) {
 		_ = shim.SignalGroup(child.PID, syscall.SIGKILL)
 	}
 	task, err := r.eng.GetTask(a.taskID)
@@ -339,8 +339,11 @@ func (r *Runner) recover(follow bool) error {
 		if claimed, err := shim.Claimed(dir); err != nil || !claimed {
 			// Withdraw the spec first, then look again: a shim that
 			// claims the attempt after this sees the spec gone and does
-			// not start the command (see shim.Claimed).
-			_ = os.Rename(filepath.Join(dir, shim.SpecFile), filepath.Join(dir, shim.SpecFile+".withdrawn"))
+			// not start the command (see shim.Claimed). A preview only
+			// looks, and shows the attempt queued again as this would.
+			if !r.preview {
+				_ = os.Rename(filepath.Join(dir, shim.SpecFile), filepath.Join(dir, shim.SpecFile+".withdrawn"))
+			}
 			if claimed, err = shim.Claimed(dir); err == nil && !claimed {
 				r.requeueUnstarted(task, "the gateway stopped before its shim started")
 				continue
@@ -357,7 +360,7 @@ func (r *Runner) recover(follow bool) error {
 			r.settle(a, st)
 		case !a.alive():
 			r.lose(a, "its shim exited without recording how the task ended")
-		case task.CancelRequested():
+		case task.CancelRequested() && !r.preview:
 			// A cancel asked for while no gateway followed the task: the
 			// shim is told now, and the next look settles the task.
 			r.signalShim(a)
@@ -377,5 +380,19 @@ func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
+	return r.recover(false)
+}
+
+// Preview records in eng what Reconcile would, and does nothing else: no
+// launch is withdrawn, no process signalled, no file written. Over a
+// store.Overlay (see api.OpenLocalReader) that makes what a read-only command
+// shows current, a dead shim's task shown as lost, while the store is left
+// for the next writer to record it.
+func Preview(ctx context.Context, eng *engine.Engine, home string) error {
+	r, err := New(eng, Config{Home: home})
+	if err != nil {
+		return err
+	}
+	r.preview = true
 	return r.recover(false)
 }

@@ -111,6 +111,10 @@ type Runner struct {
 
 	// life runs the dispatch loop and one goroutine per followed attempt.
 	life lifecycle.Service
+
+	// preview keeps recover to the engine's records: set by Preview, it
+	// withdraws no launch and signals no process.
+	preview bool
 }
 
 // New returns a runner over eng. It fails on an invalid config.

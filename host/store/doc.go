@@ -13,6 +13,19 @@
 // bbolt (Open, the embedded default) and, later, etcd. The storetest package
 // is the conformance suite every backend must pass.
 //
+// # Reading only
+//
+// OpenReadOnly opens a store file without changing a byte of it (bbolt's
+// ReadOnly, under a shared lock, so readers run side by side); its Update
+// always fails with ErrReadOnly. An Overlay over it keeps writes in memory,
+// for showing what a writer would record; Seal then ends the writing. Open
+// refuses a file whose mode does not let its owner write it.
+//
+// # File size
+//
+// The file grows in steps about as large as its data, from 64 KiB to
+// 16 MiB, so a new store stays small.
+//
 // # Group commit
 //
 // Writers that arrive while a commit is on its way to disk are committed

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 )
 
@@ -46,3 +47,17 @@ func (e *corruptError) Error() string {
 }
 
 func (e *corruptError) Unwrap() []error { return []error{ErrCorrupt, e.cause} }
+
+// readOnlyFileError says that a store file's mode forbids writing it, and
+// what to do.
+type readOnlyFileError struct {
+	path string
+	mode fs.FileMode
+}
+
+func (e *readOnlyFileError) Error() string {
+	return fmt.Sprintf("store %s is read-only (mode %04o) and this command changes records: make it writable (chmod u+w %s) to run it, or use a command that only reads",
+		e.path, e.mode, e.path)
+}
+
+func (e *readOnlyFileError) Unwrap() error { return ErrReadOnly }

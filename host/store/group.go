@@ -160,7 +160,7 @@ func (g *group) commit(batch []*call) (rest []*call, committed bool, err error) 
 	for len(batch) > 0 {
 		failed := -1
 		var failErr error
-		err := g.db.Update(func(tx *bbolt.Tx) error {
+		err := update(g.db, func(tx *bbolt.Tx) error {
 			dirty := false
 			for i, c := range batch {
 				wrote, err := c.fn(tx)
@@ -214,7 +214,7 @@ func (g *group) handOff(committed bool, n int) {
 // where other functions ran before it.
 func (g *group) solo(fn writeFunc) error {
 	var fnErr error
-	err := g.db.Update(func(tx *bbolt.Tx) error {
+	err := update(g.db, func(tx *bbolt.Tx) error {
 		wrote, err := fn(tx)
 		switch {
 		case err != nil:

@@ -19,8 +19,10 @@ import (
 // opts.LockTimeout for another process holding the file, then fails with an
 // error wrapping ErrLocked that names that process. A file that is damaged
 // or not a bbolt file is refused with an error wrapping ErrCorrupt and left
-// untouched; Open never replaces it with an empty store. An empty (0 byte)
-// file is initialised. Invalid opts fail with Validate's error.
+// untouched; Open never replaces it with an empty store. A file whose mode
+// does not let its owner write it is refused with an error wrapping
+// ErrReadOnly (OpenReadOnly reads it). An empty (0 byte) file is
+// initialised. Invalid opts fail with Validate's error.
 func Open(path string, opts Options) (*Bolt, error) {
 	return open(path, opts, nil)
 }
@@ -44,6 +46,9 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	start := time.Now()
 	deadline := start.Add(opts.LockTimeout)
 	if err := verify(path, opts.LockTimeout); err != nil {
+		return nil, err
+	}
+	if err := writable(path); err != nil {
 		return nil, err
 	}
 
@@ -77,7 +82,7 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		opts.LockTimeout = max(time.Until(deadline), time.Millisecond)
 		return open(path, opts, tune)
 	}
-	if err := db.Update(func(tx *bbolt.Tx) error {
+	if err := update(db, func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
 		return err
 	}); err != nil {
@@ -112,6 +117,18 @@ func statCreate(path string) (os.FileInfo, error) {
 	}
 	defer f.Close()
 	return f.Stat()
+}
+
+// writable refuses an existing store file whose mode does not let its
+// owner write it, with an error wrapping ErrReadOnly. Someone made it
+// read-only on purpose, and the mode bits are checked here rather than
+// left to the kernel, which lets root write any file.
+func writable(path string) error {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm()&0o200 != 0 {
+		return nil // a missing file is created; other errors surface at open
+	}
+	return &readOnlyFileError{path: path, mode: info.Mode().Perm()}
 }
 
 // verify checks an existing, non-empty store file before it is opened for

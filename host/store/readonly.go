@@ -11,7 +11,8 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// ErrReadOnly is returned by Update on a store opened with OpenReadOnly.
+// ErrReadOnly is returned by Update on a store opened with OpenReadOnly or
+// a sealed Overlay, and by Open for a file its owner may not write.
 var ErrReadOnly = errors.New("store: opened read-only")
 
 // ReadOnly is a store file opened for reading only: it is copied and
@@ -108,4 +109,24 @@ func (r *ReadOnly) closedAs(err error) error {
 		return ErrClosed
 	}
 	return err
+}
+
+// Space is Bolt.Space on a read-only file. bbolt reads a read-only file's
+// list of free pages only for a page check, so Space runs one, in time in
+// proportion to the file size; a file the check finds damaged fails with
+// an error wrapping ErrCorrupt.
+func (r *ReadOnly) Space() (Space, error) {
+	problems, err := r.PageProblems()
+	if err != nil {
+		return Space{}, err
+	}
+	if len(problems) > 0 {
+		return Space{}, fmt.Errorf("%w: %s: %s", ErrCorrupt, r.path, problems[0])
+	}
+	fi, err := os.Stat(r.path)
+	if err != nil {
+		return Space{}, fmt.Errorf("store: %w", err)
+	}
+	page := int64(r.db.Info().PageSize)
+	return Space{FileBytes: fi.Size(), FreeBytes: int64(r.db.Stats().FreePageN) * page}, nil
 }
