@@ -259,6 +259,9 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	dir := r.attemptDir(task.ID, n)
 	spec := r.specFor(task)
 	err = os.MkdirAll(dir, 0o700)
+	if err == nil {
+		err = createPrivate(spec.ProgressPath)
+	}
 	if err == nil && task.Spec.Input != "" {
 		spec.StdinPath = filepath.Join(dir, "stdin")
 		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
@@ -283,6 +286,22 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
 	r.follow(a)
+}
+
+// createPrivate makes sure the file at path exists with mode 0600. The
+// task appends to its progress file however it likes (a shell's >> would
+// create it with the task's umask), so the runner creates it first; an
+// existing file made by an older version is made private too.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // specFor builds the shim's spec for the attempt now starting.
