@@ -38,7 +38,7 @@ func newTasksCmd(e *env) *cobra.Command {
 	}
 	addTaskListFlags(list, &o)
 
-	var showJSON bool
+	var showJSON, showEnv bool
 	show := &cobra.Command{
 		Use:   "show <task-id|idempotency-key>",
 		Short: "Show one task",
@@ -49,11 +49,15 @@ func newTasksCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if !showEnv {
+					t = redactEnv(t)
+				}
 				return printer{e.stdout, showJSON}.emit(t, func(w io.Writer) { writeTask(w, t) })
 			})
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print the task record as JSON")
+	show.Flags().BoolVar(&showEnv, "show-env", false, "print the values of the task's --env variables (redacted by default)")
 
 	var cancelJSON bool
 	cancel := &cobra.Command{
@@ -183,6 +187,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("label", orNA(clean(t.Label)))
 	row("task", orNA(clean(t.Title())))
 	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
+	envRows(row, t)
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
 		row("exitCode", strconv.Itoa(*t.ExitCode))

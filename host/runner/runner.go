@@ -28,10 +28,11 @@ type Config struct {
 	// MaxRunning caps the tasks running at once; the rest wait, FIFO. If
 	// zero, 8.
 	MaxRunning int
-	// Launch starts the shim for an attempt directory and returns its
-	// process. If nil, the running executable is started as
-	// "<exe> shim <dir>", detached in its own session.
-	Launch func(dir string) (*os.Process, error)
+	// Launch starts the shim for an attempt directory with env as its
+	// whole environment and returns its process. If nil, the running
+	// executable is started as "<exe> shim <dir>", detached in its own
+	// session.
+	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll is how often a running task's progress and status files are
 	// read. If zero, 100ms.
 	Poll time.Duration
@@ -87,12 +88,12 @@ func (c Config) Validate() error {
 }
 
 // launchSelf starts this executable as the shim for dir.
-func launchSelf(dir string) (*os.Process, error) {
+func launchSelf(dir string, env []string) (*os.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
 	}
-	return shim.Launch(exe, []string{"shim", dir}, nil)
+	return shim.Launch(exe, []string{"shim", dir}, env)
 }
 
 // Runner starts queued tasks as supervised processes, follows them, and
@@ -109,6 +110,11 @@ type Runner struct {
 	mu     sync.Mutex
 	active map[string]*attempt // by task id
 
+	// holdMu guards held, the environment values of tasks that must
+	// never be stored (see CreateHolding), by task id.
+	holdMu sync.RWMutex
+	held   map[string]map[string]string
+
 	// life runs the dispatch loop and one goroutine per followed attempt.
 	life lifecycle.Service
 }
@@ -123,6 +129,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		eng: eng, cfg: cfg, log: cfg.Logger,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
+		held:   map[string]map[string]string{},
 		life:   lifecycle.Service{Name: "runner"},
 	}, nil
 }
@@ -273,7 +280,12 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: prepare %s: %v", n, dir, err))
 		return
 	}
-	proc, err := r.cfg.Launch(dir)
+	env, err := r.shimEnv(task)
+	if err != nil {
+		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
+		return
+	}
+	proc, err := r.cfg.Launch(dir, env)
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return
@@ -329,6 +341,9 @@ func (r *Runner) follow(a *attempt) {
 	followed := r.life.Go(func(ctx context.Context) {
 		r.supervise(ctx, a)
 		r.forget(a)
+		if t, err := r.eng.GetTask(a.taskID); err == nil && t.Status.Terminal() {
+			r.release(a.taskID)
+		}
 		r.poke()
 	})
 	if !followed {
@@ -344,6 +359,7 @@ func (r *Runner) forget(a *attempt) {
 }
 
 func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
+	r.release(task.ID)
 	r.log.Error("task failed to start", "task", task.ID, "error", msg)
 	if _, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg}); err != nil {
 		r.log.Error("record start failure", "task", task.ID, "error", err)
