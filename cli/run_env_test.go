@@ -1,6 +1,10 @@
 package cli_test
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,4 +28,41 @@ func TestTasksRunSecretEnvBadInput(t *testing.T) {
 		require.Contains(t, errOut, c.says, name)
 		require.Empty(t, out, name)
 	}
+}
+
+// Without a gateway, tasks run hosts one in-process: a --secret-env value
+// still reaches the task and nothing under the home holds it, and --env
+// values are redacted by tasks show and tasks list.
+func TestTasksRunSecretEnvWithoutGateway(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	const secret, plain = "in-process-s3cret-77e1", "plain-2c4d"
+	file := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(file, []byte(secret), 0o600))
+	code, out, errOut := run(t, home, "tasks", "run", "--idempotency-key", "s", "--secret-env", "TOKEN=@"+file, "--env", "PLAIN="+plain,
+		"--", "sh", "-c", `test "$TOKEN" = "$(cat `+file+`)" && echo token-ok`)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "token-ok\n", out)
+
+	code, out, _ = run(t, home, "tasks", "show", "s")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "PLAIN=(redacted)")
+	require.Contains(t, out, "TOKEN (values never stored)")
+	code, out, _ = run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"PLAIN": "(redacted)"`)
+	require.NotContains(t, out, plain)
+	code, out, _ = run(t, home, "tasks", "show", "s", "--show-env")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "PLAIN="+plain)
+
+	require.NoError(t, filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.False(t, bytes.Contains(b, []byte(secret)), "secret found in %s", path)
+		return nil
+	}))
 }

@@ -125,9 +125,9 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		if err != nil {
 			return err
 		}
-		out := taskList{Count: len(page.Tasks), Tasks: page.Tasks, Next: page.Next}
-		if out.Tasks == nil {
-			out.Tasks = []*sdk.Task{}
+		out := taskList{Count: len(page.Tasks), Tasks: []*sdk.Task{}, Next: page.Next}
+		for _, t := range page.Tasks {
+			out.Tasks = append(out.Tasks, redactEnv(t))
 		}
 		if o.runtime != "" {
 			out.Runtime = &o.runtime

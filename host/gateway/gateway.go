@@ -122,6 +122,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 		if serr == nil {
 			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
 		}
+	} else if errors.Is(err, api.ErrUntrustedGateway) {
+		return err
 	}
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
 	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
