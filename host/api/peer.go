@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,10 +50,16 @@ func trustedUIDs() (map[int]bool, error) {
 	return uids, nil
 }
 
-// checkSocketFile refuses a gateway socket file owned by an untrusted user
-// or writable by group or others. A missing file passes: dialing it then
-// finds no gateway.
+// checkSocketFile refuses a gateway socket file, or a home holding it,
+// owned by an untrusted user or writable by group or others. A missing
+// file passes: dialing it then finds no gateway.
 func checkSocketFile(path string, trusted map[int]bool) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(dir); err == nil {
+		if err := home.Owned(dir, fi, trusted); err != nil {
+			return fmt.Errorf("%w: %w", ErrUntrustedGateway, err)
+		}
+	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil

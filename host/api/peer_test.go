@@ -127,3 +127,12 @@ func TestDialRemoteRefusesASocketOthersCanWrite(t *testing.T) {
 	require.ErrorIs(t, err, api.ErrUntrustedGateway)
 	require.Contains(t, err.Error(), "writable by group or others")
 }
+
+func TestDialRemoteRefusesAHomeOthersCanWrite(t *testing.T) {
+	t.Parallel()
+	sock, _ := serve(t, http.NotFoundHandler())
+	require.NoError(t, os.Chmod(filepath.Dir(sock), 0o777))
+	_, err := api.DialRemote(sock)
+	require.ErrorIs(t, err, api.ErrUntrustedGateway)
+	require.Contains(t, err.Error(), filepath.Dir(sock)+" is writable by group or others (mode 0777)")
+}

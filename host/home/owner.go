@@ -28,22 +28,22 @@ func Check(dir string) error {
 		if err != nil {
 			return fmt.Errorf("flowgate home %s: %w", p, err)
 		}
-		if err := Owned(p, fi, os.Getuid()); err != nil {
+		if err := Owned(p, fi, map[int]bool{os.Getuid(): true}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Owned returns nil when fi, the Lstat of path, is owned by uid and not
-// writable by group or others; otherwise an error naming path, what is
-// wrong, and how to fix it.
-func Owned(path string, fi fs.FileInfo, uid int) error {
+// Owned returns nil when fi, the Lstat of path, is owned by one of uids
+// and not writable by group or others; otherwise an error naming path,
+// what is wrong, and how to fix it.
+func Owned(path string, fi fs.FileInfo, uids map[int]bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fmt.Errorf("%s: cannot tell who owns it on this system", path)
 	}
-	if int(st.Uid) != uid {
+	if uid := os.Getuid(); !uids[int(st.Uid)] {
 		return fmt.Errorf("%s is owned by %s, not by you (%s): another user could read your tasks or answer as your gateway; "+
 			"use a home of your own (--home or %s), or if it is yours, run: chown -R %d %s", path, UserName(int(st.Uid)), UserName(uid), EnvVar, uid, path)
 	}
