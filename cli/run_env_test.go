@@ -66,3 +66,22 @@ func TestTasksRunSecretEnvWithoutGateway(t *testing.T) {
 		return nil
 	}))
 }
+
+// A home others can write to is refused by reading and by running
+// commands alike, with the fix in the message; nothing runs.
+func TestCommandsRefuseAHomeOthersCanWrite(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	require.NoError(t, os.Chmod(home, 0o777))
+	for _, args := range [][]string{
+		{"tasks", "list"},
+		{"tasks", "run", "--", "touch", marker},
+	} {
+		code, _, errOut := run(t, home, args...)
+		require.Equal(t, 1, code, "%v: %s", args, errOut)
+		require.Contains(t, errOut, "writable by group or others (mode 0777)", args)
+		require.Contains(t, errOut, "chmod go-w "+home, args)
+	}
+	require.NoFileExists(t, marker)
+}
