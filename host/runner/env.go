@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -78,9 +79,19 @@ func (r *Runner) shimEnv(task *sdk.Task) ([]string, error) {
 	return env, nil
 }
 
-// release forgets the values held for a task that ended.
-func (r *Runner) release(taskID string) {
-	r.holdMu.Lock()
-	delete(r.held, taskID)
-	r.holdMu.Unlock()
+// pruneHeld forgets the values held for tasks that ended or are gone,
+// however they ended (cancelled while queued, say): held values live no
+// longer than their task.
+func (r *Runner) pruneHeld() {
+	r.holdMu.RLock()
+	ids := slices.Collect(maps.Keys(r.held))
+	r.holdMu.RUnlock()
+	for _, id := range ids {
+		t, err := r.eng.GetTask(id)
+		if errors.Is(err, sdk.ErrNotFound) || err == nil && t.Status.Terminal() {
+			r.holdMu.Lock()
+			delete(r.held, id)
+			r.holdMu.Unlock()
+		}
+	}
 }

@@ -195,6 +195,7 @@ func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 // is queued or finishes, when a retry comes due, and at least every second.
 func (r *Runner) dispatchLoop(ctx context.Context) {
 	for {
+		r.pruneHeld()
 		wait := time.Second
 		if next := r.dispatch(ctx); !next.IsZero() {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
@@ -341,9 +342,6 @@ func (r *Runner) follow(a *attempt) {
 	followed := r.life.Go(func(ctx context.Context) {
 		r.supervise(ctx, a)
 		r.forget(a)
-		if t, err := r.eng.GetTask(a.taskID); err == nil && t.Status.Terminal() {
-			r.release(a.taskID)
-		}
 		r.poke()
 	})
 	if !followed {
@@ -359,7 +357,6 @@ func (r *Runner) forget(a *attempt) {
 }
 
 func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
-	r.release(task.ID)
 	r.log.Error("task failed to start", "task", task.ID, "error", msg)
 	if _, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg}); err != nil {
 		r.log.Error("record start failure", "task", task.ID, "error", err)
