@@ -58,23 +58,35 @@ func workflowArgs(wf *flows.Workflow, argsJSON string) (map[string]any, error) {
 }
 
 func newPipelineValidateCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Check a workflow file; every problem is reported with file:line",
-		Args:  args(1, "one workflow file"),
+		Long: `Check a workflow file; every problem is reported with file:line.
+
+It warns (on stderr) about each arg or step reference pasted into a shell
+command, where a value holding shell syntax runs as code, and names the
+environment variable that holds the same value. strict_refs: true in the
+file, or --strict-refs, makes those errors.`,
+		Args: args(1, "one workflow file"),
 		RunE: func(_ *cobra.Command, a []string) error {
 			wf, err := loadWorkflow(a[0])
+			if err == nil && strict {
+				err = refuseSplices(wf)
+			}
 			if err != nil {
 				return err
 			}
-			out := map[string]any{"ok": true, "file": a[0], "name": wf.Name, "steps": len(wf.Steps)}
+			warnings := spliceWarnings(wf)
+			warnSplices(e.stderr, warnings)
+			out := map[string]any{"ok": true, "file": a[0], "name": wf.Name, "steps": len(wf.Steps), "warnings": append([]string{}, warnings...)}
 			return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
 				fmt.Fprintf(w, "%s: ok (%q, %d steps)\n", a[0], clean(wf.Name), len(wf.Steps))
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&strict, "strict-refs", false, "refuse args and step refs pasted into shell commands, as strict_refs: true does")
 	return cmd
 }
 
@@ -109,7 +121,7 @@ func newPipelineGraphCmd(e *env) *cobra.Command {
 func newPipelineRunCmd(e *env) *cobra.Command {
 	var (
 		argsJSON, mode, gateTimeout string
-		dryRun, detach              bool
+		dryRun, detach, strictRefs  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
@@ -131,6 +143,9 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
 			}
 			wf, err := loadWorkflow(a[0])
+			if err == nil && strictRefs {
+				err = refuseSplices(wf)
+			}
 			var provided map[string]any
 			if err == nil {
 				provided, err = parseArgsJSON(argsJSON)
@@ -171,6 +186,7 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 	}
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without running anything")
+	cmd.Flags().BoolVar(&strictRefs, "strict-refs", false, "refuse args and step refs pasted into shell commands, as strict_refs: true does")
 	cmd.Flags().BoolVar(&detach, "detach", false, "print the flow id and return at once")
 	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")

@@ -46,7 +46,16 @@ steps:
 
 	code, out, errOut := run(t, home, "pipeline", "validate", wf, "--json")
 	require.Equal(t, 0, code, errOut)
-	require.JSONEq(t, `{"ok":true,"file":"`+wf+`","name":"brief","steps":3}`, out)
+	// The ${topic} pasted into run: is a warning (issue 13), not an error.
+	require.JSONEq(t, `{"ok":true,"file":"`+wf+`","name":"brief","steps":3,"warnings":["`+wf+
+		`:6:5: step collect pastes ${topic} into its shell command, so a value holding shell syntax runs as code; write \"$LOBSTER_ARG_TOPIC\" (quoted) instead"]}`, out)
+	require.Contains(t, errOut, "warning: "+wf+":6:5: step collect pastes ${topic}")
+	code, _, errOut = run(t, home, "pipeline", "validate", wf, "--strict-refs")
+	require.Equal(t, 2, code, "--strict-refs refuses the splice")
+	require.Contains(t, errOut, `write "$LOBSTER_ARG_TOPIC" (quoted) instead`)
+	code, _, errOut = run(t, home, "pipeline", "run", wf, "--strict-refs", "--dry-run")
+	require.Equal(t, 2, code, "pipeline run --strict-refs refuses it too")
+	require.Contains(t, errOut, "--strict-refs")
 
 	code, out, _ = run(t, home, "pipeline", "graph", wf, "--format", "mermaid")
 	require.Equal(t, 0, code)

@@ -27,7 +27,8 @@ import (
 type runOpts struct {
 	detach, shell, safeToRepeat             bool
 	label, owner, cwd, idem, stdin          string
-	env                                     []string
+	env, secretEnv                          []string
+	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
 	retries                                 int
 	asJSON                                  bool
@@ -46,7 +47,14 @@ and exits with the task's exit code (124 when it timed out, 130 when it was
 cancelled). Ctrl-C stops following and leaves the task running. With
 --detach it prints the task and flow ids and returns once the task started.
 
-With no gateway running, this command hosts one for its own duration.`,
+With no gateway running, this command hosts one for its own duration.
+
+The task's environment is the same either way: PATH, HOME, LANG, TZ, USER
+and the FLOWGATE_* variables of the gateway running it, then this command's
+whole environment with --inherit-env, then --env, then --secret-env. --env
+values are stored with the task (tasks show redacts them); --secret-env
+values (from this command's environment, or NAME=@FILE) reach the task
+only, held in the gateway's memory: never stored, never printed.`,
 		Args: func(cmd *cobra.Command, a []string) error {
 			if len(a) == 0 {
 				return usageError{errors.New("tasks run needs a command after --, e.g. flowgate tasks run -- make test")}
@@ -61,7 +69,9 @@ With no gateway running, this command hosts one for its own duration.`,
 	fl.StringVar(&o.label, "label", "", "a name for the task")
 	fl.StringVar(&o.owner, "owner", "", "owner key (default: local:$USER)")
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
-	fl.StringArrayVar(&o.env, "env", nil, "set an environment variable for the task, K=V (repeatable)")
+	fl.StringArrayVar(&o.env, "env", nil, "set an environment variable for the task, K=V (repeatable; stored with the task)")
+	fl.StringArrayVar(&o.secretEnv, "secret-env", nil, "pass NAME from this command's environment, or NAME=@FILE, to the task without storing it (repeatable)")
+	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
 	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
@@ -110,6 +120,9 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 			spec.Env = map[string]string{}
 		}
 		spec.Env[k] = v
+	}
+	if err := heldEnv(&in, o); err != nil {
+		return in, err
 	}
 	for name, d := range map[string]time.Duration{"--timeout": o.timeout, "--max-budget": o.maxBudget, "--no-progress-budget": o.noProgress, "--retry-backoff": o.backoff} {
 		if d < 0 {

@@ -41,7 +41,7 @@ func newTasksCmd(e *env) *cobra.Command {
 	}
 	addTaskListFlags(list, &o)
 
-	var showJSON bool
+	var showJSON, showEnv bool
 	show := &cobra.Command{
 		Use:   "show <task-id|idempotency-key>",
 		Short: "Show one task",
@@ -52,11 +52,15 @@ func newTasksCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if !showEnv {
+					t = redactEnv(t)
+				}
 				return printer{e.stdout, showJSON}.emit(t, func(w io.Writer) { writeTask(w, t) })
 			})
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print the task record as JSON")
+	show.Flags().BoolVar(&showEnv, "show-env", false, "print the values of the task's --env variables (redacted by default)")
 
 	var cancelJSON bool
 	cancel := &cobra.Command{
@@ -127,9 +131,9 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		if err != nil {
 			return err
 		}
-		out := taskList{Count: len(page.Tasks), Tasks: page.Tasks, Next: page.Next, Damaged: page.Damaged}
-		if out.Tasks == nil {
-			out.Tasks = []*sdk.Task{}
+		out := taskList{Count: len(page.Tasks), Tasks: []*sdk.Task{}, Next: page.Next, Damaged: page.Damaged}
+		for _, t := range page.Tasks {
+			out.Tasks = append(out.Tasks, redactEnv(t))
 		}
 		if o.runtime != "" {
 			out.Runtime = &o.runtime
@@ -216,6 +220,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("label", orNA(clean(t.Label)))
 	row("task", orNA(clean(taskCommand(t.Spec))))
 	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
+	envRows(row, t)
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
 		row("exitCode", strconv.Itoa(*t.ExitCode))

@@ -38,6 +38,13 @@ func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	if v, ok := o.get("cost_limit"); ok {
 		wf.CostLimit = d.costLimit(o, v)
 	}
+	if v, ok := o.get("strict_refs"); ok {
+		b := deref(v)
+		if b.Kind != yaml.ScalarNode || (b.Value != "true" && b.Value != "false") {
+			d.errAt(o.at("strict_refs"), "strict_refs", "strict_refs must be true or false")
+		}
+		wf.StrictRefs = b.Value == "true"
+	}
 	v, ok := o.get("steps")
 	seq := deref(v)
 	if !ok || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
@@ -49,6 +56,9 @@ func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	}
 	d.checkIDs(wf)
 	d.checkRefs(wf)
+	if wf.StrictRefs {
+		d.checkStrictRefs(wf)
+	}
 	return wf
 }
 

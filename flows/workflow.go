@@ -17,6 +17,10 @@ type Workflow struct {
 	// Cwd is the default working directory of steps; only ${arg} templates
 	// apply. Empty means the executor's own working directory.
 	Cwd string
+	// StrictRefs (strict_refs: true) refuses, at load, any arg or step
+	// ref pasted into a shell command (see Splices); steps read the
+	// values from their environment instead.
+	StrictRefs bool
 	// CostLimit is nil when the file sets no cost_limit.
 	CostLimit *CostLimit
 	// Steps run in order; never empty in a valid workflow.

@@ -83,9 +83,25 @@ type TaskSpec struct {
 	// such as a previous step's output; it is kept in the record, so keep
 	// it under a few hundred KiB. Exactly one of Stdin and Input may be
 	// set.
-	Input string            `json:"input,omitempty"`
-	Env   map[string]string `json:"env,omitempty"`
-	Cwd   string            `json:"cwd,omitempty"`
+	Input string `json:"input,omitempty"`
+	// Env is added to the task's environment. A task's environment is
+	// always built the same way, whoever runs it: a minimal base (PATH,
+	// HOME, LANG, TZ and USER of the gateway, and the FLOWGATE_*
+	// variables), then the caller's environment when InheritEnv is set,
+	// then Env, then the SecretEnv values. Env is stored with the task, so
+	// keep secrets out of it.
+	Env map[string]string `json:"env,omitempty"`
+	// SecretEnv names variables whose values were sent with the request
+	// that created the task and are held in the gateway's memory only:
+	// never in the record, the attempt's spec.json or a backup. A task
+	// whose values the gateway no longer holds (it restarted before the
+	// task started) fails to start rather than run without them.
+	SecretEnv []string `json:"secret_env,omitempty"`
+	// InheritEnv says the task gets the environment of the caller that
+	// created it, sent with the request and held in memory like the
+	// SecretEnv values.
+	InheritEnv bool   `json:"inherit_env,omitempty"`
+	Cwd        string `json:"cwd,omitempty"`
 	// Timeout is the wall-clock limit; zero means none.
 	Timeout Duration `json:"timeout,omitempty"`
 	// MaxBudget bounds the total run time across attempts; zero means none.

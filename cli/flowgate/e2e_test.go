@@ -59,7 +59,15 @@ type gatewayProc struct {
 // flags, and waits, bounded, until its socket answers.
 func startGateway(t *testing.T, bin, home string, logf *os.File, extra ...string) *gatewayProc {
 	t.Helper()
+	return startGatewayEnv(t, bin, home, logf, nil, extra...)
+}
+
+// startGatewayEnv is startGateway with env as the gateway's whole
+// environment (nil: this process's).
+func startGatewayEnv(t *testing.T, bin, home string, logf *os.File, env []string, extra ...string) *gatewayProc {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"gateway", "--home", home, "--log-level", "debug"}, extra...)...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	g := &gatewayProc{cmd: cmd, done: make(chan struct{})}

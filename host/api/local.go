@@ -113,10 +113,14 @@ func (l *Local) CancelFlow(_ context.Context, id string) (engine.CancelResult, e
 }
 
 // RunTask records a queued task with a command for the runner. It refuses
-// a task with nothing to run.
+// a task with nothing to run, and one with held env values (only a
+// gateway's runner can hold them).
 func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
 	if len(in.Spec.Argv) == 0 && in.Spec.Shell == "" {
 		return nil, false, fmt.Errorf("%w: a task to run needs a command (argv or shell)", sdk.ErrInvalid)
+	}
+	if len(in.HeldEnv) > 0 {
+		return nil, false, fmt.Errorf("%w: secret and inherited env values are held in a running gateway's memory, and none serves this client; run the task with flowgate tasks run, which starts one", sdk.ErrInvalid)
 	}
 	in.Status = sdk.TaskQueued
 	return l.eng.CreateTask(in)

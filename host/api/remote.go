@@ -45,12 +45,26 @@ var _ Client = (*Remote)(nil)
 // instead. A gateway that accepts the connection but does not answer in
 // time fails with another error: the store is then in use, and the
 // gateway's log says why it is stuck.
+//
+// Before sending anything, DialRemote checks whose gateway it is: the
+// socket file must be owned by the current user (or one named in
+// GatewayUsersEnv) and not writable by group or others, and every
+// connection's listening process must run as such a user (SO_PEERCRED).
+// Otherwise it fails with an error wrapping ErrUntrustedGateway that says
+// how to fix it; a command must not fall back to the store then.
 func DialRemote(sockPath string) (*Remote, error) {
 	if err := checkSocketPath(sockPath); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoGateway, err)
 	}
+	trusted, err := trustedUIDs()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSocketFile(sockPath, trusted); err != nil {
+		return nil, err
+	}
 	tr := &http.Transport{
-		DialContext:         dialSocket(sockPath),
+		DialContext:         dialSocket(sockPath, trusted),
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
@@ -69,7 +83,7 @@ func DialRemote(sockPath string) (*Remote, error) {
 	defer cancel()
 	if _, err := c.Status(ctx); err != nil {
 		c.Close()
-		if errors.Is(err, ErrNoGateway) {
+		if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("the gateway on %s did not answer a status request: %w; see the gateway's log", sockPath, err)
@@ -78,8 +92,9 @@ func DialRemote(sockPath string) (*Remote, error) {
 }
 
 // dialSocket returns a dialer that connects to the unix socket path,
-// whatever address the HTTP client asks for.
-func dialSocket(path string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// whatever address the HTTP client asks for, and hands back only a
+// connection whose listening process runs as a trusted user.
+func dialSocket(path string, trusted map[int]bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, "unix", path)
@@ -90,7 +105,14 @@ func dialSocket(path string) func(ctx context.Context, network, addr string) (ne
 			}
 			return nil, fmt.Errorf("%w: nothing answers on %s (%s)", ErrNoGateway, path, reason)
 		}
-		return conn, err
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPeer(conn, path, trusted); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return conn, nil
 	}
 }
 

@@ -29,7 +29,7 @@ const maxRequestBody = 4 << 20
 //	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
 //	                                          after limit
 //	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
-//	                                          idempotency_key status}                (201 when created)
+//	                                          idempotency_key status held_env}       (201 when created)
 //	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      sdk.Task
 //	POST /v1/tasks/{id}/cancel   CancelTask   -                                      sdk.Task
 //	GET  /v1/flows               ViewFlows    query: status owner controller mode    {flows, next}

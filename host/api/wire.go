@@ -60,6 +60,9 @@ type runTaskRequest struct {
 	Spec           sdk.TaskSpec   `json:"spec"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty"`
 	Status         sdk.TaskStatus `json:"status,omitempty"`
+	// HeldEnv carries the secret and inherited values the gateway holds
+	// in memory for the task; it is never stored.
+	HeldEnv map[string]string `json:"held_env,omitempty"`
 }
 
 // runTaskResponse is the answer to POST /v1/tasks.

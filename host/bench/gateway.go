@@ -21,7 +21,9 @@ func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) 
 	return gateway.New(gateway.Config{
 		Home: home, File: fc, Owner: "flowgate bench", Self: self,
 		Logger: r.cfg.Logger.Named("bench"),
-		Launch: func(dir string) (*os.Process, error) { return shim.Launch(self, []string{"shim", dir}, nil) },
+		Launch: func(dir string, env []string) (*os.Process, error) {
+			return shim.Launch(self, []string{"shim", dir}, env)
+		},
 	})
 }
 

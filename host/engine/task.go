@@ -28,6 +28,11 @@ type CreateTaskInput struct {
 	IdempotencyKey string
 	// Status is queued (the default) or running.
 	Status sdk.TaskStatus
+	// HeldEnv holds the values of the variables Spec.SecretEnv names and,
+	// with Spec.InheritEnv, the caller's environment. The engine never
+	// stores it: the gateway's runner holds it in memory for the task's
+	// attempts.
+	HeldEnv map[string]string
 }
 
 func (in *CreateTaskInput) normalize() error {
@@ -56,6 +61,14 @@ func (in *CreateTaskInput) normalize() error {
 	}
 	if len(in.Spec.Input) > maxInput {
 		return invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(in.Spec.Input), maxInput)
+	}
+	for _, name := range in.Spec.SecretEnv {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return invalid("secret env name %q is empty or holds '=' or NUL", name)
+		}
+		if _, ok := in.Spec.Env[name]; ok {
+			return invalid("%s is both a secret and a plain env variable; pass it one way", name)
+		}
 	}
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")

@@ -140,9 +140,9 @@ func BenchmarkDispatch(b *testing.B) {
 }
 
 // dispatchShim returns how the gateway starts shims, and its name.
-func dispatchShim(b *testing.B) (func(dir string) (*os.Process, error), string) {
-	testShim := func(dir string) (*os.Process, error) {
-		env := append(os.Environ(), testShimEnv+"=1",
+func dispatchShim(b *testing.B) (func(dir string, env []string) (*os.Process, error), string) {
+	testShim := func(dir string, env []string) (*os.Process, error) {
+		env = append(env, testShimEnv+"=1",
 			// Under -race, a process sleeps 1s at exit by default.
 			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		return shim.Launch(os.Args[0], []string{dir}, env)
@@ -162,8 +162,8 @@ func dispatchShim(b *testing.B) (func(dir string) (*os.Process, error), string) 
 		b.Fatalf("build the flowgate binary: %v\n%s", err, out)
 	}
 	b.Logf("built %s in %s", bin, time.Since(start).Round(time.Millisecond))
-	return func(dir string) (*os.Process, error) {
-		return shim.Launch(bin, []string{"shim", dir}, nil)
+	return func(dir string, env []string) (*os.Process, error) {
+		return shim.Launch(bin, []string{"shim", dir}, env)
 	}, "flowgate shim (built from ./cli/flowgate)"
 }
 
@@ -179,7 +179,7 @@ type gatewayResult struct {
 // startGateway starts a gateway with max_running dispatchConcurrency in a
 // fresh home, and returns its in-process client, the home, and a function
 // that stops it.
-func startGateway(b *testing.B, launch func(string) (*os.Process, error)) (api.Client, string, func()) {
+func startGateway(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) (api.Client, string, func()) {
 	ctx := context.Background()
 	home := b.TempDir()
 	var fc gateway.FileConfig
@@ -215,7 +215,7 @@ func runTask(ctx context.Context, c api.Client) (*sdk.Task, error) {
 // gatewayRound runs dispatchTasks tasks through a fresh gateway in a fresh
 // home, checks that each one succeeded in one attempt, and returns the
 // timings.
-func gatewayRound(b *testing.B, launch func(string) (*os.Process, error)) gatewayResult {
+func gatewayRound(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) gatewayResult {
 	ctx := context.Background()
 	c, home, stop := startGateway(b, launch)
 	defer stop()
@@ -245,7 +245,7 @@ func gatewayRound(b *testing.B, launch func(string) (*os.Process, error)) gatewa
 // idleLatency runs idleTasks tasks through a fresh gateway one at a time,
 // each created once the previous one ended: the latency of dispatch
 // itself, without a queue.
-func idleLatency(b *testing.B, launch func(string) (*os.Process, error)) taskTimes {
+func idleLatency(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) taskTimes {
 	ctx := context.Background()
 	c, home, stop := startGateway(b, launch)
 	defer stop()

@@ -23,6 +23,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // SocketFile is the name of the gateway's API socket inside the home.
@@ -41,7 +42,7 @@ type Config struct {
 	// finds the store locked. If empty, "flowgate gateway".
 	Owner string
 	// Launch overrides how shims are started (tests).
-	Launch func(dir string) (*os.Process, error)
+	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll overrides how often running tasks are checked (tests).
 	Poll time.Duration
 	// Self is the flowgate executable that serves first-party plugins; if
@@ -121,6 +122,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 		if serr == nil {
 			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
 		}
+	} else if errors.Is(err, api.ErrUntrustedGateway) {
+		return err
 	}
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
 	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
@@ -267,6 +270,14 @@ func (g *Gateway) client() *client {
 type client struct {
 	*api.Local
 	g *Gateway
+}
+
+// RunTask records a queued task; the values it holds (secrets, the
+// caller's environment) are kept by this gateway's runner, in memory only.
+func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+	held := in.HeldEnv
+	in.HeldEnv = nil
+	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })
 }
 
 // Status reports this gateway.

@@ -115,8 +115,8 @@ func servePlugin(mode string) {
 }
 
 // testLaunch runs task shims from the test binary.
-func testLaunch(dir string) (*os.Process, error) {
-	return shim.Launch(os.Args[0], []string{dir}, append(os.Environ(), testShimEnv+"=1", "GORACE=atexit_sleep_ms=0"))
+func testLaunch(dir string, env []string) (*os.Process, error) {
+	return shim.Launch(os.Args[0], []string{dir}, append(env, testShimEnv+"=1", "GORACE=atexit_sleep_ms=0"))
 }
 
 // testPlugin is a plugin entry served by this test binary in mode.

@@ -39,7 +39,9 @@ func Resolve(flag string) (string, error) {
 }
 
 // Ensure creates dir with mode 0700 if it does not exist. An existing
-// directory keeps its mode; a file in its place is an error.
+// directory keeps its mode; a file in its place is an error, and so is a
+// home that Check refuses (another user's, or one group or others can
+// write to).
 func Ensure(dir string) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -54,5 +56,5 @@ func Ensure(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("flowgate home %s is not a directory; pass another --home", dir)
 	}
-	return nil
+	return Check(dir)
 }

@@ -64,11 +64,11 @@ func TestCancelWhileShimStarts(t *testing.T) {
 	t.Parallel()
 	var h *home
 	h = newHome(t, func(c *runner.Config) {
-		c.Launch = func(dir string) (*os.Process, error) {
+		c.Launch = func(dir string, env []string) (*os.Process, error) {
 			if _, err := h.eng().CancelTask(filepath.Base(filepath.Dir(dir))); err != nil {
 				return nil, err
 			}
-			return launchShim(dir)
+			return launchShim(dir, env)
 		}
 	})
 	h.start()

@@ -26,5 +26,18 @@
 // restarts. A failed attempt is classified (Classify) and retried with
 // backoff (Backoff) while its policy allows. Progress lines are read from
 // the task's progress file and recorded with their file offset, in one
-// transaction, so a milestone is stored exactly once across crashes.
+// transaction, so a milestone is stored exactly once across crashes. The
+// runner creates the progress file 0600 before the task starts, whatever
+// the task's umask.
+//
+// # Environment
+//
+// A task's environment does not depend on who runs it: every shim starts
+// with BaseEnv of the runner's own environment (PATH, HOME, LANG, TZ,
+// USER, FLOWGATE_*), plus the values CreateHolding keeps in memory for the
+// task (the caller's environment with --inherit-env, the --secret-env
+// values); the task's stored env and the FLOWGATE_* task variables come on
+// top. Held values are never written: a runner that does not hold them (a
+// restarted gateway) fails the task at start instead of running it
+// without them.
 package runner

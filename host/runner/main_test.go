@@ -34,8 +34,8 @@ func TestMain(m *testing.M) {
 const waitLimit = 20 * time.Second
 
 // launchShim starts the test binary as the shim of attempt directory dir.
-func launchShim(dir string) (*os.Process, error) {
-	env := append(os.Environ(), shimEnv+"=1",
+func launchShim(dir string, env []string) (*os.Process, error) {
+	env = append(env, shimEnv+"=1",
 		// Under -race, a process sleeps 1s at exit by default.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	return shim.Launch(os.Args[0], []string{dir}, env)

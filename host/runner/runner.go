@@ -28,10 +28,11 @@ type Config struct {
 	// MaxRunning caps the tasks running at once; the rest wait, FIFO. If
 	// zero, 8.
 	MaxRunning int
-	// Launch starts the shim for an attempt directory and returns its
-	// process. If nil, the running executable is started as
-	// "<exe> shim <dir>", detached in its own session.
-	Launch func(dir string) (*os.Process, error)
+	// Launch starts the shim for an attempt directory with env as its
+	// whole environment and returns its process. If nil, the running
+	// executable is started as "<exe> shim <dir>", detached in its own
+	// session.
+	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll is how often a running task's progress and status files are
 	// read. If zero, 100ms.
 	Poll time.Duration
@@ -87,12 +88,12 @@ func (c Config) Validate() error {
 }
 
 // launchSelf starts this executable as the shim for dir.
-func launchSelf(dir string) (*os.Process, error) {
+func launchSelf(dir string, env []string) (*os.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
 	}
-	return shim.Launch(exe, []string{"shim", dir}, nil)
+	return shim.Launch(exe, []string{"shim", dir}, env)
 }
 
 // Runner starts queued tasks as supervised processes, follows them, and
@@ -108,6 +109,11 @@ type Runner struct {
 
 	mu     sync.Mutex
 	active map[string]*attempt // by task id
+
+	// holdMu guards held, the environment values of tasks that must
+	// never be stored (see CreateHolding), by task id.
+	holdMu sync.RWMutex
+	held   map[string]map[string]string
 
 	// life runs the dispatch loop and one goroutine per followed attempt.
 	life lifecycle.Service
@@ -127,6 +133,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		eng: eng, cfg: cfg, log: cfg.Logger,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
+		held:   map[string]map[string]string{},
 		life:   lifecycle.Service{Name: "runner"},
 	}, nil
 }
@@ -192,6 +199,7 @@ func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 // is queued or finishes, when a retry comes due, and at least every second.
 func (r *Runner) dispatchLoop(ctx context.Context) {
 	for {
+		r.pruneHeld()
 		wait := time.Second
 		if next := r.dispatch(ctx); !next.IsZero() {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
@@ -263,6 +271,9 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	dir := r.attemptDir(task.ID, n)
 	spec := r.specFor(task)
 	err = os.MkdirAll(dir, 0o700)
+	if err == nil {
+		err = createPrivate(spec.ProgressPath)
+	}
 	if err == nil && task.Spec.Input != "" {
 		spec.StdinPath = filepath.Join(dir, "stdin")
 		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
@@ -274,7 +285,12 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: prepare %s: %v", n, dir, err))
 		return
 	}
-	proc, err := r.cfg.Launch(dir)
+	env, err := r.shimEnv(task)
+	if err != nil {
+		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
+		return
+	}
+	proc, err := r.cfg.Launch(dir, env)
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return
@@ -287,6 +303,22 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
 	r.follow(a)
+}
+
+// createPrivate makes sure the file at path exists with mode 0600. The
+// task appends to its progress file however it likes (a shell's >> would
+// create it with the task's umask), so the runner creates it first; an
+// existing file made by an older version is made private too.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // specFor builds the shim's spec for the attempt now starting.

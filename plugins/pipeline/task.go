@@ -21,12 +21,16 @@ func taskKey(flowID, id string, iteration int) string {
 }
 
 // taskSpec is what a shell command of frame fr runs: command templated
-// against results, the environment env, the directory cwd, the resolved
-// stdin as input, the timeout and retry policy.
+// against results, the environment env plus each step variable command
+// names (flows.RefsEnv: a command quotes "$LOBSTER_STEP_ID_STDOUT"
+// instead of pasting $id.stdout), the directory cwd, the resolved stdin
+// as input, the timeout and retry policy.
 func (r *run) taskSpec(fr *frame, results map[string]flows.StepResult, command string, stdin any, env map[string]string, cwd string, timeoutMs int, retry flows.Retry) (sdk.TaskSpec, error) {
+	refs := flows.RefsEnv(command, results)
+	maps.Copy(refs, env)
 	spec := sdk.TaskSpec{
 		Shell: flows.ResolveTemplate(command, fr.args, results),
-		Env:   env,
+		Env:   refs,
 		Cwd:   cwd,
 		Retry: retryPolicy(retry),
 	}

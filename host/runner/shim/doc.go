@@ -83,5 +83,8 @@
 // The child gets the shim's environment, then Spec.Env, then
 // FLOWGATE_TASK_ID, FLOWGATE_FLOW_ID, FLOWGATE_ATTEMPT and, when the spec
 // has a progress file, FLOWGATE_PROGRESS, each layer overriding the one
-// before.
+// before. The runner starts the shim with a minimal environment (see
+// runner.BaseEnv) plus the values it holds for the task in memory (the
+// caller's environment with --inherit-env, --secret-env values), so those
+// values reach the child without ever being in spec.json.
 package shim

@@ -30,8 +30,9 @@ type Spec struct {
 	Argv []string `json:"argv,omitempty"`
 	// Shell is a command line run by /bin/sh -c.
 	Shell string `json:"shell,omitempty"`
-	// Env is added to the environment the shim inherited; it overrides
-	// variables of the same name but not the FLOWGATE_* variables.
+	// Env is added to the environment the shim was started with; it
+	// overrides variables of the same name but not the FLOWGATE_*
+	// variables. Secrets never go here: spec.json is a file.
 	Env map[string]string `json:"env,omitempty"`
 	// Cwd is the child's absolute working directory; empty means the
 	// shim's own.
