@@ -134,3 +134,20 @@ func TestPluginsListWithoutGateway(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `no first-party plugin is named "nope"`)
 }
+
+// A child killed by a signal makes `tasks run` exit 128+signal, as a
+// shell does, and the task records the signal.
+func TestTasksRunKilledBySignalExits128PlusSignal(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, _, errOut := run(t, home, "tasks", "run", "--", "sh", "-c", `kill -KILL $$`)
+	require.Equal(t, 128+9, code, errOut)
+	require.Contains(t, errOut, "killed by SIGKILL")
+
+	code, out, _ := run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	var l struct{ Tasks []sdk.Task }
+	require.NoError(t, json.Unmarshal([]byte(out), &l))
+	require.Len(t, l.Tasks, 1)
+	require.Equal(t, "SIGKILL", l.Tasks[0].Signal)
+}

@@ -20,7 +20,11 @@ type Task struct {
 	Attempts       int        `json:"attempts"`
 	Errors         []string   `json:"errors,omitempty"`
 	// ExitCode is the process exit code once the task ended; nil before.
-	ExitCode   *int        `json:"exit_code,omitempty"`
+	// A process killed by a signal has ExitCode -1 and Signal set.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Signal names the signal that killed the process ("SIGKILL"); empty
+	// when it exited by itself or never started.
+	Signal     string      `json:"signal,omitempty"`
 	Progress   *Progress   `json:"progress,omitempty"`
 	Milestones []Milestone `json:"milestones,omitempty"`
 	Result     *Result     `json:"result,omitempty"`

@@ -275,6 +275,8 @@ type FinishInput struct {
 	// is refused.
 	Attempt  int
 	ExitCode *int
+	// Signal names the signal that killed the process, if one did.
+	Signal string
 	// Error, if set, is appended to the task's errors.
 	Error string
 	// Reason is the machine-readable why (see sdk.Task.Reason).
@@ -300,6 +302,7 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		}
 		t.endTask(task, in.Status, in.Error)
 		task.ExitCode = in.ExitCode
+		task.Signal = in.Signal
 		task.Reason = in.Reason
 		task.Result = in.Result
 		task.RetryAt = time.Time{}
