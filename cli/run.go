@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
@@ -43,8 +44,9 @@ runs under a shim: it survives this command and the gateway being killed.
 
 Without --detach the command streams the task's output, shows its progress,
 and exits with the task's exit code (124 when it timed out, 130 when it was
-cancelled). Ctrl-C stops following and leaves the task running. With
---detach it prints the task and flow ids and returns once the task started.
+cancelled, 128+N when signal N killed it, as shells do: 137 for SIGKILL).
+Ctrl-C stops following and leaves the task running. With --detach it
+prints the task and flow ids and returns once the task started.
 
 With no gateway running, this command hosts one for its own duration.`,
 		Args: func(cmd *cobra.Command, a []string) error {
@@ -251,6 +253,9 @@ func taskExit(t *sdk.Task) int {
 	}
 	if t.ExitCode != nil && *t.ExitCode > 0 {
 		return *t.ExitCode
+	}
+	if n := unix.SignalNum(t.Signal); n > 0 {
+		return 128 + int(n)
 	}
 	return 1
 }
