@@ -24,10 +24,15 @@ type Task struct {
 	ExitCode *int `json:"exit_code,omitempty"`
 	// Signal names the signal that killed the process ("SIGKILL"); empty
 	// when it exited by itself or never started.
-	Signal     string      `json:"signal,omitempty"`
-	Progress   *Progress   `json:"progress,omitempty"`
-	Milestones []Milestone `json:"milestones,omitempty"`
-	Result     *Result     `json:"result,omitempty"`
+	Signal   string    `json:"signal,omitempty"`
+	Progress *Progress `json:"progress,omitempty"`
+	// Milestones keeps the task's first milestones and its latest ones, in
+	// order, at most 64 in all; MilestonesDropped counts those dropped from
+	// between them to keep the record bounded. Seq numbers keep counting
+	// across the gap.
+	Milestones        []Milestone `json:"milestones,omitempty"`
+	MilestonesDropped int64       `json:"milestones_dropped,omitempty"`
+	Result            *Result     `json:"result,omitempty"`
 	// Reason says why a task ended the way it did, machine-readably:
 	// "timeout", "budget-exceeded", "no-progress", "cancelled",
 	// "start-failed", "lost".

@@ -60,6 +60,9 @@ func (in *CreateTaskInput) normalize() error {
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")
 	}
+	if err := checkSpecSize(in.Spec); err != nil {
+		return err
+	}
 	return checkKeyParts(map[string]string{"owner key": in.OwnerKey, "idempotency key": in.IdempotencyKey, "flow id": in.FlowID, "runtime": in.Runtime})
 }
 
@@ -392,6 +395,9 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		oldKeys = taskIndexKeys(old)
 	}
 	task.UpdatedAt = t.now
+	if err := fitTask(task); err != nil {
+		return err
+	}
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
 		return err
 	}

@@ -5,6 +5,11 @@
 // $FLOWGATE_PROGRESS; every report appends one JSON line to it. Progress is
 // coalesced (the latest snapshot wins); a milestone is stored durably, once,
 // with a per-task sequence number, and wakes a managed flow's controller.
+// The task's record keeps its first 8 milestones and its latest ones, 64 in
+// all, each at most 2 KiB stored (larger data is dropped, a long message
+// cut); the count of those dropped is in the task's milestones_dropped, and
+// a controller still gets an event for every one. A line over 64 KiB is
+// skipped as malformed.
 // Outside flowgate (the variable is unset) every call does nothing, so the
 // same program runs anywhere.
 //
