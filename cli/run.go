@@ -67,7 +67,7 @@ With no gateway running, this command hosts one for its own duration.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
 	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
-	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times (fatal failures are never retried)")
+	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
@@ -119,8 +119,8 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		}
 	}
 	spec.Timeout, spec.MaxBudget, spec.NoProgressBudget = sdk.Duration(o.timeout), sdk.Duration(o.maxBudget), sdk.Duration(o.noProgress)
-	if o.retries < 0 {
-		return in, usageError{fmt.Errorf("--retries must not be negative (got %d)", o.retries)}
+	if o.retries < 0 || o.retries >= engine.MaxAttempts {
+		return in, usageError{fmt.Errorf("--retries must be between 0 and %d (got %d)", engine.MaxAttempts-1, o.retries)}
 	}
 	if o.retries > 0 || o.safeToRepeat {
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}

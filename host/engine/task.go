@@ -48,20 +48,11 @@ func (in *CreateTaskInput) normalize() error {
 	if in.Status != sdk.TaskQueued && in.Status != sdk.TaskRunning {
 		return invalid("a task is created queued or running, not %q", in.Status)
 	}
-	if len(in.Spec.Argv) > 0 && in.Spec.Shell != "" {
-		return invalid("a task runs either argv or a shell command line, not both")
-	}
-	if in.Spec.Stdin != "" && in.Spec.Input != "" {
-		return invalid("a task reads stdin from a file or from input text, not both")
-	}
-	if len(in.Spec.Input) > maxInput {
-		return invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(in.Spec.Input), maxInput)
+	if err := ValidateSpec(in.Spec); err != nil {
+		return err
 	}
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")
-	}
-	if err := checkSpecSize(in.Spec); err != nil {
-		return err
 	}
 	return checkKeyParts(map[string]string{"owner key": in.OwnerKey, "idempotency key": in.IdempotencyKey, "flow id": in.FlowID, "runtime": in.Runtime})
 }

@@ -19,6 +19,7 @@ package progress
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 )
@@ -50,10 +51,15 @@ func New(path string) *Reporter { return &Reporter{path: path} }
 func FromEnv() *Reporter { return New(os.Getenv(EnvVar)) }
 
 // Send appends l as one line. It returns the write error, if any; a task
-// may ignore it, since progress is advisory.
+// may ignore it, since progress is advisory. A fraction outside [0,1] (or
+// NaN) is refused with an error and nothing is written: flowgate would
+// skip the line as malformed.
 func (r *Reporter) Send(l Line) error {
 	if r == nil || r.path == "" {
 		return nil
+	}
+	if f := l.Fraction; f != nil && !(*f >= 0 && *f <= 1) {
+		return fmt.Errorf("progress: fraction %v is outside [0,1]; report done/total", *f)
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
