@@ -49,6 +49,7 @@ func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	}
 	d.checkIDs(wf)
 	d.checkRefs(wf)
+	d.checkRunSizes(wf)
 	return wf
 }
 

@@ -158,7 +158,17 @@ type Result struct {
 	Stdout  string          `json:"stdout,omitempty"`
 	JSON    json.RawMessage `json:"json,omitempty"`
 	Summary string          `json:"summary,omitempty"`
+	// StdoutPath is the file that holds the whole stdout (the attempt's
+	// log) when it is over InlineStdout bytes, for readers that need more
+	// than the record keeps: a record near its size limit sheds Stdout
+	// and JSON when the task ends. The file lives as long as the task's
+	// logs; StdoutSHA256 tells whether it still holds what was printed.
+	StdoutPath string `json:"stdout_path,omitempty"`
 }
+
+// InlineStdout is the stdout size up to which a Result's Stdout is always
+// kept in the task record; above it the record also names the file.
+const InlineStdout = 4 << 10
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration
 // string ("1m30s"); it also accepts a number of nanoseconds.
