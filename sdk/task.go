@@ -18,7 +18,9 @@ type Task struct {
 	IdempotencyKey string     `json:"idempotency_key,omitempty"`
 	Status         TaskStatus `json:"status"`
 	Attempts       int        `json:"attempts"`
-	Errors         []string   `json:"errors,omitempty"`
+	// Errors says why attempts failed, one entry each: the first 4 and
+	// the latest are kept, 32 in all, each cut to 1 KiB.
+	Errors []string `json:"errors,omitempty"`
 	// ExitCode is the process exit code once the task ended; nil before.
 	// A process killed by a signal has ExitCode -1 and Signal set.
 	ExitCode *int `json:"exit_code,omitempty"`

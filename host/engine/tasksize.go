@@ -130,9 +130,9 @@ func halve(s string) string {
 // fitTask bounds task and makes it fit budget: runningBudget for a task
 // that has not ended, store.MaxValueSize for one that has. What it sheds,
 // in order: the inline stdout and JSON result, the progress snapshot's
-// data and text, all milestones but the first and last two. A record
-// that still does not fit (its spec is over MaxSpecBytes, from an older
-// version) is refused only while running; an end is always recorded.
+// data and text, all milestones but the first and last two, and, for an
+// end, all errors but the first and last, then the spec's input and env.
+// Only a record whose spec alone is over the store's limit is refused.
 func fitTask(task *sdk.Task) error {
 	boundTask(task)
 	budget := runningBudget
@@ -176,8 +176,11 @@ func fitTask(task *sdk.Task) error {
 		}
 		s()
 	}
-	if n := encodedSize(task); n > budget {
-		return fmt.Errorf("%w: task %s would be %d bytes, over its %d-byte budget; its spec is too large (see flowgate tasks show %s)", store.ErrValueTooLarge, task.ID, n, budget, task.ID)
+	// Over budget still: a spec from a version that did not bound it.
+	// While it fits the store the write goes ahead (its end will shed the
+	// spec's input and env); past that it is refused.
+	if n := encodedSize(task); n > store.MaxValueSize {
+		return fmt.Errorf("%w: task %s would be %d bytes, over the store's %d per record; its spec is too large (see flowgate tasks show %s)", store.ErrValueTooLarge, task.ID, n, store.MaxValueSize, task.ID)
 	}
 	return nil
 }

@@ -123,3 +123,50 @@ func TestOversizedSpecRefused(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), "pass large input as a file")
 }
+
+// Errors, one an attempt, keep the first and the latest.
+func TestErrorsStayBounded(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	task := detached(t, eng)
+	for i := range 40 {
+		_, err := eng.StartTask(task.ID, engine.StartInput{})
+		require.NoError(t, err)
+		task, err = eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: i + 1, Error: fmt.Sprintf("e%d %s", i+1, strings.Repeat("!", 4<<10))})
+		require.NoError(t, err)
+	}
+	require.Len(t, task.Errors, 32)
+	require.True(t, strings.HasPrefix(task.Errors[0], "e1 "))
+	require.True(t, strings.HasPrefix(task.Errors[3], "e4 "))
+	require.True(t, strings.HasPrefix(task.Errors[4], "e13 "))
+	require.True(t, strings.HasPrefix(task.Errors[31], "e40 "))
+	require.LessOrEqual(t, len(task.Errors[31]), 1<<10)
+}
+
+// A record from an older version whose spec alone nearly fills the store
+// value still records its cancel and its end: the end sheds what the
+// task produced (its inline output), never the end.
+func TestLegacyBigSpecStillEnds(t *testing.T) {
+	t.Parallel()
+	eng, st, _ := newClockEngine(t)
+	task := detached(t, eng)
+	task, err := eng.StartTask(task.ID, engine.StartInput{})
+	require.NoError(t, err)
+	legacy := *task
+	legacy.Spec.Input = strings.Repeat("i", store.MaxValueSize-8<<10)
+	b, err := json.Marshal(&legacy)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(b), store.MaxValueSize)
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		_, err := tx.Put("task/"+task.ID, b)
+		return err
+	}))
+	_, err = eng.CancelTask(task.ID)
+	require.NoError(t, err)
+	done, err := eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskCancelled, Result: bigResult(), Error: strings.Repeat("e", 8<<10)})
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskCancelled, done.Status)
+	require.Zero(t, len(done.Result.Stdout), "the inline output was shed")
+	require.Equal(t, "digest", done.Result.StdoutSHA256)
+	require.Equal(t, len(legacy.Spec.Input), len(done.Spec.Input), "the spec is kept while the record fits")
+}
