@@ -386,11 +386,12 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		oldKeys = taskIndexKeys(old)
 	}
 	task.UpdatedAt = t.now
-	if err := fitTask(task); err != nil {
-		return err
+	b, err := fitTask(task)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", taskKey(task.ID), err)
 	}
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
 		return err
 	}
-	return t.put(taskKey(task.ID), task)
+	return t.putRaw(taskKey(task.ID), b)
 }

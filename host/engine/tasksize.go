@@ -69,13 +69,14 @@ func checkSpecSize(spec sdk.TaskSpec) error {
 
 // boundTask applies the per-part bounds to task in place.
 func boundTask(task *sdk.Task) {
-	task.Milestones = slices.Clone(task.Milestones)
-	for i := range task.Milestones {
-		shrinkMilestone(&task.Milestones[i])
-	}
 	if n := len(task.Milestones) - maxMilestones; n > 0 {
 		task.Milestones = append(task.Milestones[:keepFirstMilestones:keepFirstMilestones], task.Milestones[keepFirstMilestones+n:]...)
 		task.MilestonesDropped += int64(n)
+	} else {
+		task.Milestones = slices.Clone(task.Milestones)
+	}
+	for i := range task.Milestones {
+		shrinkMilestone(&task.Milestones[i])
 	}
 	if task.Progress != nil && encodedSize(task.Progress) > maxProgressBytes {
 		p := *task.Progress
@@ -133,7 +134,8 @@ func halve(s string) string {
 // data and text, all milestones but the first and last two, and, for an
 // end, all errors but the first and last, then the spec's input and env.
 // Only a record whose spec alone is over the store's limit is refused.
-func fitTask(task *sdk.Task) error {
+// It returns the record's encoding.
+func fitTask(task *sdk.Task) ([]byte, error) {
 	boundTask(task)
 	budget := runningBudget
 	if task.Status.Terminal() {
@@ -171,16 +173,18 @@ func fitTask(task *sdk.Task) error {
 		},
 	}
 	for _, s := range shed {
-		if encodedSize(task) <= budget {
-			return nil
+		b, err := json.Marshal(task)
+		if err != nil || len(b) <= budget {
+			return b, err
 		}
 		s()
 	}
 	// Over budget still: a spec from a version that did not bound it.
 	// While it fits the store the write goes ahead (its end will shed the
 	// spec's input and env); past that it is refused.
-	if n := encodedSize(task); n > store.MaxValueSize {
-		return fmt.Errorf("%w: task %s would be %d bytes, over the store's %d per record; its spec is too large (see flowgate tasks show %s)", store.ErrValueTooLarge, task.ID, n, store.MaxValueSize, task.ID)
+	b, err := json.Marshal(task)
+	if err == nil && len(b) > store.MaxValueSize {
+		err = fmt.Errorf("%w: task %s would be %d bytes, over the store's %d per record; its spec is too large (see flowgate tasks show %s)", store.ErrValueTooLarge, task.ID, len(b), store.MaxValueSize, task.ID)
 	}
-	return nil
+	return b, err
 }
