@@ -22,7 +22,7 @@ type follower struct {
 
 	attempt        int
 	outOff, errOff int64
-	milestones     int
+	lastSeq        int64 // the last milestone shown
 	progress       string
 	tty, bar       bool
 }
@@ -58,11 +58,16 @@ func (f *follower) pump(t *sdk.Task) {
 			fmt.Fprintf(f.stderr, "progress: %s\n", p)
 		}
 	}
-	for _, m := range t.Milestones[min(f.milestones, len(t.Milestones)):] {
+	// By seq, not position: the record keeps only the first and latest
+	// milestones, so positions shift once it is full.
+	for _, m := range t.Milestones {
+		if m.Seq <= f.lastSeq {
+			continue
+		}
 		f.clearBar()
 		fmt.Fprintf(f.stderr, "milestone %d: %s\n", m.Seq, clean(strings.TrimSpace(m.Name+" "+m.Message)))
+		f.lastSeq = m.Seq
 	}
-	f.milestones = len(t.Milestones)
 	if f.tty && f.progress != "" && !t.Status.Terminal() {
 		fmt.Fprintf(f.stderr, "\r\x1b[K%s", f.progress)
 		f.bar = true

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
@@ -44,8 +45,9 @@ runs under a shim: it survives this command and the gateway being killed.
 
 Without --detach the command streams the task's output, shows its progress,
 and exits with the task's exit code (124 when it timed out, 130 when it was
-cancelled). Ctrl-C stops following and leaves the task running. With
---detach it prints the task and flow ids and returns once the task started.
+cancelled, 128+N when signal N killed it, as shells do: 137 for SIGKILL).
+Ctrl-C stops following and leaves the task running. With --detach it
+prints the task and flow ids and returns once the task started.
 
 With no gateway running, this command hosts one for its own duration.
 
@@ -75,7 +77,7 @@ only, held in the gateway's memory: never stored, never printed.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
 	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
-	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times (fatal failures are never retried)")
+	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
@@ -130,8 +132,8 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		}
 	}
 	spec.Timeout, spec.MaxBudget, spec.NoProgressBudget = sdk.Duration(o.timeout), sdk.Duration(o.maxBudget), sdk.Duration(o.noProgress)
-	if o.retries < 0 {
-		return in, usageError{fmt.Errorf("--retries must not be negative (got %d)", o.retries)}
+	if o.retries < 0 || o.retries >= engine.MaxAttempts {
+		return in, usageError{fmt.Errorf("--retries must be between 0 and %d (got %d)", engine.MaxAttempts-1, o.retries)}
 	}
 	if o.retries > 0 || o.safeToRepeat {
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
@@ -264,6 +266,9 @@ func taskExit(t *sdk.Task) int {
 	}
 	if t.ExitCode != nil && *t.ExitCode > 0 {
 		return *t.ExitCode
+	}
+	if n := unix.SignalNum(t.Signal); n > 0 {
+		return 128 + int(n)
 	}
 	return 1
 }

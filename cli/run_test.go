@@ -134,3 +134,49 @@ func TestPluginsListWithoutGateway(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `no first-party plugin is named "nope"`)
 }
+
+// A child killed by a signal makes `tasks run` exit 128+signal, as a
+// shell does, and the task records the signal.
+func TestTasksRunKilledBySignalExits128PlusSignal(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, _, errOut := run(t, home, "tasks", "run", "--", "sh", "-c", `kill -KILL $$`)
+	require.Equal(t, 128+9, code, errOut)
+	require.Contains(t, errOut, "killed by SIGKILL")
+
+	code, out, _ := run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	var l struct{ Tasks []sdk.Task }
+	require.NoError(t, json.Unmarshal([]byte(out), &l))
+	require.Len(t, l.Tasks, 1)
+	require.Equal(t, "SIGKILL", l.Tasks[0].Signal)
+}
+
+// A task that reports thousands of milestones and big progress lines
+// still ends succeeded, with its final progress recorded.
+func TestTasksRunFloodOfMilestonesEnds(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	script := `awk 'BEGIN {
+		s = "m"; while (length(s) < 400) s = s s
+		for (i = 1; i <= 3000; i++) printf "{\"milestone\":\"m%d\",\"message\":\"%s\"}\n", i, s
+		p = "p"; while (length(p) < 40000) p = p p
+		for (i = 0; i < 20; i++) printf "{\"fraction\":0.5,\"message\":\"%s\"}\n", p
+		print "{\"fraction\":1.0,\"phase\":\"done\"}"
+	}' >>"$FLOWGATE_PROGRESS"`
+	code, _, errOut := run(t, home, "tasks", "run", "--", "sh", "-c", script)
+	require.Equal(t, 0, code, errOut[max(0, len(errOut)-500):])
+
+	code, out, _ := run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code)
+	var l struct{ Tasks []sdk.Task }
+	require.NoError(t, json.Unmarshal([]byte(out), &l))
+	require.Len(t, l.Tasks, 1)
+	task := l.Tasks[0]
+	require.Equal(t, sdk.TaskSucceeded, task.Status)
+	require.NotNil(t, task.Progress)
+	require.Equal(t, 1.0, *task.Progress.Fraction)
+	require.Equal(t, "done", task.Progress.Phase)
+	require.Equal(t, int64(3000), task.Milestones[len(task.Milestones)-1].Seq)
+	require.Equal(t, int64(3000), int64(len(task.Milestones))+task.MilestonesDropped)
+}

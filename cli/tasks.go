@@ -247,6 +247,9 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("startedAt", stamp(t.StartedAt))
 	row("endedAt", stamp(t.EndedAt))
 	row("cleanupAfter", stamp(t.CleanupAfter))
+	if t.MilestonesDropped > 0 {
+		row("milestonesDropped", fmt.Sprintf("%d milestones between the first and the latest were not kept", t.MilestonesDropped))
+	}
 	for _, m := range t.Milestones {
 		row(fmt.Sprintf("milestone %d", m.Seq), clean(m.Name+" "+m.Message))
 	}

@@ -56,6 +56,7 @@ func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	}
 	d.checkIDs(wf)
 	d.checkRefs(wf)
+	d.checkRunSizes(wf)
 	if wf.StrictRefs {
 		d.checkStrictRefs(wf)
 	}

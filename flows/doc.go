@@ -17,6 +17,11 @@
 // loads them with LoadSub, passing the chain of running files. Parse does
 // the same for bytes in memory, without sub-workflows.
 //
+// A file over MaxFileBytes (256 KiB) is refused before it is read, and a
+// run: (or command:) line over MaxRunBytes (64 KiB) is refused at its
+// step: parsing costs memory many times a file's size, and every task a
+// workflow makes must fit a task record.
+//
 // Unknown keys are ignored, as in the reference. Typed pipeline: steps
 // (§14) are not supported yet and fail validation saying so.
 //

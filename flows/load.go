@@ -86,9 +86,9 @@ func load(path string, ancestors []string) (*Workflow, error) {
 	if !IsWorkflowFile(abs) {
 		return nil, &Error{File: path, Msg: "Workflow file must end in .lobster, .yaml, .yml, or .json"}
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readFile(abs, path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read workflow file: %v", err)}
+		return nil, err
 	}
 	wf, errs := parse(abs, data)
 	if wf == nil {
@@ -149,6 +149,9 @@ func Parse(name string, data []byte) (*Workflow, error) {
 func parse(name string, data []byte) (*Workflow, errList) {
 	var root *yaml.Node
 	var errs errList
+	if e := fileTooLarge(name, int64(len(data))); e != nil {
+		return nil, append(errs, e)
+	}
 	if strings.EqualFold(filepath.Ext(name), ".json") {
 		n, err := jsonNode(data)
 		if err != nil {

@@ -30,6 +30,20 @@ type StepResult struct {
 	// continue or skip_rest.
 	Error        bool   `json:"error,omitempty"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
+	// StdoutFile, when set, names the file that holds Stdout (a task's
+	// log), and StdoutSHA256 its digest. Encoded, such a result carries
+	// neither stdout nor json, only the file: a flow's state stays small
+	// however much its steps print. Whoever decodes it reads the file back
+	// with SetStdout before a reference uses it.
+	StdoutFile   string `json:"stdoutFile,omitempty"`
+	StdoutSHA256 string `json:"stdoutSha256,omitempty"`
+}
+
+// SetStdout sets r's stdout to s and its JSON to what s parses to, as a
+// run: step's result has them.
+func (r *StepResult) SetStdout(s string) {
+	r.Stdout = &s
+	r.JSON, r.HasJSON = ParseJSON(s)
 }
 
 // ParseJSON parses trimmed stdout the way the reference does: ok is false
@@ -47,8 +61,8 @@ func ParseJSON(s string) (v any, ok bool) {
 
 // ShellResult is the result of a run: step that printed stdout.
 func ShellResult(id, stdout string) StepResult {
-	r := StepResult{ID: id, Stdout: &stdout}
-	r.JSON, r.HasJSON = ParseJSON(stdout)
+	r := StepResult{ID: id}
+	r.SetStdout(stdout)
 	return r
 }
 
@@ -121,8 +135,12 @@ func (r StepResult) Field(name string) (any, bool) {
 type stepResultJSON StepResult
 
 // MarshalJSON encodes r with the reference's field names, including json,
-// subject and response when set (even when their value is null).
+// subject and response when set (even when their value is null). A result
+// with a StdoutFile leaves stdout and json to the file.
 func (r StepResult) MarshalJSON() ([]byte, error) {
+	if r.StdoutFile != "" {
+		r.Stdout, r.JSON, r.HasJSON = nil, nil, false
+	}
 	base, err := json.Marshal(stepResultJSON(r))
 	if err != nil {
 		return nil, err

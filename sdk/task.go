@@ -18,12 +18,23 @@ type Task struct {
 	IdempotencyKey string     `json:"idempotency_key,omitempty"`
 	Status         TaskStatus `json:"status"`
 	Attempts       int        `json:"attempts"`
-	Errors         []string   `json:"errors,omitempty"`
+	// Errors says why attempts failed, one entry each: the first 4 and
+	// the latest are kept, 32 in all, each cut to 1 KiB.
+	Errors []string `json:"errors,omitempty"`
 	// ExitCode is the process exit code once the task ended; nil before.
-	ExitCode   *int        `json:"exit_code,omitempty"`
-	Progress   *Progress   `json:"progress,omitempty"`
-	Milestones []Milestone `json:"milestones,omitempty"`
-	Result     *Result     `json:"result,omitempty"`
+	// A process killed by a signal has ExitCode -1 and Signal set.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Signal names the signal that killed the process ("SIGKILL"); empty
+	// when it exited by itself or never started.
+	Signal   string    `json:"signal,omitempty"`
+	Progress *Progress `json:"progress,omitempty"`
+	// Milestones keeps the task's first milestones and its latest ones, in
+	// order, at most 64 in all; MilestonesDropped counts those dropped from
+	// between them to keep the record bounded. Seq numbers keep counting
+	// across the gap.
+	Milestones        []Milestone `json:"milestones,omitempty"`
+	MilestonesDropped int64       `json:"milestones_dropped,omitempty"`
+	Result            *Result     `json:"result,omitempty"`
 	// Reason says why a task ended the way it did, machine-readably:
 	// "timeout", "budget-exceeded", "no-progress", "cancelled",
 	// "start-failed", "lost".
@@ -165,7 +176,17 @@ type Result struct {
 	Stdout  string          `json:"stdout,omitempty"`
 	JSON    json.RawMessage `json:"json,omitempty"`
 	Summary string          `json:"summary,omitempty"`
+	// StdoutPath is the file that holds the whole stdout (the attempt's
+	// log) when it is over InlineStdout bytes, for readers that need more
+	// than the record keeps: a record near its size limit sheds Stdout
+	// and JSON when the task ends. The file lives as long as the task's
+	// logs; StdoutSHA256 tells whether it still holds what was printed.
+	StdoutPath string `json:"stdout_path,omitempty"`
 }
+
+// InlineStdout is the stdout size up to which a Result's Stdout is always
+// kept in the task record; above it the record also names the file.
+const InlineStdout = 4 << 10
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration
 // string ("1m30s"); it also accepts a number of nanoseconds.

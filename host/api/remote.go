@@ -309,7 +309,11 @@ func (c *Remote) call(ctx context.Context, method, path string, q url.Values, in
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return errorFromWire(resp.StatusCode, b)
 	}
-	if err := json.Unmarshal(b, out); err != nil {
+	err = json.Unmarshal(b, out)
+	if err == nil {
+		err = checkAnswer(out)
+	}
+	if err != nil {
 		return fmt.Errorf("gateway answer to %s %s is not what this client expects: %w; are the CLI and gateway the same version?", method, path, err)
 	}
 	return nil

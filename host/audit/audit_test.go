@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -242,6 +243,11 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 			raw(t, fx, "idx/task/status/queued/"+task.ID, nil)
 			return task.ID
 		}, audit.Input{}},
+		{"task near_size_limit", audit.NearSizeLimit, audit.KindTask, audit.Warn, func(t *testing.T, fx *fixture) string {
+			task := fx.finished(t, sdk.TaskSucceeded)
+			rewrite(t, fx, "task/"+task.ID, func(v *sdk.Task) { v.Result = &sdk.Result{Stdout: strings.Repeat("x", 800<<10)} })
+			return task.ID
+		}, audit.Input{}},
 		{"restore_failed", audit.RestoreFailed, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			fx.finished(t, sdk.TaskSucceeded)
 			raw(t, fx, "flow/zz-damaged", []byte("{not json"))
@@ -283,6 +289,11 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		{"flow inconsistent_timestamps", audit.InconsistentTimestamps, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
 			f := fx.managed(t, "ctl", false, engine.FlowPatch{})
 			rewrite(t, fx, "flow/"+f.ID, func(v *sdk.Flow) { v.UpdatedAt = v.CreatedAt.Add(-time.Second) })
+			return f.ID
+		}, audit.Input{}},
+		{"flow near_size_limit", audit.NearSizeLimit, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
+			f := fx.managed(t, "ctl", false, engine.FlowPatch{})
+			rewrite(t, fx, "flow/"+f.ID, func(v *sdk.Flow) { v.State = json.RawMessage(`"` + strings.Repeat("x", 800<<10) + `"`) })
 			return f.ID
 		}, audit.Input{}},
 		{"controller not configured", audit.ControllerUnavailable, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {

@@ -76,6 +76,8 @@
 //	index_mismatch          either     error     a secondary index entry without its record, or a
 //	                                             record without its entry (engine.CheckIndexes); a
 //	                                             missing status entry hides a task from dispatch
+//	near_size_limit         either     warn      the record is engine.NearSizeLimit bytes or more (3/4
+//	                                             of store.MaxValueSize)
 //
 // # Consistency
 //

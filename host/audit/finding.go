@@ -66,6 +66,7 @@ const (
 	DanglingTask          Code = "dangling_task"
 	MirrorMismatch        Code = "mirror_mismatch"
 	IndexMismatch         Code = "index_mismatch"
+	NearSizeLimit         Code = "near_size_limit"
 )
 
 // TaskCodes returns the codes a task finding can carry, in the order the
@@ -73,14 +74,14 @@ const (
 // new slice the caller may change.
 func TaskCodes() []Code {
 	return []Code{StaleQueued, StaleRunning, Lost, DeliveryFailed, MissingCleanup, InconsistentTimestamps,
-		OrphanProcess, DanglingTask, IndexMismatch}
+		OrphanProcess, DanglingTask, IndexMismatch, NearSizeLimit}
 }
 
 // FlowCodes returns the codes a flow finding can carry, in summary order,
 // in a new slice the caller may change.
 func FlowCodes() []Code {
 	return []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
-		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch}
+		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit}
 }
 
 // Codes lists every code once, task codes first.

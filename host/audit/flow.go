@@ -84,6 +84,9 @@ func (a *auditor) flowFindings(f *sdk.Flow, tasks []*sdk.Task) []Finding {
 			add(Warn, MirrorMismatch, age, d)
 		}
 	}
+	if d := nearLimit(f); d != "" {
+		add(Warn, NearSizeLimit, nil, d)
+	}
 	return out
 }
 

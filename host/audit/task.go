@@ -96,6 +96,9 @@ func (a *auditor) taskFindings(t *sdk.Task, flowExists bool) []Finding {
 			add(Error, OrphanProcess, ageSince(a.now, t.EndedAt), d)
 		}
 	}
+	if d := nearLimit(t); d != "" {
+		add(Warn, NearSizeLimit, nil, d)
+	}
 	if !flowExists {
 		add(Error, DanglingTask, age, fmt.Sprintf("task points at flow %s, which does not exist", t.FlowID))
 	}

@@ -81,14 +81,6 @@ func checkKeyParts(parts map[string]string) error {
 	return nil
 }
 
-// checkJSON refuses bytes that are set but not valid JSON.
-func checkJSON(field string, b json.RawMessage) error {
-	if b != nil && !json.Valid(b) {
-		return invalid("%s is not valid JSON", field)
-	}
-	return nil
-}
-
 // CreateFlow stores a new managed flow in status queued at revision 1 and
 // queues a flow.started event for its controller, in one transaction.
 func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {

@@ -40,11 +40,14 @@ func (in *GateDecision) check() error {
 		if d.Approved != nil || len(d.Response) == 0 {
 			return invalid("an input gate is answered with a JSON response and no approved")
 		}
-		if !json.Valid(d.Response) {
-			return invalid("the response to an input gate is not valid JSON")
+		if err := checkJSON("the response to an input gate", d.Response); err != nil {
+			return err
 		}
 	default:
 		return invalid("gate kind %q is not one a decision answers (want %s or %s)", in.Kind, sdk.GateApproval, sdk.GateInput)
+	}
+	if in.Expected != nil {
+		return checkExpected(*in.Expected)
 	}
 	return nil
 }

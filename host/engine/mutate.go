@@ -13,6 +13,9 @@ import (
 // not managed (ErrNotManaged) and a stale revision (a
 // *sdk.RevisionConflictError with the current flow), changing nothing.
 func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow) error) (*sdk.Flow, error) {
+	if err := checkExpected(expected); err != nil {
+		return nil, err
+	}
 	var out *sdk.Flow
 	err := e.write(func(t *txn) error {
 		old, err := loadFlow(t.tx, id)

@@ -66,7 +66,7 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 		}
 		for _, m := range in.Milestones {
 			m.Name = strings.TrimSpace(m.Name)
-			m.Seq = int64(len(task.Milestones)) + 1
+			m.Seq = nextSeq(&task)
 			if m.At.IsZero() {
 				m.At = t.now
 			}
@@ -86,4 +86,13 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 		return nil
 	})
 	return out, err
+}
+
+// nextSeq is the sequence number of task's next milestone: one past the
+// latest, which is always kept, or past those dropped when none is.
+func nextSeq(task *sdk.Task) int64 {
+	if n := len(task.Milestones); n > 0 {
+		return task.Milestones[n-1].Seq + 1
+	}
+	return task.MilestonesDropped + 1
 }

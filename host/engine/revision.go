@@ -77,3 +77,13 @@ func (t *txn) putFlow(old, f *sdk.Flow) error {
 	f.Revision = rev
 	return nil
 }
+
+// checkExpected refuses an expected revision no flow can have: revisions
+// start at 1, so a negative one is a mistake in the request, not a stale
+// read (0 is a stale read: the flow was written since).
+func checkExpected(expected int64) error {
+	if expected < 0 {
+		return invalid("expected revision %d is negative; pass the revision flowgate tasks flow show prints", expected)
+	}
+	return nil
+}

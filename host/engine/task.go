@@ -53,14 +53,8 @@ func (in *CreateTaskInput) normalize() error {
 	if in.Status != sdk.TaskQueued && in.Status != sdk.TaskRunning {
 		return invalid("a task is created queued or running, not %q", in.Status)
 	}
-	if len(in.Spec.Argv) > 0 && in.Spec.Shell != "" {
-		return invalid("a task runs either argv or a shell command line, not both")
-	}
-	if in.Spec.Stdin != "" && in.Spec.Input != "" {
-		return invalid("a task reads stdin from a file or from input text, not both")
-	}
-	if len(in.Spec.Input) > maxInput {
-		return invalid("input text is %d bytes; at most %d fit in a task record (pass a file with stdin instead)", len(in.Spec.Input), maxInput)
+	if err := ValidateSpec(in.Spec); err != nil {
+		return err
 	}
 	for _, name := range in.Spec.SecretEnv {
 		if name == "" || strings.ContainsAny(name, "=\x00") {
@@ -288,6 +282,8 @@ type FinishInput struct {
 	// is refused.
 	Attempt  int
 	ExitCode *int
+	// Signal names the signal that killed the process, if one did.
+	Signal string
 	// Error, if set, is appended to the task's errors.
 	Error string
 	// Reason is the machine-readable why (see sdk.Task.Reason).
@@ -313,6 +309,7 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		}
 		t.endTask(task, in.Status, in.Error)
 		task.ExitCode = in.ExitCode
+		task.Signal = in.Signal
 		task.Reason = in.Reason
 		task.Result = in.Result
 		task.RetryAt = time.Time{}
@@ -402,8 +399,12 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		oldKeys = taskIndexKeys(old)
 	}
 	task.UpdatedAt = t.now
+	b, err := fitTask(task)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", taskKey(task.ID), err)
+	}
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
 		return err
 	}
-	return t.put(taskKey(task.ID), task)
+	return t.putRaw(taskKey(task.ID), b)
 }

@@ -209,7 +209,7 @@ func (r *Runner) settle(a *attempt, st shim.Status) {
 	if task.CancelRequested() && status != sdk.TaskSucceeded {
 		status = sdk.TaskCancelled
 	}
-	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Reason: st.Reason, Result: res}
+	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Signal: st.Signal, Reason: st.Reason, Result: res}
 	if status == sdk.TaskSucceeded {
 		r.finish(task, in)
 		return

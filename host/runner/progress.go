@@ -93,7 +93,7 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 		return
 	}
 	var l progressLine
-	if err := json.Unmarshal(b, &l); err != nil || (l.Fraction != nil && (*l.Fraction < 0 || *l.Fraction != *l.Fraction)) {
+	if err := json.Unmarshal(b, &l); err != nil || (l.Fraction != nil && !(*l.Fraction >= 0 && *l.Fraction <= 1)) {
 		in.Malformed++
 		return
 	}

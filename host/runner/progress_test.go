@@ -164,6 +164,7 @@ func TestReadProgress(t *testing.T) {
 		{"milestones in order", `{"milestone":"one"}` + "\n" + `{"phase":"p"}` + "\n" + `{"milestone":"two"}` + "\n", []string{"one", "two"}, "p", 0, 0},
 		{"blank lines are skipped", "\n  \n" + `{"milestone":"m"}` + "\n", []string{"m"}, "", 0, 0},
 		{"malformed lines", "nope\n[1]\n{\"fraction\":-0.5}\n\"str\"\n" + `{"milestone":"m"}` + "\n", []string{"m"}, "", 4, 0},
+		{"fractions outside [0,1]", `{"phase":"ok","fraction":0.5}` + "\n" + `{"phase":"big","fraction":1.5}` + "\n" + `{"phase":"huge","fraction":1e308}` + "\n", nil, "ok", 2, 0},
 		{"partial last line waits", `{"milestone":"m"}` + "\n" + `{"phase":"later"`, []string{"m"}, "", 0, len(`{"phase":"later"`)},
 		{"over-long line", long(100<<10) + `{"milestone":"m"}` + "\n", []string{"m"}, "", 1, 0},
 		{"line as long as a read", long(1<<20) + `{"milestone":"m"}` + "\n", []string{"m"}, "", 1, 0},

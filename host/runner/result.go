@@ -42,6 +42,9 @@ func readResult(path string) (*sdk.Result, error) {
 		return nil, err
 	}
 	res := &sdk.Result{StdoutSHA256: hex.EncodeToString(h.Sum(nil)), StdoutBytes: n}
+	if n > sdk.InlineStdout {
+		res.StdoutPath = path
+	}
 	if n > 0 && n <= maxJSONResult {
 		b, err := os.ReadFile(path)
 		if err == nil {

@@ -26,6 +26,25 @@
 // "json", "approved", "approvedBy", "initiatedBy", "subject", "response",
 // "skipped", "error", "errorMessage"}, absent fields omitted.
 //
+// # Limits
+//
+// A step's stdout is at most 256 KiB (a longer one fails the step: write
+// large output to a file and print its path). Up to sdk.InlineStdout
+// (4 KiB) it is kept in the state; a larger one stays in its task's log
+// file and the result holds {"stdoutFile", "stdoutSha256"} instead of
+// stdout and json. The controller reads the file back whenever a
+// reference ($step.stdout, $step.json) needs it, and fails the flow,
+// saying so, if the file is gone or changed (its task was pruned).
+//
+// The encoded state of a flow is at most 768 KiB, which leaves room in
+// the flow's record (the store holds at most 1 MiB per record) for its
+// wait. A pass whose state would be larger (a parallel or for_each step
+// whose combined JSON is that large, big args or responses) fails the
+// flow with a message naming the largest step result; the flow is never
+// left blocked on a write the store refuses. A workflow file is at most
+// flows.MaxFileBytes (256 KiB) and a run: line flows.MaxRunBytes (64 KiB);
+// pipeline validate refuses larger ones.
+//
 // Gates are answered through the gateway, never by the controller
 // (flowgate tasks flow approve|deny|input, flowgate pipeline resume, or
 // any client of the API's DecideGate): the gateway records the answer

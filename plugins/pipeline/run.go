@@ -83,10 +83,16 @@ func (r *run) advance(ctx context.Context) error {
 		base = filepath.Dir(r.wf.File)
 	}
 	r.top = &frame{wf: r.wf, args: r.args, results: r.st.Results, chain: []string{r.wf.File}, cwd: base, env: maps.Clone(r.st.Env)}
-	if stop, err := r.walk(ctx, r.top); stop || err != nil {
-		return err
+	stop, err := r.walk(ctx, r.top)
+	if !stop && err == nil {
+		err = r.finish(ctx)
 	}
-	return r.finish(ctx)
+	if errors.Is(err, errStateTooLarge) {
+		// The state that fits stays as it was; the flow fails with why.
+		r.st = nil
+		return r.fail(ctx, r.flow.CurrentStep, "", err.Error())
+	}
+	return err
 }
 
 // walk brings the steps of frame fr as far as they go; stop reports that

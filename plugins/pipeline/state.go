@@ -53,6 +53,14 @@ func readState(b json.RawMessage) (*state, error) {
 	if s.Results == nil {
 		s.Results = map[string]flows.StepResult{}
 	}
+	for k, r := range s.Results {
+		if r.StdoutFile != "" {
+			if err := loadStdout(&r); err != nil {
+				return nil, err
+			}
+			s.Results[k] = r
+		}
+	}
 	var err error
 	s.before, err = json.Marshal(s.raw)
 	return s, err
@@ -93,5 +101,23 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 	if b, err = json.Marshal(s.raw); err != nil {
 		return nil, false, err
 	}
+	if len(b) > maxState {
+		return nil, false, fmt.Errorf("%w: %d bytes, over the %d a flow's state may hold; %s", errStateTooLarge, len(b), maxState, s.largest())
+	}
 	return b, !bytes.Equal(b, s.before), nil
+}
+
+// largest names the step result that takes the most room in the state,
+// for the message that refuses a state too large.
+func (s *state) largest() string {
+	id, most := "", 0
+	for k, r := range s.Results {
+		if b, err := json.Marshal(r); err == nil && len(b) > most {
+			id, most = k, len(b)
+		}
+	}
+	if id == "" {
+		return "its args, env and decisions are too large; pass large data as files"
+	}
+	return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, most)
 }

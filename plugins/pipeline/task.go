@@ -109,10 +109,7 @@ func taskResult(id string, timeoutMs int, t *sdk.Task) (flows.StepResult, error)
 	}
 	switch t.Status {
 	case sdk.TaskSucceeded:
-		if res.StdoutBytes > int64(len(res.Stdout)) {
-			return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, more than a task result keeps (256 KiB); write large output to a file and print its path", id, res.StdoutBytes)
-		}
-		return flows.ShellResult(id, res.Stdout), nil
+		return shellResult(id, res)
 	case sdk.TaskTimedOut:
 		if timeoutMs > 0 {
 			//lint:ignore ST1005 the reference's message

@@ -5,6 +5,11 @@
 // $FLOWGATE_PROGRESS; every report appends one JSON line to it. Progress is
 // coalesced (the latest snapshot wins); a milestone is stored durably, once,
 // with a per-task sequence number, and wakes a managed flow's controller.
+// The task's record keeps its first 8 milestones and its latest ones, 64 in
+// all, each at most 2 KiB stored (larger data is dropped, a long message
+// cut); the count of those dropped is in the task's milestones_dropped, and
+// a controller still gets an event for every one. A line over 64 KiB is
+// skipped as malformed.
 // Outside flowgate (the variable is unset) every call does nothing, so the
 // same program runs anywhere.
 //
@@ -14,6 +19,7 @@ package progress
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 )
@@ -45,10 +51,15 @@ func New(path string) *Reporter { return &Reporter{path: path} }
 func FromEnv() *Reporter { return New(os.Getenv(EnvVar)) }
 
 // Send appends l as one line. It returns the write error, if any; a task
-// may ignore it, since progress is advisory.
+// may ignore it, since progress is advisory. A fraction outside [0,1] (or
+// NaN) is refused with an error and nothing is written: flowgate would
+// skip the line as malformed.
 func (r *Reporter) Send(l Line) error {
 	if r == nil || r.path == "" {
 		return nil
+	}
+	if f := l.Fraction; f != nil && !(*f >= 0 && *f <= 1) {
+		return fmt.Errorf("progress: fraction %v is outside [0,1]; report done/total", *f)
 	}
 	b, err := json.Marshal(l)
 	if err != nil {

@@ -3,6 +3,7 @@ package progress_test
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,4 +57,18 @@ func ExampleReport() {
 	_ = progress.Report(0.6, "ingesting", "40k/80k rows")
 	_ = progress.Milestone("sources-gathered", "4 sources")
 	// Output:
+}
+
+func TestFractionOutsideUnitRangeIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	r := progress.New(path)
+	for _, f := range []float64{-0.1, 1.5, math.Inf(1), math.NaN()} {
+		err := r.Report(f, "p", "m")
+		require.Error(t, err, "fraction %v", f)
+		require.Contains(t, err.Error(), "outside [0,1]")
+	}
+	_, err := os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing was written")
+	require.NoError(t, r.Report(1, "done", ""))
 }

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Bounds of a pipeline flow's state. A step's stdout up to
+// sdk.InlineStdout bytes is kept in the state; a larger one (at most
+// maxStepOutput) stays in its task's log file, which the state names
+// with its digest, and is read back when a reference needs it. The
+// encoded state of a flow is refused over maxState, which leaves room in
+// the flow's record (the store keeps at most 1 MiB per record) for its
+// wait and bookkeeping: a workflow that would go past it fails with a
+// message saying which step, instead of leaving the flow blocked.
+const (
+	maxStepOutput = 256 << 10
+	maxState      = 768 << 10
+)
+
+// errStateTooLarge is returned by state.encode when the state is over
+// maxState.
+var errStateTooLarge = errors.New("the flow's state is too large")
+
+// shellResult is the result of a run: step whose task succeeded with res:
+// its stdout inline when small, else a reference to its log file.
+func shellResult(id string, res sdk.Result) (flows.StepResult, error) {
+	if res.StdoutBytes > maxStepOutput {
+		return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, more than a step's output may be (%d); write large output to a file and print its path", id, res.StdoutBytes, maxStepOutput)
+	}
+	if res.StdoutPath == "" {
+		if res.StdoutBytes > int64(len(res.Stdout)) {
+			return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, but its task record keeps none of it and names no log file; run the pipeline again", id, res.StdoutBytes)
+		}
+		return flows.ShellResult(id, res.Stdout), nil
+	}
+	r := flows.StepResult{ID: id, StdoutFile: res.StdoutPath, StdoutSHA256: res.StdoutSHA256}
+	if err := loadStdout(&r); err != nil {
+		return flows.StepResult{}, err
+	}
+	return r, nil
+}
+
+// loadStdout reads the stdout of r, a result whose output is in its
+// StdoutFile, and checks it is still what the step printed.
+func loadStdout(r *flows.StepResult) error {
+	f, err := os.Open(r.StdoutFile)
+	if err != nil {
+		return fmt.Errorf("the output of step %s was kept in %s, which cannot be read (%v); its task's logs were removed, so run the pipeline again", r.ID, r.StdoutFile, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxStepOutput+1))
+	if err != nil {
+		return fmt.Errorf("read the output of step %s from %s: %w", r.ID, r.StdoutFile, err)
+	}
+	sum := sha256.Sum256(b)
+	if len(b) > maxStepOutput || hex.EncodeToString(sum[:]) != r.StdoutSHA256 {
+		return fmt.Errorf("the output of step %s in %s changed since the step ran; run the pipeline again", r.ID, r.StdoutFile)
+	}
+	r.SetStdout(string(b))
+	return nil
+}
