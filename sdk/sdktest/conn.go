@@ -48,9 +48,19 @@ func GRPCConn(t testing.TB, ps plugin.PluginSet) *plugin.GRPCClient {
 		Logger:           log,
 	})
 	t.Cleanup(func() {
+		// Kill asks the server to stop (the plugin's Shutdown call), and
+		// the server then ends Serve. Cancelling Serve's context as well
+		// would make go-plugin stop the same server a second time, from
+		// another goroutine: a data race inside go-plugin. So cancel only
+		// if the server has not ended by itself.
 		client.Kill()
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			cancel()
+			<-served
+		}
 		cancel()
-		<-served
 	})
 	rpc, err := client.Client()
 	if err != nil {
