@@ -34,8 +34,8 @@ const (
 )
 
 // DiagnoserConfig configures the command asked for advice on failures
-// that need a diagnosis. The command runs under /bin/sh -c in its own
-// process group, gets a DiagnosisRequest as JSON on stdin and prints one
+// that need a diagnosis. The command runs under /bin/sh -c in the
+// flowgate home, in its own process group, gets a DiagnosisRequest as JSON on stdin and prints one
 // JSON object: {"evidence": "…", "uncertainty": "…", "recommendation":
 // "retry"|"revise"|"stop"}.
 type DiagnoserConfig struct {
@@ -178,7 +178,7 @@ func (r *Runner) diagnosisTimeout(task *sdk.Task) time.Duration {
 func (r *Runner) diagnosisRequest(task *sdk.Task, a *attempt, in engine.FinishInput) DiagnosisRequest {
 	req := DiagnosisRequest{
 		TaskID: task.ID, FlowID: task.FlowID, Attempt: a.n, Class: in.Class, Error: in.Error,
-		Assignment: DiagnosisAssignment{Label: task.Label, Runtime: task.Runtime, Command: task.Title()},
+		Assignment: DiagnosisAssignment{Label: task.Label, Runtime: task.Runtime, Command: cut(commandLine(task.Spec), maxEvidence)},
 		Progress:   task.Progress, Dependencies: []DiagnosisDependency{},
 	}
 	if n := len(task.Milestones); n > 0 {
@@ -225,6 +225,7 @@ func (r *Runner) runDiagnoser(ctx context.Context, a *attempt, req DiagnosisRequ
 	cmd := exec.CommandContext(dctx, "/bin/sh", "-c", r.cfg.Diagnoser.Command)
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout = &stdout
+	cmd.Dir = r.cfg.Home
 	cmd.Env = append(os.Environ(), "FLOWGATE_TASK_ID="+req.TaskID, "FLOWGATE_FLOW_ID="+req.FlowID)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
@@ -258,6 +259,14 @@ func (r *Runner) runDiagnoser(ctx context.Context, a *attempt, req DiagnosisRequ
 		return ans, sdk.DiagnosisInvalid, errors.New("the diagnoser's answer has no evidence; advice must say what it rests on")
 	}
 	return ans, sdk.DiagnosisDone, nil
+}
+
+// commandLine is what a task runs: its shell line or its argv.
+func commandLine(s sdk.TaskSpec) string {
+	if s.Shell != "" {
+		return s.Shell
+	}
+	return strings.Join(s.Argv, " ")
 }
 
 // uncertainty renders a diagnoser's uncertainty, a string or a number, as
