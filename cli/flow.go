@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,6 +84,12 @@ func newFlowListCmd(e *env) *cobra.Command {
 				out := flowList{Count: len(page.Flows), Total: counts.Total, Flows: page.Flows, Next: page.Next, Damaged: page.Damaged, counts: counts}
 				if out.Flows == nil {
 					out.Flows = []engine.FlowView{}
+				}
+				for i := range out.Flows {
+					out.Flows[i].Tasks = slices.Clone(out.Flows[i].Tasks)
+					for j, t := range out.Flows[i].Tasks {
+						out.Flows[i].Tasks[j] = withoutEvidence(t)
+					}
 				}
 				if status != "" {
 					out.Status = &status
@@ -189,6 +196,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	row("endedAt", stamp(v.EndedAt))
 	s := v.TaskSummary
 	row("tasks", fmt.Sprintf("%d total · %d active · %d issues", s.Total, s.Active, s.Failures))
+	chainRows(row, v)
 	tb.write(w)
 	if len(v.Tasks) == 0 {
 		fmt.Fprintln(w, "Linked tasks: none")
@@ -199,6 +207,9 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 		fmt.Fprintf(w, "- %s %s %s\n", t.ID, t.Status, clip(t.Title(), 80))
 		if p := progressLine(t.Progress); p != "" {
 			fmt.Fprintf(w, "    progress: %s\n", p)
+		}
+		if d := t.Diagnosis; d != nil {
+			fmt.Fprintf(w, "    diagnosis: %s %s (%s)\n", d.State, d.Recommendation, clip(d.Action, 80))
 		}
 		for _, m := range t.Milestones {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
@@ -335,6 +346,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 		in     engine.CreateFlowInput
 		state  string
 		asJSON bool
+		budget budgetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --controller C --goal G --owner O [--state JSON]",
@@ -348,6 +360,11 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 				}
 				in.State = b
 			}
+			b, err := budget.budget()
+			if err != nil {
+				return err
+			}
+			in.Budget = b
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
 				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
 					return err
@@ -370,6 +387,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 	fl.StringVar(&state, "state", "", "initial state as JSON")
 	fl.StringVar(&in.NotifyPolicy, "notify", "", "notify policy: done_only (default), state_changes or silent")
 	fl.BoolVar(&asJSON, "json", false, "print the created flow as JSON")
+	budget.add(fl)
 	return cmd
 }
 

@@ -123,8 +123,8 @@ func TestConfigFailuresAndDiagnoser(t *testing.T) {
 	for body, says := range map[string]string{
 		"failures:\n  agent:\n    billing: ['(oops']\n": `runtime agent: billing pattern "(oops"`,
 		"failures:\n  agent:\n    fatal: [x]\n":         "fatal",
-		"diagnoser:\n  command: d\n  timeout: 5m\n":      "diagnoser.timeout must be between 1s and 1m0s",
-		"diagnoser:\n  max_output_kib: -1\n":             "diagnoser.max_output_kib",
+		"diagnoser:\n  command: d\n  timeout: 5m\n":     "diagnoser.timeout must be between 1s and 1m0s",
+		"diagnoser:\n  max_output_kib: -1\n":            "diagnoser.max_output_kib",
 	} {
 		_, err := gateway.LoadConfig(writeConfig(t, body))
 		require.ErrorContains(t, err, says, body)
