@@ -442,9 +442,18 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 	return t.finishCancel(f)
 }
 
-// taskFinished queues task.finished for managed flow f.
+// taskFinished queues task.finished for managed flow f. A failure's class
+// and the diagnoser's recommendation ride along, so the controller sees a
+// revise without reading the task.
 func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task) error {
-	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
+	body := map[string]any{"status": task.Status, "exit_code": task.ExitCode}
+	if task.Class != "" && task.Status != sdk.TaskSucceeded {
+		body["class"] = task.Class
+	}
+	if d := task.Diagnosis; d != nil {
+		body["diagnosis"] = map[string]any{"state": d.State, "recommendation": d.Recommendation}
+	}
+	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}

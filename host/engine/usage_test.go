@@ -130,3 +130,21 @@ func TestInPlaceRetryIsOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestTaskFinishedCarriesTheAdvice: a controller learns a failure's class
+// and the diagnoser's recommendation from task.finished.
+func TestTaskFinishedCarriesTheAdvice(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f := createFlow(t, eng)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, Status: sdk.TaskRunning})
+	require.NoError(t, err)
+	_, err = eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Class: sdk.FailureNeedsDiagnosis,
+		Diagnosis: &sdk.Diagnosis{Attempt: 1, State: sdk.DiagnosisDone, Evidence: "e", Recommendation: sdk.RecommendRevise}})
+	require.NoError(t, err)
+	evs, err := eng.Events(f.ID)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	require.Equal(t, sdk.EventTaskFinished, last.Type)
+	require.JSONEq(t, `{"status":"failed","exit_code":null,"class":"needs_diagnosis","diagnosis":{"state":"done","recommendation":"revise"}}`, string(last.Data))
+}
