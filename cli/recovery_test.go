@@ -73,4 +73,17 @@ func TestBudgetFlags(t *testing.T) {
 	code, _, errOut = run(t, home, "tasks", "flow", "create", "--controller", "c", "--goal", "g", "--owner", "o", "--budget-tokens", "-5")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--budget-tokens and --budget-cost must not be negative")
+	code, _, errOut = run(t, home, "tasks", "run", "--budget-cost", "-1", "--", "true")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--budget-tokens and --budget-cost must not be negative")
+
+	code, out, errOut = run(t, home, "tasks", "run", "--detach", "--json", "--budget-cost", "0.5", "--", "true")
+	require.Equal(t, 0, code, errOut)
+	var task sdk.Task
+	require.NoError(t, json.Unmarshal([]byte(out), &task))
+	code, out, errOut = run(t, home, "tasks", "flow", "show", task.FlowID, "--json")
+	require.Equal(t, 0, code, errOut)
+	var detached engine.FlowView
+	require.NoError(t, json.Unmarshal([]byte(out), &detached))
+	require.Equal(t, &sdk.Budget{Cost: 0.5}, detached.Chain.Budget)
 }
