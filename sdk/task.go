@@ -137,9 +137,11 @@ type TaskSpec struct {
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure
-// is classified fatal (never retried), transient or unknown (both retried
-// while attempts remain); fatal is checked first. Exit codes 126 and 127
-// and cancels are fatal; exit code 75 (EX_TEMPFAIL) is transient.
+// is classified first (see FailureClass): billing and fatal failures are
+// never retried; transient ones are retried while attempts remain, and so
+// are those that need a diagnosis when the gateway has no diagnoser. Exit
+// codes 126 and 127 and cancels are fatal; exit code 75 (EX_TEMPFAIL) is
+// transient.
 type RetryPolicy struct {
 	// MaxAttempts counts the first run; 0 or 1 means no retry.
 	MaxAttempts int `json:"max_attempts"`
