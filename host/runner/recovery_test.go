@@ -231,3 +231,20 @@ func (h *home) crashRunner() {
 	require.NoError(h.t, h.gw.run.Stop(ctx))
 	h.gw = nil
 }
+
+// TestCancelDuringDiagnosis: cancelling the task stops its diagnoser; the
+// task ends cancelled, with the diagnosis cancelled, and is not retried.
+func TestCancelDuringDiagnosis(t *testing.T) {
+	t.Parallel()
+	h := diagHome(t, `sleep 600`)
+	task := h.create(h.failing("odd"))
+	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool {
+		return t.Diagnosis != nil && t.Diagnosis.State == sdk.DiagnosisRunning
+	}, waitLimit)
+	_, err := h.eng().CancelTask(task.ID)
+	require.NoError(t, err)
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	require.Equal(t, sdk.DiagnosisCancelled, got.Diagnosis.State)
+	require.Equal(t, []string{"1"}, h.lines("ran"))
+}
