@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -92,6 +94,25 @@ func orZero(u *sdk.Usage) *sdk.Usage {
 		return &sdk.Usage{}
 	}
 	return u
+}
+
+// writeDiagnosisLine prints the one line tasks flow show gives a linked
+// task's diagnosis, if it has one.
+func writeDiagnosisLine(w io.Writer, t *sdk.Task) {
+	if d := t.Diagnosis; d != nil {
+		fmt.Fprintf(w, "    diagnosis: %s %s (%s)\n", d.State, d.Recommendation, clip(d.Action, 80))
+	}
+}
+
+// withoutFlowEvidence drops the raw diagnosis evidence from the tasks of
+// views, for list views, leaving the tasks the views shared untouched.
+func withoutFlowEvidence(views []engine.FlowView) {
+	for i := range views {
+		views[i].Tasks = slices.Clone(views[i].Tasks)
+		for j, t := range views[i].Tasks {
+			views[i].Tasks[j] = withoutEvidence(t)
+		}
+	}
 }
 
 // withoutEvidence returns t without its diagnosis's raw evidence, for

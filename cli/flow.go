@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,12 +84,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 				if out.Flows == nil {
 					out.Flows = []engine.FlowView{}
 				}
-				for i := range out.Flows {
-					out.Flows[i].Tasks = slices.Clone(out.Flows[i].Tasks)
-					for j, t := range out.Flows[i].Tasks {
-						out.Flows[i].Tasks[j] = withoutEvidence(t)
-					}
-				}
+				withoutFlowEvidence(out.Flows)
 				if status != "" {
 					out.Status = &status
 				}
@@ -208,9 +202,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 		if p := progressLine(t.Progress); p != "" {
 			fmt.Fprintf(w, "    progress: %s\n", p)
 		}
-		if d := t.Diagnosis; d != nil {
-			fmt.Fprintf(w, "    diagnosis: %s %s (%s)\n", d.State, d.Recommendation, clip(d.Action, 80))
-		}
+		writeDiagnosisLine(w, t)
 		for _, m := range t.Milestones {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
 		}
