@@ -84,6 +84,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 				if out.Flows == nil {
 					out.Flows = []engine.FlowView{}
 				}
+				withoutFlowEvidence(out.Flows)
 				if status != "" {
 					out.Status = &status
 				}
@@ -189,6 +190,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	row("endedAt", stamp(v.EndedAt))
 	s := v.TaskSummary
 	row("tasks", fmt.Sprintf("%d total · %d active · %d issues", s.Total, s.Active, s.Failures))
+	chainRows(row, v)
 	tb.write(w)
 	if len(v.Tasks) == 0 {
 		fmt.Fprintln(w, "Linked tasks: none")
@@ -200,6 +202,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 		if p := progressLine(t.Progress); p != "" {
 			fmt.Fprintf(w, "    progress: %s\n", p)
 		}
+		writeDiagnosisLine(w, t)
 		for _, m := range t.Milestones {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
 		}
@@ -335,6 +338,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 		in     engine.CreateFlowInput
 		state  string
 		asJSON bool
+		budget budgetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --controller C --goal G --owner O [--state JSON]",
@@ -348,6 +352,11 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 				}
 				in.State = b
 			}
+			b, err := budget.budget()
+			if err != nil {
+				return err
+			}
+			in.Budget = b
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
 				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
 					return err
@@ -370,6 +379,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 	fl.StringVar(&state, "state", "", "initial state as JSON")
 	fl.StringVar(&in.NotifyPolicy, "notify", "", "notify policy: done_only (default), state_changes or silent")
 	fl.BoolVar(&asJSON, "json", false, "print the created flow as JSON")
+	budget.add(fl)
 	return cmd
 }
 

@@ -122,6 +122,7 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 	var (
 		argsJSON, mode, gateTimeout string
 		dryRun, detach, strictRefs  bool
+		budget                      budgetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
@@ -161,6 +162,10 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))
 				return nil
 			}
+			b, err := budget.budget()
+			if err != nil {
+				return err
+			}
 			var timeout time.Duration
 			if gateTimeout != "" {
 				if timeout, err = scheduler.ParseGateTimeout(gateTimeout); err != nil {
@@ -168,7 +173,7 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 				}
 			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, timeout)
+				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, timeout, b)
 				if err != nil {
 					return err
 				}
@@ -190,5 +195,6 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 	cmd.Flags().BoolVar(&detach, "detach", false, "print the flow id and return at once")
 	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
+	budget.add(cmd.Flags())
 	return cmd
 }

@@ -40,7 +40,7 @@ type envelopeError struct {
 // startPipeline creates the managed flow that runs file with args; a gate
 // left unanswered for gateTimeout (zero: for ever) is denied as
 // gate-expired.
-func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string, gateTimeout time.Duration) (*sdk.Flow, error) {
+func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func startPipeline(ctx context.Context, c api.Client, file string, args map[stri
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
-	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: localOwner(), Goal: name, State: state})
+	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: localOwner(), Goal: name, State: state, Budget: budget})
 }
 
 // followPipeline waits until the flow ends or stops at a gate, printing

@@ -33,6 +33,7 @@ type runOpts struct {
 	timeout, maxBudget, noProgress, backoff time.Duration
 	retries                                 int
 	asJSON                                  bool
+	budget                                  budgetFlags
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -83,12 +84,18 @@ only, held in the gateway's memory: never stored, never printed.`,
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
 	fl.BoolVar(&o.asJSON, "json", false, "with --detach, print the task as JSON")
+	o.budget.add(fl)
 	return cmd
 }
 
 // input builds the task from the flags.
 func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskInput, error) {
 	in := engine.CreateTaskInput{Runtime: "cli", Label: o.label, OwnerKey: o.owner, IdempotencyKey: o.idem}
+	budget, err := o.budget.budget()
+	if err != nil {
+		return in, err
+	}
+	in.Budget = budget
 	if in.OwnerKey == "" {
 		in.OwnerKey = localOwner()
 	}

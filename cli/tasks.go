@@ -133,7 +133,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		}
 		out := taskList{Count: len(page.Tasks), Tasks: []*sdk.Task{}, Next: page.Next, Damaged: page.Damaged}
 		for _, t := range page.Tasks {
-			out.Tasks = append(out.Tasks, redactEnv(t))
+			out.Tasks = append(out.Tasks, withoutEvidence(redactEnv(t)))
 		}
 		if o.runtime != "" {
 			out.Runtime = &o.runtime
@@ -237,6 +237,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	if t.Result != nil && t.Result.Summary != "" {
 		row("result", clean(t.Result.Summary))
 	}
+	recoveryRows(row, t)
 	if t.ProgressErrors > 0 {
 		row("progressErrors", fmt.Sprintf("%d malformed progress lines skipped", t.ProgressErrors))
 	}

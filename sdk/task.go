@@ -37,8 +37,21 @@ type Task struct {
 	Result            *Result     `json:"result,omitempty"`
 	// Reason says why a task ended the way it did, machine-readably:
 	// "timeout", "budget-exceeded", "no-progress", "cancelled",
-	// "start-failed", "lost".
+	// "start-failed", "lost", "chain-halted" (not started: its chain is
+	// billing- or budget-exhausted).
 	Reason string `json:"reason,omitempty"`
+	// Class is how the task's latest failed attempt was classified (see
+	// FailureClass); empty while no attempt failed.
+	Class FailureClass `json:"class,omitempty"`
+	// Diagnosis is the diagnoser's advice on the latest diagnosed
+	// attempt; nil when none was asked for.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+	// InPlaceRetried says the task already had its one in-place retry of
+	// this run, granted by a startup failure or a diagnosis.
+	InPlaceRetried bool `json:"in_place_retried,omitempty"`
+	// Usage sums the usage the task reported on its progress channel
+	// across its attempts; nil when it reported none.
+	Usage *Usage `json:"usage,omitempty"`
 	// PID and PIDStartTime identify the task's process (the child); ShimPID
 	// and ShimStartTime the shim that supervises it. A pid alone is never
 	// trusted: the start time must match too.
@@ -124,9 +137,11 @@ type TaskSpec struct {
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure
-// is classified fatal (never retried), transient or unknown (both retried
-// while attempts remain); fatal is checked first. Exit codes 126 and 127
-// and cancels are fatal; exit code 75 (EX_TEMPFAIL) is transient.
+// is classified first (see FailureClass): billing and fatal failures are
+// never retried; transient ones are retried while attempts remain, and so
+// are those that need a diagnosis when the gateway has no diagnoser. Exit
+// codes 126 and 127 and cancels are fatal; exit code 75 (EX_TEMPFAIL) is
+// transient.
 type RetryPolicy struct {
 	// MaxAttempts counts the first run; 0 or 1 means no retry.
 	MaxAttempts int `json:"max_attempts"`

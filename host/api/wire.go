@@ -63,6 +63,7 @@ type runTaskRequest struct {
 	// HeldEnv carries the secret and inherited values the gateway holds
 	// in memory for the task; it is never stored.
 	HeldEnv map[string]string `json:"held_env,omitempty"`
+	Budget  *sdk.Budget       `json:"budget,omitempty"`
 }
 
 // runTaskResponse is the answer to POST /v1/tasks.
@@ -82,6 +83,7 @@ type createFlowRequest struct {
 	State        json.RawMessage `json:"state,omitempty"`
 	NotifyPolicy string          `json:"notify_policy,omitempty"`
 	Origin       string          `json:"origin,omitempty"`
+	Budget       *sdk.Budget     `json:"budget,omitempty"`
 }
 
 // updateFlowRequest is the body of POST /v1/flows/{id}/update.

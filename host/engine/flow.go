@@ -25,6 +25,8 @@ type CreateFlowInput struct {
 	// NotifyPolicy defaults to done_only.
 	NotifyPolicy string
 	Origin       string
+	// Budget is the soft usage budget of the flow's chain; nil means none.
+	Budget *sdk.Budget
 }
 
 // NotifyPolicies lists the accepted notify policies.
@@ -54,6 +56,9 @@ func (in *CreateFlowInput) normalize() error {
 		return err
 	}
 	if err := checkJSON("state", in.State); err != nil {
+		return err
+	}
+	if err := checkBudget(in.Budget); err != nil {
 		return err
 	}
 	if in.NotifyPolicy == "" {
@@ -100,6 +105,9 @@ func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 			CreatedAt: t.now,
 		}
 		if err := t.saveFlow(nil, f); err != nil {
+			return err
+		}
+		if err := t.setChainBudget(f, in.Budget); err != nil {
 			return err
 		}
 		out = f

@@ -26,6 +26,8 @@ type ProgressInput struct {
 	Milestones []sdk.Milestone
 	// Malformed counts lines that were skipped.
 	Malformed int
+	// Usage sums the usage lines read; nil when there were none.
+	Usage *sdk.Usage
 }
 
 // RecordProgress stores what the runner read from the progress file of
@@ -76,6 +78,12 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 				return err
 			}
 			if err := t.appendEvent(f, sdk.EventTaskMilestone, id, data); err != nil {
+				return err
+			}
+		}
+		if in.Usage != nil {
+			task.Usage = task.Usage.Add(in.Usage)
+			if err := t.addChainUsage(f, in.Usage); err != nil {
 				return err
 			}
 		}

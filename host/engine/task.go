@@ -33,6 +33,9 @@ type CreateTaskInput struct {
 	// stores it: the gateway's runner holds it in memory for the task's
 	// attempts.
 	HeldEnv map[string]string
+	// Budget is the soft usage budget of a detached task's chain (its
+	// mirrored flow's); a task in a managed flow shares the flow's.
+	Budget *sdk.Budget
 }
 
 func (in *CreateTaskInput) normalize() error {
@@ -66,6 +69,12 @@ func (in *CreateTaskInput) normalize() error {
 	}
 	if in.FlowID == "" && in.OwnerKey == "" {
 		return invalid("a detached task needs an owner key")
+	}
+	if in.FlowID != "" && in.Budget != nil {
+		return invalid("a task in flow %s shares its flow's budget; set the budget when the flow is created", in.FlowID)
+	}
+	if err := checkBudget(in.Budget); err != nil {
+		return err
 	}
 	return checkKeyParts(map[string]string{"owner key": in.OwnerKey, "idempotency key": in.IdempotencyKey, "flow id": in.FlowID, "runtime": in.Runtime})
 }
@@ -119,6 +128,9 @@ func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, e
 				return err
 			}
 			nt.FlowID = flow.ID
+			if err := t.setChainBudget(flow, in.Budget); err != nil {
+				return err
+			}
 		}
 		if in.IdempotencyKey != "" {
 			if err := t.putRaw(idemKey(in.IdempotencyKey), []byte(nt.ID)); err != nil {
@@ -173,6 +185,13 @@ func linkableFlow(tx store.ReadTx, in CreateTaskInput) (*sdk.Flow, error) {
 		return nil, fmt.Errorf("%w: flow %s is being cancelled and accepts no new tasks", sdk.ErrCancelRequested, f.ID)
 	case f.Status.Terminal():
 		return nil, fmt.Errorf("%w: flow %s is already %s and accepts no new tasks", sdk.ErrTerminal, f.ID, f.Status)
+	}
+	c, err := loadChainUsage(tx, chainOf(f))
+	if err != nil {
+		return nil, err
+	}
+	if why := c.Halted(); why != "" {
+		return nil, invalid("flow %s accepts no new tasks: %s", f.ID, why)
 	}
 	return f, nil
 }
@@ -251,6 +270,14 @@ type RequeueInput struct {
 	RetryAt time.Time
 	// Error says why the attempt failed; it is appended to the errors.
 	Error string
+	// Class is how the failure was classified.
+	Class sdk.FailureClass
+	// InPlace marks the retry as the task's one in-place retry of this
+	// run (a startup failure's or a diagnosis's); a task that had it
+	// already is refused.
+	InPlace bool
+	// Diagnosis, if set, is the advice that led to the retry.
+	Diagnosis *sdk.Diagnosis
 }
 
 // RequeueTask moves a running task back to queued for its next attempt,
@@ -263,7 +290,15 @@ func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
 		if task.CancelRequested() {
 			return fmt.Errorf("%w: task %s has a cancel request and is not retried", sdk.ErrCancelRequested, id)
 		}
+		if in.InPlace && task.InPlaceRetried {
+			return invalid("task %s already had its one in-place retry in this run", id)
+		}
 		task.Status = sdk.TaskQueued
+		task.Class = in.Class
+		task.InPlaceRetried = task.InPlaceRetried || in.InPlace
+		if in.Diagnosis != nil {
+			task.Diagnosis = in.Diagnosis
+		}
 		task.RetryAt = in.RetryAt
 		task.PID, task.PIDStartTime, task.ShimPID, task.ShimStartTime = 0, 0, 0, 0
 		if in.Error != "" {
@@ -289,6 +324,11 @@ type FinishInput struct {
 	// Reason is the machine-readable why (see sdk.Task.Reason).
 	Reason string
 	Result *sdk.Result
+	// Class is how a failure was classified; a billing failure marks the
+	// task's chain billing-exhausted in the same transaction.
+	Class sdk.FailureClass
+	// Diagnosis, if set, replaces the task's diagnosis.
+	Diagnosis *sdk.Diagnosis
 }
 
 // FinishTask moves task id to a terminal status, then re-derives a
@@ -313,6 +353,34 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		task.Reason = in.Reason
 		task.Result = in.Result
 		task.RetryAt = time.Time{}
+		if in.Class != "" {
+			task.Class = in.Class
+		}
+		if in.Diagnosis != nil {
+			task.Diagnosis = in.Diagnosis
+		}
+		if in.Class != sdk.FailureBilling {
+			return nil
+		}
+		f, err := loadFlow(t.tx, task.FlowID)
+		if err != nil {
+			return err
+		}
+		return t.markBillingExhausted(chainOf(f))
+	})
+}
+
+// BeginDiagnosis records, before the diagnoser starts, that the failed
+// attempt of running task id is being diagnosed: a gateway that restarts
+// meanwhile finds the record and marks the diagnosis interrupted instead
+// of running it again.
+func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) (*sdk.Task, error) {
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := runningAttempt(task, attempt); err != nil {
+			return err
+		}
+		task.Class = class
+		task.Diagnosis = &sdk.Diagnosis{Attempt: attempt, State: sdk.DiagnosisRunning, StartedAt: t.now}
 		return nil
 	})
 }
@@ -374,9 +442,18 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 	return t.finishCancel(f)
 }
 
-// taskFinished queues task.finished for managed flow f.
+// taskFinished queues task.finished for managed flow f. A failure's class
+// and the diagnoser's recommendation ride along, so the controller sees a
+// revise without reading the task.
 func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task) error {
-	data, err := json.Marshal(map[string]any{"status": task.Status, "exit_code": task.ExitCode})
+	body := map[string]any{"status": task.Status, "exit_code": task.ExitCode}
+	if task.Class != "" && task.Status != sdk.TaskSucceeded {
+		body["class"] = task.Class
+	}
+	if d := task.Diagnosis; d != nil {
+		body["diagnosis"] = map[string]any{"state": d.State, "recommendation": d.Recommendation}
+	}
+	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,11 @@ type FlowView struct {
 	// the event at the head of the flow's outbox: a delivery that failed
 	// and waits to be retried, or is parked. Empty when none failed.
 	ControllerError string `json:"controller_error,omitempty"`
+	// RunUsage sums the usage this run's tasks reported; nil when none
+	// did. Chain is the usage, budget and stop marks of the flow's whole
+	// chain (earlier runs included).
+	RunUsage *sdk.Usage  `json:"run_usage,omitempty"`
+	Chain    *ChainUsage `json:"chain_usage,omitempty"`
 }
 
 // FlowViewPage is one page of flow views, newest first. Damaged lists the
@@ -83,6 +88,12 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 		tasks = []*sdk.Task{}
 	}
 	v := FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}
+	for _, task := range tasks {
+		v.RunUsage = v.RunUsage.Add(task.Usage)
+	}
+	if v.Chain, err = loadChainUsage(tx, chainOf(f)); err != nil {
+		return FlowView{}, nil, err
+	}
 	head, err := headEvent(tx, f.ID)
 	if err != nil {
 		return FlowView{}, nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
@@ -37,6 +38,15 @@ import (
 //	  - name: hello       # path is not an executable, or the plugin
 //	    path: /usr/local/bin/hello-controller  # reports a name other than name
 //	    sha256: 9f86…     # optional: checked before every launch
+//	failures:             # per task runtime, replace the default patterns
+//	  agent:              # that classify a failed attempt (a list left out
+//	    billing: [PAYMENT_REQUIRED]   # keeps the default; [] turns it off)
+//	    transient: ['\b503\b']
+//	    startup: []
+//	diagnoser:            # asked for advice on failures that need a diagnosis
+//	  command: /usr/local/bin/diagnose   # JSON on stdin, JSON on stdout
+//	  timeout: 30s        # at most 60s; a task's shorter timeout wins
+//	  max_output_kib: 16  # task output given to it
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`
@@ -59,6 +69,21 @@ type FileConfig struct {
 	// Cron declares scheduled jobs, reconciled into the store by name at
 	// every start: never duplicated, rewritten in place when changed.
 	Cron []CronJob `yaml:"cron"`
+	// Failures replaces, per task runtime, the default patterns that
+	// classify a failed attempt (see runner.DefaultFailurePatterns).
+	Failures map[string]runner.FailurePatterns `yaml:"failures"`
+	// Diagnoser is the command asked for advice on failures that need a
+	// diagnosis; none when its command is empty.
+	Diagnoser struct {
+		Command      string   `yaml:"command"`
+		Timeout      Duration `yaml:"timeout"`
+		MaxOutputKiB int      `yaml:"max_output_kib"`
+	} `yaml:"diagnoser"`
+}
+
+// DiagnoserConfig is the diagnoser the config describes.
+func (c FileConfig) DiagnoserConfig() runner.DiagnoserConfig {
+	return runner.DiagnoserConfig{Command: c.Diagnoser.Command, Timeout: time.Duration(c.Diagnoser.Timeout), MaxOutputKiB: c.Diagnoser.MaxOutputKiB}
 }
 
 // CronJob is a scheduled job declared in the config; its fields are the
@@ -192,6 +217,12 @@ func (c FileConfig) Validate() error {
 		if err := j.input().Validate(time.Now()); err != nil {
 			return fmt.Errorf("cron job %q: %w", j.Name, err)
 		}
+	}
+	if _, err := runner.NewClassifier(c.Failures); err != nil {
+		return err
+	}
+	if err := c.DiagnoserConfig().Validate(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, p := range c.Plugins {

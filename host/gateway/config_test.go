@@ -108,3 +108,25 @@ func TestConfigMaintenanceAndRetention(t *testing.T) {
 		require.ErrorContains(t, err, says, body)
 	}
 }
+
+func TestConfigFailuresAndDiagnoser(t *testing.T) {
+	t.Parallel()
+	fc, err := gateway.LoadConfig(writeConfig(t, "failures:\n  agent:\n    billing: [PAYMENT_REQUIRED]\n    startup: []\ndiagnoser:\n  command: diagnose --json\n  timeout: 20s\n  max_output_kib: 8\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"PAYMENT_REQUIRED"}, fc.Failures["agent"].Billing)
+	require.NotNil(t, fc.Failures["agent"].Startup, "an empty list turns the default off")
+	require.Nil(t, fc.Failures["agent"].Transient, "a list left out keeps the default")
+	dc := fc.DiagnoserConfig()
+	require.Equal(t, "diagnose --json", dc.Command)
+	require.Equal(t, 20*time.Second, dc.Timeout)
+	require.Equal(t, 8, dc.MaxOutputKiB)
+	for body, says := range map[string]string{
+		"failures:\n  agent:\n    billing: ['(oops']\n": `runtime agent: billing pattern "(oops"`,
+		"failures:\n  agent:\n    fatal: [x]\n":         "fatal",
+		"diagnoser:\n  command: d\n  timeout: 5m\n":     "diagnoser.timeout must be between 1s and 1m0s",
+		"diagnoser:\n  max_output_kib: -1\n":            "diagnoser.max_output_kib",
+	} {
+		_, err := gateway.LoadConfig(writeConfig(t, body))
+		require.ErrorContains(t, err, says, body)
+	}
+}

@@ -157,6 +157,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		run, err = runner.New(eng, runner.Config{
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
+			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(),
 		})
 	}
 	if err == nil {

@@ -80,13 +80,13 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 		}
 		r.pumpProgress(a)
 		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-			r.settle(a, st)
+			r.settle(ctx, a, st)
 			return
 		}
 		if !a.alive() {
 			// The status may have landed between the two reads.
 			if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-				r.settle(a, st)
+				r.settle(ctx, a, st)
 				return
 			}
 			r.lose(a, "its shim exited without recording how the task ended")
@@ -183,7 +183,7 @@ func (r *Runner) pumpProgress(a *attempt) bool {
 // settle records how an attempt ended, from the shim's status: success,
 // failure (retried when the policy allows), timeout with its reason, or
 // cancel.
-func (r *Runner) settle(a *attempt, st shim.Status) {
+func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	// Once the task is settled no progress is recorded: read all that is
 	// left, which may take more than one read.
 	for r.pumpProgress(a) {
@@ -224,16 +224,17 @@ func (r *Runner) settle(a *attempt, st shim.Status) {
 	if line := lastLine(stderrTail); line != "" && st.Reason == "" {
 		in.Error += ": " + line
 	}
-	class, err := Classify(task.Spec.Retry, st.ExitCode, st.Reason, stderrTail)
+	stdoutTail, _ := readTail(filepath.Join(a.dir, "stdout"), tailBytes)
+	class, err := r.classes.Classify(Failure{
+		Runtime: task.Runtime, Policy: task.Spec.Retry, ExitCode: st.ExitCode, Reason: st.Reason,
+		Stderr: stderrTail, Stdout: stdoutTail, Reported: reported(task),
+	})
 	if err != nil {
 		in.Error += " (" + err.Error() + ")"
-		class = Fatal
+		class = sdk.FailureFatal
 	}
-	if shouldRetry(task.Spec.Retry, a.n, class) {
-		r.retry(task, a.n, in.Error, class)
-		return
-	}
-	r.finish(task, in)
+	in.Class = class
+	r.afterFailure(ctx, task, a, in)
 }
 
 // outcome maps a shim status to the task status and a description.
@@ -271,12 +272,19 @@ func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) {
 	r.log.Info("task ended", "task", task.ID, "attempt", in.Attempt, "status", in.Status, "reason", in.Reason)
 }
 
-// retry queues the task's next attempt after its backoff.
-func (r *Runner) retry(task *sdk.Task, n int, why string, class Class) {
+// retry queues the task's next attempt after its backoff. inPlace marks
+// it as the task's one in-place retry of this run, granted by a startup
+// failure or by diag, the diagnosis that advised it.
+func (r *Runner) retry(task *sdk.Task, n int, why string, class sdk.FailureClass, inPlace bool, diag *sdk.Diagnosis) {
 	delay := Backoff(task.Spec.Retry, n, r.cfg.Rand())
 	at := r.cfg.Now().Add(delay)
-	msg := fmt.Sprintf("%s (%s failure; retrying in %s)", why, class, delay.Round(time.Millisecond))
-	if _, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg}); err != nil {
+	kind := "retrying in"
+	if inPlace {
+		kind = "its one in-place retry of this run, in"
+	}
+	msg := fmt.Sprintf("%s (%s failure; %s %s)", why, class, kind, delay.Round(time.Millisecond))
+	in := engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg, Class: class, InPlace: inPlace, Diagnosis: diag}
+	if _, err := r.eng.RequeueTask(task.ID, in); err != nil {
 		r.log.Error("queue retry", "task", task.ID, "error", err)
 		return
 	}
@@ -298,7 +306,7 @@ func (r *Runner) lose(a *attempt, why string) {
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", a.n, why)
 	p := task.Spec.Retry
 	if p != nil && p.SafeToRepeat && a.n < p.MaxAttempts {
-		r.retry(task, a.n, msg, Unknown)
+		r.retry(task, a.n, msg, sdk.FailureNeedsDiagnosis, false, nil)
 		return
 	}
 	if p == nil || !p.SafeToRepeat {
@@ -326,7 +334,7 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
 // running: a status file means the task ended while no runner watched; a
 // live shim is followed again (when follow is set); a dead shim without a
 // status is lost; an attempt whose shim never started is queued again.
-func (r *Runner) recover(follow bool) error {
+func (r *Runner) recover(ctx context.Context, follow bool) error {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
 		return fmt.Errorf("list running tasks: %w", err)
@@ -357,7 +365,7 @@ func (r *Runner) recover(follow bool) error {
 		}
 		switch st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); {
 		case err == nil:
-			r.settle(a, st)
+			r.settle(ctx, a, st)
 		case !a.alive():
 			r.lose(a, "its shim exited without recording how the task ended")
 		case task.CancelRequested() && !r.preview:
@@ -380,7 +388,7 @@ func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
-	return r.recover(false)
+	return r.recover(ctx, false)
 }
 
 // Preview records in eng what Reconcile would, and does nothing else: no
@@ -394,5 +402,5 @@ func Preview(ctx context.Context, eng *engine.Engine, home string) error {
 		return err
 	}
 	r.preview = true
-	return r.recover(false)
+	return r.recover(ctx, false)
 }

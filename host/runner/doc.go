@@ -23,12 +23,29 @@
 // # Admission, retries, progress
 //
 // At most MaxRunning tasks run; the rest wait in FIFO order and survive
-// restarts. A failed attempt is classified (Classify) and retried with
-// backoff (Backoff) while its policy allows. Progress lines are read from
+// restarts. A failed attempt is retried with backoff (Backoff) while its
+// policy allows, after it is classified (see Failure classification).
+// Progress lines are read from
 // the task's progress file and recorded with their file offset, in one
 // transaction, so a milestone is stored exactly once across crashes. The
 // runner creates the progress file 0600 before the task starts, whatever
 // the task's umask.
+//
+// # Failure classification and diagnosis
+//
+// Every failed attempt is classified before any retry (Classifier, with
+// DefaultFailurePatterns or a runtime's own from the gateway config):
+// billing stops the task and marks its chain billing-exhausted; transient
+// (HTTP 429 among them) follows the retry policy; startup (a DNS failure
+// or a refused connection before the task reported anything) is retried
+// once in place; the rest needs a diagnosis. A configured diagnoser
+// (DiagnoserConfig) gets bounded context on stdin and answers with advice:
+// only a valid retry recommendation re-runs the node, once per run; revise
+// and stop end the task with the advice stored, and a diagnosis that fails
+// in any way never falls back to a retry. The diagnosis is recorded before
+// the diagnoser starts, so a restart marks it interrupted instead of
+// running it again. No task of a chain that is billing- or
+// budget-exhausted starts or is retried.
 //
 // # Environment
 //

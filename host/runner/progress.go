@@ -27,6 +27,41 @@ type progressLine struct {
 	Message   string          `json:"message"`
 	Data      json.RawMessage `json:"data"`
 	Milestone string          `json:"milestone"`
+	Usage     *usageLine      `json:"usage"`
+}
+
+// usageLine is the usage one line reports: the tokens and cost of the
+// calls made since the last report. Each field may be left out.
+type usageLine struct {
+	InputTokens  *int64   `json:"input_tokens"`
+	OutputTokens *int64   `json:"output_tokens"`
+	Cost         *float64 `json:"cost"`
+}
+
+// usage converts l, refusing negative values.
+func (l *usageLine) usage() (*sdk.Usage, bool) {
+	var u sdk.Usage
+	for _, n := range []*int64{l.InputTokens, l.OutputTokens} {
+		if n != nil {
+			if *n < 0 {
+				return nil, false
+			}
+			u.TokenReports = 1
+		}
+	}
+	if l.InputTokens != nil {
+		u.InputTokens = *l.InputTokens
+	}
+	if l.OutputTokens != nil {
+		u.OutputTokens = *l.OutputTokens
+	}
+	if c := l.Cost; c != nil {
+		if *c < 0 {
+			return nil, false
+		}
+		u.Cost, u.CostReports = *c, 1
+	}
+	return &u, true
 }
 
 // readProgress reads the complete lines of the progress file at path
@@ -96,6 +131,17 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 	if err := json.Unmarshal(b, &l); err != nil || (l.Fraction != nil && !(*l.Fraction >= 0 && *l.Fraction <= 1)) {
 		in.Malformed++
 		return
+	}
+	if l.Usage != nil {
+		u, ok := l.Usage.usage()
+		if !ok {
+			in.Malformed++
+			return
+		}
+		in.Usage = in.Usage.Add(u)
+		if l.Fraction == nil && l.Phase == "" && l.Message == "" && l.Data == nil && l.Milestone == "" {
+			return // a usage line only: the progress snapshot stays
+		}
 	}
 	if name := strings.TrimSpace(l.Milestone); name != "" {
 		in.Milestones = append(in.Milestones, sdk.Milestone{Name: name, Message: l.Message, Data: l.Data})

@@ -220,3 +220,29 @@ func TestReadProgress(t *testing.T) {
 		require.Zero(t, bad, "the rest of a counted line is not counted again")
 	})
 }
+
+// TestProgressUsageLines: usage lines add up, leave the progress snapshot
+// alone, and a negative value is skipped as malformed.
+func TestProgressUsageLines(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	lines := strings.Join([]string{
+		`{"fraction":0.5,"phase":"calling"}`,
+		`{"usage":{"input_tokens":10,"output_tokens":5,"cost":0.1}}`,
+		`{"usage":{"output_tokens":7}}`,
+		`{"usage":{"cost":0.2}}`,
+		`{"usage":{"input_tokens":-3}}`,
+		`{"usage":{"cost":-1}}`,
+		`{"usage":"lots"}`,
+	}, "\n") + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(lines), 0o600))
+	in, err := runner.ReadProgress(path, 0)
+	require.NoError(t, err)
+	require.Equal(t, 3, in.Malformed)
+	require.Equal(t, "calling", in.Progress.Phase, "a usage line keeps the snapshot")
+	require.Equal(t, int64(10), in.Usage.InputTokens)
+	require.Equal(t, int64(12), in.Usage.OutputTokens)
+	require.InDelta(t, 0.3, in.Usage.Cost, 1e-9)
+	require.Equal(t, int64(2), in.Usage.TokenReports)
+	require.Equal(t, int64(2), in.Usage.CostReports, "a report without a cost is not a zero cost")
+}

@@ -16,40 +16,80 @@ func TestClassify(t *testing.T) {
 		FatalPatterns:     []string{`(?i)permission denied`},
 		TransientPatterns: []string{`connection reset`, `HTTP 5\d\d`},
 	}
+	const (
+		fatal     = sdk.FailureFatal
+		transient = sdk.FailureTransient
+		billing   = sdk.FailureBilling
+		startup   = sdk.FailureStartup
+		diagnose  = sdk.FailureNeedsDiagnosis
+	)
 	cases := []struct {
-		name   string
-		policy *sdk.RetryPolicy
-		code   int
-		reason string
-		stderr string
-		want   runner.Class
+		name     string
+		policy   *sdk.RetryPolicy
+		code     int
+		reason   string
+		stderr   string
+		stdout   string
+		reported bool
+		want     sdk.FailureClass
 	}{
-		{"not executable", patterns, 126, "", "", runner.Fatal},
-		{"not found", patterns, 127, "", "", runner.Fatal},
-		{"not found beats a transient pattern", patterns, 127, "", "connection reset", runner.Fatal},
-		{"not found without a policy", nil, 127, "", "", runner.Fatal},
-		{"cancelled", patterns, -1, "cancelled", "", runner.Fatal},
-		{"budget exceeded", patterns, -1, "budget-exceeded", "", runner.Fatal},
-		{"start failed", nil, 126, "start-failed", "", runner.Fatal},
-		{"fatal pattern", patterns, 1, "", "open /x: Permission Denied\n", runner.Fatal},
-		{"fatal pattern beats exit 75", patterns, 75, "", "permission denied\n", runner.Fatal},
-		{"fatal pattern beats a transient one", patterns, 1, "", "connection reset\npermission denied\n", runner.Fatal},
-		{"exit 75", patterns, 75, "", "", runner.Transient},
-		{"exit 75 without a policy", nil, 75, "", "", runner.Transient},
-		{"transient pattern", patterns, 1, "", "read: connection reset by peer\n", runner.Transient},
-		{"second transient pattern", patterns, 2, "", "got HTTP 503\n", runner.Transient},
-		{"timeout is not fatal", patterns, -1, "timeout", "", runner.Unknown},
-		{"no progress is not fatal", patterns, -1, "no-progress", "", runner.Unknown},
-		{"killed", patterns, -1, "", "", runner.Unknown},
-		{"other exit code", patterns, 1, "", "something else\n", runner.Unknown},
-		{"no policy", nil, 1, "", "connection reset", runner.Unknown},
+		{"not executable", patterns, 126, "", "", "", false, fatal},
+		{"not found", patterns, 127, "", "", "", false, fatal},
+		{"not found beats a transient pattern", patterns, 127, "", "connection reset", "", false, fatal},
+		{"not found without a policy", nil, 127, "", "", "", false, fatal},
+		{"cancelled", patterns, -1, "cancelled", "", "", false, fatal},
+		{"cancelled beats billing", nil, -1, "cancelled", "insufficient_quota", "", false, fatal},
+		{"budget exceeded", patterns, -1, "budget-exceeded", "", "", false, fatal},
+		{"start failed", nil, 126, "start-failed", "", "", false, fatal},
+		{"fatal pattern", patterns, 1, "", "open /x: Permission Denied\n", "", false, fatal},
+		{"fatal pattern beats exit 75", patterns, 75, "", "permission denied\n", "", false, fatal},
+		{"fatal pattern beats a transient one", patterns, 1, "", "connection reset\npermission denied\n", "", false, fatal},
+		{"exit 75", patterns, 75, "", "", "", false, transient},
+		{"exit 75 without a policy", nil, 75, "", "", "", false, transient},
+		{"transient pattern", patterns, 1, "", "read: connection reset by peer\n", "", true, transient},
+		{"second transient pattern", patterns, 2, "", "got HTTP 503\n", "", false, transient},
+
+		// Billing: an explicit code in the error output or the result.
+		{"billing: insufficient_quota in stderr", nil, 1, "", `{"error":{"code":"insufficient_quota"}}`, "", true, billing},
+		{"billing: hard limit in the result", nil, 1, "", "", `{"error":"billing_hard_limit_reached"}`, true, billing},
+		{"billing: credit balance too low", nil, 1, "", "credit_balance_too_low", "", false, billing},
+		{"billing: insufficient credits", nil, 1, "", "Error: Insufficient credits for this request", "", false, billing},
+		{"billing: insufficient balance", nil, 1, "", "insufficient balance", "", false, billing},
+		{"billing beats a 429", nil, 1, "", "HTTP 429: insufficient_quota", "", true, billing},
+		{"billing beats exit 75", patterns, 75, "", "insufficient_quota", "", false, billing},
+		{"billing beats a fatal pattern", patterns, 1, "", "permission denied; insufficient_quota", "", false, billing},
+
+		// HTTP 429 alone is transient, never billing.
+		{"429 alone", nil, 1, "", "HTTP 429 Too Many Requests", "", true, transient},
+		{"429 status", nil, 1, "", `{"status": 429}`, "", true, transient},
+		{"rate limited", nil, 22, "", "curl: rate limit exceeded", "", true, transient},
+		{"429 in a number is not a 429", nil, 1, "", "took 1429ms then failed", "", true, diagnose},
+
+		// DNS or connection refused before the task reported anything.
+		{"dns failure at start-up", nil, 6, "", "curl: (6) Could not resolve host: api.example", "", false, startup},
+		{"no such host at start-up", nil, 1, "", "dial tcp: lookup api.example: no such host", "", false, startup},
+		{"connection refused at start-up", nil, 7, "", "connect: connection refused", "", false, startup},
+		{"ECONNREFUSED at start-up", nil, 1, "", "Error: connect ECONNREFUSED 127.0.0.1:443", "", false, startup},
+		{"connection refused mid-run", nil, 7, "", "connect: connection refused", "", true, diagnose},
+		{"dns failure mid-run", nil, 1, "", "no such host", "", true, diagnose},
+
+		// Mid-run disconnects and anything unknown need a diagnosis.
+		{"mid-run disconnect", nil, 1, "", "unexpected EOF: stream closed", "", true, diagnose},
+		{"timeout is not fatal", patterns, -1, "timeout", "", "", false, diagnose},
+		{"no progress is not fatal", patterns, -1, "no-progress", "", "", false, diagnose},
+		{"killed", patterns, -1, "", "", "", false, diagnose},
+		{"other exit code", patterns, 1, "", "something else\n", "", false, diagnose},
+		{"no policy", nil, 1, "", "connection reset", "", false, diagnose},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+	c, err := runner.NewClassifier(nil)
+	require.NoError(t, err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := runner.Classify(c.policy, c.code, c.reason, c.stderr)
+			got, err := c.Classify(runner.Failure{Policy: tc.policy, ExitCode: tc.code, Reason: tc.reason,
+				Stderr: tc.stderr, Stdout: tc.stdout, Reported: tc.reported})
 			require.NoError(t, err)
-			require.Equal(t, c.want, got)
+			require.Equal(t, tc.want, got)
 		})
 	}
 
@@ -59,10 +99,40 @@ func TestClassify(t *testing.T) {
 			{FatalPatterns: []string{`ok`, `(unclosed`}},
 			{TransientPatterns: []string{`(unclosed`}},
 		} {
-			_, err := runner.Classify(p, 1, "", "whatever")
+			_, err := c.Classify(runner.Failure{Policy: p, ExitCode: 1, Stderr: "whatever"})
 			require.ErrorContains(t, err, "(unclosed")
 		}
 	})
+}
+
+// TestClassifyPerRuntime: a runtime's patterns in the gateway config
+// replace the defaults of that kind for that runtime only; an empty list
+// turns a default off.
+func TestClassifyPerRuntime(t *testing.T) {
+	t.Parallel()
+	c, err := runner.NewClassifier(map[string]runner.FailurePatterns{
+		"agent": {Billing: []string{`PAYMENT_REQUIRED`}, Transient: []string{}},
+	})
+	require.NoError(t, err)
+	cases := []struct {
+		runtime, stderr string
+		want            sdk.FailureClass
+	}{
+		{"agent", "PAYMENT_REQUIRED", sdk.FailureBilling},
+		{"cli", "PAYMENT_REQUIRED", sdk.FailureNeedsDiagnosis},
+		{"agent", "insufficient_quota", sdk.FailureNeedsDiagnosis},
+		{"agent", "HTTP 429", sdk.FailureNeedsDiagnosis},
+		{"cli", "HTTP 429", sdk.FailureTransient},
+		{"agent", "connection refused", sdk.FailureStartup},
+	}
+	for _, tc := range cases {
+		got, err := c.Classify(runner.Failure{Runtime: tc.runtime, ExitCode: 1, Stderr: tc.stderr})
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got, "%s: %q", tc.runtime, tc.stderr)
+	}
+
+	_, err = runner.NewClassifier(map[string]runner.FailurePatterns{"agent": {Startup: []string{`(bad`}}})
+	require.ErrorContains(t, err, "runtime agent: startup pattern \"(bad\"")
 }
 
 func TestBackoff(t *testing.T) {
@@ -183,7 +253,7 @@ func TestRetry(t *testing.T) {
 		require.Equal(t, []string{"1", "2", "3"}, h.lines("ran"))
 		require.Len(t, got.Errors, 3)
 		for i, e := range got.Errors[:2] {
-			require.Contains(t, e, "unknown failure; retrying in")
+			require.Contains(t, e, "needs_diagnosis failure; retrying in")
 			require.Contains(t, e, "failing "+string(rune('1'+i)))
 		}
 		require.NotContains(t, got.Errors[2], "retrying")

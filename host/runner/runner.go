@@ -46,6 +46,14 @@ type Config struct {
 	Rand func() float64
 	// Logger receives the runner's log lines; if nil, they are discarded.
 	Logger hclog.Logger
+	// FailurePatterns replace, per task runtime, the default patterns
+	// that classify a failure (see DefaultFailurePatterns). If nil, every
+	// runtime uses the defaults.
+	FailurePatterns map[string]FailurePatterns
+	// Diagnoser is asked for advice on failures that need a diagnosis.
+	// If its Command is empty, there is none, and such failures follow
+	// the task's retry policy.
+	Diagnoser DiagnoserConfig
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -71,6 +79,7 @@ func (c Config) WithDefaults() Config {
 	if c.Launch == nil {
 		c.Launch = launchSelf
 	}
+	c.Diagnoser = c.Diagnoser.WithDefaults()
 	return c
 }
 
@@ -84,7 +93,7 @@ func (c Config) Validate() error {
 	case c.Poll < 0 || c.Grace < 0:
 		return errors.New("runner config: Poll and Grace must not be negative")
 	}
-	return nil
+	return c.Diagnoser.Validate()
 }
 
 // launchSelf starts this executable as the shim for dir.
@@ -121,6 +130,9 @@ type Runner struct {
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
+
+	// classes classifies failed attempts.
+	classes *Classifier
 }
 
 // New returns a runner over eng. It fails on an invalid config.
@@ -129,8 +141,12 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	classes, err := NewClassifier(cfg.FailurePatterns)
+	if err != nil {
+		return nil, fmt.Errorf("runner config: %w", err)
+	}
 	return &Runner{
-		eng: eng, cfg: cfg, log: cfg.Logger,
+		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
 		held:   map[string]map[string]string{},
@@ -167,11 +183,11 @@ func (r *Runner) poke() {
 // it returns why and leaves the runner stopped. Calling Start on a started
 // runner does nothing.
 func (r *Runner) Start(ctx context.Context) error {
-	return r.life.Start(ctx, func(context.Context) error {
+	return r.life.Start(ctx, func(ctx context.Context) error {
 		if err := os.MkdirAll(filepath.Join(r.cfg.Home, home.LogsDir), 0o700); err != nil {
 			return fmt.Errorf("create task log directory: %w", err)
 		}
-		if err := r.recover(true); err != nil {
+		if err := r.recover(ctx, true); err != nil {
 			return err
 		}
 		r.poke()
@@ -268,6 +284,10 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		return
 	}
 	n := task.Attempts
+	if why, err := r.eng.FlowHalted(task.FlowID); err != nil || why != "" {
+		r.finishFailed(task, n, "chain-halted", fmt.Sprintf("attempt %d: not started: %s", n, haltReason(why, err)))
+		return
+	}
 	dir := r.attemptDir(task.ID, n)
 	spec := r.specFor(task)
 	err = os.MkdirAll(dir, 0o700)

@@ -10,6 +10,11 @@
 // cut); the count of those dropped is in the task's milestones_dropped, and
 // a controller still gets an event for every one. A line over 64 KiB is
 // skipped as malformed.
+//
+// A task that calls paid APIs reports what each call used with
+// ReportUsage; flowgate adds the reports up on the task, its flow and its
+// chain, and checks the chain's budget against them. Usage that is never
+// reported is never counted, not even as zero.
 // Outside flowgate (the variable is unset) every call does nothing, so the
 // same program runs anywhere.
 //
@@ -34,6 +39,17 @@ type Line struct {
 	Message   string   `json:"message,omitempty"`
 	Data      any      `json:"data,omitempty"`
 	Milestone string   `json:"milestone,omitempty"`
+	// Usage, when set, reports the usage of the calls made since the
+	// last report; it is added to what the task reported before.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what calls used. A nil field is not reported (unknown), which
+// is not the same as zero.
+type Usage struct {
+	InputTokens  *int64   `json:"input_tokens,omitempty"`
+	OutputTokens *int64   `json:"output_tokens,omitempty"`
+	Cost         *float64 `json:"cost,omitempty"`
 }
 
 // Reporter appends lines to one progress file. The zero value reports
@@ -89,6 +105,20 @@ func (r *Reporter) Report(fraction float64, phase, message string) error {
 // Milestone sends a durable milestone named name.
 func (r *Reporter) Milestone(name, message string) error {
 	return r.Send(Line{Milestone: name, Message: message})
+}
+
+// ReportUsage sends the tokens and cost the calls since the last report
+// used. Negative values are refused with an error and nothing is written.
+func (r *Reporter) ReportUsage(inputTokens, outputTokens int64, cost float64) error {
+	if inputTokens < 0 || outputTokens < 0 || !(cost >= 0) {
+		return fmt.Errorf("progress: usage must not be negative (tokens %d/%d, cost %v)", inputTokens, outputTokens, cost)
+	}
+	return r.Send(Line{Usage: &Usage{InputTokens: &inputTokens, OutputTokens: &outputTokens, Cost: &cost}})
+}
+
+// ReportUsage sends usage through $FLOWGATE_PROGRESS.
+func ReportUsage(inputTokens, outputTokens int64, cost float64) error {
+	return FromEnv().ReportUsage(inputTokens, outputTokens, cost)
 }
 
 // Report sends a progress snapshot through $FLOWGATE_PROGRESS.

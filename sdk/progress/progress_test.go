@@ -72,3 +72,15 @@ func TestFractionOutsideUnitRangeIsRefused(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing was written")
 	require.NoError(t, r.Report(1, "done", ""))
 }
+
+func TestReportUsage(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	r := progress.New(path)
+	require.NoError(t, r.ReportUsage(120, 30, 0.05))
+	require.ErrorContains(t, r.ReportUsage(-1, 0, 0), "must not be negative")
+	require.ErrorContains(t, r.ReportUsage(0, 0, math.NaN()), "must not be negative")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"usage":{"input_tokens":120,"output_tokens":30,"cost":0.05}}`, string(b))
+}

@@ -1,0 +1,77 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// TestConfiguredClassificationAndDiagnoser: the gateway config's failure
+// patterns and diagnoser reach the runner: a runtime's own billing code
+// stops its task, and a failure that needs a diagnosis gets the
+// configured diagnoser's advice, which is stored and not executed.
+func TestConfiguredClassificationAndDiagnoser(t *testing.T) {
+	t.Parallel()
+	fc, err := gateway.LoadConfig(writeConfig(t, `failures:
+  agent:
+    billing: [PAYMENT_REQUIRED]
+diagnoser:
+  command: echo '{"evidence":"the input file is empty","recommendation":"revise"}'
+  timeout: 10s
+`))
+	require.NoError(t, err)
+	home, err := os.MkdirTemp("", "fgdiag")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { _ = g.Stop(ctx) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+
+	retry := &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(10 * time.Millisecond)}
+	billing, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
+		Spec: sdk.TaskSpec{Shell: "echo PAYMENT_REQUIRED >&2; exit 1", Retry: retry}})
+	require.NoError(t, err)
+	odd, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
+		Spec: sdk.TaskSpec{Shell: "echo odd >&2; exit 1", Retry: retry}})
+	require.NoError(t, err)
+
+	got := waitEnded(t, c, billing.ID)
+	require.Equal(t, sdk.FailureBilling, got.Class)
+	require.Equal(t, 1, got.Attempts)
+	v, err := c.ViewFlow(ctx, got.FlowID)
+	require.NoError(t, err)
+	require.False(t, v.Chain.BillingExhaustedAt.IsZero())
+
+	got = waitEnded(t, c, odd.ID)
+	require.Equal(t, sdk.FailureNeedsDiagnosis, got.Class)
+	require.Equal(t, 1, got.Attempts, "a revise is never executed, nor is a blind retry")
+	require.Equal(t, sdk.RecommendRevise, got.Diagnosis.Recommendation)
+	require.Equal(t, "the input file is empty", got.Diagnosis.Evidence)
+}
+
+func waitEnded(t *testing.T, c api.Client, id string) *sdk.Task {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		task, err := c.ResolveTask(context.Background(), id)
+		require.NoError(t, err)
+		if task.Status.Terminal() {
+			return task
+		}
+		require.True(t, time.Now().Before(deadline), "task %s is still %s", id, task.Status)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
