@@ -1,5 +1,10 @@
 package sdk
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // A chain is a flow and the flow that continues it. Every flow belongs to
 // one (ChainID is its own id for a first run); a chain holds at most two
 // runs: the initial run and one continuation, which the gateway accepts
@@ -88,4 +93,11 @@ type Continuation struct {
 	// failed node), in plan order.
 	Reuse []string `json:"reuse"`
 	Rerun []string `json:"rerun"`
+}
+
+// HashDefinition is the content hash a plan records for its definition
+// file (Plan.DefinitionHash): SHA-256 in hex.
+func HashDefinition(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

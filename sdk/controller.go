@@ -120,6 +120,9 @@ type ResumeRequest struct {
 // EndRequest is what Finish and Fail record. The blocked fields say, for
 // Fail, what the flow failed on.
 type EndRequest struct {
+	// Partial, on Fail, ends the flow partial instead of failed: some but
+	// not all of its work finished. Finish ignores it.
+	Partial        bool            `json:"partial,omitempty"`
 	CurrentStep    string          `json:"current_step,omitempty"`
 	State          json.RawMessage `json:"state,omitempty"`
 	BlockedTaskID  string          `json:"blocked_task_id,omitempty"`

@@ -97,7 +97,7 @@ func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 			ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
 			Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
 			State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
-			CreatedAt: t.now,
+			CreatedAt: t.now, ChainID: id,
 		}
 		if err := t.saveFlow(nil, f); err != nil {
 			return err

@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
+)
+
+// ContinueFlow accepts the one continuation of failed or partial managed
+// flow sourceID, or refuses it. On acceptance it stores, in one
+// transaction and before any work starts, the successor flow (queued, in
+// the source's chain, starting from the source's state, carrying the
+// receipt: source, revision, reason, review, assignments, reused and
+// rerun nodes), the chain's record and the successor's flow.started
+// event; the controller starts it from there, under this gateway or the
+// next one.
+//
+// Submitting the identical request again returns the same successor with
+// created false. Refusals change nothing and name their rule (sdk.ErrInvalid,
+// exit 2): a source that is not failed or partial, cancelled, interrupted
+// with an unknown outcome (lost, or with a lost task), a billing-exhausted
+// chain, an exhausted chain budget, a changed controller or definition, a
+// missing plan snapshot, a chain that already has its continuation or two
+// runs, and the assignment rules of flowrule.Continuation. A stale
+// revision is a *sdk.RevisionConflictError (exit 3).
+func (e *Engine) ContinueFlow(sourceID string, req sdk.ContinueRequest) (succ *sdk.Flow, created bool, err error) {
+	req.Reason, req.Review = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Review)
+	if req.Reason == "" {
+		return nil, false, invalid("a continuation needs a reason (--reason): say what went wrong and what the continuation changes")
+	}
+	if err := checkExpected(req.ExpectedRevision); err != nil {
+		return nil, false, err
+	}
+	// The definition file is hashed before the transaction: no file I/O
+	// while the store is locked.
+	hash, err := e.definitionHash(sourceID)
+	if err != nil {
+		return nil, false, err
+	}
+	err = e.write(func(t *txn) error {
+		succ, created = nil, false
+		src, err := loadFlow(t.tx, sourceID)
+		if err != nil {
+			return err
+		}
+		if src.SourceFlowID != "" {
+			return refused("two runs", "flow %s is already the continuation of %s; a chain has at most two runs: start a new flow to carry the work on", src.ID, src.SourceFlowID)
+		}
+		ch, err := loadChain(t.tx, src.Chain())
+		if err != nil {
+			return err
+		}
+		if ch.Continuation != "" {
+			succ, err = existingContinuation(t.tx, ch, src, req)
+			return err
+		}
+		receipt, err := acceptable(t.tx, src, ch, req, hash)
+		if err != nil {
+			return err
+		}
+		id, err := e.ids.next(t.now)
+		if err != nil {
+			return err
+		}
+		if succ, err = t.startContinuation(id, src, ch, receipt); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return succ, created, nil
+}
+
+// acceptable applies the continuation rules to source src of chain ch in
+// the order a person would fix them, and returns the receipt to store.
+func acceptable(tx store.ReadTx, src *sdk.Flow, ch *Chain, req sdk.ContinueRequest, hash definition) (*sdk.Continuation, error) {
+	if src.SyncMode != sdk.SyncManaged {
+		return nil, refused("managed flows", "flow %s is %s; only a managed flow, which a controller drives from a plan, can be continued", src.ID, src.SyncMode)
+	}
+	if src.Revision != req.ExpectedRevision {
+		return nil, &sdk.RevisionConflictError{Expected: req.ExpectedRevision, Current: src}
+	}
+	if err := settledForContinuation(tx, src); err != nil {
+		return nil, err
+	}
+	if ch.BillingExhausted {
+		return nil, refused("billing exhausted", "chain %s stopped on a billing error (%s); add credit or raise the limit with the provider, then start a new flow", ch.ID, ch.BillingEvidence)
+	}
+	if ch.BudgetExhausted() {
+		return nil, refused("budget exhausted", "chain %s has used its budget (reported usage %d tokens, cost %g; budget %d tokens, cost %g); start a new flow with a new budget", ch.ID, ch.Usage.InputTokens+ch.Usage.OutputTokens, ch.Usage.Cost, ch.Budget.Tokens, ch.Budget.Cost)
+	}
+	plan, err := planOf(src)
+	if err != nil {
+		return nil, err
+	}
+	if req.Controller != "" && plan.Controller != "" && req.Controller != plan.Controller {
+		return nil, refused("controller changed", "flow %s ran under controller %s and the continuation would run under %s; a continuation reruns the same plan: start a new flow instead", src.ID, plan.Controller, req.Controller)
+	}
+	if hash.err != nil {
+		return nil, refused("definition changed", "flow %s ran %s, which cannot be read now (%v); restore it or start a new flow", src.ID, plan.DefinitionFile, hash.err)
+	}
+	if hash.sum != plan.DefinitionHash {
+		return nil, refused("definition changed", "flow %s ran %s with content hash %s and it now hashes %s; a continuation reruns the same definition: restore it, or start a new flow with the changed one (pipeline run --from-step)", src.ID, plan.DefinitionFile, short(plan.DefinitionHash), short(hash.sum))
+	}
+	assigned, reuse, rerun, err := flowrule.Continuation(plan, req.Assignments)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.Continuation{ChainID: ch.ID, SourceFlowID: src.ID, SourceRevision: src.Revision,
+		Reason: req.Reason, Review: req.Review, Assignments: assigned, Reuse: reuse, Rerun: rerun}, nil
+}
+
+// settledForContinuation refuses a source that did not settle failed or
+// partial, or whose outcome is unknown.
+func settledForContinuation(tx store.ReadTx, src *sdk.Flow) error {
+	switch {
+	case src.Status == sdk.FlowCancelled || src.CancelRequested():
+		return refused("cancelled", "flow %s was cancelled; a cancellation is final: start a new flow if the work is wanted after all", src.ID)
+	case src.Status == sdk.FlowLost:
+		return refused("outcome unknown", "flow %s was lost to a host interruption and what it did is unknown; check its side effects, then start a new flow", src.ID)
+	case src.Status != sdk.FlowFailed && src.Status != sdk.FlowPartial:
+		return refused("settled failed", "flow %s is %s; only a flow that settled failed or partial can be continued", src.ID, src.Status)
+	}
+	tasks, err := flowTasks(tx, src.ID)
+	if err != nil {
+		return err
+	}
+	for _, task := range tasks {
+		if task.Status == sdk.TaskLost {
+			return refused("outcome unknown", "task %s of flow %s was lost to a host interruption and whether its work happened is unknown; check its side effects, then start a new flow", task.ID, src.ID)
+		}
+		if task.Status.Active() {
+			return refused("settled failed", "task %s of flow %s is still %s; wait for it to settle", task.ID, src.ID, task.Status)
+		}
+	}
+	return nil
+}
+
+// planOf reads the plan snapshot from a flow's state.
+func planOf(f *sdk.Flow) (*sdk.Plan, error) {
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal(f.State, &st); err != nil || st[sdk.PlanKey] == nil {
+		return nil, refused("plan snapshot", "flow %s has no plan snapshot (state.%s) to say what succeeded; its controller does not support continuation: start a new flow", f.ID, sdk.PlanKey)
+	}
+	var p sdk.Plan
+	if err := json.Unmarshal(st[sdk.PlanKey], &p); err != nil {
+		return nil, refused("plan snapshot", "flow %s's plan snapshot is damaged (%v); start a new flow", f.ID, err)
+	}
+	return &p, nil
+}
+
+// existingContinuation returns chain ch's successor when req is the
+// request that made it (a repeated submission), else refuses.
+func existingContinuation(tx store.ReadTx, ch *Chain, src *sdk.Flow, req sdk.ContinueRequest) (*sdk.Flow, error) {
+	succ, err := loadFlow(tx, ch.Continuation)
+	if err != nil {
+		return nil, err
+	}
+	if same(succ.Continuation, src, req) {
+		return succ, nil
+	}
+	return nil, refused("one continuation", "chain %s already has its continuation, flow %s, accepted with another request; a chain has at most two runs: follow flow %s", ch.ID, succ.ID, succ.ID)
+}
+
+// same reports whether req, made on src, is the request receipt r records.
+func same(r *sdk.Continuation, src *sdk.Flow, req sdk.ContinueRequest) bool {
+	if r == nil || r.SourceFlowID != src.ID || r.SourceRevision != req.ExpectedRevision || r.Reason != req.Reason || r.Review != req.Review {
+		return false
+	}
+	plan, err := planOf(src)
+	if err != nil {
+		return false
+	}
+	assigned, _, _, err := flowrule.Continuation(plan, req.Assignments)
+	return err == nil && reflect.DeepEqual(assigned, r.Assignments)
+}
+
+// startContinuation stores successor id of src with receipt r, the
+// chain's record and the successor's flow.started event.
+func (t *txn) startContinuation(id string, src *sdk.Flow, ch *Chain, r *sdk.Continuation) (*sdk.Flow, error) {
+	f := &sdk.Flow{
+		ID: id, SyncMode: src.SyncMode, OwnerKey: src.OwnerKey, ControllerID: src.ControllerID,
+		Status: sdk.FlowQueued, Goal: src.Goal, State: append(json.RawMessage(nil), src.State...),
+		NotifyPolicy: src.NotifyPolicy, Origin: src.Origin, CreatedAt: t.now,
+		ChainID: ch.ID, SourceFlowID: src.ID, SourceRevision: src.Revision, Continuation: r,
+	}
+	if err := t.saveFlow(nil, f); err != nil {
+		return nil, err
+	}
+	ch.Runs, ch.Continuation = []string{src.ID, f.ID}, f.ID
+	if err := t.put(chainKey(ch.ID), ch); err != nil {
+		return nil, err
+	}
+	return f, t.appendEvent(f, sdk.EventFlowStarted, "", nil)
+}
+
+// definition is a definition file's content hash, or why it could not be
+// read; the zero value is a flow whose plan names no file.
+type definition struct {
+	sum string
+	err error
+}
+
+// definitionHash hashes the definition file flow id's plan names, if any.
+func (e *Engine) definitionHash(id string) (definition, error) {
+	f, err := e.GetFlow(id)
+	if err != nil {
+		return definition{}, err
+	}
+	plan, err := planOf(f)
+	if err != nil || plan.DefinitionFile == "" {
+		return definition{}, nil // acceptable reports a missing plan
+	}
+	b, err := os.ReadFile(plan.DefinitionFile)
+	if err != nil {
+		return definition{err: err}, nil
+	}
+	return definition{sum: sdk.HashDefinition(b)}, nil
+}
+
+// short abbreviates a content hash for messages.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// refused is a refused continuation, naming the rule it broke.
+func refused(rule, format string, args ...any) error {
+	return fmt.Errorf("%w: continuation refused (%s): %s", sdk.ErrInvalid, rule, fmt.Sprintf(format, args...))
+}
