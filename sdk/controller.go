@@ -74,6 +74,13 @@ type Host interface {
 	// runner (its task.finished follows). A task already ended is
 	// refused with ErrTerminal.
 	CancelTask(ctx context.Context, taskID string) (*Task, error)
+	// Continue asks for the one continuation of failed or partial flow
+	// flowID, which this controller drives: a successor flow in the same
+	// chain that reuses what succeeded and reruns the rest (see
+	// ContinueRequest and docs/recovery.md). An identical request returns
+	// the same successor with created false; a refused one names its rule
+	// (ErrInvalid), and a stale revision is a *RevisionConflictError.
+	Continue(ctx context.Context, flowID string, req ContinueRequest) (successor *Flow, created bool, err error)
 	// Log writes a line to the gateway's log, attributed to the plugin.
 	Log(ctx context.Context, level, msg string, fields map[string]string) error
 }

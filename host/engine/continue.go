@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"reflect"
 	"strings"
 
 	"github.com/flowgate/flowgate/host/store"
@@ -50,7 +47,7 @@ func (e *Engine) ContinueFlow(sourceID string, req sdk.ContinueRequest) (succ *s
 			return err
 		}
 		if src.SourceFlowID != "" {
-			return refused("two runs", "flow %s is already the continuation of %s; a chain has at most two runs: start a new flow to carry the work on", src.ID, src.SourceFlowID)
+			return flowrule.Refuse("two runs", "flow %s is already the continuation of %s; a chain has at most two runs: start a new flow to carry the work on", src.ID, src.SourceFlowID)
 		}
 		ch, err := loadChain(t.tx, src.Chain())
 		if err != nil {
@@ -68,7 +65,7 @@ func (e *Engine) ContinueFlow(sourceID string, req sdk.ContinueRequest) (succ *s
 		if err != nil {
 			return err
 		}
-		if succ, err = t.startContinuation(id, src, ch, receipt); err != nil {
+		if succ, err = t.startContinuation(flowrule.Successor(id, src, receipt, t.now), ch); err != nil {
 			return err
 		}
 		created = true
@@ -84,78 +81,36 @@ func (e *Engine) ContinueFlow(sourceID string, req sdk.ContinueRequest) (succ *s
 // the order a person would fix them, and returns the receipt to store.
 func acceptable(tx store.ReadTx, src *sdk.Flow, ch *Chain, req sdk.ContinueRequest, hash definition) (*sdk.Continuation, error) {
 	if src.SyncMode != sdk.SyncManaged {
-		return nil, refused("managed flows", "flow %s is %s; only a managed flow, which a controller drives from a plan, can be continued", src.ID, src.SyncMode)
+		return nil, flowrule.Refuse("managed flows", "flow %s is %s; only a managed flow, which a controller drives from a plan, can be continued", src.ID, src.SyncMode)
 	}
 	if src.Revision != req.ExpectedRevision {
 		return nil, &sdk.RevisionConflictError{Expected: req.ExpectedRevision, Current: src}
 	}
-	if err := settledForContinuation(tx, src); err != nil {
+	tasks, err := flowTasks(tx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := flowrule.Settled(src, tasks); err != nil {
 		return nil, err
 	}
 	if ch.BillingExhausted {
-		return nil, refused("billing exhausted", "chain %s stopped on a billing error (%s); add credit or raise the limit with the provider, then start a new flow", ch.ID, ch.BillingEvidence)
+		return nil, flowrule.Refuse("billing exhausted", "chain %s stopped on a billing error (%s); add credit or raise the limit with the provider, then start a new flow", ch.ID, ch.BillingEvidence)
 	}
 	if ch.BudgetExhausted() {
-		return nil, refused("budget exhausted", "chain %s has used its budget (reported usage %d tokens, cost %g; budget %d tokens, cost %g); start a new flow with a new budget", ch.ID, ch.Usage.InputTokens+ch.Usage.OutputTokens, ch.Usage.Cost, ch.Budget.Tokens, ch.Budget.Cost)
+		return nil, flowrule.Refuse("budget exhausted", "chain %s has used its budget (reported usage %d tokens, cost %g; budget %d tokens, cost %g); start a new flow with a new budget", ch.ID, ch.Usage.InputTokens+ch.Usage.OutputTokens, ch.Usage.Cost, ch.Budget.Tokens, ch.Budget.Cost)
 	}
-	plan, err := planOf(src)
+	receipt, err := flowrule.Receipt(src, ch.ID, req)
 	if err != nil {
 		return nil, err
 	}
-	if req.Controller != "" && plan.Controller != "" && req.Controller != plan.Controller {
-		return nil, refused("controller changed", "flow %s ran under controller %s and the continuation would run under %s; a continuation reruns the same plan: start a new flow instead", src.ID, plan.Controller, req.Controller)
-	}
+	plan, _ := flowrule.PlanOf(src) // Receipt read it
 	if hash.err != nil {
-		return nil, refused("definition changed", "flow %s ran %s, which cannot be read now (%v); restore it or start a new flow", src.ID, plan.DefinitionFile, hash.err)
+		return nil, flowrule.Refuse("definition changed", "flow %s ran %s, which cannot be read now (%v); restore it or start a new flow", src.ID, plan.DefinitionFile, hash.err)
 	}
 	if hash.sum != plan.DefinitionHash {
-		return nil, refused("definition changed", "flow %s ran %s with content hash %s and it now hashes %s; a continuation reruns the same definition: restore it, or start a new flow with the changed one (pipeline run --from-step)", src.ID, plan.DefinitionFile, short(plan.DefinitionHash), short(hash.sum))
+		return nil, flowrule.Refuse("definition changed", "flow %s ran %s with content hash %s and it now hashes %s; a continuation reruns the same definition: restore it, or start a new flow with the changed one (pipeline run --from-step)", src.ID, plan.DefinitionFile, short(plan.DefinitionHash), short(hash.sum))
 	}
-	assigned, reuse, rerun, err := flowrule.Continuation(plan, req.Assignments)
-	if err != nil {
-		return nil, err
-	}
-	return &sdk.Continuation{ChainID: ch.ID, SourceFlowID: src.ID, SourceRevision: src.Revision,
-		Reason: req.Reason, Review: req.Review, Assignments: assigned, Reuse: reuse, Rerun: rerun}, nil
-}
-
-// settledForContinuation refuses a source that did not settle failed or
-// partial, or whose outcome is unknown.
-func settledForContinuation(tx store.ReadTx, src *sdk.Flow) error {
-	switch {
-	case src.Status == sdk.FlowCancelled || src.CancelRequested():
-		return refused("cancelled", "flow %s was cancelled; a cancellation is final: start a new flow if the work is wanted after all", src.ID)
-	case src.Status == sdk.FlowLost:
-		return refused("outcome unknown", "flow %s was lost to a host interruption and what it did is unknown; check its side effects, then start a new flow", src.ID)
-	case src.Status != sdk.FlowFailed && src.Status != sdk.FlowPartial:
-		return refused("settled failed", "flow %s is %s; only a flow that settled failed or partial can be continued", src.ID, src.Status)
-	}
-	tasks, err := flowTasks(tx, src.ID)
-	if err != nil {
-		return err
-	}
-	for _, task := range tasks {
-		if task.Status == sdk.TaskLost {
-			return refused("outcome unknown", "task %s of flow %s was lost to a host interruption and whether its work happened is unknown; check its side effects, then start a new flow", task.ID, src.ID)
-		}
-		if task.Status.Active() {
-			return refused("settled failed", "task %s of flow %s is still %s; wait for it to settle", task.ID, src.ID, task.Status)
-		}
-	}
-	return nil
-}
-
-// planOf reads the plan snapshot from a flow's state.
-func planOf(f *sdk.Flow) (*sdk.Plan, error) {
-	var st map[string]json.RawMessage
-	if err := json.Unmarshal(f.State, &st); err != nil || st[sdk.PlanKey] == nil {
-		return nil, refused("plan snapshot", "flow %s has no plan snapshot (state.%s) to say what succeeded; its controller does not support continuation: start a new flow", f.ID, sdk.PlanKey)
-	}
-	var p sdk.Plan
-	if err := json.Unmarshal(st[sdk.PlanKey], &p); err != nil {
-		return nil, refused("plan snapshot", "flow %s's plan snapshot is damaged (%v); start a new flow", f.ID, err)
-	}
-	return &p, nil
+	return receipt, nil
 }
 
 // existingContinuation returns chain ch's successor when req is the
@@ -165,38 +120,19 @@ func existingContinuation(tx store.ReadTx, ch *Chain, src *sdk.Flow, req sdk.Con
 	if err != nil {
 		return nil, err
 	}
-	if same(succ.Continuation, src, req) {
+	if flowrule.SameRequest(succ.Continuation, src, req) {
 		return succ, nil
 	}
-	return nil, refused("one continuation", "chain %s already has its continuation, flow %s, accepted with another request; a chain has at most two runs: follow flow %s", ch.ID, succ.ID, succ.ID)
+	return nil, flowrule.Refuse("one continuation", "chain %s already has its continuation, flow %s, accepted with another request; a chain has at most two runs: follow flow %s", ch.ID, succ.ID, succ.ID)
 }
 
-// same reports whether req, made on src, is the request receipt r records.
-func same(r *sdk.Continuation, src *sdk.Flow, req sdk.ContinueRequest) bool {
-	if r == nil || r.SourceFlowID != src.ID || r.SourceRevision != req.ExpectedRevision || r.Reason != req.Reason || r.Review != req.Review {
-		return false
-	}
-	plan, err := planOf(src)
-	if err != nil {
-		return false
-	}
-	assigned, _, _, err := flowrule.Continuation(plan, req.Assignments)
-	return err == nil && reflect.DeepEqual(assigned, r.Assignments)
-}
-
-// startContinuation stores successor id of src with receipt r, the
-// chain's record and the successor's flow.started event.
-func (t *txn) startContinuation(id string, src *sdk.Flow, ch *Chain, r *sdk.Continuation) (*sdk.Flow, error) {
-	f := &sdk.Flow{
-		ID: id, SyncMode: src.SyncMode, OwnerKey: src.OwnerKey, ControllerID: src.ControllerID,
-		Status: sdk.FlowQueued, Goal: src.Goal, State: append(json.RawMessage(nil), src.State...),
-		NotifyPolicy: src.NotifyPolicy, Origin: src.Origin, CreatedAt: t.now,
-		ChainID: ch.ID, SourceFlowID: src.ID, SourceRevision: src.Revision, Continuation: r,
-	}
+// startContinuation stores successor f, the chain's record and f's
+// flow.started event.
+func (t *txn) startContinuation(f *sdk.Flow, ch *Chain) (*sdk.Flow, error) {
 	if err := t.saveFlow(nil, f); err != nil {
 		return nil, err
 	}
-	ch.Runs, ch.Continuation = []string{src.ID, f.ID}, f.ID
+	ch.Runs, ch.Continuation = []string{f.SourceFlowID, f.ID}, f.ID
 	if err := t.put(chainKey(ch.ID), ch); err != nil {
 		return nil, err
 	}
@@ -216,7 +152,7 @@ func (e *Engine) definitionHash(id string) (definition, error) {
 	if err != nil {
 		return definition{}, err
 	}
-	plan, err := planOf(f)
+	plan, err := flowrule.PlanOf(f)
 	if err != nil || plan.DefinitionFile == "" {
 		return definition{}, nil // acceptable reports a missing plan
 	}
@@ -233,9 +169,4 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// refused is a refused continuation, naming the rule it broke.
-func refused(rule, format string, args ...any) error {
-	return fmt.Errorf("%w: continuation refused (%s): %s", sdk.ErrInvalid, rule, fmt.Sprintf(format, args...))
 }

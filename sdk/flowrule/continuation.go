@@ -1,7 +1,6 @@
 package flowrule
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -32,10 +31,10 @@ func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, 
 	for _, a := range as {
 		a.Node = strings.TrimSpace(a.Node)
 		if _, ok := old.deps[a.Node]; !ok {
-			return nil, nil, nil, refuse("stable identities", "the assignment names node %q, which the source plan does not have (its nodes are %s); a continuation keeps the plan's node ids", a.Node, strings.Join(old.order, ", "))
+			return nil, nil, nil, Refuse("stable identities", "the assignment names node %q, which the source plan does not have (its nodes are %s); a continuation keeps the plan's node ids", a.Node, strings.Join(old.order, ", "))
 		}
 		if _, dup := byNode[a.Node]; dup {
-			return nil, nil, nil, refuse("one assignment per node", "node %q has two assignments; give each node at most one", a.Node)
+			return nil, nil, nil, Refuse("one assignment per node", "node %q has two assignments; give each node at most one", a.Node)
 		}
 		byNode[a.Node] = a
 	}
@@ -48,7 +47,7 @@ func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, 
 	again := old.descendants(unfinished)
 	for _, a := range as {
 		if !again[a.Node] {
-			return nil, nil, nil, refuse("reuse", "node %q succeeded and depends on no node that did not: its result is reused and it never runs again, so it takes no assignment", a.Node)
+			return nil, nil, nil, Refuse("reuse", "node %q succeeded and depends on no node that did not: its result is reused and it never runs again, so it takes no assignment", a.Node)
 		}
 	}
 	if as != nil {
@@ -59,7 +58,7 @@ func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, 
 			}
 		}
 		if len(missing) > 0 {
-			return nil, nil, nil, refuse("remaining assignments", "nodes %s did not finish and have no assignment; give every unfinished node one", strings.Join(missing, ", "))
+			return nil, nil, nil, Refuse("remaining assignments", "nodes %s did not finish and have no assignment; give every unfinished node one", strings.Join(missing, ", "))
 		}
 	}
 	revised := graphOf(p, byNode)
@@ -80,11 +79,6 @@ func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, 
 		assigned = append(assigned, a)
 	}
 	return assigned, reuse, rerun, nil
-}
-
-// refuse is a refused continuation, naming the rule it broke.
-func refuse(rule, format string, args ...any) error {
-	return fmt.Errorf("%w: continuation refused (%s): %s", sdk.ErrInvalid, rule, fmt.Sprintf(format, args...))
 }
 
 // graph is a plan's dependency graph: each node's dependencies.
@@ -111,7 +105,7 @@ func (g graph) check(what string) error {
 	for _, id := range g.order {
 		for _, d := range g.deps[id] {
 			if _, ok := g.deps[d]; !ok {
-				return refuse("known dependencies", "in %s node %q depends on %q, which is not a node of the plan", what, id, d)
+				return Refuse("known dependencies", "in %s node %q depends on %q, which is not a node of the plan", what, id, d)
 			}
 		}
 	}
@@ -125,7 +119,7 @@ func (g graph) check(what string) error {
 	visit = func(id string, path []string) error {
 		switch mark[id] {
 		case open:
-			return refuse("acyclic", "%s has a dependency cycle: %s; depends_on edits must keep the graph acyclic", what, strings.Join(append(path, id), " -> "))
+			return Refuse("acyclic", "%s has a dependency cycle: %s; depends_on edits must keep the graph acyclic", what, strings.Join(append(path, id), " -> "))
 		case done:
 			return nil
 		}
