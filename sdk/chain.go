@@ -74,6 +74,11 @@ type ContinueRequest struct {
 	// Assignments cover the nodes that did not finish; nil gives each its
 	// planned work, recorded explicitly in the receipt.
 	Assignments []Assignment `json:"assignments,omitempty"`
+	// FromStep, when set, is the operator's explicit "rerun from here":
+	// this node and every node after it in plan order rerun, succeeded or
+	// not, and the source may also have succeeded. The run is still the
+	// chain's one continuation, recorded like any other.
+	FromStep string `json:"from_step,omitempty"`
 	// Controller, when set, is the controller the caller would run the
 	// continuation under ("pipeline@1"); it must match the plan's.
 	Controller string `json:"controller,omitempty"`
@@ -87,6 +92,7 @@ type Continuation struct {
 	SourceRevision int64        `json:"source_revision"`
 	Reason         string       `json:"reason"`
 	Review         string       `json:"review,omitempty"`
+	FromStep       string       `json:"from_step,omitempty"`
 	Assignments    []Assignment `json:"assignments"`
 	// Reuse lists the nodes whose source results stand; Rerun the nodes
 	// that run again (unfinished ones and successful descendants of a

@@ -90,7 +90,7 @@ func acceptable(tx store.ReadTx, src *sdk.Flow, ch *Chain, req sdk.ContinueReque
 	if err != nil {
 		return nil, err
 	}
-	if err := flowrule.Settled(src, tasks); err != nil {
+	if err := flowrule.Settled(src, tasks, strings.TrimSpace(req.FromStep) != ""); err != nil {
 		return nil, err
 	}
 	if ch.BillingExhausted {
@@ -108,7 +108,7 @@ func acceptable(tx store.ReadTx, src *sdk.Flow, ch *Chain, req sdk.ContinueReque
 		return nil, flowrule.Refuse("definition changed", "flow %s ran %s, which cannot be read now (%v); restore it or start a new flow", src.ID, plan.DefinitionFile, hash.err)
 	}
 	if hash.sum != plan.DefinitionHash {
-		return nil, flowrule.Refuse("definition changed", "flow %s ran %s with content hash %s and it now hashes %s; a continuation reruns the same definition: restore it, or start a new flow with the changed one (pipeline run --from-step)", src.ID, plan.DefinitionFile, short(plan.DefinitionHash), short(hash.sum))
+		return nil, flowrule.Refuse("definition changed", "flow %s ran %s with content hash %s and it now hashes %s; a continuation reruns the same definition: restore it, or start a new flow with the changed one", src.ID, plan.DefinitionFile, short(plan.DefinitionHash), short(hash.sum))
 	}
 	return receipt, nil
 }

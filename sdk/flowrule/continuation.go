@@ -9,7 +9,8 @@ import (
 
 // Continuation works out what the continuation of a run with plan p does
 // with assignments as (nil: each node that runs again keeps its planned
-// work), as every host does. It returns the assignments to record (one
+// work) from node from (empty: from where the run failed), as every host
+// does. It returns the assignments to record (one
 // per node that runs again, in plan order), the nodes reused and the
 // nodes rerun.
 //
@@ -17,12 +18,14 @@ import (
 // directly or not, on a node that did not, in the plan's dependency graph
 // or in the graph the assignments revise (invalidation is conservative).
 // Every other node is reused: its result stands and it never runs again.
-// It refuses, with an sdk.ErrInvalid error that names the rule: a plan or
+// With from, node from and every node after it count as unfinished.
+// It refuses, with an sdk.ErrInvalid error that names the rule: a from
+// the plan does not have; a plan or
 // revised graph with a cycle or an unknown dependency; an assignment for
 // a node the plan does not have (ids are stable) or for a node that is
 // reused; two assignments for one node; and, when assignments are given,
 // an unfinished node without one.
-func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, reuse, rerun []string, err error) {
+func Continuation(p *sdk.Plan, as []sdk.Assignment, from string) (assigned []sdk.Assignment, reuse, rerun []string, err error) {
 	old := graphOf(p, nil)
 	if err := old.check("the source plan"); err != nil {
 		return nil, nil, nil, err
@@ -38,9 +41,13 @@ func Continuation(p *sdk.Plan, as []sdk.Assignment) (assigned []sdk.Assignment, 
 		}
 		byNode[a.Node] = a
 	}
-	unfinished := map[string]bool{}
+	if _, ok := old.deps[from]; from != "" && !ok {
+		return nil, nil, nil, Refuse("stable identities", "there is no step %q to rerun from; the source plan's nodes are %s", from, strings.Join(old.order, ", "))
+	}
+	unfinished, after := map[string]bool{}, false
 	for _, n := range p.Nodes {
-		if n.Status != sdk.NodeSucceeded {
+		after = after || n.ID == from
+		if n.Status != sdk.NodeSucceeded || after {
 			unfinished[n.ID] = true
 		}
 	}

@@ -26,7 +26,7 @@ func deps(ids ...string) *[]string { return &ids }
 
 func TestContinuationReusesIndependentWorkAndRerunsTheRest(t *testing.T) {
 	t.Parallel()
-	assigned, reuse, rerun, err := flowrule.Continuation(dag(), nil)
+	assigned, reuse, rerun, err := flowrule.Continuation(dag(), nil, "")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "d", "e"}, reuse)
 	require.Equal(t, []string{"b", "c", "f"}, rerun)
@@ -39,14 +39,14 @@ func TestContinuationInvalidatesSucceededDescendantsInTheOldGraph(t *testing.T) 
 	// g succeeded after the failed b (it ran on b's partial output): it
 	// is a descendant of a failed node and reruns.
 	p.Nodes = append(p.Nodes, sdk.PlanNode{ID: "g", DependsOn: []string{"b"}, Status: sdk.NodeSucceeded})
-	_, reuse, rerun, err := flowrule.Continuation(p, nil)
+	_, reuse, rerun, err := flowrule.Continuation(p, nil, "")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "d", "e"}, reuse)
 	require.Equal(t, []string{"b", "c", "f", "g"}, rerun)
 
 	// An assignment that drops g's dependency on b does not save it: the
 	// old graph still invalidates it.
-	_, reuse, rerun, err = flowrule.Continuation(p, []sdk.Assignment{{Node: "b"}, {Node: "c"}, {Node: "f"}, {Node: "g", DependsOn: deps("a")}})
+	_, reuse, rerun, err = flowrule.Continuation(p, []sdk.Assignment{{Node: "b"}, {Node: "c"}, {Node: "f"}, {Node: "g", DependsOn: deps("a")}}, "")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "d", "e"}, reuse)
 	require.Equal(t, []string{"b", "c", "f", "g"}, rerun)
@@ -56,7 +56,7 @@ func TestContinuationWalksTheRevisedGraph(t *testing.T) {
 	t.Parallel()
 	// f no longer waits for c but for e; it still reruns (it never
 	// finished), and e, which it now depends on, is still reused.
-	_, reuse, rerun, err := flowrule.Continuation(dag(), []sdk.Assignment{{Node: "b"}, {Node: "c", Instruction: "use the cached input"}, {Node: "f", DependsOn: deps("e")}})
+	_, reuse, rerun, err := flowrule.Continuation(dag(), []sdk.Assignment{{Node: "b"}, {Node: "c", Instruction: "use the cached input"}, {Node: "f", DependsOn: deps("e")}}, "")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "d", "e"}, reuse)
 	require.Equal(t, []string{"b", "c", "f"}, rerun)
@@ -70,19 +70,29 @@ func TestContinuationRefusals(t *testing.T) {
 		plan *sdk.Plan
 		as   []sdk.Assignment
 		want string
+		from string
 	}{
-		"cycle in the source plan":    {cycle, nil, "(acyclic)"},
-		"edit makes a cycle":          {dag(), []sdk.Assignment{{Node: "b", DependsOn: deps("f")}, {Node: "c"}, {Node: "f"}}, "(acyclic)"},
-		"edit names an unknown node":  {dag(), []sdk.Assignment{{Node: "b", DependsOn: deps("zz")}, {Node: "c"}, {Node: "f"}}, "(known dependencies)"},
-		"assignment for unknown node": {dag(), []sdk.Assignment{{Node: "b2"}}, "(stable identities)"},
-		"assignment for reused node":  {dag(), []sdk.Assignment{{Node: "b"}, {Node: "c"}, {Node: "f"}, {Node: "e", DependsOn: deps("b")}}, "(reuse)"},
-		"duplicate assignment":        {dag(), []sdk.Assignment{{Node: "b"}, {Node: "b"}}, "(one assignment per node)"},
-		"unfinished node unassigned":  {dag(), []sdk.Assignment{{Node: "b"}}, "(remaining assignments): nodes c, f"},
+		"rerun from an unknown step":  {dag(), nil, "(stable identities): there is no step \"zz\"", "zz"},
+		"cycle in the source plan":    {cycle, nil, "(acyclic)", ""},
+		"edit makes a cycle":          {dag(), []sdk.Assignment{{Node: "b", DependsOn: deps("f")}, {Node: "c"}, {Node: "f"}}, "(acyclic)", ""},
+		"edit names an unknown node":  {dag(), []sdk.Assignment{{Node: "b", DependsOn: deps("zz")}, {Node: "c"}, {Node: "f"}}, "(known dependencies)", ""},
+		"assignment for unknown node": {dag(), []sdk.Assignment{{Node: "b2"}}, "(stable identities)", ""},
+		"assignment for reused node":  {dag(), []sdk.Assignment{{Node: "b"}, {Node: "c"}, {Node: "f"}, {Node: "e", DependsOn: deps("b")}}, "(reuse)", ""},
+		"duplicate assignment":        {dag(), []sdk.Assignment{{Node: "b"}, {Node: "b"}}, "(one assignment per node)", ""},
+		"unfinished node unassigned":  {dag(), []sdk.Assignment{{Node: "b"}}, "(remaining assignments): nodes c, f", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, _, err := flowrule.Continuation(tc.plan, tc.as)
+			_, _, _, err := flowrule.Continuation(tc.plan, tc.as, tc.from)
 			require.ErrorIs(t, err, sdk.ErrInvalid)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+func TestContinuationFromAStepRerunsItAndEverythingAfter(t *testing.T) {
+	t.Parallel()
+	_, reuse, rerun, err := flowrule.Continuation(dag(), nil, "d")
+	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, reuse)
+	require.Equal(t, []string{"b", "c", "d", "e", "f"}, rerun)
 }

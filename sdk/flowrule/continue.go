@@ -17,12 +17,14 @@ func Refuse(rule, format string, args ...any) error {
 }
 
 // Settled refuses a continuation of src, whose tasks are tasks, that did
-// not settle failed or partial or whose outcome is unknown: a cancelled
-// flow or one with a cancel request ("cancelled"), a lost flow or one
-// with a lost task ("outcome unknown"), any other status or an active
-// task ("settled failed").
-func Settled(src *sdk.Flow, tasks []*sdk.Task) error {
+// not settle failed or partial (or succeeded, for a rerun from a step)
+// or whose outcome is unknown: a cancelled flow or one with a cancel
+// request ("cancelled"), a lost flow or one with a lost task ("outcome
+// unknown"), any other status or an active task ("settled failed").
+func Settled(src *sdk.Flow, tasks []*sdk.Task, fromStep bool) error {
 	switch {
+	case fromStep && src.Status == sdk.FlowSucceeded:
+		// an operator's rerun from a step of a run that succeeded
 	case src.Status == sdk.FlowCancelled || src.CancelRequested():
 		return Refuse("cancelled", "flow %s was cancelled; a cancellation is final: start a new flow if the work is wanted after all", src.ID)
 	case src.Status == sdk.FlowLost:
@@ -67,12 +69,12 @@ func Receipt(src *sdk.Flow, chainID string, req sdk.ContinueRequest) (*sdk.Conti
 	if req.Controller != "" && plan.Controller != "" && req.Controller != plan.Controller {
 		return nil, Refuse("controller changed", "flow %s ran under controller %s and the continuation would run under %s; a continuation reruns the same plan: start a new flow instead", src.ID, plan.Controller, req.Controller)
 	}
-	assigned, reuse, rerun, err := Continuation(plan, req.Assignments)
+	assigned, reuse, rerun, err := Continuation(plan, req.Assignments, strings.TrimSpace(req.FromStep))
 	if err != nil {
 		return nil, err
 	}
 	return &sdk.Continuation{ChainID: chainID, SourceFlowID: src.ID, SourceRevision: src.Revision,
-		Reason: strings.TrimSpace(req.Reason), Review: strings.TrimSpace(req.Review), Assignments: assigned, Reuse: reuse, Rerun: rerun}, nil
+		Reason: strings.TrimSpace(req.Reason), Review: strings.TrimSpace(req.Review), FromStep: strings.TrimSpace(req.FromStep), Assignments: assigned, Reuse: reuse, Rerun: rerun}, nil
 }
 
 // SameRequest reports whether req, made on src, is the request that

@@ -51,7 +51,7 @@ func (h *Host) Continue(ctx context.Context, flowID string, req sdk.ContinueRequ
 		}
 		tasks = append(tasks, t)
 	}
-	if err := flowrule.Settled(src, tasks); err != nil {
+	if err := flowrule.Settled(src, tasks, strings.TrimSpace(req.FromStep) != ""); err != nil {
 		return nil, false, err
 	}
 	r, err := flowrule.Receipt(src, src.Chain(), req)
