@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -16,6 +18,14 @@ type FlowView struct {
 	// the event at the head of the flow's outbox: a delivery that failed
 	// and waits to be retried, or is parked. Empty when none failed.
 	ControllerError string `json:"controller_error,omitempty"`
+	// ContinuedBy is, for a chain's first run, its continuation's id.
+	ContinuedBy string `json:"continued_by,omitempty"`
+	// FirstFailure is, for a continuation, why the chain's first run
+	// failed.
+	FirstFailure string `json:"first_failure,omitempty"`
+	// ChainUsage is the usage the chain's runs reported, summed; nil when
+	// none was reported.
+	ChainUsage *Usage `json:"chain_usage,omitempty"`
 }
 
 // FlowViewPage is one page of flow views, newest first. Damaged lists the
@@ -90,5 +100,35 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 	if head != nil {
 		v.ControllerError = head.LastError
 	}
+	if err := v.addChain(tx); err != nil {
+		return FlowView{}, nil, err
+	}
 	return v, bad, nil
+}
+
+// addChain fills in what v's chain says about it.
+func (v *FlowView) addChain(tx store.ReadTx) error {
+	ch, err := loadChain(tx, v.Chain())
+	if err != nil {
+		return err
+	}
+	if ch.Continuation != v.ID {
+		v.ContinuedBy = ch.Continuation
+	}
+	if ch.Usage != (Usage{}) {
+		v.ChainUsage = &ch.Usage
+	}
+	if v.SourceFlowID == "" {
+		return nil
+	}
+	src, err := loadFlow(tx, v.SourceFlowID)
+	switch {
+	case err == nil:
+		v.FirstFailure = src.BlockedSummary
+	case errors.Is(err, sdk.ErrNotFound) || damaged(err) != nil:
+		// a pruned or damaged source leaves the view without it
+	default:
+		return err
+	}
+	return nil
 }
