@@ -404,8 +404,12 @@ func (r *run) cancel(ctx context.Context, stepID string) error {
 	return err
 }
 
-// finish ends the flow succeeded, with the workflow's output.
+// finish ends the flow succeeded, with the workflow's output and its plan
+// snapshot (an operator may rerun it from a step).
 func (r *run) finish(ctx context.Context) error {
+	if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
+		return err
+	}
 	b, _, err := r.st.encode(flows.Output(r.wf, r.st.Results))
 	if err != nil {
 		return err
