@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -50,5 +51,34 @@ func TestContinuationReusesStepsBeforeTheFailureAndRerunsTheRest(t *testing.T) {
 		require.JSONEq(t, `["prior=none\n"]`, string(st.Output), "a step that never ran has no prior output")
 		require.Contains(t, string(st.Results["report"]), "enriched", "report reran on the new enrich output")
 		require.Contains(t, string(st.Results["fetch"]), "fetched", "the reused result stands")
+	})
+}
+
+func TestRerunFromAStepGivesRerunStepsTheirPriorOutput(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		flag := filepath.Join(t.TempDir(), "fixed")
+		require.NoError(t, os.WriteFile(flag, nil, 0o600))
+		f, _ := start(t, h, "continue.lobster", map[string]any{"flag": flag})
+		for range 5 {
+			c.runner.next(t, h, f.ID)
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+
+		succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "redo the report", FromStep: "report"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"report", "notify"}, succ.Continuation.Rerun)
+		h.Drain(succ.ID)
+		report := c.runner.next(t, h, succ.ID)
+		require.Equal(t, "enriched\n", report.Spec.Env[pipeline.PriorOutputEnv])
+		notify := c.runner.next(t, h, succ.ID)
+		require.Equal(t, "prior=none\n", notify.Spec.Env[pipeline.PriorOutputEnv])
+		succ = h.Flow(succ.ID)
+		require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
+		st, _ := readState(t, succ)
+		require.JSONEq(t, `["prior=prior=none\n\n"]`, string(st.Output), "notify saw its prior output")
+		require.Equal(t, []string{"report", "notify"}, labels(h, succ.ID))
 	})
 }
