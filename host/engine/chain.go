@@ -63,6 +63,20 @@ func loadChain(tx store.ReadTx, id string) (*Chain, error) {
 	return c, err
 }
 
+// pruneChain deletes chain id's record once none of its runs is left.
+func (t *txn) pruneChain(id string) error {
+	ch, err := loadChain(t.tx, id)
+	if err != nil || len(ch.Runs) == 0 {
+		return err
+	}
+	for _, run := range ch.Runs {
+		if _, err := t.tx.Get(flowKey(run)); !errors.Is(err, store.ErrKeyNotFound) {
+			return err // a run is left (or the read failed)
+		}
+	}
+	return t.del(chainKey(id))
+}
+
 // GetChain returns chain id's record: its runs (the first run alone when
 // it was never continued), continuation, billing state, usage and budget.
 // It returns an ErrNotFound error when no flow belongs to the chain.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -314,4 +315,43 @@ func TestAcceptedContinuationStartsAfterARestart(t *testing.T) {
 	require.Equal(t, sdk.EventFlowStarted, evs[0].Type)
 	require.NoError(t, eng.AckEvent(succ.ID, evs[0].Seq))
 	require.Empty(t, starts(), "once acknowledged the start is not delivered again")
+}
+
+func TestPruningBothRunsRemovesTheChainRecord(t *testing.T) {
+	t.Parallel()
+	eng, st, clk := newClockEngine(t)
+	src := failedFlow(t, eng, threeSteps, false)
+	succ, _, err := eng.ContinueFlow(src.ID, continueReq(src))
+	require.NoError(t, err)
+	succ, err = eng.Fail(succ.ID, succ.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	clk.t = clk.t.Add(time.Hour)
+
+	_, err = eng.PruneFlow(src.ID, clk.t)
+	require.NoError(t, err)
+	require.Equal(t, []string{"chain/" + src.ID}, keysUnder(t, st, "chain/"), "the chain keeps its record while a run is left")
+	_, err = eng.PruneFlow(succ.ID, clk.t)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "chain/"))
+}
+
+func TestRerunFromAStepOfASucceededFlow(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	done := sdk.Plan{Nodes: []sdk.PlanNode{{ID: "a", Status: sdk.NodeSucceeded}, {ID: "b", Status: sdk.NodeSucceeded}, {ID: "c", Status: sdk.NodeSucceeded}}}
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: planState(t, done)})
+	require.NoError(t, err)
+	f, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+
+	_, _, err = eng.ContinueFlow(f.ID, continueReq(f))
+	require.ErrorContains(t, err, "(settled failed)", "a succeeded flow is only rerun from a named step")
+	req := continueReq(f)
+	req.FromStep = "b"
+	succ, created, err := eng.ContinueFlow(f.ID, req)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, "b", succ.Continuation.FromStep)
+	require.Equal(t, []string{"a"}, succ.Continuation.Reuse)
+	require.Equal(t, []string{"b", "c"}, succ.Continuation.Rerun)
 }

@@ -61,7 +61,10 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
 			return err
 		}
-		return t.del(flowKey(id))
+		if err := t.del(flowKey(id)); err != nil {
+			return err
+		}
+		return t.pruneChain(f.Chain())
 	})
 	return pruned, err
 }
