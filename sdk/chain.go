@@ -21,7 +21,8 @@ const PlanKey = "plan"
 // got. Controllers keep it current in their state under PlanKey.
 type Plan struct {
 	// Controller names the controller and version that ran the plan
-	// ("pipeline@1"); a continuation made under another is refused.
+	// ("pipeline@0.1.0", the name and version its Info reports); a
+	// continuation made under another is refused.
 	Controller string `json:"controller,omitempty"`
 	// DefinitionFile is the file the plan was made from, if any, and
 	// DefinitionHash its content's SHA-256 in hex: a continuation is
@@ -80,7 +81,8 @@ type ContinueRequest struct {
 	// chain's one continuation, recorded like any other.
 	FromStep string `json:"from_step,omitempty"`
 	// Controller, when set, is the controller the caller would run the
-	// continuation under ("pipeline@1"); it must match the plan's.
+	// continuation under, as name@version ("pipeline@0.1.0"); it must
+	// match the plan's.
 	Controller string `json:"controller,omitempty"`
 }
 

@@ -21,7 +21,7 @@ import (
 // is now; it is empty when the file cannot be read, which refuses a
 // continuation.
 func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
-	p := sdk.Plan{Controller: Name, DefinitionFile: wf.File}
+	p := sdk.Plan{Controller: Name + "@" + Version, DefinitionFile: wf.File}
 	if b, err := os.ReadFile(wf.File); err == nil {
 		p.DefinitionHash = sdk.HashDefinition(b)
 	}
