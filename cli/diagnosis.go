@@ -70,11 +70,11 @@ func recoveryRows(row func(k, v string), t *sdk.Task) {
 	}
 }
 
-// chainRows adds the rows of tasks flow show about the flow's usage and
-// its chain's budget and stop marks.
-func chainRows(row func(k, v string), v engine.FlowView) {
+// usageRows adds the rows of tasks flow show about the flow's usage and
+// its chain's usage, budget and stop marks.
+func usageRows(row func(k, v string), v engine.FlowView) {
 	row("usage", usageText(v.RunUsage))
-	c := v.Chain
+	c := v.ChainState
 	if c == nil {
 		return
 	}

@@ -24,7 +24,7 @@ func newFlowCmd(e *env) *cobra.Command {
 		Long: `Flows are durable records of multi-step work. Managed flows are driven by
 a controller; task_mirrored flows follow a single detached task.`,
 	}
-	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e))
+	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e), newFlowContinueCmd(e))
 	cmd.AddCommand(newGateCmds(e)...)
 	return cmd
 }
@@ -45,6 +45,7 @@ type flowList struct {
 func newFlowListCmd(e *env) *cobra.Command {
 	var (
 		status, owner, controller, mode, after string
+		chain                                  string
 		limit                                  int
 		asJSON                                 bool
 	)
@@ -53,7 +54,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 		Short: "List flows, newest first",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := engine.FlowFilter{OwnerKey: owner, ControllerID: controller, After: after, Limit: limit}
+			f := engine.FlowFilter{OwnerKey: owner, ControllerID: controller, ChainID: chain, After: after, Limit: limit}
 			if status != "" {
 				s, err := sdk.ParseFlowStatus(status)
 				if err != nil {
@@ -94,10 +95,11 @@ func newFlowListCmd(e *env) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&status, "status", "", "only flows in this status (queued, running, waiting, blocked, succeeded, failed, cancelled, lost)")
+	fl.StringVar(&status, "status", "", "only flows in this status (queued, running, waiting, blocked, succeeded, failed, partial, cancelled, lost)")
 	fl.StringVar(&owner, "owner", "", "only flows of this owner key")
 	fl.StringVar(&controller, "controller", "", "only flows driven by this controller")
 	fl.StringVar(&mode, "mode", "", "only flows of this sync mode (managed, task_mirrored)")
+	fl.StringVar(&chain, "chain", "", "only the runs of this chain (a chain id is its first run's flow id)")
 	fl.IntVar(&limit, "limit", defaultListLimit, "show at most this many flows, newest first (0: all); --after pages on")
 	fl.StringVar(&after, "after", "", "list flows older than this flow id (paging cursor)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON: each flow with its tasks and task summary")
@@ -167,6 +169,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 		row("controller", clean(v.ControllerID))
 	}
 	row("notify", v.NotifyPolicy)
+	chainRows(row, v)
 	if s := stateLine(v.Flow); s != "" {
 		row("state", s)
 	}
@@ -190,7 +193,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	row("endedAt", stamp(v.EndedAt))
 	s := v.TaskSummary
 	row("tasks", fmt.Sprintf("%d total · %d active · %d issues", s.Total, s.Active, s.Failures))
-	chainRows(row, v)
+	usageRows(row, v)
 	tb.write(w)
 	if len(v.Tasks) == 0 {
 		fmt.Fprintln(w, "Linked tasks: none")

@@ -21,7 +21,7 @@ func newPipelineCmd(e *env) *cobra.Command {
 validate checks a file and every sub-workflow it names; graph draws its
 steps; run --dry-run prints the plan with the args resolved.`,
 	}
-	cmd.AddCommand(newPipelineValidateCmd(e), newPipelineGraphCmd(e), newPipelineRunCmd(e), newPipelineResumeCmd(e))
+	cmd.AddCommand(newPipelineValidateCmd(e), newPipelineGraphCmd(e), newPipelineRunCmd(e), newPipelineResumeCmd(e), newPipelineContinueCmd(e))
 	return cmd
 }
 
@@ -123,6 +123,8 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		argsJSON, mode, gateTimeout string
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
+		fromStep, source            string
+		cf                          continueFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
@@ -136,9 +138,21 @@ running, this command hosts one for its duration; a flow parked at a gate
 is resumed by whichever gateway runs next. With --gate-timeout D, a gate
 nobody answers within D is denied (reason gate-expired) by the gateway's
 sweep, which runs at least once a minute; the deadline is stored with the
-gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
+gate, so it holds when no gateway runs meanwhile (the next one denies it).
+
+With --from-step S --id FLOW, the finished flow FLOW (which ran FILE,
+unchanged) is rerun from step S: S and every step after it run again, the
+steps before it are reused. It is the operator's explicit "rerun from
+here", recorded as the chain's continuation (see tasks flow continue);
+--reason says why.`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if (fromStep == "") != (source == "") {
+				return usageError{fmt.Errorf("--from-step and --id go together: the step to rerun from and the finished flow to rerun")}
+			}
+			if fromStep != "" {
+				return e.continuePipeline(cmd, source, mode, &cf, rerunFrom{file: a[0], step: fromStep})
+			}
 			tool := mode == "tool"
 			if mode != "" && !tool {
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
@@ -196,5 +210,8 @@ gate, so it holds when no gateway runs meanwhile (the next one denies it).`,
 	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	budget.add(cmd.Flags())
+	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
+	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
+	cmd.Flags().StringVar(&cf.reason, "reason", "rerun from a step (pipeline run --from-step)", "with --from-step: why the flow is rerun")
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,7 +68,7 @@ func TestBudgetFlags(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	var v engine.FlowView
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
-	require.Equal(t, &sdk.Budget{Tokens: 1000, Cost: 2.5}, v.Chain.Budget)
+	require.Equal(t, &sdk.Budget{Tokens: 1000, Cost: 2.5}, v.ChainState.Budget)
 	require.Nil(t, v.RunUsage, "nothing reported is not zero")
 
 	code, _, errOut = run(t, home, "tasks", "flow", "create", "--controller", "c", "--goal", "g", "--owner", "o", "--budget-tokens", "-5")
@@ -85,5 +86,12 @@ func TestBudgetFlags(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	var detached engine.FlowView
 	require.NoError(t, json.Unmarshal([]byte(out), &detached))
-	require.Equal(t, &sdk.Budget{Cost: 0.5}, detached.Chain.Budget)
+	require.Equal(t, &sdk.Budget{Cost: 0.5}, detached.ChainState.Budget)
+	// The detached task's shim writes under the home until the task ends:
+	// let it end before the test removes the home.
+	require.Eventually(t, func() bool {
+		_, out, _ := run(t, home, "tasks", "show", task.ID, "--json")
+		var got sdk.Task
+		return json.Unmarshal([]byte(out), &got) == nil && got.Status.Terminal()
+	}, 30*time.Second, 20*time.Millisecond, "the detached task ends")
 }

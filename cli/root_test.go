@@ -22,7 +22,7 @@ func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	require.Contains(t, errOut, `unknown command "test" for "flowgate plugins"; valid commands: list`)
 	code, _, errOut = run(t, home, "tasks", "flow", "bogus")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `unknown command "bogus" for "flowgate tasks flow"; valid commands: approve, cancel, create`)
+	require.Contains(t, errOut, `unknown command "bogus" for "flowgate tasks flow"; valid commands: approve, cancel, continue, create`)
 
 	var groups []*cobra.Command
 	var walk func(c *cobra.Command)

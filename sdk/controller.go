@@ -74,6 +74,13 @@ type Host interface {
 	// runner (its task.finished follows). A task already ended is
 	// refused with ErrTerminal.
 	CancelTask(ctx context.Context, taskID string) (*Task, error)
+	// Continue asks for the one continuation of failed or partial flow
+	// flowID, which this controller drives: a successor flow in the same
+	// chain that reuses what succeeded and reruns the rest (see
+	// ContinueRequest and docs/recovery.md). An identical request returns
+	// the same successor with created false; a refused one names its rule
+	// (ErrInvalid), and a stale revision is a *RevisionConflictError.
+	Continue(ctx context.Context, flowID string, req ContinueRequest) (successor *Flow, created bool, err error)
 	// Log writes a line to the gateway's log, attributed to the plugin.
 	Log(ctx context.Context, level, msg string, fields map[string]string) error
 }
@@ -120,6 +127,9 @@ type ResumeRequest struct {
 // EndRequest is what Finish and Fail record. The blocked fields say, for
 // Fail, what the flow failed on.
 type EndRequest struct {
+	// Partial, on Fail, ends the flow partial instead of failed: some but
+	// not all of its work finished. Finish ignores it.
+	Partial        bool            `json:"partial,omitempty"`
 	CurrentStep    string          `json:"current_step,omitempty"`
 	State          json.RawMessage `json:"state,omitempty"`
 	BlockedTaskID  string          `json:"blocked_task_id,omitempty"`

@@ -32,6 +32,25 @@ type Flow struct {
 	CreatedAt         time.Time       `json:"created_at"`
 	UpdatedAt         time.Time       `json:"updated_at"`
 	EndedAt           time.Time       `json:"ended_at,omitzero"`
+	// ChainID is the chain the flow belongs to: its own id for a first
+	// run, the source's chain for a continuation. Empty on flows stored
+	// before chains existed, which count as their own chain.
+	ChainID string `json:"chain_id,omitempty"`
+	// SourceFlowID and SourceRevision name the flow and revision a
+	// continuation was based on; empty on a first run.
+	SourceFlowID   string `json:"source_flow_id,omitempty"`
+	SourceRevision int64  `json:"source_revision,omitempty"`
+	// Continuation is the receipt of the continuation this flow runs,
+	// nil on a first run.
+	Continuation *Continuation `json:"continuation,omitempty"`
+}
+
+// Chain returns the flow's chain id, its own id when none is recorded.
+func (f *Flow) Chain() string {
+	if f.ChainID == "" {
+		return f.ID
+	}
+	return f.ChainID
 }
 
 // CancelRequested reports whether a cancel request has been recorded.

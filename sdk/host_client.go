@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -119,6 +120,20 @@ func (h *hostClient) CancelTask(ctx context.Context, taskID string) (*Task, erro
 		return nil, h.err("CancelTask", err)
 	}
 	return taskFromProto(r)
+}
+
+// Continue implements Host.
+func (h *hostClient) Continue(ctx context.Context, flowID string, req ContinueRequest) (*Flow, bool, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, false, fmt.Errorf("encode the continue request: %w", err)
+	}
+	r, err := h.client.Continue(ctx, &pb.ContinueRequest{FlowId: flowID, RequestJson: b})
+	if err != nil {
+		return nil, false, h.err("Continue", err)
+	}
+	f, err := flowFromProto(&pb.FlowResponse{FlowJson: r.GetFlowJson()})
+	return f, r.GetCreated(), err
 }
 
 // RequestCancel implements Host.

@@ -9,8 +9,9 @@ import (
 // the moves the engine allows between them.
 type FlowStatus string
 
-// Flow statuses. Succeeded, failed, cancelled and lost are terminal: a flow
-// never leaves them.
+// Flow statuses. Succeeded, failed, partial, cancelled and lost are
+// terminal: a flow never leaves them. Partial is a flow that finished some
+// but not all of its work; like failed, it may be continued.
 const (
 	FlowQueued    FlowStatus = "queued"
 	FlowRunning   FlowStatus = "running"
@@ -18,12 +19,13 @@ const (
 	FlowBlocked   FlowStatus = "blocked"
 	FlowSucceeded FlowStatus = "succeeded"
 	FlowFailed    FlowStatus = "failed"
+	FlowPartial   FlowStatus = "partial"
 	FlowCancelled FlowStatus = "cancelled"
 	FlowLost      FlowStatus = "lost"
 )
 
 // flowStatuses is every flow status in lifecycle order. Read-only.
-var flowStatuses = [...]FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+var flowStatuses = [...]FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost}
 
 // FlowStatuses returns every flow status in lifecycle order, in a new
 // slice the caller may change.
@@ -32,7 +34,7 @@ func FlowStatuses() []FlowStatus { return slices.Clone(flowStatuses[:]) }
 // Terminal reports whether s is an end state.
 func (s FlowStatus) Terminal() bool {
 	switch s {
-	case FlowSucceeded, FlowFailed, FlowCancelled, FlowLost:
+	case FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost:
 		return true
 	}
 	return false

@@ -20,13 +20,13 @@ import (
 func FlowMoves(from FlowStatus) []FlowStatus {
 	switch from {
 	case FlowQueued:
-		return []FlowStatus{FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+		return []FlowStatus{FlowRunning, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost}
 	case FlowRunning:
-		return []FlowStatus{FlowQueued, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+		return []FlowStatus{FlowQueued, FlowWaiting, FlowBlocked, FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost}
 	case FlowWaiting:
-		return []FlowStatus{FlowQueued, FlowRunning, FlowBlocked, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+		return []FlowStatus{FlowQueued, FlowRunning, FlowBlocked, FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost}
 	case FlowBlocked:
-		return []FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowSucceeded, FlowFailed, FlowCancelled, FlowLost}
+		return []FlowStatus{FlowQueued, FlowRunning, FlowWaiting, FlowSucceeded, FlowFailed, FlowPartial, FlowCancelled, FlowLost}
 	}
 	return nil
 }

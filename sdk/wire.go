@@ -133,5 +133,6 @@ func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 		State:            e.State,
 		BlockedTaskId:    e.BlockedTaskID,
 		BlockedSummary:   e.BlockedSummary,
+		Partial:          e.Partial,
 	}
 }

@@ -38,6 +38,7 @@ type Client interface {
 	Plugins(ctx context.Context) ([]pluginhost.Status, error)
 
 	Gatekeeper
+	Continuer
 	Cron
 	Storage
 	Auditor

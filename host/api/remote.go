@@ -163,6 +163,7 @@ func (c *Remote) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.Flo
 	setQuery(q, "status", string(f.Status))
 	setQuery(q, "owner", f.OwnerKey)
 	setQuery(q, "controller", f.ControllerID)
+	setQuery(q, "chain", f.ChainID)
 	setQuery(q, "mode", string(f.SyncMode))
 	setQuery(q, "after", f.After)
 	if f.Limit > 0 {

@@ -32,8 +32,8 @@ const maxRequestBody = 4 << 20
 //	                                          idempotency_key status held_env}       (201 when created)
 //	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      sdk.Task
 //	POST /v1/tasks/{id}/cancel   CancelTask   -                                      sdk.Task
-//	GET  /v1/flows               ViewFlows    query: status owner controller mode    {flows, next}
-//	                                          after limit
+//	GET  /v1/flows               ViewFlows    query: status owner controller chain   {flows, next}
+//	                                          mode after limit
 //	POST /v1/flows               CreateFlow   {sync_mode owner_key controller_id     sdk.Flow (201)
 //	                                          goal current_step state
 //	                                          notify_policy origin}
@@ -43,6 +43,8 @@ const maxRequestBody = 4 << 20
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
 //	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
+//	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
+//	                                          assignments controller}                (201 when created)
 //	GET  /v1/gates               OpenGates    query: controller token id             {gates}
 //	POST /v1/gates/decide        DecideGate   {flow kind expected_revision           sdk.Flow
 //	                                          decision: {approved response by}}
@@ -133,6 +135,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/flows/{token}", s.viewFlow)
 	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
 	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
+	s.handle("POST /v1/flows/{id}/continue", s.continueFlow)
 	s.handle("GET /v1/gates", s.openGates)
 	s.handle("POST /v1/gates/decide", s.decideGate)
 	s.handle("GET /v1/cron/jobs", s.listJobs)
@@ -319,11 +322,11 @@ func (s *server) cancelTask(_ http.ResponseWriter, r *http.Request) (int, any, e
 }
 
 func (s *server) viewFlows(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	q, err := parseQuery(r, "status", "owner", "controller", "mode", "after", "limit")
+	q, err := parseQuery(r, "status", "owner", "controller", "chain", "mode", "after", "limit")
 	if err != nil {
 		return 0, nil, err
 	}
-	f := engine.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), After: q.Get("after")}
+	f := engine.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), ChainID: q.Get("chain"), After: q.Get("after")}
 	if v := q.Get("status"); v != "" {
 		if f.Status, err = sdk.ParseFlowStatus(v); err != nil {
 			return 0, nil, err

@@ -36,6 +36,10 @@ type Config struct {
 	// EventsBacklog: an event undelivered this long is events_backlog. If
 	// zero, 10m.
 	EventsBacklog time.Duration
+	// ContinuationStart: a continuation still queued without a task this
+	// long after it was accepted is continuation_not_started. If zero,
+	// 10m.
+	ContinuationStart time.Duration
 	// OrphanGrace: a process still alive this long after its task ended
 	// is orphan_process. If zero, 1m.
 	OrphanGrace time.Duration
@@ -67,6 +71,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.CancelStuck, 5*time.Minute)
 	def(&c.EventsBacklog, 10*time.Minute)
 	def(&c.OrphanGrace, time.Minute)
+	def(&c.ContinuationStart, 10*time.Minute)
 	def(&c.ControllerGrace, 5*time.Minute)
 	if c.Alive == nil {
 		c.Alive = func(pid int, start uint64) bool {

@@ -310,6 +310,17 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 			fx.clk.Advance(10 * time.Minute)
 			return f.ID
 		}, audit.Input{}},
+		{"continuation_not_started", audit.ContinuationNotStarted, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
+			f, err := fx.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: json.RawMessage(`{"plan":{"nodes":[{"id":"a"}]}}`)})
+			require.NoError(t, err)
+			f, err = fx.eng.Fail(f.ID, f.Revision, engine.EndInput{BlockedSummary: "a failed"})
+			require.NoError(t, err)
+			fx.ackAll(t, f.ID)
+			succ, _, err := fx.eng.ContinueFlow(f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "retry a"})
+			require.NoError(t, err)
+			fx.clk.Advance(10 * time.Minute)
+			return succ.ID
+		}, audit.Input{}},
 		{"mirror_mismatch", audit.MirrorMismatch, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
 			task := fx.finished(t, sdk.TaskSucceeded)
 			rewrite(t, fx, "flow/"+task.FlowID, func(v *sdk.Flow) { v.Status, v.EndedAt = sdk.FlowRunning, time.Time{} })

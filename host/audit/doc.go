@@ -78,6 +78,8 @@
 //	                                             missing status entry hides a task from dispatch
 //	near_size_limit         either     warn      the record is engine.NearSizeLimit bytes or more (3/4
 //	                                             of store.MaxValueSize)
+//	continuation_not_       task_flow  warn      a continuation accepted 10m ago is still queued
+//	started                                      without a task: no gateway has started it
 //
 // # Consistency
 //

@@ -67,6 +67,9 @@ const (
 	MirrorMismatch        Code = "mirror_mismatch"
 	IndexMismatch         Code = "index_mismatch"
 	NearSizeLimit         Code = "near_size_limit"
+	// ContinuationNotStarted is a continuation accepted long ago that
+	// still has not started: queued, without a task.
+	ContinuationNotStarted Code = "continuation_not_started"
 )
 
 // TaskCodes returns the codes a task finding can carry, in the order the
@@ -81,7 +84,7 @@ func TaskCodes() []Code {
 // in a new slice the caller may change.
 func FlowCodes() []Code {
 	return []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
-		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit}
+		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit, ContinuationNotStarted}
 }
 
 // Codes lists every code once, task codes first.

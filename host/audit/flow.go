@@ -76,7 +76,12 @@ func (a *auditor) flowFindings(f *sdk.Flow, tasks []*sdk.Task) []Finding {
 		}
 		add(Error, ControllerUnavailable, ageSince(a.now, since), d)
 	}
-	if b, ok := a.oldest[f.ID]; ok && a.now.Sub(b.head.CreatedAt) >= a.cfg.EventsBacklog {
+	notStarted := f.Continuation != nil && f.Status == sdk.FlowQueued && len(tasks) == 0 && a.now.Sub(f.CreatedAt) >= a.cfg.ContinuationStart
+	if notStarted {
+		// The more specific diagnosis replaces events_backlog.
+		add(Warn, ContinuationNotStarted, ageSince(a.now, f.CreatedAt), fmt.Sprintf("continuation of %s was accepted but has not started: no gateway has run its controller %s since", f.SourceFlowID, f.ControllerID))
+	}
+	if b, ok := a.oldest[f.ID]; ok && !notStarted && a.now.Sub(b.head.CreatedAt) >= a.cfg.EventsBacklog {
 		add(Warn, EventsBacklog, ageSince(a.now, b.head.CreatedAt), b.detail())
 	}
 	if f.SyncMode == sdk.SyncTaskMirrored {

@@ -57,6 +57,17 @@
 // Quarantine moves it, bytes and reason, under "quarantine/", which
 // ListQuarantine reads and backups keep with the rest of the store.
 //
+// # Chains and continuations
+//
+// Every flow belongs to a chain (sdk.Flow.ChainID, its own id for a first
+// run). ContinueFlow accepts a chain's one continuation of a failed or
+// partial flow, applying the rules of package flowrule and the chain's
+// own (billing exhaustion and budget, kept in the Chain record under
+// "chain/"), and stores the successor, its receipt, the chain record and
+// the successor's flow.started in one transaction. GetChain reads a
+// chain; PruneFlow deletes its record with its last run. docs/recovery.md
+// is the user's manual.
+//
 // # Records of other parts
 //
 // A part of the host that keeps records the engine does not model (the

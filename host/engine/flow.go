@@ -102,7 +102,7 @@ func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 			ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
 			Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
 			State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
-			CreatedAt: t.now,
+			CreatedAt: t.now, ChainID: id,
 		}
 		if err := t.saveFlow(nil, f); err != nil {
 			return err
@@ -169,6 +169,8 @@ type FlowFilter struct {
 	OwnerKey     string
 	ControllerID string
 	SyncMode     sdk.SyncMode
+	// ChainID selects the runs of one chain (see sdk.Flow.Chain).
+	ChainID string
 	// After is the cursor: list flows older than this flow id.
 	After string
 	// Limit caps the page; zero means no limit.
@@ -227,7 +229,8 @@ func (f FlowFilter) match(fl *sdk.Flow) bool {
 	return (f.Status == "" || fl.Status == f.Status) &&
 		(f.OwnerKey == "" || fl.OwnerKey == f.OwnerKey) &&
 		(f.ControllerID == "" || fl.ControllerID == f.ControllerID) &&
-		(f.SyncMode == "" || fl.SyncMode == f.SyncMode)
+		(f.SyncMode == "" || fl.SyncMode == f.SyncMode) &&
+		(f.ChainID == "" || fl.Chain() == f.ChainID)
 }
 
 // FlowCounts counts flows by status and how many non-terminal flows carry a

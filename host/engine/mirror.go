@@ -38,7 +38,7 @@ func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
 	f := &sdk.Flow{
 		ID: id, SyncMode: sdk.SyncTaskMirrored, OwnerKey: task.OwnerKey,
 		Status: mirrorStatus(task.Status), Goal: mirrorGoal(task),
-		NotifyPolicy: "done_only", CreatedAt: t.now,
+		NotifyPolicy: "done_only", CreatedAt: t.now, ChainID: id,
 	}
 	return f, t.saveFlow(nil, f)
 }

@@ -58,13 +58,13 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.del(seqPrefix + id); err != nil {
 			return err
 		}
-		if err := t.del(chainUsageKey(chainOf(f))); err != nil {
-			return err
-		}
 		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
 			return err
 		}
-		return t.del(flowKey(id))
+		if err := t.del(flowKey(id)); err != nil {
+			return err
+		}
+		return t.pruneChain(f.Chain())
 	})
 	return pruned, err
 }

@@ -186,7 +186,7 @@ func linkableFlow(tx store.ReadTx, in CreateTaskInput) (*sdk.Flow, error) {
 	case f.Status.Terminal():
 		return nil, fmt.Errorf("%w: flow %s is already %s and accepts no new tasks", sdk.ErrTerminal, f.ID, f.Status)
 	}
-	c, err := loadChainUsage(tx, chainOf(f))
+	c, err := loadChain(tx, f.Chain())
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +331,16 @@ type FinishInput struct {
 	Diagnosis *sdk.Diagnosis
 }
 
+// billingEvidence is the part of a billing failure's error kept on its
+// chain: enough to say which code stopped it.
+func billingEvidence(err string) string {
+	const max = 200
+	if len(err) > max {
+		err = strings.ToValidUTF8(err[:max], "") + "…"
+	}
+	return err
+}
+
 // FinishTask moves task id to a terminal status, then re-derives a
 // mirrored flow or, for a managed flow, queues task.finished and completes
 // a pending cancel.
@@ -366,7 +376,7 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		if err != nil {
 			return err
 		}
-		return t.markBillingExhausted(chainOf(f))
+		return t.markBillingExhausted(f.Chain(), billingEvidence(in.Error))
 	})
 }
 

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -16,11 +18,16 @@ type FlowView struct {
 	// the event at the head of the flow's outbox: a delivery that failed
 	// and waits to be retried, or is parked. Empty when none failed.
 	ControllerError string `json:"controller_error,omitempty"`
+	// ContinuedBy is, for a chain's first run, its continuation's id.
+	ContinuedBy string `json:"continued_by,omitempty"`
+	// FirstFailure is, for a continuation, why the chain's first run
+	// failed.
+	FirstFailure string `json:"first_failure,omitempty"`
 	// RunUsage sums the usage this run's tasks reported; nil when none
-	// did. Chain is the usage, budget and stop marks of the flow's whole
-	// chain (earlier runs included).
-	RunUsage *sdk.Usage  `json:"run_usage,omitempty"`
-	Chain    *ChainUsage `json:"chain_usage,omitempty"`
+	// did. ChainState is the record of the flow's whole chain: its runs,
+	// the usage of every run summed, its budget and stop marks.
+	RunUsage   *sdk.Usage `json:"run_usage,omitempty"`
+	ChainState *Chain     `json:"chain,omitempty"`
 }
 
 // FlowViewPage is one page of flow views, newest first. Damaged lists the
@@ -91,9 +98,6 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 	for _, task := range tasks {
 		v.RunUsage = v.RunUsage.Add(task.Usage)
 	}
-	if v.Chain, err = loadChainUsage(tx, chainOf(f)); err != nil {
-		return FlowView{}, nil, err
-	}
 	head, err := headEvent(tx, f.ID)
 	if err != nil {
 		return FlowView{}, nil, err
@@ -101,5 +105,33 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 	if head != nil {
 		v.ControllerError = head.LastError
 	}
+	if err := v.addChain(tx); err != nil {
+		return FlowView{}, nil, err
+	}
 	return v, bad, nil
+}
+
+// addChain fills in what v's chain says about it.
+func (v *FlowView) addChain(tx store.ReadTx) error {
+	ch, err := loadChain(tx, v.Chain())
+	if err != nil {
+		return err
+	}
+	if ch.Continuation != v.ID {
+		v.ContinuedBy = ch.Continuation
+	}
+	v.ChainState = ch
+	if v.SourceFlowID == "" {
+		return nil
+	}
+	src, err := loadFlow(tx, v.SourceFlowID)
+	switch {
+	case err == nil:
+		v.FirstFailure = src.BlockedSummary
+	case errors.Is(err, sdk.ErrNotFound) || damaged(err) != nil:
+		// a pruned or damaged source leaves the view without it
+	default:
+		return err
+	}
+	return nil
 }

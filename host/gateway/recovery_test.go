@@ -53,7 +53,7 @@ diagnoser:
 	require.Equal(t, 1, got.Attempts)
 	v, err := c.ViewFlow(ctx, got.FlowID)
 	require.NoError(t, err)
-	require.False(t, v.Chain.BillingExhaustedAt.IsZero())
+	require.False(t, v.ChainState.BillingExhaustedAt.IsZero())
 
 	got = waitEnded(t, c, odd.ID)
 	require.Equal(t, sdk.FailureNeedsDiagnosis, got.Class)

@@ -152,6 +152,13 @@ func (h *host) CancelTask(_ context.Context, taskID string) (*sdk.Task, error) {
 	return h.eng.CancelTask(taskID)
 }
 
+func (h *host) Continue(_ context.Context, flowID string, req sdk.ContinueRequest) (*sdk.Flow, bool, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, false, err
+	}
+	return h.eng.ContinueFlow(flowID, req)
+}
+
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
 	if err := h.check(); err != nil {
 		return err

@@ -57,7 +57,7 @@ func TestShellPipeline(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		require.Equal(t, []string{"args", "cwd", "file", "output", "results"}, keys)
+		require.Equal(t, []string{"args", "cwd", "file", "output", "plan", "results"}, keys)
 		require.JSONEq(t, `{"id":"greet","stdout":"{\"text\":\"hello flowgate\",\"arg\":\"flowgate\",\"args\":{\"greeting\":\"hello\",\"name\":\"flowgate\"}}",
 			"json":{"text":"hello flowgate","arg":"flowgate","args":{"greeting":"hello","name":"flowgate"}}}`, string(st.Results["greet"]))
 		require.JSONEq(t, `{"id":"shout","stdout":"HELLO FLOWGATE"}`, string(st.Results["shout"]))

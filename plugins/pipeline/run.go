@@ -69,6 +69,9 @@ func (r *run) advance(ctx context.Context) error {
 	if r.wf, err = flows.Load(r.st.File); err != nil {
 		return r.fail(ctx, "", "", fmt.Sprintf("load workflow %s: %v", r.st.File, err))
 	}
+	if err := r.st.continued(r.flow.Continuation, r.wf); err != nil {
+		return r.fail(ctx, "", "", fmt.Sprintf("prepare the continuation: %v", err))
+	}
 	r.args = flows.ResolveArgs(r.wf, r.st.Args)
 	tasks, err := r.host.ListTasks(ctx, r.flow.ID)
 	if err != nil {
@@ -215,7 +218,11 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 		}
 		return nil, r.save(ctx, id)
 	}
-	spec, err := r.taskSpec(fr, fr.results, s.Run, s.Stdin, r.env(fr, s, fr.results), r.cwd(fr, s.Cwd), s.TimeoutMs, s.Retry)
+	env := r.env(fr, s, fr.results)
+	if prior, ok := r.st.Prior[id]; ok {
+		env[PriorOutputEnv] = prior
+	}
+	spec, err := r.taskSpec(fr, fr.results, s.Run, s.Stdin, env, r.cwd(fr, s.Cwd), s.TimeoutMs, s.Retry)
 	if err != nil {
 		return nil, stepError{err}
 	}
@@ -397,8 +404,12 @@ func (r *run) cancel(ctx context.Context, stepID string) error {
 	return err
 }
 
-// finish ends the flow succeeded, with the workflow's output.
+// finish ends the flow succeeded, with the workflow's output and its plan
+// snapshot (an operator may rerun it from a step).
 func (r *run) finish(ctx context.Context) error {
+	if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
+		return err
+	}
 	b, _, err := r.st.encode(flows.Output(r.wf, r.st.Results))
 	if err != nil {
 		return err
@@ -412,6 +423,11 @@ func (r *run) finish(ctx context.Context) error {
 func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
 	e := sdk.EndRequest{CurrentStep: stepID, BlockedTaskID: taskID, BlockedSummary: summary}
 	if r.st != nil {
+		if r.wf != nil {
+			if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
+				return err
+			}
+		}
 		b, _, err := r.st.encode(nil)
 		if err != nil {
 			return err

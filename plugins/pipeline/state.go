@@ -29,6 +29,9 @@ type state struct {
 	GateUntil map[string]time.Time
 	Results   map[string]flows.StepResult
 	Decisions map[string]sdk.Decision
+	// Prior is, in a continuation, the stdout each rerun step printed in
+	// the source run ("prior_output").
+	Prior map[string]string
 }
 
 // readState decodes a flow's state; it fails when the state names no
@@ -40,7 +43,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions} {
+	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -52,6 +55,9 @@ func readState(b json.RawMessage) (*state, error) {
 	}
 	if s.Results == nil {
 		s.Results = map[string]flows.StepResult{}
+	}
+	if s.Prior == nil {
+		s.Prior = map[string]string{}
 	}
 	for k, r := range s.Results {
 		if r.StdoutFile != "" {

@@ -1,7 +1,8 @@
 // Package flowrule is what every sdk.Host does to a flow's record for each
 // call a controller makes: which status SetWaiting parks a flow in, what
 // Resume clears and when it tells the controller, what Finish and Fail
-// keep. The gateway's engine and sdktest's in-memory Host both apply these
+// keep, and what a continuation reuses and reruns (Continuation, Receipt,
+// Settled, SameRequest, Successor). The gateway's engine and sdktest's in-memory Host both apply these
 // functions, so the two cannot drift apart; sdktest.RunHostConformance
 // checks the result through the sdk.Host interface.
 //

@@ -114,12 +114,16 @@ func ResumedData(r sdk.Resumed) (json.RawMessage, error) {
 	return b, nil
 }
 
-// End applies Finish (to succeeded) or Fail (to failed) with request e to
-// f: the current step and state where e gives them, and, for a failure,
-// what the flow failed on (the blocked fields, trimmed).
+// End applies Finish (to succeeded) or Fail (to failed, or partial when
+// e.Partial) with request e to f: the current step and state where e gives
+// them, and, for a failure, what the flow failed on (the blocked fields,
+// trimmed).
 func End(f *sdk.Flow, to sdk.FlowStatus, e sdk.EndRequest, move Mover) error {
 	if to != sdk.FlowSucceeded && to != sdk.FlowFailed {
 		return fmt.Errorf("%w: a flow ends as succeeded or failed here, not %q", sdk.ErrInvalid, to)
+	}
+	if to == sdk.FlowFailed && e.Partial {
+		to = sdk.FlowPartial
 	}
 	if err := move(f, to); err != nil {
 		return err
@@ -128,7 +132,7 @@ func End(f *sdk.Flow, to sdk.FlowStatus, e sdk.EndRequest, move Mover) error {
 	if e.State != nil {
 		f.State = e.State
 	}
-	if to == sdk.FlowFailed {
+	if to != sdk.FlowSucceeded {
 		f.BlockedTaskID, f.BlockedSummary = strings.TrimSpace(e.BlockedTaskID), strings.TrimSpace(e.BlockedSummary)
 	}
 	return nil

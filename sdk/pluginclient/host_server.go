@@ -2,6 +2,8 @@ package pluginclient
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
@@ -70,6 +72,22 @@ func (s *hostServer) Fail(ctx context.Context, r *pb.EndRequest) (*pb.FlowRespon
 
 func (s *hostServer) RequestCancel(ctx context.Context, r *pb.RequestCancelRequest) (*pb.FlowResponse, error) {
 	return flowReply(s.host.RequestCancel(ctx, r.GetFlowId(), r.GetExpectedRevision()))
+}
+
+func (s *hostServer) Continue(ctx context.Context, r *pb.ContinueRequest) (*pb.ContinueResponse, error) {
+	var req sdk.ContinueRequest
+	if err := json.Unmarshal(r.GetRequestJson(), &req); err != nil {
+		return nil, wireErrors.ToStatus(fmt.Errorf("%w: the continue request is not valid JSON: %v", sdk.ErrInvalid, err))
+	}
+	f, created, err := s.host.Continue(ctx, r.GetFlowId(), req)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, wireErrors.ToStatus(fmt.Errorf("encode flow: %w", err))
+	}
+	return &pb.ContinueResponse{FlowJson: b, Created: created}, nil
 }
 
 func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*pb.TaskResponse, error) {

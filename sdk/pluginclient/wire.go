@@ -132,5 +132,6 @@ func endFromProto(r *pb.EndRequest) sdk.EndRequest {
 		State:          json.RawMessage(r.GetState()),
 		BlockedTaskID:  r.GetBlockedTaskId(),
 		BlockedSummary: r.GetBlockedSummary(),
+		Partial:        r.GetPartial(),
 	}
 }

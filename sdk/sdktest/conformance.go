@@ -63,6 +63,7 @@ var conformanceCases = []conformanceCase{
 	{"Resume", testResume},
 	{"FinishAndFail", testFinishAndFail},
 	{"Terminal", testTerminal},
+	{"Continue", testContinue},
 	{"RequestCancel", testRequestCancel},
 	{"RequestCancelWithTasks", testRequestCancelWithTasks},
 	{"CreateTask", testCreateTask},

@@ -39,6 +39,7 @@ type Host struct {
 	keys      map[string]string   // idempotency key → task id
 	outbox    map[string][]sdk.Event
 	seq       map[string]int64
+	continued map[string]string // chain id → its continuation's flow id
 	logs      []LogEntry
 	lastID    int
 }
@@ -61,6 +62,7 @@ func NewHost() *Host {
 		keys:      map[string]string{},
 		outbox:    map[string][]sdk.Event{},
 		seq:       map[string]int64{},
+		continued: map[string]string{},
 	}
 }
 

@@ -30,6 +30,7 @@ func (h *Host) CreateFlow(controllerID, goal string, state json.RawMessage) (*sd
 		Goal: strings.TrimSpace(goal), State: state, NotifyPolicy: "done_only",
 		Revision: 1, CreatedAt: t, UpdatedAt: t,
 	}
+	f.ChainID = f.ID
 	h.putFlow(f)
 	h.appendEvent(f.ID, sdk.EventFlowStarted, "", nil)
 	return f, nil

@@ -1007,8 +1007,10 @@ type EndRequest struct {
 	State            []byte                 `protobuf:"bytes,4,opt,name=state,proto3,oneof" json:"state,omitempty"`
 	BlockedTaskId    string                 `protobuf:"bytes,5,opt,name=blocked_task_id,json=blockedTaskId,proto3" json:"blocked_task_id,omitempty"`
 	BlockedSummary   string                 `protobuf:"bytes,6,opt,name=blocked_summary,json=blockedSummary,proto3" json:"blocked_summary,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// partial, on Fail, ends the flow partial instead of failed.
+	Partial       bool `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EndRequest) Reset() {
@@ -1083,6 +1085,122 @@ func (x *EndRequest) GetBlockedSummary() string {
 	return ""
 }
 
+func (x *EndRequest) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+// ContinueRequest asks for the one continuation of a failed or partial
+// flow.
+type ContinueRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FlowId string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	// request_json is an sdk.ContinueRequest.
+	RequestJson   []byte `protobuf:"bytes,2,opt,name=request_json,json=requestJson,proto3" json:"request_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContinueRequest) Reset() {
+	*x = ContinueRequest{}
+	mi := &file_controller_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContinueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContinueRequest) ProtoMessage() {}
+
+func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContinueRequest.ProtoReflect.Descriptor instead.
+func (*ContinueRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ContinueRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *ContinueRequest) GetRequestJson() []byte {
+	if x != nil {
+		return x.RequestJson
+	}
+	return nil
+}
+
+type ContinueResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// flow_json is the successor, an sdk.Flow.
+	FlowJson []byte `protobuf:"bytes,1,opt,name=flow_json,json=flowJson,proto3" json:"flow_json,omitempty"`
+	// created is false when an identical request had made it before.
+	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContinueResponse) Reset() {
+	*x = ContinueResponse{}
+	mi := &file_controller_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContinueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContinueResponse) ProtoMessage() {}
+
+func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContinueResponse.ProtoReflect.Descriptor instead.
+func (*ContinueResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ContinueResponse) GetFlowJson() []byte {
+	if x != nil {
+		return x.FlowJson
+	}
+	return nil
+}
+
+func (x *ContinueResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 type RequestCancelRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	FlowId           string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
@@ -1093,7 +1211,7 @@ type RequestCancelRequest struct {
 
 func (x *RequestCancelRequest) Reset() {
 	*x = RequestCancelRequest{}
-	mi := &file_controller_proto_msgTypes[19]
+	mi := &file_controller_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1105,7 +1223,7 @@ func (x *RequestCancelRequest) String() string {
 func (*RequestCancelRequest) ProtoMessage() {}
 
 func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[19]
+	mi := &file_controller_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1118,7 +1236,7 @@ func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelRequest.ProtoReflect.Descriptor instead.
 func (*RequestCancelRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{19}
+	return file_controller_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RequestCancelRequest) GetFlowId() string {
@@ -1144,7 +1262,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_controller_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1156,7 +1274,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_controller_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1169,7 +1287,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{20}
+	return file_controller_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1190,7 +1308,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1320,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1333,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{21}
+	return file_controller_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TaskResponse) GetTaskJson() []byte {
@@ -1236,7 +1354,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_controller_proto_msgTypes[22]
+	mi := &file_controller_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1248,7 +1366,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[22]
+	mi := &file_controller_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1261,7 +1379,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{22}
+	return file_controller_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1293,7 +1411,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_controller_proto_msgTypes[23]
+	mi := &file_controller_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1423,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[23]
+	mi := &file_controller_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1436,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{23}
+	return file_controller_proto_rawDescGZIP(), []int{25}
 }
 
 var File_controller_proto protoreflect.FileDescriptor
@@ -1393,7 +1511,7 @@ const file_controller_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12!\n" +
 	"\fcurrent_step\x18\x04 \x01(\tR\vcurrentStep\x12\x19\n" +
 	"\x05state\x18\x05 \x01(\fH\x00R\x05state\x88\x01\x01B\b\n" +
-	"\x06_state\"\xeb\x01\n" +
+	"\x06_state\"\x85\x02\n" +
 	"\n" +
 	"EndRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
@@ -1401,8 +1519,15 @@ const file_controller_proto_rawDesc = "" +
 	"\fcurrent_step\x18\x03 \x01(\tR\vcurrentStep\x12\x19\n" +
 	"\x05state\x18\x04 \x01(\fH\x00R\x05state\x88\x01\x01\x12&\n" +
 	"\x0fblocked_task_id\x18\x05 \x01(\tR\rblockedTaskId\x12'\n" +
-	"\x0fblocked_summary\x18\x06 \x01(\tR\x0eblockedSummaryB\b\n" +
-	"\x06_state\"\\\n" +
+	"\x0fblocked_summary\x18\x06 \x01(\tR\x0eblockedSummary\x12\x18\n" +
+	"\apartial\x18\a \x01(\bR\apartialB\b\n" +
+	"\x06_state\"M\n" +
+	"\x0fContinueRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12!\n" +
+	"\frequest_json\x18\x02 \x01(\fR\vrequestJson\"I\n" +
+	"\x10ContinueResponse\x12\x1b\n" +
+	"\tflow_json\x18\x01 \x01(\fR\bflowJson\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\"\\\n" +
 	"\x14RequestCancelRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\",\n" +
@@ -1424,7 +1549,7 @@ const file_controller_proto_rawDesc = "" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
-	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xf5\a\n" +
+	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xd4\b\n" +
 	"\x04Host\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -1439,7 +1564,8 @@ const file_controller_proto_rawDesc = "" +
 	"\x04Fail\x12\".flowgate.controller.v1.EndRequest\x1a$.flowgate.controller.v1.FlowResponse\x12c\n" +
 	"\rRequestCancel\x12,.flowgate.controller.v1.RequestCancelRequest\x1a$.flowgate.controller.v1.FlowResponse\x12]\n" +
 	"\n" +
-	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12N\n" +
+	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12]\n" +
+	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12N\n" +
 	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
@@ -1454,7 +1580,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -1475,15 +1601,17 @@ var file_controller_proto_goTypes = []any{
 	(*SetWaitingRequest)(nil),    // 16: flowgate.controller.v1.SetWaitingRequest
 	(*ResumeRequest)(nil),        // 17: flowgate.controller.v1.ResumeRequest
 	(*EndRequest)(nil),           // 18: flowgate.controller.v1.EndRequest
-	(*RequestCancelRequest)(nil), // 19: flowgate.controller.v1.RequestCancelRequest
-	(*CancelTaskRequest)(nil),    // 20: flowgate.controller.v1.CancelTaskRequest
-	(*TaskResponse)(nil),         // 21: flowgate.controller.v1.TaskResponse
-	(*LogRequest)(nil),           // 22: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 23: flowgate.controller.v1.LogResponse
-	nil,                          // 24: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*ContinueRequest)(nil),      // 19: flowgate.controller.v1.ContinueRequest
+	(*ContinueResponse)(nil),     // 20: flowgate.controller.v1.ContinueResponse
+	(*RequestCancelRequest)(nil), // 21: flowgate.controller.v1.RequestCancelRequest
+	(*CancelTaskRequest)(nil),    // 22: flowgate.controller.v1.CancelTaskRequest
+	(*TaskResponse)(nil),         // 23: flowgate.controller.v1.TaskResponse
+	(*LogRequest)(nil),           // 24: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 25: flowgate.controller.v1.LogResponse
+	nil,                          // 26: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_controller_proto_depIdxs = []int32{
-	24, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	26, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 1: flowgate.controller.v1.Controller.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
 	3,  // 2: flowgate.controller.v1.Controller.Setup:input_type -> flowgate.controller.v1.SetupRequest
 	5,  // 3: flowgate.controller.v1.Controller.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
@@ -1496,26 +1624,28 @@ var file_controller_proto_depIdxs = []int32{
 	17, // 10: flowgate.controller.v1.Host.Resume:input_type -> flowgate.controller.v1.ResumeRequest
 	18, // 11: flowgate.controller.v1.Host.Finish:input_type -> flowgate.controller.v1.EndRequest
 	18, // 12: flowgate.controller.v1.Host.Fail:input_type -> flowgate.controller.v1.EndRequest
-	19, // 13: flowgate.controller.v1.Host.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	20, // 14: flowgate.controller.v1.Host.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	22, // 15: flowgate.controller.v1.Host.Log:input_type -> flowgate.controller.v1.LogRequest
-	2,  // 16: flowgate.controller.v1.Controller.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	4,  // 17: flowgate.controller.v1.Controller.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	6,  // 18: flowgate.controller.v1.Controller.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	8,  // 19: flowgate.controller.v1.Controller.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	10, // 20: flowgate.controller.v1.Host.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	12, // 21: flowgate.controller.v1.Host.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	14, // 22: flowgate.controller.v1.Host.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	10, // 23: flowgate.controller.v1.Host.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 24: flowgate.controller.v1.Host.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 25: flowgate.controller.v1.Host.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 26: flowgate.controller.v1.Host.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 27: flowgate.controller.v1.Host.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 28: flowgate.controller.v1.Host.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	21, // 29: flowgate.controller.v1.Host.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	23, // 30: flowgate.controller.v1.Host.Log:output_type -> flowgate.controller.v1.LogResponse
-	16, // [16:31] is the sub-list for method output_type
-	1,  // [1:16] is the sub-list for method input_type
+	21, // 13: flowgate.controller.v1.Host.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	22, // 14: flowgate.controller.v1.Host.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	19, // 15: flowgate.controller.v1.Host.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	24, // 16: flowgate.controller.v1.Host.Log:input_type -> flowgate.controller.v1.LogRequest
+	2,  // 17: flowgate.controller.v1.Controller.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	4,  // 18: flowgate.controller.v1.Controller.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	6,  // 19: flowgate.controller.v1.Controller.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	8,  // 20: flowgate.controller.v1.Controller.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	10, // 21: flowgate.controller.v1.Host.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	12, // 22: flowgate.controller.v1.Host.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	14, // 23: flowgate.controller.v1.Host.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	10, // 24: flowgate.controller.v1.Host.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 25: flowgate.controller.v1.Host.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 26: flowgate.controller.v1.Host.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 27: flowgate.controller.v1.Host.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 28: flowgate.controller.v1.Host.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 29: flowgate.controller.v1.Host.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	23, // 30: flowgate.controller.v1.Host.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	20, // 31: flowgate.controller.v1.Host.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	25, // 32: flowgate.controller.v1.Host.Log:output_type -> flowgate.controller.v1.LogResponse
+	17, // [17:33] is the sub-list for method output_type
+	1,  // [1:17] is the sub-list for method input_type
 	1,  // [1:1] is the sub-list for extension type_name
 	1,  // [1:1] is the sub-list for extension extendee
 	0,  // [0:1] is the sub-list for field type_name
@@ -1536,7 +1666,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -257,6 +257,7 @@ const (
 	Host_Fail_FullMethodName          = "/flowgate.controller.v1.Host/Fail"
 	Host_RequestCancel_FullMethodName = "/flowgate.controller.v1.Host/RequestCancel"
 	Host_CancelTask_FullMethodName    = "/flowgate.controller.v1.Host/CancelTask"
+	Host_Continue_FullMethodName      = "/flowgate.controller.v1.Host/Continue"
 	Host_Log_FullMethodName           = "/flowgate.controller.v1.Host/Log"
 )
 
@@ -277,6 +278,7 @@ type HostClient interface {
 	Fail(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error)
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 }
 
@@ -388,6 +390,16 @@ func (c *hostClient) CancelTask(ctx context.Context, in *CancelTaskRequest, opts
 	return out, nil
 }
 
+func (c *hostClient) Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ContinueResponse)
+	err := c.cc.Invoke(ctx, Host_Continue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LogResponse)
@@ -415,6 +427,7 @@ type HostServer interface {
 	Fail(context.Context, *EndRequest) (*FlowResponse, error)
 	RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error)
 	CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error)
+	Continue(context.Context, *ContinueRequest) (*ContinueResponse, error)
 	Log(context.Context, *LogRequest) (*LogResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
@@ -455,6 +468,9 @@ func (UnimplementedHostServer) RequestCancel(context.Context, *RequestCancelRequ
 }
 func (UnimplementedHostServer) CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
+}
+func (UnimplementedHostServer) Continue(context.Context, *ContinueRequest) (*ContinueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Continue not implemented")
 }
 func (UnimplementedHostServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
@@ -660,6 +676,24 @@ func _Host_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_Continue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ContinueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Continue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Continue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Continue(ctx, req.(*ContinueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Host_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LogRequest)
 	if err := dec(in); err != nil {
@@ -724,6 +758,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelTask",
 			Handler:    _Host_CancelTask_Handler,
+		},
+		{
+			MethodName: "Continue",
+			Handler:    _Host_Continue_Handler,
 		},
 		{
 			MethodName: "Log",

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Continuer accepts continuations of failed or partial flows.
+type Continuer interface {
+	// ContinueFlow asks for the one continuation of flow id (see
+	// engine.ContinueFlow): the successor, created false when an
+	// identical request had made it before.
+	ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error)
+}
+
+// ContinueResult is the answer to ContinueFlow.
+type ContinueResult struct {
+	Flow    *sdk.Flow `json:"flow"`
+	Created bool      `json:"created"`
+}
+
+// ContinueFlow accepts or refuses a continuation in this process.
+func (l *Local) ContinueFlow(_ context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
+	f, created, err := l.eng.ContinueFlow(id, req)
+	return ContinueResult{Flow: f, Created: created}, err
+}
+
+// ContinueFlow asks the gateway for a continuation.
+func (c *Remote) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
+	if id == "" {
+		return ContinueResult{}, emptyID("flow")
+	}
+	var out ContinueResult
+	err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/continue", nil, req, &out)
+	return out, err
+}
+
+func (s *server) continueFlow(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in sdk.ContinueRequest
+	if err := decodeRequest(w, r, &in); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.c.ContinueFlow(r.Context(), r.PathValue("id"), in)
+	if res.Created {
+		return http.StatusCreated, res, err
+	}
+	return http.StatusOK, res, err
+}

@@ -1,0 +1,84 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/plugins/pipeline"
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
+)
+
+// labels lists the labels of flow id's tasks, oldest first.
+func labels(h *sdktest.Harness, id string) []string {
+	var out []string
+	for _, task := range h.Tasks(id) {
+		out = append(out, task.Label)
+	}
+	return out
+}
+
+func TestContinuationReusesStepsBeforeTheFailureAndRerunsTheRest(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		flag := filepath.Join(t.TempDir(), "fixed")
+		f, _ := start(t, h, "continue.lobster", map[string]any{"flag": flag})
+		for range 3 {
+			c.runner.next(t, h, f.ID)
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Equal(t, []string{"fetch", "parse", "enrich"}, labels(h, f.ID))
+
+		require.NoError(t, os.WriteFile(flag, nil, 0o600))
+		succ, created, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "the flag file was missing"})
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Equal(t, []string{"fetch", "parse"}, succ.Continuation.Reuse)
+		require.Equal(t, []string{"enrich", "report", "notify"}, succ.Continuation.Rerun)
+		h.Drain(succ.ID)
+		for range 3 {
+			c.runner.next(t, h, succ.ID)
+		}
+		succ = h.Flow(succ.ID)
+		require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
+		require.Equal(t, []string{"enrich", "report", "notify"}, labels(h, succ.ID), "fetch and parse are reused, never rerun")
+		st, _ := readState(t, succ)
+		require.JSONEq(t, `["prior=none\n"]`, string(st.Output), "a step that never ran has no prior output")
+		require.Contains(t, string(st.Results["report"]), "enriched", "report reran on the new enrich output")
+		require.Contains(t, string(st.Results["fetch"]), "fetched", "the reused result stands")
+	})
+}
+
+func TestRerunFromAStepGivesRerunStepsTheirPriorOutput(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		flag := filepath.Join(t.TempDir(), "fixed")
+		require.NoError(t, os.WriteFile(flag, nil, 0o600))
+		f, _ := start(t, h, "continue.lobster", map[string]any{"flag": flag})
+		for range 5 {
+			c.runner.next(t, h, f.ID)
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+
+		succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "redo the report", FromStep: "report"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"report", "notify"}, succ.Continuation.Rerun)
+		h.Drain(succ.ID)
+		report := c.runner.next(t, h, succ.ID)
+		require.Equal(t, "enriched\n", report.Spec.Env[pipeline.PriorOutputEnv])
+		notify := c.runner.next(t, h, succ.ID)
+		require.Equal(t, "prior=none\n", notify.Spec.Env[pipeline.PriorOutputEnv])
+		succ = h.Flow(succ.ID)
+		require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
+		st, _ := readState(t, succ)
+		require.JSONEq(t, `["prior=prior=none\n\n"]`, string(st.Output), "notify saw its prior output")
+		require.Equal(t, []string{"report", "notify"}, labels(h, succ.ID))
+	})
+}
