@@ -102,10 +102,13 @@ func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
 
 // Start opens the store, reattaches to the tasks a previous gateway left
 // running, starts its parts (see the package doc), and serves the API
-// socket. A second gateway on the same home fails at once naming the
-// running one's pid. A part that cannot start fails Start with an error
-// that names it ("start runner: …"); the parts already started are
-// stopped, the store is closed, and nothing is served.
+// socket. A second gateway on the same home fails with an error wrapping
+// ErrAlreadyRunning that names the running one's pid; when that one is
+// still starting (it holds the store, its socket does not answer yet),
+// the second waits for it up to StartWait first. A part that cannot
+// start fails Start with an error that names it ("start runner: …"); the
+// parts already started are stopped, the store is closed, and nothing
+// is served.
 func (g *Gateway) Start(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -116,13 +119,15 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	sock := SocketPath(g.cfg.Home)
-	if c, err := api.DialRemote(sock); err == nil {
+	// A gateway that is starting holds the store before it listens: wait
+	// for it to answer rather than fail on the lock.
+	if c, err := Dial(g.cfg.Home, StartWait); err == nil {
 		st, serr := c.Status(ctx)
 		c.Close()
 		if serr == nil {
-			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
+			return fmt.Errorf("%w for %s (pid %d); stop it first, or talk to it with flowgate commands", ErrAlreadyRunning, g.cfg.Home, st.PID)
 		}
-	} else if errors.Is(err, api.ErrUntrustedGateway) {
+	} else if !errors.Is(err, api.ErrNoGateway) {
 		return err
 	}
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
