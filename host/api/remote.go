@@ -26,7 +26,10 @@ import (
 // their messages verbatim and their sdk sentinels: errors.Is(err,
 // sdk.ErrNotFound) works, and a revision conflict is a
 // *sdk.RevisionConflictError carrying the current flow. A call that finds
-// the gateway gone fails with an error wrapping ErrNoGateway. Every call
+// the gateway gone fails with an error wrapping ErrNoGateway: nothing was
+// sent. A call whose gateway stops after the request went out fails with
+// an error wrapping ErrNoAnswer: a change it asked for may or may not have
+// been made. Every call
 // honours its context. Safe for concurrent use; make one with DialRemote
 // (the zero value is not usable).
 type Remote struct {
@@ -299,11 +302,17 @@ func (c *Remote) call(ctx context.Context, method, path string, q url.Values, in
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
+		if sent(ctx, err) {
+			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
+		}
 		return fmt.Errorf("gateway request %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if sent(ctx, err) {
+			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
+		}
 		return fmt.Errorf("read gateway answer to %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
