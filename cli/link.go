@@ -9,6 +9,8 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -43,8 +45,8 @@ func (e *env) openLink(ctx context.Context, cmd *cobra.Command, dir string) (*li
 func (l *link) close() {
 	if l.stop != nil {
 		l.stop()
-		l.stop = nil
 	}
+	l.c, l.stop = nil, nil
 }
 
 // gone reports whether err means the gateway behind a client stopped.
@@ -52,35 +54,44 @@ func gone(err error) bool {
 	return errors.Is(err, api.ErrNoGateway) || errors.Is(err, api.ErrNoAnswer)
 }
 
-// reconnect replaces the client with one for the next gateway.
-func (l *link) reconnect(ctx context.Context) error {
-	l.close()
-	c, stop, err := l.e.workClient(ctx, l.cmd, l.dir)
-	if err != nil {
-		return err
-	}
-	l.c, l.stop = c, stop
-	return nil
+// passing reports whether err, from reaching the next gateway, may pass:
+// the gateways are changing hands (one stopped, one starts and holds the
+// store), so another try may find one.
+func passing(err error) bool {
+	return gone(err) || errors.Is(err, store.ErrLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
 }
 
 // retry runs call, and again through the next gateway while the gateway
 // behind the client stops (call reports it with an error gone accepts),
-// up to linkTries times. again says whether a call whose gateway stopped
-// after it was sent (ErrNoAnswer) may be sent again; when it may not,
-// that error is returned.
+// up to linkTries gateways. again says whether a call whose gateway
+// stopped after it was sent (ErrNoAnswer) may be sent again; when it may
+// not, that error is returned.
 func (l *link) retry(ctx context.Context, again bool, call func(c api.Client) error) error {
-	var err error
+	var err, lost error // the last error, and the call's that lost the gateway
 	for range linkTries {
+		if l.c == nil {
+			c, stop, cerr := l.e.workClient(ctx, l.cmd, l.dir)
+			if cerr != nil {
+				err = cerr
+				if lost != nil {
+					err = fmt.Errorf("%w; then: %w", lost, cerr)
+				}
+				if !passing(cerr) || ctx.Err() != nil {
+					return err
+				}
+				continue
+			}
+			l.c, l.stop = c, stop
+		}
 		err = call(l.c)
+		lost = err
 		switch {
 		case err == nil || !gone(err) || ctx.Err() != nil:
 			return err
 		case errors.Is(err, api.ErrNoAnswer) && !again:
 			return err
 		}
-		if rerr := l.reconnect(ctx); rerr != nil {
-			return fmt.Errorf("%w; then: %w", err, rerr)
-		}
+		l.close()
 	}
 	return err
 }

@@ -43,10 +43,11 @@ var _ Client = (*Remote)(nil)
 
 // DialRemote connects to the gateway listening on the unix socket sockPath
 // and checks, within a second, that it answers a status request. When
-// nothing listens there (no socket file, or a stale one) it fails fast with
-// an error wrapping ErrNoGateway, so a command can open the store itself
-// instead. A gateway that accepts the connection but does not answer in
-// time fails with another error: the store is then in use, and the
+// nothing listens there (no socket file, or a stale one), or the gateway
+// stops while it answers, it fails fast with an error wrapping
+// ErrNoGateway, so a command can open the store itself instead. A
+// gateway that accepts the connection but does not answer in time fails
+// with another error: the store is then in use, and the
 // gateway's log says why it is stuck.
 //
 // Before sending anything, DialRemote checks whose gateway it is: the
@@ -86,8 +87,13 @@ func DialRemote(sockPath string) (*Remote, error) {
 	defer cancel()
 	if _, err := c.Status(ctx); err != nil {
 		c.Close()
-		if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway) {
+		switch {
+		case errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway):
 			return nil, err
+		case errors.Is(err, ErrNoAnswer):
+			// It stopped while it answered; a status request changes
+			// nothing, so there simply is no gateway now.
+			return nil, fmt.Errorf("%w: the gateway on %s stopped (%v)", ErrNoGateway, sockPath, err)
 		}
 		return nil, fmt.Errorf("the gateway on %s did not answer a status request: %w; see the gateway's log", sockPath, err)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -52,5 +53,50 @@ func Dial(dir string, wait time.Duration) (*api.Remote, error) {
 			return nil, fmt.Errorf("no gateway answers on %s and %w", sock, held)
 		}
 		time.Sleep(dialPoll) // a bounded poll for the socket to answer
+	}
+}
+
+// refuseIfRunning fails with an error wrapping ErrAlreadyRunning when a
+// gateway serves the home, waiting (as Dial does) for one that is
+// starting. It returns nil when none runs and the store is free, and
+// Dial's error when it must not go on.
+func (g *Gateway) refuseIfRunning(ctx context.Context) error {
+	c, err := Dial(g.cfg.Home, StartWait)
+	if err != nil {
+		if errors.Is(err, api.ErrNoGateway) {
+			return nil
+		}
+		return err
+	}
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil // it stopped meanwhile: the store's lock decides
+	}
+	return fmt.Errorf("%w for %s (pid %d); stop it first, or talk to it with flowgate commands", ErrAlreadyRunning, g.cfg.Home, st.PID)
+}
+
+// openSlice is how long openStore waits for the store's lock at a time
+// before it looks for a gateway again.
+const openSlice = 250 * time.Millisecond
+
+// openStore opens the store at path, waiting up to the store's lock
+// timeout for another process to let go of it. A gateway that started
+// meanwhile holds it for good: openStore looks for one between waits and
+// reports it with ErrAlreadyRunning rather than as a locked store.
+func (g *Gateway) openStore(ctx context.Context, path string, opts store.Options) (*store.Bolt, error) {
+	deadline := time.Now().Add(store.DefaultLockTimeout)
+	opts.LockTimeout = openSlice
+	for {
+		st, err := store.Open(path, opts)
+		if err == nil || !errors.Is(err, store.ErrLocked) || !time.Now().Before(deadline) {
+			return st, err
+		}
+		if c, derr := api.DialRemote(SocketPath(g.cfg.Home)); derr == nil {
+			c.Close()
+			if rerr := g.refuseIfRunning(ctx); rerr != nil {
+				return nil, rerr
+			}
+		}
 	}
 }

@@ -119,15 +119,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	sock := SocketPath(g.cfg.Home)
-	// A gateway that is starting holds the store before it listens: wait
-	// for it to answer rather than fail on the lock.
-	if c, err := Dial(g.cfg.Home, StartWait); err == nil {
-		st, serr := c.Status(ctx)
-		c.Close()
-		if serr == nil {
-			return fmt.Errorf("%w for %s (pid %d); stop it first, or talk to it with flowgate commands", ErrAlreadyRunning, g.cfg.Home, st.PID)
-		}
-	} else if !errors.Is(err, api.ErrNoGateway) {
+	if err := g.refuseIfRunning(ctx); err != nil {
 		return err
 	}
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
@@ -139,7 +131,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	} else if done {
 		g.log.Info("compacted the store", "before_bytes", before, "after_bytes", after)
 	}
-	st, err := store.Open(dbPath, sopts)
+	st, err := g.openStore(ctx, dbPath, sopts)
 	if err != nil {
 		return err
 	}
