@@ -46,3 +46,19 @@ func TestRemoteNoAnswerAfterTheChange(t *testing.T) {
 	require.NoError(t, err, "the task was made although no answer came")
 	require.Equal(t, sdk.TaskQueued, task.Status)
 }
+
+// A gateway that dies while it answers the status request DialRemote
+// sends is no gateway (ErrNoGateway, so the command opens the store or
+// hosts one), not an unknown outcome: a status request changes nothing.
+func TestDialRemoteGatewayDiesAtTheProbe(t *testing.T) {
+	t.Parallel()
+	sock, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	_, err := api.DialRemote(sock)
+	require.ErrorIs(t, err, api.ErrNoGateway)
+	require.NotErrorIs(t, err, api.ErrNoAnswer)
+}
