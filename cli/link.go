@@ -124,12 +124,16 @@ func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task
 		last = err
 		return err
 	})
-	if errors.Is(err, api.ErrNoAnswer) && in.IdempotencyKey == "" {
+	switch {
+	case !errors.Is(err, api.ErrNoAnswer):
+		return t, created, err
+	case in.IdempotencyKey == "":
 		return nil, false, exitStatus{code: exitUnknown, msg: fmt.Sprintf(
 			"%v, so whether the task was created is unknown: look for it with flowgate tasks list --owner %s before you run it again. "+
 				"With --idempotency-key KEY a repeat never runs it twice, and this command finds out by itself", err, in.OwnerKey)}
 	}
-	return t, created, err
+	return nil, false, exitStatus{code: exitUnknown, msg: fmt.Sprintf(
+		"%v; no gateway answered after %d tries: run the same command again; idempotency key %q makes sure the task runs once", err, linkTries, in.IdempotencyKey)}
 }
 
 // lostSight is the answer of a command that created task t and then could

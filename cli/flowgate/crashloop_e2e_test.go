@@ -320,6 +320,7 @@ func (cl *crashLoop) readFlow(id string) (sdk.Flow, error) {
 		if time.Now().After(deadline) {
 			return f, fmt.Errorf("tasks flow show kept failing for 60s: exit %d: %s", code, stderr)
 		}
+		time.Sleep(20 * time.Millisecond) // a bounded poll
 	}
 }
 
