@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -19,6 +20,11 @@ const (
 	// exitFindings: tasks audit --fail-on found a finding at or above
 	// the given severity.
 	exitFindings = 4
+	// exitUnknown: the gateway stopped before it answered, so whether the
+	// change the command asked for was made is unknown; the message says
+	// how to find out. tasks run with --idempotency-key never ends so for
+	// its submission: it asks again.
+	exitUnknown = 5
 )
 
 // usageError marks bad flags or arguments (exit 2).
@@ -49,6 +55,8 @@ func exitCode(err error) int {
 		return es.code
 	case errors.Is(err, sdk.ErrRevisionConflict):
 		return exitConflict
+	case errors.Is(err, api.ErrNoAnswer):
+		return exitUnknown
 	case errors.As(err, &u), errors.Is(err, sdk.ErrInvalid):
 		return exitUsage
 	case strings.HasPrefix(err.Error(), "unknown command"):

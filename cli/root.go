@@ -42,13 +42,14 @@ func (e *env) openReader() (api.Client, error) {
 }
 
 // dial connects to the home's gateway, or, when none runs, returns what
-// open makes of the home.
+// open makes of the home. A gateway that is starting (it holds the store
+// but does not listen yet) is waited for, up to gateway.StartWait.
 func (e *env) dial(open func(dir string) (api.Client, error)) (api.Client, error) {
 	dir, err := e.home()
 	if err != nil {
 		return nil, err
 	}
-	c, err := api.DialRemote(gateway.SocketPath(dir))
+	c, err := gateway.Dial(dir, gateway.StartWait)
 	if err == nil {
 		return c, nil
 	}
@@ -137,7 +138,8 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 
 // Main runs the flowgate command line and returns its exit code: 0 ok, 1
 // not found or runtime failure, 2 usage or invalid input, 3 revision
-// conflict, 4 audit findings at the --fail-on severity (tasks audit).
+// conflict, 4 audit findings at the --fail-on severity (tasks audit), 5
+// outcome unknown (the gateway stopped before it answered).
 func Main(args []string, stdout, stderr io.Writer) int {
 	return MainIO(args, os.Stdin, stdout, stderr)
 }

@@ -51,6 +51,12 @@ Ctrl-C stops following and leaves the task running. With --detach it
 prints the task and flow ids and returns once the task started.
 
 With no gateway running, this command hosts one for its own duration.
+When the gateway dies under it, it follows the task on through the next
+one (or one it hosts) and still exits with the task's code. When the
+gateway dies after the submission went out and before it answered, a run
+with --idempotency-key asks the next gateway again (a key makes a repeat
+return the first task, never run it twice); without one it exits 5, the
+outcome unknown, and says how to look for the task.
 
 The task's environment is the same either way: PATH, HOME, LANG, TZ, USER
 and the FLOWGATE_* variables of the gateway running it, then this command's
@@ -196,12 +202,12 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		return err
 	}
 	ctx := cmd.Context()
-	c, stop, err := e.workClient(ctx, cmd, dir)
+	l, err := e.openLink(ctx, cmd, dir)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	task, created, err := c.RunTask(ctx, in)
+	defer l.close()
+	task, created, err := l.submit(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -209,41 +215,53 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
 	}
 	if o.detach {
-		if task, err = runner.AwaitLaunched(ctx, dir, task, c.ResolveTask); err != nil {
-			return err
+		launched, err := runner.AwaitLaunched(ctx, dir, task, l.resolve)
+		if err == nil {
+			task = launched
+		} else {
+			fmt.Fprintf(e.stderr, "Task %s was created but this command lost sight of it (%v); it is %s as last seen.\n", task.ID, err, task.Status)
 		}
 		return printer{e.stdout, o.asJSON}.emit(task, func(w io.Writer) {
 			fmt.Fprintf(w, "Task %s (flow %s) is %s.\nFollow it: flowgate tasks logs %s -f\n", task.ID, task.FlowID, task.Status, task.ID)
 		})
 	}
-	return e.follow(ctx, c, dir, task)
+	return e.follow(ctx, l, dir, task)
 }
 
 // workClient returns a client for a command that runs work: the running
-// gateway's, or a gateway hosted in this process until stop is called.
+// gateway's (waiting for one that is starting), or a gateway hosted in
+// this process until stop is called. When another gateway wins the race
+// to start, it is used.
 func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (api.Client, func(), error) {
-	c, err := api.DialRemote(gateway.SocketPath(dir))
-	if err == nil {
-		return c, func() { c.Close() }, nil
-	}
-	if !errors.Is(err, api.ErrNoGateway) {
-		return nil, nil, err
-	}
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath(), Builtins: plugins.Names()})
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := g.Start(ctx); err != nil {
-		return nil, nil, err
-	}
-	stop := func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := g.Stop(sctx); err != nil {
-			fmt.Fprintf(e.stderr, "flowgate: stopping the in-process gateway: %v\n", err)
+	for range 3 {
+		c, err := gateway.Dial(dir, gateway.StartWait)
+		if err == nil {
+			return c, func() { c.Close() }, nil
 		}
+		if !errors.Is(err, api.ErrNoGateway) {
+			return nil, nil, err
+		}
+		g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath(), Builtins: plugins.Names()})
+		if err != nil {
+			return nil, nil, err
+		}
+		err = g.Start(ctx)
+		if errors.Is(err, gateway.ErrAlreadyRunning) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		stop := func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := g.Stop(sctx); err != nil {
+				fmt.Fprintf(e.stderr, "flowgate: stopping the in-process gateway: %v\n", err)
+			}
+		}
+		return g.Client(), stop, nil
 	}
-	return g.Client(), stop, nil
+	return nil, nil, fmt.Errorf("gateways for %s kept starting and stopping while this command tried to reach one; run it again", dir)
 }
 
 // withWorkClient is withClient for commands that run work: with no
@@ -281,18 +299,22 @@ func taskExit(t *sdk.Task) int {
 }
 
 // follow streams the task's output and progress until it ends, then
-// returns its exit status. Ctrl-C stops following only.
-func (e *env) follow(ctx context.Context, c api.Client, dir string, t *sdk.Task) error {
+// returns its exit status. Ctrl-C stops following only. When the gateway
+// stops meanwhile, it follows on through the next one (see link).
+func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
 	for {
+		last := t
 		var err error
-		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
+		if t, err = l.resolve(ctx, t.ID); err != nil {
+			t = last
 			if ctx.Err() != nil {
 				break
 			}
-			return err
+			f.clearBar()
+			return lostSight(t, err)
 		}
 		f.pump(t)
 		if t.Status.Terminal() {

@@ -21,6 +21,15 @@
 // and invalid cron job input as the *schedule.FlagError naming the flag
 // (its flag and rule travel beside the message).
 //
+// # A gateway that dies mid-request
+//
+// Remote tells the two ways a gateway can be gone apart: a call that
+// reached nothing fails with ErrNoGateway (nothing was sent, so sending
+// it elsewhere is safe), and a call whose gateway stopped after the
+// request went out fails with ErrNoAnswer (what it asked for may or may
+// not have been done: read the records again, or resend a request that
+// carries an idempotency key).
+//
 // # Cron
 //
 // The Cron methods of Client manage scheduled jobs. Local serves them from

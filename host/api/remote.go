@@ -26,7 +26,10 @@ import (
 // their messages verbatim and their sdk sentinels: errors.Is(err,
 // sdk.ErrNotFound) works, and a revision conflict is a
 // *sdk.RevisionConflictError carrying the current flow. A call that finds
-// the gateway gone fails with an error wrapping ErrNoGateway. Every call
+// the gateway gone fails with an error wrapping ErrNoGateway: nothing was
+// sent. A call whose gateway stops after the request went out fails with
+// an error wrapping ErrNoAnswer: a change it asked for may or may not have
+// been made. Every call
 // honours its context. Safe for concurrent use; make one with DialRemote
 // (the zero value is not usable).
 type Remote struct {
@@ -40,10 +43,11 @@ var _ Client = (*Remote)(nil)
 
 // DialRemote connects to the gateway listening on the unix socket sockPath
 // and checks, within a second, that it answers a status request. When
-// nothing listens there (no socket file, or a stale one) it fails fast with
-// an error wrapping ErrNoGateway, so a command can open the store itself
-// instead. A gateway that accepts the connection but does not answer in
-// time fails with another error: the store is then in use, and the
+// nothing listens there (no socket file, or a stale one), or the gateway
+// stops while it answers, it fails fast with an error wrapping
+// ErrNoGateway, so a command can open the store itself instead. A
+// gateway that accepts the connection but does not answer in time fails
+// with another error: the store is then in use, and the
 // gateway's log says why it is stuck.
 //
 // Before sending anything, DialRemote checks whose gateway it is: the
@@ -83,8 +87,13 @@ func DialRemote(sockPath string) (*Remote, error) {
 	defer cancel()
 	if _, err := c.Status(ctx); err != nil {
 		c.Close()
-		if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway) {
+		switch {
+		case errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway):
 			return nil, err
+		case errors.Is(err, ErrNoAnswer):
+			// It stopped while it answered; a status request changes
+			// nothing, so there simply is no gateway now.
+			return nil, fmt.Errorf("%w: the gateway on %s stopped (%v)", ErrNoGateway, sockPath, err)
 		}
 		return nil, fmt.Errorf("the gateway on %s did not answer a status request: %w; see the gateway's log", sockPath, err)
 	}
@@ -300,11 +309,17 @@ func (c *Remote) call(ctx context.Context, method, path string, q url.Values, in
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
+		if sent(ctx, err) {
+			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
+		}
 		return fmt.Errorf("gateway request %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if sent(ctx, err) {
+			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
+		}
 		return fmt.Errorf("read gateway answer to %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

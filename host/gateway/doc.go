@@ -24,8 +24,9 @@
 //
 // # Start order
 //
-// Start refuses a home whose socket answers (another gateway runs there),
-// compacts the store if a maintenance pass asked for it (only now does
+// Start refuses a home whose socket answers (another gateway runs there:
+// ErrAlreadyRunning), waiting up to StartWait for one that holds the store
+// but does not listen yet, compacts the store if a maintenance pass asked for it (only now does
 // nothing hold the file), opens the store and reconciles the config's cron
 // jobs. It then starts the long-running parts with lifecycle.StartAll, in
 // this order:
@@ -61,4 +62,9 @@
 // gateway that crashed is removed when the next one starts; one that still
 // answers means a gateway runs, and a second one is refused. Client gives
 // the same API in-process, without the socket.
+//
+// Every gateway holds the store for a while before its socket answers.
+// Dial is how a command reaches the home's gateway across that window: it
+// waits, bounded, while the store is held and nothing answers, and says
+// no gateway runs (api.ErrNoGateway) only when the store is free.
 package gateway

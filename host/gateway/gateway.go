@@ -102,10 +102,13 @@ func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
 
 // Start opens the store, reattaches to the tasks a previous gateway left
 // running, starts its parts (see the package doc), and serves the API
-// socket. A second gateway on the same home fails at once naming the
-// running one's pid. A part that cannot start fails Start with an error
-// that names it ("start runner: …"); the parts already started are
-// stopped, the store is closed, and nothing is served.
+// socket. A second gateway on the same home fails with an error wrapping
+// ErrAlreadyRunning that names the running one's pid; when that one is
+// still starting (it holds the store, its socket does not answer yet),
+// the second waits for it up to StartWait first. A part that cannot
+// start fails Start with an error that names it ("start runner: …"); the
+// parts already started are stopped, the store is closed, and nothing
+// is served.
 func (g *Gateway) Start(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -116,13 +119,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	sock := SocketPath(g.cfg.Home)
-	if c, err := api.DialRemote(sock); err == nil {
-		st, serr := c.Status(ctx)
-		c.Close()
-		if serr == nil {
-			return fmt.Errorf("a gateway already runs for %s (pid %d); stop it first, or talk to it with flowgate commands", g.cfg.Home, st.PID)
-		}
-	} else if errors.Is(err, api.ErrUntrustedGateway) {
+	if err := g.refuseIfRunning(ctx); err != nil {
 		return err
 	}
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
@@ -134,7 +131,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	} else if done {
 		g.log.Info("compacted the store", "before_bytes", before, "after_bytes", after)
 	}
-	st, err := store.Open(dbPath, sopts)
+	st, err := g.openStore(ctx, dbPath, sopts)
 	if err != nil {
 		return err
 	}
