@@ -1,8 +1,11 @@
 package throttle
 
 import (
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/flowgate/flowgate/host/store"
 )
 
 // Defaults for Backoff.
@@ -27,7 +30,10 @@ type Backoff struct {
 	until time.Time
 }
 
-// Fail records a failure and returns the hold it starts.
+// Fail records a failure and returns the hold it starts. A failure while
+// a hold is on (a call that began before it) returns the rest of that
+// hold and does not lengthen it: concurrent calls that fail together count
+// as one failure.
 func (b *Backoff) Fail() time.Duration {
 	base, ceiling := b.Base, b.Max
 	if base <= 0 {
@@ -38,12 +44,16 @@ func (b *Backoff) Fail() time.Duration {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
+	if now.Before(b.until) {
+		return b.until.Sub(now)
+	}
 	b.fails++
 	d := ceiling
 	if b.fails < 32 {
 		d = min(base<<(b.fails-1), ceiling)
 	}
-	b.until = b.now().Add(d)
+	b.until = now.Add(d)
 	return d
 }
 
@@ -77,4 +87,18 @@ func (b *Backoff) now() time.Time {
 		return time.Now()
 	}
 	return b.Now()
+}
+
+// Observe feeds the outcome of a store write to b: an error wrapping
+// store.ErrWriteFailed is a failure, nil a success, and any other error
+// (a refusal, a conflict, a missing record) says nothing about the disk
+// and leaves b as it is. It returns err.
+func (b *Backoff) Observe(err error) error {
+	switch {
+	case err == nil:
+		b.Succeed()
+	case errors.Is(err, store.ErrWriteFailed):
+		b.Fail()
+	}
+	return err
 }

@@ -56,9 +56,13 @@ func TestBackoffDoublesUpToMaxAndClearsOnSuccess(t *testing.T) {
 	var holds []time.Duration
 	for range 5 {
 		holds = append(holds, b.Fail())
+		c.t = c.t.Add(holds[len(holds)-1])
 	}
 	require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}, holds)
 	require.Equal(t, 5, b.Failures())
+	b.Fail()
+	require.Equal(t, 5*time.Second, b.Fail(), "failures during a hold do not lengthen it")
+	require.Equal(t, 6, b.Failures())
 	c.t = c.t.Add(2 * time.Second)
 	require.Equal(t, 3*time.Second, b.Wait())
 	c.t = c.t.Add(time.Hour)
@@ -67,10 +71,12 @@ func TestBackoffDoublesUpToMaxAndClearsOnSuccess(t *testing.T) {
 	require.Zero(t, b.Failures())
 	require.Equal(t, time.Second, b.Fail())
 
-	var zero throttle.Backoff
+	zero := throttle.Backoff{Now: c.now}
 	require.Equal(t, throttle.DefaultBase, zero.Fail())
 	for range 100 {
+		c.t = c.t.Add(time.Hour)
 		zero.Fail()
 	}
+	c.t = c.t.Add(time.Hour)
 	require.Equal(t, throttle.DefaultMax, zero.Fail())
 }
