@@ -6,6 +6,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -61,4 +62,7 @@ type GatewayStatus struct {
 	Flows map[sdk.FlowStatus]int `json:"flows"`
 	// MaxRunning is the admission cap on running tasks.
 	MaxRunning int `json:"max_running,omitempty"`
+	// Store says whether the running gateway's store takes writes (see
+	// store.WriteHealth); nil when no gateway runs.
+	Store *store.WriteHealth `json:"store,omitempty"`
 }

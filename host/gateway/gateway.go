@@ -280,7 +280,7 @@ func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.T
 	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })
 }
 
-// Status reports this gateway.
+// Status reports this gateway, with whether its store takes writes.
 func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s, err := c.Local.Status(ctx)
 	if err != nil {
@@ -290,6 +290,8 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Started = c.g.started
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
+	h := c.g.st.WriteHealth()
+	s.Store = &h
 	return s, nil
 }
 

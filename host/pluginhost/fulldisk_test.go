@@ -1,12 +1,10 @@
 package pluginhost_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,24 +18,6 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// syncBuffer is a log sink that may be read while it is written.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.buf.String(), "\n")
-}
-
 // The red team's busy loop: 54 flows with an event each, on a full disk.
 // The controller fails every event with a long error, and saving that
 // failure needs space the disk no longer has. Delivery holds back instead
@@ -48,7 +28,7 @@ func (b *syncBuffer) lines() int {
 // restart.
 func TestDeliveryHoldsBackOnAFullDiskAndResumes(t *testing.T) {
 	dir := fulldisk.Mount(t, 2<<20)
-	logs := &syncBuffer{}
+	logs := &fulldisk.Log{}
 	var healthy atomic.Bool
 	rec := &recorder{fn: func(context.Context, sdk.Event) error {
 		if healthy.Load() {
@@ -72,9 +52,9 @@ func TestDeliveryHoldsBackOnAFullDiskAndResumes(t *testing.T) {
 	eventually(t, "the store reports the disk full", func() bool { return st.WriteHealth().DiskFull })
 	time.Sleep(3 * time.Second) // the window over which commits and lines are counted
 	attempts := st.WriteHealth().Attempts - before
-	t.Logf("on the full disk: %d commits tried, %d log lines, %d deliveries", attempts, logs.lines(), len(rec.events()))
+	t.Logf("on the full disk: %d commits tried, %d log lines, %d deliveries", attempts, logs.Lines(), len(rec.events()))
 	require.LessOrEqual(t, attempts, int64(100), "commits tried on a full disk in the window")
-	require.LessOrEqual(t, logs.lines(), 20, "log lines on a full disk in the window:\n%s", logs.buf.String())
+	require.LessOrEqual(t, logs.Lines(), 20, "log lines on a full disk in the window:\n%s", logs.String())
 
 	filler.Free(t)
 	healthy.Store(true)

@@ -30,21 +30,44 @@ import (
 func Mount(t testing.TB, size int64) string {
 	t.Helper()
 	dir := t.TempDir()
-	opts := "size=" + strconv.FormatInt(size, 10) + ",mode=0700"
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, opts); err != nil {
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-			t.Skipf("this test needs a small tmpfs to fill, and mounting one is not allowed here (%v): run it as root or with CAP_SYS_ADMIN", err)
+	mount(t, "tmpfs", dir, "tmpfs", 0, "size="+strconv.FormatInt(size, 10)+",mode=0700")
+	return dir
+}
+
+// BindFile puts the file at src (on a disk from Mount, say) in place of the
+// file at dst for the length of the test, with a bind mount, creating both
+// if they do not exist. A store at dst then lives on src's disk while
+// everything next to it stays where it is. It skips the test where
+// mounting is not allowed.
+func BindFile(t testing.TB, src, dst string) {
+	t.Helper()
+	for _, p := range []string{src, dst} {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatalf("create %s to bind: %v", p, err)
 		}
-		t.Fatalf("mount a %d-byte tmpfs on %s: %v", size, dir, err)
+		f.Close()
+	}
+	mount(t, src, dst, "", unix.MS_BIND, "")
+}
+
+// mount mounts source on target until the test ends, skipping the test
+// where mounting is not allowed.
+func mount(t testing.TB, source, target, fstype string, flags uintptr, data string) {
+	t.Helper()
+	if err := unix.Mount(source, target, fstype, flags, data); err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+			t.Skipf("this test needs a small disk to fill, and mounting one is not allowed here (%v): run it as root or with CAP_SYS_ADMIN", err)
+		}
+		t.Fatalf("mount %s on %s: %v", source, target, err)
 	}
 	t.Cleanup(func() {
 		// Lazy, so that a file a failed test left open does not keep the
 		// mount (and the temporary directory) in place.
-		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
-			t.Errorf("unmount the tmpfs on %s: %v", dir, err)
+		if err := unix.Unmount(target, unix.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", target, err)
 		}
 	})
-	return dir
 }
 
 // Filler is a file that holds all the free space of its disk.
