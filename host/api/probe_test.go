@@ -15,7 +15,8 @@ import (
 
 // /healthz answers while the gateway serves; /readyz answers 200 while the
 // store takes writes and 503 with "store not writable: disk full" while it
-// does not, and 200 again once writes resume.
+// does not, and 200 again once writes resume; task files that cannot be
+// written make it 503 too.
 func TestProbesSayWhenTheStoreIsNotWritable(t *testing.T) {
 	t.Parallel()
 	health := store.WriteHealth{Writable: true}
@@ -49,6 +50,16 @@ func TestProbesSayWhenTheStoreIsNotWritable(t *testing.T) {
 	status, out = readyz()
 	require.Equal(t, 200, status)
 	require.True(t, out.Ready)
+
+	health = store.WriteHealth{Writable: true}
+	files := store.WriteHealth{DiskFull: true}
+	fake.status = func(context.Context) (api.GatewayStatus, error) {
+		h := health
+		return api.GatewayStatus{Running: true, Store: &h, TaskFiles: &files}, nil
+	}
+	status, out = readyz()
+	require.Equal(t, 503, status)
+	require.Contains(t, out.Problem, "task files not writable: disk full")
 
 	fake.status = func(context.Context) (api.GatewayStatus, error) {
 		return api.GatewayStatus{}, errors.New("store: closed")

@@ -290,8 +290,8 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Started = c.g.started
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
-	h := c.g.st.WriteHealth()
-	s.Store = &h
+	sh, fh := c.g.st.WriteHealth(), c.g.run.FilesHealth()
+	s.Store, s.TaskFiles = &sh, &fh
 	return s, nil
 }
 

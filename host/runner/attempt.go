@@ -282,12 +282,14 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 	return sdk.TaskFailed, desc
 }
 
-func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) {
+// finish records how the task ended; it returns the error of that write.
+func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
 	if _, err := r.eng.FinishTask(task.ID, in); r.hold.Observe(err) != nil {
 		r.storeLog.Error("record task end", "task", task.ID, "error", err)
-		return
+		return err
 	}
 	r.log.Info("task ended", "task", task.ID, "attempt", in.Attempt, "status", in.Status, "reason", in.Reason)
+	return nil
 }
 
 // retry queues the task's next attempt after its backoff.
@@ -329,16 +331,18 @@ func (r *Runner) lose(a *attempt, why string) {
 // requeueUnstarted puts a task whose attempt certainly never ran its
 // command back in the queue. The next attempt gets a new number (and so a
 // fresh directory), and the note in its errors says this one did not run.
-func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
+// It returns the error of the write.
+func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 	if task.CancelRequested() {
-		r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
+		return r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
 			Error: fmt.Sprintf("attempt %d: cancelled before it started", task.Attempts)})
-		return
 	}
 	msg := fmt.Sprintf("attempt %d did not run: %s; queued again", task.Attempts, why)
-	if _, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: task.Attempts, Error: msg}); r.hold.Observe(err) != nil {
+	_, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: task.Attempts, Error: msg})
+	if r.hold.Observe(err) != nil {
 		r.storeLog.Error("requeue unstarted attempt", "task", task.ID, "error", err)
 	}
+	return err
 }
 
 // recover settles or reattaches every task a previous runner left

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -124,6 +125,13 @@ type Runner struct {
 	// write (a full disk); storeLog throttles the lines about it.
 	hold     throttle.Backoff
 	storeLog *throttle.Log
+	// files says whether the last attempt's files could be written.
+	files *store.Health
+	// unrecorded holds, by task id, how a launch that did not happen
+	// was to be recorded (queued again, or failed) when the store could
+	// not write it; the dispatch loop writes them once the hold is over.
+	// Guarded by mu.
+	unrecorded map[string]func() error
 
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
@@ -144,6 +152,9 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		life:   lifecycle.Service{Name: "runner"},
 
 		storeLog: &throttle.Log{Logger: cfg.Logger},
+		files:    store.NewHealth(),
+
+		unrecorded: map[string]func() error{},
 	}, nil
 }
 
@@ -201,6 +212,11 @@ func (r *Runner) Running() int {
 	return len(r.active)
 }
 
+// FilesHealth says whether the runner could write the files of the last
+// attempt it started (its log directory, spec and input): false while
+// their disk is full, until an attempt's files are written again.
+func (r *Runner) FilesHealth() store.WriteHealth { return r.files.Get() }
+
 // MaxRunning returns the admission cap.
 func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 
@@ -230,9 +246,11 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 }
 
 // dispatch launches runnable tasks while there is room and returns the
-// earliest retry time it saw among the tasks still waiting. It stops at the
-// first launch the store fails to record.
+// earliest retry time it saw among the tasks still waiting. It first
+// records the launches that did not happen and could not be recorded, and
+// stops at the first launch the store fails to record.
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
+	r.recordLaunches()
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
 		free := r.cfg.MaxRunning - len(r.active)
@@ -257,6 +275,36 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		}
 	}
 	return nextRetry
+}
+
+// record runs write, which records how a launch of task id that did not
+// happen ended; when the store fails to write it, write is kept for
+// recordLaunches, so the task does not stay running with nothing to
+// follow it.
+func (r *Runner) record(id string, write func() error) {
+	if errors.Is(write(), store.ErrWriteFailed) {
+		r.mu.Lock()
+		r.unrecorded[id] = write
+		r.mu.Unlock()
+	}
+}
+
+// recordLaunches writes the records record kept, unless the store is
+// held back; those the store fails again stay for the next time.
+func (r *Runner) recordLaunches() {
+	r.mu.Lock()
+	todo := maps.Clone(r.unrecorded)
+	r.mu.Unlock()
+	for id, write := range todo {
+		if r.hold.Wait() > 0 {
+			return
+		}
+		if !errors.Is(write(), store.ErrWriteFailed) {
+			r.mu.Lock()
+			delete(r.unrecorded, id)
+			r.mu.Unlock()
+		}
+	}
 }
 
 // attemptDir is where attempt n of a task keeps its files.
@@ -299,11 +347,14 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	if err == nil {
 		err = shim.WriteSpec(dir, spec)
 	}
+	if err == nil || store.DiskFull(err) {
+		r.files.Record(err)
+	}
 	if store.DiskFull(err) {
 		// Not the task's fault: it runs once the disk has room again. The
 		// hold starts after the requeue, whose success would clear it.
 		r.storeLog.Error("start task: no space left for its files; it is queued again", "task", task.ID, "dir", dir, "error", err)
-		r.requeueUnstarted(task, "no space was left on the disk for its files")
+		r.record(task.ID, func() error { return r.requeueUnstarted(task, "no space was left on the disk for its files") })
 		r.hold.Fail()
 		return
 	}
@@ -388,9 +439,13 @@ func (r *Runner) forget(a *attempt) {
 
 func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
 	r.log.Error("task failed to start", "task", task.ID, "error", msg)
-	if _, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg}); r.hold.Observe(err) != nil {
-		r.storeLog.Error("record start failure", "task", task.ID, "error", err)
-	}
+	r.record(task.ID, func() error {
+		_, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg})
+		if r.hold.Observe(err) != nil {
+			r.storeLog.Error("record start failure", "task", task.ID, "error", err)
+		}
+		return err
+	})
 }
 
 // Attempt states, as AttemptState reports them.

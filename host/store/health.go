@@ -49,33 +49,36 @@ type WriteHealth struct {
 	Attempts int64 `json:"attempts"`
 }
 
-// Problem is the one-line reason the store cannot be written ("store not
-// writable: disk full"), or "" when it can.
-func (h WriteHealth) Problem() string {
+// Problem is the one-line reason that what (the store, task files) cannot
+// be written ("store not writable: disk full; …"), or "" when it can.
+func (h WriteHealth) Problem(what string) string {
 	switch {
 	case h.Writable:
 		return ""
 	case h.DiskFull:
-		return "store not writable: disk full; free space on its disk and writes resume by themselves"
+		return what + " not writable: disk full; free space on its disk and writes resume by themselves"
 	default:
-		return "store not writable: " + h.LastError + "; writes resume by themselves once the cause is fixed"
+		return what + " not writable: " + h.LastError + "; writes resume by themselves once the cause is fixed"
 	}
 }
 
-// health tracks the commits of one store. It is safe for concurrent use.
-type health struct {
+// Health tracks the outcome of writes, for a WriteHealth: the store's
+// commits, or a component's own files. The zero value is not usable; use
+// NewHealth. It is safe for concurrent use.
+type Health struct {
 	now func() time.Time
 
 	mu sync.Mutex
 	h  WriteHealth
 }
 
-func newHealth() *health {
-	return &health{now: time.Now, h: WriteHealth{Writable: true}}
+// NewHealth returns a tracker that counts as writable until a write fails.
+func NewHealth() *Health {
+	return &Health{now: time.Now, h: WriteHealth{Writable: true}}
 }
 
-// record notes the outcome of one commit (err is nil when it succeeded).
-func (t *health) record(err error) {
+// Record notes the outcome of one write (err is nil when it succeeded).
+func (t *Health) Record(err error) {
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -88,7 +91,8 @@ func (t *health) record(err error) {
 	t.h.Failures++
 }
 
-func (t *health) get() WriteHealth {
+// Get returns the state so far.
+func (t *Health) Get() WriteHealth {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.h
@@ -112,4 +116,4 @@ func (e *writeError) Unwrap() []error { return []error{ErrWriteFailed, e.cause} 
 // WriteHealth says whether the last commit reached the disk, when one last
 // did, and the last commit error (see WriteHealth). It works after Close,
 // reporting the state the store was closed in.
-func (b *Bolt) WriteHealth() WriteHealth { return b.group.health.get() }
+func (b *Bolt) WriteHealth() WriteHealth { return b.group.health.Get() }

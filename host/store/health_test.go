@@ -45,7 +45,7 @@ func TestWriteHealthOnAFullDisk(t *testing.T) {
 	require.False(t, h.Writable)
 	require.True(t, h.DiskFull)
 	require.Positive(t, h.Failures)
-	require.Contains(t, h.Problem(), "store not writable: disk full")
+	require.Contains(t, h.Problem("store"), "store not writable: disk full")
 	require.NotEmpty(t, h.LastError)
 
 	filler.Free(t)
@@ -54,7 +54,7 @@ func TestWriteHealthOnAFullDisk(t *testing.T) {
 	require.True(t, h.Writable, "writes resume by themselves")
 	require.False(t, h.DiskFull)
 	require.Zero(t, h.Failures)
-	require.Empty(t, h.Problem())
+	require.Empty(t, h.Problem("store"))
 	require.NotEmpty(t, h.LastError, "the last error is kept after writes resume")
 	require.True(t, h.LastWriteAt.After(okAt))
 }
