@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -118,12 +119,32 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 				t.add("  uptime:", time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String())
 				t.add("  tasks:", fmt.Sprintf("%d running (cap %d) · %d queued · %d total", st.Tasks[sdk.TaskRunning], st.MaxRunning, st.Tasks[sdk.TaskQueued], total(st.Tasks)))
 				t.add("  flows:", fmt.Sprintf("%d active · %d waiting · %d total", st.Flows[sdk.FlowQueued]+st.Flows[sdk.FlowRunning], st.Flows[sdk.FlowWaiting], total(st.Flows)))
+				if st.Store != nil {
+					t.add("  store:", writeLine("store", *st.Store))
+				}
+				if st.TaskFiles != nil && !st.TaskFiles.Writable {
+					t.add("  task files:", writeLine("task files", *st.TaskFiles))
+				}
 				t.write(w)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// writeLine says whether what (the store, task files) takes writes and,
+// when it does not, why, since when and what to do.
+func writeLine(what string, h store.WriteHealth) string {
+	if h.Writable {
+		return "writable"
+	}
+	last := "none since the gateway started"
+	if !h.LastWriteAt.IsZero() {
+		last = h.LastWriteAt.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s (%d writes failed in a row, the last at %s: %s; last write that succeeded: %s)",
+		h.Problem(what), h.Failures, h.LastErrorAt.Format(time.RFC3339), h.LastError, last)
 }
 
 func total[K comparable](m map[K]int) int {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -62,4 +63,23 @@ type GatewayStatus struct {
 	Flows map[sdk.FlowStatus]int `json:"flows"`
 	// MaxRunning is the admission cap on running tasks.
 	MaxRunning int `json:"max_running,omitempty"`
+	// Store says whether the running gateway's store takes writes (see
+	// store.WriteHealth); nil when no gateway runs.
+	Store *store.WriteHealth `json:"store,omitempty"`
+	// TaskFiles says whether the running gateway could write the files of
+	// the last task attempt it started (they live under the home, which
+	// may be on another disk than the store); nil when no gateway runs.
+	TaskFiles *store.WriteHealth `json:"task_files,omitempty"`
+}
+
+// Problem is why the gateway cannot record or start work ("store not
+// writable: disk full; …"), or "" when it can or no gateway runs.
+func (s GatewayStatus) Problem() string {
+	switch {
+	case s.Store != nil && !s.Store.Writable:
+		return s.Store.Problem("store")
+	case s.TaskFiles != nil && !s.TaskFiles.Writable:
+		return s.TaskFiles.Problem("task files")
+	}
+	return ""
 }

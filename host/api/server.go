@@ -91,6 +91,14 @@ const maxRequestBody = 4 << 20
 //	route                  method    request          answer
 //	POST /v1/maintenance   Maintain  {apply}          MaintenanceReport
 //
+// The probe routes answer for service managers and load balancers.
+//
+//	route         request  answer
+//	GET /healthz  -        200 {"ok": true} while the gateway serves
+//	GET /readyz   -        Readiness: 200 when the gateway can do its work,
+//	                       503 when it cannot (problem says why: "store not
+//	                       writable: disk full", say)
+//
 // Path segments are percent-escaped; a lone "." or ".." is sent as %2E. The
 // flow counts live outside /v1/flows so that no owner key is shadowed.
 //
@@ -154,6 +162,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/check", s.check)
 	s.handle("GET /v1/audit", s.audit)
 	s.handle("POST /v1/maintenance", s.maintain)
+	s.handle("GET /healthz", s.healthz)
+	s.handle("GET /readyz", s.readyz)
 	return s
 }
 

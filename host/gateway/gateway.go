@@ -278,7 +278,7 @@ func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.T
 	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })
 }
 
-// Status reports this gateway.
+// Status reports this gateway, with whether its store takes writes.
 func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s, err := c.Local.Status(ctx)
 	if err != nil {
@@ -288,6 +288,8 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Started = c.g.started
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
+	sh, fh := c.g.st.WriteHealth(), c.g.run.FilesHealth()
+	s.Store, s.TaskFiles = &sh, &fh
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/lifecycle"
+	"github.com/flowgate/flowgate/host/throttle"
 )
 
 // Defaults for SweepConfig.
@@ -28,7 +29,8 @@ type SweepConfig struct {
 	// Pass configures each pass. Apply and Quick are always set.
 	Pass Config
 	// Logger receives a line per pass that changed something (info), per
-	// quiet pass (debug), and errors. Nil discards them.
+	// quiet pass (debug), and errors (a repeated one at most once per
+	// throttle.DefaultEvery). Nil discards them.
 	Logger hclog.Logger
 }
 
@@ -44,6 +46,10 @@ type Sweeper struct {
 	eng  *engine.Engine
 	cfg  SweepConfig
 	life lifecycle.Service
+
+	// errLog throttles the error lines, which a fault that lasts (a full
+	// disk) repeats at every pass.
+	errLog *throttle.Log
 
 	mu     sync.Mutex
 	last   Summary
@@ -62,7 +68,7 @@ func NewSweeper(eng *engine.Engine, cfg SweepConfig) *Sweeper {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	cfg.Pass.Apply, cfg.Pass.Quick = true, true
-	return &Sweeper{eng: eng, cfg: cfg, life: lifecycle.Service{Name: "maintenance sweep"}}
+	return &Sweeper{eng: eng, cfg: cfg, life: lifecycle.Service{Name: "maintenance sweep"}, errLog: &throttle.Log{Logger: cfg.Logger}}
 }
 
 // Start begins sweeping: the first pass after First, then one every
@@ -112,7 +118,7 @@ func (s *Sweeper) pass(ctx context.Context) {
 	s.last, s.passes = sum, s.passes+1
 	s.mu.Unlock()
 	if err != nil {
-		s.cfg.Logger.Error("maintenance sweep", "error", err)
+		s.errLog.Error("maintenance sweep", "error", err)
 		return
 	}
 	args := []any{
@@ -120,7 +126,7 @@ func (s *Sweeper) pass(ctx context.Context) {
 		"flows_pruned", sum.TaskFlows.Pruned, "logs_removed", sum.LogsRemoved, "took", time.Since(start).Round(time.Millisecond),
 	}
 	for _, e := range sum.Errors {
-		s.cfg.Logger.Warn("maintenance sweep", "error", e)
+		s.errLog.Warn("maintenance sweep", "error", e)
 	}
 	if sum.Tasks.Reconciled+sum.TaskFlows.Reconciled+sum.TaskFlows.Pruned > 0 {
 		s.cfg.Logger.Info("maintenance sweep", args...)
@@ -136,6 +142,6 @@ func (s *Sweeper) expireGates() {
 		s.cfg.Logger.Info("gate expired: denied as gate-expired", "flow", id)
 	}
 	if err != nil {
-		s.cfg.Logger.Error("maintenance sweep: expire gates", "error", err)
+		s.errLog.Error("maintenance sweep: expire gates", "error", err)
 	}
 }

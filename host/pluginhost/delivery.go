@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/lifecycle"
+	"github.com/flowgate/flowgate/host/throttle"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -40,7 +41,8 @@ type DeliveryConfig struct {
 	Poll time.Duration
 	// Concurrency caps deliveries in flight (one per flow). If zero, 16.
 	Concurrency int
-	// Logger receives delivery logs; nil discards them.
+	// Logger receives delivery logs; nil discards them. Lines about the
+	// store are kept to one per message per throttle.DefaultEvery.
 	Logger hclog.Logger
 }
 
@@ -75,12 +77,20 @@ func (c DeliveryConfig) withDefaults() DeliveryConfig {
 // delivery is retried with backoff; after MaxFailures the event is parked
 // and its flow blocked with a summary that names the controller and its
 // error, so nothing is dropped in silence.
+//
+// When the store cannot record an outcome (a full disk), every delivery
+// holds back (see package throttle): the event stays in the outbox, and
+// the first delivery after the hold finds out whether writes work again.
 type Deliverer struct {
 	eng    *engine.Engine
 	lookup func(controller string) (Handler, error)
 	cfg    DeliveryConfig
 	log    hclog.Logger
 	wake   chan struct{}
+	// hold backs every delivery off while the store fails to write;
+	// storeLog throttles the lines about it.
+	hold     throttle.Backoff
+	storeLog *throttle.Log
 
 	life     lifecycle.Service
 	mu       sync.Mutex
@@ -91,7 +101,8 @@ type Deliverer struct {
 // controller with lookup; lookup returns an error when none runs.
 func NewDeliverer(eng *engine.Engine, lookup func(controller string) (Handler, error), cfg DeliveryConfig) *Deliverer {
 	cfg = cfg.withDefaults()
-	d := &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	d := &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{},
+		storeLog: &throttle.Log{Logger: cfg.Logger}}
 	d.life.Name = "event delivery"
 	return d
 }
@@ -138,12 +149,15 @@ func (d *Deliverer) deliverDue() {
 	// its head acknowledged just after: that head is stale and must wait
 	// for the next read. Flows idle at the read have a head only this
 	// deliverer would change.
+	if d.hold.Wait() > 0 {
+		return // the store failed to write: the poll comes back after the hold
+	}
 	d.mu.Lock()
 	wasBusy := maps.Clone(d.inflight)
 	d.mu.Unlock()
 	due, err := d.eng.NextDeliveries(0)
 	if err != nil {
-		d.log.Error("read the outbox", "error", err)
+		d.storeLog.Error("read the outbox", "error", err)
 		return
 	}
 	for _, del := range due {
@@ -188,8 +202,9 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		return // stopping: the event stays for the next gateway
 	}
 	if err == nil {
-		if aerr := d.eng.AckEvent(ev.FlowID, ev.Seq); aerr != nil {
-			d.log.Error("acknowledge event", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
+		if aerr := d.hold.Observe(d.eng.AckEvent(ev.FlowID, ev.Seq)); aerr != nil {
+			d.storeLog.Error("acknowledge event; it will be delivered again", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
+			return
 		}
 		d.log.Debug("event delivered", "flow", ev.FlowID, "seq", ev.Seq, "type", ev.Type, "controller", del.Controller)
 		return
@@ -208,8 +223,8 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
 	f := engine.EventFailure{Error: err.Error(), RetryAfter: delay, Counted: counted, Park: park, Summary: summary}
 	after, ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f)
-	if ferr != nil {
-		d.log.Error("record failed delivery", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
+	if d.hold.Observe(ferr) != nil {
+		d.storeLog.Error("record failed delivery; it will be tried again", "flow", ev.FlowID, "seq", ev.Seq, "error", ferr)
 		return
 	}
 	if park {

@@ -43,21 +43,31 @@ func (r *recorder) events() []sdk.Event {
 
 func newDeliverer(t *testing.T, lookup func(string) (pluginhost.Handler, error), cfg pluginhost.DeliveryConfig) *engine.Engine {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	eng, _, start := newDelivererAt(t, t.TempDir(), lookup, cfg)
+	start()
+	return eng
+}
+
+// newDelivererAt is newDeliverer with the store in dir, returning the store
+// and a function that starts the deliverer.
+func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Handler, error), cfg pluginhost.DeliveryConfig) (*engine.Engine, *store.Bolt, func()) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "flowgate.db"), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	var d *pluginhost.Deliverer
 	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
-		if c.Kind == engine.EventQueued {
+		if c.Kind == engine.EventQueued && d != nil {
 			d.Wake()
 		}
 	}})
 	require.NoError(t, err)
 	cfg.Poll = 10 * time.Millisecond
 	d = pluginhost.NewDeliverer(eng, lookup, cfg)
-	require.NoError(t, d.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
-	return eng
+	return eng, st, func() {
+		require.NoError(t, d.Start(context.Background()))
+		t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
+	}
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {

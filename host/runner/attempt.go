@@ -60,52 +60,71 @@ func (a *attempt) alive() bool {
 
 // supervise follows a until it settles: it records progress as the task
 // writes it, forwards a cancel to the shim, and settles the task when the
-// shim writes its status or dies without one. It returns early, leaving the
-// task running, when ctx ends.
+// shim writes its status or dies without one. While the store fails to
+// write (a full disk), it holds back with the rest of the runner and then
+// tries again, so a task that ended meanwhile is settled once writes
+// resume. It returns early, leaving the task running, when ctx ends.
 func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
 	if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() {
 		a.requestCancel()
 	}
-	cancel := a.cancel // nil once the cancel is handled
-	stopping := false  // a cancel was asked for and not yet delivered
-	child := false     // the child's identity is on the task
+	s := supervision{cancel: a.cancel, exited: a.exited}
 	for {
-		if stopping && r.signalShim(a) {
-			stopping = false
-		}
-		if !child {
-			child = r.recordChild(a)
-		}
-		r.pumpProgress(a)
-		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-			r.settle(ctx, a, st)
-			return
-		}
-		if !a.alive() {
-			// The status may have landed between the two reads.
-			if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-				r.settle(ctx, a, st)
-				return
-			}
-			r.lose(a, "its shim exited without recording how the task ended")
+		if r.hold.Wait() == 0 && r.step(ctx, a, &s) {
 			return
 		}
 		select {
 		case <-ctx.Done():
 			// Leaving the task to its shim: a cancel already asked for is
 			// delivered first, so it does not wait for the next gateway.
-			if stopping || chanClosed(cancel) {
+			if s.stopping || chanClosed(s.cancel) {
 				r.signalShim(a)
 			}
 			return
-		case <-a.exited:
+		case <-s.exited:
+			s.exited = nil // closed for good: the ticker paces what follows
 		case <-tick.C:
-		case <-cancel:
-			cancel, stopping = nil, true
+		case <-s.cancel:
+			s.cancel, s.stopping = nil, true
 		}
 	}
+}
+
+// supervision is what supervise knows of its attempt between two steps.
+type supervision struct {
+	cancel   <-chan struct{} // nil once the cancel is handled
+	exited   <-chan struct{} // nil once seen closed
+	stopping bool            // a cancel was asked for and not yet delivered
+	child    bool            // the child's identity is on the task
+}
+
+// step does one round of supervise and reports whether the attempt is
+// settled. One that could not be recorded (the store failed to write) is
+// not: the next step, after the hold, tries again.
+func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
+	if s.stopping && r.signalShim(a) {
+		s.stopping = false
+	}
+	if !s.child {
+		s.child = r.recordChild(a)
+	}
+	r.pumpProgress(a)
+	if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
+		r.settle(ctx, a, st)
+		return r.hold.Wait() == 0
+	}
+	if !a.alive() {
+		// The status may have landed between the two reads.
+		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
+			r.settle(ctx, a, st)
+		} else {
+			r.lose(a, "its shim exited without recording how the task ended")
+		}
+		return r.hold.Wait() == 0
+	}
+	return false
 }
 
 // chanClosed reports whether c is closed; a nil c is not.
@@ -130,7 +149,7 @@ func (r *Runner) recordChild(a *attempt) bool {
 	if err != nil {
 		return false // not started yet
 	}
-	if _, err := r.eng.SetProcess(a.taskID, a.n, engine.StartInput{PID: info.PID, PIDStartTime: info.StartTime}); err != nil {
+	if _, err := r.eng.SetProcess(a.taskID, a.n, engine.StartInput{PID: info.PID, PIDStartTime: info.StartTime}); r.hold.Observe(err) != nil {
 		r.log.Debug("record the child process", "task", a.taskID, "error", err)
 	}
 	return true
@@ -171,9 +190,9 @@ func (r *Runner) pumpProgress(a *attempt) bool {
 	if progressEmpty(in) {
 		return false
 	}
-	if _, err := r.eng.RecordProgress(a.taskID, in); err != nil {
+	if _, err := r.eng.RecordProgress(a.taskID, in); r.hold.Observe(err) != nil {
 		if !errors.Is(err, engine.ErrStaleProgress) {
-			r.log.Warn("record progress", "task", a.taskID, "error", err)
+			r.storeLog.Warn("record progress", "task", a.taskID, "error", err)
 		}
 		return false
 	}
@@ -264,12 +283,14 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 	return sdk.TaskFailed, desc
 }
 
-func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) {
-	if _, err := r.eng.FinishTask(task.ID, in); err != nil {
-		r.log.Error("record task end", "task", task.ID, "error", err)
-		return
+// finish records how the task ended; it returns the error of that write.
+func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
+	if _, err := r.eng.FinishTask(task.ID, in); r.hold.Observe(err) != nil {
+		r.storeLog.Error("record task end", "task", task.ID, "error", err)
+		return err
 	}
 	r.log.Info("task ended", "task", task.ID, "attempt", in.Attempt, "status", in.Status, "reason", in.Reason)
+	return nil
 }
 
 // retry queues the task's next attempt after its backoff. inPlace marks
@@ -284,8 +305,8 @@ func (r *Runner) retry(task *sdk.Task, n int, why string, class sdk.FailureClass
 	}
 	msg := fmt.Sprintf("%s (%s failure; %s %s)", why, class, kind, delay.Round(time.Millisecond))
 	in := engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg, Class: class, InPlace: inPlace, Diagnosis: diag}
-	if _, err := r.eng.RequeueTask(task.ID, in); err != nil {
-		r.log.Error("queue retry", "task", task.ID, "error", err)
+	if _, err := r.eng.RequeueTask(task.ID, in); r.hold.Observe(err) != nil {
+		r.storeLog.Error("queue retry", "task", task.ID, "error", err)
 		return
 	}
 	r.log.Info("task retry queued", "task", task.ID, "attempt", n, "class", class, "delay", delay)
@@ -318,16 +339,18 @@ func (r *Runner) lose(a *attempt, why string) {
 // requeueUnstarted puts a task whose attempt certainly never ran its
 // command back in the queue. The next attempt gets a new number (and so a
 // fresh directory), and the note in its errors says this one did not run.
-func (r *Runner) requeueUnstarted(task *sdk.Task, why string) {
+// It returns the error of the write.
+func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 	if task.CancelRequested() {
-		r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
+		return r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
 			Error: fmt.Sprintf("attempt %d: cancelled before it started", task.Attempts)})
-		return
 	}
 	msg := fmt.Sprintf("attempt %d did not run: %s; queued again", task.Attempts, why)
-	if _, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: task.Attempts, Error: msg}); err != nil {
-		r.log.Error("requeue unstarted attempt", "task", task.ID, "error", err)
+	_, err := r.eng.RequeueTask(task.ID, engine.RequeueInput{Attempt: task.Attempts, Error: msg})
+	if r.hold.Observe(err) != nil {
+		r.storeLog.Error("requeue unstarted attempt", "task", task.ID, "error", err)
 	}
+	return err
 }
 
 // recover settles or reattaches every task a previous runner left

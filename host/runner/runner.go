@@ -17,6 +17,8 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/throttle"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -127,6 +129,18 @@ type Runner struct {
 	// life runs the dispatch loop and one goroutine per followed attempt.
 	life lifecycle.Service
 
+	// hold backs dispatching and settling off while the store fails to
+	// write (a full disk); storeLog throttles the lines about it.
+	hold     throttle.Backoff
+	storeLog *throttle.Log
+	// files says whether the last attempt's files could be written.
+	files *store.Health
+	// unrecorded holds, by task id, how a launch that did not happen
+	// was to be recorded (queued again, or failed) when the store could
+	// not write it; the dispatch loop writes them once the hold is over.
+	// Guarded by mu.
+	unrecorded map[string]func() error
+
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
@@ -151,6 +165,11 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		active: map[string]*attempt{},
 		held:   map[string]map[string]string{},
 		life:   lifecycle.Service{Name: "runner"},
+
+		storeLog: &throttle.Log{Logger: cfg.Logger},
+		files:    store.NewHealth(),
+
+		unrecorded: map[string]func() error{},
 	}, nil
 }
 
@@ -212,13 +231,17 @@ func (r *Runner) Running() int {
 func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
 
 // dispatchLoop starts queued tasks while there is room, whenever a task
-// is queued or finishes, when a retry comes due, and at least every second.
+// is queued or finishes, when a retry comes due, and at least every second;
+// while the store fails to write, only once the hold is over.
 func (r *Runner) dispatchLoop(ctx context.Context) {
 	for {
 		r.pruneHeld()
 		wait := time.Second
 		if next := r.dispatch(ctx); !next.IsZero() {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
+		}
+		if hold := r.hold.Wait(); hold > 0 {
+			wait = hold
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -233,9 +256,12 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 }
 
 // dispatch launches runnable tasks while there is room and returns the
-// earliest retry time it saw among the tasks still waiting.
+// earliest retry time it saw among the tasks still waiting. It first
+// records the launches that did not happen and could not be recorded, and
+// stops at the first launch the store fails to record.
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
-	for ctx.Err() == nil {
+	r.recordLaunches()
+	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
 		free := r.cfg.MaxRunning - len(r.active)
 		r.mu.Unlock()
@@ -244,7 +270,7 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		}
 		tasks, next, err := r.eng.RunnableTasks(free)
 		if err != nil {
-			r.log.Error("list runnable tasks", "error", err)
+			r.storeLog.Error("list runnable tasks", "error", err)
 			return nextRetry
 		}
 		nextRetry = next
@@ -252,7 +278,7 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 			return nextRetry
 		}
 		for _, t := range tasks {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || r.hold.Wait() > 0 {
 				return nextRetry
 			}
 			r.launch(ctx, t)
@@ -279,6 +305,10 @@ func LogDir(dir, taskID string, n int) string {
 // between the two is seen at the next start as an attempt that never ran.
 func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
+	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
+		r.storeLog.Error("start task: the store cannot record it; it stays queued", "task", queued.ID, "error", err)
+		return
+	}
 	if err != nil {
 		r.log.Debug("task not started", "task", queued.ID, "error", err)
 		return
@@ -301,6 +331,17 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	if err == nil {
 		err = shim.WriteSpec(dir, spec)
 	}
+	if err == nil || store.DiskFull(err) {
+		r.files.Record(err)
+	}
+	if store.DiskFull(err) {
+		// Not the task's fault: it runs once the disk has room again. The
+		// hold starts after the requeue, whose success would clear it.
+		r.storeLog.Error("start task: no space left for its files; it is queued again", "task", task.ID, "dir", dir, "error", err)
+		r.record(task.ID, func() error { return r.requeueUnstarted(task, "no space was left on the disk for its files") })
+		r.hold.Fail()
+		return
+	}
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: prepare %s: %v", n, dir, err))
 		return
@@ -316,7 +357,7 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		return
 	}
 	if st, err := shim.StartTime(proc.Pid); err == nil {
-		if _, err := r.eng.SetProcess(task.ID, n, engine.StartInput{ShimPID: proc.Pid, ShimStartTime: st}); err != nil {
+		if _, err := r.eng.SetProcess(task.ID, n, engine.StartInput{ShimPID: proc.Pid, ShimStartTime: st}); r.hold.Observe(err) != nil {
 			r.log.Debug("record shim", "task", task.ID, "error", err)
 		}
 	}
@@ -382,9 +423,13 @@ func (r *Runner) forget(a *attempt) {
 
 func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
 	r.log.Error("task failed to start", "task", task.ID, "error", msg)
-	if _, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg}); err != nil {
-		r.log.Error("record start failure", "task", task.ID, "error", err)
-	}
+	r.record(task.ID, func() error {
+		_, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg})
+		if r.hold.Observe(err) != nil {
+			r.storeLog.Error("record start failure", "task", task.ID, "error", err)
+		}
+		return err
+	})
 }
 
 // Attempt states, as AttemptState reports them.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/lifecycle"
+	"github.com/flowgate/flowgate/host/throttle"
 )
 
 // Defaults for Config.
@@ -124,13 +125,19 @@ func (s *Scheduler) Stop(ctx context.Context) error { return s.svc.Stop(ctx) }
 
 // repeat runs pass at once, then every Tick and whenever wake fires (a
 // nil wake never does), until ctx ends. A pass's error is logged with
-// what; the loop goes on.
+// what, at most once per throttle.DefaultEvery; the loop goes on. After a
+// pass the store failed to write (a full disk), passes hold back (see
+// package throttle) until the next one that succeeds.
 func (s *Scheduler) repeat(ctx context.Context, what string, wake <-chan struct{}, pass func(context.Context) error) {
 	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
+	var hold throttle.Backoff
+	log := &throttle.Log{Logger: s.cfg.Logger}
 	for {
-		if err := pass(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Error(what, "error", err)
+		if hold.Wait() == 0 {
+			if err := hold.Observe(pass(ctx)); err != nil && ctx.Err() == nil {
+				log.Error(what, "error", err)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -33,6 +33,14 @@
 // A lone writer commits at once; there is no batching timer. Because of
 // this, an Update function may run more than once and must be idempotent.
 //
+// # A full disk
+//
+// A commit that cannot reach the disk fails with an error wrapping
+// ErrWriteFailed and its cause (DiskFull tells ENOSPC); nothing of it is
+// stored and the store stays usable, so writes resume by themselves once
+// there is room. WriteHealth says whether the last commit succeeded, why
+// the last one failed, and when one last succeeded.
+//
 // # Caveats
 //
 // Keep transactions short. A long read transaction holds old pages alive

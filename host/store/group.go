@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -27,9 +26,10 @@ import (
 // writer wait MaxBatchDelay and every batch smaller than MaxBatchSize wait
 // the full delay.
 type group struct {
-	db   *bbolt.DB
-	path string // for error messages
-	max  int
+	db     *bbolt.DB
+	path   string // for error messages
+	max    int
+	health *Health
 
 	mu      sync.Mutex
 	pending []*call
@@ -61,7 +61,7 @@ type result struct {
 var errClean = errors.New("store: nothing to commit")
 
 func newGroup(db *bbolt.DB, path string, max int) *group {
-	return &group{db: db, path: path, max: max}
+	return &group{db: db, path: path, max: max, health: NewHealth()}
 }
 
 // update runs fn in a transaction, possibly shared with other callers, and
@@ -179,8 +179,10 @@ func (g *group) commit(batch []*call) (rest []*call, committed bool, err error) 
 		case failed < 0 && errors.Is(err, errClean):
 			return batch, false, nil
 		case failed < 0 && err != nil:
-			return batch, false, fmt.Errorf("store %s: commit failed: %w", g.path, err)
+			g.health.Record(err)
+			return batch, false, &writeError{path: g.path, cause: err}
 		case failed < 0:
+			g.health.Record(nil)
 			return batch, true, nil
 		}
 		c := batch[failed]
@@ -231,8 +233,10 @@ func (g *group) solo(fn writeFunc) error {
 	case errors.Is(err, errClean):
 		return nil
 	case err != nil:
-		return fmt.Errorf("store %s: commit failed: %w", g.path, err)
+		g.health.Record(err)
+		return &writeError{path: g.path, cause: err}
 	}
+	g.health.Record(nil)
 	g.mu.Lock()
 	g.commits++
 	g.calls++
