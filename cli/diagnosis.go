@@ -74,6 +74,9 @@ func recoveryRows(row func(k, v string), t *sdk.Task) {
 // its chain's usage, budget and stop marks.
 func usageRows(row func(k, v string), v engine.FlowView) {
 	row("usage", usageText(v.RunUsage))
+	if v.UsageBeforeRun != nil {
+		row("usageBeforeRun", usageText(v.UsageBeforeRun))
+	}
 	c := v.ChainState
 	if c == nil {
 		return

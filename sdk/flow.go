@@ -43,6 +43,11 @@ type Flow struct {
 	// Continuation is the receipt of the continuation this flow runs,
 	// nil on a first run.
 	Continuation *Continuation `json:"continuation,omitempty"`
+	// UsageBeforeRun is, for a continuation, the usage its chain had
+	// reported when the continuation was accepted: the earlier run's. Each
+	// run keeps only the usage it incurs itself; the chain's budget counts
+	// both. Nil on a first run, or when nothing was reported.
+	UsageBeforeRun *Usage `json:"usage_before_run,omitempty"`
 }
 
 // Chain returns the flow's chain id, its own id when none is recorded.

@@ -126,9 +126,13 @@ func existingContinuation(tx store.ReadTx, ch *Chain, src *sdk.Flow, req sdk.Con
 	return nil, flowrule.Refuse("one continuation", "chain %s already has its continuation, flow %s, accepted with another request; a chain has at most two runs: follow flow %s", ch.ID, succ.ID, succ.ID)
 }
 
-// startContinuation stores successor f, the chain's record and f's
-// flow.started event.
+// startContinuation stores successor f, with the chain's usage so far as
+// its usage before the run, the chain's record and f's flow.started event.
 func (t *txn) startContinuation(f *sdk.Flow, ch *Chain) (*sdk.Flow, error) {
+	if ch.Usage != nil {
+		before := *ch.Usage
+		f.UsageBeforeRun = &before
+	}
 	if err := t.saveFlow(nil, f); err != nil {
 		return nil, err
 	}

@@ -355,3 +355,54 @@ func TestRerunFromAStepOfASucceededFlow(t *testing.T) {
 	require.Equal(t, []string{"a"}, succ.Continuation.Reuse)
 	require.Equal(t, []string{"b", "c"}, succ.Continuation.Rerun)
 }
+
+// A continuation starts with the chain's usage so far as its usage before
+// the run; what it reports itself is its own, and the chain counts both.
+func TestContinuationCarriesTheUsageBeforeItsRun(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	src, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "owner-a", ControllerID: "ctl", Goal: "g", State: planState(t, threeSteps)})
+	require.NoError(t, err)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: src.ID})
+	require.NoError(t, err)
+	_, err = eng.StartTask(task.ID, engine.StartInput{})
+	require.NoError(t, err)
+	first := &sdk.Usage{InputTokens: 100, OutputTokens: 20, TokenReports: 1}
+	_, err = eng.RecordProgress(task.ID, engine.ProgressInput{Usage: first})
+	require.NoError(t, err)
+	_, err = eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Error: "boom"})
+	require.NoError(t, err)
+	src, err = eng.GetFlow(src.ID)
+	require.NoError(t, err)
+	src, err = eng.Fail(src.ID, src.Revision, engine.EndInput{BlockedSummary: "b failed"})
+	require.NoError(t, err)
+
+	succ, _, err := eng.ContinueFlow(src.ID, continueReq(src))
+	require.NoError(t, err)
+	require.Equal(t, first, succ.UsageBeforeRun)
+	v, err := eng.ViewFlow(succ.ID)
+	require.NoError(t, err)
+	require.Nil(t, v.RunUsage, "the continuation has reported nothing of its own")
+	require.Equal(t, first, v.ChainState.Usage, "the chain counts the first run's usage")
+}
+
+// A source is never pruned while its continuation may still read the
+// results it reuses; it goes once the continuation has ended too.
+func TestASourceOutlivesItsContinuation(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	src := failedFlow(t, eng, threeSteps, false)
+	succ, _, err := eng.ContinueFlow(src.ID, continueReq(src))
+	require.NoError(t, err)
+	later := time.Now().Add(time.Hour)
+	_, err = eng.PruneFlow(src.ID, later)
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.ErrorContains(t, err, "still reuses its results")
+
+	succ, err = eng.Finish(succ.ID, succ.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	_, err = eng.PruneFlow(src.ID, later)
+	require.NoError(t, err, "the continuation ended: the source may go")
+	_, err = eng.GetFlow(src.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,8 +17,9 @@ import (
 // PruneFlow deletes terminal flow id and everything that belongs to it: its
 // tasks, their index and idempotency entries, and its event outbox. It
 // refuses a flow that is not terminal (a flow waiting at a gate or blocked
-// can still move), that ended after cutoff, or that has a task still
-// active. It returns the ids of the tasks deleted, so the caller can
+// can still move), that ended after cutoff, that has a task still
+// active, or whose continuation has not ended before cutoff too (it
+// reuses the source's results). It returns the ids of the tasks deleted, so the caller can
 // remove their logs.
 func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 	var pruned []string
@@ -32,6 +34,9 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 			return fmt.Errorf("%w: flow %s is %s and can still move; only terminal flows are pruned", sdk.ErrInvalid, id, f.Status)
 		case f.EndedAt.After(cutoff):
 			return fmt.Errorf("%w: flow %s ended at %s, inside the retention", sdk.ErrInvalid, id, f.EndedAt.Format(time.RFC3339))
+		}
+		if err := continuationDone(t.tx, f, cutoff); err != nil {
+			return err
 		}
 		tasks, err := flowTasks(t.tx, id)
 		if err != nil {
@@ -67,6 +72,26 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		return t.pruneChain(f.Chain())
 	})
 	return pruned, err
+}
+
+// continuationDone refuses to prune f while its continuation may still
+// read what f left: the results a continuation reuses point at f's task
+// logs. f goes once its continuation has ended before cutoff too.
+func continuationDone(tx store.ReadTx, f *sdk.Flow, cutoff time.Time) error {
+	ch, err := loadChain(tx, f.Chain())
+	if err != nil || ch.Continuation == "" || ch.Continuation == f.ID {
+		return err
+	}
+	succ, err := loadFlow(tx, ch.Continuation)
+	switch {
+	case errors.Is(err, sdk.ErrNotFound):
+		return nil // pruned already
+	case err != nil:
+		return err
+	case !succ.Status.Terminal() || succ.EndedAt.After(cutoff):
+		return fmt.Errorf("%w: flow %s is the source of continuation %s, which still reuses its results; it is pruned with it", sdk.ErrInvalid, f.ID, succ.ID)
+	}
+	return nil
 }
 
 // PruneTask deletes terminal task id whose flow no longer exists (a
