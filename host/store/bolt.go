@@ -52,9 +52,14 @@ func (b *Bolt) View(fn func(ReadTx) error) error {
 		return err
 	}
 	defer b.release()
-	return b.db.View(func(tx *bbolt.Tx) error {
+	return b.view(func(tx *bbolt.Tx) error {
 		return fn(readTx{bucket: tx.Bucket([]byte(bucketName))})
 	})
+}
+
+// view runs fn in a read transaction, guarded (see guard).
+func (b *Bolt) view(fn func(*bbolt.Tx) error) error {
+	return guard(b.path, func() error { return b.db.View(fn) })
 }
 
 // Update implements Store with group commit (see the package
@@ -99,7 +104,7 @@ func (b *Bolt) WriteTo(w io.Writer) (int64, error) {
 	}
 	defer b.release()
 	var n int64
-	err := b.db.View(func(tx *bbolt.Tx) error {
+	err := b.view(func(tx *bbolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err

@@ -1,0 +1,44 @@
+package store
+
+import (
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+)
+
+// guard runs fn, which calls into bbolt, and turns what a damaged page
+// makes bbolt do into an error wrapping ErrCorrupt: a failed assertion (a
+// panic), and a read outside the file's map, which would otherwise kill
+// the process with SIGSEGV or SIGBUS (debug.SetPanicOnFault turns it into
+// a panic for this goroutine while fn runs). bbolt rolls back the
+// transaction it was in while the panic unwinds, so the store stays usable
+// for the pages that are sound.
+func guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = damaged(path, r)
+		}
+	}()
+	return fn()
+}
+
+// pageInPanic finds the page a bbolt assertion names.
+var pageInPanic = regexp.MustCompile(`(?i)page[ :(]*(?:id)?[ :(]*(\d+)`)
+
+// damaged describes a panic that reading the store at path raised.
+func damaged(path string, r any) error {
+	msg := fmt.Sprint(r)
+	cause := fmt.Errorf("bbolt failed reading it: %s", firstLine(msg))
+	if m := pageInPanic.FindStringSubmatch(msg); m != nil {
+		cause = fmt.Errorf("damaged at page %s: %s", m[1], firstLine(msg))
+	}
+	return &corruptError{path: path, cause: cause}
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
