@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -105,8 +104,7 @@ func CheckFile(path string, opts Options) (FileReport, error) {
 		}
 		rep.Keys = map[string]int{}
 		return tx.Bucket([]byte(bucketName)).ForEach(func(k, _ []byte) error {
-			group, _, _ := strings.Cut(string(k), "/")
-			rep.Keys[group]++
+			rep.Keys[keyKind(string(k))]++
 			return nil
 		})
 	})
