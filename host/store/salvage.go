@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,11 @@ func Salvage(src, dst string, opts Options) (SalvageReport, error) {
 	if _, err := os.Stat(src); err != nil {
 		return SalvageReport{}, fmt.Errorf("salvage: %w", err)
 	}
-	if err := refuseExisting(dst); err != nil {
-		return SalvageReport{}, err
+	switch _, err := os.Lstat(dst); {
+	case err == nil:
+		return SalvageReport{}, fmt.Errorf("salvage: %s already exists; choose a new path for the salvaged store: %w", dst, fs.ErrExist)
+	case !errors.Is(err, fs.ErrNotExist):
+		return SalvageReport{}, fmt.Errorf("salvage: %w", err)
 	}
 	unlock, err := lockShared(src, opts.WithDefaults().LockTimeout)
 	if err != nil {
