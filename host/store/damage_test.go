@@ -118,3 +118,33 @@ func TestSalvage(t *testing.T) {
 	_, err = store.Salvage(damaged, out, store.Options{})
 	require.ErrorIs(t, err, os.ErrExist, "an existing file is never replaced")
 }
+
+// A record whose length a damaged leaf page overstates is refused as
+// damage before it is copied, not read into gigabytes of memory.
+func TestOverlongRecordIsDamaged(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "flowgate.db")
+	writeFlows(t, path, 300, 200)
+	root, err := store.KVRoot(path)
+	require.NoError(t, err)
+	ps, err := store.PageSize(path)
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	leafID := binary.LittleEndian.Uint64(data[int(root)*ps+16+8:]) // the root branch's first child
+	leaf := data[int(leafID)*ps:]
+	require.Equal(t, uint16(0x02), binary.LittleEndian.Uint16(leaf[8:]), "the first child is a leaf page")
+	binary.LittleEndian.PutUint32(leaf[16+12:], 900<<20) // element 0's value: 900 MiB
+	damaged := filepath.Join(t.TempDir(), "damaged.db")
+	require.NoError(t, os.WriteFile(damaged, data, 0o600))
+
+	r, err := store.OpenReadOnly(damaged, store.Options{})
+	require.NoError(t, err, "a reader walks the branch pages only")
+	defer r.Close()
+	err = r.View(func(tx store.ReadTx) error {
+		_, err := tx.Get("flow/0000")
+		return err
+	})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	require.Contains(t, err.Error(), "more than flowgate ever writes")
+}
