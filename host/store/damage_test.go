@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,4 +148,48 @@ func TestOverlongRecordIsDamaged(t *testing.T) {
 	})
 	require.ErrorIs(t, err, store.ErrCorrupt)
 	require.Contains(t, err.Error(), "more than flowgate ever writes")
+}
+
+// A page damaged while the store is open fails the read that meets it
+// with an error naming the page, and from then on the store takes no
+// writes, so that bbolt does not spread the damage.
+func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "flowgate.db")
+	writeFlows(t, path, 300, 200)
+	root, err := store.KVRoot(path)
+	require.NoError(t, err)
+	ps, err := store.PageSize(path)
+	require.NoError(t, err)
+	s, err := store.Open(path, store.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	head := make([]byte, 32)
+	_, err = f.ReadAt(head, int64(root)*int64(ps)+16) // the root branch's first element
+	require.NoError(t, err)
+	leafID := binary.LittleEndian.Uint64(head[8:])
+	_, err = f.WriteAt([]byte{0x40, 0}, int64(leafID)*int64(ps)+8) // its type flags
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	damaged, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	err = s.View(func(tx store.ReadTx) error {
+		_, err := tx.Get("flow/0000")
+		return err
+	})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	require.Contains(t, err.Error(), fmt.Sprintf("damaged at page %d", leafID))
+	err = s.Update(func(tx store.Tx) error {
+		_, err := tx.Put("flow/new", []byte("x"))
+		return err
+	})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	require.Contains(t, err.Error(), "takes no more writes")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, damaged, after, "nothing is written to the damaged file")
 }

@@ -38,6 +38,9 @@ func (e *lockedError) Unwrap() error { return ErrLocked }
 type corruptError struct {
 	path  string
 	cause error
+	// panicked is true when bbolt panicked or faulted on the file (see
+	// guard): its pages, not one record, are damaged.
+	panicked bool
 }
 
 func (e *corruptError) Error() string {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime/debug"
@@ -34,7 +35,13 @@ func damaged(path string, r any) error {
 	if m := pageInPanic.FindStringSubmatch(msg); m != nil {
 		cause = fmt.Errorf("damaged at page %s: %s", m[1], firstLine(msg))
 	}
-	return &corruptError{path: path, cause: cause}
+	return &corruptError{path: path, cause: cause, panicked: true}
+}
+
+// pageDamage reports whether err is what guard made of a panic.
+func pageDamage(err error) bool {
+	var ce *corruptError
+	return errors.As(err, &ce) && ce.panicked
 }
 
 // firstLine returns s up to its first newline.
