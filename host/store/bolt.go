@@ -97,10 +97,15 @@ func (b *Bolt) Update(fn func(Tx) error) error {
 }
 
 // apply runs one caller's fn in tx, reporting whether it changed anything
-// and turning a panic into that caller's error.
+// and turning a panic into that caller's error: page damage (see guard)
+// when bbolt raised it reading a damaged page.
 func (b *Bolt) apply(tx *bbolt.Tx, fn func(Tx) error) (wrote bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if fromDamage(r) {
+				err = b.noteDamage(damaged(b.path, r))
+				return
+			}
 			b.logger.Error("update function panicked", "panic", r, "stack", string(debug.Stack()))
 			if e, ok := r.(error); ok {
 				err = fmt.Errorf("store: update function panicked: %w", e)

@@ -155,11 +155,11 @@ func TestOverlongRecordIsDamaged(t *testing.T) {
 	require.Contains(t, err.Error(), "more than flowgate ever writes")
 }
 
-// A page damaged while the store is open fails the read that meets it
-// with an error naming the page, and from then on the store takes no
-// writes, so that bbolt does not spread the damage.
-func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
-	t.Parallel()
+// openThenDamage opens a store of 300 flows and then, while it is open,
+// breaks the type flags of the leaf page that holds flow/0000. It returns
+// the store, that page's id and the damaged file's bytes.
+func openThenDamage(t *testing.T) (*store.Bolt, uint64, []byte) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	writeFlows(t, path, 300, 200)
 	root, err := store.KVRoot(path)
@@ -168,7 +168,7 @@ func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
 	require.NoError(t, err)
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
@@ -181,20 +181,37 @@ func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
 	require.NoError(t, f.Close())
 	damaged, err := os.ReadFile(path)
 	require.NoError(t, err)
+	return s, leafID, damaged
+}
 
-	err = s.View(func(tx store.ReadTx) error {
+// A page damaged while the store is open fails the read or write that
+// meets it with an error naming the page, and from then on the store
+// takes no writes, so that bbolt does not spread the damage.
+func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
+	t.Parallel()
+	get := func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/0000")
 		return err
-	})
-	require.ErrorIs(t, err, store.ErrCorrupt)
-	require.Contains(t, err.Error(), fmt.Sprintf("damaged at page %d", leafID))
-	err = s.Update(func(tx store.Tx) error {
-		_, err := tx.Put("flow/new", []byte("x"))
-		return err
-	})
-	require.ErrorIs(t, err, store.ErrCorrupt)
-	require.Contains(t, err.Error(), "takes no more writes")
-	after, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, damaged, after, "nothing is written to the damaged file")
+	}
+	for name, meet := range map[string]func(s *store.Bolt) error{
+		"view":   func(s *store.Bolt) error { return s.View(get) },
+		"update": func(s *store.Bolt) error { return s.Update(func(tx store.Tx) error { return get(tx) }) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, leafID, damaged := openThenDamage(t)
+			err := meet(s)
+			require.ErrorIs(t, err, store.ErrCorrupt)
+			require.Contains(t, err.Error(), fmt.Sprintf("damaged at page %d", leafID))
+			err = s.Update(func(tx store.Tx) error {
+				_, err := tx.Put("flow/new", []byte("x"))
+				return err
+			})
+			require.ErrorIs(t, err, store.ErrCorrupt)
+			require.Contains(t, err.Error(), "takes no more writes")
+			after, err := os.ReadFile(s.Path())
+			require.NoError(t, err)
+			require.Equal(t, damaged, after, "nothing is written to the damaged file")
+		})
+	}
 }
