@@ -67,10 +67,11 @@ const (
 	walkMeta walkDepth = iota
 	// walkBranches also reads the branch pages and the headers of the
 	// leaf pages, a small part of the file: enough to rule out loops and
-	// pages outside the file, for every open.
+	// pages outside the file, for every read-only open.
 	walkBranches
-	// walkAll reads every page of the trees, as Check and Salvage do,
-	// and passes each readable record of the kv bucket to visit.
+	// walkAll reads every page of the trees, as a writer's open, Check
+	// and Salvage do, and passes each readable record of the kv bucket
+	// to visit.
 	walkAll
 )
 
@@ -114,9 +115,10 @@ func (w *pageWalk) run(size int64) {
 		return
 	}
 	w.meta = meta
-	if need := int64(meta.hwm) * int64(meta.pageSize); need > size || meta.hwm < firstDataPageID {
+	if meta.hwm > uint64(size)/uint64(meta.pageSize) || meta.hwm < firstDataPageID {
+		// Walk on all the same: the pages past the end fail to read, and
+		// a salvage keeps what comes before them.
 		w.problem("truncated: %d bytes, its meta page counts %d pages of %d bytes", size, meta.hwm, meta.pageSize)
-		return
 	}
 	if w.depth == walkMeta {
 		return
@@ -372,8 +374,10 @@ func (w *pageWalk) freelist() {
 	if w.meta.freelist == noFreelist {
 		return
 	}
+	lost := len(w.lost)
 	p := w.page(w.meta.freelist, freelistFlag, "", true)
 	if p == nil {
+		w.lost = w.lost[:lost] // a damaged free list holds no records
 		return
 	}
 	le := binary.LittleEndian
