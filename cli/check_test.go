@@ -179,6 +179,12 @@ func TestCheckSalvage(t *testing.T) {
 	for _, want := range []string{"Salvaged: " + out, "Copied: ", "Lost: 1 damaged page(s)", "move flowgate.db aside"} {
 		require.Contains(t, stdout, want)
 	}
+	var res api.SalvageResult
+	_, js, _ := run(t, damaged, "check", "--json", "--salvage", filepath.Join(t.TempDir(), "again.db"))
+	require.NoError(t, json.Unmarshal([]byte(js), &res))
+	require.NotEmpty(t, res.Lost)
+	require.NotEmpty(t, res.Missing, "the indexes name the flows on the lost page")
+	require.Contains(t, stdout, "Missing: ")
 	after, err := os.ReadFile(filepath.Join(damaged, home.DBFile))
 	require.NoError(t, err)
 	require.Equal(t, before, after, "salvage never writes to the damaged store")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/store"
 )
 
 // salvage runs `flowgate check --salvage OUT`: it copies what can still
@@ -26,7 +25,7 @@ func (e *env) salvage(out string, asJSON bool) error {
 
 // writeSalvage prints a salvage report: what was copied, what was lost,
 // and how to put the new store in place.
-func writeSalvage(w io.Writer, r store.SalvageReport) {
+func writeSalvage(w io.Writer, r api.SalvageResult) {
 	copied := 0
 	for _, n := range r.Copied {
 		copied += n
@@ -51,6 +50,13 @@ func writeSalvage(w io.Writer, r store.SalvageReport) {
 			t.add(page, orNA(clip(l.Key, 60)), clean(l.Reason))
 		}
 		t.write(w)
+		fmt.Fprintln(w)
+	}
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(w, "Missing: %d record(s) that copied index entries name are not in the copy (lost, or the entry itself is damaged)\n", len(r.Missing))
+		for _, k := range r.Missing {
+			fmt.Fprintf(w, "  %s\n", clean(k))
+		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "To use it: stop the gateway, move %s aside, move %s to its place, then run 'flowgate check'; "+
