@@ -32,7 +32,8 @@ const (
 )
 
 // TestDamagedStoresNeverCrash flips random bits in copies of a real store
-// and runs check, tasks flow list and tasks run on each, as real
+// and runs check, tasks flow list, tasks run, backup and check --salvage
+// on each, as real
 // subprocesses under `ulimit -v` and a timeout. Each command must work or
 // exit 1 with a message: no signal death, no Go panic or fatal-error
 // trace, no runaway in time or memory. The seed is logged; set
@@ -53,7 +54,6 @@ func TestDamagedStoresNeverCrash(t *testing.T) {
 	}
 	t.Logf("bit-flip seed %d (replay with FLOWGATE_BITFLIP_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	commands := [][]string{{"check"}, {"tasks", "flow", "list"}, {"tasks", "run", "--", "true"}}
 	for i := range bitflipCopies {
 		damaged := bytes.Clone(data)
 		var flipped []int
@@ -64,6 +64,10 @@ func TestDamagedStoresNeverCrash(t *testing.T) {
 		}
 		dir := shortHome(t)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, home.DBFile), damaged, 0o600))
+		commands := [][]string{
+			{"check"}, {"tasks", "flow", "list"}, {"tasks", "run", "--", "true"},
+			{"backup", filepath.Join(dir, "backup.db")}, {"check", "--salvage", filepath.Join(dir, "salvaged.db")},
+		}
 		for _, args := range commands {
 			code, stderr := runBounded(t, bin, dir, args...)
 			t.Logf("copy %d %v: exit %d %s", i, args, code, firstLineOf(stderr))
