@@ -235,3 +235,28 @@ func TestSalvageTruncated(t *testing.T) {
 	require.Contains(t, rep.Lost[0].Reason, "cannot be read")
 	require.Less(t, rep.Copied["flow"], 300)
 }
+
+// The walk's bound on a page's size leaves room for the largest records:
+// values of MaxValueSize side by side (bbolt keeps up to four on a page)
+// open and check clean.
+func TestLargestRecordsPassTheWalk(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "flowgate.db")
+	s, err := store.Open(path, store.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Update(func(tx store.Tx) error {
+		for _, k := range []string{"flow/a", "flow/b", "flow/c", "flow/d", "flow/e", "flow/f"} {
+			if _, err := tx.Put(k, make([]byte, store.MaxValueSize)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, s.Close())
+	s, err = store.Open(path, store.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	rep, err := store.CheckFile(path, store.Options{})
+	require.NoError(t, err)
+	require.Empty(t, rep.Problems)
+}

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+
+	"go.etcd.io/bbolt"
 )
 
 // bbolt's on-disk format, as far as pageWalk reads it (go.etcd.io/bbolt
@@ -206,6 +208,8 @@ func (w *pageWalk) page(id uint64, want uint16, firstKey string, body bool) []by
 		return bad("unexpected type (flags %#x) where a %s page belongs", flags, kindName(want))
 	case id+overflow >= w.meta.hwm:
 		return bad("overflows past the end of the file (%d more pages)", overflow)
+	case overflow > w.maxOverflow(want):
+		return bad("claims %d more pages, more than any page of its kind needs", overflow)
 	}
 	for i := id; i <= id+overflow; i++ {
 		w.seen[i] = true
@@ -218,6 +222,20 @@ func (w *pageWalk) page(id uint64, want uint16, firstKey string, body bool) []by
 		return bad("cannot be read: %v", err)
 	}
 	return buf
+}
+
+// maxOverflow bounds the pages that follow a page of kind want, so that a
+// damaged count never makes the walk read (and hold) much of the file at
+// once: a tree page grows past one page only for large records (bbolt
+// never splits a page of four or fewer, each at most MaxValueSize with
+// bbolt's longest key), the free list by 8 bytes for each page of the
+// file.
+func (w *pageWalk) maxOverflow(want uint16) uint64 {
+	ps := uint64(w.meta.pageSize)
+	if want == freelistFlag {
+		return (w.meta.hwm*8+16)/ps + 1
+	}
+	return (pageHeaderSize+4*(elementSize+bbolt.MaxKeySize+revisionSize+MaxValueSize))/ps + 1
 }
 
 // kindName names the page kinds of want.
