@@ -100,16 +100,21 @@ func writeBackup(w io.Writer, r api.BackupResult) {
 	if r.Gateway {
 		by = "streamed by the gateway"
 	}
-	var counts []string
-	for _, k := range slices.Sorted(maps.Keys(r.Records)) {
-		counts = append(counts, fmt.Sprintf("%s %d", clean(k), r.Records[k]))
-	}
 	fmt.Fprintf(w, "Backup: %s\n", clean(r.Path))
 	fmt.Fprintf(w, "Size: %s (%d bytes), %s\n", humanBytes(r.Size), r.Size, by)
 	fmt.Fprintf(w, "Revision: %d (the store's transaction id at the copy)\n", r.Revision)
-	fmt.Fprintf(w, "Keys: %d (%s)\n", r.Keys, orNA(strings.Join(counts, ", ")))
+	fmt.Fprintf(w, "Keys: %d (%s)\n", r.Keys, orNA(kindCounts(r.Records)))
 	fmt.Fprintf(w, "Check: ok (bbolt page check of the copy)\n")
 	fmt.Fprintf(w, "Took: %s\n", time.Duration(r.Duration*float64(time.Second)).Round(time.Millisecond))
+}
+
+// kindCounts renders counts by kind, "flow 3, task 2", sorted by kind.
+func kindCounts(m map[string]int) string {
+	var counts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		counts = append(counts, fmt.Sprintf("%s %d", clean(k), m[k]))
+	}
+	return strings.Join(counts, ", ")
 }
 
 // humanBytes renders n bytes in binary units.

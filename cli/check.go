@@ -16,8 +16,9 @@ import (
 
 func newCheckCmd(e *env) *cobra.Command {
 	var asJSON bool
+	var salvage string
 	cmd := &cobra.Command{
-		Use:   "check",
+		Use:   "check [--salvage OUT]",
 		Short: "Verify the store: bbolt's page check, then the indexes against the records",
 		Long: `Verify the store. First bbolt's page check reads every page of the file;
 then, if the pages are sound, every index entry is compared with its
@@ -42,12 +43,29 @@ The quarantine (the damaged records maintenance moved away, with why and
 when, and their bytes in --json) is listed after the problems. It is kept,
 by backups too, for a person to look at; it is not a problem.
 
-Exit status: 0 when the store is sound, 1 when the check found damage
-(listed on stdout, a summary on stderr) or could not run.`,
+With --salvage OUT, no check runs: every record that can still be read
+is copied, with its revision, into a new store file OUT (which must not
+exist), reading the damaged file page by page and changing nothing in it,
+and what was lost is listed: each damaged page, with the first key under
+it where a parent page names it, and counts by kind. Stop the gateway
+first. Then move the damaged file aside, put OUT in its place, and run
+'flowgate check': indexes that name lost records are repaired by
+'flowgate tasks maintenance --apply'.
+
+A file damaged past reading makes no command crash: each fails with exit
+status 1 and a message naming the damaged page.
+
+Exit status: 0 when the store is sound (with --salvage: when OUT is
+written), 1 when the check found damage (listed on stdout, a summary on
+stderr) or could not run.`,
 		Example: `  flowgate check
-  flowgate check --json | jq '.problems[] | select(.repairable | not)'`,
+  flowgate check --json | jq '.problems[] | select(.repairable | not)'
+  flowgate check --salvage ~/salvaged.db`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if salvage != "" {
+				return e.salvage(salvage, asJSON)
+			}
 			dir, err := e.home()
 			if err != nil {
 				return err
@@ -77,6 +95,7 @@ Exit status: 0 when the store is sound, 1 when the check found damage
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&salvage, "salvage", "", "copy every record that can still be read into a new store file `OUT`, and list what was lost")
 	return cmd
 }
 

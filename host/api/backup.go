@@ -40,11 +40,12 @@ type storeFile interface {
 // Local client whose reads work and whose writes fail with
 // store.ErrReadOnly: for copying and checking the store exactly as it is,
 // never writing to a file that may be damaged. Unlike OpenLocal it does
-// not bring the records up to date first. A missing store fails with an
-// error wrapping fs.ErrNotExist; a damaged one with an error wrapping
-// store.ErrCorrupt.
+// not bring the records up to date first, and it opens the file with
+// store.OpenForCheck: read records only after Check found the pages
+// sound. A missing store fails with an error wrapping fs.ErrNotExist; one
+// whose meta pages are damaged with an error wrapping store.ErrCorrupt.
 func OpenLocalReadOnly(dir string) (*Local, error) {
-	st, err := store.OpenReadOnly(filepath.Join(dir, home.DBFile), store.Options{})
+	st, err := store.OpenForCheck(filepath.Join(dir, home.DBFile), store.Options{})
 	if err != nil {
 		return nil, err
 	}

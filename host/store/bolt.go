@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"go.etcd.io/bbolt"
@@ -17,6 +18,11 @@ type Bolt struct {
 	db     *bbolt.DB
 	group  *group
 	logger hclog.Logger
+
+	// damage is the first page damage a guarded call met (see guard);
+	// from then on Update refuses to write, so that bbolt does not spread
+	// the damage over sound pages.
+	damage atomic.Pointer[error]
 
 	mu      sync.Mutex
 	closed  bool
@@ -52,31 +58,54 @@ func (b *Bolt) View(fn func(ReadTx) error) error {
 		return err
 	}
 	defer b.release()
-	return b.db.View(func(tx *bbolt.Tx) error {
+	return b.view(func(tx *bbolt.Tx) error {
 		return fn(readTx{bucket: tx.Bucket([]byte(bucketName))})
 	})
+}
+
+// view runs fn in a read transaction, guarded (see guard).
+func (b *Bolt) view(fn func(*bbolt.Tx) error) error {
+	return b.noteDamage(guard(b.path, func() error { return b.db.View(fn) }))
+}
+
+// noteDamage records err if it is page damage, and returns it.
+func (b *Bolt) noteDamage(err error) error {
+	if pageDamage(err) {
+		b.damage.CompareAndSwap(nil, &err)
+	}
+	return err
 }
 
 // Update implements Store with group commit (see the package
 // documentation). A panic in fn is recovered and returned as an error to
 // this caller only. Update returns fn's error, a commit error (shared by
 // every caller in the failed transaction; the store stays usable), or
-// ErrClosed after Close.
+// ErrClosed after Close. Once any call has met a damaged page (an error
+// wrapping ErrCorrupt that names it), Update runs nothing and returns that
+// error: writing to a damaged file can spread the damage.
 func (b *Bolt) Update(fn func(Tx) error) error {
 	if err := b.acquire(); err != nil {
 		return err
 	}
 	defer b.release()
-	return b.group.update(func(tx *bbolt.Tx) (bool, error) {
+	if err := b.damage.Load(); err != nil {
+		return fmt.Errorf("store %s takes no more writes, it was found damaged: %w", b.path, *err)
+	}
+	return b.noteDamage(b.group.update(func(tx *bbolt.Tx) (bool, error) {
 		return b.apply(tx, fn)
-	})
+	}))
 }
 
 // apply runs one caller's fn in tx, reporting whether it changed anything
-// and turning a panic into that caller's error.
+// and turning a panic into that caller's error: page damage (see guard)
+// when bbolt raised it reading a damaged page.
 func (b *Bolt) apply(tx *bbolt.Tx, fn func(Tx) error) (wrote bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if fromDamage(r) {
+				err = b.noteDamage(damaged(b.path, r))
+				return
+			}
 			b.logger.Error("update function panicked", "panic", r, "stack", string(debug.Stack()))
 			if e, ok := r.(error); ok {
 				err = fmt.Errorf("store: update function panicked: %w", e)
@@ -99,7 +128,7 @@ func (b *Bolt) WriteTo(w io.Writer) (int64, error) {
 	}
 	defer b.release()
 	var n int64
-	err := b.db.View(func(tx *bbolt.Tx) error {
+	err := b.view(func(tx *bbolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err

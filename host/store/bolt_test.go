@@ -239,17 +239,21 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 	}
 }
 
-func TestOpenInitialisesEmptyFile(t *testing.T) {
+// A zero-length store file was cut short or overwritten (flowgate creates
+// a store whole, see create): it is damaged, and never silently replaced
+// by an empty store, by a writer or a reader.
+func TestOpenRefusesEmptyFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
-	s, err := store.Open(path, store.Options{})
+	_, err := store.Open(path, store.Options{})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	require.Contains(t, err.Error(), "empty (0 bytes)")
+	_, err = store.OpenReadOnly(path, store.Options{})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	info, err := os.Stat(path)
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
-		_, err := tx.Put("flow/1", []byte("x"))
-		return err
-	}))
-	require.NoError(t, s.Close())
+	require.Zero(t, info.Size(), "the file is left as it was")
 }
 
 func TestOpenReopensData(t *testing.T) {

@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -32,28 +31,36 @@ func (b *Bolt) PageProblems() ([]string, error) {
 		return nil, fmt.Errorf("store %s: page check: %w", b.path, err)
 	}
 	defer tx.Rollback()
-	return pageProblems(tx), nil
+	return pageProblems(b.path, tx)
 }
 
 // PageProblems is Bolt.PageProblems on a read-only file.
 func (r *ReadOnly) PageProblems() ([]string, error) {
 	var out []string
-	err := r.db.View(func(tx *bbolt.Tx) error {
-		out = pageProblems(tx)
-		return nil
+	err := r.view(func(tx *bbolt.Tx) (err error) {
+		out, err = pageProblems(r.path, tx)
+		return err
 	})
 	return out, r.closedAs(err)
 }
 
-// pageProblems drains tx.Check, keeping the first MaxPageProblems.
-func pageProblems(tx *bbolt.Tx) []string {
+// pageProblems checks the file at path, of which tx is the latest
+// transaction and no writer is about: first pageWalk reads every page of
+// the trees, bounded, and reports what would make bbolt loop, run out of
+// memory or read outside its map; only a file that passes goes on to
+// tx.Check, whose problems it drains, keeping the first MaxPageProblems.
+func pageProblems(path string, tx *bbolt.Tx) ([]string, error) {
+	w, err := walkFile(path, walkAll, nil)
+	if err != nil || len(w.problems) > 0 {
+		return w.problemsOrNil(), err
+	}
 	var out []string
 	for err := range tx.Check() { // drain: Check's goroutine sends them all
 		if len(out) < MaxPageProblems {
 			out = append(out, err.Error())
 		}
 	}
-	return out
+	return out, nil
 }
 
 // FileReport describes a store file as CheckFile found it.
@@ -75,13 +82,12 @@ type FileReport struct {
 	Problems []string
 }
 
-// CheckFile opens the store file at path read-only (see OpenReadOnly for
-// its errors: a file damaged past opening fails with an error wrapping
-// ErrCorrupt), runs bbolt's page check over it and, when that finds
+// CheckFile opens the store file at path with OpenForCheck (a file
+// damaged past opening fails with an error wrapping ErrCorrupt), runs bbolt's page check over it and, when that finds
 // nothing, counts its keys. Page damage is reported in Problems, not as an
 // error.
 func CheckFile(path string, opts Options) (FileReport, error) {
-	r, err := OpenReadOnly(path, opts)
+	r, err := OpenForCheck(path, opts)
 	if err != nil {
 		return FileReport{}, err
 	}
@@ -91,15 +97,14 @@ func CheckFile(path string, opts Options) (FileReport, error) {
 		return FileReport{}, fmt.Errorf("store: %w", err)
 	}
 	rep := FileReport{Path: r.path, Size: info.Size()}
-	err = r.db.View(func(tx *bbolt.Tx) error {
+	err = r.view(func(tx *bbolt.Tx) error {
 		rep.Revision = int64(tx.ID())
-		if rep.Problems = pageProblems(tx); len(rep.Problems) > 0 {
-			return nil
+		if rep.Problems, err = pageProblems(r.path, tx); err != nil || len(rep.Problems) > 0 {
+			return err
 		}
 		rep.Keys = map[string]int{}
 		return tx.Bucket([]byte(bucketName)).ForEach(func(k, _ []byte) error {
-			group, _, _ := strings.Cut(string(k), "/")
-			rep.Keys[group]++
+			rep.Keys[keyKind(string(k))]++
 			return nil
 		})
 	})

@@ -78,14 +78,14 @@ func Compact(path string, opts Options) (before, after int64, err error) {
 		os.Remove(tmp)
 		return before, 0, fmt.Errorf("store: compact %s: %w; the store is unchanged", src.path, err)
 	}
-	if err := bbolt.Compact(dst, src.db, compactTxMax); err != nil {
+	if err := guard(src.path, func() error { return bbolt.Compact(dst, src.db, compactTxMax) }); err != nil {
 		return fail(err)
 	}
 	if err := dst.Sync(); err != nil {
 		return fail(err)
 	}
 	var problems []string
-	if err := dst.View(func(tx *bbolt.Tx) error { problems = pageProblems(tx); return nil }); err != nil {
+	if err := dst.View(func(tx *bbolt.Tx) (err error) { problems, err = pageProblems(tmp, tx); return err }); err != nil {
 		return fail(err)
 	}
 	if len(problems) > 0 {

@@ -21,6 +21,20 @@
 // for showing what a writer would record; Seal then ends the writing. Open
 // refuses a file whose mode does not let its owner write it.
 //
+// # Damaged files
+//
+// bbolt trusts every page it reads: a damaged one makes it loop, exhaust
+// memory, fail an assertion or read outside its map, which kills the
+// process. So before bbolt sees a file, a bounded walk reads its pages
+// with plain reads (all of them for Open, the branch pages for
+// OpenReadOnly, none for OpenForCheck) and refuses damage with an error
+// wrapping ErrCorrupt; PageProblems walks every page before bbolt's own
+// check. Every bbolt call runs under a guard that turns a panic or a
+// memory fault into such an error, naming the page, and a Bolt that met
+// one takes no more writes. An empty file is damaged too: Open creates a
+// new store whole. Salvage copies the records of a damaged file that can
+// still be read into a new store.
+//
 // # File size
 //
 // The file grows in steps about as large as its data, from 64 KiB to

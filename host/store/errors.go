@@ -38,11 +38,15 @@ func (e *lockedError) Unwrap() error { return ErrLocked }
 type corruptError struct {
 	path  string
 	cause error
+	// panicked is true when bbolt panicked or faulted on the file (see
+	// guard): its pages, not one record, are damaged.
+	panicked bool
 }
 
 func (e *corruptError) Error() string {
 	return fmt.Sprintf("store %s cannot be read (%v): the file is damaged or is not a flowgate store; "+
-		"restore it from a backup, or move it aside to start with an empty store (flowgate never replaces it on its own)",
+		"restore it from a backup, or move it aside to start with an empty store (flowgate never replaces it on its own); "+
+		"'flowgate check' shows the damage and 'flowgate check --salvage NEW.db' copies every record that can still be read",
 		e.path, e.cause)
 }
 

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/binary"
+	"os"
 	"sync"
 
 	"go.etcd.io/bbolt"
@@ -36,3 +38,40 @@ func OpenPaused(path string, opts Options, pause func()) (*Bolt, error) {
 	var once sync.Once
 	return open(path, opts, func(*bbolt.Options) { once.Do(pause) })
 }
+
+// Guard is guard, for tests.
+var Guard = guard
+
+// KVRoot returns the page id of the kv bucket's root in the file at path.
+func KVRoot(path string) (uint64, error) {
+	var root uint64
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	meta, err := readMeta(f)
+	if err != nil {
+		return 0, err
+	}
+	w := &pageWalk{f: f, meta: meta, depth: walkAll, seen: map[uint64]bool{}}
+	p := w.page(meta.root, leafPageFlag, "", true)
+	for _, e := range w.decode(meta.root, p) {
+		root = binary.LittleEndian.Uint64(e.value)
+	}
+	return root, nil
+}
+
+// PageSize returns the page size in the meta of the file at path.
+func PageSize(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	meta, err := readMeta(f)
+	return int(meta.pageSize), err
+}
+
+// KeyKindOf is keyKind, for tests.
+var KeyKindOf = keyKind

@@ -160,7 +160,7 @@ func (g *group) commit(batch []*call) (rest []*call, committed bool, err error) 
 	for len(batch) > 0 {
 		failed := -1
 		var failErr error
-		err := update(g.db, func(tx *bbolt.Tx) error {
+		err := g.write(func(tx *bbolt.Tx) error {
 			dirty := false
 			for i, c := range batch {
 				wrote, err := c.fn(tx)
@@ -216,7 +216,7 @@ func (g *group) handOff(committed bool, n int) {
 // where other functions ran before it.
 func (g *group) solo(fn writeFunc) error {
 	var fnErr error
-	err := update(g.db, func(tx *bbolt.Tx) error {
+	err := g.write(func(tx *bbolt.Tx) error {
 		wrote, err := fn(tx)
 		switch {
 		case err != nil:
@@ -242,6 +242,12 @@ func (g *group) solo(fn writeFunc) error {
 	g.calls++
 	g.mu.Unlock()
 	return nil
+}
+
+// write runs fn in a write transaction, guarded (see guard):
+// a damaged page fails the transaction with an error wrapping ErrCorrupt.
+func (g *group) write(fn func(*bbolt.Tx) error) error {
+	return guard(g.path, func() error { return update(g.db, fn) })
 }
 
 // stats returns how many transactions were committed and how many Update

@@ -21,8 +21,8 @@ import (
 // or not a bbolt file is refused with an error wrapping ErrCorrupt and left
 // untouched; Open never replaces it with an empty store. A file whose mode
 // does not let its owner write it is refused with an error wrapping
-// ErrReadOnly (OpenReadOnly reads it). An empty (0 byte) file is
-// initialised. Invalid opts fail with Validate's error.
+// ErrReadOnly (OpenReadOnly reads it). An empty (0 byte) file is damaged:
+// flowgate never leaves one. Invalid opts fail with Validate's error.
 func Open(path string, opts Options) (*Bolt, error) {
 	return open(path, opts, nil)
 }
@@ -45,7 +45,9 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	}
 	start := time.Now()
 	deadline := start.Add(opts.LockTimeout)
-	if err := verify(path, opts.LockTimeout); err != nil {
+	// A writer reads every page first: writing over a damaged page
+	// spreads the damage, and a damaged leaf misleads the engine.
+	if err := verify(path, opts.LockTimeout, walkAll); err != nil {
 		return nil, err
 	}
 	if err := writable(path); err != nil {
@@ -63,12 +65,18 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	if tune != nil {
 		tune(bopts)
 	}
-	pre, err := statCreate(path)
+	if err := create(path); err != nil {
+		return nil, err
+	}
+	pre, err := os.Stat(path)
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	db, err := bbolt.Open(path, 0o600, bopts)
-	if err != nil {
+	var db *bbolt.DB
+	if err := guard(path, func() error {
+		db, err = bbolt.Open(path, 0o600, bopts)
+		return err
+	}); err != nil {
 		return nil, openError(path, err)
 	}
 	// Compact renames a new file over the path while it holds the lock on
@@ -82,9 +90,11 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		opts.LockTimeout = max(time.Until(deadline), time.Millisecond)
 		return open(path, opts, tune)
 	}
-	if err := update(db, func(tx *bbolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
-		return err
+	if err := guard(path, func() error {
+		return update(db, func(tx *bbolt.Tx) error {
+			_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
+			return err
+		})
 	}); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: prepare: %w", path, err)
@@ -106,19 +116,6 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	return b, nil
 }
 
-// statCreate creates the file at path if it does not exist (bbolt
-// initialises an empty file) and returns what it found there, for
-// replaced. Creating it here gives a new store a stat to compare against,
-// so it is not opened a second time.
-func statCreate(path string) (os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Stat()
-}
-
 // writable refuses an existing store file whose mode does not let its
 // owner write it, with an error wrapping ErrReadOnly. Someone made it
 // read-only on purpose, and the mode bits are checked here rather than
@@ -131,13 +128,16 @@ func writable(path string) error {
 	return &readOnlyFileError{path: path, mode: info.Mode().Perm()}
 }
 
-// verify checks an existing, non-empty store file before it is opened for
-// writing: bbolt must accept its meta pages, and the file must hold every
-// page they count. bbolt maps a truncated file without complaint and then
-// dies of SIGBUS on the first page past the end; verify turns that into an
-// error wrapping ErrCorrupt. It opens the file read-only, under a shared
-// lock, so it waits for a writer like Open does and changes nothing.
-func verify(path string, timeout time.Duration) error {
+// verify checks an existing store file before it is opened: bbolt must
+// accept its meta pages, the file must hold every page they count, and its
+// trees must be sound as far as a pageWalk to depth reads them.
+// bbolt maps a truncated file without complaint and then dies of SIGBUS on
+// the first page past the end, and follows a damaged tree into a loop;
+// verify turns both into an error wrapping ErrCorrupt, as it does an empty
+// file (flowgate never leaves one: see create). It opens the file
+// read-only, under a shared lock, so it waits for a writer like Open does
+// and changes nothing.
+func verify(path string, timeout time.Duration, depth walkDepth) error {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -147,28 +147,52 @@ func verify(path string, timeout time.Duration) error {
 	case !info.Mode().IsRegular():
 		return &corruptError{path: path, cause: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	case info.Size() == 0:
-		return nil
+		return &corruptError{path: path, cause: errors.New("empty (0 bytes): a store file is never empty, so it was cut short or overwritten")}
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: timeout})
-	if err != nil {
-		return openError(path, err)
-	}
-	defer db.Close()
-	// Stat again under the lock: a writer may have grown the file since.
-	if info, err = os.Stat(path); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	var need int64
-	if err := db.View(func(tx *bbolt.Tx) error {
-		need = tx.Size()
-		return nil
+	var db *bbolt.DB
+	if err := guard(path, func() error {
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: timeout})
+		return err
 	}); err != nil {
 		return openError(path, err)
 	}
-	if need > info.Size() {
-		return &corruptError{path: path, cause: fmt.Errorf("truncated: %d bytes, its pages need %d", info.Size(), need)}
+	defer db.Close()
+	// Under the lock, no writer changes the file while it is walked.
+	w, err := walkFile(path, depth, nil)
+	if err != nil {
+		return err
+	}
+	if len(w.problems) > 0 {
+		return &corruptError{path: path, cause: fmt.Errorf("damaged: %s", w.problems[0])}
 	}
 	return nil
+}
+
+// create makes a new, empty store at path when there is no file there.
+// bbolt initialises a temporary file beside it, which is then linked into
+// place, so no process ever finds a store file that is not whole; a
+// process that creates one meanwhile wins, and its file is kept.
+func create(path string) error {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil // there is a file, or Open's next step reports why not
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".new-*")
+	if err != nil {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	db, err := bbolt.Open(tmp.Name(), 0o600, &bbolt.Options{})
+	if err != nil {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // openError classifies an error from bbolt.Open: a lock timeout becomes
@@ -178,6 +202,8 @@ func openError(path string, err error) error {
 	var pathErr *fs.PathError
 	var errno syscall.Errno
 	switch {
+	case errors.Is(err, ErrCorrupt):
+		return err
 	case errors.Is(err, berrors.ErrTimeout):
 		return &lockedError{path: path, holder: readHolder(path)}
 	case errors.As(err, &pathErr), errors.As(err, &errno):

@@ -37,6 +37,21 @@ var _ Store = (*ReadOnly)(nil)
 // wrapping fs.ErrNotExist: nothing is created. Of opts only LockTimeout is
 // used; invalid opts fail with Validate's error.
 func OpenReadOnly(path string, opts Options) (*ReadOnly, error) {
+	return openReadOnly(path, opts, walkBranches)
+}
+
+// OpenForCheck is OpenReadOnly for a file that may be damaged, to check,
+// copy or salvage it: it checks the meta pages but does not walk the
+// trees, so that PageProblems can list every problem in them. Use only
+// Path, PageProblems, WriteTo and Close on what it returns, and View only
+// once PageProblems found nothing: bbolt follows a damaged tree into a
+// loop.
+func OpenForCheck(path string, opts Options) (*ReadOnly, error) {
+	return openReadOnly(path, opts, walkMeta)
+}
+
+// openReadOnly opens path read-only, after verify to depth.
+func openReadOnly(path string, opts Options, depth walkDepth) (*ReadOnly, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -48,14 +63,18 @@ func OpenReadOnly(path string, opts Options) (*ReadOnly, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if err := verify(path, opts.LockTimeout); err != nil {
+	if err := verify(path, opts.LockTimeout, depth); err != nil {
 		return nil, err
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: opts.LockTimeout})
-	if err != nil {
+	var db *bbolt.DB
+	if err := guard(path, func() error {
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: opts.LockTimeout})
+		return err
+	}); err != nil {
 		return nil, openError(path, err)
 	}
-	if err := db.View(func(tx *bbolt.Tx) error {
+	r := &ReadOnly{path: path, db: db}
+	if err := r.view(func(tx *bbolt.Tx) error {
 		if tx.Bucket([]byte(bucketName)) == nil {
 			return &corruptError{path: path, cause: fmt.Errorf("a bbolt file without the %q bucket", bucketName)}
 		}
@@ -64,7 +83,7 @@ func OpenReadOnly(path string, opts Options) (*ReadOnly, error) {
 		db.Close()
 		return nil, err
 	}
-	return &ReadOnly{path: path, db: db}, nil
+	return r, nil
 }
 
 // Path returns the absolute path of the store file.
@@ -72,9 +91,14 @@ func (r *ReadOnly) Path() string { return r.path }
 
 // View implements Store. It returns fn's error, or ErrClosed after Close.
 func (r *ReadOnly) View(fn func(ReadTx) error) error {
-	return r.closedAs(r.db.View(func(tx *bbolt.Tx) error {
+	return r.closedAs(r.view(func(tx *bbolt.Tx) error {
 		return fn(readTx{bucket: tx.Bucket([]byte(bucketName))})
 	}))
+}
+
+// view runs fn in a read transaction, guarded (see guard).
+func (r *ReadOnly) view(fn func(*bbolt.Tx) error) error {
+	return guard(r.path, func() error { return r.db.View(fn) })
 }
 
 // Update implements Store: it returns ErrReadOnly and runs nothing.
@@ -87,7 +111,7 @@ func (r *ReadOnly) Update(func(Tx) error) error {
 // or ErrClosed after Close.
 func (r *ReadOnly) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	err := r.db.View(func(tx *bbolt.Tx) error {
+	err := r.view(func(tx *bbolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err

@@ -93,11 +93,17 @@ func (t writeTx) Delete(key string) error {
 }
 
 // decode turns a stored value into an Item with a copy of the data, so the
-// item stays valid after the transaction.
+// item stays valid after the transaction. A value longer than any Put
+// writes is damage (a length bbolt read from a damaged page), refused
+// before it is copied: copying it could take gigabytes.
 func decode(key string, v []byte) (Item, error) {
 	rev, err := revisionOf(key, v)
 	if err != nil {
 		return Item{}, err
+	}
+	if len(v) > revisionSize+MaxValueSize {
+		return Item{}, fmt.Errorf("%w: record %q has %d bytes, more than flowgate ever writes (%d); its page is damaged: run flowgate check",
+			ErrCorrupt, key, len(v), revisionSize+MaxValueSize)
 	}
 	return Item{Key: key, Value: bytes.Clone(v[revisionSize:]), Revision: rev}, nil
 }

@@ -1,0 +1,75 @@
+package api
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// SalvageResult is what `flowgate check --salvage` prints.
+type SalvageResult struct {
+	store.SalvageReport
+	// Missing lists the flow and task records that index entries in the
+	// salvaged store name but that it does not hold, by key, sorted ([]
+	// when none): records lost, or (when the key looks odd) an index
+	// entry whose own key is damaged. A lost page may also have held
+	// records no index names.
+	Missing []string `json:"missing_records"`
+}
+
+// SalvageHome copies every record that can still be read from the store
+// of home dir into a new store file at out (store.Salvage), and reports
+// what was lost, naming the lost records the copied indexes point at. The
+// store is read under a shared lock, so it waits for a writer and fails
+// with an error wrapping store.ErrLocked naming a gateway that holds it:
+// stop the gateway first. It changes nothing in dir. A missing home fails
+// with an error wrapping ErrNoHome; an existing out with one wrapping
+// fs.ErrExist.
+func SalvageHome(dir, out string) (SalvageResult, error) {
+	if err := RequireHome(dir); err != nil {
+		return SalvageResult{}, err
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return SalvageResult{}, fmt.Errorf("salvage: resolve %s: %w", out, err)
+	}
+	rep, err := store.Salvage(filepath.Join(dir, home.DBFile), out, store.Options{})
+	if err != nil {
+		return SalvageResult{}, err
+	}
+	missing, err := missingRecords(rep.Path)
+	if err != nil {
+		return SalvageResult{}, fmt.Errorf("salvage: %s is written, but its indexes could not be checked: %w", rep.Path, err)
+	}
+	return SalvageResult{SalvageReport: rep, Missing: missing}, nil
+}
+
+// missingRecords returns the records that index entries of the store at
+// path name but that it does not hold.
+func missingRecords(path string) ([]string, error) {
+	st, err := store.OpenReadOnly(path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		return nil, err
+	}
+	problems, err := eng.CheckIndexes()
+	if err != nil {
+		return nil, err
+	}
+	missing := []string{}
+	for _, p := range problems {
+		if p.Kind == engine.IndexOrphan && p.Record != "" {
+			missing = append(missing, p.Record)
+		}
+	}
+	slices.Sort(missing)
+	return slices.Compact(missing), nil
+}
