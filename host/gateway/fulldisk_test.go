@@ -55,6 +55,10 @@ func TestGatewayOnAFullDiskHoldsBackAndResumes(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { os.RemoveAll(dir) })
 			require.NoError(t, home.Ensure(dir))
+			// A store file is never empty: make a real one to bind.
+			st, err := store.Open(filepath.Join(disk, home.DBFile), store.Options{})
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
 			fulldisk.BindFile(t, filepath.Join(disk, home.DBFile), filepath.Join(dir, home.DBFile))
 			return dir
 		}},
