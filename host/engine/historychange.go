@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -132,7 +133,7 @@ func (t *txn) taskHistory(old, task *sdk.Task) error {
 		add(HistoryProgress, name+" "+progressLine(p), map[string]any{"progress": p})
 	}
 	if len(entries) == 0 {
-		add(HistoryTaskUpdated, name+" updated", nil)
+		add(HistoryTaskUpdated, name+" "+taskBookkeeping(old, task), nil)
 	}
 	for _, c := range entries {
 		if err := t.recordData(task.FlowID, c.e, c.data); err != nil {
@@ -164,6 +165,19 @@ func taskMove(old, task *sdk.Task) (HistoryKind, string, bool) {
 		s += ": " + task.Reason
 	}
 	return HistoryTaskFinished, s, true
+}
+
+// taskBookkeeping says what a write that moved nothing recorded.
+func taskBookkeeping(old, task *sdk.Task) string {
+	switch {
+	case old.PID != task.PID || old.ShimPID != task.ShimPID:
+		return fmt.Sprintf("runs as pid %d under shim pid %d", task.PID, task.ShimPID)
+	case !old.CleanupAfter.Equal(task.CleanupAfter):
+		return "kept until " + task.CleanupAfter.Format(time.RFC3339)
+	case old.ProgressErrors != task.ProgressErrors:
+		return fmt.Sprintf("skipped %d malformed progress lines", task.ProgressErrors-old.ProgressErrors)
+	}
+	return "updated"
 }
 
 // progressLine renders a progress snapshot in one line.

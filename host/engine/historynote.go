@@ -30,8 +30,13 @@ func (t *txn) explainDecision(id string, g sdk.Wait, d sdk.Decision) {
 }
 
 // recordDeliveryFailure appends a controller.error entry for a failed
-// delivery of ev (already updated with the failure).
-func (t *txn) recordDeliveryFailure(ev *sdk.Event) error {
+// delivery of ev (already updated with the failure) when the failure is
+// the controller's: counted is false for a controller that was merely
+// starting or restarting, which the event's retry covers.
+func (t *txn) recordDeliveryFailure(ev *sdk.Event, counted bool) error {
+	if !counted {
+		return nil
+	}
 	summary := fmt.Sprintf("delivering %s #%d failed: %s", ev.Type, ev.Seq, oneLine(ev.LastError))
 	if ev.Parked {
 		summary += "; delivery parked"
