@@ -111,3 +111,64 @@ func TestFlowHistoryFollowWithoutAGateway(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(lines[1]), &last))
 	require.Equal(t, "queued → succeeded", last.Summary)
 }
+
+// TestFlowShowWatchRedrawsUntilTheFlowEnds watches a flow with its
+// output not a terminal: each changed frame follows the last after a
+// blank line, with the progress bar, the gate and the latest history.
+func TestFlowShowWatchRedrawsUntilTheFlowEnds(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	var f *sdk.Flow
+	seed(t, home, func(eng *engine.Engine) {
+		var err error
+		f, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: json.RawMessage(`{}`)})
+		require.NoError(t, err)
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, Label: "build", Status: sdk.TaskRunning})
+		require.NoError(t, err)
+		half := 0.5
+		_, err = eng.RecordProgress(task.ID, engine.ProgressInput{To: 1, Progress: &sdk.Progress{Fraction: &half, Phase: "linking"}})
+		require.NoError(t, err)
+		f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"approval","step":"ship","prompt":"Ship it?"}`)})
+		require.NoError(t, err)
+	})
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main([]string{"--home", home, "tasks", "flow", "show", f.ID, "--watch"}, &out, &errb)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "Recent history:") {
+		require.True(t, time.Now().Before(deadline), "no first frame: %s %s", out.String(), errb.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	first := out.String()
+	require.Contains(t, first, "progress: [##########----------]  50% linking")
+	require.Contains(t, first, "Gate: approval at step ship: Ship it?")
+	require.Contains(t, first, "gate.opened")
+	require.NotContains(t, first, "\x1b[", "no escape codes when stdout is not a terminal")
+
+	seed(t, home, func(eng *engine.Engine) {
+		yes := true
+		g, err := eng.DecideGate(engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Decision: sdk.Decision{Approved: &yes, By: "ana"}})
+		require.NoError(t, err)
+		_, err = eng.Finish(f.ID, g.Revision, engine.EndInput{})
+		require.NoError(t, err)
+	})
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, errb.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("--watch did not return once the flow ended: %s", out.String())
+	}
+	frames := strings.Split(out.String(), "\n\nTaskFlow:")
+	require.GreaterOrEqual(t, len(frames), 2, out.String())
+	last := frames[len(frames)-1]
+	require.Contains(t, last, "status:")
+	require.Contains(t, last, "succeeded")
+	require.Contains(t, last, "approved by ana")
+	require.NotContains(t, last, "Gate:")
+
+	code, _, errOut := run(t, home, "tasks", "flow", "show", f.ID, "--watch", "--json")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--watch draws the flow for people and takes no --json")
+}
