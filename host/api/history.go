@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -165,6 +166,29 @@ func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
 	return fmt.Errorf("the gateway's history stream ended before the flow did; see the gateway's log")
 }
 
+// streamStop ends the open streams when their server shuts down, which
+// otherwise waits for every connection to go idle: a follower would hold
+// a gateway's Stop until its deadline. The zero value is ready to use.
+type streamStop struct {
+	once sync.Once
+	ctx  context.Context
+	stop context.CancelFunc
+}
+
+// context returns r's context, ended also when the server that serves r
+// shuts down, and its cancel function.
+func (ss *streamStop) context(r *http.Request) (context.Context, context.CancelFunc) {
+	ss.once.Do(func() {
+		ss.ctx, ss.stop = context.WithCancel(context.Background())
+		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
+			srv.RegisterOnShutdown(ss.stop)
+		}
+	})
+	ctx, cancel := context.WithCancel(r.Context())
+	unhook := context.AfterFunc(ss.ctx, cancel)
+	return ctx, func() { unhook(); cancel() }
+}
+
 // historyEnd is the event a history stream ends with once its flow has
 // ended and every entry was sent.
 const historyEnd = "end"
@@ -212,6 +236,8 @@ func (s *server) historyStream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	ctx, stop := s.streams.context(r)
+	defer stop()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -227,7 +253,7 @@ func (s *server) historyStream(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	_ = rc.Flush()
-	err = s.c.FollowHistory(r.Context(), id, after, send)
+	err = s.c.FollowHistory(ctx, id, after, send)
 	if err == nil {
 		_, err = fmt.Fprintf(w, "event: %s\ndata: {}\n\n", historyEnd)
 		_ = rc.Flush()

@@ -2,10 +2,12 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -97,4 +99,27 @@ func TestHistoryStreamFollowsUntilTheFlowEnds(t *testing.T) {
 	err = g.remote.FollowHistory(ctx, "nope", 0, func(engine.HistoryEntry) error { return nil })
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 	require.True(t, strings.Contains(err.Error(), "nope"))
+}
+
+// TestHistoryStreamEndsWhenTheServerShutsDown: an open stream does not
+// hold the gateway's Stop (http.Server.Shutdown waits for connections to
+// go idle).
+func TestHistoryStreamEndsWhenTheServerShutsDown(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	f, err := g.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+	followed := make(chan error, 1)
+	first := make(chan struct{})
+	go func() {
+		followed <- g.remote.FollowHistory(context.Background(), f.ID, 0, func(engine.HistoryEntry) error {
+			close(first)
+			return nil
+		})
+	}()
+	<-first
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, g.srv.Shutdown(ctx), "Shutdown returns once the stream has ended")
+	require.Error(t, <-followed, "the follower hears the stream ended before the flow did")
 }

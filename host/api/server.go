@@ -176,9 +176,10 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 
 // server is the handler NewHandler returns.
 type server struct {
-	c   Client
-	log hclog.Logger
-	mux *http.ServeMux
+	c       Client
+	log     hclog.Logger
+	mux     *http.ServeMux
+	streams streamStop
 }
 
 // endpoint serves one route: it returns the HTTP status and the value to
