@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -207,4 +208,36 @@ func TestPruneFlowRemovesItsHistory(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 	kinds, _ := historyKinds(t, eng, other.ID)
 	require.Equal(t, []engine.HistoryKind{engine.HistoryFlowCreated}, kinds, "another flow's history is untouched")
+}
+
+func TestQuarantineTakesAFlowsHistory(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	bad := createFlow(t, eng)
+	require.NotEmpty(t, keysUnder(t, st, "history/"+bad.ID+"/"))
+	storetest.EditRecord(t, st, "flow/"+bad.ID, map[string]any{"status": "done"})
+	_, err = eng.Quarantine("flow/" + bad.ID)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "history/"+bad.ID+"/"), "no history outlives its flow")
+}
+
+// TestExpiredGateIsAnsweredByFlowgate: an expired gate's denial is in the
+// history as answered by the gateway, with the reason.
+func TestExpiredGateIsAnsweredByFlowgate(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+	_, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"approval","step":"s","until":"2000-01-01T00:00:00Z"}`)})
+	require.NoError(t, err)
+	expired, err := eng.ExpireGates()
+	require.NoError(t, err)
+	require.Equal(t, []string{f.ID}, expired)
+	_, entries := historyKinds(t, eng, f.ID)
+	last := entries[len(entries)-1]
+	require.Equal(t, engine.HistoryGateAnswered, last.Kind)
+	require.Equal(t, engine.ExpiredBy, last.By)
+	require.Equal(t, "approval gate s denied by flowgate (gate-expired) (waiting → running)", last.Summary)
 }
