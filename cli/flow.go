@@ -24,7 +24,7 @@ func newFlowCmd(e *env) *cobra.Command {
 		Long: `Flows are durable records of multi-step work. Managed flows are driven by
 a controller; task_mirrored flows follow a single detached task.`,
 	}
-	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e), newFlowContinueCmd(e))
+	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e), newFlowContinueCmd(e), newFlowHistoryCmd(e))
 	cmd.AddCommand(newGateCmds(e)...)
 	return cmd
 }
@@ -131,12 +131,15 @@ func writeFlowList(w io.Writer, l flowList) {
 }
 
 func newFlowShowCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, watch bool
 	cmd := &cobra.Command{
 		Use:   "show <flow-id|owner-key|approval-id>",
 		Short: "Show one flow and its tasks (an owner key shows that owner's newest flow, an approval id the flow at that gate)",
 		Args:  args(1, "one flow id, owner key or approval id"),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if watch {
+				return e.watchFlow(cmd.Context(), a[0], asJSON)
+			}
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				id, err := gateFlowID(ctx, c, a[0])
 				if err != nil {
@@ -151,6 +154,7 @@ func newFlowShowCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow, its tasks and task summary as JSON")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "redraw the flow live (tasks, progress bars, gate, latest history) until it ends")
 	return cmd
 }
 

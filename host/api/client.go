@@ -40,6 +40,7 @@ type Client interface {
 
 	Gatekeeper
 	Continuer
+	Historian
 	Cron
 	Storage
 	Auditor

@@ -45,6 +45,11 @@ const maxRequestBody = 4 << 20
 //	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
 //	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
 //	                                          assignments controller}                (201 when created)
+//	GET  /v1/flows/{id}/history  History      query: after limit                     engine.HistoryPage
+//	GET  /v1/flows/{id}/history/stream        query: after (or Last-Event-ID)        text/event-stream: one
+//	                             FollowHistory                                       "data:" entry per event,
+//	                                                                                 id: seq; "event: end"
+//	                                                                                 once the flow has ended
 //	GET  /v1/gates               OpenGates    query: controller token id             {gates}
 //	POST /v1/gates/decide        DecideGate   {flow kind expected_revision           sdk.Flow
 //	                                          decision: {approved response by}}
@@ -144,6 +149,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
 	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
 	s.handle("POST /v1/flows/{id}/continue", s.continueFlow)
+	s.handle("GET /v1/flows/{id}/history", s.history)
+	s.mux.HandleFunc("GET /v1/flows/{id}/history/stream", s.historyStream)
 	s.handle("GET /v1/gates", s.openGates)
 	s.handle("POST /v1/gates/decide", s.decideGate)
 	s.handle("GET /v1/cron/jobs", s.listJobs)
@@ -169,9 +176,10 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 
 // server is the handler NewHandler returns.
 type server struct {
-	c   Client
-	log hclog.Logger
-	mux *http.ServeMux
+	c       Client
+	log     hclog.Logger
+	mux     *http.ServeMux
+	streams streamStop
 }
 
 // endpoint serves one route: it returns the HTTP status and the value to

@@ -26,6 +26,7 @@ func (e *Engine) CancelFlow(id string) (CancelResult, error) {
 		if err != nil {
 			return err
 		}
+		t.explain(id, historyNote{By: CancelByOperator})
 		res, err = t.cancelFlow(f)
 		return err
 	})
@@ -47,6 +48,7 @@ func (e *Engine) RequestCancel(id string, expected int64) (CancelResult, error) 
 		if f.Revision != expected {
 			return &sdk.RevisionConflictError{Expected: expected, Current: f}
 		}
+		t.explain(id, historyNote{By: "controller " + f.ControllerID})
 		res, err = t.cancelFlow(f)
 		return err
 	})

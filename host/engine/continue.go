@@ -136,6 +136,9 @@ func (t *txn) startContinuation(f *sdk.Flow, ch *Chain) (*sdk.Flow, error) {
 	if err := t.saveFlow(nil, f); err != nil {
 		return nil, err
 	}
+	if err := t.recordContinued(f); err != nil {
+		return nil, err
+	}
 	ch.Runs, ch.Continuation = []string{f.SourceFlowID, f.ID}, f.ID
 	if err := t.put(chainKey(ch.ID), ch); err != nil {
 		return nil, err

@@ -39,6 +39,17 @@
 // change. Delivery (a later layer) reads Events and removes each with
 // AckEvent once handled.
 //
+// # History
+//
+// Every write of a flow or a task appends HistoryEntry records to the
+// flow's history in the same transaction (saveFlow and saveTask do it, so
+// no write path can skip it): one entry per flow write, named after what
+// it changed, and one per lifecycle move, milestone, progress report or
+// diagnosis of a task. Unlike the outbox, the history stays until the flow
+// is pruned; it is bounded per flow (Config.HistoryLimit), dropping the
+// oldest progress first and never milestones or decisions. History reads
+// it a page at a time.
+//
 // # Indexes
 //
 // Secondary indexes by status, owner, controller, flow→tasks and end time

@@ -25,6 +25,9 @@ type Config struct {
 	// runner must act on (a task became runnable, a running task was asked
 	// to stop). It runs on the writer's goroutine and must not block.
 	Notify func(Change)
+	// HistoryLimit bounds each flow's history (see History). If zero,
+	// DefaultHistoryLimit.
+	HistoryLimit int
 }
 
 // ChangeKind names a change Notify reports.
@@ -100,6 +103,9 @@ type txn struct {
 	// flows holds the ids of the flows written so far: each flow is
 	// written at most once per transaction (see putFlow).
 	flows map[string]bool
+	// historyLimit and notes serve the flow histories (history.go).
+	historyLimit int
+	notes        map[string]historyNote
 }
 
 // notify records a change to report once the transaction commits.
@@ -119,7 +125,7 @@ func (e *Engine) write(fn func(t *txn) error) error {
 	)
 	err := e.st.Update(func(tx store.Tx) error {
 		refused, changes = nil, nil
-		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention}
+		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention, historyLimit: e.cfg.HistoryLimit}
 		if err := fn(t); err != nil {
 			if t.wrote {
 				return err

@@ -202,6 +202,9 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flo
 		if err := t.put(eventKey(flowID, seq), ev); err != nil {
 			return err
 		}
+		if err := t.recordDeliveryFailure(ev, f.Counted || f.Park); err != nil {
+			return err
+		}
 		if !f.Park {
 			return nil
 		}

@@ -299,7 +299,10 @@ func (t *txn) saveFlow(old, f *sdk.Flow) error {
 	if err := t.reindex(oldKeys, flowIndexKeys(f)); err != nil {
 		return err
 	}
-	return t.putFlow(old, f)
+	if err := t.putFlow(old, f); err != nil {
+		return err
+	}
+	return t.flowHistory(old, f)
 }
 
 // lastSegment returns what follows the last '/' of an index key: the id.

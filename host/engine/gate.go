@@ -100,6 +100,7 @@ func (t *txn) decide(old *sdk.Flow, g sdk.Wait, d sdk.Decision) (*sdk.Flow, erro
 	if err := t.move(f, sdk.FlowRunning); err != nil {
 		return nil, err
 	}
+	t.explainDecision(f.ID, g, d)
 	if err := t.saveFlow(old, f); err != nil {
 		return nil, err
 	}

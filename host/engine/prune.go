@@ -63,6 +63,9 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.del(seqPrefix + id); err != nil {
 			return err
 		}
+		if err := t.pruneHistory(id); err != nil {
+			return err
+		}
 		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
 			return err
 		}

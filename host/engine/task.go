@@ -493,5 +493,8 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
 		return err
 	}
-	return t.putRaw(taskKey(task.ID), b)
+	if err := t.putRaw(taskKey(task.ID), b); err != nil {
+		return err
+	}
+	return t.taskHistory(old, task)
 }

@@ -1,0 +1,264 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Historian reads flow histories (see engine.History).
+type Historian interface {
+	// History returns up to limit entries of flow id's history after seq
+	// after, oldest first; zero limit means engine.MaxHistoryPage.
+	History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error)
+	// FollowHistory calls fn with each entry of flow id's history after
+	// seq after, oldest first, as they are appended, and returns nil once
+	// the flow has ended and every entry was passed; it returns ctx's
+	// error when ctx ends first, and fn's error when fn fails.
+	FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error
+}
+
+// historyPoll is how often a follower looks for new entries.
+const historyPoll = 200 * time.Millisecond
+
+// History reads a page of a flow's history from the store.
+func (l *Local) History(_ context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
+	return l.eng.History(id, after, limit)
+}
+
+// FollowHistory follows a flow's history by reading the store every
+// historyPoll.
+func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
+	return followPages(ctx, after, fn, func(after int64) (engine.HistoryPage, error) {
+		return l.eng.History(id, after, 0)
+	})
+}
+
+// followPages passes every entry of the pages read after after to fn until
+// a page read of an ended flow comes back empty.
+func followPages(ctx context.Context, after int64, fn func(engine.HistoryEntry) error, read func(int64) (engine.HistoryPage, error)) error {
+	tick := time.NewTicker(historyPoll)
+	defer tick.Stop()
+	for {
+		page, err := read(after)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entries {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		after = page.Next
+		if len(page.Entries) > 0 {
+			continue
+		}
+		if page.Status.Terminal() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// History asks the gateway for a page of a flow's history.
+func (c *Remote) History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
+	if id == "" {
+		return engine.HistoryPage{}, emptyID("flow")
+	}
+	var out engine.HistoryPage
+	err := c.call(ctx, http.MethodGet, "/v1/flows/"+pathSegment(id)+"/history", historyQuery(after, limit), nil, &out)
+	return out, err
+}
+
+func historyQuery(after int64, limit int) url.Values {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	return q
+}
+
+// FollowHistory reads the gateway's event stream of a flow's history.
+func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
+	if id == "" {
+		return emptyID("flow")
+	}
+	if c.closed.Load() {
+		return fmt.Errorf("gateway client for %s: %w", c.sock, net.ErrClosed)
+	}
+	path := "/v1/flows/" + pathSegment(id) + "/history/stream"
+	u := "http://flowgate" + path + "?" + historyQuery(after, 0).Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("build request GET %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return fmt.Errorf("gateway request GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("read gateway answer to GET %s: %w", path, err)
+		}
+		return errorFromWire(resp.StatusCode, b)
+	}
+	err = readEvents(resp.Body, fn)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// readEvents passes the entries of a history event stream to fn until the
+// stream's end event.
+func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "event: "+historyEnd:
+			event = historyEnd
+		case strings.HasPrefix(line, "data: ") && event == historyEnd:
+			return nil
+		case strings.HasPrefix(line, "data: "):
+			var e engine.HistoryEntry
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &e); err != nil {
+				return fmt.Errorf("the gateway's history stream sent an entry this client cannot read: %w; are the CLI and gateway the same version?", err)
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		case line == "":
+			event = ""
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("the gateway's history stream broke off: %w", err)
+	}
+	return fmt.Errorf("the gateway's history stream ended before the flow did; see the gateway's log")
+}
+
+// streamStop ends the open streams when their server shuts down, which
+// otherwise waits for every connection to go idle: a follower would hold
+// a gateway's Stop until its deadline. The zero value is ready to use.
+type streamStop struct {
+	once sync.Once
+	ctx  context.Context
+	stop context.CancelFunc
+}
+
+// context returns r's context, ended also when the server that serves r
+// shuts down, and its cancel function.
+func (ss *streamStop) context(r *http.Request) (context.Context, context.CancelFunc) {
+	ss.once.Do(func() {
+		ss.ctx, ss.stop = context.WithCancel(context.Background())
+		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
+			srv.RegisterOnShutdown(ss.stop)
+		}
+	})
+	ctx, cancel := context.WithCancel(r.Context())
+	unhook := context.AfterFunc(ss.ctx, cancel)
+	return ctx, func() { unhook(); cancel() }
+}
+
+// historyEnd is the event a history stream ends with once its flow has
+// ended and every entry was sent.
+const historyEnd = "end"
+
+func (s *server) history(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	after, limit, err := historyParams(r, "after", "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	page, err := s.c.History(r.Context(), r.PathValue("id"), after, limit)
+	return http.StatusOK, page, err
+}
+
+// historyParams reads the after and limit query parameters.
+func historyParams(r *http.Request, names ...string) (int64, int, error) {
+	q, err := parseQuery(r, names...)
+	if err != nil {
+		return 0, 0, err
+	}
+	var after int64
+	if v := q.Get("after"); v != "" {
+		if after, err = strconv.ParseInt(v, 10, 64); err != nil || after < 0 {
+			return 0, 0, fmt.Errorf("%w: after %q is not a history seq (a whole number of at least 0)", sdk.ErrInvalid, v)
+		}
+	}
+	limit, err := parseLimit(q.Get("limit"))
+	return after, limit, err
+}
+
+// historyStream serves a flow's history as server-sent events: one
+// "data:" line of JSON per entry, its seq as the event id, and an "end"
+// event once the flow has ended and every entry was sent. A client that
+// reconnects with Last-Event-ID (or after) resumes after that entry.
+func (s *server) historyStream(w http.ResponseWriter, r *http.Request) {
+	after, _, err := historyParams(r, "after")
+	if err == nil && r.Header.Get("Last-Event-ID") != "" {
+		after, err = strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
+	}
+	id := r.PathValue("id")
+	if err == nil {
+		// A missing flow is refused before the stream starts.
+		_, err = s.c.History(r.Context(), id, after, 1)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx, stop := s.streams.context(r)
+	defer stop()
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(e engine.HistoryEntry) error {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Seq, b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	_ = rc.Flush()
+	err = s.c.FollowHistory(ctx, id, after, send)
+	if err == nil {
+		_, err = fmt.Fprintf(w, "event: %s\ndata: {}\n\n", historyEnd)
+		_ = rc.Flush()
+	}
+	if err != nil && r.Context().Err() == nil {
+		s.log.Debug("history stream stopped", "flow", id, "error", err)
+	}
+}

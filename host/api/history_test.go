@@ -1,0 +1,125 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+func TestHistoryRouteAndRemote(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	ctx := t.Context()
+	f, err := g.remote.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+	_, err = g.remote.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+
+	r := do(t, g.sock, http.MethodGet, "/v1/flows/"+f.ID+"/history?after=1&limit=5", "")
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var body struct {
+		Entries []map[string]any `json:"entries"`
+		Next    int64            `json:"next"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &body))
+	require.Len(t, body.Entries, 1)
+	require.Equal(t, "status", body.Entries[0]["kind"])
+	require.Equal(t, "queued → running", body.Entries[0]["summary"])
+	require.EqualValues(t, 2, body.Entries[0]["seq"])
+	require.Equal(t, int64(2), body.Next)
+
+	page, err := g.remote.History(ctx, f.ID, 0, 0)
+	require.NoError(t, err)
+	local, err := g.local.History(ctx, f.ID, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, local, page, "the Remote reads what the Local reads")
+
+	r = do(t, g.sock, http.MethodGet, "/v1/flows/"+f.ID+"/history?after=x", "")
+	require.Equal(t, http.StatusBadRequest, r.status)
+	require.Contains(t, errorOf(t, r).Error.Message, `after "x" is not a history seq`)
+	_, err = g.remote.History(ctx, "nope", 0, 0)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+}
+
+// TestHistoryStreamFollowsUntilTheFlowEnds reads the event stream raw, as
+// a browser's EventSource does, while the flow changes, then follows it
+// with the Remote.
+func TestHistoryStreamFollowsUntilTheFlowEnds(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	ctx := t.Context()
+	f, err := g.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://flowgate/v1/flows/"+f.ID+"/history/stream", nil)
+	require.NoError(t, err)
+	resp, err := rawClient(g.sock).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	lines := bufio.NewScanner(resp.Body)
+	next := func() string {
+		t.Helper()
+		require.True(t, lines.Scan(), "the stream ended early: %v", lines.Err())
+		return lines.Text()
+	}
+	require.Equal(t, "id: 1", next())
+	require.Contains(t, next(), `"kind":"flow.created"`)
+	require.Empty(t, next())
+
+	// A change made while the stream is open arrives on it.
+	f, err = g.eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	require.Equal(t, "id: 2", next())
+	require.Contains(t, next(), `"summary":"queued → running"`)
+	require.Empty(t, next())
+	_, err = g.eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	require.Equal(t, "id: 3", next())
+	next()
+	next()
+	require.Equal(t, "event: end", next())
+
+	var seqs []int64
+	require.NoError(t, g.remote.FollowHistory(ctx, f.ID, 1, func(e engine.HistoryEntry) error {
+		seqs = append(seqs, e.Seq)
+		return nil
+	}), "following an ended flow returns once every entry was passed")
+	require.Equal(t, []int64{2, 3}, seqs)
+
+	err = g.remote.FollowHistory(ctx, "nope", 0, func(engine.HistoryEntry) error { return nil })
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	require.True(t, strings.Contains(err.Error(), "nope"))
+}
+
+// TestHistoryStreamEndsWhenTheServerShutsDown: an open stream does not
+// hold the gateway's Stop (http.Server.Shutdown waits for connections to
+// go idle).
+func TestHistoryStreamEndsWhenTheServerShutsDown(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	f, err := g.eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+	followed := make(chan error, 1)
+	first := make(chan struct{})
+	go func() {
+		followed <- g.remote.FollowHistory(context.Background(), f.ID, 0, func(engine.HistoryEntry) error {
+			close(first)
+			return nil
+		})
+	}()
+	<-first
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, g.srv.Shutdown(ctx), "Shutdown returns once the stream has ended")
+	require.Error(t, <-followed, "the follower hears the stream ended before the flow did")
+}

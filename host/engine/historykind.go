@@ -1,0 +1,77 @@
+package engine
+
+// HistoryKind names the kind of change a HistoryEntry records.
+type HistoryKind string
+
+// The kinds of history entries. Flow changes:
+const (
+	// HistoryFlowCreated: the flow was created.
+	HistoryFlowCreated HistoryKind = "flow.created"
+	// HistoryContinuation: the flow was created as the continuation of
+	// another (data.source_flow_id).
+	HistoryContinuation HistoryKind = "continuation"
+	// HistoryContinued: a continuation of this flow was accepted
+	// (data.successor_id).
+	HistoryContinued HistoryKind = "continued"
+	// HistoryStatus: the flow moved from one status to another.
+	HistoryStatus HistoryKind = "status"
+	// HistoryRevision: the flow changed without moving (its state,
+	// current step, wait or blocked summary; data.fields names which).
+	HistoryRevision HistoryKind = "revision"
+	// HistoryGateOpened: the flow started waiting at a gate.
+	HistoryGateOpened HistoryKind = "gate.opened"
+	// HistoryGateAnswered: a gate was decided; By is who answered.
+	HistoryGateAnswered HistoryKind = "gate.answered"
+	// HistoryCancelRequested: a cancel was requested; By is who asked.
+	HistoryCancelRequested HistoryKind = "cancel.requested"
+	// HistoryControllerError: delivering an event to the controller
+	// failed (data.parked when delivery stopped).
+	HistoryControllerError HistoryKind = "controller.error"
+)
+
+// Task changes; their entries carry the task's id.
+const (
+	HistoryTaskCreated         HistoryKind = "task.created"
+	HistoryTaskStarted         HistoryKind = "task.started"
+	HistoryTaskRetried         HistoryKind = "task.retried"
+	HistoryTaskFinished        HistoryKind = "task.finished"
+	HistoryTaskLost            HistoryKind = "task.lost"
+	HistoryTaskCancelRequested HistoryKind = "task.cancel_requested"
+	// HistoryTaskUpdated: bookkeeping (process identity, cleanup time).
+	HistoryTaskUpdated HistoryKind = "task.updated"
+	// HistoryMilestone: the task reported a milestone.
+	HistoryMilestone HistoryKind = "milestone"
+	// HistoryProgress: the task reported progress; the first entries a
+	// full history drops.
+	HistoryProgress HistoryKind = "progress"
+	// HistoryDiagnosis: the task's diagnosis record changed.
+	HistoryDiagnosis HistoryKind = "diagnosis"
+)
+
+// The drop tiers of the history bound (see history.go).
+const (
+	tierProgress = "p"
+	tierOrdinary = "o"
+)
+
+// Kept reports whether entries of kind k are kept however long the
+// history grows: milestones, decisions and the flow's turning points.
+func (k HistoryKind) Kept() bool {
+	switch k {
+	case HistoryFlowCreated, HistoryContinuation, HistoryContinued, HistoryGateOpened,
+		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis:
+		return true
+	}
+	return false
+}
+
+// tier is the drop tier of kind k, or "" for a kind that is kept.
+func (k HistoryKind) tier() string {
+	switch {
+	case k.Kept():
+		return ""
+	case k == HistoryProgress:
+		return tierProgress
+	}
+	return tierOrdinary
+}
