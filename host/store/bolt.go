@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"go.etcd.io/bbolt"
@@ -17,6 +18,7 @@ type Bolt struct {
 	db     *bbolt.DB
 	group  *group
 	logger hclog.Logger
+	commit func(time.Duration) // Options.OnCommit, or nil
 
 	mu      sync.Mutex
 	closed  bool
@@ -61,15 +63,20 @@ func (b *Bolt) View(fn func(ReadTx) error) error {
 // documentation). A panic in fn is recovered and returned as an error to
 // this caller only. Update returns fn's error, a commit error (shared by
 // every caller in the failed transaction; the store stays usable), or
-// ErrClosed after Close.
+// ErrClosed after Close. Options.OnCommit hears how long each call took.
 func (b *Bolt) Update(fn func(Tx) error) error {
 	if err := b.acquire(); err != nil {
 		return err
 	}
 	defer b.release()
-	return b.group.update(func(tx *bbolt.Tx) (bool, error) {
+	start := time.Now()
+	err := b.group.update(func(tx *bbolt.Tx) (bool, error) {
 		return b.apply(tx, fn)
 	})
+	if b.commit != nil {
+		b.commit(time.Since(start))
+	}
+	return err
 }
 
 // apply runs one caller's fn in tx, reporting whether it changed anything
