@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -125,12 +127,9 @@ func TestMetricsMatchTheStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gates, 1)
 
-	unix := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", gateway.SocketPath(home))
-	}}}
 	for name, fams := range map[string]map[string]*dto.MetricFamily{
 		"tcp":    scrape(t, http.DefaultClient, "http://"+g.HTTPAddr()+"/metrics"),
-		"socket": scrape(t, unix, "http://gateway/metrics"),
+		"socket": scrape(t, unixClient(home), "http://gateway/metrics"),
 	} {
 		tasks := byLabel(t, fams, "flowgate_tasks", "status")
 		for _, s := range sdk.TaskStatuses() {
@@ -151,4 +150,42 @@ func TestMetricsMatchTheStore(t *testing.T) {
 		require.Equal(t, uint64(3), histogramCount(fams, "flowgate_task_run_seconds"), name)
 		require.Positive(t, histogramCount(fams, "flowgate_store_commit_seconds"), name)
 	}
+}
+
+// unixClient is an HTTP client that reaches the gateway of home over its
+// socket.
+func unixClient(home string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", gateway.SocketPath(home))
+	}}}
+}
+
+// A controller's acknowledged events show in its event lag, and a plugin
+// killed once shows one restart, as the supervisor counts them.
+func TestMetricsSeeControllersAndRestarts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g, home := newTestGateway(t, 10, "", testPlugin("stepper", "stepper", map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}))
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, g.Stop(ctx)) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+
+	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "stepper", Goal: "measured", OwnerKey: "me"})
+	require.NoError(t, err)
+	waitFlow(t, c, f.ID, "the flow to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	require.NoError(t, syscall.Kill(pluginStatus(t, c, "stepper").PID, syscall.SIGKILL))
+	deadline := time.Now().Add(30 * time.Second)
+	for p := pluginStatus(t, c, "stepper"); p.Restarts < 1 || p.State != pluginhost.StateRunning; p = pluginStatus(t, c, "stepper") {
+		require.True(t, time.Now().Before(deadline), "the plugin was not restarted: %+v", p)
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	fams := scrape(t, unixClient(home), "http://gateway/metrics")
+	restarts := fams["flowgate_plugin_restarts_total"].GetMetric()
+	require.Len(t, restarts, 1)
+	require.Equal(t, "stepper", restarts[0].GetLabel()[0].GetValue())
+	require.Equal(t, float64(pluginStatus(t, c, "stepper").Restarts), restarts[0].GetCounter().GetValue())
+	require.Positive(t, histogramCount(fams, "flowgate_event_lag_seconds"), "the flow's events were acknowledged")
 }
