@@ -24,6 +24,7 @@ func newGatewayCmd(e *env) *cobra.Command {
 	var (
 		configPath, level string
 		logJSON           bool
+		web               gateway.HTTPConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "gateway",
@@ -45,6 +46,7 @@ and the next gateway picks them up.`,
 					return usageError{err}
 				}
 			}
+			setHTTPFlags(cmd, &fc.HTTP, web)
 			if !cmd.Flags().Changed("log-level") && fc.LogLevel != "" {
 				level = fc.LogLevel
 			}
@@ -62,8 +64,25 @@ and the next gateway picks them up.`,
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML gateway config file (limits, retention, log_level)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
+	cmd.Flags().StringVar(&web.Addr, "http", "", "also serve /metrics, /healthz and /readyz on this TCP address, such as 127.0.0.1:7070 (off by default)")
+	cmd.Flags().StringVar(&web.AuthToken, "auth-token", "", "bearer token every request to --http must carry; required (or TLS) on a non-loopback address")
+	cmd.Flags().StringVar(&web.TLSCert, "tls-cert", "", "PEM certificate: serve --http over TLS (with --tls-key)")
+	cmd.Flags().StringVar(&web.TLSKey, "tls-key", "", "PEM private key for --tls-cert")
 	cmd.AddCommand(newGatewayStatusCmd(e))
 	return cmd
+}
+
+// setHTTPFlags lays the --http, --auth-token, --tls-cert and --tls-key
+// flags given on the command line over the config file's http section.
+func setHTTPFlags(cmd *cobra.Command, c *gateway.HTTPConfig, flags gateway.HTTPConfig) {
+	for name, pair := range map[string][2]*string{
+		"http": {&c.Addr, &flags.Addr}, "auth-token": {&c.AuthToken, &flags.AuthToken},
+		"tls-cert": {&c.TLSCert, &flags.TLSCert}, "tls-key": {&c.TLSKey, &flags.TLSKey},
+	} {
+		if cmd.Flags().Changed(name) {
+			*pair[0] = *pair[1]
+		}
+	}
 }
 
 // runGateway starts g and serves until SIGINT or SIGTERM, then stops it.

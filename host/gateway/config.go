@@ -47,6 +47,9 @@ import (
 //	  command: /usr/local/bin/diagnose   # JSON on stdin, JSON on stdout
 //	  timeout: 30s        # at most 60s; a task's shorter timeout wins
 //	  max_output_kib: 16  # task output given to it
+//	http:                 # a TCP listener for /metrics, /healthz, /readyz
+//	  addr: 127.0.0.1:7070  # off when empty; see HTTPConfig
+//	  auth_token: s3cret  # required, or TLS, on a non-loopback address
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`
@@ -79,6 +82,9 @@ type FileConfig struct {
 		Timeout      Duration `yaml:"timeout"`
 		MaxOutputKiB int      `yaml:"max_output_kib"`
 	} `yaml:"diagnoser"`
+	// HTTP is the TCP listener for metrics and probes; off when its Addr
+	// is empty.
+	HTTP HTTPConfig `yaml:"http"`
 }
 
 // DiagnoserConfig is the diagnoser the config describes.
@@ -222,6 +228,9 @@ func (c FileConfig) Validate() error {
 		return err
 	}
 	if err := c.DiagnoserConfig().Validate(); err != nil {
+		return err
+	}
+	if err := c.HTTP.Validate(); err != nil {
 		return err
 	}
 	seen := map[string]bool{}

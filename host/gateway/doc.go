@@ -63,6 +63,19 @@
 // answers means a gateway runs, and a second one is refused. Client gives
 // the same API in-process, without the socket.
 //
+// The socket also serves /metrics (host/metrics, in the Prometheus text
+// format) for local scraping.
+//
+// # The TCP listener
+//
+// When FileConfig.HTTP names an address (`flowgate gateway --http`), a
+// TCP listener serves /metrics, /healthz and /readyz there, over TLS when
+// the config has a certificate and behind a bearer token when it has one
+// (401 without it). HTTPConfig.Validate refuses a non-loopback address
+// with neither, so New fails before anything opens. The listener starts
+// after the socket serves and stops before it; an address that cannot be
+// bound fails Start, which then stops everything it started.
+//
 // Every gateway holds the store for a while before its socket answers.
 // Dial is how a command reaches the home's gateway across that window: it
 // waits, bounded, while the store is held and nothing answers, and says

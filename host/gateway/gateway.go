@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/metrics"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -74,6 +75,10 @@ type Gateway struct {
 	// parts are the long-running parts, started in order and stopped in
 	// reverse (see the package doc).
 	parts   *lifecycle.Group
+	metrics *metrics.Metrics
+	// web is the TCP listener (FileConfig.HTTP), started after the
+	// socket and stopped before it; nil when off.
+	web     *web
 	srv     *http.Server
 	ln      net.Listener
 	served  chan struct{}
@@ -122,7 +127,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err := g.refuseIfRunning(ctx); err != nil {
 		return err
 	}
-	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store")}
+	m := metrics.New(g.cfg.Logger.Named("metrics"))
+	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: m.StoreCommitted}
 	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
 	// A maintenance pass asked for a compaction: now, before anything
 	// holds the store, is when bbolt can do it.
@@ -154,7 +160,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		run, err = runner.New(eng, runner.Config{
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
-			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(),
+			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 		})
 	}
 	if err == nil {
@@ -162,16 +168,23 @@ func (g *Gateway) Start(ctx context.Context) error {
 		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
 		sup, err = pluginhost.NewSupervisor(eng, sc)
 	}
+	if err == nil {
+		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.Space})
+	}
 	if err != nil {
 		st.Close()
 		return err
 	}
 	dc := g.cfg.Delivery
 	dc.Logger = g.cfg.Logger.Named("events")
+	if dc.Observer == nil {
+		dc.Observer = m
+	}
 	del = pluginhost.NewDeliverer(eng, sup.Handler, dc)
 	sched := scheduler.New(eng, scheduler.Config{
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
+		Observer:    m,
 	})
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
@@ -201,9 +214,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 		st.Close()
 		return err
 	}
-	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln = st, eng, run, sched, sup, group, ln
+	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln, g.metrics = st, eng, run, sched, sup, group, ln, m
 	g.started = time.Now()
-	g.srv = &http.Server{Handler: api.NewHandler(g.client(), g.cfg.Logger.Named("api")), ReadHeaderTimeout: 10 * time.Second}
+	apiHandler := api.NewHandler(g.client(), g.cfg.Logger.Named("api"))
+	g.srv = &http.Server{Handler: g.socketHandler(apiHandler), ReadHeaderTimeout: 10 * time.Second}
 	g.served = make(chan struct{})
 	go func() {
 		defer close(g.served)
@@ -211,6 +225,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 			g.log.Error("api server", "error", err)
 		}
 	}()
+	if err := g.startWeb(ctx, apiHandler); err != nil {
+		return errors.Join(err, g.stop(ctx))
+	}
 	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock, "max_running", run.MaxRunning())
 	return nil
 }
@@ -236,10 +253,20 @@ func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 func (g *Gateway) Stop(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.stop(ctx)
+}
+
+// stop is Stop with g.mu held.
+func (g *Gateway) stop(ctx context.Context) error {
 	if g.st == nil {
 		return nil
 	}
-	err := g.srv.Shutdown(ctx)
+	var err error
+	if g.web != nil {
+		err = g.web.Stop(ctx)
+		g.web = nil
+	}
+	err = errors.Join(err, g.srv.Shutdown(ctx))
 	<-g.served
 	err = errors.Join(err, g.parts.Stop(ctx))
 	if cerr := g.st.Close(); err == nil {

@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -28,17 +27,8 @@ diagnoser:
   timeout: 10s
 `))
 	require.NoError(t, err)
-	home, err := os.MkdirTemp("", "fgdiag")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(home) })
-	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
-	require.NoError(t, err)
+	_, c, _ := startConfigured(t, fc)
 	ctx := context.Background()
-	require.NoError(t, g.Start(ctx))
-	t.Cleanup(func() { _ = g.Stop(ctx) })
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
 
 	retry := &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(10 * time.Millisecond)}
 	billing, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Runtime: "agent",

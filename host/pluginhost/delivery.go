@@ -44,9 +44,14 @@ type DeliveryConfig struct {
 	// Logger receives delivery logs; nil discards them. Lines about the
 	// store are kept to one per message per throttle.DefaultEvery.
 	Logger hclog.Logger
+	// Observer hears how deliveries end (metrics). If nil, nothing does.
+	Observer DeliveryObserver
 }
 
 func (c DeliveryConfig) withDefaults() DeliveryConfig {
+	if c.Observer == nil {
+		c.Observer = noDeliveryObserver{}
+	}
 	if c.Timeout == 0 {
 		c.Timeout = sdk.DefaultEventTimeout
 	}
@@ -206,9 +211,11 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 			d.storeLog.Error("acknowledge event; it will be delivered again", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
 			return
 		}
+		d.cfg.Observer.EventDelivered(del.Controller, time.Since(ev.CreatedAt))
 		d.log.Debug("event delivered", "flow", ev.FlowID, "seq", ev.Seq, "type", ev.Type, "controller", del.Controller)
 		return
 	}
+	d.cfg.Observer.DeliveryFailed(del.Controller)
 	// A controller that is restarting has not failed the event: wait for
 	// it without counting. One that errs, does not answer, or cannot run
 	// at all (failed, not configured) counts toward blocking the flow.

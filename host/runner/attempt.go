@@ -285,10 +285,12 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 
 // finish records how the task ended; it returns the error of that write.
 func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
-	if _, err := r.eng.FinishTask(task.ID, in); r.hold.Observe(err) != nil {
+	ended, err := r.eng.FinishTask(task.ID, in)
+	if r.hold.Observe(err) != nil {
 		r.storeLog.Error("record task end", "task", task.ID, "error", err)
 		return err
 	}
+	r.cfg.Observer.TaskEnded(ended.Status, ended.EndedAt.Sub(ended.StartedAt))
 	r.log.Info("task ended", "task", task.ID, "attempt", in.Attempt, "status", in.Status, "reason", in.Reason)
 	return nil
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// If its Command is empty, there is none, and such failures follow
 	// the task's retry policy.
 	Diagnoser DiagnoserConfig
+	// Observer hears of task starts and ends (metrics). If nil, nothing
+	// does.
+	Observer Observer
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -80,6 +83,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Launch == nil {
 		c.Launch = launchSelf
+	}
+	if c.Observer == nil {
+		c.Observer = noObserver{}
 	}
 	c.Diagnoser = c.Diagnoser.WithDefaults()
 	return c
@@ -313,6 +319,7 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.log.Debug("task not started", "task", queued.ID, "error", err)
 		return
 	}
+	r.cfg.Observer.TaskStarted(task.StartedAt.Sub(runnableSince(queued)))
 	n := task.Attempts
 	if why, err := r.eng.FlowHalted(task.FlowID); err != nil || why != "" {
 		r.finishFailed(task, n, "chain-halted", fmt.Sprintf("attempt %d: not started: %s", n, haltReason(why, err)))

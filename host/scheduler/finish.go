@@ -15,9 +15,9 @@ import (
 // same transaction it queues the run's delivery and, when one is due, a
 // failure alert (see outbox.go), so neither is lost to a crash.
 func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now time.Time) error {
-	var queued bool
+	var queued, ended bool
 	err := s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
-		queued = false
+		queued, ended = false, false
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err
@@ -31,6 +31,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 			return putSched(tx, jobID, rec)
 		}
 		r.Status, r.Error, r.EndedAt = status, msg, now.UTC()
+		ended = true
 		j, err := find(tx, jobID)
 		if errors.Is(err, ErrJobNotFound) {
 			if err := putJSON(tx, runKey(jobID, t), r); err != nil {
@@ -90,6 +91,9 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 		}
 		return putSched(tx, jobID, rec)
 	})
+	if err == nil && ended {
+		s.cfg.Observer.CronRunEnded(status)
+	}
 	if err == nil && queued {
 		s.wakeDeliveries()
 	}

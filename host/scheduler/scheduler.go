@@ -48,12 +48,17 @@ type Config struct {
 	DeliveryAttempts int
 	// Logger receives tick errors. Nil discards them.
 	Logger hclog.Logger
+	// Observer hears when runs fire and end (metrics). Nil means none.
+	Observer Observer
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Observer == nil {
+		c.Observer = noObserver{}
 	}
 	if c.Tick <= 0 {
 		c.Tick = DefaultTick

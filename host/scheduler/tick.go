@@ -109,9 +109,19 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	if err := s.recordMissed(j.ID, missed, now); err != nil {
 		return err
 	}
+	for range missed {
+		s.cfg.Observer.CronRunEnded(RunMissed)
+	}
 	for _, t := range run {
-		if _, _, err := s.claim(j.ID, t, now, claimOpts{trigger: TriggerSchedule}); err != nil {
+		r, ok, err := s.claim(j.ID, t, now, claimOpts{trigger: TriggerSchedule})
+		if err != nil {
 			return err
+		}
+		if ok {
+			s.cfg.Observer.CronFired(now.Sub(t))
+		}
+		if ok && r.Status == RunSkipped {
+			s.cfg.Observer.CronRunEnded(RunSkipped)
 		}
 	}
 	// Nothing was due after all (the due time lay in a backoff or the

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"go.etcd.io/bbolt"
@@ -18,6 +19,7 @@ type Bolt struct {
 	db     *bbolt.DB
 	group  *group
 	logger hclog.Logger
+	commit func(time.Duration) // Options.OnCommit, or nil
 
 	// damage is the first page damage a guarded call met (see guard);
 	// from then on Update refuses to write, so that bbolt does not spread
@@ -82,7 +84,8 @@ func (b *Bolt) noteDamage(err error) error {
 // every caller in the failed transaction; the store stays usable), or
 // ErrClosed after Close. Once any call has met a damaged page (an error
 // wrapping ErrCorrupt that names it), Update runs nothing and returns that
-// error: writing to a damaged file can spread the damage.
+// error: writing to a damaged file can spread the damage. Options.OnCommit
+// hears how long each call took.
 func (b *Bolt) Update(fn func(Tx) error) error {
 	if err := b.acquire(); err != nil {
 		return err
@@ -91,9 +94,14 @@ func (b *Bolt) Update(fn func(Tx) error) error {
 	if err := b.damage.Load(); err != nil {
 		return fmt.Errorf("store %s takes no more writes, it was found damaged: %w", b.path, *err)
 	}
-	return b.noteDamage(b.group.update(func(tx *bbolt.Tx) (bool, error) {
+	start := time.Now()
+	err := b.noteDamage(b.group.update(func(tx *bbolt.Tx) (bool, error) {
 		return b.apply(tx, fn)
 	}))
+	if b.commit != nil {
+		b.commit(time.Since(start))
+	}
+	return err
 }
 
 // apply runs one caller's fn in tx, reporting whether it changed anything

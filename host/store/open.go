@@ -110,6 +110,7 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		db:     db,
 		group:  newGroup(db, path, opts.MaxBatch),
 		logger: opts.Logger,
+		commit: opts.OnCommit,
 		done:   make(chan struct{}),
 	}
 	b.drained = sync.NewCond(&b.mu)

@@ -44,6 +44,11 @@ type Options struct {
 	// process that finds the store locked can say who holds it. Empty means
 	// the program name.
 	Owner string
+	// OnCommit, if set, is called after every Update with how long the
+	// call took, waiting for its commit group included (a failed Update
+	// too). It runs on the caller's goroutine and must not block; the
+	// gateway records it as a metric. Nil records nothing.
+	OnCommit func(took time.Duration)
 }
 
 // WithDefaults returns a copy of o with every zero field set to its

@@ -1,0 +1,50 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+)
+
+// socketHandler is the API socket's handler: the API, and /metrics for
+// local scraping.
+func (g *Gateway) socketHandler(apiHandler http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", g.metrics.Handler())
+	mux.Handle("/", apiHandler)
+	return mux
+}
+
+// webHandler is the TCP listener's handler: /metrics and the probes.
+func (g *Gateway) webHandler(apiHandler http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", g.metrics.Handler())
+	mux.Handle("GET /healthz", apiHandler)
+	mux.Handle("GET /readyz", apiHandler)
+	return mux
+}
+
+// startWeb starts the TCP listener when the config names an address.
+func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
+	c := g.cfg.File.HTTP
+	if c.Addr == "" {
+		return nil
+	}
+	w := &web{cfg: c, handler: g.webHandler(apiHandler), log: g.cfg.Logger.Named("http")}
+	if err := w.Start(ctx); err != nil {
+		return err
+	}
+	g.web = w
+	return nil
+}
+
+// HTTPAddr is the address the TCP listener serves on (with the port it
+// picked when the config asked for port 0), or "" when the listener is
+// off or the gateway is stopped.
+func (g *Gateway) HTTPAddr() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.web == nil {
+		return ""
+	}
+	return g.web.Addr()
+}
