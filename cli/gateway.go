@@ -63,6 +63,7 @@ and the next gateway picks them up.`,
 	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
 	cmd.AddCommand(newGatewayStatusCmd(e))
+	cmd.AddCommand(newServiceCmds(e)...)
 	return cmd
 }
 
