@@ -69,6 +69,7 @@ and the next gateway picks them up.`,
 	cmd.Flags().StringVar(&web.TLSCert, "tls-cert", "", "PEM certificate: serve --http over TLS (with --tls-key)")
 	cmd.Flags().StringVar(&web.TLSKey, "tls-key", "", "PEM private key for --tls-cert")
 	cmd.AddCommand(newGatewayStatusCmd(e))
+	cmd.AddCommand(newServiceCmds(e)...)
 	return cmd
 }
 

@@ -50,3 +50,21 @@ func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "Available Commands:")
 }
+
+// "flowgate version" prints the module version, the commit and the Go
+// version; "flowgate completion SHELL" prints cobra's completion script.
+func TestVersionAndCompletion(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, out, _ := run(t, home, "version")
+	require.Equal(t, 0, code)
+	require.Regexp(t, `^flowgate \S+\ncommit   \S+.*\ngo       go1\.\S+ \w+/\w+\n$`, out)
+	for shell, marker := range map[string]string{"bash": "bash completion V2 for flowgate", "zsh": "#compdef flowgate", "fish": "fish completion for flowgate"} {
+		code, out, errOut := run(t, home, "completion", shell)
+		require.Equal(t, 0, code, "%s: %s", shell, errOut)
+		require.Contains(t, out, marker, shell)
+	}
+	code, _, errOut := run(t, home, "completion", "tcsh")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `unknown command "tcsh" for "flowgate completion"`)
+}

@@ -83,7 +83,7 @@ func checkSocketFile(path string, trusted map[int]bool) error {
 	return nil
 }
 
-// checkPeer refuses a connection whose listening process (SO_PEERCRED)
+// checkPeer refuses a connection whose listening process (readPeerCred)
 // runs as a user not in trusted.
 func checkPeer(conn net.Conn, path string, trusted map[int]bool) error {
 	uc, ok := conn.(*net.UnixConn)
@@ -94,20 +94,20 @@ func checkPeer(conn net.Conn, path string, trusted map[int]bool) error {
 	if err != nil {
 		return fmt.Errorf("read the gateway's credentials on %s: %w", path, err)
 	}
-	var cred *syscall.Ucred
+	var cred peerCred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+		cred, credErr = readPeerCred(int(fd))
 	}); err != nil {
 		return fmt.Errorf("read the gateway's credentials on %s: %w", path, err)
 	}
 	if credErr != nil {
 		return fmt.Errorf("read the gateway's credentials on %s: %w", path, credErr)
 	}
-	if !trusted[int(cred.Uid)] {
+	if !trusted[cred.uid] {
 		return fmt.Errorf("%w: the process listening on %s (pid %d) runs as %s, not as you (%s) or a user in %s; nothing was sent to it. "+
 			"Stop that process, remove the socket and start your own gateway, or add that user to %s if you trust it",
-			ErrUntrustedGateway, path, cred.Pid, home.UserName(int(cred.Uid)), home.UserName(os.Getuid()), GatewayUsersEnv, GatewayUsersEnv)
+			ErrUntrustedGateway, path, cred.pid, home.UserName(cred.uid), home.UserName(os.Getuid()), GatewayUsersEnv, GatewayUsersEnv)
 	}
 	return nil
 }

@@ -46,8 +46,8 @@ type Config struct {
 	// ControllerGrace: a controller plugin starting or restarting this
 	// long is controller_unavailable. If zero, 5m.
 	ControllerGrace time.Duration
-	// Alive reports whether the process pid, started at startTime (clock
-	// ticks since boot, as recorded on the task), still runs. If nil, the
+	// Alive reports whether the process pid, started at startTime (as
+	// recorded on the task; see shim.ProcInfo.StartTime), still runs. If nil, the
 	// runner's identity check (shim.Alive): pid and start time must both
 	// match.
 	Alive func(pid int, startTime uint64) bool

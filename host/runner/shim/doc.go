@@ -64,19 +64,31 @@
 // SIGPIPE, without passing that on to the child.
 //
 // When the child exits, the shim SIGKILLs whatever is left of its group
-// and, being a child subreaper, reaps those processes before it writes
-// status.json. It then exits 0 (see Main for the other exit codes).
+// and, on Linux where it is a child subreaper, reaps those processes
+// before it writes status.json (on macOS launchd reaps them; the shim
+// waits until the group is empty). It then exits 0 (see Main for the other exit codes).
 //
 // # Process identity
 //
 // A pid alone does not name a process: pids are reused. ProcInfo pairs it
-// with the start time from /proc/<pid>/stat. Alive is true only for a
+// with the start time from /proc/<pid>/stat on Linux, from sysctl
+// kern.proc.pid on macOS. Alive is true only for a
 // live, non-zombie process with that start time, and Signal refuses to
 // signal a pid that now belongs to someone else. After a gateway restart:
 // status.json present means the attempt ended; shim.json present and the
 // shim Alive means it is still supervised; shim.json present, shim gone
 // and no status means the shim died, and a child still Alive per
 // child.json can be stopped with SignalGroup(child.PGID, ...).
+//
+// # Platforms
+//
+// What differs between Linux and macOS (reading the process table,
+// pinning a process to signal it, learning of the child's exit without
+// reaping it, adopting orphans) sits behind the interfaces of
+// platform.go, implemented by hostOS in the _linux.go and _darwin.go
+// files. The logic around them is written once; the macOS parts that
+// need no macOS call (kinfo.go, exitkqueue.go) build everywhere, so
+// their tests run on Linux with fakes.
 //
 // # Environment
 //

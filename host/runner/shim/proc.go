@@ -1,11 +1,8 @@
 package shim
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -21,7 +18,11 @@ var ErrGone = errors.New("process is gone (exited, or its pid was reused)")
 // child.json.
 type ProcInfo struct {
 	PID int `json:"pid"`
-	// StartTime is field 22 of /proc/<pid>/stat: clock ticks since boot.
+	// StartTime is when the process started, as the operating system
+	// keeps it: on Linux field 22 of /proc/<pid>/stat (clock ticks since
+	// boot), on macOS kinfo_proc's p_starttime in microseconds since the
+	// Unix epoch. It is only ever compared for equality, on the machine
+	// that recorded it.
 	StartTime uint64 `json:"start_time"`
 	// PGID is the process group. The child leads its own group, so its
 	// PGID equals its PID; the shim leads its session and group.
@@ -38,65 +39,18 @@ func ReadInfo(path string) (ProcInfo, error) {
 	return p, err
 }
 
-// procStat is what flowgate needs from /proc/<pid>/stat.
-type procStat struct {
-	state     byte
-	pgrp      int
-	startTime uint64
-}
-
-// zombie reports whether the process has exited and waits to be reaped.
-func (s procStat) zombie() bool { return s.state == 'Z' || s.state == 'X' }
-
-func readStat(pid int) (procStat, error) {
-	if pid <= 0 {
-		return procStat{}, fmt.Errorf("read stat of pid %d: %w", pid, ErrGone)
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, err
-	}
-	return parseStat(b)
-}
-
-// parseStat parses a /proc/<pid>/stat line. The second field, the command
-// name in parentheses, may itself hold spaces and ')', so the fields are
-// counted from the last ')'.
-func parseStat(b []byte) (procStat, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, fmt.Errorf("parse /proc stat %q: no ')' after the command name", b)
-	}
-	// Fields are numbered from 1 as in proc(5); the first after the name
-	// is field 3.
-	f := bytes.Fields(b[i+1:])
-	const first, state, pgrp, starttime = 3, 3, 5, 22
-	if len(f) <= starttime-first || len(f[state-first]) != 1 {
-		return procStat{}, fmt.Errorf("parse /proc stat %q: too few fields", b)
-	}
-	g, err := strconv.Atoi(string(f[pgrp-first]))
-	if err != nil {
-		return procStat{}, fmt.Errorf("parse /proc stat: pgrp: %w", err)
-	}
-	st, err := strconv.ParseUint(string(f[starttime-first]), 10, 64)
-	if err != nil {
-		return procStat{}, fmt.Errorf("parse /proc stat: starttime: %w", err)
-	}
-	return procStat{state: f[state-first][0], pgrp: g, startTime: st}, nil
-}
-
-// StartTime returns the start time of process pid in clock ticks since
-// boot (field 22 of /proc/<pid>/stat). A pid that does not exist gives an
-// error that matches fs.ErrNotExist.
+// StartTime returns the start time of process pid (see
+// ProcInfo.StartTime). A pid that does not exist gives an error that
+// matches fs.ErrNotExist.
 func StartTime(pid int) (uint64, error) {
-	s, err := readStat(pid)
+	s, err := hostOS{}.stat(pid)
 	return s.startTime, err
 }
 
 // identify returns the identity of the live process pid, without
 // StartedAt.
 func identify(pid int) (ProcInfo, error) {
-	s, err := readStat(pid)
+	s, err := hostOS{}.stat(pid)
 	if err != nil {
 		return ProcInfo{}, err
 	}
@@ -106,38 +60,34 @@ func identify(pid int) (ProcInfo, error) {
 // Alive reports whether the process p describes still runs: its pid
 // exists, is not a zombie, and started at p.StartTime. A pid reused by
 // another process is not alive.
-func Alive(p ProcInfo) bool {
-	s, err := readStat(p.PID)
-	return err == nil && !s.zombie() && s.startTime == p.StartTime
+func Alive(p ProcInfo) bool { return alive(hostOS{}, p) }
+
+func alive(sys processTable, p ProcInfo) bool {
+	s, err := sys.stat(p.PID)
+	return err == nil && !s.zombie && s.startTime == p.StartTime
 }
 
 // Signal sends sig to the process p describes, and only to it: it returns
 // an error matching ErrGone, and sends nothing, when the pid is gone, a
-// zombie, or now another process. The identity check and the send cannot
-// race with pid reuse: the process is pinned by a pidfd first.
-func Signal(p ProcInfo, sig syscall.Signal) error {
+// zombie, or now another process. On Linux the identity check and the
+// send cannot race with pid reuse: the process is pinned by a pidfd
+// first. On macOS, and on Linux before 5.3, a narrow window remains
+// between the check and kill(2).
+func Signal(p ProcInfo, sig syscall.Signal) error { return signalOne(hostOS{}, p, sig) }
+
+func signalOne(sys processOS, p ProcInfo, sig syscall.Signal) error {
 	if p.PID <= 0 {
 		return fmt.Errorf("signal pid %d: %w", p.PID, ErrGone)
 	}
-	fd, err := unix.PidfdOpen(p.PID, 0)
-	switch {
-	case errors.Is(err, unix.ESRCH):
-		return fmt.Errorf("signal pid %d: %w", p.PID, ErrGone)
-	case errors.Is(err, unix.ENOSYS):
-		fd = -1 // before Linux 5.3: check, then kill; a narrow race remains
-	case err != nil:
-		return fmt.Errorf("signal pid %d: pidfd_open: %w", p.PID, err)
-	default:
-		defer unix.Close(fd)
+	h, err := sys.pin(p.PID)
+	if err != nil {
+		return fmt.Errorf("signal pid %d: %w", p.PID, err)
 	}
-	if !Alive(p) {
+	defer h.close()
+	if !alive(sys, p) {
 		return fmt.Errorf("signal pid %d (start time %d): %w", p.PID, p.StartTime, ErrGone)
 	}
-	if fd >= 0 {
-		err = unix.PidfdSendSignal(fd, sig, nil, 0)
-	} else {
-		err = unix.Kill(p.PID, sig)
-	}
+	err = h.signal(sig)
 	if errors.Is(err, unix.ESRCH) {
 		err = ErrGone
 	}
@@ -154,11 +104,13 @@ func Signal(p ProcInfo, sig syscall.Signal) error {
 // A group id stays reserved while any member lives, so the group is the
 // one that was started if its leader's identity was checked (Alive)
 // first, or if the group is not empty.
-func SignalGroup(pgid int, sig syscall.Signal) error {
+func SignalGroup(pgid int, sig syscall.Signal) error { return signalGroup(hostOS{}, pgid, sig) }
+
+func signalGroup(sys processOS, pgid int, sig syscall.Signal) error {
 	if pgid <= 1 {
 		return fmt.Errorf("signal process group %d: refusing an invalid group id", pgid)
 	}
-	err := unix.Kill(-pgid, sig)
+	err := sys.killGroup(pgid, sig)
 	if errors.Is(err, unix.ESRCH) {
 		err = ErrGone
 	}

@@ -95,7 +95,9 @@ func run(dir string, spec Spec, sigs <-chan os.Signal) Status {
 		}
 		return st
 	}
-	w := &watch{spec: spec, pid: pid, started: started, progress: progress}
+	exit := newExitWatch(pid)
+	defer exit.close()
+	w := &watch{spec: spec, pid: pid, started: started, progress: progress, exit: exit}
 	if err := WriteJSONAtomic(filepath.Join(dir, ChildFile), w.identity()); err != nil {
 		// Without child.json nobody could find the child after the shim
 		// is gone: do not let it run.
@@ -131,6 +133,7 @@ type watch struct {
 	reason, detail string
 	kill           <-chan time.Time // SIGKILL once the grace is over
 	progress       progressWatch
+	exit           exitWatch
 }
 
 func (w *watch) identity() ProcInfo {
@@ -159,7 +162,7 @@ func (w *watch) loop(sigs <-chan os.Signal) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 
-	for !childExited(w.pid) {
+	for !w.exit.exited() {
 		select {
 		case s := <-sigs:
 			if s == unix.SIGTERM || s == unix.SIGINT {
@@ -184,7 +187,7 @@ func (w *watch) loop(sigs <-chan os.Signal) {
 // a stopped process sees it), SIGKILL after the grace. The first reason
 // wins; a child that already exited keeps its own outcome.
 func (w *watch) stop(reason, detail string) {
-	if w.reason != "" || childExited(w.pid) {
+	if w.reason != "" || w.exit.exited() {
 		return
 	}
 	w.reason, w.detail = reason, detail

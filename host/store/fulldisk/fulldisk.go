@@ -16,11 +16,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // Mount mounts a tmpfs of size bytes (mode 0700) on a new directory for the
@@ -30,7 +27,7 @@ import (
 func Mount(t testing.TB, size int64) string {
 	t.Helper()
 	dir := t.TempDir()
-	mount(t, "tmpfs", dir, "tmpfs", 0, "size="+strconv.FormatInt(size, 10)+",mode=0700")
+	mountTmpfs(t, dir, size)
 	return dir
 }
 
@@ -48,26 +45,7 @@ func BindFile(t testing.TB, src, dst string) {
 		}
 		f.Close()
 	}
-	mount(t, src, dst, "", unix.MS_BIND, "")
-}
-
-// mount mounts source on target until the test ends, skipping the test
-// where mounting is not allowed.
-func mount(t testing.TB, source, target, fstype string, flags uintptr, data string) {
-	t.Helper()
-	if err := unix.Mount(source, target, fstype, flags, data); err != nil {
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-			t.Skipf("this test needs a small disk to fill, and mounting one is not allowed here (%v): run it as root or with CAP_SYS_ADMIN", err)
-		}
-		t.Fatalf("mount %s on %s: %v", source, target, err)
-	}
-	t.Cleanup(func() {
-		// Lazy, so that a file a failed test left open does not keep the
-		// mount (and the temporary directory) in place.
-		if err := unix.Unmount(target, unix.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", target, err)
-		}
-	})
+	bindMount(t, src, dst)
 }
 
 // Filler is a file that holds all the free space of its disk.
