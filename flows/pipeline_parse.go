@@ -11,10 +11,13 @@ import (
 // §14.1), so tools that match on them keep working.
 var (
 	// ErrEmptyPipeline: the pipeline text is blank.
+	//lint:ignore ST1005 Lobster's exact message
 	ErrEmptyPipeline = errors.New("Empty pipeline")
 	// ErrEmptyStage: a stage between two pipes, or before the first, is blank.
+	//lint:ignore ST1005 Lobster's exact message
 	ErrEmptyStage = errors.New("Empty command stage")
 	// ErrUnclosedQuote: a single or double quote is never closed.
+	//lint:ignore ST1005 Lobster's exact message
 	ErrUnclosedQuote = errors.New("Unclosed quote")
 )
 
@@ -92,7 +95,8 @@ func (a *StageArgs) UnmarshalJSON(b []byte) error {
 // (a trailing "|" is ignored), tokenises each stage on spaces, tabs, CRs
 // and LFs, and turns "--k=v", "--k v" and "--k" into named flags. As in
 // Lobster, "--k v" takes the next token whenever it does not start with
-// "--", so a value-less flag must come last or before another flag.
+// "--" (except exec's --json), so a value-less flag must come last or
+// before another flag.
 //
 // It fails with ErrEmptyPipeline, ErrEmptyStage or ErrUnclosedQuote.
 // Command names are not checked here: an unknown command is a run-time
@@ -118,7 +122,7 @@ func ParsePipeline(text string) ([]Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		stages = append(stages, Stage{Name: toks[0], Args: stageArgs(toks[1:]), Raw: raw})
+		stages = append(stages, Stage{Name: toks[0], Args: stageArgs(toks[0], toks[1:]), Raw: raw})
 	}
 	return stages, nil
 }
@@ -210,7 +214,9 @@ func tokenizeStage(s string) ([]string, error) {
 }
 
 // stageArgs turns a stage's tokens after the command name into arguments.
-func stageArgs(toks []string) StageArgs {
+// exec's --json never takes a value, so "exec --json cat f" runs cat (the
+// current Lobster release; §20).
+func stageArgs(name string, toks []string) StageArgs {
 	a := StageArgs{Named: map[string]any{}}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -218,17 +224,17 @@ func stageArgs(toks []string) StageArgs {
 			a.Positional = append(a.Positional, t)
 			continue
 		}
-		name := t[2:]
-		if k, v, ok := strings.Cut(name, "="); ok {
+		flag := t[2:]
+		if k, v, ok := strings.Cut(flag, "="); ok {
 			a.Named[k] = v
 			continue
 		}
-		if i+1 < len(toks) && !strings.HasPrefix(toks[i+1], "--") {
-			a.Named[name] = toks[i+1]
+		if i+1 < len(toks) && !strings.HasPrefix(toks[i+1], "--") && (name != "exec" || flag != "json") {
+			a.Named[flag] = toks[i+1]
 			i++
 			continue
 		}
-		a.Named[name] = true
+		a.Named[flag] = true
 	}
 	return a
 }

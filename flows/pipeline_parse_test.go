@@ -48,9 +48,14 @@ func TestParsePipelineStages(t *testing.T) {
 			`[{"name":"exec","args":{"_":[],"shell":"echo a | tr a b"},"raw":"exec --shell \"echo a | tr a b\""}]`},
 		{"flag forms", "sort --key=a.b --desc --n 3 x",
 			`[{"name":"sort","args":{"_":["x"],"desc":true,"key":"a.b","n":"3"},"raw":"sort --key=a.b --desc --n 3 x"}]`},
-		// Lobster's greedy rule: --json takes the next token as its value.
-		{"greedy flag value", `exec --json "echo [1]"`,
-			`[{"name":"exec","args":{"_":[],"json":"echo [1]"},"raw":"exec --json \"echo [1]\""}]`},
+		// Lobster's greedy rule: a flag takes the next token as its value...
+		{"greedy flag value", `exec --shell echo hi there`,
+			`[{"name":"exec","args":{"_":["hi","there"],"shell":"echo"},"raw":"exec --shell echo hi there"}]`},
+		// ...except exec's --json, which never takes one (Lobster 2026.9.13).
+		{"exec --json is boolean", `exec --json "echo [1]"`,
+			`[{"name":"exec","args":{"_":["echo [1]"],"json":true},"raw":"exec --json \"echo [1]\""}]`},
+		{"--json of other commands is greedy", `x --json y`,
+			`[{"name":"x","args":{"_":[],"json":"y"},"raw":"x --json y"}]`},
 		{"bare flag before flag", "exec --json --shell 'echo [1]'",
 			`[{"name":"exec","args":{"_":[],"json":true,"shell":"echo [1]"},"raw":"exec --json --shell 'echo [1]'"}]`},
 		{"values stay strings", "head --n=5", `[{"name":"head","args":{"_":[],"n":"5"},"raw":"head --n=5"}]`},
