@@ -139,6 +139,8 @@ func (r *run) step(ctx context.Context, fr *frame, i int) (stop bool, err error)
 			got, failTask, failErr, hostE = r.forEach(ctx, fr, s)
 		case "workflow":
 			got, failTask, failErr, hostE = r.subWorkflow(ctx, fr, s)
+		case "pipeline":
+			got, failTask, failErr, hostE = r.pipelineStep(ctx, fr, s)
 		case "input":
 			if !fr.isTop() {
 				return true, childError{err: errHalted("input")}

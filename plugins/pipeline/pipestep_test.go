@@ -1,0 +1,46 @@
+package pipeline_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
+)
+
+// TestTypedPipelineSteps runs a file mixing command steps and pipeline:
+// steps: step refs into and out of pipelines, exec stages as tasks (argv
+// and shell), pure stages in the controller, renderers and conditions.
+func TestTypedPipelineSteps(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "typed.lobster", nil)
+		c.runner.next(t, h, f.ID) // list
+
+		cat := c.runner.next(t, h, f.ID)
+		require.Equal(t, f.ID+":big/stage2:0", cat.IdempotencyKey, "exec is the step's third stage")
+		require.Equal(t, "big/stage2", cat.Label)
+		require.Equal(t, []string{"cat"}, cat.Spec.Argv, "exec without --shell runs no shell")
+		require.JSONEq(t, `[{"n":2,"name":"b"},{"n":3,"name":"c"}]`, cat.Spec.Input, "pure stages ran before it")
+
+		echo := c.runner.next(t, h, f.ID)
+		require.Equal(t, "cat; echo", echo.Spec.Shell)
+		require.Equal(t, "b\nc", echo.Spec.Input, "--stdin raw: strings as they are, one per line")
+		c.runner.next(t, h, f.ID) // printf
+		c.runner.next(t, h, f.ID) // echo {"k":1}
+		shout := c.runner.next(t, h, f.ID)
+		require.Equal(t, "X\nY", shout.Spec.Input)
+
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `{"id":"big","stdout":"[{\"name\":\"b\"},{\"name\":\"c\"}]","json":[{"name":"b"},{"name":"c"}]}`, string(st.Results["big"]))
+		// Strings are joined by newlines; several items make a JSON array.
+		require.JSONEq(t, `{"id":"names","stdout":"b\nc","json":["b","c"]}`, string(st.Results["names"]))
+		// A renderer's text is the stdout, and the json is what it parses to.
+		require.JSONEq(t, `{"id":"one","stdout":"[\n  {\n    \"k\": 1\n  }\n]\n","json":[{"k":1}]}`, string(st.Results["one"]))
+		require.JSONEq(t, `["X\nY"]`, string(st.Output))
+	})
+}
