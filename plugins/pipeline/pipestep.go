@@ -155,3 +155,10 @@ func (e *execStage) run(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	items, err := execItems(stdout, call.Args.Has("json"))
 	return flows.StageOutput{Items: items}, err
 }
+
+// HasCommand reports whether a pipeline stage may name the command:
+// flows.Builtins and exec.
+func HasCommand(name string) bool {
+	_, ok := flows.Builtins()[name]
+	return ok || name == "exec"
+}

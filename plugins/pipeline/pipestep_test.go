@@ -44,3 +44,30 @@ func TestTypedPipelineSteps(t *testing.T) {
 		require.JSONEq(t, `["X\nY"]`, string(st.Output))
 	})
 }
+
+// TestPipelineString runs a flow started for a pipeline string: its one
+// step's items are the flow's output.
+func TestPipelineString(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f := h.StartFlow("p", map[string]any{"pipeline": `exec --json --shell "echo '[{\"a\":1},{\"a\":2},{\"a\":3}]'" | where a>=2 | map --unwrap a`, "args": map[string]any{}, "cwd": t.TempDir()})
+		task := c.runner.next(t, h, f.ID)
+		require.Equal(t, f.ID+":pipeline/stage0:0", task.IdempotencyKey)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `[2,3]`, string(st.Output))
+	})
+}
+
+func TestPipelineStringParseErrorFailsTheFlow(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f := h.StartFlow("p", map[string]any{"pipeline": "head | | json", "args": map[string]any{}, "cwd": t.TempDir()})
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Contains(t, f.BlockedSummary, `parse the pipeline "head | | json": Empty command stage`)
+	})
+}
