@@ -71,3 +71,42 @@ func TestPipelineStringParseErrorFailsTheFlow(t *testing.T) {
 		require.Contains(t, f.BlockedSummary, `parse the pipeline "head | | json": Empty command stage`)
 	})
 }
+
+// TestApproveStageParksAndResumes: an approve stage in the middle of a
+// pipeline parks the flow with the items that reached it; approved, the
+// later stages get the same items (the exec before it is not run again).
+func TestApproveStageParksAndResumes(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		text := `exec --json --shell "echo '[{\"a\":1},{\"a\":2}]'" | approve --prompt 'Send these?' --preview-from-stdin | map --unwrap a`
+		f := h.StartFlow("p", map[string]any{"pipeline": text, "args": map[string]any{}, "cwd": t.TempDir()})
+		c.runner.next(t, h, f.ID)
+		w := readWait(t, h.Flow(f.ID))
+		require.Equal(t, "approval", w.Kind)
+		require.Equal(t, "pipeline/stage1", w.Step)
+		require.Equal(t, "Send these?", w.Prompt)
+		require.Equal(t, []any{map[string]any{"a": 1.0}, map[string]any{"a": 2.0}}, w.Items)
+		require.Equal(t, "[\n  {\n    \"a\": 1\n  },\n  {\n    \"a\": 2\n  }\n]", w.Preview)
+		require.Equal(t, f.ID+":pipeline/stage1", w.ResumeToken)
+
+		f = decide(t, h, f.ID, w.Step, map[string]any{"approved": true, "by": "ann"})
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		require.Len(t, h.Tasks(f.ID), 1, "the exec stage ran once")
+		st, _ := readState(t, f)
+		require.JSONEq(t, `[1,2]`, string(st.Output))
+	})
+}
+
+func TestApproveStageDeniedCancels(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f := h.StartFlow("p", map[string]any{"pipeline": "approve | json", "args": map[string]any{}, "cwd": t.TempDir()})
+		w := readWait(t, h.Flow(f.ID))
+		require.Equal(t, "Approve?", w.Prompt)
+		require.Empty(t, w.Preview, "no preview without --preview-from-stdin")
+		f = decide(t, h, f.ID, w.Step, map[string]any{"approved": false})
+		require.Equal(t, sdk.FlowCancelled, f.Status)
+	})
+}
