@@ -36,7 +36,7 @@ func (r *run) pipelineStep(ctx context.Context, fr *frame, s *flows.Step) (res *
 	}
 	ex := &execStage{r: r, fr: fr, s: s}
 	var rendered strings.Builder
-	pr, rerr := flows.RunPipeline(ctx, stages, 0, pipelineInput(v, ok), flows.Builtins().With(ex.command(), ex.approveCommand()), &rendered)
+	pr, rerr := flows.RunPipeline(ctx, stages, 0, pipelineInput(v, ok), flows.Builtins().With(ex.command(), ex.approveCommand(), ex.askCommand()), &rendered)
 	switch {
 	case errors.Is(rerr, errStageWaits):
 		return nil, "", nil, ex.hostErr
@@ -157,8 +157,8 @@ func (e *execStage) run(ctx context.Context, call *flows.Call) (flows.StageOutpu
 }
 
 // HasCommand reports whether a pipeline stage may name the command:
-// flows.Builtins, exec and approve.
+// flows.Builtins, exec, approve and ask.
 func HasCommand(name string) bool {
 	_, ok := flows.Builtins()[name]
-	return ok || name == "exec" || name == "approve"
+	return ok || name == "exec" || name == "approve" || name == "ask"
 }

@@ -85,3 +85,66 @@ func approvePreview(items []any, args flows.StageArgs) string {
 	b, _ := json.MarshalIndent(items[:min(limit, len(items))], "", "  ")
 	return clip(string(b), previewLimit)
 }
+
+// askSchema is ask's default response schema: a decision and optional
+// feedback.
+var askSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"decision": map[string]any{"type": "string", "enum": []any{"approve", "reject", "redraft"}},
+		"feedback": map[string]any{"type": "string"},
+	},
+	"required": []any{"decision"},
+}
+
+// askCommand is the ask stage (lobster-format §14.3): it parks the flow
+// at an input gate "<step id>/stage<N>" and, once a response its schema
+// accepts is recorded, outputs that response as the one item.
+func (e *execStage) askCommand() *flows.Command {
+	return &flows.Command{
+		Name:        "ask",
+		Description: "Wait for a person's structured answer: ask [--prompt P] [--schema JSON] [--subject-from-stdin]; outputs the response",
+		SideEffects: []string{"waits_for_input"},
+		Run:         e.ask,
+	}
+}
+
+func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	r := e.r
+	step := fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
+	prompt, ok := call.Args.String("prompt")
+	if !ok || prompt == "" {
+		prompt = "Input required"
+	}
+	schema := askSchema
+	if text, ok := call.Args.String("schema"); ok {
+		var custom map[string]any // never into askSchema, which is shared
+		if err := json.Unmarshal([]byte(text), &custom); err != nil || custom == nil {
+			return flows.StageOutput{}, fmt.Errorf("ask --schema must be a JSON object (got %s)", text)
+		}
+		schema = custom
+	}
+	g := Gate{Kind: sdk.GateInput, Step: step, Prompt: prompt, Schema: schema, ResumeToken: resumeToken(r.flow.ID, step)}
+	if call.Args.Has("subject-from-stdin") {
+		g.Subject = map[string]any{"text": clip(itemsText(call.Items), previewLimit)}
+	}
+	d, decided := r.st.Decisions[step]
+	switch {
+	case !decided:
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	case d.Approved != nil && !*d.Approved:
+		e.hostErr = r.cancel(ctx, e.fr.prefix+e.s.ID)
+		return flows.StageOutput{}, errStageWaits
+	}
+	var response any
+	if len(d.Response) > 0 {
+		_ = json.Unmarshal(d.Response, &response)
+	}
+	if err := flows.ValidateResponse(step, schema, response); err != nil {
+		g.Error = err.Error()
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	}
+	return flows.StageOutput{Items: []any{response}}, nil
+}

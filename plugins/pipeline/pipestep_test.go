@@ -110,3 +110,29 @@ func TestApproveStageDeniedCancels(t *testing.T) {
 		require.Equal(t, sdk.FlowCancelled, f.Status)
 	})
 }
+
+// TestAskStage: ask parks the flow at an input gate; a response its
+// schema rejects keeps it waiting; an accepted one is the stage's item.
+func TestAskStage(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f := h.StartFlow("p", map[string]any{"pipeline": `exec echo draft | ask --prompt Review? --subject-from-stdin | pick decision`, "args": map[string]any{}, "cwd": t.TempDir()})
+		c.runner.next(t, h, f.ID)
+		w := readWait(t, h.Flow(f.ID))
+		require.Equal(t, "input", w.Kind)
+		require.Equal(t, "pipeline/stage1", w.Step)
+		require.Equal(t, "Review?", w.Prompt)
+		require.Equal(t, map[string]any{"text": "draft"}, w.Subject)
+		require.Equal(t, []any{"decision"}, w.Schema["required"])
+
+		f = decide(t, h, f.ID, w.Step, map[string]any{"response": map[string]any{"decision": "maybe"}})
+		w = readWait(t, f)
+		require.Contains(t, w.Error, "response failed schema validation")
+
+		f = decide(t, h, f.ID, w.Step, map[string]any{"response": map[string]any{"decision": "approve", "feedback": "ok"}})
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `[{"decision":"approve"}]`, string(st.Output))
+	})
+}
