@@ -122,3 +122,13 @@ func TestPipelineResult(t *testing.T) {
 		})
 	}
 }
+
+func TestApprovePreview(t *testing.T) {
+	t.Parallel()
+	args := func(stage string) flows.StageArgs { return execCall(t, stage).Args }
+	require.Equal(t, "a\nb", approvePreview([]any{"a", "b"}, args("approve")), "strings are joined")
+	items := []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}
+	require.Equal(t, "[\n  1,\n  2,\n  3,\n  4,\n  5\n]", approvePreview(items, args("approve")), "the first 5 by default")
+	require.Equal(t, "[\n  1,\n  2\n]", approvePreview(items, args("approve --limit 2")))
+	require.Equal(t, "", approvePreview(nil, args("approve")))
+}
