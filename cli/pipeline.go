@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -127,8 +127,8 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		cf                          continueFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "run FILE [--args-json J] [--dry-run] [--detach] [--mode tool]",
-		Short: "Run a workflow file as a managed flow and follow it to its end or a gate",
+		Use:   "run (FILE | 'PIPELINE') [--args-json J] [--dry-run] [--detach] [--mode tool]",
+		Short: "Run a workflow file or a pipeline string as a managed flow and follow it to its end or a gate",
 		Long: `Run a workflow file (Lobster's format) as a managed flow of the pipeline
 controller: every command step is a task, and an approval or input step
 parks the flow until someone answers (flowgate pipeline resume, or
@@ -144,8 +144,14 @@ With --from-step S --id FLOW, the finished flow FLOW (which ran FILE,
 unchanged) is rerun from step S: S and every step after it run again, the
 steps before it are reused. It is the operator's explicit "rerun from
 here", recorded as the chain's continuation (see tasks flow continue);
---reason says why.`,
-		Args: args(1, "one workflow file"),
+--reason says why.
+
+Instead of a file, a typed pipeline string runs the same way, as
+lobster run does: 'exec --json --shell "gh pr list --json number" | where
+number>10 | json'. The arguments are one pipeline string unless there is
+exactly one, without "|", naming a file that ends in .lobster, .yaml,
+.yml or .json; quote the string so that your shell passes its pipes.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if (fromStep == "") != (source == "") {
 				return usageError{fmt.Errorf("--from-step and --id go together: the step to rerun from and the finished flow to rerun")}
@@ -156,6 +162,9 @@ here", recorded as the chain's continuation (see tasks flow continue);
 			tool := mode == "tool"
 			if mode != "" && !tool {
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
+			}
+			if !isWorkflowPath(a) {
+				return e.runPipelineString(cmd, pipelineString{text: strings.Join(a, " "), argsJSON: argsJSON, tool: tool, dryRun: dryRun, detach: detach, budget: &budget, gateTimeout: gateTimeout})
 			}
 			wf, err := loadWorkflow(a[0])
 			if err == nil && strictRefs {
@@ -176,30 +185,24 @@ here", recorded as the chain's continuation (see tasks flow continue);
 				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))
 				return nil
 			}
-			b, err := budget.budget()
+			b, timeout, err := runLimits(&budget, gateTimeout)
 			if err != nil {
 				return err
 			}
-			var timeout time.Duration
-			if gateTimeout != "" {
-				if timeout, err = scheduler.ParseGateTimeout(gateTimeout); err != nil {
-					return usageError{fmt.Errorf("--gate-timeout: %w", err)}
-				}
-			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, timeout, b)
+				abs, err := filepath.Abs(a[0])
 				if err != nil {
 					return err
 				}
-				if detach {
-					fmt.Fprintf(e.stdout, "Pipeline flow %s started. Follow it: flowgate tasks flow show %s\n", f.ID, f.ID)
-					return nil
+				name := wf.Name
+				if name == "" {
+					name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 				}
-				v, err := e.followPipeline(ctx, c, f.ID, tool)
+				f, err := startPipeline(ctx, c, flows.Invocation{File: abs}, provided, name, timeout, b)
 				if err != nil {
 					return err
 				}
-				return e.reportPipeline(v, tool)
+				return e.followStarted(ctx, c, f, detach, tool)
 			})
 		},
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,14 +35,11 @@ type envelopeError struct {
 	Message string `json:"message"`
 }
 
-// startPipeline creates the managed flow that runs file with args; a gate
-// left unanswered for gateTimeout (zero: for ever) is denied as
+// startPipeline creates the managed flow that runs in (its file or its
+// pipeline string) with args from the current directory, with goal name;
+// a gate left unanswered for gateTimeout (zero: for ever) is denied as
 // gate-expired.
-func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return nil, err
-	}
+func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args map[string]any, name string, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -55,12 +50,10 @@ func startPipeline(ctx context.Context, c api.Client, file string, args map[stri
 			return nil, err
 		}
 	}
-	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd, GateTimeoutMs: gateTimeout.Milliseconds()}.State()
+	in.Args, in.Cwd, in.GateTimeoutMs = raw, cwd, gateTimeout.Milliseconds()
+	state, err := in.State()
 	if err != nil {
 		return nil, err
-	}
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
 	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: localOwner(), Goal: name, State: state, Budget: budget})
 }

@@ -9,9 +9,9 @@ import (
 
 const maxTimeoutMs = 2147483647
 
-// pipelineUnsupported is the message for typed pipeline: steps, which
-// arrive with the typed-pipeline issue (lobster-format §14).
-const pipelineUnsupported = "pipeline: steps (typed Lobster pipelines, lobster-format §14) are not supported yet; use run: with a shell command"
+// pipelineNested is the message for typed pipeline: keys in parallel
+// branches and for_each sub-steps, which flowgate does not run yet.
+const pipelineNested = "pipeline: in parallel branches and for_each sub-steps is not supported yet; use run: with a shell command there, or make the pipeline a step of its own"
 
 func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	o, ok := asObject(root)
@@ -295,7 +295,7 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 		if p, isStr := str(v); !isStr {
 			d.fail(c, "pipeline", "pipeline must be a string")
 		} else if p != "" {
-			d.fail(c, "pipeline", pipelineUnsupported)
+			d.pipeline(c, s, p, top)
 			execs = append(execs, "pipeline")
 		}
 	}
@@ -326,4 +326,21 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 		execs = append(execs, "parallel")
 	}
 	return execs
+}
+
+// pipeline decodes a pipeline: key. A pipeline without templates is
+// parsed now, so a syntax error is reported at load rather than when the
+// step runs (the reference's "pipeline parse failed").
+func (d *decoder) pipeline(c *stepCtx, s *Step, p string, top bool) {
+	if !top {
+		d.fail(c, "pipeline", pipelineNested)
+		return
+	}
+	s.Pipeline = p
+	if hasTemplate(p) {
+		return
+	}
+	if _, err := ParsePipeline(p); err != nil {
+		d.fail(c, "pipeline", "pipeline parse failed: %v", err)
+	}
 }

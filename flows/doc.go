@@ -22,8 +22,9 @@
 // step: parsing costs memory many times a file's size, and every task a
 // workflow makes must fit a task record.
 //
-// Unknown keys are ignored, as in the reference. Typed pipeline: steps
-// (§14) are not supported yet and fail validation saying so.
+// Unknown keys are ignored, as in the reference. A pipeline: step without
+// templates is parsed at load; pipeline: keys in parallel branches and
+// for_each sub-steps are not supported yet and fail validation saying so.
 //
 // # Errors
 //
@@ -54,6 +55,23 @@
 //
 // Step.Retry always holds the effective retry policy and Step.OnError the
 // effective failure policy, so the executor need not know the defaults.
+//
+// # Typed pipelines
+//
+// ParsePipeline parses a Lobster pipeline string, "exec … | where a>1 |
+// json" (§14.1), into Stages with Lobster's quoting, flags and parse
+// errors (ErrEmptyPipeline, ErrEmptyStage, ErrUnclosedQuote). RunPipeline
+// streams JSON values through the stages (§14.2) with a set of Commands:
+// Builtins holds the pure data commands (where, pick, head, sort, dedupe,
+// groupBy, map, template, json, table, commands.list), and an executor
+// adds the ones that start processes, keep state or wait for people with
+// Commands.With. A command that halts (a gate) ends the run with its
+// items; running again from the next stage resumes the pipeline.
+//
+// The data commands follow Lobster's JavaScript exactly where it is
+// surprising: where compares loosely ("1" == 1, "" == false, null ==
+// missing), sort --desc puts nulls first, head --n 2.5 keeps three items,
+// pick takes only its first argument. The tests name each such rule.
 //
 // # Plans and graphs
 //

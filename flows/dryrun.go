@@ -78,6 +78,8 @@ func DryRun(wf *Workflow, args map[string]any) string {
 				line("pause_ms: %s", jsNumber(fe.PauseMs))
 			}
 			line("sub-steps: %d", len(fe.Steps))
+		case s.Pipeline != "":
+			line("pipeline: %s", planText(s.Pipeline, args, results, pending))
 		case s.Run != "":
 			line("run: %s", planText(s.Run, args, results, pending))
 		case s.Input != nil:

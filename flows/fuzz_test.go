@@ -1,10 +1,13 @@
 package flows_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/flowgate/flowgate/flows"
 )
@@ -74,5 +77,44 @@ func FuzzCondition(f *testing.F) {
 		_, _ = flows.EvalCondition(expr, results)
 		_ = flows.ConditionRefs(expr)
 		_ = flows.ResolveTemplate(expr, map[string]any{"a": "x"}, results)
+	})
+}
+
+// FuzzPipeline checks that the pipeline parser never panics, that every
+// stage it returns re-parses from its own raw text to the same stage, and
+// that stages survive the JSON form resume state keeps.
+func FuzzPipeline(f *testing.F) {
+	for _, s := range []string{
+		"exec --json --shell 'echo [1]' | where a.b>=2 | head --n=3 |",
+		`exec "a | b" | map --wrap v k="{{v | upper}}"`, `x 'it\'s' "q\"\\\$\` + "`" + `"`,
+		"| a", "a || b", "'", `"\`, "a\tb\r\nc", "--k v --k=w --z", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		stages, err := flows.ParsePipeline(text)
+		if err != nil {
+			return
+		}
+		if len(stages) == 0 {
+			t.Fatal("no error and no stages")
+		}
+		for _, st := range stages {
+			again, err := flows.ParsePipeline(st.Raw)
+			if err != nil || len(again) != 1 || !reflect.DeepEqual(again[0], st) {
+				t.Fatalf("stage %q re-parses to %+v, %v; want %+v", st.Raw, again, err, st)
+			}
+		}
+		if !utf8.ValidString(text) {
+			return // JSON replaces invalid UTF-8, as JSON.stringify would
+		}
+		b, err := json.Marshal(stages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back []flows.Stage
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, stages) {
+			t.Fatalf("JSON round trip: %s -> %+v, %v", b, back, err)
+		}
 	})
 }

@@ -171,6 +171,8 @@ func graphDetail(s *Step, args map[string]any) string {
 		return ResolveArgsTemplate(s.Workflow, args)
 	case s.ForEach != nil:
 		return s.ForEach.Expr
+	case s.Pipeline != "":
+		return ResolveArgsTemplate(s.Pipeline, args)
 	case s.Run != "":
 		return ResolveArgsTemplate(s.Run, args)
 	case s.Input != nil:

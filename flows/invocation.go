@@ -11,8 +11,11 @@ const PipelineController = "pipeline"
 // starts a pipeline flow (the CLI, the scheduler) builds it here, so the
 // contract has one definition.
 type Invocation struct {
-	// File is the workflow file's absolute path.
-	File string `json:"file"`
+	// File is the workflow file's absolute path; empty when Pipeline is set.
+	File string `json:"file,omitempty"`
+	// Pipeline is a typed pipeline string ("exec … | where …") run instead
+	// of a file, as the one step of PipelineWorkflow.
+	Pipeline string `json:"pipeline,omitempty"`
 	// Args is a JSON object of provided args; nil means none ({}).
 	Args json.RawMessage `json:"args"`
 	// Cwd is where relative paths in the workflow resolve.

@@ -46,7 +46,7 @@ type CostLimit struct {
 }
 
 // Step is one workflow step (lobster-format §3.2). Exactly one of Run,
-// Workflow, Parallel and ForEach is set for an executing step; a step with
+// Pipeline, Workflow, Parallel and ForEach is set for an executing step; a step with
 // none of them is a gate (Approval or Input) over its stdin.
 type Step struct {
 	ID string
@@ -54,6 +54,9 @@ type Step struct {
 	Line, Column int
 	// Run is the shell command (run: or its alias command:; run wins).
 	Run string
+	// Pipeline is a typed Lobster pipeline ("exec … | where …", §14), a
+	// template like Run; ParsePipeline parses it once templated.
+	Pipeline string
 	// Workflow is the sub-workflow path template; WorkflowArgs its args
 	// (string values are templates, others are passed as they are).
 	Workflow     string
@@ -86,13 +89,16 @@ type Step struct {
 }
 
 // Kind names what the step executes, in the reference's priority order:
-// "parallel", "workflow", "for_each", "run", "input", "approval" or "none".
+// "parallel", "workflow", "pipeline", "for_each", "run", "input",
+// "approval" or "none".
 func (s *Step) Kind() string {
 	switch {
 	case s.Parallel != nil:
 		return "parallel"
 	case s.Workflow != "":
 		return "workflow"
+	case s.Pipeline != "":
+		return "pipeline"
 	case s.ForEach != nil:
 		return "for_each"
 	case s.Run != "":

@@ -9,6 +9,7 @@
 //
 //	{"file": "/abs/path/of/workflow", "args": {…}, "cwd": "/caller/cwd"}
 //
+// or, for a pipeline string, "pipeline": "exec … | where …" instead of file,
 // and an optional "env" object that every step's environment starts from
 // (the scheduler puts FLOWGATE_SESSION and the run's identity there).
 //
@@ -126,6 +127,15 @@
 //     items have ended, no later item starts, and the step's on_error
 //     applies (the reference applies none to for_each; sub-steps'
 //     on_error is not used);
+//   - a pipeline step runs a typed pipeline (lobster-format §14): pure
+//     stages here, each exec stage as a task keyed
+//     "<flow id>:<step id>/stage<N>:0". No items are stored between
+//     stages: every pass runs the stages again from the first, each exec
+//     stage answered by its finished task. approve and ask stages park
+//     the flow at the gate "<step id>/stage<N>" (decisions are recorded
+//     under that key). A flow started with {"pipeline": "…"} instead of a
+//     file runs flows.PipelineWorkflow, one pipeline step with id
+//     "pipeline";
 //   - a workflow step runs the sub-workflow inline, step by step, as part
 //     of this flow: its path templated and loaded with flows.LoadSub
 //     (relative to the calling file; cycles rejected), its args the

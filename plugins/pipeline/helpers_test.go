@@ -23,7 +23,7 @@ import (
 // controller reads the result the gateway would record.
 type runner struct{}
 
-// run runs task t with /bin/sh as the runner would (its env on top of
+// run runs task t with /bin/sh (or its argv) as the runner would (its env on top of
 // ours, its cwd, its input on stdin), records its stdout and finishes it
 // succeeded or failed by exit status, delivering what follows.
 func (r *runner) run(t *testing.T, h *sdktest.Harness, task *sdk.Task) {
@@ -31,6 +31,9 @@ func (r *runner) run(t *testing.T, h *sdktest.Harness, task *sdk.Task) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", task.Spec.Shell)
+	if len(task.Spec.Argv) > 0 {
+		cmd = exec.CommandContext(ctx, task.Spec.Argv[0], task.Spec.Argv[1:]...)
+	}
 	cmd.Env = os.Environ()
 	for k, v := range task.Spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -66,8 +66,8 @@ func (r *run) advance(ctx context.Context) error {
 	if r.st, err = readState(r.flow.State); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
-	if r.wf, err = flows.Load(r.st.File); err != nil {
-		return r.fail(ctx, "", "", fmt.Sprintf("load workflow %s: %v", r.st.File, err))
+	if r.wf, err = r.st.workflow(); err != nil {
+		return r.fail(ctx, "", "", err.Error())
 	}
 	if err := r.st.continued(r.flow.Continuation, r.wf); err != nil {
 		return r.fail(ctx, "", "", fmt.Sprintf("prepare the continuation: %v", err))
@@ -139,6 +139,8 @@ func (r *run) step(ctx context.Context, fr *frame, i int) (stop bool, err error)
 			got, failTask, failErr, hostE = r.forEach(ctx, fr, s)
 		case "workflow":
 			got, failTask, failErr, hostE = r.subWorkflow(ctx, fr, s)
+		case "pipeline":
+			got, failTask, failErr, hostE = r.pipelineStep(ctx, fr, s)
 		case "input":
 			if !fr.isTop() {
 				return true, childError{err: errHalted("input")}

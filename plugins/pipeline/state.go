@@ -18,9 +18,11 @@ type state struct {
 	raw    map[string]json.RawMessage
 	before []byte
 	File   string
-	Args   map[string]any
-	Cwd    string
-	Env    map[string]string
+	// Pipeline is the pipeline string a flow runs instead of a file.
+	Pipeline string
+	Args     map[string]any
+	Cwd      string
+	Env      map[string]string
 	// GateTimeoutMs is flows.Invocation.GateTimeoutMs: how long a gate
 	// may wait unanswered; zero is for ever.
 	GateTimeoutMs int64
@@ -43,15 +45,15 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
 			}
 		}
 	}
-	if s.File == "" {
-		return nil, errors.New(`the flow's state names no workflow file ("file"); start pipeline flows with flowgate pipeline run`)
+	if s.File == "" && s.Pipeline == "" {
+		return nil, errors.New(`the flow's state names no workflow file ("file") and no pipeline string ("pipeline"); start pipeline flows with flowgate pipeline run`)
 	}
 	if s.Results == nil {
 		s.Results = map[string]flows.StepResult{}
@@ -126,4 +128,21 @@ func (s *state) largest() string {
 		return "its args, env and decisions are too large; pass large data as files"
 	}
 	return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, most)
+}
+
+// workflow loads what the flow runs: its workflow file, or the one-step
+// workflow of its pipeline string.
+func (s *state) workflow() (*flows.Workflow, error) {
+	if s.File == "" {
+		wf, err := flows.PipelineWorkflow(s.Pipeline)
+		if err != nil {
+			return nil, fmt.Errorf("parse the pipeline %q: %w", s.Pipeline, err)
+		}
+		return wf, nil
+	}
+	wf, err := flows.Load(s.File)
+	if err != nil {
+		return nil, fmt.Errorf("load workflow %s: %w", s.File, err)
+	}
+	return wf, nil
 }

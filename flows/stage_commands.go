@@ -1,0 +1,22 @@
+package flows
+
+import "context"
+
+var commandsListCommand = &Command{
+	Name:        "commands.list",
+	Description: "List the commands this pipeline can use: {name, description, sideEffects}, sorted by name",
+	SideEffects: []string{},
+	Run: func(_ context.Context, call *Call) (StageOutput, error) {
+		names := call.Commands.Names()
+		out := make([]any, len(names))
+		for i, n := range names {
+			c := call.Commands[n]
+			effects := make([]any, len(c.SideEffects))
+			for j, e := range c.SideEffects {
+				effects[j] = e
+			}
+			out[i] = map[string]any{"name": n, "description": c.Description, "sideEffects": effects}
+		}
+		return StageOutput{Items: out}, nil
+	},
+}

@@ -1,0 +1,134 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// execSpec is what an exec stage runs (lobster-format §14.3): --shell
+// LINE, or a single argument holding whitespace, through the shell; else
+// the arguments as argv, with no shell. --stdin raw|json|jsonl feeds the
+// stage's items to the process; without it the items are dropped.
+func execSpec(call *flows.Call) (sdk.TaskSpec, error) {
+	var spec sdk.TaskSpec
+	pos := call.Args.Positional
+	switch line, ok := call.Args.String("shell"); {
+	case ok:
+		spec.Shell = line
+	case call.Args.Has("shell") || (len(pos) == 1 && strings.ContainsAny(pos[0], " \t\r\n")):
+		spec.Shell = strings.Join(pos, " ")
+	case len(pos) > 0:
+		spec.Argv = pos
+	}
+	if spec.Shell == "" && len(spec.Argv) == 0 {
+		return spec, errors.New("exec requires a command")
+	}
+	mode, ok := call.Args.Named["stdin"]
+	if !ok {
+		return spec, nil
+	}
+	var b strings.Builder
+	switch mode {
+	case "raw":
+		for i, it := range call.Items {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if s, ok := it.(string); ok {
+				b.WriteString(s)
+			} else {
+				b.WriteString(jsonText(it))
+			}
+		}
+	case "json":
+		items := call.Items
+		if items == nil {
+			items = []any{}
+		}
+		raw, err := json.Marshal(items)
+		if err != nil {
+			return spec, err
+		}
+		b.Write(raw)
+	case "jsonl":
+		for _, it := range call.Items {
+			raw, err := json.Marshal(it)
+			if err != nil {
+				return spec, err
+			}
+			b.Write(raw)
+			b.WriteByte('\n')
+		}
+	default:
+		return spec, fmt.Errorf("exec --stdin must be raw, json, or jsonl (got %v)", mode)
+	}
+	spec.Input = b.String()
+	return spec, nil
+}
+
+// execOutput is the stdout of an exec stage's finished task, or the
+// stage's failure in Lobster's words.
+func execOutput(s *flows.Step, t *sdk.Task, spec sdk.TaskSpec) (string, error) {
+	var res sdk.Result
+	if t.Result != nil {
+		res = *t.Result
+	}
+	if t.Status != sdk.TaskSucceeded {
+		if t.Status != sdk.TaskFailed {
+			_, err := taskResult(s.ID, s.TimeoutMs, t)
+			return "", err
+		}
+		name := "sh"
+		if len(spec.Argv) > 0 {
+			name = spec.Argv[0]
+		}
+		code := "null"
+		if t.ExitCode != nil {
+			code = fmt.Sprint(*t.ExitCode)
+			if *t.ExitCode == 127 {
+				return "", errors.New("exec command not found: " + firstNonEmpty(strings.Join(spec.Argv, " "), spec.Shell))
+			}
+		}
+		if t.ExitCode == nil && strings.Contains(lastError(t), "not found") {
+			return "", errors.New("exec command not found: " + name)
+		}
+		return "", fmt.Errorf("exec failed (%s): %s", code, firstNonEmpty(strings.TrimSpace(res.Stdout), lastError(t), name))
+	}
+	r, err := shellResult(s.ID, res)
+	if err != nil {
+		return "", err
+	}
+	return *r.Stdout, nil
+}
+
+// execItems turns an exec stage's stdout into items: with --json the
+// whole output as one JSON value (empty is null; an array is spread),
+// else one string per non-empty line, a trailing CR removed.
+func execItems(stdout string, asJSON bool) ([]any, error) {
+	if asJSON {
+		text := strings.TrimSpace(stdout)
+		if text == "" {
+			return []any{nil}, nil
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return nil, fmt.Errorf("exec --json could not parse stdout as JSON: %v", err)
+		}
+		if a, ok := v.([]any); ok {
+			return a, nil
+		}
+		return []any{v}, nil
+	}
+	var items []any
+	for line := range strings.SplitSeq(stdout, "\n") {
+		if line = strings.TrimSuffix(line, "\r"); line != "" {
+			items = append(items, line)
+		}
+	}
+	return items, nil
+}

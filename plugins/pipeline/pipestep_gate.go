@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// approveCommand is the approve stage of one pass over a pipeline step
+// (lobster-format §14.3). It parks the flow as an approval step does, at
+// the gate "<step id>/stage<N>": durable, listed by flowgate approvals,
+// answered by pipeline resume or tasks flow approve|deny. The wait
+// carries the items that reached the stage. Approved, the items go on to
+// the next stage; denied, the run is cancelled, as Lobster reports it.
+// Unlike Lobster, an approve stage in a workflow file's pipeline: step
+// parks the flow too, where Lobster fails the step ("halted for approval
+// inside pipeline stage approve").
+func (e *execStage) approveCommand() *flows.Command {
+	return &flows.Command{
+		Name:        "approve",
+		Description: "Wait for a person to approve the items: approve [--prompt P] [--preview-from-stdin] [--limit N]",
+		SideEffects: []string{"waits_for_approval"},
+		Run:         e.approve,
+	}
+}
+
+func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	r := e.r
+	step := fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
+	prompt, ok := call.Args.String("prompt")
+	if !ok || prompt == "" {
+		prompt = "Approve?"
+	}
+	items := call.Items
+	if items == nil {
+		items = []any{}
+	}
+	g := Gate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, Items: items, ResumeToken: resumeToken(r.flow.ID, step)}
+	g.ApprovalID = approvalID(g.ResumeToken)
+	if call.Args.Has("preview-from-stdin") {
+		g.Preview = approvePreview(items, call.Args)
+	}
+	d, decided := r.st.Decisions[step]
+	switch {
+	case !decided:
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	case d.Approved == nil:
+		g.Error = fmt.Sprintf("the decision at %s neither approves nor denies; answer with approve or deny", step)
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	case !*d.Approved:
+		e.hostErr = r.cancel(ctx, e.fr.prefix+e.s.ID)
+		return flows.StageOutput{}, errStageWaits
+	}
+	return flows.StageOutput{Items: call.Items}, nil
+}
+
+// approvePreview is Lobster's approval preview: string items joined by
+// newlines, else the first --limit (default 5) items as indented JSON;
+// at most previewLimit characters.
+func approvePreview(items []any, args flows.StageArgs) string {
+	lines := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			lines = nil
+			break
+		}
+		lines = append(lines, s)
+	}
+	if lines != nil || len(items) == 0 {
+		return clip(strings.Join(lines, "\n"), previewLimit)
+	}
+	limit := 5
+	if s, ok := args.String("limit"); ok {
+		if _, err := fmt.Sscan(s, &limit); err != nil || limit < 0 {
+			limit = 5
+		}
+	}
+	b, _ := json.MarshalIndent(items[:min(limit, len(items))], "", "  ")
+	return clip(string(b), previewLimit)
+}
+
+// askSchema is ask's default response schema: a decision and optional
+// feedback.
+var askSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"decision": map[string]any{"type": "string", "enum": []any{"approve", "reject", "redraft"}},
+		"feedback": map[string]any{"type": "string"},
+	},
+	"required": []any{"decision"},
+}
+
+// askCommand is the ask stage (lobster-format §14.3): it parks the flow
+// at an input gate "<step id>/stage<N>" and, once a response its schema
+// accepts is recorded, outputs that response as the one item.
+func (e *execStage) askCommand() *flows.Command {
+	return &flows.Command{
+		Name:        "ask",
+		Description: "Wait for a person's structured answer: ask [--prompt P] [--schema JSON] [--subject-from-stdin]; outputs the response",
+		SideEffects: []string{"waits_for_input"},
+		Run:         e.ask,
+	}
+}
+
+func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	r := e.r
+	step := fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
+	prompt, ok := call.Args.String("prompt")
+	if !ok || prompt == "" {
+		prompt = "Input required"
+	}
+	schema := askSchema
+	if text, ok := call.Args.String("schema"); ok {
+		var custom map[string]any // never into askSchema, which is shared
+		if err := json.Unmarshal([]byte(text), &custom); err != nil || custom == nil {
+			return flows.StageOutput{}, fmt.Errorf("ask --schema must be a JSON object (got %s)", text)
+		}
+		schema = custom
+	}
+	g := Gate{Kind: sdk.GateInput, Step: step, Prompt: prompt, Schema: schema, ResumeToken: resumeToken(r.flow.ID, step)}
+	if call.Args.Has("subject-from-stdin") {
+		g.Subject = map[string]any{"text": clip(itemsText(call.Items), previewLimit)}
+	}
+	d, decided := r.st.Decisions[step]
+	switch {
+	case !decided:
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	case d.Approved != nil && !*d.Approved:
+		e.hostErr = r.cancel(ctx, e.fr.prefix+e.s.ID)
+		return flows.StageOutput{}, errStageWaits
+	}
+	var response any
+	if len(d.Response) > 0 {
+		_ = json.Unmarshal(d.Response, &response)
+	}
+	if err := flows.ValidateResponse(step, schema, response); err != nil {
+		g.Error = err.Error()
+		e.hostErr = r.wait(ctx, g)
+		return flows.StageOutput{}, errStageWaits
+	}
+	return flows.StageOutput{Items: []any{response}}, nil
+}
