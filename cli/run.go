@@ -26,8 +26,8 @@ import (
 )
 
 type runOpts struct {
-	detach, shell, safeToRepeat             bool
-	label, owner, cwd, idem, stdin          string
+	detach, shell, safeToRepeat, agent      bool
+	label, owner, cwd, idem, stdin, probe   string
 	env, secretEnv                          []string
 	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
@@ -87,6 +87,8 @@ only, held in the gateway's memory: never stored, never printed.`,
 	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
+	fl.BoolVar(&o.agent, "agent", false, "run as an agent task (runtime agent): network drops are transient, and without --retries it gets 6 attempts, 4s-120s apart")
+	fl.StringVar(&o.probe, "probe", "", "before a retry after a transient failure, wait until this host:port resolves and accepts a connection (default for --agent: the gateway's probe.endpoint)")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
 	fl.BoolVar(&o.asJSON, "json", false, "with --detach, print the task as JSON")
@@ -150,6 +152,14 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 	}
 	if o.retries > 0 || o.safeToRepeat {
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
+	}
+	spec.Probe = o.probe
+	if o.agent {
+		in.Runtime = sdk.RuntimeAgent
+		if o.retries == 0 && o.safeToRepeat {
+			spec.Retry = sdk.AgentRetryPolicy()
+			spec.Retry.SafeToRepeat = true
+		}
 	}
 	if o.stdin != "" {
 		path, err := e.stdinFile(o.stdin, dir)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -52,7 +53,21 @@ func ValidateSpec(s sdk.TaskSpec) error {
 	if err := validateRetry(s.Retry); err != nil {
 		return err
 	}
+	if err := validProbe(s.Probe); err != nil {
+		return err
+	}
 	return checkSpecSize(s)
+}
+
+// validProbe checks a network probe endpoint; empty is none.
+func validProbe(p string) error {
+	if p == "" {
+		return nil
+	}
+	if host, port, err := net.SplitHostPort(p); err != nil || host == "" || port == "" {
+		return invalid("probe %q must be host:port, e.g. api.example.com:443", p)
+	}
+	return nil
 }
 
 // validateRetry checks a retry policy; nil is no retry.

@@ -155,6 +155,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(),
+			Probe: g.cfg.File.ProbeConfig(),
 		})
 	}
 	if err == nil {

@@ -293,23 +293,24 @@ func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
 	return nil
 }
 
-// retry queues the task's next attempt after its backoff. inPlace marks
-// it as the task's one in-place retry of this run, granted by a startup
-// failure or by diag, the diagnosis that advised it.
-func (r *Runner) retry(task *sdk.Task, n int, why string, class sdk.FailureClass, inPlace bool, diag *sdk.Diagnosis) {
-	delay := Backoff(task.Spec.Retry, n, r.cfg.Rand())
-	at := r.cfg.Now().Add(delay)
+// retry queues the task's next attempt after its backoff: in says which
+// attempt failed and how (its Class, InPlace, Diagnosis, Offline and
+// Resume); retry sets when the next one starts and the error, why plus
+// the delay. An InPlace retry is the task's one in-place retry of this
+// run, granted by a startup failure or by a diagnosis that advised it.
+func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
+	delay := Backoff(task.Spec.Retry, in.Attempt, r.cfg.Rand())
 	kind := "retrying in"
-	if inPlace {
+	if in.InPlace {
 		kind = "its one in-place retry of this run, in"
 	}
-	msg := fmt.Sprintf("%s (%s failure; %s %s)", why, class, kind, delay.Round(time.Millisecond))
-	in := engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg, Class: class, InPlace: inPlace, Diagnosis: diag}
+	in.RetryAt = r.cfg.Now().Add(delay)
+	in.Error = fmt.Sprintf("%s (%s failure; %s %s)", why, in.Class, kind, delay.Round(time.Millisecond))
 	if _, err := r.eng.RequeueTask(task.ID, in); r.hold.Observe(err) != nil {
 		r.storeLog.Error("queue retry", "task", task.ID, "error", err)
 		return
 	}
-	r.log.Info("task retry queued", "task", task.ID, "attempt", n, "class", class, "delay", delay)
+	r.log.Info("task retry queued", "task", task.ID, "attempt", in.Attempt, "class", in.Class, "delay", delay)
 }
 
 // lose settles an attempt whose shim is gone without a status: the task's
@@ -327,7 +328,7 @@ func (r *Runner) lose(a *attempt, why string) {
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", a.n, why)
 	p := task.Spec.Retry
 	if p != nil && p.SafeToRepeat && a.n < p.MaxAttempts {
-		r.retry(task, a.n, msg, sdk.FailureNeedsDiagnosis, false, nil)
+		r.retry(task, msg, engine.RequeueInput{Attempt: a.n, Class: sdk.FailureNeedsDiagnosis})
 		return
 	}
 	if p == nil || !p.SafeToRepeat {

@@ -56,6 +56,9 @@ type Config struct {
 	// If its Command is empty, there is none, and such failures follow
 	// the task's retry policy.
 	Diagnoser DiagnoserConfig
+	// Probe says how the network is checked before a retry after a
+	// transient failure (see ProbeConfig).
+	Probe ProbeConfig
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -82,6 +85,7 @@ func (c Config) WithDefaults() Config {
 		c.Launch = launchSelf
 	}
 	c.Diagnoser = c.Diagnoser.WithDefaults()
+	c.Probe = c.Probe.WithDefaults()
 	return c
 }
 
@@ -94,6 +98,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("runner config: MaxRunning must be at least 1 (got %d)", c.MaxRunning)
 	case c.Poll < 0 || c.Grace < 0:
 		return errors.New("runner config: Poll and Grace must not be negative")
+	}
+	if err := c.Probe.Validate(); err != nil {
+		return fmt.Errorf("runner config: %w", err)
 	}
 	return c.Diagnoser.Validate()
 }
