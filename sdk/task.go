@@ -49,6 +49,10 @@ type Task struct {
 	// InPlaceRetried says the task already had its one in-place retry of
 	// this run, granted by a startup failure or a diagnosis.
 	InPlaceRetried bool `json:"in_place_retried,omitempty"`
+	// Interrupted is set when flowgate gave up waiting for the task (its
+	// no-progress or max budget ran out); nil otherwise. The task keeps
+	// running or ends as its child does.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 	// AttemptLog records, per attempt, how a failed one was classified,
 	// how long the network was down after it, and whether the next one
 	// resumed it; attempts that simply ran are left out. It holds the
@@ -144,6 +148,11 @@ type TaskSpec struct {
 	// retry waits for the network to come back. Empty means the
 	// gateway's configured probe for agent tasks, and none for others.
 	Probe string `json:"probe,omitempty"`
+	// OnNoProgress is what happens when NoProgressBudget runs out:
+	// NoProgressStop (the default when empty) or NoProgressKeep.
+	OnNoProgress string `json:"on_no_progress,omitempty"`
+	// OnFinish, if set, is where the task's finish notifications go.
+	OnFinish *FinishNotify `json:"on_finish,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure

@@ -451,5 +451,8 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
 		return err
 	}
+	if err := t.queueNotice(old, task, b); err != nil {
+		return err
+	}
 	return t.putRaw(taskKey(task.ID), b)
 }

@@ -98,6 +98,7 @@ type supervision struct {
 	exited   <-chan struct{} // nil once seen closed
 	stopping bool            // a cancel was asked for and not yet delivered
 	child    bool            // the child's identity is on the task
+	gaveUp   bool            // a give-up of the shim is recorded
 }
 
 // step does one round of supervise and reports whether the attempt is
@@ -111,6 +112,9 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 		s.child = r.recordChild(a)
 	}
 	r.pumpProgress(a)
+	if !s.gaveUp {
+		s.gaveUp = r.giveUp(a, nil)
+	}
 	if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
 		r.settle(ctx, a, st)
 		return r.hold.Wait() == 0
@@ -219,6 +223,7 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		r.requeueUnstarted(task, "its launch was withdrawn when a gateway restarted")
 		return
 	}
+	r.giveUp(a, &st)
 	res, err := readResult(filepath.Join(a.dir, "stdout"))
 	if err != nil {
 		r.log.Warn("read task output", "task", a.taskID, "error", err)

@@ -397,6 +397,7 @@ func (r *Runner) specFor(task *sdk.Task) shim.Spec {
 		Argv: s.Argv, Shell: s.Shell, Env: s.Env, Cwd: s.Cwd, StdinPath: s.Stdin,
 		ProgressPath: r.progressPath(task.ID),
 		Timeout:      s.Timeout, NoProgress: s.NoProgressBudget, Grace: sdk.Duration(r.cfg.Grace),
+		KeepOnNoProgress: s.OnNoProgress == sdk.NoProgressKeep,
 	}
 	if s.MaxBudget > 0 {
 		spec.Deadline = task.StartedAt.Add(time.Duration(s.MaxBudget))
