@@ -417,6 +417,7 @@ func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
+	r.once = true
 	return r.recover(ctx, false)
 }
 
@@ -430,6 +431,6 @@ func Preview(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
-	r.preview = true
+	r.preview, r.once = true, true
 	return r.recover(ctx, false)
 }

@@ -1,7 +1,10 @@
 package runner_test
 
 import (
+	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -142,4 +146,35 @@ func TestNetworkDropGivesUp(t *testing.T) {
 	require.Equal(t, "offline", got.Reason)
 	require.Equal(t, []string{"1"}, h.lines("ran"))
 	require.Contains(t, got.Errors[len(got.Errors)-1], "the network stayed down")
+}
+
+// TestReconcileLeavesANetworkWaitToTheGateway: a command that reconciles
+// records without a gateway finds an attempt that failed on a network
+// drop with its probe down; it does not wait for the network, and leaves
+// the task running for the next gateway to retry.
+func TestReconcileLeavesANetworkWaitToTheGateway(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	endpoint := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	h := startHome(t, nil)
+	spec := h.spec(`while [ ! -f go ]; do sleep 0.02; done; exit 75`)
+	spec.Retry, spec.Probe = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(time.Millisecond)}, endpoint
+	task := h.create(spec)
+	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
+	h.close()
+	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
+	waitFor(t, "the attempt to end", func() bool { return exists(filepath.Join(runner.LogDir(h.dir, task.ID, 1), shim.StatusFile)) })
+
+	h.open()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	require.NoError(t, runner.Reconcile(ctx, h.eng(), h.dir))
+	require.NoError(t, ctx.Err(), "Reconcile did not wait for the network")
+	got, err := h.eng().GetTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "left for the gateway")
+	require.Equal(t, 1, got.Attempts)
 }

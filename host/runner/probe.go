@@ -139,8 +139,12 @@ func (r *Runner) awaitNetwork(ctx context.Context, task *sdk.Task, a *attempt) (
 // network answers its probe, marking the next attempt as resuming this
 // one. A task cancelled while it waits ends cancelled; one whose network
 // stays down too long ends failed, with reason "offline". When the runner
-// stops meanwhile nothing is recorded: the next gateway decides again.
+// stops meanwhile nothing is recorded: the next gateway decides again, as
+// it does for a task Reconcile or Preview finds failed this way.
 func (r *Runner) retryAfterNetwork(ctx context.Context, task *sdk.Task, a *attempt, in engine.FinishInput) {
+	if r.once && r.probeEndpoint(task) != "" {
+		return // a command reconciling records: the gateway waits, not it
+	}
 	offline, err := r.awaitNetwork(ctx, task, a)
 	switch {
 	case errors.Is(err, errOffline):

@@ -151,6 +151,9 @@ type Runner struct {
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
+	// once marks a runner that settles what ended and follows nothing
+	// (Reconcile, Preview): it never waits for the network.
+	once bool
 
 	// classes classifies failed attempts.
 	classes *Classifier
