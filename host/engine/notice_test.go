@@ -73,6 +73,9 @@ func TestFinishNotices(t *testing.T) {
 	_, err = eng.FinishTask(cancelled.ID, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: 1, Reason: "cancelled"})
 	require.NoError(t, err)
 	require.Equal(t, []string{sdk.NoticeAborted}, noticed(t, eng))
+	_, err = eng.CancelTask(cancelled.ID)
+	require.ErrorIs(t, err, sdk.ErrTerminal, "the controller contract: a cancelled task is ended")
+	require.Equal(t, []string{sdk.NoticeAborted}, noticed(t, eng), "aborted is delivered once")
 }
 
 // TestFinishNoticeSpecChecks: on_finish and on_no_progress are checked.
