@@ -13,7 +13,8 @@ import (
 // stdout. A nil list keeps the default; an empty one turns it off.
 type FailurePatterns struct {
 	// Fatal patterns make a failure fatal: never retried. They are
-	// checked before the transient and startup ones, because the text of
+	// matched against stderr only, and checked before the transient and
+	// startup ones, because the text of
 	// an authentication failure often holds words such as "connection"
 	// that would otherwise make it look transient.
 	Fatal []string `yaml:"fatal"`
@@ -153,8 +154,9 @@ type Failure struct {
 
 // Classify judges a failed attempt, in this order: cancelled or out of
 // budget is fatal; a billing pattern in stderr or stdout is billing; exit
-// codes 126 and 127, the policy's fatal patterns (in stderr) and the
-// runtime's (in stderr or stdout) are fatal; exit 75,
+// codes 126 and 127, the policy's fatal patterns and the runtime's (both
+// in stderr only: an agent's transcript on stdout may quote an error it
+// recovered from) are fatal; exit 75,
 // the policy's transient patterns and the runtime's are transient; a
 // startup pattern before the task reported anything is startup; anything
 // else (a mid-run disconnect included) needs diagnosis. A retry policy
@@ -177,7 +179,7 @@ func (c *Classifier) Classify(f Failure) (sdk.FailureClass, error) {
 	if f.Policy != nil {
 		fatal, transient = f.Policy.FatalPatterns, f.Policy.TransientPatterns
 	}
-	if ok, err := matchAny(fatal, f.Stderr); err != nil || ok || matchCompiled(p.fatal, out) {
+	if ok, err := matchAny(fatal, f.Stderr); err != nil || ok || matchCompiled(p.fatal, f.Stderr) {
 		return sdk.FailureFatal, err
 	}
 	if f.ExitCode == exitTempFail {

@@ -53,6 +53,10 @@ func TestClassifyFatalFirst(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tc.want, got, "%s: %q", tc.runtime, tc.stderr)
 	}
+	got, err := c.Classify(runner.Failure{Runtime: "agent", ExitCode: 1, Reported: true,
+		Stdout: "tool call answered 401 Unauthorized; retried with a fresh token", Stderr: "read: connection reset by peer"})
+	require.NoError(t, err)
+	require.Equal(t, sdk.FailureTransient, got, "a 401 quoted in the transcript on stdout is not the failure")
 }
 
 // TestAgentRetryDefaults: an agent task created without a retry policy
