@@ -71,6 +71,17 @@ func TestAgentRetryDefaults(t *testing.T) {
 	require.Nil(t, cli.Spec.Retry, "a cli task keeps no retry by default")
 }
 
+// refusedEndpoint returns a loopback host:port that refuses connections
+// until the test listens on it.
+func refusedEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	endpoint := l.Addr().String()
+	require.NoError(t, l.Close())
+	return endpoint
+}
+
 // logBuffer collects log lines for a test to wait on.
 type logBuffer struct {
 	mu sync.Mutex
@@ -96,10 +107,7 @@ func (l *logBuffer) contains(s string) bool {
 // and the task records both attempts.
 func TestNetworkDropWaitsForProbe(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	endpoint := l.Addr().String()
-	require.NoError(t, l.Close()) // refused from now on
+	endpoint := refusedEndpoint(t)
 
 	logs := &logBuffer{}
 	h := startHome(t, func(c *runner.Config) {
@@ -117,7 +125,7 @@ func TestNetworkDropWaitsForProbe(t *testing.T) {
 	require.Equal(t, sdk.TaskRunning, got.Status, "the task waits, its retry not queued")
 	require.Equal(t, 1, got.Attempts)
 
-	l, err = net.Listen("tcp", endpoint)
+	l, err := net.Listen("tcp", endpoint)
 	require.NoError(t, err)
 	defer l.Close()
 
@@ -135,10 +143,7 @@ func TestNetworkDropWaitsForProbe(t *testing.T) {
 // MaxOffline ends failed, reason "offline", without another attempt.
 func TestNetworkDropGivesUp(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	endpoint := l.Addr().String()
-	require.NoError(t, l.Close())
+	endpoint := refusedEndpoint(t)
 
 	h := startHome(t, func(c *runner.Config) {
 		c.Probe = runner.ProbeConfig{Interval: 5 * time.Millisecond, Timeout: time.Second, MaxOffline: 20 * time.Millisecond}
@@ -158,10 +163,7 @@ func TestNetworkDropGivesUp(t *testing.T) {
 // the task running for the next gateway to retry.
 func TestReconcileLeavesANetworkWaitToTheGateway(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	endpoint := l.Addr().String()
-	require.NoError(t, l.Close())
+	endpoint := refusedEndpoint(t)
 
 	h := startHome(t, nil)
 	spec := h.spec(`while [ ! -f go ]; do sleep 0.02; done; exit 75`)
