@@ -25,9 +25,15 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
+// DetachedMaxBudget is the max budget of a tasks run --detach that gives
+// none: a detached run nobody follows is given up on after a day. The
+// run's --max-budget replaces it; --max-budget 0 runs without one.
+const DetachedMaxBudget = 24 * time.Hour
+
 type runOpts struct {
-	detach, shell, safeToRepeat             bool
-	label, owner, cwd, idem, stdin          string
+	detach, shell, safeToRepeat, agent      bool
+	label, owner, cwd, idem, stdin, probe   string
+	onFinish, onFinishURL, onNoProgress     string
 	env, secretEnv                          []string
 	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
@@ -82,11 +88,16 @@ only, held in the gateway's memory: never stored, never printed.`,
 	fl.StringArrayVar(&o.secretEnv, "secret-env", nil, "pass NAME from this command's environment, or NAME=@FILE, to the task without storing it (repeatable)")
 	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
-	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries")
+	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default 24h; 0 is none)")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
 	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
+	fl.BoolVar(&o.agent, "agent", false, "run as an agent task (runtime agent): network drops are transient, and without --retries it gets 6 attempts, 4s-120s apart")
+	fl.StringVar(&o.probe, "probe", "", "before a retry after a transient failure, wait until this host:port resolves and accepts a connection (default for --agent: the gateway's probe.endpoint)")
+	fl.StringVar(&o.onFinish, "on-finish", "", "run this /bin/sh command line when the task is given up on and when it ends, the notice as JSON on stdin (at least once each)")
+	fl.StringVar(&o.onFinishURL, "on-finish-webhook", "", "POST the notice to this http(s) URL when the task is given up on and when it ends (at least once each)")
+	fl.StringVar(&o.onNoProgress, "on-no-progress", "", "what a spent --no-progress-budget does: stop (default) the command, or keep it running and mark the task interrupted")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
 	fl.BoolVar(&o.asJSON, "json", false, "with --detach, print the task as JSON")
@@ -151,6 +162,17 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 	if o.retries > 0 || o.safeToRepeat {
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
 	}
+	spec.Probe, spec.OnNoProgress = o.probe, o.onNoProgress
+	if o.onFinish != "" || o.onFinishURL != "" {
+		spec.OnFinish = &sdk.FinishNotify{Command: o.onFinish, Webhook: o.onFinishURL}
+	}
+	if o.agent {
+		in.Runtime = sdk.RuntimeAgent
+		if o.retries == 0 && o.safeToRepeat {
+			spec.Retry = sdk.AgentRetryPolicy()
+			spec.Retry.SafeToRepeat = true
+		}
+	}
 	if o.stdin != "" {
 		path, err := e.stdinFile(o.stdin, dir)
 		if err != nil {
@@ -196,6 +218,9 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 	dir, err := e.home()
 	if err != nil {
 		return err
+	}
+	if o.detach && !cmd.Flags().Changed("max-budget") {
+		o.maxBudget = DetachedMaxBudget
 	}
 	in, err := e.runInput(o, argv, dir)
 	if err != nil {
@@ -323,6 +348,10 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 				return nil
 			}
 			return exitStatus{code: taskExit(t), msg: fmt.Sprintf("task %s %s: %s", t.ID, t.Status, lastError(t))}
+		}
+		if in := t.Interrupted; in != nil && in.ChildStillRunning {
+			f.done(t)
+			return exitStatus{code: 124, msg: fmt.Sprintf("task %s interrupted (%s): its command keeps running and its end is still recorded; see flowgate tasks show %s", t.ID, in.Reason, t.ID)}
 		}
 		select {
 		case <-ctx.Done():

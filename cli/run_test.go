@@ -78,6 +78,7 @@ func TestTasksRunBadInput(t *testing.T) {
 		"missing stdin":    {[]string{"tasks", "run", "--stdin", "/no/such/file", "--", "true"}, "/no/such/file"},
 		"negative retries": {[]string{"tasks", "run", "--retries", "-1", "--", "true"}, "--retries"},
 		"bad timeout":      {[]string{"tasks", "run", "--timeout", "soon", "--", "true"}, `"soon"`},
+		"bad probe":        {[]string{"tasks", "run", "--agent", "--probe", "nocolon", "--", "true"}, "host:port"},
 	} {
 		code, out, errOut := run(t, home, c.args...)
 		require.Equal(t, 2, code, "%s: %s", name, errOut)
@@ -87,6 +88,20 @@ func TestTasksRunBadInput(t *testing.T) {
 	code, out, _ := run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, `"count": 0`, "no refused run wrote a task")
+}
+
+// TestTasksRunAgent: --agent makes an agent task with the agent retry
+// defaults, and --probe names its network probe.
+func TestTasksRunAgent(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, out, errOut := run(t, home, "tasks", "run", "--agent", "--probe", "localhost:443", "--detach", "--json", "--", "true")
+	require.Equal(t, 0, code, errOut)
+	var task sdk.Task
+	require.NoError(t, json.Unmarshal([]byte(out), &task), out)
+	require.Equal(t, sdk.RuntimeAgent, task.Runtime)
+	require.Equal(t, "localhost:443", task.Spec.Probe)
+	require.Equal(t, sdk.AgentRetryPolicy(), task.Spec.Retry)
 }
 
 func TestGatewayStatusAndConfig(t *testing.T) {

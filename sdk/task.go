@@ -49,6 +49,15 @@ type Task struct {
 	// InPlaceRetried says the task already had its one in-place retry of
 	// this run, granted by a startup failure or a diagnosis.
 	InPlaceRetried bool `json:"in_place_retried,omitempty"`
+	// Interrupted is set when flowgate gave up waiting for the task (its
+	// no-progress or max budget ran out); nil otherwise. The task keeps
+	// running or ends as its child does.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// AttemptLog records, per attempt, how a failed one was classified,
+	// how long the network was down after it, and whether the next one
+	// resumed it; attempts that simply ran are left out. It holds the
+	// latest 32.
+	AttemptLog []AttemptRecord `json:"attempt_log,omitempty"`
 	// Usage sums the usage the task reported on its progress channel
 	// across its attempts; nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`
@@ -134,6 +143,16 @@ type TaskSpec struct {
 	// fell silent this long; zero means none.
 	NoProgressBudget Duration     `json:"no_progress_budget,omitempty"`
 	Retry            *RetryPolicy `json:"retry,omitempty"`
+	// Probe is a "host:port" whose DNS name and TCP port must answer
+	// before a retry after a transient failure: while they do not, the
+	// retry waits for the network to come back. Empty means the
+	// gateway's configured probe for agent tasks, and none for others.
+	Probe string `json:"probe,omitempty"`
+	// OnNoProgress is what happens when NoProgressBudget runs out:
+	// NoProgressStop (the default when empty) or NoProgressKeep.
+	OnNoProgress string `json:"on_no_progress,omitempty"`
+	// OnFinish, if set, is where the task's finish notifications go.
+	OnFinish *FinishNotify `json:"on_finish,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure

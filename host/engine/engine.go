@@ -40,6 +40,8 @@ const (
 	TaskCancelRequested
 	// EventQueued: an event was added to a managed flow's outbox.
 	EventQueued
+	// NoticeQueued: a task's finish notice was queued (see Notice).
+	NoticeQueued
 )
 
 // Change is one committed change a runner must act on.

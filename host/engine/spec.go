@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"net"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -52,7 +54,43 @@ func ValidateSpec(s sdk.TaskSpec) error {
 	if err := validateRetry(s.Retry); err != nil {
 		return err
 	}
+	if err := validProbe(s.Probe); err != nil {
+		return err
+	}
+	if err := validNotify(s.OnFinish); err != nil {
+		return err
+	}
+	if s.OnNoProgress != "" && s.OnNoProgress != sdk.NoProgressStop && s.OnNoProgress != sdk.NoProgressKeep {
+		return invalid("on_no_progress %q is unknown: use %q or %q", s.OnNoProgress, sdk.NoProgressStop, sdk.NoProgressKeep)
+	}
 	return checkSpecSize(s)
+}
+
+// validProbe checks a network probe endpoint; empty is none.
+func validProbe(p string) error {
+	if p == "" {
+		return nil
+	}
+	if host, port, err := net.SplitHostPort(p); err != nil || host == "" || port == "" {
+		return invalid("probe %q must be host:port, e.g. api.example.com:443", p)
+	}
+	return nil
+}
+
+// validNotify checks where finish notifications go; nil is nowhere.
+func validNotify(n *sdk.FinishNotify) error {
+	switch {
+	case n == nil:
+		return nil
+	case strings.TrimSpace(n.Command) == "" && n.Webhook == "":
+		return invalid("on_finish names neither a command nor a webhook; give one, or leave on_finish out")
+	case n.Webhook == "":
+		return nil
+	}
+	if u, err := url.Parse(n.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("on_finish webhook %q is not an http or https URL", n.Webhook)
+	}
+	return nil
 }
 
 // validateRetry checks a retry policy; nil is no retry.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,9 @@ func (in *CreateTaskInput) normalize() error {
 	}
 	if in.Status != sdk.TaskQueued && in.Status != sdk.TaskRunning {
 		return invalid("a task is created queued or running, not %q", in.Status)
+	}
+	if in.Runtime == sdk.RuntimeAgent && in.Spec.Retry == nil {
+		in.Spec.Retry = sdk.AgentRetryPolicy()
 	}
 	if err := ValidateSpec(in.Spec); err != nil {
 		return err
@@ -262,53 +266,6 @@ func runningAttempt(task *sdk.Task, attempt int) error {
 	return nil
 }
 
-// RequeueInput is a failed attempt that will be tried again.
-type RequeueInput struct {
-	// Attempt is the attempt that failed; a stale one is refused.
-	Attempt int
-	// RetryAt is when the next attempt may start.
-	RetryAt time.Time
-	// Error says why the attempt failed; it is appended to the errors.
-	Error string
-	// Class is how the failure was classified.
-	Class sdk.FailureClass
-	// InPlace marks the retry as the task's one in-place retry of this
-	// run (a startup failure's or a diagnosis's); a task that had it
-	// already is refused.
-	InPlace bool
-	// Diagnosis, if set, is the advice that led to the retry.
-	Diagnosis *sdk.Diagnosis
-}
-
-// RequeueTask moves a running task back to queued for its next attempt,
-// keeping its id, attempts and errors.
-func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
-		if err := runningAttempt(task, in.Attempt); err != nil {
-			return err
-		}
-		if task.CancelRequested() {
-			return fmt.Errorf("%w: task %s has a cancel request and is not retried", sdk.ErrCancelRequested, id)
-		}
-		if in.InPlace && task.InPlaceRetried {
-			return invalid("task %s already had its one in-place retry in this run", id)
-		}
-		task.Status = sdk.TaskQueued
-		task.Class = in.Class
-		task.InPlaceRetried = task.InPlaceRetried || in.InPlace
-		if in.Diagnosis != nil {
-			task.Diagnosis = in.Diagnosis
-		}
-		task.RetryAt = in.RetryAt
-		task.PID, task.PIDStartTime, task.ShimPID, task.ShimStartTime = 0, 0, 0, 0
-		if in.Error != "" {
-			task.Errors = append(task.Errors, in.Error)
-		}
-		t.notify(TaskQueued, id)
-		return nil
-	})
-}
-
 // FinishInput is how a task ended.
 type FinishInput struct {
 	// Status is the terminal status.
@@ -365,6 +322,7 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 		task.RetryAt = time.Time{}
 		if in.Class != "" {
 			task.Class = in.Class
+			logAttempt(task, cmp.Or(in.Attempt, task.Attempts), in.Class, 0, false)
 		}
 		if in.Diagnosis != nil {
 			task.Diagnosis = in.Diagnosis
@@ -491,6 +449,9 @@ func (t *txn) saveTask(old, task *sdk.Task) error {
 		return fmt.Errorf("encode %s: %w", taskKey(task.ID), err)
 	}
 	if err := t.reindex(oldKeys, taskIndexKeys(task)); err != nil {
+		return err
+	}
+	if err := t.queueNotice(old, task, b); err != nil {
 		return err
 	}
 	if err := t.putRaw(taskKey(task.ID), b); err != nil {

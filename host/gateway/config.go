@@ -85,6 +85,21 @@ type FileConfig struct {
 	// HTTP is the TCP listener for metrics and probes; off when its Addr
 	// is empty.
 	HTTP HTTPConfig `yaml:"http"`
+	// Probe says how the network is checked before a retry after a
+	// transient failure; its endpoint is the one of agent tasks that name
+	// none.
+	Probe struct {
+		Endpoint   string   `yaml:"endpoint"`
+		Interval   Duration `yaml:"interval"`
+		Timeout    Duration `yaml:"timeout"`
+		MaxOffline Duration `yaml:"max_offline"`
+	} `yaml:"probe"`
+}
+
+// ProbeConfig is the network probe the config describes.
+func (c FileConfig) ProbeConfig() runner.ProbeConfig {
+	p := c.Probe
+	return runner.ProbeConfig{Endpoint: p.Endpoint, Interval: time.Duration(p.Interval), Timeout: time.Duration(p.Timeout), MaxOffline: time.Duration(p.MaxOffline)}
 }
 
 // DiagnoserConfig is the diagnoser the config describes.
@@ -231,6 +246,9 @@ func (c FileConfig) Validate() error {
 		return err
 	}
 	if err := c.HTTP.Validate(); err != nil {
+		return err
+	}
+	if err := c.ProbeConfig().Validate(); err != nil {
 		return err
 	}
 	seen := map[string]bool{}

@@ -122,7 +122,8 @@ func TestConfigFailuresAndDiagnoser(t *testing.T) {
 	require.Equal(t, 8, dc.MaxOutputKiB)
 	for body, says := range map[string]string{
 		"failures:\n  agent:\n    billing: ['(oops']\n": `runtime agent: billing pattern "(oops"`,
-		"failures:\n  agent:\n    fatal: [x]\n":         "fatal",
+		"failures:\n  agent:\n    fatal: ['(bad']\n":    `runtime agent: fatal pattern "(bad"`,
+		"probe:\n  endpoint: nocolon\n":                 "probe.endpoint",
 		"diagnoser:\n  command: d\n  timeout: 5m\n":     "diagnoser.timeout must be between 1s and 1m0s",
 		"diagnoser:\n  max_output_kib: -1\n":            "diagnoser.max_output_kib",
 	} {

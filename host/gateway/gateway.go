@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/metrics"
+	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -145,12 +146,17 @@ func (g *Gateway) Start(ctx context.Context) error {
 		run *runner.Runner
 		del *pluginhost.Deliverer
 		sup *pluginhost.Supervisor
+		ntf *notify.Notifier
 	)
 	eng, err := engine.New(st, engine.Config{
 		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
 		Notify: func(c engine.Change) {
 			if c.Kind == engine.EventQueued {
 				del.Wake()
+				return
+			}
+			if c.Kind == engine.NoticeQueued {
+				ntf.Wake()
 				return
 			}
 			run.Notify(c)
@@ -161,6 +167,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
+			Probe: g.cfg.File.ProbeConfig(),
 		})
 	}
 	if err == nil {
@@ -181,6 +188,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		dc.Observer = m
 	}
 	del = pluginhost.NewDeliverer(eng, sup.Handler, dc)
+	ntf = notify.New(eng, notify.Config{Logger: g.cfg.Logger.Named("notify"), Tick: g.cfg.Poll * 10})
 	sched := scheduler.New(eng, scheduler.Config{
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
@@ -199,6 +207,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		{Name: "plugin supervisor", Part: sup},
 		{Name: "event delivery", Part: del},
 		{Name: "scheduler", Part: sched},
+		{Name: "finish notices", Part: ntf},
 	}
 	if !g.cfg.File.Maintenance.Disabled {
 		parts = append(parts, lifecycle.Named{Name: "maintenance sweep", Part: sweep})

@@ -98,6 +98,7 @@ type supervision struct {
 	exited   <-chan struct{} // nil once seen closed
 	stopping bool            // a cancel was asked for and not yet delivered
 	child    bool            // the child's identity is on the task
+	gaveUp   bool            // a give-up of the shim is recorded
 }
 
 // step does one round of supervise and reports whether the attempt is
@@ -111,6 +112,9 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 		s.child = r.recordChild(a)
 	}
 	r.pumpProgress(a)
+	if !s.gaveUp {
+		s.gaveUp = r.giveUp(a, nil)
+	}
 	if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
 		r.settle(ctx, a, st)
 		return r.hold.Wait() == 0
@@ -219,6 +223,7 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		r.requeueUnstarted(task, "its launch was withdrawn when a gateway restarted")
 		return
 	}
+	r.giveUp(a, &st)
 	res, err := readResult(filepath.Join(a.dir, "stdout"))
 	if err != nil {
 		r.log.Warn("read task output", "task", a.taskID, "error", err)
@@ -295,23 +300,24 @@ func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
 	return nil
 }
 
-// retry queues the task's next attempt after its backoff. inPlace marks
-// it as the task's one in-place retry of this run, granted by a startup
-// failure or by diag, the diagnosis that advised it.
-func (r *Runner) retry(task *sdk.Task, n int, why string, class sdk.FailureClass, inPlace bool, diag *sdk.Diagnosis) {
-	delay := Backoff(task.Spec.Retry, n, r.cfg.Rand())
-	at := r.cfg.Now().Add(delay)
+// retry queues the task's next attempt after its backoff: in says which
+// attempt failed and how (its Class, InPlace, Diagnosis, Offline and
+// Resume); retry sets when the next one starts and the error, why plus
+// the delay. An InPlace retry is the task's one in-place retry of this
+// run, granted by a startup failure or by a diagnosis that advised it.
+func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
+	delay := Backoff(task.Spec.Retry, in.Attempt, r.cfg.Rand())
 	kind := "retrying in"
-	if inPlace {
+	if in.InPlace {
 		kind = "its one in-place retry of this run, in"
 	}
-	msg := fmt.Sprintf("%s (%s failure; %s %s)", why, class, kind, delay.Round(time.Millisecond))
-	in := engine.RequeueInput{Attempt: n, RetryAt: at, Error: msg, Class: class, InPlace: inPlace, Diagnosis: diag}
+	in.RetryAt = r.cfg.Now().Add(delay)
+	in.Error = fmt.Sprintf("%s (%s failure; %s %s)", why, in.Class, kind, delay.Round(time.Millisecond))
 	if _, err := r.eng.RequeueTask(task.ID, in); r.hold.Observe(err) != nil {
 		r.storeLog.Error("queue retry", "task", task.ID, "error", err)
 		return
 	}
-	r.log.Info("task retry queued", "task", task.ID, "attempt", n, "class", class, "delay", delay)
+	r.log.Info("task retry queued", "task", task.ID, "attempt", in.Attempt, "class", in.Class, "delay", delay)
 }
 
 // lose settles an attempt whose shim is gone without a status: the task's
@@ -329,7 +335,7 @@ func (r *Runner) lose(a *attempt, why string) {
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", a.n, why)
 	p := task.Spec.Retry
 	if p != nil && p.SafeToRepeat && a.n < p.MaxAttempts {
-		r.retry(task, a.n, msg, sdk.FailureNeedsDiagnosis, false, nil)
+		r.retry(task, msg, engine.RequeueInput{Attempt: a.n, Class: sdk.FailureNeedsDiagnosis})
 		return
 	}
 	if p == nil || !p.SafeToRepeat {
@@ -413,6 +419,7 @@ func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
+	r.once = true
 	return r.recover(ctx, false)
 }
 
@@ -426,6 +433,6 @@ func Preview(ctx context.Context, eng *engine.Engine, home string) error {
 	if err != nil {
 		return err
 	}
-	r.preview = true
+	r.preview, r.once = true, true
 	return r.recover(ctx, false)
 }

@@ -12,6 +12,12 @@ import (
 // attempt of one task runtime, matched against the end of its stderr and
 // stdout. A nil list keeps the default; an empty one turns it off.
 type FailurePatterns struct {
+	// Fatal patterns make a failure fatal: never retried. They are
+	// matched against stderr only, and checked before the transient and
+	// startup ones, because the text of
+	// an authentication failure often holds words such as "connection"
+	// that would otherwise make it look transient.
+	Fatal []string `yaml:"fatal"`
 	// Billing patterns make a failure billing: stop, no retry, no
 	// diagnosis, and the chain is marked billing-exhausted.
 	Billing []string `yaml:"billing"`
@@ -29,6 +35,11 @@ type FailurePatterns struct {
 // billing: a provider's quota code is what makes a failure billing.
 func DefaultFailurePatterns() FailurePatterns {
 	return FailurePatterns{
+		Fatal: []string{
+			`(?i)\b(http|status|code|error)\W{0,4}(1\.[01] )?40[13]\b`, `(?i)\b40[13] (unauthori[sz]ed|forbidden)\b`,
+			`(?i)\bunauthori[sz]ed\b`, `(?i)invalid[ _-]?(api[ _-]?key|x-api-key|token|credentials)`,
+			`(?i)incorrect api key`, `(?i)authentication[ _-](failed|error)`, `(?i)permission[ _-]denied`,
+		},
 		Billing: []string{
 			`insufficient_quota`, `billing_hard_limit_reached`, `credit_balance_too_low`,
 			`(?i)insufficient[ _-](credits?|balance|funds)`,
@@ -43,8 +54,31 @@ func DefaultFailurePatterns() FailurePatterns {
 	}
 }
 
+// AgentFailurePatterns are the defaults of the "agent" runtime: the
+// common ones, with network drops (a reset or refused connection, an
+// unreachable network, a DNS or I/O timeout) transient at any point of
+// the run, since an agent resumes its session after one rather than
+// starting over.
+func AgentFailurePatterns() FailurePatterns {
+	p := DefaultFailurePatterns()
+	p.Transient = append(p.Transient,
+		`(?i)connection (reset|refused|closed|aborted)`, `(?i)network is (unreachable|down)`, `(?i)i/o timeout`,
+		`(?i)no such host`, `(?i)temporary failure in name resolution`, `(?i)could not resolve host`,
+		`ECONNRESET|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|EAI_AGAIN|ENOTFOUND`,
+	)
+	return p
+}
+
+// defaultPatterns is the patterns a runtime starts from.
+func defaultPatterns(runtime string) FailurePatterns {
+	if runtime == sdk.RuntimeAgent {
+		return AgentFailurePatterns()
+	}
+	return DefaultFailurePatterns()
+}
+
 // compiled is FailurePatterns ready to match.
-type compiled struct{ billing, transient, startup []*regexp.Regexp }
+type compiled struct{ fatal, billing, transient, startup []*regexp.Regexp }
 
 // Classifier classifies failed attempts with the default patterns, or a
 // runtime's own where the gateway config gives them.
@@ -62,8 +96,14 @@ func NewClassifier(overrides map[string]FailurePatterns) (*Classifier, error) {
 		return nil, err
 	}
 	c := &Classifier{def: def, byRuntime: map[string]compiled{}}
+	if c.byRuntime[sdk.RuntimeAgent], err = compile(sdk.RuntimeAgent, AgentFailurePatterns()); err != nil {
+		return nil, err
+	}
 	for runtime, p := range overrides {
-		d := DefaultFailurePatterns()
+		d := defaultPatterns(runtime)
+		if p.Fatal != nil {
+			d.Fatal = p.Fatal
+		}
 		if p.Billing != nil {
 			d.Billing = p.Billing
 		}
@@ -86,7 +126,7 @@ func compile(runtime string, p FailurePatterns) (compiled, error) {
 		name string
 		in   []string
 		out  *[]*regexp.Regexp
-	}{{"billing", p.Billing, &c.billing}, {"transient", p.Transient, &c.transient}, {"startup", p.Startup, &c.startup}} {
+	}{{"fatal", p.Fatal, &c.fatal}, {"billing", p.Billing, &c.billing}, {"transient", p.Transient, &c.transient}, {"startup", p.Startup, &c.startup}} {
 		for _, s := range kind.in {
 			re, err := regexp.Compile(s)
 			if err != nil {
@@ -114,7 +154,9 @@ type Failure struct {
 
 // Classify judges a failed attempt, in this order: cancelled or out of
 // budget is fatal; a billing pattern in stderr or stdout is billing; exit
-// codes 126 and 127 and the policy's fatal patterns are fatal; exit 75,
+// codes 126 and 127, the policy's fatal patterns and the runtime's (both
+// in stderr only: an agent's transcript on stdout may quote an error it
+// recovered from) are fatal; exit 75,
 // the policy's transient patterns and the runtime's are transient; a
 // startup pattern before the task reported anything is startup; anything
 // else (a mid-run disconnect included) needs diagnosis. A retry policy
@@ -137,7 +179,7 @@ func (c *Classifier) Classify(f Failure) (sdk.FailureClass, error) {
 	if f.Policy != nil {
 		fatal, transient = f.Policy.FatalPatterns, f.Policy.TransientPatterns
 	}
-	if ok, err := matchAny(fatal, f.Stderr); err != nil || ok {
+	if ok, err := matchAny(fatal, f.Stderr); err != nil || ok || matchCompiled(p.fatal, f.Stderr) {
 		return sdk.FailureFatal, err
 	}
 	if f.ExitCode == exitTempFail {

@@ -150,7 +150,7 @@ func (r *Runner) diagnose(ctx context.Context, task *sdk.Task, a *attempt, in en
 		d.Action = "stopped: no retry without a valid diagnosis"
 	case d.Recommendation == sdk.RecommendRetry && !started.InPlaceRetried:
 		d.Action = "retried in place (the node's one in-place retry of this run)"
-		r.retry(started, a.n, in.Error, in.Class, true, &d)
+		r.retry(started, in.Error, engine.RequeueInput{Attempt: a.n, Class: in.Class, InPlace: true, Diagnosis: &d})
 		return
 	case d.Recommendation == sdk.RecommendRetry:
 		d.Action = "stopped: the node already had its one in-place retry of this run"

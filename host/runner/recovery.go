@@ -35,7 +35,7 @@ func (r *Runner) afterFailure(ctx context.Context, task *sdk.Task, a *attempt, i
 		in.Error += " (billing failure: not retried nor diagnosed; its chain is marked billing-exhausted)"
 	case sdk.FailureStartup:
 		if !task.InPlaceRetried {
-			r.retry(task, a.n, in.Error, in.Class, true, nil)
+			r.retry(task, in.Error, engine.RequeueInput{Attempt: a.n, Class: in.Class, InPlace: true})
 			return
 		}
 		in.Error += " (startup failure: its one in-place retry of this run is used)"
@@ -45,12 +45,12 @@ func (r *Runner) afterFailure(ctx context.Context, task *sdk.Task, a *attempt, i
 			return
 		}
 		if shouldRetry(task.Spec.Retry, a.n, in.Class) {
-			r.retry(task, a.n, in.Error, in.Class, false, nil)
+			r.retry(task, in.Error, engine.RequeueInput{Attempt: a.n, Class: in.Class})
 			return
 		}
 	case sdk.FailureTransient:
 		if shouldRetry(task.Spec.Retry, a.n, in.Class) {
-			r.retry(task, a.n, in.Error, in.Class, false, nil)
+			r.retryAfterNetwork(ctx, task, a, in)
 			return
 		}
 	}

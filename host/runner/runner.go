@@ -59,6 +59,9 @@ type Config struct {
 	// Observer hears of task starts and ends (metrics). If nil, nothing
 	// does.
 	Observer Observer
+	// Probe says how the network is checked before a retry after a
+	// transient failure (see ProbeConfig).
+	Probe ProbeConfig
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -88,6 +91,7 @@ func (c Config) WithDefaults() Config {
 		c.Observer = noObserver{}
 	}
 	c.Diagnoser = c.Diagnoser.WithDefaults()
+	c.Probe = c.Probe.WithDefaults()
 	return c
 }
 
@@ -100,6 +104,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("runner config: MaxRunning must be at least 1 (got %d)", c.MaxRunning)
 	case c.Poll < 0 || c.Grace < 0:
 		return errors.New("runner config: Poll and Grace must not be negative")
+	}
+	if err := c.Probe.Validate(); err != nil {
+		return fmt.Errorf("runner config: %w", err)
 	}
 	return c.Diagnoser.Validate()
 }
@@ -150,6 +157,9 @@ type Runner struct {
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
+	// once marks a runner that settles what ended and follows nothing
+	// (Reconcile, Preview): it never waits for the network.
+	once bool
 
 	// classes classifies failed attempts.
 	classes *Classifier
@@ -397,6 +407,7 @@ func (r *Runner) specFor(task *sdk.Task) shim.Spec {
 		Argv: s.Argv, Shell: s.Shell, Env: s.Env, Cwd: s.Cwd, StdinPath: s.Stdin,
 		ProgressPath: r.progressPath(task.ID),
 		Timeout:      s.Timeout, NoProgress: s.NoProgressBudget, Grace: sdk.Duration(r.cfg.Grace),
+		KeepOnNoProgress: s.OnNoProgress == sdk.NoProgressKeep,
 	}
 	if s.MaxBudget > 0 {
 		spec.Deadline = task.StartedAt.Add(time.Duration(s.MaxBudget))

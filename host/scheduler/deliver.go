@@ -98,6 +98,43 @@ const (
 // and anything else is an error naming the command and status, with the
 // end of its stderr. Its stdout is discarded. An unknown Kind is an error.
 func Deliver(ctx context.Context, d Delivery, r Report, o DeliverOptions) error {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encoding the report of run %s: %w", r.RunID, err)
+	}
+	return Send(ctx, d, Message{
+		Event: r.Event, Key: r.RunID + "/" + r.Event, Body: body, Agent: "flowgate-cron",
+		Env: []string{
+			"FLOWGATE_CRON_EVENT=" + r.Event,
+			"FLOWGATE_CRON_JOB_ID=" + r.JobID,
+			"FLOWGATE_CRON_JOB_NAME=" + r.JobName,
+			"FLOWGATE_CRON_RUN_ID=" + r.RunID,
+			"FLOWGATE_CRON_STATUS=" + r.Status,
+		},
+	}, o)
+}
+
+// Message is one notification as Send delivers it.
+type Message struct {
+	// Event is sent as the X-Flowgate-Event header.
+	Event string
+	// Key is sent as the Idempotency-Key header: the same for every
+	// attempt of one notification, so a receiver can dedupe.
+	Key string
+	// Body is the JSON POSTed to a webhook or fed to a command's stdin.
+	Body []byte
+	// Agent is the User-Agent of a webhook request.
+	Agent string
+	// Env is added to a command's environment after DeliverOptions.Env,
+	// so it wins.
+	Env []string
+}
+
+// Send delivers m to d once, as Deliver does a report (see Deliver for
+// what counts as delivered and what an error says). It is how other
+// parts of the host (task finish notifications) share the scheduler's
+// delivery.
+func Send(ctx context.Context, d Delivery, m Message, o DeliverOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -108,15 +145,15 @@ func Deliver(ctx context.Context, d Delivery, r Report, o DeliverOptions) error 
 	case "", DeliveryNone:
 		return nil
 	case DeliveryWebhook:
-		return deliverWebhook(ctx, d.URL, r, o)
+		return deliverWebhook(ctx, d.URL, m, o)
 	case DeliveryCommand:
-		return deliverCommand(ctx, d.Command, r, o)
+		return deliverCommand(ctx, d.Command, m, o)
 	default:
 		return fmt.Errorf("delivery kind %q is unknown; use %q, %q or %q", d.Kind, DeliveryNone, DeliveryWebhook, DeliveryCommand)
 	}
 }
 
-func deliverWebhook(ctx context.Context, rawURL string, r Report, o DeliverOptions) error {
+func deliverWebhook(ctx context.Context, rawURL string, m Message, o DeliverOptions) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return fmt.Errorf("webhook URL %q is not an http or https URL", rawURL)
@@ -127,20 +164,16 @@ func deliverWebhook(ctx context.Context, rawURL string, r Report, o DeliverOptio
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("webhook URL %q is not an http or https URL", where)
 	}
-	body, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("webhook %s: encoding the report: %w", where, err)
-	}
 	actx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(m.Body))
 	if err != nil {
 		return fmt.Errorf("webhook %s: %w", where, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "flowgate-cron")
-	req.Header.Set("X-Flowgate-Event", r.Event)
-	req.Header.Set("Idempotency-Key", r.RunID+"/"+r.Event)
+	req.Header.Set("User-Agent", m.Agent)
+	req.Header.Set("X-Flowgate-Event", m.Event)
+	req.Header.Set("Idempotency-Key", m.Key)
 	client := o.Client
 	if client == nil {
 		client = &http.Client{Timeout: o.Timeout, CheckRedirect: webRedirectOnly}
@@ -225,27 +258,17 @@ func printable(b []byte) string {
 	return strings.TrimSpace(s)
 }
 
-func deliverCommand(ctx context.Context, command string, r Report, o DeliverOptions) error {
+func deliverCommand(ctx context.Context, command string, m Message, o DeliverOptions) error {
 	if strings.TrimSpace(command) == "" {
 		return errors.New("notify command is empty; give a command line")
-	}
-	body, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("notify command %q: encoding the report: %w", command, err)
 	}
 	actx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	stderr := &tailBuffer{max: deliverKeep}
 	cmd := exec.CommandContext(actx, "/bin/sh", "-c", command)
-	cmd.Stdin = bytes.NewReader(body)
+	cmd.Stdin = bytes.NewReader(m.Body)
 	cmd.Stderr = stderr
-	cmd.Env = append(append(os.Environ(), o.Env...),
-		"FLOWGATE_CRON_EVENT="+r.Event,
-		"FLOWGATE_CRON_JOB_ID="+r.JobID,
-		"FLOWGATE_CRON_JOB_NAME="+r.JobName,
-		"FLOWGATE_CRON_RUN_ID="+r.RunID,
-		"FLOWGATE_CRON_STATUS="+r.Status,
-	)
+	cmd.Env = append(append(os.Environ(), o.Env...), m.Env...)
 	// Its own process group, so a timeout kills what the command started
 	// too, not only the shell.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -256,7 +279,7 @@ func deliverCommand(ctx context.Context, command string, r Report, o DeliverOpti
 		return os.ErrProcessDone
 	}
 	cmd.WaitDelay = killGrace
-	err = cmd.Run()
+	err := cmd.Run()
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && actx.Err() == nil) {
 		// ErrWaitDelay alone means the command exited 0 but something it
 		// left running still holds stderr open; the delivery is done.

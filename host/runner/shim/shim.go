@@ -97,7 +97,7 @@ func run(dir string, spec Spec, sigs <-chan os.Signal) Status {
 	}
 	exit := newExitWatch(pid)
 	defer exit.close()
-	w := &watch{spec: spec, pid: pid, started: started, progress: progress, exit: exit}
+	w := &watch{spec: spec, pid: pid, started: started, progress: progress, exit: exit, dir: dir}
 	if err := WriteJSONAtomic(filepath.Join(dir, ChildFile), w.identity()); err != nil {
 		// Without child.json nobody could find the child after the shim
 		// is gone: do not let it run.
@@ -134,6 +134,9 @@ type watch struct {
 	kill           <-chan time.Time // SIGKILL once the grace is over
 	progress       progressWatch
 	exit           exitWatch
+	// dir is the attempt directory; gaveUp says GiveUpFile is written.
+	dir    string
+	gaveUp bool
 }
 
 func (w *watch) identity() ProcInfo {
@@ -175,12 +178,28 @@ func (w *watch) loop(sigs <-chan os.Signal) {
 				w.spec.Deadline.Format(time.RFC3339)))
 		case now := <-tick.C:
 			if w.progress.limit > 0 && w.progress.stalled(now) {
-				w.stop(ReasonNoProgress, fmt.Sprintf("no progress for %s", w.progress.limit))
+				w.noProgress()
 			}
 		case <-w.kill:
 			_ = SignalGroup(w.pid, unix.SIGKILL)
 		}
 	}
+}
+
+// noProgress acts on a child whose no-progress budget ran out: it is
+// stopped or, with KeepOnNoProgress, left running and the give-up
+// recorded once in GiveUpFile.
+func (w *watch) noProgress() {
+	detail := fmt.Sprintf("no progress for %s", w.progress.limit)
+	if !w.spec.KeepOnNoProgress {
+		w.stop(ReasonNoProgress, detail)
+		return
+	}
+	if w.gaveUp {
+		return
+	}
+	path := filepath.Join(w.dir, GiveUpFile)
+	w.gaveUp = WriteJSONAtomic(path, GiveUp{Reason: ReasonNoProgress, Detail: detail, At: time.Now()}) == nil
 }
 
 // stop ends the child for reason: SIGTERM to its group (with SIGCONT, so

@@ -55,6 +55,9 @@ type Spec struct {
 	// attempt and then stopped growing for this long; zero means never.
 	// It needs ProgressPath.
 	NoProgress sdk.Duration `json:"no_progress,omitempty"`
+	// KeepOnNoProgress leaves the child running when NoProgress runs
+	// out: the shim writes GiveUpFile instead of stopping it.
+	KeepOnNoProgress bool `json:"keep_on_no_progress,omitempty"`
 	// Grace is how long a child gets between SIGTERM and SIGKILL; zero
 	// means DefaultGrace.
 	Grace sdk.Duration `json:"grace,omitempty"`

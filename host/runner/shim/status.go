@@ -68,3 +68,24 @@ func ReadStatus(path string) (Status, error) {
 	err := readJSON(path, &s)
 	return s, err
 }
+
+// GiveUpFile is written, once, in the attempt directory when the shim
+// gives up waiting for a child it leaves running (Spec.KeepOnNoProgress):
+// a GiveUp, which the gateway records as the task's interruption.
+const GiveUpFile = "giveup.json"
+
+// GiveUp is the content of GiveUpFile.
+type GiveUp struct {
+	// Reason is ReasonNoProgress.
+	Reason string    `json:"reason"`
+	Detail string    `json:"detail"`
+	At     time.Time `json:"at"`
+}
+
+// ReadGiveUp reads the give-up file at path; a missing file gives an
+// error that matches fs.ErrNotExist.
+func ReadGiveUp(path string) (GiveUp, error) {
+	var g GiveUp
+	err := readJSON(path, &g)
+	return g, err
+}

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// TestShowNotStartedYet: tasks show on a run whose child has recorded
+// nothing yet says so, and shows a give-up and the attempt log.
+func TestShowNotStartedYet(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	writeTask(&b, &sdk.Task{ID: "t1", Status: sdk.TaskRunning, Attempts: 1, Runtime: "agent", Spec: sdk.TaskSpec{Shell: "agent"}})
+	require.Contains(t, b.String(), "not started yet")
+	require.NotContains(t, b.String(), "failed")
+
+	b.Reset()
+	writeTask(&b, &sdk.Task{
+		ID: "t2", Status: sdk.TaskSucceeded, PID: 42, Attempts: 2, Spec: sdk.TaskSpec{Shell: "agent", OnFinish: &sdk.FinishNotify{Webhook: "https://u:secret@example.com/hook"}},
+		Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
+		AttemptLog:  []sdk.AttemptRecord{{Attempt: 1, Class: sdk.FailureTransient, Offline: sdk.Duration(time.Second)}, {Attempt: 2, Resumed: true}},
+	})
+	out := b.String()
+	require.NotContains(t, out, "not started yet")
+	require.Contains(t, out, "no-progress at")
+	require.Contains(t, out, "child still running")
+	require.Contains(t, out, "failed: transient, offline 1s")
+	require.Contains(t, out, "resumed after a network check")
+	require.NotContains(t, out, "secret")
+}

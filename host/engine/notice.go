@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The notice outbox. A task whose spec asks for finish notifications
+// (sdk.TaskSpec.OnFinish) gets one notice when it is interrupted
+// (sdk.NoticeInterrupted) and one when it ends (its terminal status, or
+// sdk.NoticeAborted for a cancel), written under "notice/<task>/<status>"
+// in the transaction that records the change. A deliverer (host/notify) sends what is due
+// and marks it delivered, which deletes it; a crash between the two sends
+// it again, with the same key, so delivery is at least once and a
+// receiver dedupes on (task, status).
+const noticePrefix = "notice/"
+
+// Notice is one queued finish notification.
+type Notice struct {
+	// Key names the notice: "<task id>/<status>". It is the idempotency
+	// key a receiver dedupes on.
+	Key    string            `json:"key"`
+	TaskID string            `json:"task_id"`
+	Status string            `json:"status"`
+	To     *sdk.FinishNotify `json:"to"`
+	// Task is the task's record as of Status.
+	Task json.RawMessage `json:"task"`
+	// Attempts counts failed deliveries; NextAt is when the next is due.
+	Attempts  int       `json:"attempts,omitempty"`
+	NextAt    time.Time `json:"next_at"`
+	LastError string    `json:"last_error,omitempty"`
+	QueuedAt  time.Time `json:"queued_at"`
+}
+
+// noticeStatus is the status a write from old to task reports, if any:
+// the task's interruption or its end.
+func noticeStatus(old, task *sdk.Task) string {
+	switch {
+	case task.Spec.OnFinish == nil || old == nil:
+		return ""
+	case task.Status.Terminal() && old.Status != task.Status:
+		if task.Status == sdk.TaskCancelled {
+			return sdk.NoticeAborted
+		}
+		return string(task.Status)
+	case task.Interrupted != nil && old.Interrupted == nil:
+		return sdk.NoticeInterrupted
+	}
+	return ""
+}
+
+// queueNotice queues the finish notice of task when this write from old
+// interrupts or ends it and its spec asks for notices. b is the task's
+// record as saved. A notice already queued for that status is kept: one
+// per (task, status).
+func (t *txn) queueNotice(old, task *sdk.Task, b []byte) error {
+	status := noticeStatus(old, task)
+	if status == "" {
+		return nil
+	}
+	key := noticePrefix + task.ID + "/" + status
+	if _, err := t.tx.Get(key); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrKeyNotFound) {
+		return err
+	}
+	n := Notice{
+		Key: task.ID + "/" + status, TaskID: task.ID, Status: status, To: task.Spec.OnFinish,
+		Task: b, NextAt: t.now, QueuedAt: t.now,
+	}
+	if len(b) > store.MaxValueSize-16<<10 {
+		n.Task, _ = json.Marshal(map[string]any{"id": task.ID, "status": task.Status, "note": "the record is too large to carry; read it with tasks show"})
+	}
+	t.notify(NoticeQueued, task.ID)
+	return t.put(key, n)
+}
+
+// DueNotices returns up to limit queued notices whose NextAt is not after
+// now, the oldest queued first, a task's interruption before its end.
+func (e *Engine) DueNotices(now time.Time, limit int) ([]Notice, error) {
+	var out []Notice
+	err := e.view(func(tx store.ReadTx) error {
+		out = nil
+		var bad error
+		err := tx.Scan(noticePrefix, store.ScanOptions{}, func(it store.Item) bool {
+			var n Notice
+			if err := json.Unmarshal(it.Value, &n); err != nil {
+				bad = fmt.Errorf("read notice %s: %w", it.Key, err)
+				return false
+			}
+			if !n.NextAt.After(now) {
+				out = append(out, n)
+			}
+			return len(out) < limit
+		})
+		return errors.Join(err, bad)
+	})
+	slices.SortStableFunc(out, func(a, b Notice) int {
+		if c := a.QueuedAt.Compare(b.QueuedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(noticeRank(a), noticeRank(b))
+	})
+	return out, err
+}
+
+// NoticeDelivered removes a delivered notice. A notice already removed is
+// not an error.
+func (e *Engine) NoticeDelivered(key string) error {
+	return e.write(func(t *txn) error { return t.del(noticePrefix + key) })
+}
+
+// NoticeFailed records a failed delivery of notice key and when to try
+// again. A notice already removed is not an error.
+func (e *Engine) NoticeFailed(key, why string, next time.Time) error {
+	return e.write(func(t *txn) error {
+		it, err := t.tx.Get(noticePrefix + key)
+		if errors.Is(err, store.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var n Notice
+		if err := json.Unmarshal(it.Value, &n); err != nil {
+			return fmt.Errorf("read notice %s: %w", key, err)
+		}
+		n.Attempts++
+		n.LastError, n.NextAt = strings.ToValidUTF8(why[:min(len(why), 1024)], ""), next
+		return t.put(noticePrefix+key, n)
+	})
+}
+
+// noticeRank orders notices queued at the same instant: an interruption
+// before an end.
+func noticeRank(n Notice) int {
+	if n.Status == sdk.NoticeInterrupted {
+		return 0
+	}
+	return 1
+}
+
+// InterruptTask records that flowgate gave up waiting for attempt n of
+// running task id (see sdk.Interruption), and queues its interrupted
+// notice. A task already interrupted is returned unchanged; one that is
+// not running that attempt is refused as a stale report.
+func (e *Engine) InterruptTask(id string, n int, in sdk.Interruption) (*sdk.Task, error) {
+	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+		if err := runningAttempt(task, n); err != nil || task.Interrupted != nil {
+			return err
+		}
+		in.At = t.now
+		task.Interrupted = &in
+		return nil
+	})
+}

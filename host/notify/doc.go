@@ -1,0 +1,22 @@
+// Package notify delivers task finish notifications: the notices the
+// engine queues (engine.Notice) when a task whose spec asks for them
+// (sdk.TaskSpec.OnFinish) is interrupted or ends.
+//
+// # Delivery
+//
+// A Notifier sends every due notice to its command or webhook, through
+// the scheduler's delivery (scheduler.Send: a command gets the notice as
+// JSON on stdin, a webhook gets it POSTed), and then asks the engine to
+// remove it. A gateway that dies between the two sends it again after
+// its restart, with the same idempotency key ("<task>/<status>", in the
+// Idempotency-Key header and FLOWGATE_NOTICE_KEY), so delivery is at
+// least once and a receiver dedupes on the key. A failed delivery is
+// tried again after a backoff that grows to 5 minutes, for as long as
+// the notice is queued.
+//
+// # Lifecycle
+//
+// Start runs the delivery loop until Stop; Wake makes it look at once
+// (wire it to engine.NoticeQueued changes). DeliverOnce sends what is due
+// once, for tests.
+package notify

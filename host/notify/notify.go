@@ -1,0 +1,170 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/lifecycle"
+	"github.com/flowgate/flowgate/host/scheduler"
+)
+
+// EventTaskFinished is the event of every finish notification: the
+// X-Flowgate-Event header and the "event" field of the body.
+const EventTaskFinished = "task.finished"
+
+// Config tunes a Notifier. The zero value is ready to use.
+type Config struct {
+	// Tick is how often the loop looks for due notices besides Wake. If
+	// zero, 1s.
+	Tick time.Duration
+	// Timeout bounds one delivery. If zero, scheduler.DefaultDeliveryTimeout.
+	Timeout time.Duration
+	// Now is the clock; if nil, time.Now.
+	Now func() time.Time
+	// Logger receives the notifier's log lines; if nil, they are discarded.
+	Logger hclog.Logger
+}
+
+// WithDefaults returns a copy of c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.Tick == 0 {
+		c.Tick = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}
+
+// Notifier delivers queued finish notices (see the package doc).
+type Notifier struct {
+	eng  *engine.Engine
+	cfg  Config
+	wake chan struct{}
+	life lifecycle.Service
+}
+
+// New returns a stopped notifier over eng.
+func New(eng *engine.Engine, cfg Config) *Notifier {
+	return &Notifier{eng: eng, cfg: cfg.WithDefaults(), wake: make(chan struct{}, 1), life: lifecycle.Service{Name: "notifier"}}
+}
+
+// Start runs the delivery loop until Stop. Calling it on a started
+// notifier does nothing.
+func (n *Notifier) Start(ctx context.Context) error {
+	return n.life.Start(ctx, func(context.Context) error {
+		n.life.Go(n.loop)
+		return nil
+	})
+}
+
+// Stop stops the loop and waits for it, or for ctx. A delivery cut short
+// stays queued for the next start.
+func (n *Notifier) Stop(ctx context.Context) error { return n.life.Stop(ctx) }
+
+// Wake makes the loop look for due notices now. It never blocks.
+func (n *Notifier) Wake() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (n *Notifier) loop(ctx context.Context) {
+	t := time.NewTicker(n.cfg.Tick)
+	defer t.Stop()
+	for {
+		if err := n.DeliverOnce(ctx); err != nil && ctx.Err() == nil {
+			n.cfg.Logger.Warn("finish notices", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// batch bounds the notices one DeliverOnce sends.
+const batch = 64
+
+// DeliverOnce sends the due notices, one after the other in the order
+// they were queued, and records each outcome. It returns the errors of
+// the deliveries and of the records; a notice whose delivery failed
+// stays queued with its next try later.
+func (n *Notifier) DeliverOnce(ctx context.Context) error {
+	due, err := n.eng.DueNotices(n.cfg.Now(), batch)
+	if err != nil {
+		return fmt.Errorf("read the queued finish notices: %w", err)
+	}
+	var errs []error
+	for _, no := range due {
+		if ctx.Err() != nil {
+			break
+		}
+		errs = append(errs, n.deliver(ctx, no))
+	}
+	return errors.Join(errs...)
+}
+
+// message is the body of a finish notification.
+type message struct {
+	Event  string          `json:"event"`
+	Key    string          `json:"key"`
+	TaskID string          `json:"task_id"`
+	Status string          `json:"status"`
+	Task   json.RawMessage `json:"task"`
+}
+
+func (n *Notifier) deliver(ctx context.Context, no engine.Notice) error {
+	body, err := json.Marshal(message{Event: EventTaskFinished, Key: no.Key, TaskID: no.TaskID, Status: no.Status, Task: no.Task})
+	if err != nil {
+		return fmt.Errorf("encode the notice %s: %w", no.Key, err)
+	}
+	m := scheduler.Message{
+		Event: EventTaskFinished, Key: no.Key, Body: body, Agent: "flowgate-notify",
+		Env: []string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_TASK_ID=" + no.TaskID, "FLOWGATE_TASK_STATUS=" + no.Status},
+	}
+	var sendErr error
+	for _, d := range targets(no) {
+		sendErr = errors.Join(sendErr, scheduler.Send(ctx, d, m, scheduler.DeliverOptions{Timeout: n.cfg.Timeout}))
+	}
+	if ctx.Err() != nil {
+		return nil // stopping: the notice stays queued
+	}
+	if sendErr == nil {
+		n.cfg.Logger.Info("finish notice delivered", "task", no.TaskID, "status", no.Status)
+		return n.eng.NoticeDelivered(no.Key)
+	}
+	next := n.cfg.Now().Add(backoff(no.Attempts + 1))
+	n.cfg.Logger.Warn("finish notice not delivered; will retry", "task", no.TaskID, "status", no.Status, "attempt", no.Attempts+1, "next", next, "error", sendErr)
+	return errors.Join(sendErr, n.eng.NoticeFailed(no.Key, sendErr.Error(), next))
+}
+
+// targets are where notice no goes: its command, its webhook, or both.
+func targets(no engine.Notice) []scheduler.Delivery {
+	var out []scheduler.Delivery
+	if no.To.Command != "" {
+		out = append(out, scheduler.Delivery{Kind: scheduler.DeliveryCommand, Command: no.To.Command})
+	}
+	if no.To.Webhook != "" {
+		out = append(out, scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: no.To.Webhook})
+	}
+	return out
+}
+
+// backoff is the wait before try n+1 of a notice that failed n times:
+// 5s, doubled each time, at most 5 minutes.
+func backoff(n int) time.Duration {
+	return min(5*time.Second<<min(n-1, 10), 5*time.Minute)
+}
