@@ -52,6 +52,9 @@ type Task struct {
 	// Usage sums the usage the task reported on its progress channel
 	// across its attempts; nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`
+	// Session is the agent session the task continued or reported; nil
+	// when it has neither.
+	Session *TaskSession `json:"session,omitempty"`
 	// PID and PIDStartTime identify the task's process (the child); ShimPID
 	// and ShimStartTime the shim that supervises it. A pid alone is never
 	// trusted: the start time must match too.
@@ -134,6 +137,9 @@ type TaskSpec struct {
 	// fell silent this long; zero means none.
 	NoProgressBudget Duration     `json:"no_progress_budget,omitempty"`
 	Retry            *RetryPolicy `json:"retry,omitempty"`
+	// Session ties the task to a named session lineage in its Cwd; nil
+	// means the task keeps no session.
+	Session *SessionSpec `json:"session,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure
