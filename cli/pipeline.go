@@ -123,7 +123,8 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		argsJSON, mode, gateTimeout string
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
-		fromStep, source            string
+		fromStep, source, session   string
+		startOver                   bool
 		cf                          continueFlags
 	)
 	cmd := &cobra.Command{
@@ -144,7 +145,13 @@ With --from-step S --id FLOW, the finished flow FLOW (which ran FILE,
 unchanged) is rerun from step S: S and every step after it run again, the
 steps before it are reused. It is the operator's explicit "rerun from
 here", recorded as the chain's continuation (see tasks flow continue);
---reason says why.`,
+--reason says why.
+
+With --session NAME every command step belongs to the session lineage
+NAME of its working directory, as tasks run --session: a step whose agent
+reported a session id continues it next run (its resume_prompt when that
+run was interrupted; fresh: true steps never do). --new archives the
+lineage of the current directory first. See docs/agents.md.`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if (fromStep == "") != (source == "") {
@@ -186,8 +193,16 @@ here", recorded as the chain's continuation (see tasks flow continue);
 					return usageError{fmt.Errorf("--gate-timeout: %w", err)}
 				}
 			}
+			if err := pipelineSession(session, startOver); err != nil {
+				return err
+			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, timeout, b)
+				if startOver {
+					if err := e.startPipelineOver(ctx, c, session); err != nil {
+						return err
+					}
+				}
+				f, err := startPipeline(ctx, c, a[0], provided, wf.Name, session, timeout, b)
 				if err != nil {
 					return err
 				}
@@ -212,6 +227,8 @@ here", recorded as the chain's continuation (see tasks flow continue);
 	budget.add(cmd.Flags())
 	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
 	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
+	cmd.Flags().StringVar(&session, "session", "", "continue the agent session lineage NAME in each step's working directory")
+	cmd.Flags().BoolVar(&startOver, "new", false, "with --session, archive the lineage of the current directory and its notes first")
 	cmd.Flags().StringVar(&cf.reason, "reason", "rerun from a step (pipeline run --from-step)", "with --from-step: why the flow is rerun")
 	return cmd
 }

@@ -40,6 +40,7 @@ type Client interface {
 
 	Gatekeeper
 	Continuer
+	Sessioner
 	Cron
 	Storage
 	Auditor
