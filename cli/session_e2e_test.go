@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,6 +101,16 @@ func TestAgentSessionAcrossACrashACopyACheckAndNew(t *testing.T) {
 	require.Contains(t, errOut, "flowgate: waking session work in "+ws+" (wake 1): step main continues "+first+" after an interrupted run, context 1200 tokens")
 	call = agentCalls(t, ledger)[1]
 	require.Equal(t, agentCall{Prompt: "carry on where you stopped", Session: first, Resume: true, Reported: first, PID: call.PID}, call)
+	code, stdout, errOut = run(t, home, "tasks", "list", "--json")
+	require.Equal(t, 0, code, errOut)
+	var tasks struct{ Tasks []sdk.Task }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &tasks), stdout)
+	resumed := slices.IndexFunc(tasks.Tasks, func(t sdk.Task) bool { return t.Session != nil && t.Session.Resumed })
+	require.GreaterOrEqual(t, resumed, 0, stdout)
+	code, stdout, errOut = run(t, home, "tasks", "show", tasks.Tasks[resumed].ID)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `session:\s+`+first+` \(continued an interrupted run: resume prompt\)`, stdout)
+	require.Regexp(t, `wakeBanner:\s+flowgate: waking session work`, stdout)
 
 	// A run after a finished one continues too, with its own prompt,
 	// while the check finds the session.

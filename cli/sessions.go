@@ -224,3 +224,30 @@ func writeLineage(w io.Writer, l sdk.Lineage) {
 	row("steps", orNA(strings.Join(steps, "; ")))
 	tb.write(w)
 }
+
+// sessionRows adds the rows of tasks show about the task's agent session:
+// the lineage it belongs to, the session, and the wake banner (kept on
+// the task: it is this run's record of the wake).
+func sessionRows(row func(k, v string), t *sdk.Task) {
+	if ss := t.Spec.Session; ss != nil {
+		row("lineage", clean(ss.Name+" step "+ss.StepName()))
+	}
+	s := t.Session
+	if s == nil {
+		return
+	}
+	switch {
+	case s.Resumed && s.Interrupted:
+		row("session", clean(s.ID)+" (continued an interrupted run: resume prompt)")
+	case s.Resumed:
+		row("session", clean(s.ID)+" (continued)")
+	default:
+		row("session", orNA(clean(s.ID)))
+	}
+	if s.ContextTokens > 0 {
+		row("contextTokens", strconv.FormatInt(s.ContextTokens, 10))
+	}
+	if s.Banner != "" {
+		row("wakeBanner", clean(s.Banner))
+	}
+}

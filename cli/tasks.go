@@ -238,6 +238,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 		row("result", clean(t.Result.Summary))
 	}
 	recoveryRows(row, t)
+	sessionRows(row, t)
 	if t.ProgressErrors > 0 {
 		row("progressErrors", fmt.Sprintf("%d malformed progress lines skipped", t.ProgressErrors))
 	}
