@@ -49,6 +49,13 @@ func TestReportedSessionIsInTheLineageAtOnce(t *testing.T) {
 	require.Equal(t, task.ID, l.Steps["main"].TaskID)
 	require.Equal(t, "/ws", l.Workspace)
 	require.Equal(t, "1:2", l.WorkspaceID)
+
+	// The task's next attempt (a retry) continues its own session with
+	// the resume prompt.
+	task, err = eng.BeginSession(task.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: "s-1"})
+	require.NoError(t, err)
+	require.True(t, task.Session.Resumed)
+	require.True(t, task.Session.Interrupted)
 }
 
 func TestBeginSessionContinuesOnlyTheSameWorkspace(t *testing.T) {

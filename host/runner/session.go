@@ -16,8 +16,9 @@ import (
 )
 
 // sessionCheckTimeout bounds one run of a session's Check command; one
-// that takes longer counts as "gone".
-const sessionCheckTimeout = 30 * time.Second
+// that takes longer counts as "gone". The check runs as the attempt
+// launches, holding up the launches after it, so it must be quick.
+const sessionCheckTimeout = 10 * time.Second
 
 // beginSession decides whether the attempt now starting continues its
 // step's session, and records it (see engine.BeginSession). A session is
