@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -157,6 +158,12 @@ lineage of the current directory first. See docs/agents.md.`,
 			if (fromStep == "") != (source == "") {
 				return usageError{fmt.Errorf("--from-step and --id go together: the step to rerun from and the finished flow to rerun")}
 			}
+			if err := pipelineSession(session, startOver); err != nil {
+				return err
+			}
+			if fromStep != "" && session != "" {
+				return usageError{errors.New("--session applies to new runs, not to --from-step reruns; run the workflow with --session instead")}
+			}
 			if fromStep != "" {
 				return e.continuePipeline(cmd, source, mode, &cf, rerunFrom{file: a[0], step: fromStep})
 			}
@@ -192,9 +199,6 @@ lineage of the current directory first. See docs/agents.md.`,
 				if timeout, err = scheduler.ParseGateTimeout(gateTimeout); err != nil {
 					return usageError{fmt.Errorf("--gate-timeout: %w", err)}
 				}
-			}
-			if err := pipelineSession(session, startOver); err != nil {
-				return err
 			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
 				if startOver {

@@ -211,3 +211,36 @@ steps:
 	require.Equal(t, work1.Reported, ls[0].Steps["work"].SessionID)
 	require.Equal(t, judge2.Reported, ls[0].Steps["judge"].SessionID)
 }
+
+func TestSessionsCommandsAndBadFlags(t *testing.T) {
+	t.Parallel()
+	home, ws := shortHome(t), t.TempDir()
+	code, stdout, errOut := run(t, home, "sessions", "list")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "Sessions: 0\n", stdout)
+	code, _, errOut = run(t, home, "sessions", "show", "nope")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "session nope has no lineage; list them with flowgate sessions list")
+	code, stdout, errOut = run(t, home, "sessions", "archive", "nope", "--workspace", ws)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "Session nope has no live lineage in "+ws+"; its next run starts fresh.\n", stdout)
+
+	code, _, errOut = run(t, home, "tasks", "run", "--session", "work", "--cwd", ws, "--", "sh", "-c", `echo '{"session_id":"s-1"}' >> "$FLOWGATE_PROGRESS"`)
+	require.Equal(t, 0, code, errOut)
+	code, stdout, errOut = run(t, home, "sessions", "list")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `(?m)^work\s+0\s+1\s+\S+\s+live\s+`+ws+`$`, stdout)
+
+	for _, tc := range []struct{ args, want string }{
+		{"tasks run --session a/b -- true", `session "a/b" is not a name`},
+		{"tasks run --new -- true", "--new needs --session NAME"},
+		{"tasks run --resume-prompt go -- true", "--resume-prompt needs --session NAME"},
+		{"pipeline run x.lobster --new", "--new needs --session NAME"},
+		{"pipeline run x.lobster --session w --from-step a --id f", "--session applies to new runs"},
+		{"sessions show ../x", `session "../x" is not a name`},
+	} {
+		code, _, errOut := run(t, home, strings.Fields(tc.args)...)
+		require.Equal(t, 2, code, tc.args+": "+errOut)
+		require.Contains(t, errOut, tc.want, tc.args)
+	}
+}
