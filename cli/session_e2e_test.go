@@ -177,7 +177,7 @@ func TestPipelineSessionResumePromptAndFresh(t *testing.T) {
 	home, dir := shortHome(t), t.TempDir()
 	ledger, store := filepath.Join(dir, "ledger"), filepath.Join(dir, "store")
 	file := filepath.Join(dir, "agent.lobster")
-	env := "env:\n  AGENT: " + os.Args[0] + "\n  LEDGER: " + ledger + "\n  STORE: " + store + "\n"
+	env := "cwd: " + dir + "\nenv:\n  AGENT: " + os.Args[0] + "\n  LEDGER: " + ledger + "\n  STORE: " + store + "\n"
 	require.NoError(t, os.WriteFile(file, []byte(env+`args:
   mode: {default: done}
 steps:
@@ -196,6 +196,7 @@ steps:
 	require.Equal(t, 1, code, stdout+errOut)
 	code, stdout, errOut = run(t, home, wf("done")...)
 	require.Equal(t, 0, code, stdout+errOut)
+	require.Contains(t, errOut, "flowgate: waking session work in "+dir+" (wake 1): step work continues ")
 
 	calls := agentCalls(t, ledger)
 	require.Len(t, calls, 4)
