@@ -124,8 +124,8 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		argsJSON, mode, gateTimeout string
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
-		fromStep, source, session   string
-		startOver                   bool
+		fromStep, source            string
+		session                     pipelineSessionFlags
 		cf                          continueFlags
 	)
 	cmd := &cobra.Command{
@@ -151,17 +151,18 @@ here", recorded as the chain's continuation (see tasks flow continue);
 With --session NAME every command step belongs to the session lineage
 NAME of its working directory, as tasks run --session: a step whose agent
 reported a session id continues it next run (its resume_prompt when that
-run was interrupted; fresh: true steps never do). --new archives the
-lineage of the current directory first. See docs/agents.md.`,
+run was interrupted; fresh: true steps never do), unless --session-check
+says the session is gone. --new archives the lineage of the current
+directory first. See docs/agents.md.`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if (fromStep == "") != (source == "") {
 				return usageError{fmt.Errorf("--from-step and --id go together: the step to rerun from and the finished flow to rerun")}
 			}
-			if err := pipelineSession(session, startOver); err != nil {
+			if err := session.validate(); err != nil {
 				return err
 			}
-			if fromStep != "" && session != "" {
+			if fromStep != "" && session.name != "" {
 				return usageError{errors.New("--session applies to new runs, not to --from-step reruns; run the workflow with --session instead")}
 			}
 			if fromStep != "" {
@@ -201,8 +202,8 @@ lineage of the current directory first. See docs/agents.md.`,
 				}
 			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-				if startOver {
-					if err := e.startPipelineOver(ctx, c, session); err != nil {
+				if session.startOver {
+					if err := e.startPipelineOver(ctx, c, session.name); err != nil {
 						return err
 					}
 				}
@@ -231,8 +232,7 @@ lineage of the current directory first. See docs/agents.md.`,
 	budget.add(cmd.Flags())
 	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
 	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
-	cmd.Flags().StringVar(&session, "session", "", "continue the agent session lineage NAME in each step's working directory")
-	cmd.Flags().BoolVar(&startOver, "new", false, "with --session, archive the lineage of the current directory and its notes first")
+	session.add(cmd.Flags())
 	cmd.Flags().StringVar(&cf.reason, "reason", "rerun from a step (pipeline run --from-step)", "with --from-step: why the flow is rerun")
 	return cmd
 }

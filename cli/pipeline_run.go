@@ -39,9 +39,8 @@ type envelopeError struct {
 
 // startPipeline creates the managed flow that runs file with args; a gate
 // left unanswered for gateTimeout (zero: for ever) is denied as
-// gate-expired. A non-empty session names the lineage its command steps
-// belong to.
-func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name, session string, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
+// gate-expired. s names the lineage its command steps belong to, if any.
+func startPipeline(ctx context.Context, c api.Client, file string, args map[string]any, name string, s pipelineSessionFlags, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
@@ -56,7 +55,7 @@ func startPipeline(ctx context.Context, c api.Client, file string, args map[stri
 			return nil, err
 		}
 	}
-	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd, GateTimeoutMs: gateTimeout.Milliseconds(), Session: session}.State()
+	state, err := flows.Invocation{File: abs, Args: raw, Cwd: cwd, GateTimeoutMs: gateTimeout.Milliseconds(), Session: s.name, SessionCheck: s.check}.State()
 	if err != nil {
 		return nil, err
 	}

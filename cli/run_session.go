@@ -63,15 +63,31 @@ func (e *env) archiveAnnounced(ctx context.Context, c api.Client, name, workspac
 	return err
 }
 
-// pipelineSession checks pipeline run's --session and --new.
-func pipelineSession(name string, startOver bool) error {
-	if name == "" {
-		if startOver {
-			return usageError{errors.New("--new needs --session NAME: it archives that session's lineage")}
-		}
-		return nil
+// pipelineSessionFlags are the --session flags of pipeline run.
+type pipelineSessionFlags struct {
+	name, check string
+	startOver   bool // --new
+}
+
+func (f *pipelineSessionFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&f.name, "session", "", "continue the agent session lineage NAME in each step's working directory")
+	fl.StringVar(&f.check, "session-check", "", "with --session, a shell command asked whether a step's session still exists (exit 0: alive; FLOWGATE_SESSION_ID set)")
+	fl.BoolVar(&f.startOver, "new", false, "with --session, archive the lineage of the current directory and its notes first")
+}
+
+// validate refuses --new or --session-check without --session, and a name
+// no session can have.
+func (f *pipelineSessionFlags) validate() error {
+	if f.name != "" {
+		return checkSessionName(f.name)
 	}
-	return checkSessionName(name)
+	if f.startOver {
+		return usageError{errors.New("--new needs --session NAME: it archives that session's lineage")}
+	}
+	if f.check != "" {
+		return usageError{errors.New("--session-check needs --session NAME")}
+	}
+	return nil
 }
 
 // startPipelineOver archives session name's lineage in the current

@@ -211,6 +211,23 @@ steps:
 	require.Equal(t, 1, ls[0].Wakes)
 	require.Equal(t, work1.Reported, ls[0].Steps["work"].SessionID)
 	require.Equal(t, judge2.Reported, ls[0].Steps["judge"].SessionID)
+
+	// The check sees the step's environment: a session it finds is
+	// continued (with no resume prompt: the last run succeeded), one it
+	// does not find starts afresh.
+	check := []string{"--session-check", `test -e "$STORE/$FLOWGATE_SESSION_ID"`}
+	code, stdout, errOut = run(t, home, append(wf("done"), check...)...)
+	require.Equal(t, 0, code, stdout+errOut)
+	calls = agentCalls(t, ledger)
+	require.Len(t, calls, 6)
+	require.Equal(t, agentCall{Session: work1.Reported, Resume: true, Reported: work1.Reported, PID: calls[5].PID}, calls[5])
+	require.NoError(t, os.Remove(filepath.Join(store, work1.Reported)))
+	code, stdout, errOut = run(t, home, append(wf("done"), check...)...)
+	require.Equal(t, 0, code, stdout+errOut)
+	require.NotContains(t, errOut, "waking")
+	calls = agentCalls(t, ledger)
+	require.Len(t, calls, 8)
+	require.False(t, calls[7].Resume)
 }
 
 func TestSessionsCommandsAndBadFlags(t *testing.T) {
@@ -237,6 +254,7 @@ func TestSessionsCommandsAndBadFlags(t *testing.T) {
 		{"tasks run --new -- true", "--new needs --session NAME"},
 		{"tasks run --resume-prompt go -- true", "--resume-prompt needs --session NAME"},
 		{"pipeline run x.lobster --new", "--new needs --session NAME"},
+		{"pipeline run x.lobster --session-check true", "--session-check needs --session NAME"},
 		{"pipeline run x.lobster --session w --from-step a --id f", "--session applies to new runs"},
 		{"sessions show ../x", `session "../x" is not a name`},
 	} {

@@ -25,9 +25,10 @@ type SessionSpec struct {
 	// judges): it never continues one.
 	Fresh bool `json:"fresh,omitempty"`
 	// Check is a shell command asked whether the session still exists
-	// before it is continued (FLOWGATE_SESSION_ID in its environment, run
-	// in the workspace): exit 0 means alive, anything else means gone, and
-	// the task starts fresh. Empty means every recorded session is alive.
+	// before it is continued (run in the workspace with the task's Env and
+	// FLOWGATE_SESSION_ID): exit 0 means alive, anything else (or taking
+	// over 10 s) means gone, and the task starts fresh. Empty means every
+	// recorded session is alive.
 	Check string `json:"check,omitempty"`
 }
 

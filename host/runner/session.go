@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -30,7 +31,7 @@ func (r *Runner) beginSession(ctx context.Context, task *sdk.Task) (*sdk.Task, e
 	ss := task.Spec.Session
 	in := engine.SessionStart{WorkspaceID: workspaceID(task.Spec.Cwd)}
 	if l, err := r.eng.Lineage(ss.Name, task.Spec.Cwd); err == nil && l != nil && !ss.Fresh && l.WorkspaceID == in.WorkspaceID {
-		if id := l.Steps[ss.StepName()].SessionID; id != "" && r.sessionAlive(ctx, ss, task.Spec.Cwd, id) {
+		if id := l.Steps[ss.StepName()].SessionID; id != "" && r.sessionAlive(ctx, task, id) {
 			in.Resume = id
 		}
 	}
@@ -59,17 +60,24 @@ func workspaceID(path string) string {
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
 }
 
-// sessionAlive runs ss.Check, when set, to ask whether session id still
-// exists: exit status 0 says it does.
-func (r *Runner) sessionAlive(ctx context.Context, ss *sdk.SessionSpec, cwd, id string) bool {
+// sessionAlive runs the task's session Check, when set, to ask whether
+// session id still exists: exit status 0 says it does. The check runs in
+// the workspace with BaseEnv, the task's Env (not its held secrets),
+// FLOWGATE_SESSION and FLOWGATE_SESSION_ID.
+func (r *Runner) sessionAlive(ctx context.Context, task *sdk.Task, id string) bool {
+	ss := task.Spec.Session
 	if ss.Check == "" {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(ctx, sessionCheckTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", ss.Check)
-	cmd.Dir = cwd
-	cmd.Env = append(BaseEnv(os.Environ()), "FLOWGATE_SESSION="+ss.Name, "FLOWGATE_SESSION_ID="+id)
+	cmd.Dir = task.Spec.Cwd
+	cmd.Env = BaseEnv(os.Environ())
+	for _, k := range slices.Sorted(maps.Keys(task.Spec.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+task.Spec.Env[k])
+	}
+	cmd.Env = append(cmd.Env, "FLOWGATE_SESSION="+ss.Name, "FLOWGATE_SESSION_ID="+id)
 	err := cmd.Run()
 	if err != nil {
 		r.log.Info("session check says the session is gone; starting fresh", "session", ss.Name, "session_id", id, "error", err)
