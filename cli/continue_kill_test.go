@@ -3,13 +3,10 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -36,25 +33,7 @@ func TestGatewayKilledAfterAcceptingAContinuation(t *testing.T) {
 
 	config := filepath.Join(dir, "gateway.yaml")
 	require.NoError(t, os.WriteFile(config, []byte("plugins:\n  - name: pipeline\n    path: /bin/false\n"), 0o600))
-	gw := exec.Command(os.Args[0], "gateway", "--home", home, "--config", config)
-	logs, err := os.Create(filepath.Join(dir, "gateway.log"))
-	require.NoError(t, err)
-	defer logs.Close()
-	gw.Stdout, gw.Stderr = logs, logs
-	require.NoError(t, gw.Start())
-	exited := make(chan struct{})
-	go func() {
-		gw.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		gw.Process.Kill()
-		<-exited
-	})
-	require.Eventually(t, func() bool {
-		code, stdout, _ := run(t, home, "gateway", "status", "--json")
-		return code == 0 && strings.Contains(stdout, `"running": true`)
-	}, 20*time.Second, 50*time.Millisecond, "the gateway process did not come up")
+	kill := gatewayProcess(t, home, dir, "--config", config)
 
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
 	code, stdout, errOut = run(t, home, "tasks", "flow", "continue", env.FlowID, "--expected-revision", strconv.FormatInt(src.Revision, 10), "--reason", "flag added", "--json")
@@ -63,8 +42,7 @@ func TestGatewayKilledAfterAcceptingAContinuation(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &accepted))
 	require.Equal(t, "queued", accepted.Flow.Status)
 
-	require.NoError(t, gw.Process.Signal(syscall.SIGKILL))
-	<-exited
+	kill()
 	b, err := os.ReadFile(ledger)
 	require.NoError(t, err)
 	require.Equal(t, []string{"one", "two", "three"}, strings.Fields(string(b)), "the killed gateway never started the continuation")

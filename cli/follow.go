@@ -24,6 +24,7 @@ type follower struct {
 	outOff, errOff int64
 	lastSeq        int64 // the last milestone shown
 	progress       string
+	banner         string // the wake banner shown
 	tty, bar       bool
 }
 
@@ -50,6 +51,11 @@ func (f *follower) pump(t *sdk.Task) {
 			fmt.Fprintf(f.stderr, "--- attempt %d of task %s ---\n", t.Attempts, t.ID)
 		}
 		f.attempt, f.outOff, f.errOff = t.Attempts, 0, 0
+	}
+	if s := t.Session; s != nil && s.Banner != "" && s.Banner != f.banner {
+		f.clearBar()
+		fmt.Fprintln(f.stderr, clean(s.Banner))
+		f.banner = s.Banner
 	}
 	f.copyOutput()
 	if p := progressLine(t.Progress); p != "" && p != f.progress {

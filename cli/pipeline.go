@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -124,6 +125,7 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
 		fromStep, source            string
+		session                     pipelineSessionFlags
 		cf                          continueFlags
 	)
 	cmd := &cobra.Command{
@@ -150,11 +152,24 @@ Instead of a file, a typed pipeline string runs the same way, as
 lobster run does: 'exec --json --shell "gh pr list --json number" | where
 number>10 | json'. The arguments are one pipeline string unless there is
 exactly one, without "|", naming a file that ends in .lobster, .yaml,
-.yml or .json; quote the string so that your shell passes its pipes.`,
+.yml or .json; quote the string so that your shell passes its pipes.
+
+With --session NAME every command step belongs to the session lineage
+NAME of its working directory, as tasks run --session: a step whose agent
+reported a session id continues it next run (its resume_prompt when that
+run was interrupted; fresh: true steps never do), unless --session-check
+says the session is gone. --new archives the lineage of the current
+directory first. See docs/agents.md.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if (fromStep == "") != (source == "") {
 				return usageError{fmt.Errorf("--from-step and --id go together: the step to rerun from and the finished flow to rerun")}
+			}
+			if err := session.validate(); err != nil {
+				return err
+			}
+			if fromStep != "" && session.name != "" {
+				return usageError{errors.New("--session applies to new runs, not to --from-step reruns; run the workflow with --session instead")}
 			}
 			if fromStep != "" {
 				return e.continuePipeline(cmd, source, mode, &cf, rerunFrom{file: a[0], step: fromStep})
@@ -190,6 +205,11 @@ exactly one, without "|", naming a file that ends in .lobster, .yaml,
 				return err
 			}
 			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+				if session.startOver {
+					if err := e.startPipelineOver(ctx, c, session.name); err != nil {
+						return err
+					}
+				}
 				abs, err := filepath.Abs(a[0])
 				if err != nil {
 					return err
@@ -198,7 +218,7 @@ exactly one, without "|", naming a file that ends in .lobster, .yaml,
 				if name == "" {
 					name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 				}
-				f, err := startPipeline(ctx, c, flows.Invocation{File: abs}, provided, name, timeout, b)
+				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, b)
 				if err != nil {
 					return err
 				}
@@ -215,6 +235,7 @@ exactly one, without "|", naming a file that ends in .lobster, .yaml,
 	budget.add(cmd.Flags())
 	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
 	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
+	session.add(cmd.Flags())
 	cmd.Flags().StringVar(&cf.reason, "reason", "rerun from a step (pipeline run --from-step)", "with --from-step: why the flow is rerun")
 	return cmd
 }

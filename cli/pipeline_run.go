@@ -59,15 +59,20 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 }
 
 // followPipeline waits until the flow ends or stops at a gate, printing
-// each step as it finishes, and returns the flow.
+// the wake banner of each step that continues a session and each step as
+// it finishes, and returns the flow.
 func (e *env) followPipeline(ctx context.Context, c api.Client, id string, quiet bool) (engine.FlowView, error) {
-	seen := map[string]bool{}
+	seen, woke := map[string]bool{}, map[string]bool{}
 	for {
 		v, err := c.ViewFlow(ctx, id)
 		if err != nil {
 			return v, err
 		}
 		for _, t := range v.Tasks {
+			if s := t.Session; s != nil && s.Banner != "" && !woke[t.ID] && !quiet {
+				woke[t.ID] = true
+				fmt.Fprintln(e.stderr, clean(s.Banner))
+			}
 			if t.Status.Terminal() && !seen[t.ID] && !quiet {
 				seen[t.ID] = true
 				fmt.Fprintf(e.stderr, "step %s: %s\n", clean(t.Title()), t.Status)

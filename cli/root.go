@@ -101,7 +101,7 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
-	root.AddCommand(newBackupCmd(e), newCheckCmd(e))
+	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e))
 	root.AddCommand(newBenchCmd(e), newVersionCmd(e))
 	// Cobra's "completion bash|zsh|fish|powershell", added now rather than
 	// at Execute so that it is part of the tree the refusal below covers.

@@ -40,6 +40,7 @@ type runOpts struct {
 	retries                                 int
 	asJSON                                  bool
 	budget                                  budgetFlags
+	session                                 sessionFlags
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -69,7 +70,15 @@ and the FLOWGATE_* variables of the gateway running it, then this command's
 whole environment with --inherit-env, then --env, then --secret-env. --env
 values are stored with the task (tasks show redacts them); --secret-env
 values (from this command's environment, or NAME=@FILE) reach the task
-only, held in the gateway's memory: never stored, never printed.`,
+only, held in the gateway's memory: never stored, never printed.
+
+With --session NAME the task belongs to the session's lineage in its
+working directory: when the agent reports its session id on the progress
+channel ({"session_id":"…"}), the next run continues that session
+(FLOWGATE_SESSION_ID, FLOWGATE_RESUME=1, and --resume-prompt as
+FLOWGATE_PROMPT when the last run was interrupted) and prints a wake
+banner. --new archives the lineage first; see flowgate sessions and
+docs/agents.md.`,
 		Args: func(cmd *cobra.Command, a []string) error {
 			if len(a) == 0 {
 				return usageError{errors.New("tasks run needs a command after --, e.g. flowgate tasks run -- make test")}
@@ -102,6 +111,7 @@ only, held in the gateway's memory: never stored, never printed.`,
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
 	fl.BoolVar(&o.asJSON, "json", false, "with --detach, print the task as JSON")
 	o.budget.add(fl)
+	o.session.add(fl)
 	return cmd
 }
 
@@ -173,6 +183,9 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 			spec.Retry.SafeToRepeat = true
 		}
 	}
+	if spec.Session, err = o.session.spec(); err != nil {
+		return in, err
+	}
 	if o.stdin != "" {
 		path, err := e.stdinFile(o.stdin, dir)
 		if err != nil {
@@ -232,6 +245,11 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		return err
 	}
 	defer l.close()
+	if o.session.fresh {
+		if err := e.startOver(ctx, l, in.Spec); err != nil {
+			return err
+		}
+	}
 	task, created, err := l.submit(ctx, in)
 	if err != nil {
 		return err

@@ -239,6 +239,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	}
 	recoveryRows(row, t)
 	agentRows(row, t)
+	sessionRows(row, t)
 	if t.ProgressErrors > 0 {
 		row("progressErrors", fmt.Sprintf("%d malformed progress lines skipped", t.ProgressErrors))
 	}

@@ -138,6 +138,7 @@ func (d *decoder) step(n *yaml.Node, key string) Step {
 	d.common(c, &s)
 
 	execs := d.execKeys(c, &s, true)
+	d.session(c, &s)
 	if v, ok := o.get("approval"); ok {
 		s.Approval = d.approval(c, v)
 	}

@@ -29,6 +29,14 @@ type Invocation struct {
 	// wait (Until), and the gateway denies the gate as gate-expired once it
 	// passes.
 	GateTimeoutMs int64 `json:"gate_timeout_ms,omitempty"`
+	// Session, if set, names the agent session lineage every command step
+	// of the run belongs to, one lineage step per workflow step (see
+	// Step.ResumePrompt and Step.Fresh); empty means no lineage.
+	Session string `json:"session,omitempty"`
+	// SessionCheck is the shell command asked whether a step's session
+	// still exists before it is continued (sdk.SessionSpec.Check); empty
+	// means every recorded session is alive.
+	SessionCheck string `json:"session_check,omitempty"`
 }
 
 // State returns the invocation as a flow's initial state.

@@ -86,6 +86,12 @@ type Step struct {
 	Env map[string]string
 	// Cwd overrides the workflow cwd; only ${arg} templates apply.
 	Cwd string
+	// ResumePrompt (resume_prompt) is the prompt a command step gets
+	// instead of its own when it continues an interrupted agent session;
+	// empty means none. Fresh (fresh: true) makes the step start a new
+	// session every time. Both matter only in a run with a session.
+	ResumePrompt string
+	Fresh        bool
 }
 
 // Kind names what the step executes, in the reference's priority order:

@@ -61,6 +61,9 @@ type Task struct {
 	// Usage sums the usage the task reported on its progress channel
 	// across its attempts; nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`
+	// Session is the agent session the task continued or reported; nil
+	// when it has neither.
+	Session *TaskSession `json:"session,omitempty"`
 	// PID and PIDStartTime identify the task's process (the child); ShimPID
 	// and ShimStartTime the shim that supervises it. A pid alone is never
 	// trusted: the start time must match too.
@@ -153,6 +156,9 @@ type TaskSpec struct {
 	OnNoProgress string `json:"on_no_progress,omitempty"`
 	// OnFinish, if set, is where the task's finish notifications go.
 	OnFinish *FinishNotify `json:"on_finish,omitempty"`
+	// Session ties the task to a named session lineage in its Cwd; nil
+	// means the task keeps no session.
+	Session *SessionSpec `json:"session,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure

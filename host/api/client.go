@@ -41,6 +41,7 @@ type Client interface {
 	Gatekeeper
 	Continuer
 	Historian
+	Sessioner
 	Cron
 	Storage
 	Auditor

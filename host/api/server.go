@@ -43,6 +43,8 @@ const maxRequestBody = 4 << 20
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
 //	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
+//	GET  /v1/sessions            Lineages     query: name archived=1                 [sdk.Lineage]
+//	POST /v1/sessions/archive    ArchiveLineage {name workspace}                     sdk.Lineage or null
 //	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
 //	                                          assignments controller}                (201 when created)
 //	GET  /v1/flows/{id}/history  History      query: after limit                     engine.HistoryPage
@@ -151,6 +153,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/flows/{id}/continue", s.continueFlow)
 	s.handle("GET /v1/flows/{id}/history", s.history)
 	s.mux.HandleFunc("GET /v1/flows/{id}/history/stream", s.historyStream)
+	s.handle("GET /v1/sessions", s.lineages)
+	s.handle("POST /v1/sessions/archive", s.archiveLineage)
 	s.handle("GET /v1/gates", s.openGates)
 	s.handle("POST /v1/gates/decide", s.decideGate)
 	s.handle("GET /v1/cron/jobs", s.listJobs)

@@ -79,6 +79,17 @@
 // chain; PruneFlow deletes its record with its last run. docs/recovery.md
 // is the user's manual.
 //
+// # Session lineages
+//
+// A task whose spec has a Session belongs to the lineage of that session
+// name in its working directory, an sdk.Lineage under "lineage/" (archived
+// ones under "lineage-archive/"). RecordProgress writes a session id the
+// task reported into its lineage step in the same transaction as the
+// progress line; BeginSession decides, when an attempt starts, whether the
+// step continues its session, counting the wake and writing its banner;
+// ArchiveLineage moves a lineage aside and never deletes it. A lineage that
+// cannot be read is treated as absent. docs/agents.md is the user's manual.
+//
 // # Records of other parts
 //
 // A part of the host that keeps records the engine does not model (the

@@ -28,13 +28,27 @@ type ProgressInput struct {
 	Malformed int
 	// Usage sums the usage lines read; nil when there were none.
 	Usage *sdk.Usage
+	// Session is the agent session a line reported; nil when none did.
+	// The runner stops reading at such a line, so the id is recorded in
+	// a write of its own before any later line is acted on.
+	Session *SessionReport
+}
+
+// SessionReport is a progress line's {"session_id":…,"context_tokens":…}.
+type SessionReport struct {
+	// ID is the agent's session id; empty when the line gave only a
+	// context size.
+	ID string
+	// ContextTokens is the agent's context size; zero when not given.
+	ContextTokens int64
 }
 
 // RecordProgress stores what the runner read from the progress file of
 // task id, in one transaction with the new offset, so that after a crash
 // reading resumes exactly where it stopped: no milestone is lost or stored
 // twice. Each milestone gets the task's next sequence number and queues a
-// task.milestone event for a managed flow.
+// task.milestone event for a managed flow. A reported session is written
+// on the task and in its lineage step in the same transaction.
 func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) {
 	if in.To < in.From {
 		return nil, invalid("progress offsets go backwards (%d to %d)", in.From, in.To)
@@ -84,6 +98,11 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 		if in.Usage != nil {
 			task.Usage = task.Usage.Add(in.Usage)
 			if err := t.addChainUsage(f, in.Usage); err != nil {
+				return err
+			}
+		}
+		if in.Session != nil {
+			if err := t.recordSession(&task, in.Session); err != nil {
 				return err
 			}
 		}

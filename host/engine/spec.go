@@ -19,7 +19,8 @@ const MaxAttempts = 100
 // from the CLI, the HTTP API or a controller is held to the same rules:
 // exactly one of argv and shell, at most one of stdin and input, an
 // absolute working directory, environment names that are not empty and
-// hold no '=' or NUL, no negative duration, a retry policy of at most
+// hold no '=' or NUL, no negative duration, a session with a valid name
+// and step and a working directory (its workspace), a retry policy of at most
 // MaxAttempts attempts whose patterns compile, and a spec that fits a
 // task record. Errors wrap sdk.ErrInvalid and name the field.
 func ValidateSpec(s sdk.TaskSpec) error {
@@ -62,6 +63,9 @@ func ValidateSpec(s sdk.TaskSpec) error {
 	}
 	if s.OnNoProgress != "" && s.OnNoProgress != sdk.NoProgressStop && s.OnNoProgress != sdk.NoProgressKeep {
 		return invalid("on_no_progress %q is unknown: use %q or %q", s.OnNoProgress, sdk.NoProgressStop, sdk.NoProgressKeep)
+	}
+	if err := validateSession(s); err != nil {
+		return err
 	}
 	return checkSpecSize(s)
 }

@@ -28,6 +28,9 @@ type progressLine struct {
 	Data      json.RawMessage `json:"data"`
 	Milestone string          `json:"milestone"`
 	Usage     *usageLine      `json:"usage"`
+	// SessionID and ContextTokens report the agent's session.
+	SessionID     string `json:"session_id"`
+	ContextTokens *int64 `json:"context_tokens"`
 }
 
 // usageLine is the usage one line reports: the tokens and cost of the
@@ -67,7 +70,9 @@ func (l *usageLine) usage() (*sdk.Usage, bool) {
 // readProgress reads the complete lines of the progress file at path
 // from offset from, and returns what they say as an engine input. A file
 // that does not exist yet reads as nothing new. The latest snapshot wins;
-// milestones are all kept, in order; malformed lines are counted.
+// milestones are all kept, in order; malformed lines are counted. Reading
+// stops after a line that reports a session, so that the session is
+// recorded before the lines after it.
 func readProgress(path string, from int64) (engine.ProgressInput, error) {
 	in := engine.ProgressInput{From: from, To: from}
 	f, err := os.Open(path)
@@ -120,6 +125,9 @@ func readProgress(path string, from int64) (engine.ProgressInput, error) {
 		}
 		in.To += int64(len(line))
 		parseProgressLine(bytes.TrimSpace(line), &in)
+		if in.Session != nil {
+			return in, nil // recorded on its own, before any later line
+		}
 	}
 }
 
@@ -131,6 +139,19 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 	if err := json.Unmarshal(b, &l); err != nil || (l.Fraction != nil && !(*l.Fraction >= 0 && *l.Fraction <= 1)) {
 		in.Malformed++
 		return
+	}
+	if l.SessionID != "" || l.ContextTokens != nil {
+		if l.ContextTokens != nil && *l.ContextTokens < 0 {
+			in.Malformed++
+			return
+		}
+		in.Session = &engine.SessionReport{ID: strings.TrimSpace(l.SessionID)}
+		if l.ContextTokens != nil {
+			in.Session.ContextTokens = *l.ContextTokens
+		}
+		if l.Fraction == nil && l.Phase == "" && l.Message == "" && l.Data == nil && l.Milestone == "" && l.Usage == nil {
+			return // a session line only
+		}
 	}
 	if l.Usage != nil {
 		u, ok := l.Usage.usage()

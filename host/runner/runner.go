@@ -335,9 +335,20 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "chain-halted", fmt.Sprintf("attempt %d: not started: %s", n, haltReason(why, err)))
 		return
 	}
+	if task.Spec.Session != nil {
+		if task, err = r.beginSession(ctx, task); err != nil {
+			r.finishFailed(queued, n, "start-failed", fmt.Sprintf("attempt %d: record its session: %v", n, err))
+			return
+		}
+	}
 	dir := r.attemptDir(task.ID, n)
 	spec := r.specFor(task)
-	err = os.MkdirAll(dir, 0o700)
+	if task.Spec.Session != nil {
+		spec.Env, err = r.sessionEnv(task, spec.Env)
+	}
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
 	if err == nil {
 		err = createPrivate(spec.ProgressPath)
 	}

@@ -214,10 +214,12 @@ func TestRunEnvCarriesSessionAndIdentity(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page.Flows, 1)
 	var state struct {
-		Env map[string]string `json:"env"`
+		Env     map[string]string `json:"env"`
+		Session string            `json:"session"`
 	}
 	require.NoError(t, json.Unmarshal(page.Flows[0].State, &state))
 	require.Equal(t, "research", state.Env["FLOWGATE_SESSION"])
+	require.Equal(t, "research", state.Session, "the lineage its command steps belong to")
 	require.Equal(t, pipe.ID, state.Env["FLOWGATE_CRON_JOB_ID"])
 }
 

@@ -140,8 +140,12 @@ func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string, re
 		}
 		f.After = page.Next
 	}
+	lineage, _ := strings.CutPrefix(j.Session, "session:") // "isolated" keeps none
+	if lineage == SessionIsolated {
+		lineage = ""
+	}
 	state, err := flows.Invocation{File: j.Payload.Pipeline, Args: j.Payload.Args, Cwd: filepath.Dir(j.Payload.Pipeline), Env: env,
-		GateTimeoutMs: time.Duration(j.Payload.GateTimeout).Milliseconds()}.State()
+		GateTimeoutMs: time.Duration(j.Payload.GateTimeout).Milliseconds(), Session: lineage}.State()
 	if err != nil {
 		return nil, err
 	}

@@ -228,6 +228,9 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 	if err != nil {
 		return nil, stepError{err}
 	}
+	if r.st.Session != "" {
+		spec.Session = &sdk.SessionSpec{Name: r.st.Session, Step: id, ResumePrompt: s.ResumePrompt, Fresh: s.Fresh, Check: r.st.SessionCheck}
+	}
 	return nil, r.create(ctx, id, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: id, Spec: spec})
 }
 

@@ -26,6 +26,9 @@ type state struct {
 	// GateTimeoutMs is flows.Invocation.GateTimeoutMs: how long a gate
 	// may wait unanswered; zero is for ever.
 	GateTimeoutMs int64
+	// Session and SessionCheck are flows.Invocation's: the lineage the
+	// command steps belong to (empty for none) and its session check.
+	Session, SessionCheck string
 	// GateUntil is the deadline of each gate parked with a timeout, by
 	// step ("gate_until"), so that parking again keeps it.
 	GateUntil map[string]time.Time
@@ -45,7 +48,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
