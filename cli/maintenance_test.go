@@ -106,13 +106,15 @@ func TestGatewaySweepPrunesExpiredFlows(t *testing.T) {
 	fc.Retention.Flows = gateway.Duration(time.Millisecond)
 	fc.Maintenance.First = gateway.Duration(300 * time.Millisecond)
 	fc.Maintenance.Interval = gateway.Duration(time.Second)
+	// The task runs before the gateway starts (tasks run hosts its own),
+	// so the sweep cannot prune its flow while tasks run still reads it.
+	code, out, errOut := run(t, dir, "tasks", "run", "--", "true")
+	require.Equal(t, 0, code, out+errOut)
+
 	g, err := gateway.New(gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
 	require.NoError(t, err)
 	require.NoError(t, g.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
-
-	code, out, errOut := run(t, dir, "tasks", "run", "--", "true")
-	require.Equal(t, 0, code, out+errOut)
 	require.Eventually(t, func() bool {
 		page, err := g.Client().ListTasks(context.Background(), engine.TaskFilter{})
 		return err == nil && len(page.Tasks) == 0
