@@ -399,7 +399,7 @@ func TestASourceOutlivesItsContinuation(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.ErrorContains(t, err, "still reuses its results")
 
-	succ, err = eng.Finish(succ.ID, succ.Revision, engine.EndInput{})
+	_, err = eng.Finish(succ.ID, succ.Revision, engine.EndInput{})
 	require.NoError(t, err)
 	_, err = eng.PruneFlow(src.ID, later)
 	require.NoError(t, err, "the continuation ended: the source may go")
