@@ -35,7 +35,7 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 			tasks[i] = t
 			continue
 		}
-		spec, err := r.taskSpec(fr, fr.results, b.Run, b.Stdin, r.env(fr, s, fr.results, b.Env), r.cwd(fr, s.Cwd, b.Cwd), p.TimeoutMs, s.Retry)
+		spec, err := r.taskSpec(fr, fr.results, b.Run, b.Stdin, r.taskEnv(fr, s, fr.results, b.Env), r.cwd(fr, s.Cwd, b.Cwd), p.TimeoutMs, s.Retry)
 		if err != nil {
 			return nil, "", fmt.Errorf("parallel branch %s: %w", b.ID, err), nil
 		}
@@ -186,7 +186,7 @@ func (r *run) loopItem(fr *frame, s *flows.Step, item any, i int, pause bool) lo
 		key := taskKey(r.flow.ID, label, i)
 		t, ok := r.tasks[key]
 		if !ok {
-			spec, err := r.taskSpec(fr, scoped, sub.Run, sub.Stdin, r.env(fr, s, scoped, sub.Env), r.cwd(fr, s.Cwd, sub.Cwd), sub.TimeoutMs, sub.Retry)
+			spec, err := r.taskSpec(fr, scoped, sub.Run, sub.Stdin, r.taskEnv(fr, s, scoped, sub.Env), r.cwd(fr, s.Cwd, sub.Cwd), sub.TimeoutMs, sub.Retry)
 			if err != nil {
 				return fail("", err)
 			}

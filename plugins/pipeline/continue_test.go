@@ -82,3 +82,33 @@ func TestRerunFromAStepGivesRerunStepsTheirPriorOutput(t *testing.T) {
 		require.Equal(t, []string{"report", "notify"}, labels(h, succ.ID))
 	})
 }
+
+func TestRerunCompositeStepsGiveTheirTasksThePriorOutput(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "continue-composite.lobster", nil)
+		for range 3 {
+			task := c.runner.next(t, h, f.ID)
+			require.NotContains(t, task.Spec.Env, pipeline.PriorOutputEnv, "a first run has no prior output")
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+
+		succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "redo everything", FromStep: "fan"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"fan", "each", "nested"}, succ.Continuation.Rerun)
+		h.Drain(succ.ID)
+		prior := map[string]string{}
+		for range 3 {
+			task := c.runner.next(t, h, succ.ID)
+			prior[task.Label] = task.Spec.Env[pipeline.PriorOutputEnv]
+		}
+		require.Equal(t, map[string]string{
+			"fan/branch":   `{"branch":{"prior":"none"}}`,
+			"each/show[0]": `[{"index":0,"item":"x","show":"show prior=none\n"}]`,
+			"nested>inner": "inner prior=none\n",
+		}, prior, "each rerun node's tasks get the stdout the node printed in the source run")
+		require.Equal(t, sdk.FlowSucceeded, h.Flow(succ.ID).Status)
+	})
+}

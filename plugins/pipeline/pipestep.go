@@ -133,7 +133,7 @@ func (e *execStage) run(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	key := taskKey(r.flow.ID, fmt.Sprintf("%s/stage%d", id, call.Stage), 0)
 	t, ok := r.tasks[key]
 	if !ok {
-		spec.Env = r.env(fr, s, fr.results)
+		spec.Env = r.taskEnv(fr, s, fr.results)
 		spec.Cwd = r.cwd(fr, s.Cwd)
 		spec.Retry = retryPolicy(s.Retry)
 		if s.TimeoutMs > 0 {

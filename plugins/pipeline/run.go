@@ -220,11 +220,7 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 		}
 		return nil, r.save(ctx, id)
 	}
-	env := r.env(fr, s, fr.results)
-	if prior, ok := r.st.Prior[id]; ok {
-		env[PriorOutputEnv] = prior
-	}
-	spec, err := r.taskSpec(fr, fr.results, s.Run, s.Stdin, env, r.cwd(fr, s.Cwd), s.TimeoutMs, s.Retry)
+	spec, err := r.taskSpec(fr, fr.results, s.Run, s.Stdin, r.taskEnv(fr, s, fr.results), r.cwd(fr, s.Cwd), s.TimeoutMs, s.Retry)
 	if err != nil {
 		return nil, stepError{err}
 	}

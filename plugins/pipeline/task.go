@@ -61,6 +61,21 @@ func (r *run) env(fr *frame, s *flows.Step, results map[string]flows.StepResult,
 	return env
 }
 
+// taskEnv is the environment of a task that step s of frame fr creates
+// (see env). When a continuation reruns the top-level step the task belongs
+// to, it adds that step's prior output as PriorOutputEnv: a parallel
+// branch, a for_each sub-step, a sub-workflow's step or a pipeline stage
+// gets the stdout of the top-level step it is part of, as a run step gets
+// its own.
+func (r *run) taskEnv(fr *frame, s *flows.Step, results map[string]flows.StepResult, extra ...map[string]string) map[string]string {
+	env := r.env(fr, s, results, extra...)
+	node, _, _ := strings.Cut(fr.prefix+s.ID, ">")
+	if prior, ok := r.st.Prior[node]; ok {
+		env[PriorOutputEnv] = prior
+	}
+	return env
+}
+
 // cwd is the working directory of a step of frame fr: the last non-empty
 // of the workflow's cwd and cwds (${arg} templated), relative to the
 // caller's directory as in the reference (§3.1). With none it is the
