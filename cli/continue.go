@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,6 +156,9 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 			return err
 		}
 		v, err := c.ViewFlow(ctx, flowID)
+		if errors.Is(err, sdk.ErrNotFound) {
+			return fmt.Errorf("%w: %q is neither a flow id nor the approval id of an open gate; continue a failed pipeline with its flow id (an approval id works only while its gate is open): list flows with flowgate tasks flow list", sdk.ErrNotFound, ref)
+		}
 		if err != nil {
 			return err
 		}
