@@ -32,7 +32,9 @@ func newGatewayCmd(e *env) *cobra.Command {
 		Long: `Run the gateway in the foreground: it owns the store, runs queued tasks
 under supervising shims, reattaches to tasks left running by an earlier
 gateway, and serves the API on $FLOWGATE_HOME/gateway.sock for the other
-commands. SIGINT or SIGTERM stops it gracefully: running tasks keep running
+commands. Its config is --config FILE, else $FLOWGATE_HOME/gateway.yaml when
+it exists; a gateway a command hosts in-process reads the same file (all of
+it but the http listener). SIGINT or SIGTERM stops it gracefully: running tasks keep running
 and the next gateway picks them up.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,11 +42,9 @@ and the next gateway picks them up.`,
 			if err != nil {
 				return err
 			}
-			var fc gateway.FileConfig
-			if configPath != "" {
-				if fc, err = gateway.LoadConfig(configPath); err != nil {
-					return usageError{err}
-				}
+			fc, err := gateway.HomeConfig(dir, configPath)
+			if err != nil {
+				return usageError{err}
 			}
 			setHTTPFlags(cmd, &fc.HTTP, web)
 			if !cmd.Flags().Changed("log-level") && fc.LogLevel != "" {
@@ -61,7 +61,7 @@ and the next gateway picks them up.`,
 			return runGateway(cmd.Context(), g)
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "YAML gateway config file (limits, retention, log_level)")
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML gateway config file (limits, retention, log_level; default $FLOWGATE_HOME/gateway.yaml when it exists)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
 	cmd.Flags().StringVar(&web.Addr, "http", "", "also serve /metrics, /healthz and /readyz on this TCP address, such as 127.0.0.1:7070 (off by default)")

@@ -273,7 +273,8 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 
 // workClient returns a client for a command that runs work: the running
 // gateway's (waiting for one that is starting), or a gateway hosted in
-// this process until stop is called. When another gateway wins the race
+// this process until stop is called, with the home's config
+// (gateway.HomeConfig) as a gateway started without --config has. When another gateway wins the race
 // to start, it is used.
 func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (api.Client, func(), error) {
 	for range 3 {
@@ -284,7 +285,11 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 		if !errors.Is(err, api.ErrNoGateway) {
 			return nil, nil, err
 		}
-		g, err := gateway.New(gateway.Config{Home: dir, Owner: cmd.CommandPath(), Builtins: plugins.Names()})
+		fc, err := gateway.HomeConfig(dir, "")
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
+		}
+		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names()})
 		if err != nil {
 			return nil, nil, err
 		}
