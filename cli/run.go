@@ -25,11 +25,6 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// DetachedMaxBudget is the max budget of a tasks run --detach that gives
-// none: a detached run nobody follows is given up on after a day. The
-// run's --max-budget replaces it; --max-budget 0 runs without one.
-const DetachedMaxBudget = 24 * time.Hour
-
 type runOpts struct {
 	detach, shell, safeToRepeat, agent      bool
 	label, owner, cwd, idem, stdin, probe   string
@@ -97,7 +92,7 @@ docs/agents.md.`,
 	fl.StringArrayVar(&o.secretEnv, "secret-env", nil, "pass NAME from this command's environment, or NAME=@FILE, to the task without storing it (repeatable)")
 	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
-	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default 24h; 0 is none)")
+	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default the gateway's limits.detached_max_budget, 24h; 0 is none)")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
 	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
@@ -232,13 +227,14 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 	if err != nil {
 		return err
 	}
-	if o.detach && !cmd.Flags().Changed("max-budget") {
-		o.maxBudget = DetachedMaxBudget
-	}
 	in, err := e.runInput(o, argv, dir)
 	if err != nil {
 		return err
 	}
+	// A detached run nobody follows gets the gateway's detached max budget
+	// (limits.detached_max_budget, 24 h by default) unless it gave one;
+	// --max-budget 0 runs without one.
+	in.DetachedBudget = o.detach && !cmd.Flags().Changed("max-budget")
 	ctx := cmd.Context()
 	l, err := e.openLink(ctx, cmd, dir)
 	if err != nil {
