@@ -85,6 +85,8 @@ type createFlowRequest struct {
 	NotifyPolicy string          `json:"notify_policy,omitempty"`
 	Origin       string          `json:"origin,omitempty"`
 	Budget       *sdk.Budget     `json:"budget,omitempty"`
+	// OnFinish is where the flow's finish notification goes.
+	OnFinish *sdk.FinishNotify `json:"on_finish,omitempty"`
 }
 
 // updateFlowRequest is the body of POST /v1/flows/{id}/update.
