@@ -28,7 +28,8 @@ import (
 type runOpts struct {
 	detach, shell, safeToRepeat, agent      bool
 	label, owner, cwd, idem, stdin, probe   string
-	onFinish, onFinishURL, onNoProgress     string
+	onNoProgress                            string
+	onFinish                                finishFlags
 	env, secretEnv                          []string
 	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
@@ -99,8 +100,7 @@ docs/agents.md.`,
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
 	fl.BoolVar(&o.agent, "agent", false, "run as an agent task (runtime agent): network drops are transient, and without --retries it gets 6 attempts, 4s-120s apart")
 	fl.StringVar(&o.probe, "probe", "", "before a retry after a transient failure, wait until this host:port resolves and accepts a connection (default for --agent: the gateway's probe.endpoint)")
-	fl.StringVar(&o.onFinish, "on-finish", "", "run this /bin/sh command line when the task is given up on and when it ends, the notice as JSON on stdin (at least once each)")
-	fl.StringVar(&o.onFinishURL, "on-finish-webhook", "", "POST the notice to this http(s) URL when the task is given up on and when it ends (at least once each)")
+	o.onFinish.add(fl, "when the task is given up on and when it ends (at least once each)")
 	fl.StringVar(&o.onNoProgress, "on-no-progress", "", "what a spent --no-progress-budget does: stop (default) the command, or keep it running and mark the task interrupted")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
@@ -168,9 +168,7 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
 	}
 	spec.Probe, spec.OnNoProgress = o.probe, o.onNoProgress
-	if o.onFinish != "" || o.onFinishURL != "" {
-		spec.OnFinish = &sdk.FinishNotify{Command: o.onFinish, Webhook: o.onFinishURL}
-	}
+	spec.OnFinish = o.onFinish.notify()
 	if o.agent {
 		in.Runtime = sdk.RuntimeAgent
 		if o.retries == 0 && o.safeToRepeat {
