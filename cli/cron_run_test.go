@@ -2,6 +2,9 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,4 +198,28 @@ func TestCronStatus(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &st))
 	require.Equal(t, 1, st.Count)
 	require.Equal(t, "nightly", st.Jobs[0].Job.Name)
+}
+
+// TestCronSessionCommandJoinsALineage: a command job of session:NAME runs
+// in the session's directory under the home and joins its lineage, as a
+// pipeline's steps do, so `sessions show` lists it.
+func TestCronSessionCommandJoinsALineage(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, _, errOut := run(t, home, "cron", "add", "--name", "notes", "--every", "1h", "--session", "session:research",
+		"--command", `pwd > "$FLOWGATE_SESSION_DIR/ran-in"`)
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = run(t, home, "cron", "run", "notes", "--wait")
+	require.Equal(t, 0, code, errOut)
+
+	dir := filepath.Join(home, "sessions", "research")
+	b, err := os.ReadFile(filepath.Join(dir, "ran-in"))
+	require.NoError(t, err)
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	require.Contains(t, []string{dir, real}, strings.TrimSpace(string(b)), "the command runs in its session's directory")
+	ls := lineages(t, home, "research")
+	require.Len(t, ls, 1)
+	require.Equal(t, dir, ls[0].Workspace)
+	require.Contains(t, ls[0].Steps, "main")
 }

@@ -346,9 +346,10 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 		state  string
 		asJSON bool
 		budget budgetFlags
+		finish finishFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "create --controller C --goal G --owner O [--state JSON]",
+		Use:   "create --controller C --goal G --owner O [--state JSON] [--on-finish CMD | --on-finish-webhook URL]",
 		Short: "Create a managed flow",
 		Args:  args(0, "no arguments, only flags"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -363,7 +364,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in.Budget = b
+			in.Budget, in.OnFinish = b, finish.notify()
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
 				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
 					return err
@@ -387,6 +388,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 	fl.StringVar(&in.NotifyPolicy, "notify", "", "notify policy: done_only (default), state_changes or silent")
 	fl.BoolVar(&asJSON, "json", false, "print the created flow as JSON")
 	budget.add(fl)
+	finish.add(fl, "when the flow ends, cancelled as aborted (at least once)")
 	return cmd
 }
 

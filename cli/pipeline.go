@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -124,6 +125,7 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		argsJSON, mode, gateTimeout string
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
+		finish                      finishFlags
 		fromStep, source            string
 		session                     pipelineSessionFlags
 		cf                          continueFlags
@@ -179,7 +181,7 @@ directory first. See docs/agents.md.`,
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
 			}
 			if !isWorkflowPath(a) {
-				return e.runPipelineString(cmd, pipelineString{text: strings.Join(a, " "), argsJSON: argsJSON, tool: tool, dryRun: dryRun, detach: detach, budget: &budget, gateTimeout: gateTimeout})
+				return e.runPipelineString(cmd, pipelineString{text: strings.Join(a, " "), argsJSON: argsJSON, tool: tool, dryRun: dryRun, detach: detach, budget: &budget, finish: finish, gateTimeout: gateTimeout})
 			}
 			wf, err := loadWorkflow(a[0])
 			if err == nil && strictRefs {
@@ -218,7 +220,7 @@ directory first. See docs/agents.md.`,
 				if name == "" {
 					name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 				}
-				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, b)
+				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, engine.CreateFlowInput{Budget: b, OnFinish: finish.notify()})
 				if err != nil {
 					return err
 				}
@@ -233,6 +235,7 @@ directory first. See docs/agents.md.`,
 	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	budget.add(cmd.Flags())
+	finish.add(cmd.Flags(), "when the flow ends, cancelled as aborted (at least once)")
 	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
 	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
 	session.add(cmd.Flags())

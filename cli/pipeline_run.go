@@ -38,8 +38,9 @@ type envelopeError struct {
 // startPipeline creates the managed flow that runs in (its file or its
 // pipeline string) with args from the current directory, with goal name;
 // a gate left unanswered for gateTimeout (zero: for ever) is denied as
-// gate-expired.
-func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args map[string]any, name string, gateTimeout time.Duration, budget *sdk.Budget) (*sdk.Flow, error) {
+// gate-expired. flow gives the flow's budget and finish notification; the
+// rest of it is filled in.
+func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args map[string]any, name string, gateTimeout time.Duration, flow engine.CreateFlowInput) (*sdk.Flow, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -55,7 +56,8 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 	if err != nil {
 		return nil, err
 	}
-	return c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: localOwner(), Goal: name, State: state, Budget: budget})
+	flow.ControllerID, flow.OwnerKey, flow.Goal, flow.State = flows.PipelineController, localOwner(), name, state
+	return c.CreateFlow(ctx, flow)
 }
 
 // followPipeline waits until the flow ends or stops at a gate, printing

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
@@ -51,6 +52,7 @@ type pipelineString struct {
 	text, argsJSON, gateTimeout string
 	tool, dryRun, detach        bool
 	budget                      *budgetFlags
+	finish                      finishFlags
 }
 
 // runPipelineString runs a pipeline string as a managed flow, as lobster
@@ -83,7 +85,7 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		return err
 	}
 	return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-		f, err := startPipeline(ctx, c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, b)
+		f, err := startPipeline(ctx, c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()})
 		if err != nil {
 			return err
 		}

@@ -25,15 +25,11 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// DetachedMaxBudget is the max budget of a tasks run --detach that gives
-// none: a detached run nobody follows is given up on after a day. The
-// run's --max-budget replaces it; --max-budget 0 runs without one.
-const DetachedMaxBudget = 24 * time.Hour
-
 type runOpts struct {
 	detach, shell, safeToRepeat, agent      bool
 	label, owner, cwd, idem, stdin, probe   string
-	onFinish, onFinishURL, onNoProgress     string
+	onNoProgress                            string
+	onFinish                                finishFlags
 	env, secretEnv                          []string
 	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
@@ -97,15 +93,14 @@ docs/agents.md.`,
 	fl.StringArrayVar(&o.secretEnv, "secret-env", nil, "pass NAME from this command's environment, or NAME=@FILE, to the task without storing it (repeatable)")
 	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
-	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default 24h; 0 is none)")
+	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default the gateway's limits.detached_max_budget, 24h; 0 is none)")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
 	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
 	fl.BoolVar(&o.agent, "agent", false, "run as an agent task (runtime agent): network drops are transient, and without --retries it gets 6 attempts, 4s-120s apart")
 	fl.StringVar(&o.probe, "probe", "", "before a retry after a transient failure, wait until this host:port resolves and accepts a connection (default for --agent: the gateway's probe.endpoint)")
-	fl.StringVar(&o.onFinish, "on-finish", "", "run this /bin/sh command line when the task is given up on and when it ends, the notice as JSON on stdin (at least once each)")
-	fl.StringVar(&o.onFinishURL, "on-finish-webhook", "", "POST the notice to this http(s) URL when the task is given up on and when it ends (at least once each)")
+	o.onFinish.add(fl, "when the task is given up on and when it ends (at least once each)")
 	fl.StringVar(&o.onNoProgress, "on-no-progress", "", "what a spent --no-progress-budget does: stop (default) the command, or keep it running and mark the task interrupted")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
@@ -173,9 +168,7 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
 	}
 	spec.Probe, spec.OnNoProgress = o.probe, o.onNoProgress
-	if o.onFinish != "" || o.onFinishURL != "" {
-		spec.OnFinish = &sdk.FinishNotify{Command: o.onFinish, Webhook: o.onFinishURL}
-	}
+	spec.OnFinish = o.onFinish.notify()
 	if o.agent {
 		in.Runtime = sdk.RuntimeAgent
 		if o.retries == 0 && o.safeToRepeat {
@@ -232,13 +225,14 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 	if err != nil {
 		return err
 	}
-	if o.detach && !cmd.Flags().Changed("max-budget") {
-		o.maxBudget = DetachedMaxBudget
-	}
 	in, err := e.runInput(o, argv, dir)
 	if err != nil {
 		return err
 	}
+	// A detached run nobody follows gets the gateway's detached max budget
+	// (limits.detached_max_budget, 24 h by default) unless it gave one;
+	// --max-budget 0 runs without one.
+	in.DetachedBudget = o.detach && !cmd.Flags().Changed("max-budget")
 	ctx := cmd.Context()
 	l, err := e.openLink(ctx, cmd, dir)
 	if err != nil {

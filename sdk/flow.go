@@ -48,6 +48,10 @@ type Flow struct {
 	// run keeps only the usage it incurs itself; the chain's budget counts
 	// both. Nil on a first run, or when nothing was reported.
 	UsageBeforeRun *Usage `json:"usage_before_run,omitempty"`
+	// OnFinish, when set, is where the flow's finish notification goes:
+	// one when it ends (its terminal status, or NoticeAborted for a
+	// cancel), delivered at least once and carrying the final record.
+	OnFinish *FinishNotify `json:"on_finish,omitempty"`
 }
 
 // Chain returns the flow's chain id, its own id when none is recorded.

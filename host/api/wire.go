@@ -62,8 +62,9 @@ type runTaskRequest struct {
 	Status         sdk.TaskStatus `json:"status,omitempty"`
 	// HeldEnv carries the secret and inherited values the gateway holds
 	// in memory for the task; it is never stored.
-	HeldEnv map[string]string `json:"held_env,omitempty"`
-	Budget  *sdk.Budget       `json:"budget,omitempty"`
+	HeldEnv        map[string]string `json:"held_env,omitempty"`
+	Budget         *sdk.Budget       `json:"budget,omitempty"`
+	DetachedBudget bool              `json:"detached_budget,omitempty"`
 }
 
 // runTaskResponse is the answer to POST /v1/tasks.
@@ -84,6 +85,8 @@ type createFlowRequest struct {
 	NotifyPolicy string          `json:"notify_policy,omitempty"`
 	Origin       string          `json:"origin,omitempty"`
 	Budget       *sdk.Budget     `json:"budget,omitempty"`
+	// OnFinish is where the flow's finish notification goes.
+	OnFinish *sdk.FinishNotify `json:"on_finish,omitempty"`
 }
 
 // updateFlowRequest is the body of POST /v1/flows/{id}/update.

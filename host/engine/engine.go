@@ -40,7 +40,8 @@ const (
 	TaskCancelRequested
 	// EventQueued: an event was added to a managed flow's outbox.
 	EventQueued
-	// NoticeQueued: a task's finish notice was queued (see Notice).
+	// NoticeQueued: a task's or a flow's finish notice was queued (see
+	// Notice); TaskID is empty for a flow's.
 	NoticeQueued
 )
 

@@ -27,6 +27,9 @@ type CreateFlowInput struct {
 	Origin       string
 	// Budget is the soft usage budget of the flow's chain; nil means none.
 	Budget *sdk.Budget
+	// OnFinish is where the flow's finish notification goes; nil is
+	// nowhere (see sdk.Flow.OnFinish).
+	OnFinish *sdk.FinishNotify
 }
 
 // NotifyPolicies lists the accepted notify policies.
@@ -59,6 +62,9 @@ func (in *CreateFlowInput) normalize() error {
 		return err
 	}
 	if err := checkBudget(in.Budget); err != nil {
+		return err
+	}
+	if err := validNotify(in.OnFinish); err != nil {
 		return err
 	}
 	if in.NotifyPolicy == "" {
@@ -102,7 +108,7 @@ func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 			ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
 			Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
 			State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
-			CreatedAt: t.now, ChainID: id,
+			CreatedAt: t.now, ChainID: id, OnFinish: in.OnFinish,
 		}
 		if err := t.saveFlow(nil, f); err != nil {
 			return err
@@ -300,6 +306,9 @@ func (t *txn) saveFlow(old, f *sdk.Flow) error {
 		return err
 	}
 	if err := t.putFlow(old, f); err != nil {
+		return err
+	}
+	if err := t.queueFlowNotice(old, f); err != nil {
 		return err
 	}
 	return t.flowHistory(old, f)

@@ -88,8 +88,8 @@ func flowFields(old, f *sdk.Flow) []string {
 }
 
 // taskHistory appends the entries for the write of task over old (nil for
-// a new task): its lifecycle move, diagnosis, each new milestone and its
-// progress, or one bookkeeping entry when the write was none of these.
+// a new task): its lifecycle move, its wake banner, diagnosis, each new
+// milestone and its progress, or one bookkeeping entry when the write was none of these.
 // A task whose flow is gone (a dangling task) has no history to add to.
 func (t *txn) taskHistory(old, task *sdk.Task) error {
 	if _, err := t.tx.Get(flowKey(task.FlowID)); errors.Is(err, store.ErrKeyNotFound) {
@@ -116,6 +116,9 @@ func (t *txn) taskHistory(old, task *sdk.Task) error {
 	}
 	if old != nil && !old.CancelRequested() && task.CancelRequested() && !task.Status.Terminal() {
 		add(HistoryTaskCancelRequested, name+" asked to stop", nil)
+	}
+	if s := task.Session; s != nil && s.Banner != "" && (old == nil || old.Session == nil || old.Session.Banner != s.Banner) {
+		add(HistoryWake, s.Banner, map[string]any{"session": s})
 	}
 	if d := task.Diagnosis; d != nil && (old == nil || !sameJSON(old.Diagnosis, d)) {
 		add(HistoryDiagnosis, fmt.Sprintf("%s attempt %d diagnosis %s %s", name, d.Attempt, d.State, d.Recommendation), map[string]any{"diagnosis": d})

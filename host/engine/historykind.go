@@ -46,6 +46,9 @@ const (
 	HistoryProgress HistoryKind = "progress"
 	// HistoryDiagnosis: the task's diagnosis record changed.
 	HistoryDiagnosis HistoryKind = "diagnosis"
+	// HistoryWake: the task continues an earlier session; the summary is
+	// its wake banner, data.session the task's session record.
+	HistoryWake HistoryKind = "session.wake"
 )
 
 // The drop tiers of the history bound (see history.go).
@@ -59,7 +62,7 @@ const (
 func (k HistoryKind) Kept() bool {
 	switch k {
 	case HistoryFlowCreated, HistoryContinuation, HistoryContinued, HistoryGateOpened,
-		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis:
+		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis, HistoryWake:
 		return true
 	}
 	return false

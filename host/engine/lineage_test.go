@@ -96,6 +96,34 @@ func TestBeginSessionContinuesOnlyTheSameWorkspace(t *testing.T) {
 	require.False(t, all[1].ArchivedAt.IsZero())
 }
 
+// The wake banner is an entry of the task's flow history, written with
+// the session start, and kept however long the history grows.
+func TestWakeBannerIsInTheFlowHistory(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	first := sessionTask(t, eng, "", false)
+	_, err := eng.BeginSession(first.ID, engine.SessionStart{WorkspaceID: "1:2"})
+	require.NoError(t, err)
+	reportSession(t, eng, first, "s-1")
+	next := sessionTask(t, eng, "", false)
+	next, err = eng.BeginSession(next.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: "s-1"})
+	require.NoError(t, err)
+	require.NotEmpty(t, next.Session.Banner)
+
+	page, err := eng.History(next.FlowID, 0, 0)
+	require.NoError(t, err)
+	var wakes []engine.HistoryEntry
+	for _, en := range page.Entries {
+		if en.Kind == engine.HistoryWake {
+			wakes = append(wakes, en)
+		}
+	}
+	require.Len(t, wakes, 1, "one entry for the one wake")
+	require.Equal(t, next.Session.Banner, wakes[0].Summary)
+	require.Equal(t, next.ID, wakes[0].TaskID)
+	require.True(t, engine.HistoryWake.Kept())
+}
+
 func TestFreshStepNeverContinues(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)

@@ -17,22 +17,29 @@ import (
 // (sdk.TaskSpec.OnFinish) gets one notice when it is interrupted
 // (sdk.NoticeInterrupted) and one when it ends (its terminal status, or
 // sdk.NoticeAborted for a cancel), written under "notice/<task>/<status>"
-// in the transaction that records the change. A deliverer (host/notify) sends what is due
-// and marks it delivered, which deletes it; a crash between the two sends
-// it again, with the same key, so delivery is at least once and a
-// receiver dedupes on (task, status).
+// in the transaction that records the change. A flow that asks for them
+// (sdk.Flow.OnFinish) gets one when it ends, under "notice/<flow>/<status>",
+// in the transaction that records its terminal status. A deliverer
+// (host/notify) sends what is due and marks it delivered, which deletes
+// it; a crash between the two sends it again, with the same key, so
+// delivery is at least once and a receiver dedupes on (run, status).
 const noticePrefix = "notice/"
 
-// Notice is one queued finish notification.
+// Notice is one queued finish notification, of a task or of a flow.
 type Notice struct {
-	// Key names the notice: "<task id>/<status>". It is the idempotency
-	// key a receiver dedupes on.
-	Key    string            `json:"key"`
-	TaskID string            `json:"task_id"`
+	// Key names the notice: "<task or flow id>/<status>". It is the
+	// idempotency key a receiver dedupes on.
+	Key string `json:"key"`
+	// TaskID is the task's id in a task's notice; FlowID the flow's in a
+	// flow's (and only there).
+	TaskID string            `json:"task_id,omitempty"`
+	FlowID string            `json:"flow_id,omitempty"`
 	Status string            `json:"status"`
 	To     *sdk.FinishNotify `json:"to"`
-	// Task is the task's record as of Status.
-	Task json.RawMessage `json:"task"`
+	// Task is the task's record as of Status, in a task's notice.
+	Task json.RawMessage `json:"task,omitempty"`
+	// Flow is the flow's final record, in a flow's notice.
+	Flow json.RawMessage `json:"flow,omitempty"`
 	// Attempts counts failed deliveries; NextAt is when the next is due.
 	Attempts  int       `json:"attempts,omitempty"`
 	NextAt    time.Time `json:"next_at"`
@@ -59,28 +66,58 @@ func noticeStatus(old, task *sdk.Task) string {
 
 // queueNotice queues the finish notice of task when this write from old
 // interrupts or ends it and its spec asks for notices. b is the task's
-// record as saved. A notice already queued for that status is kept: one
-// per (task, status).
+// record as saved.
 func (t *txn) queueNotice(old, task *sdk.Task, b []byte) error {
 	status := noticeStatus(old, task)
 	if status == "" {
 		return nil
 	}
-	key := noticePrefix + task.ID + "/" + status
+	n := Notice{TaskID: task.ID, To: task.Spec.OnFinish, Task: fitRecord(b, task.ID, task.Status, "tasks show")}
+	return t.putNotice(task.ID, status, n)
+}
+
+// queueFlowNotice queues the finish notice of flow f when this write from
+// old ends it and it asks for one (sdk.Flow.OnFinish), carrying its final
+// record: its terminal status, or sdk.NoticeAborted for a cancel.
+func (t *txn) queueFlowNotice(old, f *sdk.Flow) error {
+	if f.OnFinish == nil || old == nil || !f.Status.Terminal() || old.Status == f.Status {
+		return nil
+	}
+	status := string(f.Status)
+	if f.Status == sdk.FlowCancelled {
+		status = sdk.NoticeAborted
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode the finish notice of flow %s: %w", f.ID, err)
+	}
+	n := Notice{FlowID: f.ID, To: f.OnFinish, Flow: fitRecord(b, f.ID, f.Status, "tasks flow show")}
+	return t.putNotice(f.ID, status, n)
+}
+
+// putNotice queues n as the notice of run id (a task or a flow) at
+// status. A notice already queued for that status is kept: one per (run,
+// status).
+func (t *txn) putNotice(id, status string, n Notice) error {
+	key := noticePrefix + id + "/" + status
 	if _, err := t.tx.Get(key); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrKeyNotFound) {
 		return err
 	}
-	n := Notice{
-		Key: task.ID + "/" + status, TaskID: task.ID, Status: status, To: task.Spec.OnFinish,
-		Task: b, NextAt: t.now, QueuedAt: t.now,
-	}
-	if len(b) > store.MaxValueSize-16<<10 {
-		n.Task, _ = json.Marshal(map[string]any{"id": task.ID, "status": task.Status, "note": "the record is too large to carry; read it with tasks show"})
-	}
-	t.notify(NoticeQueued, task.ID)
+	n.Key, n.Status, n.NextAt, n.QueuedAt = id+"/"+status, status, t.now, t.now
+	t.notify(NoticeQueued, n.TaskID)
 	return t.put(key, n)
+}
+
+// fitRecord is record b of run id to carry in a notice, or a stub naming
+// the command that reads it when b is too large for the notice's value.
+func fitRecord[S ~string](b []byte, id string, status S, show string) json.RawMessage {
+	if len(b) <= store.MaxValueSize-16<<10 {
+		return b
+	}
+	stub, _ := json.Marshal(map[string]any{"id": id, "status": status, "note": "the record is too large to carry; read it with " + show})
+	return stub
 }
 
 // DueNotices returns up to limit queued notices whose NextAt is not after

@@ -90,3 +90,63 @@ func TestFinishNoticeSpecChecks(t *testing.T) {
 		require.ErrorIs(t, engine.ValidateSpec(spec), sdk.ErrInvalid, "%+v", spec)
 	}
 }
+
+// flowNotices returns the due flow notices, checking each carries the
+// flow's record as of its status.
+func flowNotices(t *testing.T, eng *engine.Engine) []engine.Notice {
+	t.Helper()
+	due, err := eng.DueNotices(time.Now().Add(time.Hour), 100)
+	require.NoError(t, err)
+	for _, n := range due {
+		var f sdk.Flow
+		require.NoError(t, json.Unmarshal(n.Flow, &f))
+		require.Equal(t, n.FlowID, f.ID, "the notice carries the record")
+		require.Empty(t, n.TaskID)
+	}
+	return due
+}
+
+// TestFlowFinishNotices: a flow that asks for a finish notice gets one
+// when it ends, queued with its terminal status and carrying its final
+// record, once per (flow, status); a cancel is reported as aborted; a
+// flow that asks for none gets none.
+func TestFlowFinishNotices(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	create := func(to *sdk.FinishNotify) *sdk.Flow {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", OnFinish: to})
+		require.NoError(t, err)
+		return f
+	}
+	to := &sdk.FinishNotify{Webhook: "http://127.0.0.1:9/hook"}
+	f := create(to)
+	require.Equal(t, to, f.OnFinish)
+	f, err := eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	require.Empty(t, flowNotices(t, eng), "running is no end")
+	f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowSucceeded})
+	require.NoError(t, err)
+	due := flowNotices(t, eng)
+	require.Len(t, due, 1)
+	require.Equal(t, f.ID+"/succeeded", due[0].Key)
+	require.Equal(t, "succeeded", due[0].Status)
+	require.Equal(t, to, due[0].To)
+	var final sdk.Flow
+	require.NoError(t, json.Unmarshal(due[0].Flow, &final))
+	require.Equal(t, f.Revision, final.Revision, "the final record")
+	require.Equal(t, sdk.FlowSucceeded, final.Status)
+	require.NoError(t, eng.NoticeDelivered(due[0].Key))
+
+	create(nil)
+	cancelled := create(to)
+	_, err = eng.CancelFlow(cancelled.ID) // a queued flow is cancelled at once
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(cancelled.ID)
+	require.ErrorIs(t, err, sdk.ErrTerminal, "a cancelled flow is ended")
+	due = flowNotices(t, eng)
+	require.Len(t, due, 1, "aborted once, and nothing for the flow that asked for none")
+	require.Equal(t, cancelled.ID+"/"+sdk.NoticeAborted, due[0].Key)
+
+	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", OnFinish: &sdk.FinishNotify{Webhook: "ftp://x"}})
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+}

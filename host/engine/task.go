@@ -37,6 +37,12 @@ type CreateTaskInput struct {
 	// Budget is the soft usage budget of a detached task's chain (its
 	// mirrored flow's); a task in a managed flow shares the flow's.
 	Budget *sdk.Budget
+	// DetachedBudget asks the gateway for its detached runs' max budget
+	// (limits.detached_max_budget, 24 h by default) when Spec.MaxBudget
+	// is zero: tasks run --detach sets it unless --max-budget was given.
+	// The gateway fills Spec.MaxBudget before the engine sees the task;
+	// the engine ignores it.
+	DetachedBudget bool
 }
 
 func (in *CreateTaskInput) normalize() error {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 //
 //	limits:
 //	  max_running: 8      # tasks running at once; the rest wait, FIFO
+//	  detached_max_budget: 24h  # max budget of a detached run that sets none
 //	retention:
 //	  tasks: 168h         # how long finished tasks are kept
 //	  flows: 168h         # how long finished flows are kept after they end
@@ -53,6 +55,10 @@ import (
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`
+		// DetachedMaxBudget is the max budget a detached run (tasks
+		// run --detach) gets when it gives none; zero means
+		// DefaultDetachedMaxBudget.
+		DetachedMaxBudget Duration `yaml:"detached_max_budget"`
 	} `yaml:"limits"`
 	Retention struct {
 		Tasks Duration `yaml:"tasks"`
@@ -94,6 +100,16 @@ type FileConfig struct {
 		Timeout    Duration `yaml:"timeout"`
 		MaxOffline Duration `yaml:"max_offline"`
 	} `yaml:"probe"`
+}
+
+// DefaultDetachedMaxBudget is a detached run's max budget when neither the
+// run nor limits.detached_max_budget gives one: a run nobody follows is
+// given up on after a day.
+const DefaultDetachedMaxBudget = 24 * time.Hour
+
+// DetachedMaxBudget is the max budget of a detached run that gives none.
+func (c FileConfig) DetachedMaxBudget() time.Duration {
+	return cmp.Or(time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
 }
 
 // ProbeConfig is the network probe the config describes.
@@ -208,6 +224,8 @@ func (c FileConfig) Validate() error {
 	switch {
 	case c.Limits.MaxRunning < 0:
 		return fmt.Errorf("limits.max_running must be at least 1 (got %d)", c.Limits.MaxRunning)
+	case c.Limits.DetachedMaxBudget < 0:
+		return fmt.Errorf("limits.detached_max_budget must not be negative (got %s); leave it out for the default, %s, and run a task with --max-budget 0 for none", time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
 	case c.Retention.Tasks < 0:
 		return fmt.Errorf("retention.tasks must not be negative (got %s)", time.Duration(c.Retention.Tasks))
 	case c.Retention.Flows < 0:

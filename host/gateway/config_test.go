@@ -83,6 +83,7 @@ func TestExampleConfigLoads(t *testing.T) {
 	fc, err := gateway.LoadConfig("../../examples/gateway.yaml")
 	require.NoError(t, err)
 	require.Len(t, fc.Cron, 2)
+	require.Equal(t, 24*time.Hour, fc.DetachedMaxBudget())
 	_, err = os.Stat(fc.Cron[0].Pipeline)
 	require.NoError(t, err, "the example's pipeline path resolves next to the config")
 }
@@ -97,12 +98,17 @@ func TestConfigMaintenanceAndRetention(t *testing.T) {
 	require.Equal(t, 10*time.Minute, mc.Grace)
 	require.Equal(t, 0.3, mc.CompactShare)
 	require.Equal(t, 30*time.Second, time.Duration(fc.Maintenance.Interval))
+	require.Equal(t, gateway.DefaultDetachedMaxBudget, fc.DetachedMaxBudget(), "left out: the default")
+	fc, err = gateway.LoadConfig(writeConfig(t, "limits:\n  detached_max_budget: 72h\n"))
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, fc.DetachedMaxBudget())
 	for body, says := range map[string]string{
-		"retention:\n  flows: -1h\n":           "retention.flows",
-		"maintenance:\n  interval: 10ms\n":     "maintenance.interval must be at least 1s",
-		"maintenance:\n  grace: -1m\n":         "maintenance.grace",
-		"maintenance:\n  compact_share: 1.5\n": "maintenance.compact_share",
-		"maintenance:\n  every: 1m\n":          "every",
+		"retention:\n  flows: -1h\n":            "retention.flows",
+		"limits:\n  detached_max_budget: -1h\n": "limits.detached_max_budget must not be negative",
+		"maintenance:\n  interval: 10ms\n":      "maintenance.interval must be at least 1s",
+		"maintenance:\n  grace: -1m\n":          "maintenance.grace",
+		"maintenance:\n  compact_share: 1.5\n":  "maintenance.compact_share",
+		"maintenance:\n  every: 1m\n":           "every",
 	} {
 		_, err := gateway.LoadConfig(writeConfig(t, body))
 		require.ErrorContains(t, err, says, body)

@@ -1,6 +1,10 @@
-// Package notify delivers task finish notifications: the notices the
-// engine queues (engine.Notice) when a task whose spec asks for them
-// (sdk.TaskSpec.OnFinish) is interrupted or ends.
+// Package notify delivers finish notifications: the notices the engine
+// queues (engine.Notice) when a task whose spec asks for them
+// (sdk.TaskSpec.OnFinish) is interrupted or ends, and when a flow that
+// asks for them (sdk.Flow.OnFinish) ends. A task's notice is the event
+// task.finished with task_id and task (FLOWGATE_TASK_ID and
+// FLOWGATE_TASK_STATUS for a command); a flow's is flow.finished with
+// flow_id and flow (FLOWGATE_FLOW_ID and FLOWGATE_FLOW_STATUS).
 //
 // # Delivery
 //
@@ -8,7 +12,7 @@
 // the scheduler's delivery (scheduler.Send: a command gets the notice as
 // JSON on stdin, a webhook gets it POSTed), and then asks the engine to
 // remove it. A gateway that dies between the two sends it again after
-// its restart, with the same idempotency key ("<task>/<status>", in the
+// its restart, with the same idempotency key ("<task or flow>/<status>", in the
 // Idempotency-Key header and FLOWGATE_NOTICE_KEY), so delivery is at
 // least once and a receiver dedupes on the key. A failed delivery is
 // tried again after a backoff that grows to 5 minutes, for as long as

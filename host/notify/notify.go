@@ -14,9 +14,13 @@ import (
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
-// EventTaskFinished is the event of every finish notification: the
-// X-Flowgate-Event header and the "event" field of the body.
-const EventTaskFinished = "task.finished"
+// EventTaskFinished and EventFlowFinished are the events of a task's and
+// a flow's finish notifications: the X-Flowgate-Event header and the
+// "event" field of the body.
+const (
+	EventTaskFinished = "task.finished"
+	EventFlowFinished = "flow.finished"
+)
 
 // Config tunes a Notifier. The zero value is ready to use.
 type Config struct {
@@ -117,24 +121,35 @@ func (n *Notifier) DeliverOnce(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// message is the body of a finish notification.
+// message is the body of a finish notification: a task's (task_id,
+// task) or a flow's (flow_id, flow).
 type message struct {
 	Event  string          `json:"event"`
 	Key    string          `json:"key"`
-	TaskID string          `json:"task_id"`
+	TaskID string          `json:"task_id,omitempty"`
+	FlowID string          `json:"flow_id,omitempty"`
 	Status string          `json:"status"`
-	Task   json.RawMessage `json:"task"`
+	Task   json.RawMessage `json:"task,omitempty"`
+	Flow   json.RawMessage `json:"flow,omitempty"`
+}
+
+// messageOf is what notice no sends, and the environment its command gets.
+func messageOf(no engine.Notice) (message, []string) {
+	if no.FlowID != "" {
+		return message{Event: EventFlowFinished, Key: no.Key, FlowID: no.FlowID, Status: no.Status, Flow: no.Flow},
+			[]string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_FLOW_ID=" + no.FlowID, "FLOWGATE_FLOW_STATUS=" + no.Status}
+	}
+	return message{Event: EventTaskFinished, Key: no.Key, TaskID: no.TaskID, Status: no.Status, Task: no.Task},
+		[]string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_TASK_ID=" + no.TaskID, "FLOWGATE_TASK_STATUS=" + no.Status}
 }
 
 func (n *Notifier) deliver(ctx context.Context, no engine.Notice) error {
-	body, err := json.Marshal(message{Event: EventTaskFinished, Key: no.Key, TaskID: no.TaskID, Status: no.Status, Task: no.Task})
+	msg, env := messageOf(no)
+	body, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("encode the notice %s: %w", no.Key, err)
 	}
-	m := scheduler.Message{
-		Event: EventTaskFinished, Key: no.Key, Body: body, Agent: "flowgate-notify",
-		Env: []string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_TASK_ID=" + no.TaskID, "FLOWGATE_TASK_STATUS=" + no.Status},
-	}
+	m := scheduler.Message{Event: msg.Event, Key: no.Key, Body: body, Agent: "flowgate-notify", Env: env}
 	var sendErr error
 	for _, d := range targets(no) {
 		sendErr = errors.Join(sendErr, scheduler.Send(ctx, d, m, scheduler.DeliverOptions{Timeout: n.cfg.Timeout}))
@@ -143,11 +158,11 @@ func (n *Notifier) deliver(ctx context.Context, no engine.Notice) error {
 		return nil // stopping: the notice stays queued
 	}
 	if sendErr == nil {
-		n.cfg.Logger.Info("finish notice delivered", "task", no.TaskID, "status", no.Status)
+		n.cfg.Logger.Info("finish notice delivered", "key", no.Key, "status", no.Status)
 		return n.eng.NoticeDelivered(no.Key)
 	}
 	next := n.cfg.Now().Add(backoff(no.Attempts + 1))
-	n.cfg.Logger.Warn("finish notice not delivered; will retry", "task", no.TaskID, "status", no.Status, "attempt", no.Attempts+1, "next", next, "error", sendErr)
+	n.cfg.Logger.Warn("finish notice not delivered; will retry", "key", no.Key, "status", no.Status, "attempt", no.Attempts+1, "next", next, "error", sendErr)
 	return errors.Join(sendErr, n.eng.NoticeFailed(no.Key, sendErr.Error(), next))
 }
 

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,6 +66,39 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 	require.Equal(t, "aborted", bodies[1]["status"])
 	require.Equal(t, task.ID, bodies[1]["task"].(map[string]any)["id"])
 	due, err := eng.DueNotices(now.Add(time.Hour), 10)
+	require.NoError(t, err)
+	require.Empty(t, due, "a delivered notice is removed")
+}
+
+// TestFlowNoticeDelivered: a flow's notice goes out as flow.finished with
+// the flow's id, status and final record, its command getting
+// FLOWGATE_FLOW_ID and FLOWGATE_FLOW_STATUS.
+func TestFlowNoticeDelivered(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "notice")
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
+		OnFinish: &sdk.FinishNotify{Command: `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_ID $FLOWGATE_FLOW_STATUS"; cat; } > ` + out}})
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(f.ID)
+	require.NoError(t, err)
+
+	require.NoError(t, notify.New(eng, notify.Config{}).DeliverOnce(context.Background()))
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	head, body, _ := strings.Cut(string(b), "\n")
+	require.Equal(t, f.ID+"/aborted "+f.ID+" aborted", head)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &m), body)
+	require.Equal(t, notify.EventFlowFinished, m["event"])
+	require.Equal(t, f.ID, m["flow_id"])
+	require.Equal(t, "cancelled", m["flow"].(map[string]any)["status"])
+	require.NotContains(t, m, "task_id")
+	due, err := eng.DueNotices(time.Now().Add(time.Hour), 10)
 	require.NoError(t, err)
 	require.Empty(t, due, "a delivered notice is removed")
 }

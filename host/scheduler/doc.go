@@ -86,7 +86,9 @@
 // every step), and FLOWGATE_SESSION: the run's id for an isolated job, NAME
 // for "session:NAME", with FLOWGATE_SESSION_DIR, a directory under
 // Config.SessionsDir that stays from run to run, so work can build on the
-// last run's.
+// last run's. A command job's run of "session:NAME" runs in that
+// directory as a task of session NAME, so its runs join the lineage of
+// NAME in that directory as a pipeline's steps do.
 //
 // # Delivery and failure alerts
 //

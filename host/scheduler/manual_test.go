@@ -205,10 +205,14 @@ func TestRunEnvCarriesSessionAndIdentity(t *testing.T) {
 	require.Equal(t, "named", env["FLOWGATE_CRON_JOB_NAME"])
 	require.Equal(t, scheduler.RunID(named.ID, minute(1)), env["FLOWGATE_CRON_RUN_ID"])
 	require.Equal(t, scheduler.TriggerSchedule, env["FLOWGATE_CRON_TRIGGER"])
+	spec := e.tasks("cron:" + named.ID)[0].Spec
+	require.Equal(t, env["FLOWGATE_SESSION_DIR"], spec.Cwd, "a named session's command runs in its directory")
+	require.Equal(t, &sdk.SessionSpec{Name: "research"}, spec.Session, "and joins its lineage")
 
 	env = e.tasks("cron:" + iso.ID)[0].Spec.Env
 	require.Equal(t, scheduler.RunID(iso.ID, minute(1)), env["FLOWGATE_SESSION"], "an isolated run's session is its own")
 	require.NotContains(t, env, "FLOWGATE_SESSION_DIR")
+	require.Nil(t, e.tasks("cron:" + iso.ID)[0].Spec.Session, "an isolated run has no lineage")
 
 	page, err := e.eng.ListFlows(engine.FlowFilter{OwnerKey: "cron:" + pipe.ID})
 	require.NoError(t, err)

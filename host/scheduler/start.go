@@ -61,7 +61,7 @@ func (s *Scheduler) startWork(jobID string, t time.Time, redo bool) error {
 	case PayloadCommand:
 		task, _, err := s.eng.CreateTask(engine.CreateTaskInput{
 			Runtime: cronRuntime, Label: j.Name, OwnerKey: ownerKey(jobID),
-			Spec: sdk.TaskSpec{Shell: j.Payload.Command, Env: env}, IdempotencyKey: key,
+			Spec: commandSpec(j, env), IdempotencyKey: key,
 		})
 		if err != nil {
 			return s.finish(jobID, t, RunError, "create task: "+err.Error(), s.cfg.Now())
@@ -118,6 +118,17 @@ func (s *Scheduler) runEnv(j Job, r Run) (map[string]string, error) {
 		env["FLOWGATE_SESSION_DIR"] = dir
 	}
 	return env, nil
+}
+
+// commandSpec is the task of a command job's run. A "session:NAME" run
+// with a session directory runs in it, as task session NAME, so its runs
+// join the lineage of NAME in that directory as a pipeline's steps do.
+func commandSpec(j Job, env map[string]string) sdk.TaskSpec {
+	spec := sdk.TaskSpec{Shell: j.Payload.Command, Env: env}
+	if dir := env["FLOWGATE_SESSION_DIR"]; dir != "" {
+		spec.Cwd, spec.Session = dir, &sdk.SessionSpec{Name: env["FLOWGATE_SESSION"]}
+	}
+	return spec
 }
 
 // pipelineFlow returns the flow of a pipeline run: when redoing a start
