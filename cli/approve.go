@@ -69,8 +69,8 @@ its next gate or ends, as flowgate pipeline resume does.`,
 				if cmd.Flags().Changed("expected-revision") {
 					in.Expected = &expected
 				}
-				return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-					return e.decideGate(ctx, c, a[0], in, asJSON)
+				return e.withLink(cmd, func(ctx context.Context, l *link) error {
+					return e.decideGate(ctx, l, a[0], in, asJSON)
 				})
 			},
 		}

@@ -78,7 +78,7 @@ Exit status: 0 when FILE is written and checked, 1 on any failure.`,
 // writing, so a damaged file stays as it is). It reports which, and
 // returns the function that releases it.
 func openStorage(dir string) (s api.Storage, viaGateway bool, closeFn func(), err error) {
-	r, err := api.DialRemote(gateway.SocketPath(dir))
+	r, err := gateway.Dial(dir, gateway.StartWait)
 	if err == nil {
 		return r, true, func() { r.Close() }, nil
 	}

@@ -71,7 +71,7 @@ stderr) or could not run.`,
 				return err
 			}
 			var rep api.CheckReport
-			r, err := api.DialRemote(gateway.SocketPath(dir))
+			r, err := gateway.Dial(dir, gateway.StartWait)
 			switch {
 			case err == nil:
 				defer r.Close()

@@ -150,7 +150,8 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 	if tool {
 		defer func() { err = e.refuseAsTool(err) }()
 	}
-	return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+	return e.withLink(cmd, func(ctx context.Context, l *link) error {
+		c := l.c
 		flowID, err := gateFlowID(ctx, c, ref)
 		if err != nil {
 			return err
@@ -178,7 +179,7 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 		if !tool {
 			writeContinuation(e.stderr, res)
 		}
-		end, err := e.followPipeline(ctx, c, res.Flow.ID, tool)
+		end, err := e.followPipeline(ctx, l, res.Flow.ID, tool)
 		if err != nil {
 			return err
 		}

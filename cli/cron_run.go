@@ -35,6 +35,8 @@ allow_all starts it alongside. A disabled job is refused.
 Prints the run id (cron:<job>:<time>), its status and its task or flow,
 and returns. With --wait it follows the run until it ends and exits 0 if
 it ended ok, 1 otherwise; Ctrl-C stops following and leaves the run going.
+When the gateway dies meanwhile, it follows the run on through the next
+gateway (hosting one if none starts).
 
 With no gateway running, this command hosts one for its own duration.
 
@@ -47,11 +49,12 @@ Example:
 				return err
 			}
 			ctx := cmd.Context()
-			c, stop, err := e.workClient(ctx, cmd, dir)
+			l, err := e.openLink(ctx, cmd, dir)
 			if err != nil {
 				return err
 			}
-			defer stop()
+			defer l.close()
+			c := l.c
 			r, err := c.RunJobNow(ctx, a[0])
 			if err != nil {
 				return jobErr(err)
@@ -78,7 +81,7 @@ Example:
 			if !asJSON {
 				writeRunStarted(e.stdout, r)
 			}
-			r, followed, err := followRun(ctx, c, r)
+			r, followed, err := followRun(ctx, l, r)
 			if err != nil {
 				return err
 			}
@@ -146,8 +149,9 @@ func hosted(c api.Client) bool {
 
 // followRun polls the job's history until run r has ended, and returns it
 // as it ended with followed true; Ctrl-C (or ctx ending) stops following
-// and returns followed false.
-func followRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run, bool, error) {
+// and returns followed false. When the gateway stops meanwhile, it follows
+// on through the next one (see link).
+func followRun(ctx context.Context, l *link, r scheduler.Run) (scheduler.Run, bool, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for r.Open() {
@@ -156,7 +160,11 @@ func followRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Ru
 			return r, false, nil
 		case <-time.After(200 * time.Millisecond):
 		}
-		cur, err := findRun(ctx, c, r)
+		var cur scheduler.Run
+		err := l.retry(ctx, true, func(c api.Client) (err error) {
+			cur, err = findRun(ctx, c, r)
+			return err
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return r, false, nil

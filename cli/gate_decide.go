@@ -36,7 +36,8 @@ func runsController(ctx context.Context, c api.Client, id string) bool {
 // again or ends, as pipeline resume does, so the answer never leaves the
 // flow stuck; so is a denial, so that the answer tells what the
 // controller made of it (a pipeline flow is cancelled).
-func (e *env) decideGate(ctx context.Context, c api.Client, ref string, in engine.GateDecision, asJSON bool) error {
+func (e *env) decideGate(ctx context.Context, l *link, ref string, in engine.GateDecision, asJSON bool) error {
+	c := l.c
 	id, err := gateFlowID(ctx, c, ref)
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func (e *env) decideGate(ctx context.Context, c api.Client, ref string, in engin
 	served := runsController(ctx, c, f.ControllerID)
 	followed := served && (hosted(c) || denied)
 	if followed {
-		v, err := e.followPipeline(ctx, c, f.ID, asJSON)
+		v, err := e.followPipeline(ctx, l, f.ID, asJSON)
 		if err != nil {
 			return err
 		}

@@ -111,7 +111,7 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := api.DialRemote(gateway.SocketPath(dir))
+			c, err := gateway.Dial(dir, gateway.StartWait)
 			if errors.Is(err, api.ErrNoGateway) {
 				if err := api.RequireHome(dir); err != nil {
 					return err

@@ -41,6 +41,23 @@ func (e *env) openLink(ctx context.Context, cmd *cobra.Command, dir string) (*li
 	return &link{e: e, cmd: cmd, dir: dir, c: c, stop: stop}, nil
 }
 
+// withLink runs fn with a link to the gateway of the home (or one hosted
+// in this process, as withWorkClient does), and closes it after. A command
+// that follows work goes through l so that it follows on through the next
+// gateway when this one stops; l.c is the first gateway's client.
+func (e *env) withLink(cmd *cobra.Command, fn func(ctx context.Context, l *link) error) error {
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	l, err := e.openLink(cmd.Context(), cmd, dir)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	return fn(cmd.Context(), l)
+}
+
 // close releases the client (stopping a gateway hosted in this process).
 func (l *link) close() {
 	if l.stop != nil {
@@ -106,6 +123,16 @@ func (l *link) resolve(ctx context.Context, id string) (*sdk.Task, error) {
 	return t, err
 }
 
+// viewFlow reads flow id, through the next gateway when this one stopped.
+func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error) {
+	var v engine.FlowView
+	err := l.retry(ctx, true, func(c api.Client) (err error) {
+		v, err = c.ViewFlow(ctx, id)
+		return err
+	})
+	return v, err
+}
+
 // submit records the task. When the gateway stops before it answers, a
 // task with an idempotency key is asked for again through the next
 // gateway, which returns the one task whether or not the first request
@@ -143,4 +170,12 @@ func lostSight(t *sdk.Task, err error) error {
 	return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
 		"lost sight of task %s (%v); it exists, was %s when last seen, and goes on under its shim. "+
 			"Follow it: flowgate tasks logs %s -f; its outcome: flowgate tasks show %s", t.ID, err, t.Status, t.ID, t.ID)}
+}
+
+// lostFlow is the answer of a command that followed flow id and then could
+// reach no gateway to follow it on: the flow exists, its outcome is
+// unknown here (exit 5), and this is how to learn it.
+func lostFlow(id string, err error) error {
+	return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
+		"lost sight of flow %s (%v); it exists and goes on under the next gateway. Its state: flowgate tasks flow show %s", id, err, id)}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 )
 
@@ -143,6 +142,9 @@ is resumed by whichever gateway runs next. With --gate-timeout D, a gate
 nobody answers within D is denied (reason gate-expired) by the gateway's
 sweep, which runs at least once a minute; the deadline is stored with the
 gate, so it holds when no gateway runs meanwhile (the next one denies it).
+When the gateway dies while this command follows the flow, it follows on
+through the next gateway (hosting one if none starts) and exits with the
+flow's own outcome; so do pipeline resume and pipeline continue.
 
 With --from-step S --id FLOW, the finished flow FLOW (which ran FILE,
 unchanged) is rerun from step S: S and every step after it run again, the
@@ -206,7 +208,8 @@ directory first. See docs/agents.md.`,
 			if err != nil {
 				return err
 			}
-			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withLink(cmd, func(ctx context.Context, l *link) error {
+				c := l.c
 				if session.startOver {
 					if err := e.startPipelineOver(ctx, c, session.name); err != nil {
 						return err
@@ -224,7 +227,7 @@ directory first. See docs/agents.md.`,
 				if err != nil {
 					return err
 				}
-				return e.followStarted(ctx, c, f, detach, tool)
+				return e.followStarted(ctx, l, f, detach, tool)
 			})
 		},
 	}

@@ -93,9 +93,76 @@ func TestPipelineStateTooLargeFails(t *testing.T) {
 	code, stdout, errOut := run(t, home, "pipeline", "run", path, "--mode", "tool")
 	require.NotEqual(t, 0, code, stdout)
 	require.Contains(t, stdout+errOut, "over the 786432 a flow's state may hold")
-	require.Contains(t, stdout+errOut, "the largest step result is wide")
+	require.Contains(t, stdout+errOut, "the workflow's output is", "the parallel step's result is kept by reference; its copy in the output is what does not fit")
 
 	code, out, _ := run(t, home, "tasks", "flow", "list", "--json")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, `"status": "failed"`)
+}
+
+// A parallel step whose branches print large JSON keeps its combined
+// result in the state as a reference to the branches' results (which are
+// in their tasks' log files), and computes it again for the steps after
+// it. Its combined result used to be copied into the state whole, so four
+// branches of 200 KB failed the flow as too large.
+func TestPipelineCombinedResultIsKeptByReference(t *testing.T) {
+	t.Parallel()
+	branch := `        - id: b%d
+          run: awk 'BEGIN { s = "z"; while (length(s) < 200000) s = s s; printf "{\"k\":\"b%d\",\"v\":\"%%s\"}\n", substr(s, 1, 200000) }'
+`
+	wf := "name: wide\nsteps:\n  - id: wide\n    parallel:\n      branches:\n"
+	for i := range 4 {
+		wf += fmt.Sprintf(branch, i, i)
+	}
+	wf += "  - id: after\n    run: echo $wide.json.b2.k\n"
+	path := filepath.Join(t.TempDir(), "wide.lobster")
+	require.NoError(t, os.WriteFile(path, []byte(wf), 0o600))
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", path, "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	var env struct {
+		Status string
+		Output []any
+		FlowID string `json:"flowId"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Equal(t, "ok", env.Status, stdout)
+	require.Len(t, env.Output, 1)
+	require.Contains(t, env.Output[0], "b2", "$wide.json was computed again from the branches")
+
+	code, out, errOut := run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
+	require.Equal(t, 0, code, errOut)
+	var f struct{ State json.RawMessage }
+	require.NoError(t, json.Unmarshal([]byte(out), &f))
+	require.Less(t, len(f.State), 64<<10, "the flow's state holds references, not the outputs")
+	require.Contains(t, string(f.State), `"derived": true`)
+}
+
+// A workflow step whose sub-workflow's output is large keeps its result
+// by reference too, and computes it again from the sub-workflow's step
+// results for the steps after it.
+func TestPipelineWorkflowResultIsKeptByReference(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sub := "name: sub\nsteps:\n  - id: big\n    run: awk 'BEGIN { s = \"q\"; while (length(s) < 20000) s = s s; printf \"{\\\"k\\\":\\\"inner\\\",\\\"v\\\":\\\"%s\\\"}\\n\", substr(s, 1, 20000) }'\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub.lobster"), []byte(sub), 0o600))
+	top := "name: top\nsteps:\n  - id: w\n    workflow: sub.lobster\n  - id: after\n    run: echo $w.json.k\n"
+	path := filepath.Join(dir, "top.lobster")
+	require.NoError(t, os.WriteFile(path, []byte(top), 0o600))
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", path, "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	var env struct {
+		Status string
+		Output []any
+		FlowID string `json:"flowId"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Equal(t, []any{"inner\n"}, env.Output, stdout)
+	code, out, errOut := run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
+	require.Equal(t, 0, code, errOut)
+	var f struct{ State json.RawMessage }
+	require.NoError(t, json.Unmarshal([]byte(out), &f))
+	require.Less(t, len(f.State), 16<<10, "the sub-workflow's output is not copied into the state")
+	require.Contains(t, string(f.State), `"derived": true`)
 }

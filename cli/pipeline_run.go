@@ -62,12 +62,16 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 
 // followPipeline waits until the flow ends or stops at a gate, printing
 // the wake banner of each step that continues a session and each step as
-// it finishes, and returns the flow.
-func (e *env) followPipeline(ctx context.Context, c api.Client, id string, quiet bool) (engine.FlowView, error) {
+// it finishes, and returns the flow. When the gateway stops meanwhile, it
+// follows on through the next one (see link).
+func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool) (engine.FlowView, error) {
 	seen, woke := map[string]bool{}, map[string]bool{}
 	for {
-		v, err := c.ViewFlow(ctx, id)
+		v, err := l.viewFlow(ctx, id)
 		if err != nil {
+			if gone(err) {
+				err = lostFlow(id, err)
+			}
 			return v, err
 		}
 		for _, t := range v.Tasks {
@@ -190,7 +194,8 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 			if approve != "" && approve != "yes" && approve != "no" {
 				return usageError{fmt.Errorf("--approve %q: want yes or no", approve)}
 			}
-			return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
+			return e.withLink(cmd, func(ctx context.Context, l *link) error {
+				c := l.c
 				flowID, err := findGate(ctx, c, token, id)
 				if err != nil {
 					return err
@@ -213,7 +218,7 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v, err := e.followPipeline(ctx, c, flowID, tool)
+				v, err := e.followPipeline(ctx, l, flowID, tool)
 				if err != nil {
 					return err
 				}

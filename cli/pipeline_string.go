@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/plugins/pipeline"
@@ -84,12 +83,12 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 	if err != nil {
 		return err
 	}
-	return e.withWorkClient(cmd, func(ctx context.Context, c api.Client) error {
-		f, err := startPipeline(ctx, c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()})
+	return e.withLink(cmd, func(ctx context.Context, l *link) error {
+		f, err := startPipeline(ctx, l.c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()})
 		if err != nil {
 			return err
 		}
-		return e.followStarted(ctx, c, f, p.detach, p.tool)
+		return e.followStarted(ctx, l, f, p.detach, p.tool)
 	})
 }
 
@@ -110,12 +109,12 @@ func runLimits(budget *budgetFlags, gateTimeout string) (*sdk.Budget, time.Durat
 
 // followStarted follows a started pipeline flow to its end or a gate and
 // reports it, or with detach says how to follow it.
-func (e *env) followStarted(ctx context.Context, c api.Client, f *sdk.Flow, detach, tool bool) error {
+func (e *env) followStarted(ctx context.Context, l *link, f *sdk.Flow, detach, tool bool) error {
 	if detach {
 		fmt.Fprintf(e.stdout, "Pipeline flow %s started. Follow it: flowgate tasks flow show %s\n", f.ID, f.ID)
 		return nil
 	}
-	v, err := e.followPipeline(ctx, c, f.ID, tool)
+	v, err := e.followPipeline(ctx, l, f.ID, tool)
 	if err != nil {
 		return err
 	}

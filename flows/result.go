@@ -37,6 +37,11 @@ type StepResult struct {
 	// with SetStdout before a reference uses it.
 	StdoutFile   string `json:"stdoutFile,omitempty"`
 	StdoutSHA256 string `json:"stdoutSha256,omitempty"`
+	// Derived marks the result of a step that combines other steps'
+	// results (a parallel or workflow step) and is too large to copy
+	// inline. Encoded, it carries neither stdout nor json: whoever decodes
+	// it computes them again from the results it combines, which are kept.
+	Derived bool `json:"derived,omitempty"`
 }
 
 // SetStdout sets r's stdout to s and its JSON to what s parses to, as a
@@ -136,9 +141,10 @@ type stepResultJSON StepResult
 
 // MarshalJSON encodes r with the reference's field names, including json,
 // subject and response when set (even when their value is null). A result
-// with a StdoutFile leaves stdout and json to the file.
+// with a StdoutFile leaves stdout and json to the file, a Derived one to
+// the results it combines.
 func (r StepResult) MarshalJSON() ([]byte, error) {
-	if r.StdoutFile != "" {
+	if r.StdoutFile != "" || r.Derived {
 		r.Stdout, r.JSON, r.HasJSON = nil, nil, false
 	}
 	base, err := json.Marshal(stepResultJSON(r))

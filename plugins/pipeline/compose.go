@@ -83,8 +83,7 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 		if win >= 0 {
 			b := results[win]
 			r.set(fr, b.ID, b)
-			out := parallelResult(s.ID, []flows.StepResult{b})
-			out.Stdout = b.Stdout
+			out := parallelResult(s, []flows.StepResult{b})
 			return &out, "", nil, nil
 		}
 	}
@@ -100,14 +99,16 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 	for _, b := range results {
 		r.set(fr, b.ID, b)
 	}
-	out := parallelResult(s.ID, results)
+	out := parallelResult(s, results)
 	return &out, "", nil, nil
 }
 
-// parallelResult is a parallel step's result: json maps each branch id to
-// the branch's json (branches without one are left out, as JSON.stringify
-// leaves out undefined), stdout is that json as text.
-func parallelResult(id string, branches []flows.StepResult) flows.StepResult {
+// parallelResult is the result of parallel step s from its branches'
+// results: json maps each branch id to the branch's json (branches
+// without one are left out, as JSON.stringify leaves out undefined),
+// stdout is that json as text, or with wait any the winning branch's own
+// stdout. A large one is kept by reference (see combined).
+func parallelResult(s *flows.Step, branches []flows.StepResult) flows.StepResult {
 	m := map[string]any{}
 	for _, b := range branches {
 		if b.HasJSON {
@@ -115,7 +116,11 @@ func parallelResult(id string, branches []flows.StepResult) flows.StepResult {
 		}
 	}
 	text := jsonText(m)
-	return flows.StepResult{ID: id, Stdout: &text, JSON: m, HasJSON: true}
+	out := flows.StepResult{ID: s.ID, Stdout: &text, JSON: m, HasJSON: true}
+	if s.Parallel.Wait == "any" && len(branches) == 1 {
+		out.Stdout = branches[0].Stdout
+	}
+	return combined(out)
 }
 
 // forEach runs step s's sub-steps for every item of its array, one item
@@ -313,7 +318,8 @@ func (r *run) subWorkflow(ctx context.Context, fr *frame, s *flows.Step) (res *f
 
 // workflowResult is a workflow step's result from the sub-workflow's
 // output: json is the one item, or the array of them; stdout is json as
-// text (a string as it is), "" for no output.
+// text (a string as it is), "" for no output. A large one is kept by
+// reference (see combined).
 func workflowResult(id string, output []any) flows.StepResult {
 	var v any = output
 	if len(output) == 1 {
@@ -326,7 +332,7 @@ func workflowResult(id string, output []any) flows.StepResult {
 			text = jsonText(v)
 		}
 	}
-	return flows.StepResult{ID: id, Stdout: &text, JSON: v, HasJSON: true}
+	return combined(flows.StepResult{ID: id, Stdout: &text, JSON: v, HasJSON: true})
 }
 
 // jsonText is v as compact JSON, without HTML escaping (as

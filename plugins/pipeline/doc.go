@@ -37,12 +37,20 @@
 // reference ($step.stdout, $step.json) needs it, and fails the flow,
 // saying so, if the file is gone or changed (its task was pruned).
 //
+// A parallel or workflow step combines other steps' results. When its
+// combined result encodes to more than sdk.InlineStdout, the state keeps
+// it as a reference, {"id", "derived": true} plus its gate fields, and
+// the controller computes it again, on every pass, from the results it
+// combines (the branches' results, the sub-workflow's results), which the
+// state keeps on their own: the combined data is never stored twice.
+//
 // The encoded state of a flow is at most 768 KiB, which leaves room in
 // the flow's record (the store holds at most 1 MiB per record) for its
-// wait. A pass whose state would be larger (a parallel or for_each step
-// whose combined JSON is that large, big args or responses) fails the
-// flow with a message naming the largest step result; the flow is never
-// left blocked on a write the store refuses. A workflow file is at most
+// wait. A pass whose state would be larger (a for_each step's combined
+// rows, a workflow output, big args or responses, or more large results
+// than fit) fails the flow with a message naming the largest step result
+// or the output; the flow is never left blocked on a write the store
+// refuses. A workflow file is at most
 // flows.MaxFileBytes (256 KiB) and a run: line flows.MaxRunBytes (64 KiB);
 // pipeline validate refuses larger ones.
 //

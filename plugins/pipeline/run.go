@@ -115,6 +115,11 @@ func (r *run) walk(ctx context.Context, fr *frame) (stop bool, err error) {
 func (r *run) step(ctx context.Context, fr *frame, i int) (stop bool, err error) {
 	s := &fr.wf.Steps[i]
 	res, done := fr.results[s.ID]
+	if done && res.Derived && res.Stdout == nil {
+		if res, stop, err = r.rederive(ctx, fr, s, res); stop || err != nil {
+			return stop, err
+		}
+	}
 	if !done {
 		ok, err := flows.EvalCondition(s.When, fr.results)
 		if err != nil {

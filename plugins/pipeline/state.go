@@ -127,6 +127,9 @@ func (s *state) largest() string {
 			id, most = k, len(b)
 		}
 	}
+	if out := len(s.raw["output"]); out > most {
+		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", out)
+	}
 	if id == "" {
 		return "its args, env and decisions are too large; pass large data as files"
 	}
