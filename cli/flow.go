@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -214,94 +213,6 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 			fmt.Fprintf(w, "    milestone %d: %s\n", m.Seq, clip(strings.TrimSpace(m.Name+" "+m.Message), 80))
 		}
 	}
-}
-
-// failingTask is the task a flow that did not succeed ended on: the one
-// its controller named (BlockedTaskID), or else its newest task that
-// failed, timed out or was lost. nil when there is none.
-func failingTask(v engine.FlowView) *sdk.Task {
-	for _, t := range v.Tasks {
-		if v.BlockedTaskID != "" && t.ID == v.BlockedTaskID {
-			return t
-		}
-	}
-	var last *sdk.Task
-	for _, t := range v.Tasks {
-		switch t.Status {
-		case sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskLost:
-			if last == nil || t.CreatedAt.After(last.CreatedAt) {
-				last = t
-			}
-		}
-	}
-	return last
-}
-
-// endReason says in one line why a flow ended without succeeding: the
-// summary its controller gave, or else the failing task's reason and last
-// error.
-func endReason(f *sdk.Flow, failed *sdk.Task) string {
-	if f.BlockedSummary != "" {
-		return clean(f.BlockedSummary)
-	}
-	if failed == nil {
-		return ""
-	}
-	var parts []string
-	if failed.Reason != "" {
-		parts = append(parts, failed.Reason)
-	}
-	if n := len(failed.Errors); n > 0 {
-		parts = append(parts, failed.Errors[n-1])
-	}
-	return clean(strings.Join(parts, ": "))
-}
-
-// stateLine says in one line why a flow is parked: the blocked summary or
-// task, or a short shape of what it waits for.
-func stateLine(f *sdk.Flow) string {
-	switch f.Status {
-	case sdk.FlowBlocked:
-		switch {
-		case f.BlockedSummary != "":
-			return clean(f.BlockedSummary)
-		case f.BlockedTaskID != "":
-			return "blocked by " + clean(f.BlockedTaskID)
-		}
-		return "blocked"
-	case sdk.FlowWaiting:
-		return clip(jsonShape(f.Wait), 120)
-	}
-	return ""
-}
-
-// jsonShape summarizes a JSON value: an object's sorted keys, an array's
-// length, a scalar as itself.
-func jsonShape(b json.RawMessage) string {
-	var v any
-	if len(b) == 0 || json.Unmarshal(b, &v) != nil {
-		return "waiting"
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		if k, ok := x["kind"].(string); ok {
-			if p, ok := x["prompt"].(string); ok {
-				return k + ": " + p
-			}
-			return k
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return strings.Join(keys, ", ")
-	case []any:
-		return fmt.Sprintf("array(%d)", len(x))
-	case nil:
-		return "waiting"
-	}
-	return string(b)
 }
 
 func newFlowCancelCmd(e *env) *cobra.Command {

@@ -1,0 +1,30 @@
+package pluginhost
+
+import (
+	"time"
+)
+
+// State is where a plugin instance is in its life.
+type State string
+
+// Plugin states.
+const (
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateBackoff  State = "backoff" // crashed or failed to start; restarting after a delay
+	StateFailed   State = "failed"  // gave up: restart budget spent, or a permanent error
+	StateStopped  State = "stopped"
+)
+
+// Status describes one plugin for `flowgate plugins list`.
+type Status struct {
+	Name      string    `json:"name"`
+	Version   string    `json:"version,omitempty"`
+	State     State     `json:"state"`
+	PID       int       `json:"pid,omitempty"`
+	Restarts  int       `json:"restarts"`
+	Epoch     int64     `json:"epoch"`
+	LastError string    `json:"last_error,omitempty"`
+	Since     time.Time `json:"since"`
+	Pending   int       `json:"pending_events"`
+}

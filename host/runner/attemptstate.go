@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"path/filepath"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// Attempt states, as AttemptState reports them.
+const (
+	// AttemptEnded: the attempt's shim wrote how the task ended; a runner
+	// settles it when it next looks.
+	AttemptEnded = "ended"
+	// AttemptAlive: the attempt's shim runs (checked by pid and start
+	// time, never by pid alone).
+	AttemptAlive = "alive"
+	// AttemptUnclaimed: no shim claimed the attempt; a runner queues it
+	// again.
+	AttemptUnclaimed = "unclaimed"
+	// AttemptGone: the shim claimed the attempt and is gone without
+	// saying how the task ended. After a grace, the task is lost.
+	AttemptGone = "gone"
+)
+
+// AttemptState says what the files under home show of running task t's
+// current attempt: AttemptEnded, AttemptAlive, AttemptUnclaimed or
+// AttemptGone. It writes nothing, so audits and maintenance previews can
+// call it.
+func AttemptState(home string, t *sdk.Task) string {
+	dir := LogDir(home, t.ID, t.Attempts)
+	if _, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
+		return AttemptEnded
+	}
+	if info, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile)); err == nil && shim.Alive(info) {
+		return AttemptAlive
+	}
+	if claimed, err := shim.Claimed(dir); err == nil && !claimed {
+		return AttemptUnclaimed
+	}
+	// A status written while we looked counts as ended, not gone.
+	if _, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
+		return AttemptEnded
+	}
+	return AttemptGone
+}
+
+// MarkLost settles running task t, whose current attempt is AttemptGone,
+// as the runner settles a shim that died: lost, or queued again when its
+// retry policy marks it safe_to_repeat and attempts remain. A child the
+// shim left behind is killed first. A task that moved on meanwhile (ended,
+// or on another attempt) is left alone.
+func MarkLost(eng *engine.Engine, home string, t *sdk.Task, why string) error {
+	r, err := New(eng, Config{Home: home})
+	if err != nil {
+		return err
+	}
+	r.lose(newAttempt(t.ID, t.Attempts, LogDir(home, t.ID, t.Attempts), nil), why)
+	return nil
+}
