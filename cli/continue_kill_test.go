@@ -17,26 +17,16 @@ import (
 // the next gateway starts the continuation exactly once.
 func TestGatewayKilledAfterAcceptingAContinuation(t *testing.T) {
 	t.Parallel()
-	home := shortHome(t)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "five.lobster")
-	require.NoError(t, os.WriteFile(file, []byte(fiveSteps), 0o600))
-	ledger, flag := filepath.Join(dir, "ledger"), filepath.Join(dir, "flag")
-	code, stdout, errOut := run(t, home, "pipeline", "run", file, "--args-json", `{"ledger":"`+ledger+`","flag":"`+flag+`"}`, "--mode", "tool")
-	require.Equal(t, 1, code, stdout+errOut)
-	var env struct{ FlowID string }
-	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
-	code, stdout, _ = run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
-	require.Equal(t, 0, code)
-	var src struct{ Revision int64 }
-	require.NoError(t, json.Unmarshal([]byte(stdout), &src))
+	r := runFiveSteps(t, false, 1)
+	home, dir, ledger, flag := r.home, r.dir, r.ledger, r.flag
+	srcRev := r.revision(t)
 
 	config := filepath.Join(dir, "gateway.yaml")
 	require.NoError(t, os.WriteFile(config, []byte("plugins:\n  - name: pipeline\n    path: /bin/false\n"), 0o600))
 	kill := gatewayProcess(t, home, dir, "--config", config)
 
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
-	code, stdout, errOut = run(t, home, "tasks", "flow", "continue", env.FlowID, "--expected-revision", strconv.FormatInt(src.Revision, 10), "--reason", "flag added", "--json")
+	code, stdout, errOut := run(t, home, "tasks", "flow", "continue", r.flowID, "--expected-revision", strconv.FormatInt(srcRev, 10), "--reason", "flag added", "--json")
 	require.Equal(t, 0, code, errOut)
 	var accepted struct{ Flow struct{ ID, Status string } }
 	require.NoError(t, json.Unmarshal([]byte(stdout), &accepted))
@@ -47,7 +37,7 @@ func TestGatewayKilledAfterAcceptingAContinuation(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"one", "two", "three"}, strings.Fields(string(b)), "the killed gateway never started the continuation")
 
-	code, stdout, errOut = run(t, home, "pipeline", "continue", "--id", env.FlowID, "--reason", "flag added")
+	code, stdout, errOut = run(t, home, "pipeline", "continue", "--id", r.flowID, "--reason", "flag added")
 	require.Equal(t, 0, code, stdout+errOut)
 	require.Contains(t, errOut, "already accepted (identical request): flow "+accepted.Flow.ID)
 	b, err = os.ReadFile(ledger)

@@ -376,6 +376,26 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 }
 
 // alive reports whether pid runs and is not a zombie.
+// runDetached starts workflow wf with pipeline run --detach against home's
+// gateway and returns the flow's id.
+func runDetached(t *testing.T, bin, home, wf string) string {
+	t.Helper()
+	out, err := exec.Command(bin, "--home", home, "pipeline", "run", "--detach", wf).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.Fields(string(out))[2]
+}
+
+// viewFlow reads flow id through home's gateway socket.
+func viewFlow(t *testing.T, home, id string) engine.FlowView {
+	t.Helper()
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	defer c.Close()
+	v, err := c.ViewFlow(context.Background(), id)
+	require.NoError(t, err)
+	return v
+}
+
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -409,19 +429,8 @@ steps:
 `), 0o600))
 
 	g := startGateway(t, bin, home, logf)
-	out, err := exec.Command(bin, "--home", home, "pipeline", "run", "--detach", wf).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	flowID := strings.Fields(string(out))[2]
-
-	ctx := context.Background()
-	view := func() engine.FlowView {
-		c, err := api.DialRemote(gateway.SocketPath(home))
-		require.NoError(t, err)
-		defer c.Close()
-		v, err := c.ViewFlow(ctx, flowID)
-		require.NoError(t, err)
-		return v
-	}
+	flowID := runDetached(t, bin, home, wf)
+	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func(engine.FlowView) bool) {
 		deadline := time.Now().Add(30 * time.Second)
 		for v := view(); !cond(v); v = view() {
@@ -440,7 +449,7 @@ steps:
 	defer g.kill(t)
 	require.Equal(t, sdk.FlowWaiting, view().Status, "a gate waits across restarts")
 
-	out, err = exec.Command(bin, "--home", home, "pipeline", "resume", "--id", flowID, "--approve", "yes", "--by", "tester").CombinedOutput()
+	out, err := exec.Command(bin, "--home", home, "pipeline", "resume", "--id", flowID, "--approve", "yes", "--by", "tester").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	v := view()
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)

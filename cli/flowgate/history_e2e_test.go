@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,9 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -51,19 +48,8 @@ steps:
 `), 0o600))
 
 	g := startGateway(t, bin, home, logf)
-	out, err := exec.Command(bin, "--home", home, "pipeline", "run", "--detach", wf).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	flowID := strings.Fields(string(out))[2]
-
-	ctx := context.Background()
-	view := func() engine.FlowView {
-		c, err := api.DialRemote(gateway.SocketPath(home))
-		require.NoError(t, err)
-		defer c.Close()
-		v, err := c.ViewFlow(ctx, flowID)
-		require.NoError(t, err)
-		return v
-	}
+	flowID := runDetached(t, bin, home, wf)
+	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func() bool) {
 		deadline := time.Now().Add(30 * time.Second)
 		for !cond() {
@@ -80,7 +66,7 @@ steps:
 	g = startGateway(t, bin, home, logf)
 	defer g.kill(t)
 
-	out, err = exec.Command(bin, "--home", home, "tasks", "flow", "approve", flowID, "--by", "tester").CombinedOutput()
+	out, err := exec.Command(bin, "--home", home, "tasks", "flow", "approve", flowID, "--by", "tester").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	until("the flow to end", func() bool { return view().Status.Terminal() })
 	v := view()
