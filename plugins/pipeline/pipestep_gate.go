@@ -28,13 +28,32 @@ func (e *execStage) approveCommand() *flows.Command {
 	}
 }
 
-func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
-	r := e.r
-	step := fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
+// gateAt is the gate step of a stage, "<step id>/stage<N>", and its
+// prompt: --prompt, or def when none is given.
+func (e *execStage) gateAt(call *flows.Call, def string) (step, prompt string) {
+	step = fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
 	prompt, ok := call.Args.String("prompt")
 	if !ok || prompt == "" {
-		prompt = "Approve?"
+		prompt = def
 	}
+	return step, prompt
+}
+
+// park parks the flow at gate g; cancel ends the run, as a denial does.
+// Either way the stage waits: the flow moves on when it is answered.
+func (e *execStage) park(ctx context.Context, g Gate) (flows.StageOutput, error) {
+	e.hostErr = e.r.wait(ctx, g)
+	return flows.StageOutput{}, errStageWaits
+}
+
+func (e *execStage) cancel(ctx context.Context) (flows.StageOutput, error) {
+	e.hostErr = e.r.cancel(ctx, e.fr.prefix+e.s.ID)
+	return flows.StageOutput{}, errStageWaits
+}
+
+func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	r := e.r
+	step, prompt := e.gateAt(call, "Approve?")
 	items := call.Items
 	if items == nil {
 		items = []any{}
@@ -47,15 +66,12 @@ func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageO
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		e.hostErr = r.wait(ctx, g)
-		return flows.StageOutput{}, errStageWaits
+		return e.park(ctx, g)
 	case d.Approved == nil:
 		g.Error = fmt.Sprintf("the decision at %s neither approves nor denies; answer with approve or deny", step)
-		e.hostErr = r.wait(ctx, g)
-		return flows.StageOutput{}, errStageWaits
+		return e.park(ctx, g)
 	case !*d.Approved:
-		e.hostErr = r.cancel(ctx, e.fr.prefix+e.s.ID)
-		return flows.StageOutput{}, errStageWaits
+		return e.cancel(ctx)
 	}
 	return flows.StageOutput{Items: call.Items}, nil
 }
@@ -111,11 +127,7 @@ func (e *execStage) askCommand() *flows.Command {
 
 func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
 	r := e.r
-	step := fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
-	prompt, ok := call.Args.String("prompt")
-	if !ok || prompt == "" {
-		prompt = "Input required"
-	}
+	step, prompt := e.gateAt(call, "Input required")
 	schema := askSchema
 	if text, ok := call.Args.String("schema"); ok {
 		var custom map[string]any // never into askSchema, which is shared
@@ -131,11 +143,9 @@ func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		e.hostErr = r.wait(ctx, g)
-		return flows.StageOutput{}, errStageWaits
+		return e.park(ctx, g)
 	case d.Approved != nil && !*d.Approved:
-		e.hostErr = r.cancel(ctx, e.fr.prefix+e.s.ID)
-		return flows.StageOutput{}, errStageWaits
+		return e.cancel(ctx)
 	}
 	var response any
 	if len(d.Response) > 0 {
@@ -143,8 +153,7 @@ func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	}
 	if err := flows.ValidateResponse(step, schema, response); err != nil {
 		g.Error = err.Error()
-		e.hostErr = r.wait(ctx, g)
-		return flows.StageOutput{}, errStageWaits
+		return e.park(ctx, g)
 	}
 	return flows.StageOutput{Items: []any{response}}, nil
 }
