@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
@@ -72,7 +74,15 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		return err
 	}
 	if p.dryRun {
-		plan, err := flows.PipelineDryRun(stages, pipeline.HasCommand)
+		opts, err := e.stageOptions()
+		if err != nil {
+			return err
+		}
+		plan, err := flows.PipelineDryRun(stages, opts.HasCommand)
+		var unknown *flows.UnknownCommandError
+		if errors.As(err, &unknown) {
+			return usageError{fmt.Errorf("%w (%s)", err, pipeline.MissingStageHint(unknown.Name))}
+		}
 		if err != nil {
 			return err
 		}
@@ -90,6 +100,20 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		}
 		return e.followStarted(ctx, l, f, p.detach, p.tool)
 	})
+}
+
+// stageOptions are the pipeline controller's options for the home: its
+// state and stages directories and the stage_path of its gateway.yaml.
+func (e *env) stageOptions() (pipeline.Options, error) {
+	dir, err := e.home()
+	if err != nil {
+		return pipeline.Options{}, err
+	}
+	fc, err := gateway.HomeConfig(dir, "")
+	if err != nil {
+		return pipeline.Options{}, err
+	}
+	return pipeline.HomeOptions(dir, fc.StagePath), nil
 }
 
 // runLimits reads pipeline run's --budget flags and --gate-timeout.

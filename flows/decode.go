@@ -9,10 +9,6 @@ import (
 
 const maxTimeoutMs = 2147483647
 
-// pipelineNested is the message for typed pipeline: keys in parallel
-// branches and for_each sub-steps, which flowgate does not run yet.
-const pipelineNested = "pipeline: in parallel branches and for_each sub-steps is not supported yet; use run: with a shell command there, or make the pipeline a step of its own"
-
 func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	o, ok := asObject(root)
 	if !ok {
@@ -296,7 +292,7 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 		if p, isStr := str(v); !isStr {
 			d.fail(c, "pipeline", "pipeline must be a string")
 		} else if p != "" {
-			d.pipeline(c, s, p, top)
+			d.pipeline(c, s, p)
 			execs = append(execs, "pipeline")
 		}
 	}
@@ -332,11 +328,7 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 // pipeline decodes a pipeline: key. A pipeline without templates is
 // parsed now, so a syntax error is reported at load rather than when the
 // step runs (the reference's "pipeline parse failed").
-func (d *decoder) pipeline(c *stepCtx, s *Step, p string, top bool) {
-	if !top {
-		d.fail(c, "pipeline", pipelineNested)
-		return
-	}
+func (d *decoder) pipeline(c *stepCtx, s *Step, p string) {
 	s.Pipeline = p
 	if hasTemplate(p) {
 		return

@@ -58,7 +58,7 @@ func (d *decoder) parallel(c *stepCtx, s *Step, n *yaml.Node) *Parallel {
 		bc := &stepCtx{o: bo, key: key, label: fmt.Sprintf("%s parallel branch %s", c.label, cmpOr(id, key))}
 		var bs Step
 		execs := d.execKeys(bc, &bs, false)
-		b.Run = bs.Run
+		b.Run, b.Pipeline = bs.Run, bs.Pipeline
 		if len(execs) == 0 {
 			d.errAt(bo.n, key, "%s requires run, command, or pipeline", bc.label)
 		} else if len(execs) > 1 {

@@ -22,9 +22,9 @@
 // step: parsing costs memory many times a file's size, and every task a
 // workflow makes must fit a task record.
 //
-// Unknown keys are ignored, as in the reference. A pipeline: step without
-// templates is parsed at load; pipeline: keys in parallel branches and
-// for_each sub-steps are not supported yet and fail validation saying so.
+// Unknown keys are ignored, as in the reference. A pipeline: (of a step,
+// a parallel branch or a for_each sub-step) without templates is parsed
+// at load, so a syntax error is reported with file:line.
 //
 // # Errors
 //

@@ -126,11 +126,13 @@ type Parallel struct {
 	Branches  []Branch
 }
 
-// Branch is one parallel branch; its ID is also a step id for refs.
+// Branch is one parallel branch; its ID is also a step id for refs. It
+// runs either Run, a shell command, or Pipeline, a typed pipeline.
 type Branch struct {
 	ID           string
 	Line, Column int
 	Run          string
+	Pipeline     string
 	Env          map[string]string
 	Cwd          string
 	Stdin        any
@@ -146,7 +148,8 @@ type ForEach struct {
 	// i > 0 and i % BatchSize == 0.
 	BatchSize int
 	PauseMs   float64
-	// Steps run once per item; they only use Run (no gates, no nesting).
+	// Steps run once per item; they use Run or Pipeline (no gates, no
+	// nesting).
 	Steps []Step
 }
 

@@ -49,6 +49,8 @@ import (
 //	  command: /usr/local/bin/diagnose   # JSON on stdin, JSON on stdout
 //	  timeout: 30s        # at most 60s; a task's shorter timeout wins
 //	  max_output_kib: 16  # task output given to it
+//	stage_path:           # directories of executable pipeline stages, searched
+//	  - /opt/flowgate/stages  # after $FLOWGATE_HOME/stages (relative to this file)
 //	http:                 # a TCP listener for /metrics, /healthz, /readyz
 //	  addr: 127.0.0.1:7070  # off when empty; see HTTPConfig
 //	  auth_token: s3cret  # required, or TLS, on a non-loopback address
@@ -88,6 +90,11 @@ type FileConfig struct {
 		Timeout      Duration `yaml:"timeout"`
 		MaxOutputKiB int      `yaml:"max_output_kib"`
 	} `yaml:"diagnoser"`
+	// StagePath lists directories of executable pipeline stages (an
+	// executable named like the stage, such as llm.invoke), searched in
+	// order after the home's own stages directory. A relative one is
+	// relative to the config file.
+	StagePath []string `yaml:"stage_path"`
 	// HTTP is the TCP listener for metrics and probes; off when its Addr
 	// is empty.
 	HTTP HTTPConfig `yaml:"http"`
@@ -211,6 +218,11 @@ func LoadConfig(path string) (FileConfig, error) {
 	for i, j := range c.Cron {
 		if j.Pipeline != "" && !filepath.IsAbs(j.Pipeline) {
 			c.Cron[i].Pipeline = filepath.Join(filepath.Dir(path), j.Pipeline)
+		}
+	}
+	for i, d := range c.StagePath {
+		if d != "" && !filepath.IsAbs(d) {
+			c.StagePath[i] = filepath.Join(filepath.Dir(path), d)
 		}
 	}
 	if err := c.Validate(); err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -242,7 +244,11 @@ func (g *Gateway) Start(ctx context.Context) error {
 }
 
 // pluginSpecs is the configured plugins plus the first-party ones the
-// config does not name.
+// config does not name. A first-party plugin (one flowgate serves
+// itself, with no path) is told the home (FLOWGATE_HOME) and the stage
+// path (FLOWGATE_STAGE_PATH), unless its entry sets them: the pipeline
+// controller keeps state.set values under the home and finds executable
+// stages there.
 func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 	specs := append([]pluginhost.Spec(nil), g.cfg.File.Plugins...)
 	named := map[string]bool{}
@@ -254,8 +260,27 @@ func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
+	for i, s := range specs {
+		if s.Path != "" {
+			continue
+		}
+		env := maps.Clone(s.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		for k, v := range map[string]string{home.EnvVar: g.cfg.Home, stagePathEnv: strings.Join(g.cfg.File.StagePath, string(os.PathListSeparator))} {
+			if _, ok := env[k]; !ok {
+				env[k] = v
+			}
+		}
+		specs[i].Env = env
+	}
 	return specs
 }
+
+// stagePathEnv is the variable that gives first-party plugins the
+// config's stage_path (the pipeline controller's StagePathEnv).
+const stagePathEnv = "FLOWGATE_STAGE_PATH"
 
 // Stop stops serving, stops dispatching and following tasks (they keep
 // running under their shims for the next gateway), and closes the store.

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -21,38 +21,27 @@ import (
 // of them nil the step waits: the handler already wrote what the pass
 // learned and created any tasks.
 
-// parallel runs step s's branches, each as one task created at once, with
-// the key "<flow id>:<step id>/<branch id>:0" (lobster-format §7.5).
+// parallel runs step s's branches at once (lobster-format §7.5): a run:
+// branch is one task, keyed "<flow id>:<step id>/<branch id>:0"; a
+// pipeline: branch is a pipeline whose exec stages are tasks keyed
+// "<flow id>:<step id>/<branch id>/stage<N>:0".
 func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flows.StepResult, failTask string, failErr, err error) {
 	p := s.Parallel
 	id := fr.prefix + s.ID
-	tasks := make([]*sdk.Task, len(p.Branches))
+	runs := make([]branchRun, len(p.Branches))
 	var missing []sdk.TaskRequest
+	active := false
 	for i := range p.Branches {
 		b := &p.Branches[i]
-		key := taskKey(r.flow.ID, id+"/"+b.ID, 0)
-		if t, ok := r.tasks[key]; ok {
-			tasks[i] = t
-			continue
-		}
-		spec, err := r.taskSpec(fr, fr.results, b.Run, b.Stdin, r.taskEnv(fr, s, fr.results, b.Env), r.cwd(fr, s.Cwd, b.Cwd), p.TimeoutMs, s.Retry)
+		br, err := r.branch(ctx, fr, s, b)
 		if err != nil {
 			return nil, "", fmt.Errorf("parallel branch %s: %w", b.ID, err), nil
 		}
-		missing = append(missing, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: id + "/" + b.ID, Spec: spec})
-	}
-	if len(missing) > 0 {
-		return nil, "", nil, r.create(ctx, id, missing...)
-	}
-	results := make([]flows.StepResult, len(tasks))
-	errs := make([]error, len(tasks))
-	active := false
-	for i, t := range tasks {
-		if !t.Status.Terminal() {
-			active = true
-			continue
+		runs[i] = br
+		if br.req != nil {
+			missing = append(missing, *br.req)
 		}
-		results[i], errs[i] = taskResult(p.Branches[i].ID, p.TimeoutMs, t)
+		active = active || !br.done
 	}
 	if p.Wait == "any" {
 		// The first branch to settle wins, as Promise.race does in
@@ -60,47 +49,94 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 		// fast failure fails the step. The others are cancelled and their
 		// results ignored.
 		win := -1
-		for i, t := range tasks {
-			if t.Status.Terminal() && (win < 0 || t.EndedAt.Before(tasks[win].EndedAt)) {
+		for i, br := range runs {
+			if br.done && (win < 0 || br.ended.Before(runs[win].ended)) {
 				win = i
 			}
 		}
 		if win >= 0 {
 			// The race is decided: stop the losers, as Lobster aborts them.
-			for _, t := range tasks {
-				if t.Status.Terminal() || t.CancelRequested() {
-					continue
-				}
-				if _, err := r.host.CancelTask(ctx, t.ID); err != nil && !errors.Is(err, sdk.ErrTerminal) {
-					return nil, "", nil, err
+			for _, br := range runs {
+				if t := br.running; t != nil && !t.CancelRequested() {
+					if _, err := r.host.CancelTask(ctx, t.ID); err != nil && !errors.Is(err, sdk.ErrTerminal) {
+						return nil, "", nil, err
+					}
 				}
 			}
-		}
-		if win >= 0 && errs[win] != nil {
-			//lint:ignore ST1005 the reference's message
-			return nil, tasks[win].ID, fmt.Errorf("Parallel branch failed: %w", errs[win]), nil
-		}
-		if win >= 0 {
-			b := results[win]
+			if e := runs[win].err; e != nil {
+				//lint:ignore ST1005 the reference's message
+				return nil, runs[win].failTask, fmt.Errorf("Parallel branch failed: %w", e), nil
+			}
+			b := runs[win].res
 			r.set(fr, b.ID, b)
 			out := parallelResult(s, []flows.StepResult{b})
 			return &out, "", nil, nil
 		}
 	}
-	if active {
+	switch {
+	case len(missing) > 0:
+		return nil, "", nil, r.create(ctx, id, missing...)
+	case active:
 		return nil, "", nil, r.save(ctx, id)
 	}
-	for i, e := range errs {
-		if e != nil {
+	for _, br := range runs {
+		if br.err != nil {
 			//lint:ignore ST1005 the reference's message
-			return nil, tasks[i].ID, fmt.Errorf("Parallel branch failed: %w", e), nil
+			return nil, br.failTask, fmt.Errorf("Parallel branch failed: %w", br.err), nil
 		}
 	}
-	for _, b := range results {
-		r.set(fr, b.ID, b)
+	results := make([]flows.StepResult, len(runs))
+	for i, br := range runs {
+		results[i] = br.res
+		r.set(fr, br.res.ID, br.res)
 	}
 	out := parallelResult(s, results)
 	return &out, "", nil, nil
+}
+
+// branchRun is where one parallel branch stands in a pass: done (with
+// its result or failure, and when it ended), or waiting for a task to be
+// created (req) or to end (running).
+type branchRun struct {
+	done     bool
+	res      flows.StepResult
+	err      error
+	failTask string
+	ended    time.Time
+	req      *sdk.TaskRequest
+	running  *sdk.Task
+}
+
+// branch brings branch b of parallel step s as far as it goes. It fails
+// when a run: branch's task cannot be specified (its stdin does not
+// resolve).
+func (r *run) branch(ctx context.Context, fr *frame, s *flows.Step, b *flows.Branch) (branchRun, error) {
+	id := fr.prefix + s.ID + "/" + b.ID
+	env, cwd := r.taskEnv(fr, s, fr.results, b.Env), r.cwd(fr, s.Cwd, b.Cwd)
+	if b.Pipeline != "" {
+		pp := &pipe{r: r, fr: fr, s: s, id: id, name: b.ID, results: fr.results, env: env, cwd: cwd, timeoutMs: s.Parallel.TimeoutMs, retry: s.Retry}
+		res, err := pp.exec(ctx, b.Pipeline, b.Stdin)
+		switch {
+		case err != nil:
+			return branchRun{done: true, err: err, failTask: pp.failTask, ended: pp.ended}, nil
+		case res != nil:
+			return branchRun{done: true, res: *res, ended: pp.ended}, nil
+		}
+		return branchRun{req: pp.req, running: pp.running}, nil
+	}
+	key := taskKey(r.flow.ID, id, 0)
+	if t, ok := r.tasks[key]; ok {
+		if !t.Status.Terminal() {
+			return branchRun{running: t}, nil
+		}
+		res, err := taskResult(b.ID, s.Parallel.TimeoutMs, t)
+		return branchRun{done: true, res: res, err: err, failTask: t.ID, ended: t.EndedAt}, nil
+	}
+	spec, err := r.taskSpec(fr, fr.results, b.Run, b.Stdin, env, cwd, s.Parallel.TimeoutMs, s.Retry)
+	if err != nil {
+		return branchRun{}, err
+	}
+	return branchRun{req: &sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: id, Spec: spec}}, nil
 }
 
 // parallelResult is the result of parallel step s from its branches'
@@ -137,7 +173,7 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 	batch := max(fe.BatchSize, 1)
 	rows := make([]any, 0, len(items))
 	for i, item := range items {
-		it := r.loopItem(fr, s, item, i, i > 0 && i%batch == 0)
+		it := r.loopItem(ctx, fr, s, item, i, i > 0 && i%batch == 0)
 		switch {
 		case it.failErr != nil:
 			return nil, it.failTask, it.failErr, nil
@@ -158,6 +194,7 @@ type loopItem struct {
 	row      map[string]any
 	req      *sdk.TaskRequest
 	active   bool
+	ran      bool // a sub-step of the item has a task
 	failTask string
 	failErr  error
 }
@@ -167,7 +204,7 @@ type loopItem struct {
 // the results of the sub-steps before it for the same item. pause says the
 // item begins a batch after the first: its first task sleeps pause_ms
 // before it runs.
-func (r *run) loopItem(fr *frame, s *flows.Step, item any, i int, pause bool) loopItem {
+func (r *run) loopItem(ctx context.Context, fr *frame, s *flows.Step, item any, i int, pause bool) loopItem {
 	fe := s.ForEach
 	scoped := maps.Clone(fr.results)
 	scoped[fe.ItemVar] = valueResult(fe.ItemVar, item)
@@ -187,26 +224,22 @@ func (r *run) loopItem(fr *frame, s *flows.Step, item any, i int, pause bool) lo
 			scoped[sub.ID] = flows.SkippedResult(sub.ID)
 			continue
 		}
-		label := fr.prefix + s.ID + "/" + sub.ID
-		key := taskKey(r.flow.ID, label, i)
-		t, ok := r.tasks[key]
-		if !ok {
-			spec, err := r.taskSpec(fr, scoped, sub.Run, sub.Stdin, r.taskEnv(fr, s, scoped, sub.Env), r.cwd(fr, s.Cwd, sub.Cwd), sub.TimeoutMs, sub.Retry)
-			if err != nil {
-				return fail("", err)
-			}
-			if pause && first && fe.PauseMs > 0 {
-				spec.Shell = "sleep " + strconv.FormatFloat(fe.PauseMs/1000, 'f', -1, 64) + "; " + spec.Shell
-			}
-			return loopItem{req: &sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: fmt.Sprintf("%s[%d]", label, i), Spec: spec}}
+		var (
+			res flows.StepResult
+			it  loopItem
+		)
+		if sub.Pipeline != "" {
+			res, it = r.loopPipe(ctx, fr, s, sub, scoped, i, pause && first)
+			first = first && !it.ran
+		} else {
+			res, it = r.loopRun(fr, s, sub, scoped, i, pause && first)
+			first = false
 		}
-		first = false
-		if !t.Status.Terminal() {
-			return loopItem{active: true}
-		}
-		res, err := taskResult(sub.ID, sub.TimeoutMs, t)
-		if err != nil {
-			return fail(t.ID, err)
+		switch {
+		case it.failErr != nil:
+			return fail(it.failTask, it.failErr)
+		case it.req != nil, it.active:
+			return it
 		}
 		scoped[sub.ID] = res
 		switch {
@@ -217,6 +250,55 @@ func (r *run) loopItem(fr *frame, s *flows.Step, item any, i int, pause bool) lo
 		}
 	}
 	return loopItem{row: row}
+}
+
+// loopRun brings run: sub-step sub of item i as far as it goes: its
+// result, or where it stands (see loopItem). pause makes a task it
+// creates sleep pause_ms first.
+func (r *run) loopRun(fr *frame, s, sub *flows.Step, scoped map[string]flows.StepResult, i int, pause bool) (flows.StepResult, loopItem) {
+	label := fr.prefix + s.ID + "/" + sub.ID
+	key := taskKey(r.flow.ID, label, i)
+	t, ok := r.tasks[key]
+	if !ok {
+		spec, err := r.taskSpec(fr, scoped, sub.Run, sub.Stdin, r.taskEnv(fr, s, scoped, sub.Env), r.cwd(fr, s.Cwd, sub.Cwd), sub.TimeoutMs, sub.Retry)
+		if err != nil {
+			return flows.StepResult{}, loopItem{failErr: err}
+		}
+		if pause && s.ForEach.PauseMs > 0 {
+			pauseFirst(&spec, s.ForEach.PauseMs)
+		}
+		return flows.StepResult{}, loopItem{req: &sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: fmt.Sprintf("%s[%d]", label, i), Spec: spec}}
+	}
+	if !t.Status.Terminal() {
+		return flows.StepResult{}, loopItem{active: true}
+	}
+	res, err := taskResult(sub.ID, sub.TimeoutMs, t)
+	if err != nil {
+		return res, loopItem{failTask: t.ID, failErr: err}
+	}
+	return res, loopItem{}
+}
+
+// loopPipe brings pipeline: sub-step sub of item i as far as it goes, as
+// loopRun does a run: one. Its exec stages' tasks are keyed
+// "<flow id>:<step id>/<sub-step id>/stage<N>:<i>". Its approve and ask
+// stages fail, as in Lobster: gates belong in a step after the loop.
+func (r *run) loopPipe(ctx context.Context, fr *frame, s, sub *flows.Step, scoped map[string]flows.StepResult, i int, pause bool) (flows.StepResult, loopItem) {
+	p := &pipe{
+		r: r, fr: fr, s: s, id: fr.prefix + s.ID + "/" + sub.ID, name: sub.ID, iteration: i, results: scoped,
+		env: r.taskEnv(fr, s, scoped, sub.Env), cwd: r.cwd(fr, s.Cwd, sub.Cwd), timeoutMs: sub.TimeoutMs, retry: sub.Retry,
+	}
+	if pause {
+		p.pauseMs = s.ForEach.PauseMs
+	}
+	res, err := p.exec(ctx, sub.Pipeline, sub.Stdin)
+	switch {
+	case err != nil:
+		return flows.StepResult{}, loopItem{failTask: p.failTask, failErr: err, ran: p.ran}
+	case res != nil:
+		return *res, loopItem{ran: p.ran}
+	}
+	return flows.StepResult{}, loopItem{req: p.req, active: p.running != nil, ran: p.ran}
 }
 
 // forEachItems resolves step s's for_each expression to its array: a

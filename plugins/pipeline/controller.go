@@ -1,10 +1,9 @@
 package pipeline
 
 import (
-	"github.com/flowgate/flowgate/flows"
-
 	"context"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -15,11 +14,15 @@ const Name = flows.PipelineController
 // Version is the controller's version, reported by Info.
 const Version = "0.1.0"
 
-// New returns the pipeline controller. It keeps no state between events:
+// New returns the pipeline controller with the options of its
+// environment (OptionsFromEnv). It keeps no state between events:
 // everything it knows is in the flow's state and tasks.
-func New() sdk.Controller { return controller{} }
+func New() sdk.Controller { return NewWithOptions(OptionsFromEnv()) }
 
-type controller struct{}
+// NewWithOptions returns the pipeline controller with opts.
+func NewWithOptions(opts Options) sdk.Controller { return controller{opts: opts} }
+
+type controller struct{ opts Options }
 
 // Info names the controller "pipeline".
 func (controller) Info(context.Context) (sdk.Info, error) {
@@ -34,7 +37,7 @@ func (controller) Shutdown(context.Context) error { return nil }
 // changes nothing. A flow that is waiting or blocked waits for
 // flow.resumed; one with a cancel request is left to become cancelled
 // when its task settles.
-func (controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) error {
+func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) error {
 	if ev.Type == sdk.EventTaskMilestone {
 		return nil
 	}
@@ -50,6 +53,6 @@ func (controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) 
 			return err
 		}
 	}
-	r := &run{host: host, flow: f}
+	r := &run{host: host, flow: f, opts: c.opts}
 	return r.advance(ctx)
 }

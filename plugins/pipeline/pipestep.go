@@ -5,49 +5,134 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// errStageWaits ends a pass inside a pipeline step: an exec stage's task
-// was just created or is still running.
+// errStageWaits ends a pipeline's run within a pass: an exec stage's task
+// was just asked for or is still running, or a gate parked the flow.
 var errStageWaits = errors.New("the pipeline waits for an exec stage's task")
 
-// pipelineStep runs pipeline: step s of frame fr (lobster-format §7.2):
-// its text templated and parsed, its stdin as the first items. Pure
-// stages run here, in the controller; each exec stage is a task (key
-// "<flow id>:<step id>/stage<N>:0", N from 0), a real process with its own
-// logs, whose output is the next stage's items. Nothing between stages is
-// stored: every pass runs the stages again from the first, pure ones
-// being deterministic and exec ones answered by their finished tasks, so a
-// pass after a restart reaches the same items. The step waits (res nil)
-// while a stage's task runs.
-func (r *run) pipelineStep(ctx context.Context, fr *frame, s *flows.Step) (res *flows.StepResult, failTask string, failErr, err error) {
-	stages, perr := flows.ParsePipeline(flows.ResolveTemplate(s.Pipeline, fr.args, fr.results))
-	if perr != nil {
+// pipe is one typed pipeline run within a pass: a pipeline: step's, a
+// parallel branch's or a for_each sub-step's (lobster-format §7.2). Pure
+// stages run here, in the controller; each exec stage is a task, keyed
+// "<flow id>:<id>/stage<N>:<iteration>" (N from 0), a real process with
+// its own logs, whose output is the next stage's items. Nothing between
+// stages is stored: every pass runs the stages again from the first, pure
+// ones being deterministic and exec ones answered by their finished tasks,
+// so a pass after a restart reaches the same items.
+type pipe struct {
+	r  *run
+	fr *frame
+	// s is the workflow step the pipeline belongs to (a gate's step).
+	s *flows.Step
+	// id names the pipeline's tasks and gates: the step's prefixed id,
+	// with "/<branch id>" or "/<sub-step id>" in a parallel or for_each.
+	id string
+	// name is the id its result and its errors carry.
+	name string
+	// iteration is the for_each item index, else 0.
+	iteration int
+	// results are what its text, stdin and env are templated against.
+	results   map[string]flows.StepResult
+	env       map[string]string
+	cwd       string
+	timeoutMs int
+	retry     flows.Retry
+	// gates says approve and ask may park the flow: only a top-level
+	// pipeline: step's may, as in Lobster (§7.2, §7.4, §7.5).
+	gates bool
+	// pauseMs is a for_each batch pause, slept before the pipeline's
+	// first task.
+	pauseMs float64
+
+	// What the run found.
+	req      *sdk.TaskRequest // an exec stage's task to create
+	running  *sdk.Task        // an exec stage's task still active
+	ran      bool             // an exec stage of it has a task
+	ended    time.Time        // when its last finished exec task ended
+	hostErr  error            // a gate's host call failed
+	failTask string           // the task of a failed exec stage
+	// stages and counts are the parsed stages and how many items each
+	// stage that ran produced (see stageCounts).
+	stages []flows.Stage
+	counts []int
+}
+
+// newPipe is the pipeline of step s of frame fr, run as id with results
+// and the step's own env, directory, timeout and retry policy.
+func (r *run) newPipe(fr *frame, s *flows.Step, id string, results map[string]flows.StepResult) *pipe {
+	return &pipe{
+		r: r, fr: fr, s: s, id: id, name: s.ID, results: results,
+		env: r.taskEnv(fr, s, results), cwd: r.cwd(fr, s.Cwd),
+		timeoutMs: s.TimeoutMs, retry: s.Retry,
+	}
+}
+
+// exec runs the pipeline text, templated, over stdin resolved as its
+// first items. It returns the result when every stage ran, or the
+// pipeline's failure; with both nil it waits: for p.req to be created,
+// for p.running to end, or at a gate (p.hostErr says if parking failed).
+func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepResult, error) {
+	stages, err := flows.ParsePipeline(flows.ResolveTemplate(text, p.fr.args, p.results))
+	if err != nil {
 		//lint:ignore ST1005 the reference's message
-		return nil, "", fmt.Errorf("Workflow step %s pipeline parse failed: %v", s.ID, perr), nil
+		return nil, fmt.Errorf("Workflow step %s pipeline parse failed: %v", p.name, err)
 	}
-	v, ok, serr := flows.ResolveStdin(s.Stdin, fr.args, fr.results)
-	if serr != nil {
-		return nil, "", serr, nil
+	p.stages = stages
+	v, ok, err := flows.ResolveStdin(stdin, p.fr.args, p.results)
+	if err != nil {
+		return nil, err
 	}
-	ex := &execStage{r: r, fr: fr, s: s}
 	var rendered strings.Builder
-	pr, rerr := flows.RunPipeline(ctx, stages, 0, pipelineInput(v, ok), flows.Builtins().With(ex.command(), ex.approveCommand(), ex.askCommand()), &rendered)
+	pr, err := flows.RunPipeline(ctx, stages, 0, pipelineInput(v, ok), p.commands(), &rendered)
+	p.counts = pr.Counts
+	p.r.countStages(p, err)
 	switch {
-	case errors.Is(rerr, errStageWaits):
-		return nil, "", nil, ex.hostErr
-	case rerr != nil:
-		return nil, ex.failTask, rerr, nil
+	case errors.Is(err, errStageWaits):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	case pr.Halted >= 0:
 		//lint:ignore ST1005 the reference's message
-		return nil, "", fmt.Errorf("Workflow step %s halted before completion at pipeline stage %s", s.ID, stages[pr.Halted].Name), nil
+		return nil, fmt.Errorf("Workflow step %s halted before completion at pipeline stage %s", p.name, stages[pr.Halted].Name)
 	}
-	out := pipelineResult(s.ID, pr.Items, rendered.String(), pr.Rendered)
-	return &out, "", nil, nil
+	out := pipelineResult(p.name, pr.Items, rendered.String(), pr.Rendered)
+	return &out, nil
+}
+
+// commands is the command set a pipeline runs with: flows.Builtins, exec,
+// the gates, the state stages and the stages of the configured stage
+// path.
+func (p *pipe) commands() flows.Commands {
+	// An executable never replaces a built-in command of its name.
+	cmds := flows.Commands{}.With(p.externalCommands()...)
+	maps.Copy(cmds, flows.Builtins())
+	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...)
+}
+
+// pipelineStep runs pipeline: step s of frame fr: its stdin is the first
+// items. The step waits (res nil) while a stage's task runs or at a gate.
+func (r *run) pipelineStep(ctx context.Context, fr *frame, s *flows.Step) (res *flows.StepResult, failTask string, failErr, err error) {
+	id := fr.prefix + s.ID
+	p := r.newPipe(fr, s, id, fr.results)
+	p.gates = true
+	res, failErr = p.exec(ctx, s.Pipeline, s.Stdin)
+	switch {
+	case failErr != nil:
+		return nil, p.failTask, failErr, nil
+	case res != nil:
+		return res, "", nil, nil
+	case p.req != nil:
+		return nil, "", nil, r.create(ctx, id, *p.req)
+	case p.running != nil:
+		return nil, "", nil, r.save(ctx, id)
+	}
+	return nil, "", nil, p.hostErr
 }
 
 // pipelineInput is a step's resolved stdin as a pipeline's first items:
@@ -104,61 +189,72 @@ func itemsText(items []any) string {
 	return strings.Join(lines, "\n")
 }
 
-// execStage is the exec command of one pass over a pipeline step.
-type execStage struct {
-	r        *run
-	fr       *frame
-	s        *flows.Step
-	hostErr  error  // a host call failed while the stage waited
-	failTask string // the task of a failed exec stage
-}
-
-func (e *execStage) command() *flows.Command {
+func (p *pipe) execCommand() *flows.Command {
 	return &flows.Command{
 		Name:        "exec",
 		Description: "Run a program as a task: exec CMD ARGS… or exec --shell 'LINE'; --json parses stdout as JSON, --stdin raw|json|jsonl feeds the items",
 		SideEffects: []string{"local_exec"},
-		Run:         e.run,
+		Run:         p.runExec,
 	}
 }
 
-// run creates the stage's task, or turns its finished task into items.
-func (e *execStage) run(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+// stageID is the id of stage n of the pipeline: "<id>/stage<n>".
+func (p *pipe) stageID(n int) string { return fmt.Sprintf("%s/stage%d", p.id, n) }
+
+// runExec runs an exec stage: its task's stdout as items.
+func (p *pipe) runExec(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
 	spec, err := execSpec(call)
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
-	r, fr, s := e.r, e.fr, e.s
-	id := fr.prefix + s.ID
-	key := taskKey(r.flow.ID, fmt.Sprintf("%s/stage%d", id, call.Stage), 0)
-	t, ok := r.tasks[key]
-	if !ok {
-		spec.Env = r.taskEnv(fr, s, fr.results)
-		spec.Cwd = r.cwd(fr, s.Cwd)
-		spec.Retry = retryPolicy(s.Retry)
-		if s.TimeoutMs > 0 {
-			spec.Timeout = sdk.Duration(millis(float64(s.TimeoutMs)))
-		}
-		label := fmt.Sprintf("%s/stage%d", id, call.Stage)
-		e.hostErr = r.create(ctx, id, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: label, Spec: spec})
-		return flows.StageOutput{}, errStageWaits
-	}
-	if !t.Status.Terminal() {
-		e.hostErr = r.save(ctx, id)
-		return flows.StageOutput{}, errStageWaits
-	}
-	e.failTask = t.ID
-	stdout, err := execOutput(s, t, spec)
+	out, err := p.task(ctx, call, spec, nil)
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
-	items, err := execItems(stdout, call.Args.Has("json"))
+	items, err := execItems(*out, call.Args.Has("json"))
 	return flows.StageOutput{Items: items}, err
 }
 
-// HasCommand reports whether a pipeline stage may name the command:
-// flows.Builtins, exec, approve and ask.
-func HasCommand(name string) bool {
-	_, ok := flows.Builtins()[name]
-	return ok || name == "exec" || name == "approve" || name == "ask"
+// task asks for the task of the stage call runs, with spec and the
+// pipeline's environment plus extra, or returns the stdout of its
+// finished task. It returns errStageWaits while the task is asked for or
+// runs, and the stage's failure when the task failed.
+func (p *pipe) task(_ context.Context, call *flows.Call, spec sdk.TaskSpec, extra map[string]string) (*string, error) {
+	r := p.r
+	key := taskKey(r.flow.ID, p.stageID(call.Stage), p.iteration)
+	t, ok := r.tasks[key]
+	if !ok {
+		spec.Env = maps.Clone(p.env)
+		if spec.Env == nil {
+			spec.Env = map[string]string{}
+		}
+		maps.Copy(spec.Env, extra)
+		spec.Cwd, spec.Retry = p.cwd, retryPolicy(p.retry)
+		if p.timeoutMs > 0 {
+			spec.Timeout = sdk.Duration(millis(float64(p.timeoutMs)))
+		}
+		if p.pauseMs > 0 && !p.ran {
+			pauseFirst(&spec, p.pauseMs)
+		}
+		label := p.stageID(call.Stage)
+		if p.s.ForEach != nil {
+			label = fmt.Sprintf("%s[%d]", label, p.iteration)
+		}
+		p.req = &sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: label, Spec: spec}
+		return nil, errStageWaits
+	}
+	p.ran = true
+	if !t.Status.Terminal() {
+		p.running = t
+		return nil, errStageWaits
+	}
+	p.failTask = t.ID
+	if t.EndedAt.After(p.ended) {
+		p.ended = t.EndedAt
+	}
+	stdout, err := execOutput(p.name, p.timeoutMs, t, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &stdout, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
@@ -73,19 +74,19 @@ func execSpec(call *flows.Call) (sdk.TaskSpec, error) {
 
 // execOutput is the stdout of an exec stage's finished task, or the
 // stage's failure in Lobster's words.
-func execOutput(s *flows.Step, t *sdk.Task, spec sdk.TaskSpec) (string, error) {
+func execOutput(name string, timeoutMs int, t *sdk.Task, spec sdk.TaskSpec) (string, error) {
 	var res sdk.Result
 	if t.Result != nil {
 		res = *t.Result
 	}
 	if t.Status != sdk.TaskSucceeded {
 		if t.Status != sdk.TaskFailed {
-			_, err := taskResult(s.ID, s.TimeoutMs, t)
+			_, err := taskResult(name, timeoutMs, t)
 			return "", err
 		}
-		name := "sh"
+		prog := "sh"
 		if len(spec.Argv) > 0 {
-			name = spec.Argv[0]
+			prog = spec.Argv[0]
 		}
 		code := "null"
 		if t.ExitCode != nil {
@@ -95,11 +96,11 @@ func execOutput(s *flows.Step, t *sdk.Task, spec sdk.TaskSpec) (string, error) {
 			}
 		}
 		if t.ExitCode == nil && strings.Contains(lastError(t), "not found") {
-			return "", errors.New("exec command not found: " + name)
+			return "", errors.New("exec command not found: " + prog)
 		}
-		return "", fmt.Errorf("exec failed (%s): %s", code, firstNonEmpty(strings.TrimSpace(res.Stdout), lastError(t), name))
+		return "", fmt.Errorf("exec failed (%s): %s", code, firstNonEmpty(strings.TrimSpace(res.Stdout), lastError(t), prog))
 	}
-	r, err := shellResult(s.ID, res)
+	r, err := shellResult(name, res)
 	if err != nil {
 		return "", err
 	}
@@ -131,4 +132,19 @@ func execItems(stdout string, asJSON bool) ([]any, error) {
 		}
 	}
 	return items, nil
+}
+
+// pauseFirst makes spec sleep pauseMs before it runs: a for_each batch
+// pause (lobster-format §7.4) before an item's first task. An argv spec
+// becomes the same argv run by the shell after the sleep.
+func pauseFirst(spec *sdk.TaskSpec, pauseMs float64) {
+	line := spec.Shell
+	if len(spec.Argv) > 0 {
+		quoted := make([]string, len(spec.Argv))
+		for i, a := range spec.Argv {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		line, spec.Argv = "exec "+strings.Join(quoted, " "), nil
+	}
+	spec.Shell = "sleep " + strconv.FormatFloat(pauseMs/1000, 'f', -1, 64) + "; " + line
 }

@@ -72,7 +72,7 @@ func TestExecOutputFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := execOutput(s, &tc.task, tc.spec)
+			_, err := execOutput(s.ID, s.TimeoutMs, &tc.task, tc.spec)
 			require.EqualError(t, err, tc.want)
 		})
 	}

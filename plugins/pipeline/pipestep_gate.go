@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,19 +20,19 @@ import (
 // Unlike Lobster, an approve stage in a workflow file's pipeline: step
 // parks the flow too, where Lobster fails the step ("halted for approval
 // inside pipeline stage approve").
-func (e *execStage) approveCommand() *flows.Command {
+func (p *pipe) approveCommand() *flows.Command {
 	return &flows.Command{
 		Name:        "approve",
 		Description: "Wait for a person to approve the items: approve [--prompt P] [--preview-from-stdin] [--limit N]",
 		SideEffects: []string{"waits_for_approval"},
-		Run:         e.approve,
+		Run:         p.approve,
 	}
 }
 
 // gateAt is the gate step of a stage, "<step id>/stage<N>", and its
 // prompt: --prompt, or def when none is given.
-func (e *execStage) gateAt(call *flows.Call, def string) (step, prompt string) {
-	step = fmt.Sprintf("%s/stage%d", e.fr.prefix+e.s.ID, call.Stage)
+func (p *pipe) gateAt(call *flows.Call, def string) (step, prompt string) {
+	step = p.stageID(call.Stage)
 	prompt, ok := call.Args.String("prompt")
 	if !ok || prompt == "" {
 		prompt = def
@@ -41,19 +42,23 @@ func (e *execStage) gateAt(call *flows.Call, def string) (step, prompt string) {
 
 // park parks the flow at gate g; cancel ends the run, as a denial does.
 // Either way the stage waits: the flow moves on when it is answered.
-func (e *execStage) park(ctx context.Context, g Gate) (flows.StageOutput, error) {
-	e.hostErr = e.r.wait(ctx, g)
+func (p *pipe) park(ctx context.Context, g Gate) (flows.StageOutput, error) {
+	p.hostErr = p.r.wait(ctx, g)
 	return flows.StageOutput{}, errStageWaits
 }
 
-func (e *execStage) cancel(ctx context.Context) (flows.StageOutput, error) {
-	e.hostErr = e.r.cancel(ctx, e.fr.prefix+e.s.ID)
+func (p *pipe) cancel(ctx context.Context) (flows.StageOutput, error) {
+	p.hostErr = p.r.cancel(ctx, p.id)
 	return flows.StageOutput{}, errStageWaits
 }
 
-func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
-	r := e.r
-	step, prompt := e.gateAt(call, "Approve?")
+func (p *pipe) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	if !p.gates {
+		//lint:ignore ST1005 the reference's message
+		return flows.StageOutput{}, fmt.Errorf("Workflow step %s halted for approval inside pipeline stage approve. Use a separate approval step in the workflow file.", p.name)
+	}
+	r := p.r
+	step, prompt := p.gateAt(call, "Approve?")
 	items := call.Items
 	if items == nil {
 		items = []any{}
@@ -66,12 +71,12 @@ func (e *execStage) approve(ctx context.Context, call *flows.Call) (flows.StageO
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		return e.park(ctx, g)
+		return p.park(ctx, g)
 	case d.Approved == nil:
 		g.Error = fmt.Sprintf("the decision at %s neither approves nor denies; answer with approve or deny", step)
-		return e.park(ctx, g)
+		return p.park(ctx, g)
 	case !*d.Approved:
-		return e.cancel(ctx)
+		return p.cancel(ctx)
 	}
 	return flows.StageOutput{Items: call.Items}, nil
 }
@@ -116,18 +121,21 @@ var askSchema = map[string]any{
 // askCommand is the ask stage (lobster-format §14.3): it parks the flow
 // at an input gate "<step id>/stage<N>" and, once a response its schema
 // accepts is recorded, outputs that response as the one item.
-func (e *execStage) askCommand() *flows.Command {
+func (p *pipe) askCommand() *flows.Command {
 	return &flows.Command{
 		Name:        "ask",
 		Description: "Wait for a person's structured answer: ask [--prompt P] [--schema JSON] [--subject-from-stdin]; outputs the response",
 		SideEffects: []string{"waits_for_input"},
-		Run:         e.ask,
+		Run:         p.ask,
 	}
 }
 
-func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
-	r := e.r
-	step, prompt := e.gateAt(call, "Input required")
+func (p *pipe) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+	if !p.gates {
+		return flows.StageOutput{}, errors.New("requestInput is not supported in this pipeline context")
+	}
+	r := p.r
+	step, prompt := p.gateAt(call, "Input required")
 	schema := askSchema
 	if text, ok := call.Args.String("schema"); ok {
 		var custom map[string]any // never into askSchema, which is shared
@@ -143,9 +151,9 @@ func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		return e.park(ctx, g)
+		return p.park(ctx, g)
 	case d.Approved != nil && !*d.Approved:
-		return e.cancel(ctx)
+		return p.cancel(ctx)
 	}
 	var response any
 	if len(d.Response) > 0 {
@@ -153,7 +161,7 @@ func (e *execStage) ask(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	}
 	if err := flows.ValidateResponse(step, schema, response); err != nil {
 		g.Error = err.Error()
-		return e.park(ctx, g)
+		return p.park(ctx, g)
 	}
 	return flows.StageOutput{Items: []any{response}}, nil
 }

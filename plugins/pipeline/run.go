@@ -17,6 +17,7 @@ import (
 // in at most one guarded write of the flow (plus task creates or a cancel
 // request after it), made with the revision the pass read.
 type run struct {
+	opts  Options
 	host  sdk.Host
 	flow  *sdk.Flow
 	wf    *flows.Workflow
@@ -24,6 +25,9 @@ type run struct {
 	args  map[string]any
 	tasks map[string]*sdk.Task // by idempotency key
 	top   *frame
+	// stages are the executable stages on the stage path, listed once
+	// per pass (see executableStages).
+	stages []ExecutableStage
 }
 
 // frame is one workflow being walked: the flow's own (prefix "") or a

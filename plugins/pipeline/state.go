@@ -37,6 +37,12 @@ type state struct {
 	// Prior is, in a continuation, the stdout each rerun step printed in
 	// the source run ("prior_output").
 	Prior map[string]string
+	// StageOut is the output of each state stage that ran, by
+	// "<stage id>:<iteration>" ("stage_outputs"): later passes reuse it.
+	StageOut map[string][]any
+	// Stages is how far each pipeline got, by pipeline id ("stages"; see
+	// StageReport).
+	Stages map[string]StageReport
 }
 
 // readState decodes a flow's state; it fails when the state names no
@@ -48,7 +54,7 @@ func readState(b json.RawMessage) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, stageOutKey: &s.StageOut, StagesKey: &s.Stages} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -99,9 +105,15 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 			return nil, false, err
 		}
 	}
-	if len(s.GateUntil) > 0 {
-		if s.raw["gate_until"], err = json.Marshal(s.GateUntil); err != nil {
-			return nil, false, err
+	for _, f := range []struct {
+		key string
+		n   int
+		v   any
+	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {stageOutKey, len(s.StageOut), s.StageOut}, {StagesKey, len(s.Stages), s.Stages}} {
+		if f.n > 0 {
+			if s.raw[f.key], err = json.Marshal(f.v); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	if output != nil {

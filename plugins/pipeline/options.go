@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// The environment a gateway gives the pipeline plugin's process
+// (OptionsFromEnv reads it).
+const (
+	// HomeEnv is the gateway's home, $FLOWGATE_HOME.
+	HomeEnv = "FLOWGATE_HOME"
+	// StagePathEnv lists the directories of executable stages, separated
+	// as PATH is (os.PathListSeparator).
+	StagePathEnv = "FLOWGATE_STAGE_PATH"
+)
+
+// Directories under the home that the pipeline controller owns.
+const (
+	// StateDir holds what state.set and diff.last store, one
+	// directory per workflow file or pipeline string.
+	StateDir = "pipeline-state"
+	// StagesDir is the home's own directory of executable stages, always
+	// searched first.
+	StagesDir = "stages"
+)
+
+// Options is what the pipeline controller needs from the gateway. The
+// zero value has no state directory (state.get, state.set and diff.last
+// fail saying so) and no executable stages.
+type Options struct {
+	// StateDir is where state.set and diff.last keep values; empty means
+	// they are not available.
+	StateDir string
+	// StagePath lists the directories searched, in order, for an
+	// executable named like a stage no built-in command has.
+	StagePath []string
+}
+
+// OptionsFromEnv returns the options of a gateway's home: StateDir and
+// StagesDir under $FLOWGATE_HOME, then the directories in
+// $FLOWGATE_STAGE_PATH. Without $FLOWGATE_HOME only the stage path is set.
+func OptionsFromEnv() Options {
+	return HomeOptions(os.Getenv(HomeEnv), filepath.SplitList(os.Getenv(StagePathEnv)))
+}
+
+// HomeOptions returns the options of home (which may be empty) with the
+// extra stage directories stagePath after the home's own.
+func HomeOptions(home string, stagePath []string) Options {
+	var o Options
+	if home != "" {
+		o.StateDir = filepath.Join(home, StateDir)
+		o.StagePath = append(o.StagePath, filepath.Join(home, StagesDir))
+	}
+	for _, d := range stagePath {
+		if d != "" {
+			o.StagePath = append(o.StagePath, d)
+		}
+	}
+	return o
+}
+
+// HasCommand reports whether a pipeline stage may name the command: a
+// built-in one (flows.Builtins, exec, approve, ask, state.get, state.set,
+// diff.last) or an executable on the stage path.
+func (o Options) HasCommand(name string) bool {
+	_, ok := (&pipe{r: &run{opts: o}}).commands()[name]
+	return ok
+}
