@@ -170,15 +170,19 @@ func keyFile(key string) (string, error) {
 	return s + ".json", nil
 }
 
+// pipelinesScope is the state directory all pipeline strings share.
+const pipelinesScope = "pipelines"
+
 // stateScope is the directory, under the state directory, of this flow's
-// workflow file ("<name>-<hash of its path>") or pipeline string
-// ("pipeline-<hash of its text>"): a workflow's keys are its own.
+// keys: "<name>-<hash of its path>" for a workflow file, whose keys are
+// its own, and pipelinesScope for a pipeline string, so that pipeline
+// strings share their keys as Lobster's do.
 func (r *run) stateScope() string {
-	src, name := r.st.File, strings.TrimSuffix(filepath.Base(r.st.File), filepath.Ext(r.st.File))
-	if src == "" {
-		src, name = r.st.Pipeline, "pipeline"
+	if r.st.File == "" {
+		return pipelinesScope
 	}
-	sum := sha256.Sum256([]byte(src))
+	name := strings.TrimSuffix(filepath.Base(r.st.File), filepath.Ext(r.st.File))
+	sum := sha256.Sum256([]byte(r.st.File))
 	name = keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(name), "_"), "_")
 	return name + "-" + hex.EncodeToString(sum[:])[:12]
 }
