@@ -49,10 +49,11 @@ func TestPipelineStringParseErrorsAndDryRun(t *testing.T) {
 	require.Equal(t, "[DRY RUN] Pipeline (2 stages):\n  1. exec  args: json=true, shell=echo [1]\n  2. head  args: n=2\n", errOut)
 
 	// A directory, or a file without a workflow extension, is no workflow
-	// file: the argument is a pipeline string, and its command unknown.
+	// file: the argument is a pipeline string, and its command unknown,
+	// which a dry run refuses as bad input.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o600))
 	code, _, errOut = run(t, home, "pipeline", "run", "--dry-run", filepath.Join(dir, "notes.txt"))
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "Unknown command: "+filepath.Join(dir, "notes.txt"))
 }

@@ -92,7 +92,10 @@ func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepRes
 	pr, err := flows.RunPipeline(ctx, stages, 0, pipelineInput(v, ok), p.commands(), &rendered)
 	p.counts = pr.Counts
 	p.r.countStages(p, err)
+	var unknown *flows.UnknownCommandError
 	switch {
+	case errors.As(err, &unknown):
+		return nil, fmt.Errorf("%w (%s)", err, MissingStageHint(unknown.Name))
 	case errors.Is(err, errStageWaits):
 		return nil, nil
 	case err != nil:
