@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -75,20 +76,50 @@ file, or --strict-refs, makes those errors.`,
 			if err == nil && strict {
 				err = refuseSplices(wf)
 			}
+			if err == nil {
+				err = e.checkStages(wf, flows.ResolveArgs(wf, nil))
+			}
 			if err != nil {
 				return err
 			}
 			warnings := spliceWarnings(wf)
 			warnSplices(e.stderr, warnings)
+			pipes := flows.Pipelines(wf, flows.ResolveArgs(wf, nil))
+			listed := make([]map[string]any, len(pipes))
+			for i, p := range pipes {
+				listed[i] = map[string]any{"step": p.ID, "stages": p.Names(), "text": p.Text}
+			}
 			out := map[string]any{"ok": true, "file": a[0], "name": wf.Name, "steps": len(wf.Steps), "warnings": append([]string{}, warnings...)}
+			if len(listed) > 0 {
+				out["pipelines"] = listed
+			}
 			return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
 				fmt.Fprintf(w, "%s: ok (%q, %d steps)\n", a[0], clean(wf.Name), len(wf.Steps))
+				for _, p := range pipes {
+					fmt.Fprintf(w, "  pipeline %s: %s\n", clean(p.ID), clean(p.StageNames()))
+				}
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&strict, "strict-refs", false, "refuse args and step refs pasted into shell commands, as strict_refs: true does")
 	return cmd
+}
+
+// checkStages refuses (exit 2) a workflow whose pipelines name a stage
+// that neither a built-in command nor an executable on the home's stage
+// path provides, saying how to add it.
+func (e *env) checkStages(wf *flows.Workflow, args map[string]any) error {
+	opts, err := e.stageOptions()
+	if err != nil {
+		return err
+	}
+	err = flows.CheckPipelineCommands(wf, args, opts.HasCommand)
+	var unknown *flows.UnknownStageError
+	if errors.As(err, &unknown) {
+		return usageError{fmt.Errorf("%w (%s)", err, pipeline.MissingStageHint(unknown.Name))}
+	}
+	return err
 }
 
 func newPipelineGraphCmd(e *env) *cobra.Command {
@@ -201,6 +232,9 @@ directory first. See docs/agents.md.`,
 				return err
 			}
 			if dryRun {
+				if err := e.checkStages(wf, flows.ResolveArgs(wf, provided)); err != nil {
+					return err
+				}
 				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))
 				return nil
 			}

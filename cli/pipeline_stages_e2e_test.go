@@ -56,3 +56,46 @@ func TestPipelineDryRunChecksStageNames(t *testing.T) {
 	require.Contains(t, errOut, "Unknown command: gog.gmail.search (no built-in stage has this name")
 	require.Contains(t, errOut, "put an executable named gog.gmail.search in $FLOWGATE_HOME/stages")
 }
+
+// TestValidateAndDryRunOfFilesCheckStages: validate lists a file's
+// pipelines with their stages (text and --json), and validate and run
+// --dry-run refuse a stage nobody provides with exit 2.
+func TestValidateAndDryRunOfFilesCheckStages(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.lobster")
+	require.NoError(t, os.WriteFile(good, []byte(`name: good
+steps:
+  - id: list
+    pipeline: exec --json cat x.json | where a>1 | state.set seen
+  - id: fan
+    parallel:
+      branches:
+        - id: b
+          pipeline: diff.last --key k
+`), 0o600))
+	code, stdout, errOut := run(t, home, "pipeline", "validate", good)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, good+": ok (\"good\", 2 steps)\n  pipeline list: exec | where | state.set\n  pipeline fan/b: diff.last\n", stdout)
+	code, stdout, errOut = run(t, home, "pipeline", "validate", "--json", good)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, `"pipelines": [`)
+	require.Contains(t, stdout, `"stages": [
+        "exec",
+        "where",
+        "state.set"
+      ]`)
+
+	bad := filepath.Join(dir, "bad.lobster")
+	require.NoError(t, os.WriteFile(bad, []byte("steps:\n  - id: ask\n    pipeline: exec echo hi | llm.invoke --prompt x\n"), 0o600))
+	for _, args := range [][]string{{"pipeline", "validate", bad}, {"pipeline", "run", "--dry-run", bad}} {
+		code, _, errOut = run(t, home, args...)
+		require.Equal(t, 2, code, args)
+		require.Contains(t, errOut, "Workflow step ask pipeline references unknown command: llm.invoke (no built-in stage has this name", args)
+	}
+	writeStage(t, filepath.Join(home, "stages"), "llm.invoke")
+	code, stdout, errOut = run(t, home, "pipeline", "run", "--dry-run", bad)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, "[pipeline]")
+}

@@ -55,7 +55,11 @@ func DryRun(wf *Workflow, args map[string]any) string {
 				line("timeout: %dms", s.Parallel.TimeoutMs)
 			}
 			for _, br := range s.Parallel.Branches {
-				line("branch %s: [shell] %s", br.ID, planText(br.Run, args, results, pending))
+				kind, text := "shell", br.Run
+				if br.Pipeline != "" {
+					kind, text = "pipeline", br.Pipeline
+				}
+				line("branch %s: [%s] %s", br.ID, kind, planText(text, args, results, pending))
 			}
 		case s.Workflow != "":
 			line("workflow: %s", planText(s.Workflow, args, results, pending))

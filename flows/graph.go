@@ -165,6 +165,9 @@ func graphDetail(s *Step, args map[string]any) string {
 		ids := make([]string, len(s.Parallel.Branches))
 		for i, b := range s.Parallel.Branches {
 			ids[i] = b.ID
+			if b.Pipeline != "" {
+				ids[i] += " (pipeline)"
+			}
 		}
 		return "wait: " + s.Parallel.Wait + "; " + strings.Join(ids, ", ")
 	case s.Workflow != "":
@@ -172,7 +175,7 @@ func graphDetail(s *Step, args map[string]any) string {
 	case s.ForEach != nil:
 		return s.ForEach.Expr
 	case s.Pipeline != "":
-		return ResolveArgsTemplate(s.Pipeline, args)
+		return pipelineDetail(ResolveArgsTemplate(s.Pipeline, args))
 	case s.Run != "":
 		return ResolveArgsTemplate(s.Run, args)
 	case s.Input != nil:
@@ -181,6 +184,23 @@ func graphDetail(s *Step, args map[string]any) string {
 		return ApprovalPrompt(s)
 	}
 	return ""
+}
+
+// pipelineDetail is a pipeline's text with each stage on a line of its
+// own, the later ones starting with "| ", so a graph shows its stages.
+func pipelineDetail(text string) string {
+	stages, err := ParsePipeline(text)
+	if err != nil {
+		return text
+	}
+	lines := make([]string, len(stages))
+	for i, st := range stages {
+		lines[i] = st.Raw
+		if i > 0 {
+			lines[i] = "| " + st.Raw
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // maxDetailLines is how many lines of a multi-line detail a graph shows.
