@@ -148,11 +148,15 @@ func newFlowShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(v, func(w io.Writer) { writeFlow(w, v) })
+				out := flowShow{FlowView: v, Stages: pipelineStages(v)}
+				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
+					writeFlow(w, v)
+					writeStages(w, out.Stages)
+				})
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow, its tasks and task summary as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow, its tasks, task summary and pipeline stages as JSON")
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "redraw the flow live (tasks, progress bars, gate, latest history) until it ends")
 	return cmd
 }

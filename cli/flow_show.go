@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -96,4 +98,57 @@ func jsonShape(b json.RawMessage) string {
 		return "waiting"
 	}
 	return string(b)
+}
+
+// flowShow is what flow show prints: the flow's view and, for a pipeline
+// flow, how far each of its typed pipelines got.
+type flowShow struct {
+	engine.FlowView
+	Stages map[string]pipeline.StageReport `json:"pipeline_stages,omitempty"`
+}
+
+// pipelineStages reads the stage reports of a pipeline flow; none for
+// another controller's flow, or a state that holds none.
+func pipelineStages(v engine.FlowView) map[string]pipeline.StageReport {
+	if v.ControllerID != pipeline.Name {
+		return nil
+	}
+	reps, err := pipeline.StageReports(v.State)
+	if err != nil || len(reps) == 0 {
+		return nil
+	}
+	return reps
+}
+
+// writeStages lists each typed pipeline's stages with how many items each
+// produced, and the stage it stands at: a running task, a gate, a
+// failure. Stages not reached show no count.
+func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
+	if len(reps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Pipeline stages:")
+	ids := make([]string, 0, len(reps))
+	for id := range reps {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rep := reps[id]
+		parts := make([]string, len(rep.Stages))
+		for i, st := range rep.Stages {
+			parts[i] = clean(st.Name)
+			switch {
+			case i == rep.At && rep.Failed:
+				parts[i] += " (failed here)"
+			case i == rep.At && rep.Waiting == "task":
+				parts[i] += " (running)"
+			case i == rep.At && rep.Waiting != "":
+				parts[i] += " (stopped here: waiting for " + rep.Waiting + ")"
+			case st.Items != nil:
+				parts[i] += fmt.Sprintf(" → %d", *st.Items)
+			}
+		}
+		fmt.Fprintf(w, "- %s: %s\n", clean(id), strings.Join(parts, " | "))
+	}
 }

@@ -51,12 +51,13 @@ type pipe struct {
 	pauseMs float64
 
 	// What the run found.
-	req      *sdk.TaskRequest // an exec stage's task to create
-	running  *sdk.Task        // an exec stage's task still active
-	ran      bool             // an exec stage of it has a task
-	ended    time.Time        // when its last finished exec task ended
-	hostErr  error            // a gate's host call failed
-	failTask string           // the task of a failed exec stage
+	req       *sdk.TaskRequest // an exec stage's task to create
+	running   *sdk.Task        // an exec stage's task still active
+	ran       bool             // an exec stage of it has a task
+	ended     time.Time        // when its last finished exec task ended
+	gate      *Gate            // the gate it stopped at, to park the flow at
+	cancelled bool             // a gate was denied: the run ends
+	failTask  string           // the task of a failed exec stage
 	// stages and counts are the parsed stages and how many items each
 	// stage that ran produced (see stageCounts).
 	stages []flows.Stage
@@ -76,7 +77,7 @@ func (r *run) newPipe(fr *frame, s *flows.Step, id string, results map[string]fl
 // exec runs the pipeline text, templated, over stdin resolved as its
 // first items. It returns the result when every stage ran, or the
 // pipeline's failure; with both nil it waits: for p.req to be created,
-// for p.running to end, or at a gate (p.hostErr says if parking failed).
+// for p.running to end, or at p.gate (or p.cancelled, a gate denied).
 func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepResult, error) {
 	stages, err := flows.ParsePipeline(flows.ResolveTemplate(text, p.fr.args, p.results))
 	if err != nil {
@@ -134,8 +135,12 @@ func (r *run) pipelineStep(ctx context.Context, fr *frame, s *flows.Step) (res *
 		return nil, "", nil, r.create(ctx, id, *p.req)
 	case p.running != nil:
 		return nil, "", nil, r.save(ctx, id)
+	case p.gate != nil:
+		return nil, "", nil, r.wait(ctx, *p.gate)
+	case p.cancelled:
+		return nil, "", nil, r.cancel(ctx, id)
 	}
-	return nil, "", nil, p.hostErr
+	return nil, "", nil, errors.New("a pipeline stopped without a task, a gate or a failure; this is a bug in the pipeline controller")
 }
 
 // pipelineInput is a step's resolved stdin as a pipeline's first items:

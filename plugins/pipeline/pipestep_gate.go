@@ -40,19 +40,20 @@ func (p *pipe) gateAt(call *flows.Call, def string) (step, prompt string) {
 	return step, prompt
 }
 
-// park parks the flow at gate g; cancel ends the run, as a denial does.
-// Either way the stage waits: the flow moves on when it is answered.
-func (p *pipe) park(ctx context.Context, g Gate) (flows.StageOutput, error) {
-	p.hostErr = p.r.wait(ctx, g)
+// park stops the pipeline at gate g, where its step parks the flow;
+// cancel stops it to end the run, as a denial does. Either way the stage
+// waits: the flow moves on when the gate is answered.
+func (p *pipe) park(g Gate) (flows.StageOutput, error) {
+	p.gate = &g
 	return flows.StageOutput{}, errStageWaits
 }
 
-func (p *pipe) cancel(ctx context.Context) (flows.StageOutput, error) {
-	p.hostErr = p.r.cancel(ctx, p.id)
+func (p *pipe) cancel() (flows.StageOutput, error) {
+	p.cancelled = true
 	return flows.StageOutput{}, errStageWaits
 }
 
-func (p *pipe) approve(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+func (p *pipe) approve(_ context.Context, call *flows.Call) (flows.StageOutput, error) {
 	if !p.gates {
 		//lint:ignore ST1005 the reference's message
 		return flows.StageOutput{}, fmt.Errorf("Workflow step %s halted for approval inside pipeline stage approve. Use a separate approval step in the workflow file.", p.name)
@@ -71,12 +72,12 @@ func (p *pipe) approve(ctx context.Context, call *flows.Call) (flows.StageOutput
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		return p.park(ctx, g)
+		return p.park(g)
 	case d.Approved == nil:
 		g.Error = fmt.Sprintf("the decision at %s neither approves nor denies; answer with approve or deny", step)
-		return p.park(ctx, g)
+		return p.park(g)
 	case !*d.Approved:
-		return p.cancel(ctx)
+		return p.cancel()
 	}
 	return flows.StageOutput{Items: call.Items}, nil
 }
@@ -130,7 +131,7 @@ func (p *pipe) askCommand() *flows.Command {
 	}
 }
 
-func (p *pipe) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
+func (p *pipe) ask(_ context.Context, call *flows.Call) (flows.StageOutput, error) {
 	if !p.gates {
 		return flows.StageOutput{}, errors.New("requestInput is not supported in this pipeline context")
 	}
@@ -151,9 +152,9 @@ func (p *pipe) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, er
 	d, decided := r.st.Decisions[step]
 	switch {
 	case !decided:
-		return p.park(ctx, g)
+		return p.park(g)
 	case d.Approved != nil && !*d.Approved:
-		return p.cancel(ctx)
+		return p.cancel()
 	}
 	var response any
 	if len(d.Response) > 0 {
@@ -161,7 +162,7 @@ func (p *pipe) ask(ctx context.Context, call *flows.Call) (flows.StageOutput, er
 	}
 	if err := flows.ValidateResponse(step, schema, response); err != nil {
 		g.Error = err.Error()
-		return p.park(ctx, g)
+		return p.park(g)
 	}
 	return flows.StageOutput{Items: []any{response}}, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -52,7 +53,12 @@ func TestPipelinesInBranchesAndLoops(t *testing.T) {
 		for _, k := range []string{":par/ext/stage0:0", ":par/sh:0", ":loop/double/stage0:0", ":loop/double/stage0:1", ":loop/double/stage0:2"} {
 			require.True(t, keys[f.ID+k], "task %s", k)
 		}
-		st, _ := readState(t, f)
+		st, top := readState(t, f)
+		reps, err := pipeline.StageReports(f.State)
+		require.NoError(t, err)
+		require.Contains(t, string(top["stages"]), `"loop/double[2]"`)
+		require.Equal(t, pipeline.StageReport{At: -1, Stages: []pipeline.StageCount{{Name: "where", Items: ptr(2)}, {Name: "map", Items: ptr(2)}}}, reps["par/big"])
+		require.Equal(t, pipeline.StageReport{At: -1, Stages: []pipeline.StageCount{{Name: "exec", Items: ptr(1)}, {Name: "map", Items: ptr(1)}}}, reps["loop/double[0]"])
 		require.JSONEq(t, `{"id":"big","stdout":"[2,3]","json":[2,3]}`, string(st.Results["big"]))
 		require.JSONEq(t, `{"id":"ext","stdout":"5","json":5}`, string(st.Results["ext"]))
 		require.JSONEq(t, `{"big":[2,3],"ext":5}`, jsonOf(t, mustJSON(t, st.Results["par"])["json"]), "sh printed no JSON, so it has no key")
@@ -89,3 +95,5 @@ func mustJSON(t *testing.T, raw []byte) map[string]any {
 	require.NoError(t, jsonUnmarshal(raw, &m))
 	return m
 }
+
+func ptr(n int) *int { return &n }

@@ -26,8 +26,9 @@ type StageReport struct {
 	// At is the index of the stage the pipeline stands at (its task runs,
 	// a gate stopped it, or it failed there); -1 when it ran to its end.
 	At int `json:"at"`
-	// Waiting is what it waits for at At: "task", "approval" or "input";
-	// empty when it does not wait.
+	// Waiting is what it waits for at At: "task", "approval", "input",
+	// or "cancel" (its gate was denied and the run ends); empty when it
+	// does not wait.
 	Waiting string `json:"waiting,omitempty"`
 	// Failed says the stage at At failed.
 	Failed bool `json:"failed,omitempty"`
@@ -77,10 +78,10 @@ func (r *run) countStages(p *pipe, err error) {
 	switch {
 	case errors.Is(err, errStageWaits) && (p.req != nil || p.running != nil):
 		rep.Waiting = "task"
-	case errors.Is(err, errStageWaits) && p.stages[rep.At].Name == "ask":
-		rep.Waiting = "input"
+	case errors.Is(err, errStageWaits) && p.gate != nil:
+		rep.Waiting = p.gate.Kind
 	case errors.Is(err, errStageWaits):
-		rep.Waiting = "approval"
+		rep.Waiting = "cancel"
 	case err != nil:
 		rep.Failed = true
 	}
