@@ -17,6 +17,24 @@ import (
 // preview shows (lobster-format §8.1).
 const previewLimit = 2000
 
+// maxGateItems bounds the JSON of the items an approve stage's gate keeps
+// in the flow's wait, so that a parked flow's record stays within the
+// store's record limit beside its state (maxState).
+const maxGateItems = 192 << 10
+
+// boundItems is items cut to the first ones whose JSON fits in
+// maxGateItems; truncated says some were left out.
+func boundItems(items []any) (kept []any, truncated bool) {
+	size := 2
+	for i, it := range items {
+		b, _ := json.Marshal(it)
+		if size += len(b) + 1; size > maxGateItems {
+			return items[:i], true
+		}
+	}
+	return items, false
+}
+
 // subjectLimit is the size above which an input gate's subject is shown
 // truncated in the flow's wait; the full subject stays in the result
 // (lobster-format §9).
@@ -32,8 +50,13 @@ type Gate struct {
 	Step    string `json:"step"`
 	Prompt  string `json:"prompt"`
 	Preview string `json:"preview,omitempty"`
-	// Items is always an array for an approval, absent for an input.
+	// Items is always an array for an approval, absent for an input. An
+	// approve stage's items are kept up to maxGateItems bytes: past that,
+	// Items holds the first ones, ItemsTotal counts them all and
+	// ItemsTruncated is set (the approved run goes on with all of them).
 	Items                    any            `json:"items,omitempty"`
+	ItemsTotal               int            `json:"items_total,omitempty"`
+	ItemsTruncated           bool           `json:"items_truncated,omitempty"`
 	Schema                   map[string]any `json:"schema,omitempty"`
 	Defaults                 any            `json:"defaults,omitempty"`
 	Subject                  any            `json:"subject,omitempty"`

@@ -65,6 +65,9 @@ func (p *pipe) approve(_ context.Context, call *flows.Call) (flows.StageOutput, 
 		items = []any{}
 	}
 	g := Gate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, Items: items, ResumeToken: resumeToken(r.flow.ID, step)}
+	if kept, cut := boundItems(items); cut {
+		g.Items, g.ItemsTotal, g.ItemsTruncated = kept, len(items), true
+	}
 	g.ApprovalID = approvalID(g.ResumeToken)
 	if call.Args.Has("preview-from-stdin") {
 		g.Preview = approvePreview(items, call.Args)

@@ -136,3 +136,33 @@ func TestAskStage(t *testing.T) {
 		require.JSONEq(t, `[{"decision":"approve"}]`, string(st.Output))
 	})
 }
+
+// TestApproveStageBoundsItsItems: the items an approve stage keeps in the
+// flow's wait are bounded (192 KiB of JSON), counted when cut, and the
+// approved run goes on with all of them.
+func TestApproveStageBoundsItsItems(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		text := `exec seq 1 40000 | template --text '{{.}}-padding-padding-padding' | approve | groupBy --key nothing | map --unwrap count`
+		f := h.StartFlow("p", map[string]any{"pipeline": text, "args": map[string]any{}, "cwd": t.TempDir()})
+		c.runner.next(t, h, f.ID)
+		f = h.Flow(f.ID)
+		require.Less(t, len(f.Wait), 200<<10, "the wait stays bounded")
+		var w struct {
+			Items          []any `json:"items"`
+			ItemsTotal     int   `json:"items_total"`
+			ItemsTruncated bool  `json:"items_truncated"`
+		}
+		require.NoError(t, jsonUnmarshal(f.Wait, &w))
+		require.True(t, w.ItemsTruncated)
+		require.Equal(t, 40000, w.ItemsTotal)
+		require.Equal(t, "1-padding-padding-padding", w.Items[0])
+		require.Less(t, len(w.Items), 40000)
+
+		f = decide(t, h, f.ID, readWait(t, f).Step, map[string]any{"approved": true})
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `[40000]`, string(st.Output), "every item went on")
+	})
+}
