@@ -139,9 +139,17 @@
 //     stages here, each exec stage as a task keyed
 //     "<flow id>:<step id>/stage<N>:0". No items are stored between
 //     stages: every pass runs the stages again from the first, each exec
-//     stage answered by its finished task. approve and ask stages park
-//     the flow at the gate "<step id>/stage<N>" (decisions are recorded
-//     under that key). A flow started with {"pipeline": "…"} instead of a
+//     stage answered by its finished task and each state stage
+//     (state.get, state.set, diff.last) by the output it recorded in the
+//     state ("stage_outputs"). approve and ask stages park the flow at
+//     the gate "<step id>/stage<N>" (decisions are recorded under that
+//     key). Parallel branches and for_each sub-steps may be pipelines
+//     too: their exec stages are keyed "<flow id>:<step id>/<branch or
+//     sub-step id>/stage<N>:<item index>", and approve and ask in them
+//     fail as in Lobster. A stage no built-in provides runs the
+//     executable of its name on the stage path (Options), as a task.
+//     Each pass records how far each pipeline got under "stages" (see
+//     StageReports). A flow started with {"pipeline": "…"} instead of a
 //     file runs flows.PipelineWorkflow, one pipeline step with id
 //     "pipeline";
 //   - a workflow step runs the sub-workflow inline, step by step, as part
@@ -172,7 +180,8 @@
 //
 //	{"kind": "approval", "step": "plan", "prompt": "Approve plan?",
 //	 "preview": "<first 2000 characters of the step's output>",
-//	 "items": […], "resume_token": "<flow id>:plan", "approval_id": "1a2b3c4d",
+//	 "items": […], "items_total": N, "items_truncated": true,
+//	 "resume_token": "<flow id>:plan", "approval_id": "1a2b3c4d",
 //	 "initiated_by": "…", "required_approver": "…",
 //	 "require_different_approver": true, "error": "…"}
 //
@@ -181,6 +190,8 @@
 //	 "resume_token": "<flow id>:review", "error": "…"}
 //
 // approval_id is the first 8 hex digits of the SHA-256 of resume_token.
+// items_total and items_truncated are set when an approve stage's items
+// were cut to 192 KiB of JSON.
 // Identity fields and error are present only when set; preview only when
 // there is one. The approval's prompt, items and preview come from the
 // step's JSON output when it asks for approval itself (a
