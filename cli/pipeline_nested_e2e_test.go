@@ -23,6 +23,15 @@ func TestPipelineStepsInBranchesAndLoopsEndToEnd(t *testing.T) {
 	require.JSONEq(t, `{"protocolVersion":1,"ok":true,"status":"ok","output":["Parallel branch failed: exec failed (3): broken|Parallel branch failed: Workflow step g halted for approval inside pipeline stage approve. Use a separate approval step in the workflow file.|for_each item 0, step ask: requestInput is not supported in this pipeline context"],"requiresApproval":null,"requiresInput":null}`, withoutFlowID(t, stdout))
 }
 
+// TestExecFailureNamesTheProgram: a program that fails with no output is
+// named in the failure, as Lobster names it, not the runner's account.
+func TestExecFailureNamesTheProgram(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := run(t, shortHome(t), "pipeline", "run", "--mode", "tool", "exec false")
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, `"message": "step pipeline failed: exec failed (1): false"`)
+}
+
 // withoutFlowID is a tool envelope without its flowId, which differs from
 // run to run.
 func withoutFlowID(t *testing.T, envelope string) string {

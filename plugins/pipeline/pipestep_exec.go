@@ -98,7 +98,14 @@ func execOutput(name string, timeoutMs int, t *sdk.Task, spec sdk.TaskSpec) (str
 		if t.ExitCode == nil && strings.Contains(lastError(t), "not found") {
 			return "", errors.New("exec command not found: " + prog)
 		}
-		return "", fmt.Errorf("exec failed (%s): %s", code, firstNonEmpty(strings.TrimSpace(res.Stdout), lastError(t), prog))
+		// A program that ran and exited has only the runner's account of
+		// its exit ("attempt 1: exit code 1") as an error, which Lobster
+		// would not show: its message names the program instead.
+		why := lastError(t)
+		if t.ExitCode != nil {
+			why = ""
+		}
+		return "", fmt.Errorf("exec failed (%s): %s", code, firstNonEmpty(strings.TrimSpace(res.Stdout), why, prog))
 	}
 	r, err := shellResult(name, res)
 	if err != nil {

@@ -66,6 +66,8 @@ func TestExecOutputFailures(t *testing.T) {
 		{"no output", sdk.Task{Status: sdk.TaskFailed, ExitCode: code(5)}, shell, "exec failed (5): sh"},
 		{"stdout", sdk.Task{Status: sdk.TaskFailed, ExitCode: code(1), Result: &sdk.Result{Stdout: "boom\n"}}, shell, "exec failed (1): boom"},
 		{"argv program", sdk.Task{Status: sdk.TaskFailed, ExitCode: code(2)}, sdk.TaskSpec{Argv: []string{"false"}}, "exec failed (2): false"},
+		// The runner's account of the exit is not the program's output.
+		{"runner's error", sdk.Task{Status: sdk.TaskFailed, ExitCode: code(1), Errors: []string{"attempt 1: exit code 1"}}, sdk.TaskSpec{Argv: []string{"false"}}, "exec failed (1): false"},
 		{"shell not found", sdk.Task{Status: sdk.TaskFailed, ExitCode: code(127)}, sdk.TaskSpec{Shell: "nope"}, "exec command not found: nope"},
 		{"argv not found", sdk.Task{Status: sdk.TaskFailed, Errors: []string{`exec: "nope": executable file not found in $PATH`}}, sdk.TaskSpec{Argv: []string{"nope"}}, "exec command not found: nope"},
 		{"timed out", sdk.Task{Status: sdk.TaskTimedOut}, shell, "Step 'p' timed out"},
