@@ -155,3 +155,17 @@ func TestStateKeysAreFileNames(t *testing.T) {
 		require.Contains(t, f.BlockedSummary, `state key "//" is empty/invalid`)
 	})
 }
+
+// TestLargeStateStageOutputIsNamed: a state stage whose recorded output
+// does not fit the flow's state fails the flow, naming the state stages.
+func TestLargeStateStageOutputIsNamed(t *testing.T) {
+	t.Parallel()
+	c := newControllerWith(pipeline.Options{StateDir: t.TempDir()})
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f := h.StartFlow("p", map[string]any{"pipeline": `exec seq 1 40000 | template --text '{{.}}-padding-padding-padding-padding' | state.set KEY | map --unwrap length`, "args": map[string]any{}, "cwd": t.TempDir()})
+		runActive(t, h, c, f.ID)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Contains(t, f.BlockedSummary, "the outputs of its state.get, state.set and diff.last stages are")
+	})
+}

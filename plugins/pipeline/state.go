@@ -142,6 +142,9 @@ func (s *state) largest() string {
 	if out := len(s.raw["output"]); out > most {
 		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", out)
 	}
+	if kept := len(s.raw[stageOutKey]); kept > most {
+		return fmt.Sprintf("the outputs of its state.get, state.set and diff.last stages are %d bytes; keep small values in state, or large ones in files whose paths you store", kept)
+	}
 	if id == "" {
 		return "its args, env and decisions are too large; pass large data as files"
 	}
