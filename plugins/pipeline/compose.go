@@ -34,7 +34,10 @@ func (r *run) parallel(ctx context.Context, fr *frame, s *flows.Step) (res *flow
 	for i := range p.Branches {
 		b := &p.Branches[i]
 		br, err := r.branch(ctx, fr, s, b)
-		if err != nil {
+		switch {
+		case br.hostErr != nil:
+			return nil, "", nil, br.hostErr
+		case err != nil:
 			return nil, "", fmt.Errorf("parallel branch %s: %w", b.ID, err), nil
 		}
 		runs[i] = br
@@ -105,6 +108,7 @@ type branchRun struct {
 	ended    time.Time
 	req      *sdk.TaskRequest
 	running  *sdk.Task
+	hostErr  error // a write of the flow failed: the pass ends
 }
 
 // branch brings branch b of parallel step s as far as it goes. It fails
@@ -117,6 +121,8 @@ func (r *run) branch(ctx context.Context, fr *frame, s *flows.Step, b *flows.Bra
 		pp := &pipe{r: r, fr: fr, s: s, id: id, name: b.ID, results: fr.results, env: env, cwd: cwd, timeoutMs: s.Parallel.TimeoutMs, retry: s.Retry}
 		res, err := pp.exec(ctx, b.Pipeline, b.Stdin)
 		switch {
+		case pp.hostErr != nil:
+			return branchRun{hostErr: pp.hostErr}, nil
 		case err != nil:
 			return branchRun{done: true, err: err, failTask: pp.failTask, ended: pp.ended}, nil
 		case res != nil:
@@ -175,6 +181,8 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 	for i, item := range items {
 		it := r.loopItem(ctx, fr, s, item, i, i > 0 && i%batch == 0)
 		switch {
+		case it.hostErr != nil:
+			return nil, "", nil, it.hostErr
 		case it.failErr != nil:
 			return nil, it.failTask, it.failErr, nil
 		case it.req != nil:
@@ -194,7 +202,8 @@ type loopItem struct {
 	row      map[string]any
 	req      *sdk.TaskRequest
 	active   bool
-	ran      bool // a sub-step of the item has a task
+	ran      bool  // a sub-step of the item has a task
+	hostErr  error // a write of the flow failed: the pass ends
 	failTask string
 	failErr  error
 }
@@ -236,10 +245,10 @@ func (r *run) loopItem(ctx context.Context, fr *frame, s *flows.Step, item any, 
 			first = false
 		}
 		switch {
+		case it.hostErr != nil, it.req != nil, it.active:
+			return it
 		case it.failErr != nil:
 			return fail(it.failTask, it.failErr)
-		case it.req != nil, it.active:
-			return it
 		}
 		scoped[sub.ID] = res
 		switch {
@@ -293,6 +302,8 @@ func (r *run) loopPipe(ctx context.Context, fr *frame, s, sub *flows.Step, scope
 	}
 	res, err := p.exec(ctx, sub.Pipeline, sub.Stdin)
 	switch {
+	case p.hostErr != nil:
+		return flows.StepResult{}, loopItem{hostErr: p.hostErr}
 	case err != nil:
 		return flows.StepResult{}, loopItem{failTask: p.failTask, failErr: err, ran: p.ran}
 	case res != nil:

@@ -57,6 +57,7 @@ type pipe struct {
 	ended     time.Time        // when its last finished exec task ended
 	gate      *Gate            // the gate it stopped at, to park the flow at
 	cancelled bool             // a gate was denied: the run ends
+	hostErr   error            // a state stage could not write the flow's state
 	failTask  string           // the task of a failed exec stage
 	// stages and counts are the parsed stages and how many items each
 	// stage that ran produced (see stageCounts).
@@ -77,7 +78,8 @@ func (r *run) newPipe(fr *frame, s *flows.Step, id string, results map[string]fl
 // exec runs the pipeline text, templated, over stdin resolved as its
 // first items. It returns the result when every stage ran, or the
 // pipeline's failure; with both nil it waits: for p.req to be created,
-// for p.running to end, or at p.gate (or p.cancelled, a gate denied).
+// for p.running to end, or at p.gate (or p.cancelled, a gate denied);
+// or the pass ends on p.hostErr, a write of the flow that failed.
 func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepResult, error) {
 	stages, err := flows.ParsePipeline(flows.ResolveTemplate(text, p.fr.args, p.results))
 	if err != nil {
@@ -127,6 +129,8 @@ func (r *run) pipelineStep(ctx context.Context, fr *frame, s *flows.Step) (res *
 	p.gates = true
 	res, failErr = p.exec(ctx, s.Pipeline, s.Stdin)
 	switch {
+	case p.hostErr != nil:
+		return nil, "", nil, p.hostErr
 	case failErr != nil:
 		return nil, p.failTask, failErr, nil
 	case res != nil:

@@ -86,7 +86,8 @@ func (p *pipe) diffLast(ctx context.Context, call *flows.Call) (flows.StageOutpu
 func (p *pipe) store(ctx context.Context, call *flows.Call, file string, v any, out []any) (flows.StageOutput, error) {
 	res := p.record(call, out)
 	if err := p.r.save(ctx, p.id); err != nil {
-		return flows.StageOutput{}, err
+		p.hostErr = err // the pass ends; its event comes again
+		return flows.StageOutput{}, errStageWaits
 	}
 	if err := writeValue(file, v); err != nil {
 		return flows.StageOutput{}, err
