@@ -3,11 +3,8 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,25 +18,7 @@ func TestPipelineApproveSurvivesGatewayKill(t *testing.T) {
 	home := shortHome(t)
 	dir := t.TempDir()
 	ledger := filepath.Join(dir, "ledger")
-	gw := exec.Command(os.Args[0], "gateway", "--home", home)
-	logs, err := os.Create(filepath.Join(dir, "gateway.log"))
-	require.NoError(t, err)
-	defer logs.Close()
-	gw.Stdout, gw.Stderr = logs, logs
-	require.NoError(t, gw.Start())
-	exited := make(chan struct{})
-	go func() {
-		_ = gw.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = gw.Process.Kill()
-		<-exited
-	})
-	require.Eventually(t, func() bool {
-		code, stdout, _ := run(t, home, "gateway", "status", "--json")
-		return code == 0 && strings.Contains(stdout, `"running": true`)
-	}, 20*time.Second, 50*time.Millisecond, "the gateway process did not come up")
+	kill := gatewayProcess(t, home, dir)
 
 	text := `exec --json --shell "echo run >> ` + ledger + `; echo '[{\"id\":1},{\"id\":2},{\"id\":3}]'" | where id!=2 | approve --prompt 'Ship?' | map --unwrap id`
 	code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", text)
@@ -56,8 +35,7 @@ func TestPipelineApproveSurvivesGatewayKill(t *testing.T) {
 	require.Equal(t, "Ship?", env.RequiresApproval.Prompt)
 	require.Equal(t, []any{map[string]any{"id": 1.0}, map[string]any{"id": 3.0}}, env.RequiresApproval.Items)
 
-	require.NoError(t, gw.Process.Kill())
-	<-exited
+	kill()
 
 	code, stdout, _ = run(t, home, "approvals")
 	require.Equal(t, 0, code)
@@ -75,4 +53,36 @@ func TestPipelineApproveSurvivesGatewayKill(t *testing.T) {
 	b, err := os.ReadFile(ledger)
 	require.NoError(t, err)
 	require.Equal(t, "run\n", string(b), "the exec stage ran once")
+}
+
+// TestDiffLastBeforeAGateSurvivesGatewayKill: diff.last before an approve
+// stage, under a real gateway SIGKILLed while the flow is parked: the
+// resumed run goes on with the comparison that was approved, and the
+// value is stored once.
+func TestDiffLastBeforeAGateSurvivesGatewayKill(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	kill := gatewayProcess(t, home, t.TempDir())
+	text := `exec --json --shell "echo '{\"v\":1}'" | diff.last --key snap | approve | map --unwrap changed`
+	code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", text)
+	require.Equal(t, 0, code, errOut)
+	var env struct {
+		RequiresApproval struct {
+			ApprovalID string
+			Items      []map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+	require.Len(t, env.RequiresApproval.Items, 1, stdout)
+	require.Equal(t, true, env.RequiresApproval.Items[0]["changed"])
+	kill()
+
+	code, stdout, errOut = run(t, home, "pipeline", "resume", "--id", env.RequiresApproval.ApprovalID, "--approve", "yes", "--mode", "tool")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, `"output": [
+    true
+  ]`)
+	b, err := os.ReadFile(filepath.Join(home, "pipeline-state", "pipelines", "snap.json"))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"v":1}`, string(b))
 }
