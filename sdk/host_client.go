@@ -17,14 +17,14 @@ import (
 // went away), every call fails with ErrPluginShutdown.
 type hostClient struct {
 	conn   *grpc.ClientConn
-	client pb.HostClient
+	client pb.HostServiceClient
 	closed atomic.Bool
 }
 
 var _ Host = (*hostClient)(nil)
 
 func newHostClient(conn *grpc.ClientConn) *hostClient {
-	return &hostClient{conn: conn, client: pb.NewHostClient(conn)}
+	return &hostClient{conn: conn, client: pb.NewHostServiceClient(conn)}
 }
 
 // close ends the connection; calls made after it fail with

@@ -9,10 +9,10 @@ import (
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
-// hostServer serves the gateway's Host to one plugin instance over the
-// broker. Errors cross as wire.Errors.ToStatus makes them.
+// hostServer serves the gateway's Host to one plugin instance on its
+// host socket. Errors cross as wire.Errors.ToStatus makes them.
 type hostServer struct {
-	pb.UnimplementedHostServer
+	pb.UnimplementedHostServiceServer
 	host sdk.Host
 }
 

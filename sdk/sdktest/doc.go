@@ -3,8 +3,8 @@
 // # The harness
 //
 // Run drives a controller through a test twice: in-process, and over the
-// protocol it runs on under a gateway (go-plugin gRPC, the broker, and the
-// Host served back over one connection), so the wire is tested too. The
+// protocol it runs on under a gateway (go-plugin gRPC, and the Host served
+// back on its unix socket over one connection), so the wire is tested too. The
 // Harness plays the gateway: StartFlow makes a managed flow and delivers
 // flow.started, FinishTask ends a task and delivers task.finished, Drain
 // delivers whatever else was queued, Flow and Tasks read the records.
