@@ -12,7 +12,7 @@ import (
 )
 
 // hostClient is the Host a controller is handed: a client of the gateway's
-// Host service over the one brokered connection dialled in Setup. Once that
+// Host service over the one connection to its socket dialled in Setup. Once that
 // connection is closed (Shutdown, or a second Setup) or broken (the gateway
 // went away), every call fails with ErrPluginShutdown.
 type hostClient struct {

@@ -61,7 +61,7 @@ func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 	if err != nil {
 		return err
 	}
-	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize)}, c.hostServerOptions...)
+	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize), grpc.ChainUnaryInterceptor(codeTrailer)}, c.hostServerOptions...)
 	s := grpc.NewServer(opts...)
 	pb.RegisterHostServiceServer(s, &hostServer{host: host})
 	watch, stopWatch := context.WithCancel(c.doneCtx)

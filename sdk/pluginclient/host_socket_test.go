@@ -10,7 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
@@ -65,6 +68,13 @@ func TestHostOnUnixSocketWithoutBroker(t *testing.T) {
 	var got sdk.Flow
 	require.NoError(t, json.Unmarshal(r.GetFlowJson(), &got))
 	require.Equal(t, f.ID, got.ID)
+
+	// A refusal carries its flowgate code in a plain trailer too.
+	var trailer metadata.MD
+	_, err = pb.NewHostServiceClient(cc).UpdateFlow(t.Context(),
+		&pb.UpdateFlowRequest{FlowId: f.ID, ExpectedRevision: f.Revision + 5, State: []byte(`{}`)}, grpc.Trailer(&trailer))
+	require.Equal(t, codes.Aborted, status.Code(err))
+	require.Equal(t, []string{"revision_conflict"}, trailer.Get(pluginclient.ErrorCodeTrailer))
 
 	require.NoError(t, p.Shutdown(context.Background()))
 	_, err = os.Stat(filepath.Dir(sock))
