@@ -72,12 +72,26 @@ func TestGoExamplePasses(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hello")
 	out, err := exec.Command("go", "build", "-o", bin, "../../examples/controllers/hello").CombinedOutput()
 	require.NoError(t, err, "build the hello example: %s", out)
+	requirePasses(t, bin, "hello")
+}
+
+// The Python example passes every case (its setup: apt-get install
+// python3-grpcio python3-protobuf).
+func TestPythonExamplePasses(t *testing.T) {
+	t.Parallel()
+	requirePasses(t, "../../examples/controllers/two-step-py/plugin", "two-step-py")
+}
+
+// requirePasses runs the harness on the plugin at path, which must pass
+// every case under the name want.
+func requirePasses(t *testing.T, path, want string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	rep, err := plugintest.Run(ctx, plugintest.Config{Path: bin})
+	rep, err := plugintest.Run(ctx, plugintest.Config{Path: path})
 	require.NoError(t, err)
 	require.True(t, rep.Passed(), report(rep))
-	require.Equal(t, "hello", rep.Plugin)
+	require.Equal(t, want, rep.Plugin)
 	require.Len(t, rep.Cases, 6)
 }
 
