@@ -82,6 +82,16 @@ func TestPythonExamplePasses(t *testing.T) {
 	requirePasses(t, "../../examples/controllers/two-step-py/plugin", "two-step-py")
 }
 
+// The TypeScript example passes every case (its setup: npm ci in its
+// directory, which .ci/run does).
+func TestTypeScriptExamplePasses(t *testing.T) {
+	t.Parallel()
+	dir := "../../examples/controllers/two-step-ts"
+	_, err := os.Stat(filepath.Join(dir, "dist", "controller.js"))
+	require.NoError(t, err, "the TypeScript example is not set up: run npm ci in examples/controllers/two-step-ts (.ci/run does)")
+	requirePasses(t, filepath.Join(dir, "plugin"), "two-step-ts")
+}
+
 // requirePasses runs the harness on the plugin at path, which must pass
 // every case under the name want.
 func requirePasses(t *testing.T, path, want string) {
