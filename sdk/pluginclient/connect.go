@@ -65,7 +65,7 @@ func servePluginSet(c sdk.Controller, hostServerOptions ...grpc.ServerOption) pl
 // connectFunc returns the gateway's side of the go-plugin plugin: a
 // pluginClient whose Host server has hostServerOptions added.
 func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
-	return func(doneCtx context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return func(doneCtx context.Context, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
 			client:            pb.NewControllerServiceClient(conn),
 			conn:              conn,

@@ -19,7 +19,7 @@ func PluginSetWithHostOptions(c sdk.Controller, opts ...grpc.ServerOption) plugi
 // in another language) and whose gateway side is Connect's.
 func PluginSetServing(register func(*grpc.Server)) plugin.PluginSet {
 	return plugin.PluginSet{wire.PluginName: &wire.Plugin{
-		Serve: func(_ *plugin.GRPCBroker, s *grpc.Server) error {
+		Serve: func(s *grpc.Server) error {
 			register(s)
 			return nil
 		},
