@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -140,6 +141,12 @@ func (h *hostClient) Continue(ctx context.Context, flowID string, req ContinueRe
 func (h *hostClient) RequestCancel(ctx context.Context, flowID string, expected int64) (*Flow, error) {
 	r, err := h.client.RequestCancel(ctx, &pb.RequestCancelRequest{FlowId: flowID, ExpectedRevision: expected})
 	return h.flow("RequestCancel", r, err)
+}
+
+// WakeAt implements Host.
+func (h *hostClient) WakeAt(ctx context.Context, flowID string, at time.Time, key string) error {
+	_, err := h.client.WakeAt(ctx, &pb.WakeAtRequest{FlowId: flowID, Key: key, AtUnixMs: at.UnixMilli()})
+	return h.err("WakeAt", err)
 }
 
 // Log implements Host.

@@ -52,12 +52,12 @@ func generateRecordsSchema() []byte {
 		reflect.TypeFor[sdk.TaskStatus](): stringsOf(sdk.TaskStatuses()),
 		reflect.TypeFor[sdk.SyncMode]():   {string(sdk.SyncManaged), string(sdk.SyncTaskMirrored)},
 		reflect.TypeFor[sdk.EventType](): {string(sdk.EventFlowStarted), string(sdk.EventTaskFinished), string(sdk.EventTaskMilestone),
-			string(sdk.EventFlowResumed), string(sdk.EventFlowCancelRequested)},
+			string(sdk.EventFlowResumed), string(sdk.EventFlowCancelRequested), string(sdk.EventFlowWoken)},
 	}}
 	top := map[string]any{}
 	for _, t := range []reflect.Type{
 		reflect.TypeFor[sdk.Flow](), reflect.TypeFor[sdk.Task](), reflect.TypeFor[sdk.Event](),
-		reflect.TypeFor[sdk.TaskSpec](), reflect.TypeFor[sdk.ContinueRequest](),
+		reflect.TypeFor[sdk.TaskSpec](), reflect.TypeFor[sdk.ContinueRequest](), reflect.TypeFor[sdk.Woken](),
 	} {
 		top[t.Name()] = g.schema(t)
 	}

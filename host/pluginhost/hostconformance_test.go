@@ -78,6 +78,10 @@ func gatewayFixture(eng *engine.Engine, host sdk.Host) sdktest.HostFixture {
 			}
 			return out, err
 		},
+		FireWakes: func() error {
+			_, err := eng.FireWakes(0)
+			return err
+		},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
@@ -200,4 +201,10 @@ func (h recordingHost) CancelTask(ctx context.Context, taskID string) (*sdk.Task
 		h.r.after(t.FlowID, "CancelTask "+taskID, err)
 	}
 	return t, err
+}
+
+func (h recordingHost) WakeAt(ctx context.Context, flowID string, at time.Time, key string) error {
+	err := h.Host.WakeAt(ctx, flowID, at, key)
+	h.r.after(flowID, fmt.Sprintf("WakeAt %q at %s", key, at.UTC().Format(time.RFC3339)), err)
+	return err
 }

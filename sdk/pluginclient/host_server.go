@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
@@ -97,6 +98,13 @@ func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*
 	}
 	out, err := taskToProto(t)
 	return out, wireErrors.ToStatus(err)
+}
+
+func (s *hostServer) WakeAt(ctx context.Context, r *pb.WakeAtRequest) (*pb.WakeAtResponse, error) {
+	if err := s.host.WakeAt(ctx, r.GetFlowId(), time.UnixMilli(r.GetAtUnixMs()).UTC(), r.GetKey()); err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.WakeAtResponse{}, nil
 }
 
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {

@@ -130,6 +130,16 @@ func (h *Harness) FinishTask(taskID string, status sdk.TaskStatus, opts ...Finis
 	return t
 }
 
+// FireWakes fires the wakes the controller set that are due at now (see
+// Host.FireWakes) and delivers the flow.woken events, and whatever they
+// lead to, as Drain does.
+func (h *Harness) FireWakes(now time.Time) {
+	h.t.Helper()
+	for _, id := range h.host.FireWakes(now) {
+		h.Drain(id)
+	}
+}
+
 // Drain delivers the queued events of flow flowID in order, acknowledging
 // each, until none is left. The test fails if the controller returns an
 // error (use Deliver to test failures) or keeps queueing events.

@@ -1345,6 +1345,106 @@ func (x *TaskResponse) GetTaskJson() []byte {
 	return nil
 }
 
+// WakeAtRequest asks for a flow.woken event (data {"key", "at"}) on a flow
+// the plugin drives, at or after at_unix_ms. The gateway keeps the wake
+// in its store; a key already set, pending or fired, keeps its first time.
+type WakeAtRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FlowId string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	Key    string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// at_unix_ms is the time, in milliseconds since the Unix epoch.
+	AtUnixMs      int64 `protobuf:"varint,3,opt,name=at_unix_ms,json=atUnixMs,proto3" json:"at_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WakeAtRequest) Reset() {
+	*x = WakeAtRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WakeAtRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WakeAtRequest) ProtoMessage() {}
+
+func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WakeAtRequest.ProtoReflect.Descriptor instead.
+func (*WakeAtRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *WakeAtRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *WakeAtRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *WakeAtRequest) GetAtUnixMs() int64 {
+	if x != nil {
+		return x.AtUnixMs
+	}
+	return 0
+}
+
+type WakeAtResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WakeAtResponse) Reset() {
+	*x = WakeAtResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WakeAtResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WakeAtResponse) ProtoMessage() {}
+
+func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WakeAtResponse.ProtoReflect.Descriptor instead.
+func (*WakeAtResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
+}
+
 type LogRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
@@ -1356,7 +1456,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1468,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1481,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1413,7 +1513,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1425,7 +1525,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1438,7 +1538,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -1536,7 +1636,13 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x11CancelTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"+\n" +
 	"\fTaskResponse\x12\x1b\n" +
-	"\ttask_json\x18\x01 \x01(\fR\btaskJson\"\xbf\x01\n" +
+	"\ttask_json\x18\x01 \x01(\fR\btaskJson\"X\n" +
+	"\rWakeAtRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1c\n" +
+	"\n" +
+	"at_unix_ms\x18\x03 \x01(\x03R\batUnixMs\"\x10\n" +
+	"\x0eWakeAtResponse\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
@@ -1550,7 +1656,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
-	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xdb\b\n" +
+	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xb4\t\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -1566,7 +1672,8 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\rRequestCancel\x12,.flowgate.controller.v1.RequestCancelRequest\x1a$.flowgate.controller.v1.FlowResponse\x12]\n" +
 	"\n" +
 	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12]\n" +
-	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12N\n" +
+	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12W\n" +
+	"\x06WakeAt\x12%.flowgate.controller.v1.WakeAtRequest\x1a&.flowgate.controller.v1.WakeAtResponse\x12N\n" +
 	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
@@ -1581,7 +1688,7 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -1607,12 +1714,14 @@ var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*RequestCancelRequest)(nil), // 21: flowgate.controller.v1.RequestCancelRequest
 	(*CancelTaskRequest)(nil),    // 22: flowgate.controller.v1.CancelTaskRequest
 	(*TaskResponse)(nil),         // 23: flowgate.controller.v1.TaskResponse
-	(*LogRequest)(nil),           // 24: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 25: flowgate.controller.v1.LogResponse
-	nil,                          // 26: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*WakeAtRequest)(nil),        // 24: flowgate.controller.v1.WakeAtRequest
+	(*WakeAtResponse)(nil),       // 25: flowgate.controller.v1.WakeAtResponse
+	(*LogRequest)(nil),           // 26: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 27: flowgate.controller.v1.LogResponse
+	nil,                          // 28: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
-	26, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	28, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 1: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
 	3,  // 2: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
 	5,  // 3: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
@@ -1628,25 +1737,27 @@ var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	21, // 13: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
 	22, // 14: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
 	19, // 15: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	24, // 16: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
-	2,  // 17: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	4,  // 18: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	6,  // 19: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	8,  // 20: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	10, // 21: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	12, // 22: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	14, // 23: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	10, // 24: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 25: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 26: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 27: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 28: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 29: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	23, // 30: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	20, // 31: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	25, // 32: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	17, // [17:33] is the sub-list for method output_type
-	1,  // [1:17] is the sub-list for method input_type
+	24, // 16: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	26, // 17: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	2,  // 18: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	4,  // 19: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	6,  // 20: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	8,  // 21: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	10, // 22: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	12, // 23: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	14, // 24: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	10, // 25: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 26: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 27: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 28: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 29: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 30: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	23, // 31: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	20, // 32: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	25, // 33: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	27, // 34: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	18, // [18:35] is the sub-list for method output_type
+	1,  // [1:18] is the sub-list for method input_type
 	1,  // [1:1] is the sub-list for extension type_name
 	1,  // [1:1] is the sub-list for extension extendee
 	0,  // [0:1] is the sub-list for field type_name
@@ -1667,7 +1778,7 @@ func file_flowgate_controller_v1_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

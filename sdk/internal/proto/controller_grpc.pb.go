@@ -260,6 +260,7 @@ const (
 	HostService_RequestCancel_FullMethodName = "/flowgate.controller.v1.HostService/RequestCancel"
 	HostService_CancelTask_FullMethodName    = "/flowgate.controller.v1.HostService/CancelTask"
 	HostService_Continue_FullMethodName      = "/flowgate.controller.v1.HostService/Continue"
+	HostService_WakeAt_FullMethodName        = "/flowgate.controller.v1.HostService/WakeAt"
 	HostService_Log_FullMethodName           = "/flowgate.controller.v1.HostService/Log"
 )
 
@@ -281,6 +282,8 @@ type HostServiceClient interface {
 	RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 	Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error)
+	// WakeAt asks for a flow.woken event at or after a time, once per key.
+	WakeAt(ctx context.Context, in *WakeAtRequest, opts ...grpc.CallOption) (*WakeAtResponse, error)
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 }
 
@@ -402,6 +405,16 @@ func (c *hostServiceClient) Continue(ctx context.Context, in *ContinueRequest, o
 	return out, nil
 }
 
+func (c *hostServiceClient) WakeAt(ctx context.Context, in *WakeAtRequest, opts ...grpc.CallOption) (*WakeAtResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WakeAtResponse)
+	err := c.cc.Invoke(ctx, HostService_WakeAt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostServiceClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LogResponse)
@@ -430,6 +443,8 @@ type HostServiceServer interface {
 	RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error)
 	CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error)
 	Continue(context.Context, *ContinueRequest) (*ContinueResponse, error)
+	// WakeAt asks for a flow.woken event at or after a time, once per key.
+	WakeAt(context.Context, *WakeAtRequest) (*WakeAtResponse, error)
 	Log(context.Context, *LogRequest) (*LogResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
@@ -473,6 +488,9 @@ func (UnimplementedHostServiceServer) CancelTask(context.Context, *CancelTaskReq
 }
 func (UnimplementedHostServiceServer) Continue(context.Context, *ContinueRequest) (*ContinueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Continue not implemented")
+}
+func (UnimplementedHostServiceServer) WakeAt(context.Context, *WakeAtRequest) (*WakeAtResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WakeAt not implemented")
 }
 func (UnimplementedHostServiceServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
@@ -696,6 +714,24 @@ func _HostService_Continue_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_WakeAt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WakeAtRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).WakeAt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_WakeAt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).WakeAt(ctx, req.(*WakeAtRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _HostService_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LogRequest)
 	if err := dec(in); err != nil {
@@ -764,6 +800,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Continue",
 			Handler:    _HostService_Continue_Handler,
+		},
+		{
+			MethodName: "WakeAt",
+			Handler:    _HostService_WakeAt_Handler,
 		},
 		{
 			MethodName: "Log",

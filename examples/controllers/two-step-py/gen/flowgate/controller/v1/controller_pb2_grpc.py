@@ -295,6 +295,11 @@ class HostServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueResponse.FromString,
                 )
+        self.WakeAt = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/WakeAt',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtResponse.FromString,
+                )
         self.Log = channel.unary_unary(
                 '/flowgate.controller.v1.HostService/Log',
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.LogRequest.SerializeToString,
@@ -373,6 +378,13 @@ class HostServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WakeAt(self, request, context):
+        """WakeAt asks for a flow.woken event at or after a time, once per key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Log(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -436,6 +448,11 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.Continue,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueResponse.SerializeToString,
+            ),
+            'WakeAt': grpc.unary_unary_rpc_method_handler(
+                    servicer.WakeAt,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtResponse.SerializeToString,
             ),
             'Log': grpc.unary_unary_rpc_method_handler(
                     servicer.Log,
@@ -638,6 +655,23 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/Continue',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.ContinueResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def WakeAt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/WakeAt',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.WakeAtResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
