@@ -45,7 +45,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(list)
+	cmd.AddCommand(list, newPluginsTestCmd(e))
 	return cmd
 }
 

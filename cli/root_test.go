@@ -17,9 +17,9 @@ import (
 func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
-	code, _, errOut := run(t, home, "plugins", "test", "x")
+	code, _, errOut := run(t, home, "plugins", "bogus", "x")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `unknown command "test" for "flowgate plugins"; valid commands: list`)
+	require.Contains(t, errOut, `unknown command "bogus" for "flowgate plugins"; valid commands: list, test`)
 	code, _, errOut = run(t, home, "tasks", "flow", "bogus")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown command "bogus" for "flowgate tasks flow"; valid commands: approve, cancel, continue, create`)

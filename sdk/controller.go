@@ -81,6 +81,14 @@ type Host interface {
 	// the same successor with created false; a refused one names its rule
 	// (ErrInvalid), and a stale revision is a *RevisionConflictError.
 	Continue(ctx context.Context, flowID string, req ContinueRequest) (successor *Flow, created bool, err error)
+	// WakeAt asks for a flow.woken event (data Woken) on flow flowID at
+	// or after at, once for key: the gateway keeps the wake in its store,
+	// so it fires across restarts, and a key already set (pending or
+	// fired) keeps its first time, so asking again on a redelivered event
+	// changes nothing. A wake that comes due after the flow ended fires
+	// no event. It refuses an empty key (ErrInvalid) and a flow that has
+	// ended (ErrTerminal).
+	WakeAt(ctx context.Context, flowID string, at time.Time, key string) error
 	// Log writes a line to the gateway's log, attributed to the plugin.
 	Log(ctx context.Context, level, msg string, fields map[string]string) error
 }

@@ -4,23 +4,25 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
+	"github.com/flowgate/flowgate/sdk/internal/wire"
 )
 
 // controllerServer serves a Controller inside the plugin process. Setup
 // dials the gateway's Host service once; every event is handled with that
 // one connection.
 type controllerServer struct {
-	pb.UnimplementedControllerServer
+	pb.UnimplementedControllerServiceServer
 	impl   Controller
-	broker *plugin.GRPCBroker
 	logger hclog.Logger
 
 	mu   sync.Mutex
@@ -35,13 +37,18 @@ func (s *controllerServer) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*
 	return infoToProto(info), nil
 }
 
-// Setup dials the Host service the gateway serves on the broker. A second
-// Setup replaces the connection; calls on the old one then fail with
-// ErrPluginShutdown.
+// Setup dials the Host service the gateway serves on the unix socket it
+// names. A second Setup replaces the connection; calls on the old one then
+// fail with ErrPluginShutdown.
 func (s *controllerServer) Setup(_ context.Context, r *pb.SetupRequest) (*pb.SetupResponse, error) {
-	conn, err := s.broker.Dial(r.GetHostBrokerId())
+	if !strings.HasPrefix(r.GetHostAddress(), "unix://") {
+		return nil, status.Errorf(codes.InvalidArgument, "controller got host address %q in Setup, not a unix:// target; the gateway is older or newer than this sdk: rebuild the plugin with the gateway's flowgate version", r.GetHostAddress())
+	}
+	conn, err := grpc.NewClient(r.GetHostAddress(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(wire.MaxMessageSize), grpc.MaxCallSendMsgSize(wire.MaxMessageSize)))
 	if err != nil {
-		return nil, status.Errorf(codes.Unavailable, "controller could not dial the gateway's host service (broker id %d): %v", r.GetHostBrokerId(), err)
+		return nil, status.Errorf(codes.Unavailable, "controller could not dial the gateway's host service at %s: %v", r.GetHostAddress(), err)
 	}
 	s.mu.Lock()
 	old := s.host

@@ -46,10 +46,13 @@
 //
 // # The protocol
 //
-// The wire is the gRPC service in sdk/internal/proto (flowgate.controller.v1,
-// go-plugin protocol version 1). In Setup the gateway serves the Host
-// service once per plugin instance on go-plugin's broker and sends its id;
-// the plugin dials it once. Records cross as the JSON of the sdk types;
-// errors as a gRPC status with a detail naming the sentinel by its code in
-// sdk/errcode, the table the HTTP API uses too.
+// The wire is sdk/proto/flowgate/controller/v1/controller.proto
+// (flowgate.controller.v1, go-plugin protocol version 1), published so
+// that controllers can be written in any language; docs/protocol.md is its
+// manual. In Setup the gateway serves the Host service once per plugin
+// instance on a unix socket of its own and sends its address; the plugin
+// dials it once. Records cross as the JSON of the sdk types, described by
+// records.schema.json next to the .proto; errors as a gRPC status with a
+// detail naming the sentinel by its code in sdk/errcode, the table the
+// HTTP API uses too.
 package sdk

@@ -15,7 +15,17 @@ const (
 	EventTaskMilestone       EventType = "task.milestone"
 	EventFlowResumed         EventType = "flow.resumed"
 	EventFlowCancelRequested EventType = "flow.cancel_requested"
+	// EventFlowWoken: a wake the controller set with Host.WakeAt came
+	// due; Data is a Woken.
+	EventFlowWoken EventType = "flow.woken"
 )
+
+// Woken is the data of a flow.woken event: the wake's key and the time it
+// was set for. The event comes at or after At, once per key.
+type Woken struct {
+	Key string    `json:"key"`
+	At  time.Time `json:"at"`
+}
 
 // Event is one entry of a flow's outbox. It is written in the same
 // transaction as the change that caused it; Seq grows by one per flow, and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -12,19 +13,19 @@ import (
 )
 
 // hostClient is the Host a controller is handed: a client of the gateway's
-// Host service over the one brokered connection dialled in Setup. Once that
+// Host service over the one connection to its socket dialled in Setup. Once that
 // connection is closed (Shutdown, or a second Setup) or broken (the gateway
 // went away), every call fails with ErrPluginShutdown.
 type hostClient struct {
 	conn   *grpc.ClientConn
-	client pb.HostClient
+	client pb.HostServiceClient
 	closed atomic.Bool
 }
 
 var _ Host = (*hostClient)(nil)
 
 func newHostClient(conn *grpc.ClientConn) *hostClient {
-	return &hostClient{conn: conn, client: pb.NewHostClient(conn)}
+	return &hostClient{conn: conn, client: pb.NewHostServiceClient(conn)}
 }
 
 // close ends the connection; calls made after it fail with
@@ -140,6 +141,12 @@ func (h *hostClient) Continue(ctx context.Context, flowID string, req ContinueRe
 func (h *hostClient) RequestCancel(ctx context.Context, flowID string, expected int64) (*Flow, error) {
 	r, err := h.client.RequestCancel(ctx, &pb.RequestCancelRequest{FlowId: flowID, ExpectedRevision: expected})
 	return h.flow("RequestCancel", r, err)
+}
+
+// WakeAt implements Host.
+func (h *hostClient) WakeAt(ctx context.Context, flowID string, at time.Time, key string) error {
+	_, err := h.client.WakeAt(ctx, &pb.WakeAtRequest{FlowId: flowID, Key: key, AtUnixMs: at.UnixMilli()})
+	return h.err("WakeAt", err)
 }
 
 // Log implements Host.

@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
@@ -18,8 +17,8 @@ func init() {
 // serveController returns what registers c's controller service in the
 // plugin process, logging c's panics to logger.
 func serveController(c Controller, logger hclog.Logger) wire.ServerFunc {
-	return func(broker *plugin.GRPCBroker, s *grpc.Server) error {
-		pb.RegisterControllerServer(s, &controllerServer{impl: c, broker: broker, logger: logger})
+	return func(s *grpc.Server) error {
+		pb.RegisterControllerServiceServer(s, &controllerServer{impl: c, logger: logger})
 		return nil
 	}
 }

@@ -27,6 +27,11 @@ const (
 	// HistoryControllerError: delivering an event to the controller
 	// failed (data.parked when delivery stopped).
 	HistoryControllerError HistoryKind = "controller.error"
+	// HistoryTimerSet: the controller set a wake (data.key, data.at).
+	HistoryTimerSet HistoryKind = "timer.set"
+	// HistoryTimerFired: a wake came due and flow.woken was queued
+	// (data.key, data.at).
+	HistoryTimerFired HistoryKind = "timer.fired"
 )
 
 // Task changes; their entries carry the task's id.

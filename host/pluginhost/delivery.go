@@ -81,7 +81,9 @@ func (c DeliveryConfig) withDefaults() DeliveryConfig {
 // when its controller acknowledged it (HandleEvent returned nil). A failed
 // delivery is retried with backoff; after MaxFailures the event is parked
 // and its flow blocked with a summary that names the controller and its
-// error, so nothing is dropped in silence.
+// error, so nothing is dropped in silence. Before each read of the outbox
+// it fires the wakes that came due (engine.FireWakes), so a controller's
+// wake is delivered like any other event.
 //
 // When the store cannot record an outcome (a full disk), every delivery
 // holds back (see package throttle): the event stays in the outbox, and
@@ -156,6 +158,11 @@ func (d *Deliverer) deliverDue() {
 	// deliverer would change.
 	if d.hold.Wait() > 0 {
 		return // the store failed to write: the poll comes back after the hold
+	}
+	// Wakes that came due (sdk.Host.WakeAt) become flow.woken events
+	// first, so this read of the outbox delivers them.
+	if _, err := d.eng.FireWakes(0); err != nil {
+		d.storeLog.Error("fire the due wakes", "error", err)
 	}
 	d.mu.Lock()
 	wasBusy := maps.Clone(d.inflight)

@@ -3,6 +3,7 @@ package pluginhost
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -157,6 +158,14 @@ func (h *host) Continue(_ context.Context, flowID string, req sdk.ContinueReques
 		return nil, false, err
 	}
 	return h.eng.ContinueFlow(flowID, req)
+}
+
+func (h *host) WakeAt(_ context.Context, flowID string, at time.Time, key string) error {
+	if _, err := h.own(flowID); err != nil {
+		return err
+	}
+	_, err := h.eng.SetWake(flowID, key, at)
+	return err
 }
 
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {

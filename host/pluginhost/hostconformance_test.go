@@ -33,7 +33,7 @@ func TestInProcessHostConformance(t *testing.T) {
 
 // The Host a controller plugin is handed (sdk's gRPC client) passes the
 // same suite against the gateway: the real engine and bbolt behind the
-// gateway's host, served over go-plugin's broker by pluginclient.Connect, and
+// gateway's host, served on its unix socket by pluginclient.Connect, and
 // called over real gRPC.
 func TestGRPCHostConformance(t *testing.T) {
 	t.Parallel()
@@ -78,6 +78,10 @@ func gatewayFixture(eng *engine.Engine, host sdk.Host) sdktest.HostFixture {
 			}
 			return out, err
 		},
+		FireWakes: func() error {
+			_, err := eng.FireWakes(0)
+			return err
+		},
 	}
 }
 
@@ -98,7 +102,7 @@ func (hostCatcher) Shutdown(context.Context) error { return nil }
 
 // grpcHost connects a controller plugin over go-plugin's in-process gRPC
 // connection, serves host to it as the gateway does, and returns the Host
-// the controller gets: calls on it cross the wire and the broker to host.
+// the controller gets: calls on it cross the wire and the host socket to host.
 func grpcHost(t *testing.T, host sdk.Host) sdk.Host {
 	t.Helper()
 	catcher := hostCatcher{caught: make(chan sdk.Host, 1)}

@@ -45,6 +45,11 @@ type SupervisorConfig struct {
 	ShutdownTimeout time.Duration
 	// LogLevel is passed to plugins (FLOWGATE_LOG_LEVEL). If empty, info.
 	LogLevel string
+	// WrapHost, if set, wraps the sdk.Host each plugin instance is
+	// served; the conformance harness (flowgate plugins test) records and
+	// perturbs a plugin's calls with it. If nil, an instance is served the
+	// gateway's host as it is.
+	WrapHost func(controller string, h sdk.Host) sdk.Host
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -387,7 +392,10 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		}
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
-	h := &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
+	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
+	if s.cfg.WrapHost != nil {
+		h = s.cfg.WrapHost(in.spec.Name, h)
+	}
 	conn, err := pluginclient.Connect(ctx, rpc, h)
 	if err != nil {
 		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)

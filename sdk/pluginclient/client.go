@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 
@@ -15,12 +14,11 @@ import (
 )
 
 // pluginClient is the gateway's side of one controller plugin instance. It
-// serves the gateway's Host to the plugin on one brokered connection,
+// serves the gateway's Host to the plugin on a unix socket of its own,
 // started by setup and stopped by Shutdown or when the plugin process
 // exits.
 type pluginClient struct {
-	client pb.ControllerClient
-	broker *plugin.GRPCBroker
+	client pb.ControllerServiceClient
 	// doneCtx is cancelled by go-plugin when the plugin process exits.
 	doneCtx context.Context
 	// hostServerOptions are added to the Host server's options; tests use
@@ -32,6 +30,7 @@ type pluginClient struct {
 
 	mu      sync.Mutex
 	hostSrv *grpc.Server
+	hostLn  *hostListener
 	// stopWatch ends stopHostWhenGone once the Host is stopped.
 	stopWatch context.CancelFunc
 }
@@ -50,45 +49,44 @@ func (c *pluginClient) err(err error) error {
 	return wireErrors.FromStatus(err)
 }
 
-// setup serves host on a new broker id and sends the id to the plugin,
-// which dials it once.
-//
-// The id is accepted here, before Setup, rather than in go-plugin's
-// AcceptAndServe goroutine: that goroutine logs "[ERR] plugin: plugin
-// acceptAndServe error: broker closed" to the standard logger whenever the
-// broker closes before it gets to accept, which a gateway stopping while a
-// plugin starts makes happen on a clean shutdown. Here that case is this
-// call's error. (The gateway does not use go-plugin's AutoMTLS, so the
-// server needs no TLS credentials.)
+// setup serves host on a unix socket of its own (see listenHost) and
+// sends the socket's address to the plugin, which dials it once. The
+// socket is served until stopHost; go-plugin's broker is not used, so a
+// plugin in any language reaches the Host with its stock gRPC library.
 func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
-	id := c.broker.NextId()
-	ln, err := c.broker.Accept(id)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: serve the host to the controller plugin: %v", sdk.ErrPluginShutdown, err)
 	}
-	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize)}, c.hostServerOptions...)
+	ln, err := listenHost()
+	if err != nil {
+		return err
+	}
+	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize), grpc.ChainUnaryInterceptor(codeTrailer)}, c.hostServerOptions...)
 	s := grpc.NewServer(opts...)
-	pb.RegisterHostServer(s, &hostServer{host: host})
+	pb.RegisterHostServiceServer(s, &hostServer{host: host})
 	watch, stopWatch := context.WithCancel(c.doneCtx)
 	c.mu.Lock()
-	c.hostSrv, c.stopWatch = s, stopWatch
+	c.hostSrv, c.hostLn, c.stopWatch = s, ln, stopWatch
 	c.mu.Unlock()
 	go func() { _ = s.Serve(ln) }() // returns when stopHost stops s, closing ln
 	go c.stopHostWhenGone(watch)
-	if _, err := c.client.Setup(ctx, &pb.SetupRequest{HostBrokerId: id}); err != nil {
+	if _, err := c.client.Setup(ctx, &pb.SetupRequest{HostAddress: ln.target()}); err != nil {
 		c.stopHost()
 		return fmt.Errorf("set up the controller plugin: %w", c.err(err))
 	}
 	return nil
 }
 
-// stopHost stops serving the Host: the plugin's later callbacks fail with
-// ErrPluginShutdown.
+// stopHost stops serving the Host and removes its socket: the plugin's
+// later callbacks fail with ErrPluginShutdown.
 func (c *pluginClient) stopHost() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.hostSrv != nil {
 		c.hostSrv.Stop()
+	}
+	if c.hostLn != nil {
+		c.hostLn.remove()
 	}
 	if c.stopWatch != nil {
 		c.stopWatch()

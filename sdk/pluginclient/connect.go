@@ -65,11 +65,10 @@ func servePluginSet(c sdk.Controller, hostServerOptions ...grpc.ServerOption) pl
 // connectFunc returns the gateway's side of the go-plugin plugin: a
 // pluginClient whose Host server has hostServerOptions added.
 func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
-	return func(doneCtx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return func(doneCtx context.Context, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
-			client:            pb.NewControllerClient(conn),
+			client:            pb.NewControllerServiceClient(conn),
 			conn:              conn,
-			broker:            broker,
 			doneCtx:           doneCtx,
 			hostServerOptions: hostServerOptions,
 		}, nil
@@ -78,8 +77,9 @@ func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
 
 // Connect makes the controller of a started go-plugin client usable by the
 // gateway: it dispenses it from rpc (plugin.Client.Client()), serves host
-// to it on one brokered connection for as long as the instance lives, and
-// calls its Setup.
+// to it on a unix socket of its own (in a new 0700 directory under
+// os.TempDir) for as long as the instance lives, and calls its Setup with
+// the socket's address.
 //
 // Call it once per plugin instance. host receives every callback the
 // plugin makes; it should refuse callbacks once the gateway has replaced

@@ -11,7 +11,8 @@
 // HandshakeConfig, PluginSet as the Plugins and gRPC as the only allowed
 // protocol; then call Connect with the client's protocol and the Host that
 // answers this instance's callbacks (see the Connect example). Connect
-// serves that Host on one brokered connection for the instance's life.
+// serves that Host on a unix socket of its own for the instance's life
+// and hands its address to the plugin in Setup (docs/protocol.md).
 // Every Plugin method fails with sdk.ErrPluginShutdown once the process
 // is gone; the controller's own errors arrive as the same sdk sentinels.
 //

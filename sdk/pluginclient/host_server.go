@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/flowgate/flowgate/sdk"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
-// hostServer serves the gateway's Host to one plugin instance over the
-// broker. Errors cross as wire.Errors.ToStatus makes them.
+// hostServer serves the gateway's Host to one plugin instance on its
+// host socket. Errors cross as wire.Errors.ToStatus makes them.
 type hostServer struct {
-	pb.UnimplementedHostServer
+	pb.UnimplementedHostServiceServer
 	host sdk.Host
 }
 
@@ -97,6 +98,13 @@ func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*
 	}
 	out, err := taskToProto(t)
 	return out, wireErrors.ToStatus(err)
+}
+
+func (s *hostServer) WakeAt(ctx context.Context, r *pb.WakeAtRequest) (*pb.WakeAtResponse, error) {
+	if err := s.host.WakeAt(ctx, r.GetFlowId(), time.UnixMilli(r.GetAtUnixMs()).UTC(), r.GetKey()); err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.WakeAtResponse{}, nil
 }
 
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {

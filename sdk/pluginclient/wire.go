@@ -13,13 +13,15 @@ import (
 // gateway's end: events to the plugin, Host replies to it, and the
 // plugin's Host requests; sdk/wire.go converts the other way.
 //
-// Records (Flow, Task, Event, TaskSpec) cross as the JSON of the sdk
-// types. That JSON is already their canonical form (the store and the HTTP
-// API write it), it keeps JSON null distinct from absent for state and
-// wait, and a field added to a record crosses without a protocol change,
-// so the wire can never silently drop one. A controller in another
-// language reads the same documented JSON. Arguments that are not records
-// (ids, revisions, keys, strings) are typed fields.
+// Records (Flow, Task, Event, TaskSpec, ContinueRequest) cross as the
+// JSON of the sdk types. That JSON is already their canonical form (the
+// store and the HTTP API write it), it keeps JSON null distinct from
+// absent for state and wait, and a field added to a record crosses without
+// a protocol change, so the wire can never silently drop one. A controller
+// in another language reads the same JSON, described by
+// sdk/proto/flowgate/controller/v1/records.schema.json, which a test
+// checks against these types. Arguments that are not records (ids,
+// revisions, keys, strings) are typed fields.
 
 func infoFromProto(r *pb.GetInfoResponse) sdk.Info {
 	return sdk.Info{

@@ -343,5 +343,5 @@ func TestOneHostConnection(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.EqualValues(t, events*5, host.calls.Load())
-	require.EqualValues(t, 1, counter.conns.Load(), "one brokered connection for every callback")
+	require.EqualValues(t, 1, counter.conns.Load(), "one host connection for every callback")
 }

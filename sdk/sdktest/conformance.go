@@ -29,14 +29,17 @@ type HostFixture struct {
 	FinishTask func(taskID string, status sdk.TaskStatus, result sdk.Result) error
 	// Events returns the flow's unacknowledged events, oldest first.
 	Events func(flowID string) ([]sdk.Event, error)
+	// FireWakes fires the wakes due now, as the gateway does when its
+	// clock reaches them.
+	FireWakes func() error
 }
 
 // RunHostConformance runs the sdk.Host contract as subtests against the
 // implementation newHost makes, a fresh one per subtest: every Host
 // method, revision conflicts carrying the current flow, refusals with
 // sdk.ErrTerminal, sdk.ErrNotFound, sdk.ErrCancelRequested and
-// sdk.ErrInvalid, idempotency keys, cancel requests, and the events each
-// change queues. The gateway's hosts (in-process and over gRPC) and Host
+// sdk.ErrInvalid, idempotency keys, cancel requests, wakes, and the
+// events each change queues. The gateway's hosts (in-process and over gRPC) and Host
 // all pass it; an implementation that passes behaves for a controller as
 // the gateway does. Revisions are checked relative to the revision read:
 // every write bumps it by one, and a refused or empty write leaves it.
@@ -72,6 +75,7 @@ var conformanceCases = []conformanceCase{
 	{"FinishedTask", testFinishedTask},
 	{"CancelTask", testCancelTask},
 	{"Log", testLog},
+	{"WakeAt", testWakeAt},
 }
 
 // conformance is the state of one case: the test, the fixture and the

@@ -3,6 +3,7 @@ package sdktest_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -24,7 +25,8 @@ func TestHostConformance(t *testing.T) {
 				_, err := h.FinishTask(id, status, sdktest.Result(r))
 				return err
 			},
-			Events: func(flowID string) ([]sdk.Event, error) { return h.Events(flowID), nil },
+			Events:    func(flowID string) ([]sdk.Event, error) { return h.Events(flowID), nil },
+			FireWakes: func() error { h.FireWakes(time.Now()); return nil },
 		}
 	})
 }

@@ -3,11 +3,13 @@
 // # The harness
 //
 // Run drives a controller through a test twice: in-process, and over the
-// protocol it runs on under a gateway (go-plugin gRPC, the broker, and the
-// Host served back over one connection), so the wire is tested too. The
+// protocol it runs on under a gateway (go-plugin gRPC, and the Host served
+// back on its unix socket over one connection), so the wire is tested too. The
 // Harness plays the gateway: StartFlow makes a managed flow and delivers
-// flow.started, FinishTask ends a task and delivers task.finished, Drain
-// delivers whatever else was queued, Flow and Tasks read the records.
+// flow.started, FinishTask ends a task and delivers task.finished,
+// FireWakes fires the wakes (Host.WakeAt) due at a time and delivers
+// flow.woken, Drain delivers whatever else was queued, Flow and Tasks read
+// the records.
 //
 //	func TestFetcher(t *testing.T) {
 //		sdktest.Run(t, fetcher{}, func(t *testing.T, h *sdktest.Harness) {

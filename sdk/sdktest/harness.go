@@ -42,9 +42,8 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 }
 
 // newWire returns a harness that reaches c through the real protocol:
-// go-plugin's in-process gRPC connection with its broker,
-// pluginclient.Connect, and the Host served back to c over one brokered
-// connection.
+// go-plugin's in-process gRPC connection, pluginclient.Connect, and the
+// Host served back to c on its unix socket over one connection.
 func newWire(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
 	client := GRPCConn(t, pluginclient.ServePluginSet(c))
@@ -84,8 +83,8 @@ func (h *Harness) start(info func(context.Context) (sdk.Info, error), shutdown f
 
 // Run runs test twice, one after the other, as subtests: "in-process"
 // with New, and "grpc" with a harness that reaches c through the real
-// protocol (go-plugin's in-process gRPC connection, the broker, and the
-// Host served back over one connection), so a controller is tested on the
+// protocol (go-plugin's in-process gRPC connection, and the Host served
+// back on its unix socket over one connection), so a controller is tested on the
 // wire it will run on. c must not keep state between the two runs.
 func Run(t *testing.T, c sdk.Controller, test func(t *testing.T, h *Harness)) {
 	t.Run("in-process", func(t *testing.T) { test(t, New(t, c)) })
@@ -129,6 +128,16 @@ func (h *Harness) FinishTask(taskID string, status sdk.TaskStatus, opts ...Finis
 	}
 	h.Drain(t.FlowID)
 	return t
+}
+
+// FireWakes fires the wakes the controller set that are due at now (see
+// Host.FireWakes) and delivers the flow.woken events, and whatever they
+// lead to, as Drain does.
+func (h *Harness) FireWakes(now time.Time) {
+	h.t.Helper()
+	for _, id := range h.host.FireWakes(now) {
+		h.Drain(id)
+	}
 }
 
 // Drain delivers the queued events of flow flowID in order, acknowledging

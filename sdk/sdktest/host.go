@@ -39,7 +39,8 @@ type Host struct {
 	keys      map[string]string   // idempotency key → task id
 	outbox    map[string][]sdk.Event
 	seq       map[string]int64
-	continued map[string]string // chain id → its continuation's flow id
+	continued map[string]string                // chain id → its continuation's flow id
+	wakes     map[string]map[string]*wakeEntry // flow id → key → wake
 	logs      []LogEntry
 	lastID    int
 }

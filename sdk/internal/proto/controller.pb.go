@@ -2,7 +2,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: controller.proto
+// source: flowgate/controller/v1/controller.proto
 
 package proto
 
@@ -38,7 +38,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_controller_proto_msgTypes[0]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +50,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[0]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +63,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{0}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Error) GetCode() string {
@@ -95,7 +95,7 @@ type GetInfoRequest struct {
 
 func (x *GetInfoRequest) Reset() {
 	*x = GetInfoRequest{}
-	mi := &file_controller_proto_msgTypes[1]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -107,7 +107,7 @@ func (x *GetInfoRequest) String() string {
 func (*GetInfoRequest) ProtoMessage() {}
 
 func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[1]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -120,7 +120,7 @@ func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetInfoRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{1}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{1}
 }
 
 type GetInfoResponse struct {
@@ -135,7 +135,7 @@ type GetInfoResponse struct {
 
 func (x *GetInfoResponse) Reset() {
 	*x = GetInfoResponse{}
-	mi := &file_controller_proto_msgTypes[2]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -147,7 +147,7 @@ func (x *GetInfoResponse) String() string {
 func (*GetInfoResponse) ProtoMessage() {}
 
 func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[2]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -160,7 +160,7 @@ func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetInfoResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{2}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GetInfoResponse) GetName() string {
@@ -193,15 +193,17 @@ func (x *GetInfoResponse) GetCapabilities() []string {
 
 type SetupRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// host_broker_id is the go-plugin broker id the Host service is served on.
-	HostBrokerId  uint32 `protobuf:"varint,1,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	// host_address is the gRPC target of the gateway's HostService for this
+	// plugin instance, "unix:///absolute/path": pass it as is to the
+	// channel constructor of any gRPC library (plaintext, no TLS).
+	HostAddress   string `protobuf:"bytes,2,opt,name=host_address,json=hostAddress,proto3" json:"host_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SetupRequest) Reset() {
 	*x = SetupRequest{}
-	mi := &file_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -213,7 +215,7 @@ func (x *SetupRequest) String() string {
 func (*SetupRequest) ProtoMessage() {}
 
 func (x *SetupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -226,14 +228,14 @@ func (x *SetupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupRequest.ProtoReflect.Descriptor instead.
 func (*SetupRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{3}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *SetupRequest) GetHostBrokerId() uint32 {
+func (x *SetupRequest) GetHostAddress() string {
 	if x != nil {
-		return x.HostBrokerId
+		return x.HostAddress
 	}
-	return 0
+	return ""
 }
 
 type SetupResponse struct {
@@ -244,7 +246,7 @@ type SetupResponse struct {
 
 func (x *SetupResponse) Reset() {
 	*x = SetupResponse{}
-	mi := &file_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +258,7 @@ func (x *SetupResponse) String() string {
 func (*SetupResponse) ProtoMessage() {}
 
 func (x *SetupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +271,7 @@ func (x *SetupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupResponse.ProtoReflect.Descriptor instead.
 func (*SetupResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{4}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{4}
 }
 
 type HandleEventRequest struct {
@@ -282,7 +284,7 @@ type HandleEventRequest struct {
 
 func (x *HandleEventRequest) Reset() {
 	*x = HandleEventRequest{}
-	mi := &file_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +296,7 @@ func (x *HandleEventRequest) String() string {
 func (*HandleEventRequest) ProtoMessage() {}
 
 func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +309,7 @@ func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{5}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HandleEventRequest) GetEventJson() []byte {
@@ -325,7 +327,7 @@ type HandleEventResponse struct {
 
 func (x *HandleEventResponse) Reset() {
 	*x = HandleEventResponse{}
-	mi := &file_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -337,7 +339,7 @@ func (x *HandleEventResponse) String() string {
 func (*HandleEventResponse) ProtoMessage() {}
 
 func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -350,7 +352,7 @@ func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{6}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{6}
 }
 
 type ShutdownRequest struct {
@@ -361,7 +363,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +375,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +388,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{7}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{7}
 }
 
 type ShutdownResponse struct {
@@ -397,7 +399,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -409,7 +411,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -422,7 +424,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{8}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{8}
 }
 
 type GetFlowRequest struct {
@@ -434,7 +436,7 @@ type GetFlowRequest struct {
 
 func (x *GetFlowRequest) Reset() {
 	*x = GetFlowRequest{}
-	mi := &file_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +448,7 @@ func (x *GetFlowRequest) String() string {
 func (*GetFlowRequest) ProtoMessage() {}
 
 func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +461,7 @@ func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFlowRequest.ProtoReflect.Descriptor instead.
 func (*GetFlowRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{9}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetFlowRequest) GetFlowId() string {
@@ -480,7 +482,7 @@ type FlowResponse struct {
 
 func (x *FlowResponse) Reset() {
 	*x = FlowResponse{}
-	mi := &file_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +494,7 @@ func (x *FlowResponse) String() string {
 func (*FlowResponse) ProtoMessage() {}
 
 func (x *FlowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +507,7 @@ func (x *FlowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlowResponse.ProtoReflect.Descriptor instead.
 func (*FlowResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{10}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FlowResponse) GetFlowJson() []byte {
@@ -524,7 +526,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -536,7 +538,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -549,7 +551,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{11}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTasksRequest) GetFlowId() string {
@@ -569,7 +571,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -581,7 +583,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -594,7 +596,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{12}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListTasksResponse) GetTasksJson() [][]byte {
@@ -618,7 +620,7 @@ type CreateTaskRequest struct {
 
 func (x *CreateTaskRequest) Reset() {
 	*x = CreateTaskRequest{}
-	mi := &file_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -630,7 +632,7 @@ func (x *CreateTaskRequest) String() string {
 func (*CreateTaskRequest) ProtoMessage() {}
 
 func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -643,7 +645,7 @@ func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
 func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{13}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateTaskRequest) GetFlowId() string {
@@ -693,7 +695,7 @@ type CreateTaskResponse struct {
 
 func (x *CreateTaskResponse) Reset() {
 	*x = CreateTaskResponse{}
-	mi := &file_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +707,7 @@ func (x *CreateTaskResponse) String() string {
 func (*CreateTaskResponse) ProtoMessage() {}
 
 func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,7 +720,7 @@ func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskResponse.ProtoReflect.Descriptor instead.
 func (*CreateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{14}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateTaskResponse) GetTaskJson() []byte {
@@ -752,7 +754,7 @@ type UpdateFlowRequest struct {
 
 func (x *UpdateFlowRequest) Reset() {
 	*x = UpdateFlowRequest{}
-	mi := &file_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +766,7 @@ func (x *UpdateFlowRequest) String() string {
 func (*UpdateFlowRequest) ProtoMessage() {}
 
 func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +779,7 @@ func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFlowRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFlowRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{15}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateFlowRequest) GetFlowId() string {
@@ -844,7 +846,7 @@ type SetWaitingRequest struct {
 
 func (x *SetWaitingRequest) Reset() {
 	*x = SetWaitingRequest{}
-	mi := &file_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +858,7 @@ func (x *SetWaitingRequest) String() string {
 func (*SetWaitingRequest) ProtoMessage() {}
 
 func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +871,7 @@ func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetWaitingRequest.ProtoReflect.Descriptor instead.
 func (*SetWaitingRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{16}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SetWaitingRequest) GetFlowId() string {
@@ -935,7 +937,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -947,7 +949,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -960,7 +962,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{17}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ResumeRequest) GetFlowId() string {
@@ -1015,7 +1017,7 @@ type EndRequest struct {
 
 func (x *EndRequest) Reset() {
 	*x = EndRequest{}
-	mi := &file_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1029,7 @@ func (x *EndRequest) String() string {
 func (*EndRequest) ProtoMessage() {}
 
 func (x *EndRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1042,7 @@ func (x *EndRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndRequest.ProtoReflect.Descriptor instead.
 func (*EndRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{18}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EndRequest) GetFlowId() string {
@@ -1105,7 +1107,7 @@ type ContinueRequest struct {
 
 func (x *ContinueRequest) Reset() {
 	*x = ContinueRequest{}
-	mi := &file_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1119,7 @@ func (x *ContinueRequest) String() string {
 func (*ContinueRequest) ProtoMessage() {}
 
 func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1132,7 @@ func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueRequest.ProtoReflect.Descriptor instead.
 func (*ContinueRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{19}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ContinueRequest) GetFlowId() string {
@@ -1159,7 +1161,7 @@ type ContinueResponse struct {
 
 func (x *ContinueResponse) Reset() {
 	*x = ContinueResponse{}
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1173,7 @@ func (x *ContinueResponse) String() string {
 func (*ContinueResponse) ProtoMessage() {}
 
 func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1186,7 @@ func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueResponse.ProtoReflect.Descriptor instead.
 func (*ContinueResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{20}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ContinueResponse) GetFlowJson() []byte {
@@ -1211,7 +1213,7 @@ type RequestCancelRequest struct {
 
 func (x *RequestCancelRequest) Reset() {
 	*x = RequestCancelRequest{}
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1223,7 +1225,7 @@ func (x *RequestCancelRequest) String() string {
 func (*RequestCancelRequest) ProtoMessage() {}
 
 func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1236,7 +1238,7 @@ func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelRequest.ProtoReflect.Descriptor instead.
 func (*RequestCancelRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{21}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RequestCancelRequest) GetFlowId() string {
@@ -1262,7 +1264,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1274,7 +1276,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1287,7 +1289,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{22}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1308,7 +1310,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1320,7 +1322,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1333,7 +1335,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{23}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TaskResponse) GetTaskJson() []byte {
@@ -1341,6 +1343,106 @@ func (x *TaskResponse) GetTaskJson() []byte {
 		return x.TaskJson
 	}
 	return nil
+}
+
+// WakeAtRequest asks for a flow.woken event (data {"key", "at"}) on a flow
+// the plugin drives, at or after at_unix_ms. The gateway keeps the wake
+// in its store; a key already set, pending or fired, keeps its first time.
+type WakeAtRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FlowId string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	Key    string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// at_unix_ms is the time, in milliseconds since the Unix epoch.
+	AtUnixMs      int64 `protobuf:"varint,3,opt,name=at_unix_ms,json=atUnixMs,proto3" json:"at_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WakeAtRequest) Reset() {
+	*x = WakeAtRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WakeAtRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WakeAtRequest) ProtoMessage() {}
+
+func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WakeAtRequest.ProtoReflect.Descriptor instead.
+func (*WakeAtRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *WakeAtRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *WakeAtRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *WakeAtRequest) GetAtUnixMs() int64 {
+	if x != nil {
+		return x.AtUnixMs
+	}
+	return 0
+}
+
+type WakeAtResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WakeAtResponse) Reset() {
+	*x = WakeAtResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WakeAtResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WakeAtResponse) ProtoMessage() {}
+
+func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WakeAtResponse.ProtoReflect.Descriptor instead.
+func (*WakeAtResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
 }
 
 type LogRequest struct {
@@ -1354,7 +1456,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1366,7 +1468,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1379,7 +1481,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{24}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1411,7 +1513,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1525,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,14 +1538,14 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{25}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
 }
 
-var File_controller_proto protoreflect.FileDescriptor
+var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
 
-const file_controller_proto_rawDesc = "" +
+const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\n" +
-	"\x10controller.proto\x12\x16flowgate.controller.v1\"t\n" +
+	"'flowgate/controller/v1/controller.proto\x12\x16flowgate.controller.v1\"t\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12*\n" +
@@ -1454,9 +1556,9 @@ const file_controller_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
 	"\vapi_version\x18\x03 \x01(\x05R\n" +
 	"apiVersion\x12\"\n" +
-	"\fcapabilities\x18\x04 \x03(\tR\fcapabilities\"4\n" +
-	"\fSetupRequest\x12$\n" +
-	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"\x0f\n" +
+	"\fcapabilities\x18\x04 \x03(\tR\fcapabilities\"G\n" +
+	"\fSetupRequest\x12!\n" +
+	"\fhost_address\x18\x02 \x01(\tR\vhostAddressJ\x04\b\x01\x10\x02R\x0ehost_broker_id\"\x0f\n" +
 	"\rSetupResponse\"3\n" +
 	"\x12HandleEventRequest\x12\x1d\n" +
 	"\n" +
@@ -1534,7 +1636,13 @@ const file_controller_proto_rawDesc = "" +
 	"\x11CancelTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"+\n" +
 	"\fTaskResponse\x12\x1b\n" +
-	"\ttask_json\x18\x01 \x01(\fR\btaskJson\"\xbf\x01\n" +
+	"\ttask_json\x18\x01 \x01(\fR\btaskJson\"X\n" +
+	"\rWakeAtRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1c\n" +
+	"\n" +
+	"at_unix_ms\x18\x03 \x01(\x03R\batUnixMs\"\x10\n" +
+	"\x0eWakeAtResponse\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
@@ -1543,14 +1651,13 @@ const file_controller_proto_rawDesc = "" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\r\n" +
-	"\vLogResponse2\x85\x03\n" +
-	"\n" +
-	"Controller\x12Z\n" +
+	"\vLogResponse2\x8c\x03\n" +
+	"\x11ControllerService\x12Z\n" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
-	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xd4\b\n" +
-	"\x04Host\x12W\n" +
+	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xb4\t\n" +
+	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
 	"\n" +
@@ -1565,23 +1672,24 @@ const file_controller_proto_rawDesc = "" +
 	"\rRequestCancel\x12,.flowgate.controller.v1.RequestCancelRequest\x1a$.flowgate.controller.v1.FlowResponse\x12]\n" +
 	"\n" +
 	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12]\n" +
-	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12N\n" +
+	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12W\n" +
+	"\x06WakeAt\x12%.flowgate.controller.v1.WakeAtRequest\x1a&.flowgate.controller.v1.WakeAtResponse\x12N\n" +
 	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
-	file_controller_proto_rawDescOnce sync.Once
-	file_controller_proto_rawDescData []byte
+	file_flowgate_controller_v1_controller_proto_rawDescOnce sync.Once
+	file_flowgate_controller_v1_controller_proto_rawDescData []byte
 )
 
-func file_controller_proto_rawDescGZIP() []byte {
-	file_controller_proto_rawDescOnce.Do(func() {
-		file_controller_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)))
+func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
+	file_flowgate_controller_v1_controller_proto_rawDescOnce.Do(func() {
+		file_flowgate_controller_v1_controller_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)))
 	})
-	return file_controller_proto_rawDescData
+	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
-var file_controller_proto_goTypes = []any{
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
 	(*GetInfoResponse)(nil),      // 2: flowgate.controller.v1.GetInfoResponse
@@ -1606,75 +1714,79 @@ var file_controller_proto_goTypes = []any{
 	(*RequestCancelRequest)(nil), // 21: flowgate.controller.v1.RequestCancelRequest
 	(*CancelTaskRequest)(nil),    // 22: flowgate.controller.v1.CancelTaskRequest
 	(*TaskResponse)(nil),         // 23: flowgate.controller.v1.TaskResponse
-	(*LogRequest)(nil),           // 24: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 25: flowgate.controller.v1.LogResponse
-	nil,                          // 26: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*WakeAtRequest)(nil),        // 24: flowgate.controller.v1.WakeAtRequest
+	(*WakeAtResponse)(nil),       // 25: flowgate.controller.v1.WakeAtResponse
+	(*LogRequest)(nil),           // 26: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 27: flowgate.controller.v1.LogResponse
+	nil,                          // 28: flowgate.controller.v1.LogRequest.FieldsEntry
 }
-var file_controller_proto_depIdxs = []int32{
-	26, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
-	1,  // 1: flowgate.controller.v1.Controller.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
-	3,  // 2: flowgate.controller.v1.Controller.Setup:input_type -> flowgate.controller.v1.SetupRequest
-	5,  // 3: flowgate.controller.v1.Controller.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
-	7,  // 4: flowgate.controller.v1.Controller.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
-	9,  // 5: flowgate.controller.v1.Host.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
-	11, // 6: flowgate.controller.v1.Host.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
-	13, // 7: flowgate.controller.v1.Host.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
-	15, // 8: flowgate.controller.v1.Host.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
-	16, // 9: flowgate.controller.v1.Host.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
-	17, // 10: flowgate.controller.v1.Host.Resume:input_type -> flowgate.controller.v1.ResumeRequest
-	18, // 11: flowgate.controller.v1.Host.Finish:input_type -> flowgate.controller.v1.EndRequest
-	18, // 12: flowgate.controller.v1.Host.Fail:input_type -> flowgate.controller.v1.EndRequest
-	21, // 13: flowgate.controller.v1.Host.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	22, // 14: flowgate.controller.v1.Host.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	19, // 15: flowgate.controller.v1.Host.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	24, // 16: flowgate.controller.v1.Host.Log:input_type -> flowgate.controller.v1.LogRequest
-	2,  // 17: flowgate.controller.v1.Controller.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	4,  // 18: flowgate.controller.v1.Controller.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	6,  // 19: flowgate.controller.v1.Controller.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	8,  // 20: flowgate.controller.v1.Controller.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	10, // 21: flowgate.controller.v1.Host.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	12, // 22: flowgate.controller.v1.Host.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	14, // 23: flowgate.controller.v1.Host.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	10, // 24: flowgate.controller.v1.Host.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 25: flowgate.controller.v1.Host.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 26: flowgate.controller.v1.Host.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 27: flowgate.controller.v1.Host.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 28: flowgate.controller.v1.Host.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 29: flowgate.controller.v1.Host.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	23, // 30: flowgate.controller.v1.Host.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	20, // 31: flowgate.controller.v1.Host.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	25, // 32: flowgate.controller.v1.Host.Log:output_type -> flowgate.controller.v1.LogResponse
-	17, // [17:33] is the sub-list for method output_type
-	1,  // [1:17] is the sub-list for method input_type
+var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
+	28, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	1,  // 1: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
+	3,  // 2: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
+	5,  // 3: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
+	7,  // 4: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
+	9,  // 5: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
+	11, // 6: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
+	13, // 7: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
+	15, // 8: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
+	16, // 9: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
+	17, // 10: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
+	18, // 11: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
+	18, // 12: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
+	21, // 13: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	22, // 14: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	19, // 15: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	24, // 16: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	26, // 17: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	2,  // 18: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	4,  // 19: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	6,  // 20: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	8,  // 21: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	10, // 22: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	12, // 23: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	14, // 24: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	10, // 25: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 26: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 27: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 28: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 29: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	10, // 30: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	23, // 31: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	20, // 32: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	25, // 33: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	27, // 34: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	18, // [18:35] is the sub-list for method output_type
+	1,  // [1:18] is the sub-list for method input_type
 	1,  // [1:1] is the sub-list for extension type_name
 	1,  // [1:1] is the sub-list for extension extendee
 	0,  // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_controller_proto_init() }
-func file_controller_proto_init() {
-	if File_controller_proto != nil {
+func init() { file_flowgate_controller_v1_controller_proto_init() }
+func file_flowgate_controller_v1_controller_proto_init() {
+	if File_flowgate_controller_v1_controller_proto != nil {
 		return
 	}
-	file_controller_proto_msgTypes[15].OneofWrappers = []any{}
-	file_controller_proto_msgTypes[16].OneofWrappers = []any{}
-	file_controller_proto_msgTypes[17].OneofWrappers = []any{}
-	file_controller_proto_msgTypes[18].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[15].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[16].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[17].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
-		GoTypes:           file_controller_proto_goTypes,
-		DependencyIndexes: file_controller_proto_depIdxs,
-		MessageInfos:      file_controller_proto_msgTypes,
+		GoTypes:           file_flowgate_controller_v1_controller_proto_goTypes,
+		DependencyIndexes: file_flowgate_controller_v1_controller_proto_depIdxs,
+		MessageInfos:      file_flowgate_controller_v1_controller_proto_msgTypes,
 	}.Build()
-	File_controller_proto = out.File
-	file_controller_proto_goTypes = nil
-	file_controller_proto_depIdxs = nil
+	File_flowgate_controller_v1_controller_proto = out.File
+	file_flowgate_controller_v1_controller_proto_goTypes = nil
+	file_flowgate_controller_v1_controller_proto_depIdxs = nil
 }

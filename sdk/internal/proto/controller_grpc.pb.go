@@ -2,7 +2,7 @@
 // versions:
 // - protoc-gen-go-grpc v1.6.1
 // - protoc             v3.21.12
-// source: controller.proto
+// source: flowgate/controller/v1/controller.proto
 
 package proto
 
@@ -19,21 +19,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Controller_GetInfo_FullMethodName     = "/flowgate.controller.v1.Controller/GetInfo"
-	Controller_Setup_FullMethodName       = "/flowgate.controller.v1.Controller/Setup"
-	Controller_HandleEvent_FullMethodName = "/flowgate.controller.v1.Controller/HandleEvent"
-	Controller_Shutdown_FullMethodName    = "/flowgate.controller.v1.Controller/Shutdown"
+	ControllerService_GetInfo_FullMethodName     = "/flowgate.controller.v1.ControllerService/GetInfo"
+	ControllerService_Setup_FullMethodName       = "/flowgate.controller.v1.ControllerService/Setup"
+	ControllerService_HandleEvent_FullMethodName = "/flowgate.controller.v1.ControllerService/HandleEvent"
+	ControllerService_Shutdown_FullMethodName    = "/flowgate.controller.v1.ControllerService/Shutdown"
 )
 
-// ControllerClient is the client API for Controller service.
+// ControllerServiceClient is the client API for ControllerService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Controller is served by a controller plugin and called by the gateway.
-type ControllerClient interface {
+// ControllerService is served by a controller plugin and called by the
+// gateway.
+type ControllerServiceClient interface {
 	// GetInfo describes the controller.
 	GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error)
-	// Setup hands the plugin the broker id of the gateway's Host service.
+	// Setup hands the plugin the address of the gateway's HostService.
 	Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error)
 	// HandleEvent delivers one event; an OK answer acknowledges it.
 	HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error)
@@ -41,233 +42,235 @@ type ControllerClient interface {
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
-type controllerClient struct {
+type controllerServiceClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewControllerClient(cc grpc.ClientConnInterface) ControllerClient {
-	return &controllerClient{cc}
+func NewControllerServiceClient(cc grpc.ClientConnInterface) ControllerServiceClient {
+	return &controllerServiceClient{cc}
 }
 
-func (c *controllerClient) GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error) {
+func (c *controllerServiceClient) GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetInfoResponse)
-	err := c.cc.Invoke(ctx, Controller_GetInfo_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, ControllerService_GetInfo_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *controllerClient) Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error) {
+func (c *controllerServiceClient) Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetupResponse)
-	err := c.cc.Invoke(ctx, Controller_Setup_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, ControllerService_Setup_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *controllerClient) HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error) {
+func (c *controllerServiceClient) HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HandleEventResponse)
-	err := c.cc.Invoke(ctx, Controller_HandleEvent_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, ControllerService_HandleEvent_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *controllerClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+func (c *controllerServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ShutdownResponse)
-	err := c.cc.Invoke(ctx, Controller_Shutdown_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, ControllerService_Shutdown_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// ControllerServer is the server API for Controller service.
-// All implementations must embed UnimplementedControllerServer
+// ControllerServiceServer is the server API for ControllerService service.
+// All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
 //
-// Controller is served by a controller plugin and called by the gateway.
-type ControllerServer interface {
+// ControllerService is served by a controller plugin and called by the
+// gateway.
+type ControllerServiceServer interface {
 	// GetInfo describes the controller.
 	GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error)
-	// Setup hands the plugin the broker id of the gateway's Host service.
+	// Setup hands the plugin the address of the gateway's HostService.
 	Setup(context.Context, *SetupRequest) (*SetupResponse, error)
 	// HandleEvent delivers one event; an OK answer acknowledges it.
 	HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error)
 	// Shutdown asks the controller to stop before the process is killed.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
-	mustEmbedUnimplementedControllerServer()
+	mustEmbedUnimplementedControllerServiceServer()
 }
 
-// UnimplementedControllerServer must be embedded to have
+// UnimplementedControllerServiceServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedControllerServer struct{}
+type UnimplementedControllerServiceServer struct{}
 
-func (UnimplementedControllerServer) GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error) {
+func (UnimplementedControllerServiceServer) GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetInfo not implemented")
 }
-func (UnimplementedControllerServer) Setup(context.Context, *SetupRequest) (*SetupResponse, error) {
+func (UnimplementedControllerServiceServer) Setup(context.Context, *SetupRequest) (*SetupResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Setup not implemented")
 }
-func (UnimplementedControllerServer) HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error) {
+func (UnimplementedControllerServiceServer) HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method HandleEvent not implemented")
 }
-func (UnimplementedControllerServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+func (UnimplementedControllerServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
 }
-func (UnimplementedControllerServer) mustEmbedUnimplementedControllerServer() {}
-func (UnimplementedControllerServer) testEmbeddedByValue()                    {}
+func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
+func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
 
-// UnsafeControllerServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to ControllerServer will
+// UnsafeControllerServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to ControllerServiceServer will
 // result in compilation errors.
-type UnsafeControllerServer interface {
-	mustEmbedUnimplementedControllerServer()
+type UnsafeControllerServiceServer interface {
+	mustEmbedUnimplementedControllerServiceServer()
 }
 
-func RegisterControllerServer(s grpc.ServiceRegistrar, srv ControllerServer) {
-	// If the following call panics, it indicates UnimplementedControllerServer was
+func RegisterControllerServiceServer(s grpc.ServiceRegistrar, srv ControllerServiceServer) {
+	// If the following call panics, it indicates UnimplementedControllerServiceServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&Controller_ServiceDesc, srv)
+	s.RegisterService(&ControllerService_ServiceDesc, srv)
 }
 
-func _Controller_GetInfo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _ControllerService_GetInfo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetInfoRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(ControllerServer).GetInfo(ctx, in)
+		return srv.(ControllerServiceServer).GetInfo(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Controller_GetInfo_FullMethodName,
+		FullMethod: ControllerService_GetInfo_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ControllerServer).GetInfo(ctx, req.(*GetInfoRequest))
+		return srv.(ControllerServiceServer).GetInfo(ctx, req.(*GetInfoRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Controller_Setup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _ControllerService_Setup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetupRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(ControllerServer).Setup(ctx, in)
+		return srv.(ControllerServiceServer).Setup(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Controller_Setup_FullMethodName,
+		FullMethod: ControllerService_Setup_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ControllerServer).Setup(ctx, req.(*SetupRequest))
+		return srv.(ControllerServiceServer).Setup(ctx, req.(*SetupRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Controller_HandleEvent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _ControllerService_HandleEvent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(HandleEventRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(ControllerServer).HandleEvent(ctx, in)
+		return srv.(ControllerServiceServer).HandleEvent(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Controller_HandleEvent_FullMethodName,
+		FullMethod: ControllerService_HandleEvent_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ControllerServer).HandleEvent(ctx, req.(*HandleEventRequest))
+		return srv.(ControllerServiceServer).HandleEvent(ctx, req.(*HandleEventRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Controller_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _ControllerService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ShutdownRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(ControllerServer).Shutdown(ctx, in)
+		return srv.(ControllerServiceServer).Shutdown(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Controller_Shutdown_FullMethodName,
+		FullMethod: ControllerService_Shutdown_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ControllerServer).Shutdown(ctx, req.(*ShutdownRequest))
+		return srv.(ControllerServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// Controller_ServiceDesc is the grpc.ServiceDesc for Controller service.
+// ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var Controller_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "flowgate.controller.v1.Controller",
-	HandlerType: (*ControllerServer)(nil),
+var ControllerService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "flowgate.controller.v1.ControllerService",
+	HandlerType: (*ControllerServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "GetInfo",
-			Handler:    _Controller_GetInfo_Handler,
+			Handler:    _ControllerService_GetInfo_Handler,
 		},
 		{
 			MethodName: "Setup",
-			Handler:    _Controller_Setup_Handler,
+			Handler:    _ControllerService_Setup_Handler,
 		},
 		{
 			MethodName: "HandleEvent",
-			Handler:    _Controller_HandleEvent_Handler,
+			Handler:    _ControllerService_HandleEvent_Handler,
 		},
 		{
 			MethodName: "Shutdown",
-			Handler:    _Controller_Shutdown_Handler,
+			Handler:    _ControllerService_Shutdown_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
-	Metadata: "controller.proto",
+	Metadata: "flowgate/controller/v1/controller.proto",
 }
 
 const (
-	Host_GetFlow_FullMethodName       = "/flowgate.controller.v1.Host/GetFlow"
-	Host_ListTasks_FullMethodName     = "/flowgate.controller.v1.Host/ListTasks"
-	Host_CreateTask_FullMethodName    = "/flowgate.controller.v1.Host/CreateTask"
-	Host_UpdateFlow_FullMethodName    = "/flowgate.controller.v1.Host/UpdateFlow"
-	Host_SetWaiting_FullMethodName    = "/flowgate.controller.v1.Host/SetWaiting"
-	Host_Resume_FullMethodName        = "/flowgate.controller.v1.Host/Resume"
-	Host_Finish_FullMethodName        = "/flowgate.controller.v1.Host/Finish"
-	Host_Fail_FullMethodName          = "/flowgate.controller.v1.Host/Fail"
-	Host_RequestCancel_FullMethodName = "/flowgate.controller.v1.Host/RequestCancel"
-	Host_CancelTask_FullMethodName    = "/flowgate.controller.v1.Host/CancelTask"
-	Host_Continue_FullMethodName      = "/flowgate.controller.v1.Host/Continue"
-	Host_Log_FullMethodName           = "/flowgate.controller.v1.Host/Log"
+	HostService_GetFlow_FullMethodName       = "/flowgate.controller.v1.HostService/GetFlow"
+	HostService_ListTasks_FullMethodName     = "/flowgate.controller.v1.HostService/ListTasks"
+	HostService_CreateTask_FullMethodName    = "/flowgate.controller.v1.HostService/CreateTask"
+	HostService_UpdateFlow_FullMethodName    = "/flowgate.controller.v1.HostService/UpdateFlow"
+	HostService_SetWaiting_FullMethodName    = "/flowgate.controller.v1.HostService/SetWaiting"
+	HostService_Resume_FullMethodName        = "/flowgate.controller.v1.HostService/Resume"
+	HostService_Finish_FullMethodName        = "/flowgate.controller.v1.HostService/Finish"
+	HostService_Fail_FullMethodName          = "/flowgate.controller.v1.HostService/Fail"
+	HostService_RequestCancel_FullMethodName = "/flowgate.controller.v1.HostService/RequestCancel"
+	HostService_CancelTask_FullMethodName    = "/flowgate.controller.v1.HostService/CancelTask"
+	HostService_Continue_FullMethodName      = "/flowgate.controller.v1.HostService/Continue"
+	HostService_WakeAt_FullMethodName        = "/flowgate.controller.v1.HostService/WakeAt"
+	HostService_Log_FullMethodName           = "/flowgate.controller.v1.HostService/Log"
 )
 
-// HostClient is the client API for Host service.
+// HostServiceClient is the client API for HostService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Host is served by the gateway, over the go-plugin broker, and called by
-// the plugin.
-type HostClient interface {
+// HostService is served by the gateway, on the unix socket named in
+// SetupRequest.host_address, and called by the plugin.
+type HostServiceClient interface {
 	GetFlow(ctx context.Context, in *GetFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
 	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error)
@@ -279,144 +282,156 @@ type HostClient interface {
 	RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 	Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error)
+	// WakeAt asks for a flow.woken event at or after a time, once per key.
+	WakeAt(ctx context.Context, in *WakeAtRequest, opts ...grpc.CallOption) (*WakeAtResponse, error)
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 }
 
-type hostClient struct {
+type hostServiceClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewHostClient(cc grpc.ClientConnInterface) HostClient {
-	return &hostClient{cc}
+func NewHostServiceClient(cc grpc.ClientConnInterface) HostServiceClient {
+	return &hostServiceClient{cc}
 }
 
-func (c *hostClient) GetFlow(ctx context.Context, in *GetFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) GetFlow(ctx context.Context, in *GetFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_GetFlow_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_GetFlow_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error) {
+func (c *hostServiceClient) ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTasksResponse)
-	err := c.cc.Invoke(ctx, Host_ListTasks_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_ListTasks_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error) {
+func (c *hostServiceClient) CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateTaskResponse)
-	err := c.cc.Invoke(ctx, Host_CreateTask_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_CreateTask_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) UpdateFlow(ctx context.Context, in *UpdateFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) UpdateFlow(ctx context.Context, in *UpdateFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_UpdateFlow_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_UpdateFlow_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) SetWaiting(ctx context.Context, in *SetWaitingRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) SetWaiting(ctx context.Context, in *SetWaitingRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_SetWaiting_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_SetWaiting_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_Resume_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_Resume_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) Finish(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) Finish(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_Finish_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_Finish_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) Fail(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) Fail(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_Fail_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_Fail_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
+func (c *hostServiceClient) RequestCancel(ctx context.Context, in *RequestCancelRequest, opts ...grpc.CallOption) (*FlowResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
-	err := c.cc.Invoke(ctx, Host_RequestCancel_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_RequestCancel_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+func (c *hostServiceClient) CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(TaskResponse)
-	err := c.cc.Invoke(ctx, Host_CancelTask_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_CancelTask_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error) {
+func (c *hostServiceClient) Continue(ctx context.Context, in *ContinueRequest, opts ...grpc.CallOption) (*ContinueResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ContinueResponse)
-	err := c.cc.Invoke(ctx, Host_Continue_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_Continue_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *hostClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error) {
+func (c *hostServiceClient) WakeAt(ctx context.Context, in *WakeAtRequest, opts ...grpc.CallOption) (*WakeAtResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WakeAtResponse)
+	err := c.cc.Invoke(ctx, HostService_WakeAt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LogResponse)
-	err := c.cc.Invoke(ctx, Host_Log_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, HostService_Log_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// HostServer is the server API for Host service.
-// All implementations must embed UnimplementedHostServer
+// HostServiceServer is the server API for HostService service.
+// All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
 //
-// Host is served by the gateway, over the go-plugin broker, and called by
-// the plugin.
-type HostServer interface {
+// HostService is served by the gateway, on the unix socket named in
+// SetupRequest.host_address, and called by the plugin.
+type HostServiceServer interface {
 	GetFlow(context.Context, *GetFlowRequest) (*FlowResponse, error)
 	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
 	CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error)
@@ -428,346 +443,373 @@ type HostServer interface {
 	RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error)
 	CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error)
 	Continue(context.Context, *ContinueRequest) (*ContinueResponse, error)
+	// WakeAt asks for a flow.woken event at or after a time, once per key.
+	WakeAt(context.Context, *WakeAtRequest) (*WakeAtResponse, error)
 	Log(context.Context, *LogRequest) (*LogResponse, error)
-	mustEmbedUnimplementedHostServer()
+	mustEmbedUnimplementedHostServiceServer()
 }
 
-// UnimplementedHostServer must be embedded to have
+// UnimplementedHostServiceServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedHostServer struct{}
+type UnimplementedHostServiceServer struct{}
 
-func (UnimplementedHostServer) GetFlow(context.Context, *GetFlowRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) GetFlow(context.Context, *GetFlowRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetFlow not implemented")
 }
-func (UnimplementedHostServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
+func (UnimplementedHostServiceServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
 }
-func (UnimplementedHostServer) CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error) {
+func (UnimplementedHostServiceServer) CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateTask not implemented")
 }
-func (UnimplementedHostServer) UpdateFlow(context.Context, *UpdateFlowRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) UpdateFlow(context.Context, *UpdateFlowRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateFlow not implemented")
 }
-func (UnimplementedHostServer) SetWaiting(context.Context, *SetWaitingRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) SetWaiting(context.Context, *SetWaitingRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetWaiting not implemented")
 }
-func (UnimplementedHostServer) Resume(context.Context, *ResumeRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) Resume(context.Context, *ResumeRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Resume not implemented")
 }
-func (UnimplementedHostServer) Finish(context.Context, *EndRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) Finish(context.Context, *EndRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Finish not implemented")
 }
-func (UnimplementedHostServer) Fail(context.Context, *EndRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) Fail(context.Context, *EndRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Fail not implemented")
 }
-func (UnimplementedHostServer) RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error) {
+func (UnimplementedHostServiceServer) RequestCancel(context.Context, *RequestCancelRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RequestCancel not implemented")
 }
-func (UnimplementedHostServer) CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error) {
+func (UnimplementedHostServiceServer) CancelTask(context.Context, *CancelTaskRequest) (*TaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
 }
-func (UnimplementedHostServer) Continue(context.Context, *ContinueRequest) (*ContinueResponse, error) {
+func (UnimplementedHostServiceServer) Continue(context.Context, *ContinueRequest) (*ContinueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Continue not implemented")
 }
-func (UnimplementedHostServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
+func (UnimplementedHostServiceServer) WakeAt(context.Context, *WakeAtRequest) (*WakeAtResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WakeAt not implemented")
+}
+func (UnimplementedHostServiceServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
 }
-func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
-func (UnimplementedHostServer) testEmbeddedByValue()              {}
+func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
+func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
 
-// UnsafeHostServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to HostServer will
+// UnsafeHostServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to HostServiceServer will
 // result in compilation errors.
-type UnsafeHostServer interface {
-	mustEmbedUnimplementedHostServer()
+type UnsafeHostServiceServer interface {
+	mustEmbedUnimplementedHostServiceServer()
 }
 
-func RegisterHostServer(s grpc.ServiceRegistrar, srv HostServer) {
-	// If the following call panics, it indicates UnimplementedHostServer was
+func RegisterHostServiceServer(s grpc.ServiceRegistrar, srv HostServiceServer) {
+	// If the following call panics, it indicates UnimplementedHostServiceServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&Host_ServiceDesc, srv)
+	s.RegisterService(&HostService_ServiceDesc, srv)
 }
 
-func _Host_GetFlow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_GetFlow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetFlowRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).GetFlow(ctx, in)
+		return srv.(HostServiceServer).GetFlow(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_GetFlow_FullMethodName,
+		FullMethod: HostService_GetFlow_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).GetFlow(ctx, req.(*GetFlowRequest))
+		return srv.(HostServiceServer).GetFlow(ctx, req.(*GetFlowRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_ListTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_ListTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListTasksRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).ListTasks(ctx, in)
+		return srv.(HostServiceServer).ListTasks(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_ListTasks_FullMethodName,
+		FullMethod: HostService_ListTasks_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).ListTasks(ctx, req.(*ListTasksRequest))
+		return srv.(HostServiceServer).ListTasks(ctx, req.(*ListTasksRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_CreateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_CreateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateTaskRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).CreateTask(ctx, in)
+		return srv.(HostServiceServer).CreateTask(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_CreateTask_FullMethodName,
+		FullMethod: HostService_CreateTask_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).CreateTask(ctx, req.(*CreateTaskRequest))
+		return srv.(HostServiceServer).CreateTask(ctx, req.(*CreateTaskRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_UpdateFlow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_UpdateFlow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(UpdateFlowRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).UpdateFlow(ctx, in)
+		return srv.(HostServiceServer).UpdateFlow(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_UpdateFlow_FullMethodName,
+		FullMethod: HostService_UpdateFlow_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).UpdateFlow(ctx, req.(*UpdateFlowRequest))
+		return srv.(HostServiceServer).UpdateFlow(ctx, req.(*UpdateFlowRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_SetWaiting_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_SetWaiting_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetWaitingRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).SetWaiting(ctx, in)
+		return srv.(HostServiceServer).SetWaiting(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_SetWaiting_FullMethodName,
+		FullMethod: HostService_SetWaiting_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).SetWaiting(ctx, req.(*SetWaitingRequest))
+		return srv.(HostServiceServer).SetWaiting(ctx, req.(*SetWaitingRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_Resume_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_Resume_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ResumeRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).Resume(ctx, in)
+		return srv.(HostServiceServer).Resume(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_Resume_FullMethodName,
+		FullMethod: HostService_Resume_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).Resume(ctx, req.(*ResumeRequest))
+		return srv.(HostServiceServer).Resume(ctx, req.(*ResumeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_Finish_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_Finish_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EndRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).Finish(ctx, in)
+		return srv.(HostServiceServer).Finish(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_Finish_FullMethodName,
+		FullMethod: HostService_Finish_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).Finish(ctx, req.(*EndRequest))
+		return srv.(HostServiceServer).Finish(ctx, req.(*EndRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_Fail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_Fail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EndRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).Fail(ctx, in)
+		return srv.(HostServiceServer).Fail(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_Fail_FullMethodName,
+		FullMethod: HostService_Fail_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).Fail(ctx, req.(*EndRequest))
+		return srv.(HostServiceServer).Fail(ctx, req.(*EndRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_RequestCancel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_RequestCancel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RequestCancelRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).RequestCancel(ctx, in)
+		return srv.(HostServiceServer).RequestCancel(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_RequestCancel_FullMethodName,
+		FullMethod: HostService_RequestCancel_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).RequestCancel(ctx, req.(*RequestCancelRequest))
+		return srv.(HostServiceServer).RequestCancel(ctx, req.(*RequestCancelRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CancelTaskRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).CancelTask(ctx, in)
+		return srv.(HostServiceServer).CancelTask(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_CancelTask_FullMethodName,
+		FullMethod: HostService_CancelTask_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).CancelTask(ctx, req.(*CancelTaskRequest))
+		return srv.(HostServiceServer).CancelTask(ctx, req.(*CancelTaskRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_Continue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_Continue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ContinueRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).Continue(ctx, in)
+		return srv.(HostServiceServer).Continue(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_Continue_FullMethodName,
+		FullMethod: HostService_Continue_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).Continue(ctx, req.(*ContinueRequest))
+		return srv.(HostServiceServer).Continue(ctx, req.(*ContinueRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Host_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _HostService_WakeAt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WakeAtRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).WakeAt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_WakeAt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).WakeAt(ctx, req.(*WakeAtRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_Log_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LogRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(HostServer).Log(ctx, in)
+		return srv.(HostServiceServer).Log(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Host_Log_FullMethodName,
+		FullMethod: HostService_Log_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(HostServer).Log(ctx, req.(*LogRequest))
+		return srv.(HostServiceServer).Log(ctx, req.(*LogRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// Host_ServiceDesc is the grpc.ServiceDesc for Host service.
+// HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var Host_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "flowgate.controller.v1.Host",
-	HandlerType: (*HostServer)(nil),
+var HostService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "flowgate.controller.v1.HostService",
+	HandlerType: (*HostServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "GetFlow",
-			Handler:    _Host_GetFlow_Handler,
+			Handler:    _HostService_GetFlow_Handler,
 		},
 		{
 			MethodName: "ListTasks",
-			Handler:    _Host_ListTasks_Handler,
+			Handler:    _HostService_ListTasks_Handler,
 		},
 		{
 			MethodName: "CreateTask",
-			Handler:    _Host_CreateTask_Handler,
+			Handler:    _HostService_CreateTask_Handler,
 		},
 		{
 			MethodName: "UpdateFlow",
-			Handler:    _Host_UpdateFlow_Handler,
+			Handler:    _HostService_UpdateFlow_Handler,
 		},
 		{
 			MethodName: "SetWaiting",
-			Handler:    _Host_SetWaiting_Handler,
+			Handler:    _HostService_SetWaiting_Handler,
 		},
 		{
 			MethodName: "Resume",
-			Handler:    _Host_Resume_Handler,
+			Handler:    _HostService_Resume_Handler,
 		},
 		{
 			MethodName: "Finish",
-			Handler:    _Host_Finish_Handler,
+			Handler:    _HostService_Finish_Handler,
 		},
 		{
 			MethodName: "Fail",
-			Handler:    _Host_Fail_Handler,
+			Handler:    _HostService_Fail_Handler,
 		},
 		{
 			MethodName: "RequestCancel",
-			Handler:    _Host_RequestCancel_Handler,
+			Handler:    _HostService_RequestCancel_Handler,
 		},
 		{
 			MethodName: "CancelTask",
-			Handler:    _Host_CancelTask_Handler,
+			Handler:    _HostService_CancelTask_Handler,
 		},
 		{
 			MethodName: "Continue",
-			Handler:    _Host_Continue_Handler,
+			Handler:    _HostService_Continue_Handler,
+		},
+		{
+			MethodName: "WakeAt",
+			Handler:    _HostService_WakeAt_Handler,
 		},
 		{
 			MethodName: "Log",
-			Handler:    _Host_Log_Handler,
+			Handler:    _HostService_Log_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
-	Metadata: "controller.proto",
+	Metadata: "flowgate/controller/v1/controller.proto",
 }

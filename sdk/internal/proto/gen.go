@@ -1,10 +1,11 @@
-// Package proto is the generated code of the controller protocol
-// (controller.proto). It is internal: the sdk package converts it to and
-// from its hand-written types in one place (sdk/wire.go).
+// Package proto is the generated Go code of the controller protocol,
+// sdk/proto/flowgate/controller/v1/controller.proto. It is internal: the
+// sdk package converts it to and from its hand-written types in one place
+// (sdk/wire.go), and sdk/pluginclient does the same on the gateway's side.
 //
-// Regenerate with go generate after editing controller.proto; CI checks
-// that the committed files match. It needs protoc 3.21.12,
+// Regenerate with go generate after editing the .proto; CI checks that
+// the committed files match. It needs protoc 3.21.12,
 // protoc-gen-go v1.36.12 and protoc-gen-go-grpc v1.6.1 on PATH.
 package proto
 
-//go:generate protoc --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative controller.proto
+//go:generate protoc -I ../../proto --go_out=../../.. --go_opt=module=github.com/flowgate/flowgate --go-grpc_out=../../.. --go-grpc_opt=module=github.com/flowgate/flowgate flowgate/controller/v1/controller.proto

@@ -29,11 +29,13 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // ServerFunc registers a controller's gRPC service in the plugin process.
-type ServerFunc func(broker *plugin.GRPCBroker, s *grpc.Server) error
+// go-plugin's broker is not part of the protocol (the Host is served on a
+// socket of its own), so it is not passed on.
+type ServerFunc func(s *grpc.Server) error
 
 // ClientFunc returns the gateway's client of a controller. doneCtx is
 // cancelled by go-plugin when the plugin process exits.
-type ClientFunc func(doneCtx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error)
+type ClientFunc func(doneCtx context.Context, conn *grpc.ClientConn) (any, error)
 
 // Plugin is the go-plugin plugin of a controller: gRPC only. The plugin
 // process sets Serve (sdk.Serve), the gateway sets Connect
@@ -46,19 +48,19 @@ type Plugin struct {
 }
 
 // GRPCServer registers the controller service in the plugin process.
-func (p *Plugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+func (p *Plugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.Serve == nil {
 		return errors.New("no controller to serve: the plugin set comes from pluginclient.PluginSet, which is the gateway's; serve with sdk.Serve or pluginclient.ServePluginSet")
 	}
-	return p.Serve(broker, s)
+	return p.Serve(s)
 }
 
 // GRPCClient returns the gateway's client of the controller.
-func (p *Plugin) GRPCClient(doneCtx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+func (p *Plugin) GRPCClient(doneCtx context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	if p.Connect == nil {
 		return nil, errors.New("no controller client: the plugin set is the plugin's; the gateway builds its set with pluginclient.PluginSet")
 	}
-	return p.Connect(doneCtx, broker, conn)
+	return p.Connect(doneCtx, conn)
 }
 
 // ServeController returns the ServerFunc that serves c, which must be an
