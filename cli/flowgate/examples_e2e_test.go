@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/plugintest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,8 +26,8 @@ func TestExampleControllersEndToEnd(t *testing.T) {
 		t.Skip("end-to-end run with a real gateway binary")
 	}
 	ts := "../../examples/controllers/two-step-ts"
-	_, err := os.Stat(filepath.Join(ts, "dist", "controller.js"))
-	require.NoError(t, err, "the TypeScript example is not set up: run npm ci in examples/controllers/two-step-ts (.ci/run does)")
+	plugintest.RequireExample(t, ts)
+	plugintest.RequireExample(t, "../../examples/controllers/two-step-py")
 	bin := buildFlowgate(t)
 	hello := filepath.Join(t.TempDir(), "hello")
 	out, err := exec.Command("go", "build", "-o", hello, "../../examples/controllers/hello").CombinedOutput()

@@ -79,6 +79,7 @@ func TestGoExamplePasses(t *testing.T) {
 // python3-grpcio python3-protobuf).
 func TestPythonExamplePasses(t *testing.T) {
 	t.Parallel()
+	plugintest.RequireExample(t, "../../examples/controllers/two-step-py")
 	requirePasses(t, "../../examples/controllers/two-step-py/plugin", "two-step-py")
 }
 
@@ -87,8 +88,7 @@ func TestPythonExamplePasses(t *testing.T) {
 func TestTypeScriptExamplePasses(t *testing.T) {
 	t.Parallel()
 	dir := "../../examples/controllers/two-step-ts"
-	_, err := os.Stat(filepath.Join(dir, "dist", "controller.js"))
-	require.NoError(t, err, "the TypeScript example is not set up: run npm ci in examples/controllers/two-step-ts (.ci/run does)")
+	plugintest.RequireExample(t, dir)
 	requirePasses(t, filepath.Join(dir, "plugin"), "two-step-ts")
 }
 
