@@ -19,7 +19,7 @@ func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	home := shortHome(t)
 	code, _, errOut := run(t, home, "plugins", "test", "x")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `unknown command "test" for "flowgate plugins"; valid commands: list`)
+	require.Contains(t, errOut, `unknown command "test" for "flowgate plugins"; valid commands: check, list, reload`)
 	code, _, errOut = run(t, home, "tasks", "flow", "bogus")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown command "bogus" for "flowgate tasks flow"; valid commands: approve, cancel, continue, create`)
