@@ -54,8 +54,10 @@ func TestReloadBringsBackAFailedPlugin(t *testing.T) {
 	require.Contains(t, err.Error(), `no plugin named "flakey" is configured in this gateway (it has flaky)`)
 }
 
-// TestReloadKeepsAConfigMistake: a reload checks what start checks, so a
-// plugin that now reports another name fails the reload with the key.
+// TestReloadKeepsAConfigMistake: a reload checks what start checks. An
+// executable that is no longer executable fails the reload with the key
+// and leaves the running process alone; a plugin that now reports another
+// name fails the reload with the key and is left failed.
 func TestReloadKeepsAConfigMistake(t *testing.T) {
 	t.Parallel()
 	renamed := filepath.Join(t.TempDir(), "renamed")
@@ -66,9 +68,19 @@ func TestReloadKeepsAConfigMistake(t *testing.T) {
 	spec.Path = wrapper
 	_, c := startTestGateway(t, 2, spec)
 	waitPlugin(t, c, "named", pluginhost.StateRunning)
+	before := pluginStatus(t, c, "named")
+
+	require.NoError(t, os.Chmod(wrapper, 0o600))
+	_, err := c.ReloadPlugin(context.Background(), "named")
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.Contains(t, err.Error(), "plugins[0].path: "+wrapper+` is not executable (plugin "named")`)
+	after := pluginStatus(t, c, "named")
+	require.Equal(t, pluginhost.StateRunning, after.State)
+	require.Equal(t, before.PID, after.PID, "the running process is left alone")
+	require.NoError(t, os.Chmod(wrapper, 0o700))
 
 	require.NoError(t, os.WriteFile(renamed, nil, 0o600))
-	_, err := c.ReloadPlugin(context.Background(), "named")
+	_, err = c.ReloadPlugin(context.Background(), "named")
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), `plugins[0].name: the config names the plugin "named", but the executable `+wrapper+` reports the name "other"`)
 	require.Equal(t, pluginhost.StateFailed, pluginStatus(t, c, "named").State)

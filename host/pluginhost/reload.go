@@ -33,9 +33,11 @@ func (s *Supervisor) keepInBackground(in *instance, first chan<- error) bool {
 }
 
 // Reload replaces the process of the plugin name with a new one, as after
-// a rebuild of its executable: it shuts the running process down (as Stop
-// does), resets the plugin's restart count, restart budget and last error,
-// and launches it again, with the same config checks as at start. It
+// a rebuild of its executable: it checks the entry's path and sha256 (a
+// mistake fails Reload with a *ConfigError and leaves the running process
+// alone), shuts the running process down (as Stop does), resets the
+// plugin's restart count, restart budget and last error, and launches it
+// again, checking its handshake and name as at start. It
 // returns once the new process runs, or with the reason it could not start
 // (a *ConfigError for a config mistake); the plugin is then kept and
 // retried as after any failed start. It also brings back a plugin left
@@ -47,6 +49,10 @@ func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 	in := s.instances[name]
 	if in == nil {
 		return Status{}, fmt.Errorf("%w: no plugin named %q is configured in this gateway (it has %s); check the name with flowgate plugins list", sdk.ErrNotFound, name, s.namesText())
+	}
+	// A mistake found now leaves the running process alone.
+	if err := in.spec.checkFile(); err != nil {
+		return s.statusOf(name), err
 	}
 	in.reloadMu.Lock()
 	defer in.reloadMu.Unlock()
