@@ -93,7 +93,7 @@ func TestBackupWhileGatewayWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
-				f, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: fmt.Sprintf("writer-%d", w), ControllerID: "ctl", Goal: fmt.Sprint(i)})
+				f, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: fmt.Sprintf("writer-%d", w), ControllerID: "ctl", Goal: fmt.Sprint(i), AllowUnknownController: true})
 				if err != nil {
 					continue // cancelled at the end of the test
 				}

@@ -122,7 +122,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		step("approvals")
 		step("pipeline", "resume", "--id", paused.RequiresApproval.ApprovalID, "--approve", "yes", "--by", "demo")
 	}
-	out = step("tasks", "flow", "create", "--controller", "my-controller", "--goal", "nightly report", "--owner", "demo")
+	out = step("tasks", "flow", "create", "--controller", "my-controller", "--allow-unknown-controller", "--goal", "nightly report", "--owner", "demo")
 	if id := word(out, 2); id != "" {
 		// A stale revision is refused; the revision the create printed
 		// is the one to write with.

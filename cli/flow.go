@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -266,7 +265,12 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create --controller C --goal G --owner O [--state JSON] [--on-finish CMD | --on-finish-webhook URL]",
 		Short: "Create a managed flow",
-		Args:  args(0, "no arguments, only flags"),
+		Long: `Create a managed flow, driven by the controller plugin --controller names.
+With a gateway running, a controller it has no plugin for is refused (exit 2,
+naming the plugins it runs), since nothing would drive the flow; pass
+--allow-unknown-controller to create the flow for a plugin you add later.
+With no gateway running, nothing is known and the flow is created.`,
+		Args: args(0, "no arguments, only flags"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("state") {
 				b, err := jsonFlag("--state", state)
@@ -281,9 +285,6 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 			}
 			in.Budget, in.OnFinish = b, finish.notify()
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				if err := e.warnUnknownController(ctx, c, in.ControllerID); err != nil {
-					return err
-				}
 				f, err := c.CreateFlow(ctx, in)
 				if err != nil {
 					return err
@@ -296,6 +297,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&in.ControllerID, "controller", "", "controller id that drives the flow (required)")
+	fl.BoolVar(&in.AllowUnknownController, "allow-unknown-controller", false, "create the flow even though the running gateway has no plugin of that controller (you add it later)")
 	fl.StringVar(&in.Goal, "goal", "", "what the flow is for (required)")
 	fl.StringVar(&in.OwnerKey, "owner", "", "owner key (required)")
 	fl.StringVar(&in.CurrentStep, "step", "", "initial current step")
@@ -389,35 +391,4 @@ func jsonFlag(name, v string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %s is not valid JSON (%v): %s", sdk.ErrInvalid, name, err, clip(v, 60))
 	}
 	return json.RawMessage(v), nil
-}
-
-// warnUnknownController warns on stderr when the running gateway has no
-// plugin for controller name: a typo would leave a flow that nothing
-// drives (its events fail and it is blocked). The flow is still created,
-// since a controller may be added to the gateway config later. With no
-// gateway running nothing is known, and nothing is said.
-func (e *env) warnUnknownController(ctx context.Context, c api.Client, name string) error {
-	if name == "" {
-		return nil // the engine says it is required
-	}
-	ps, err := c.Plugins(ctx)
-	if errors.Is(err, api.ErrNoGateway) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	names := make([]string, 0, len(ps))
-	for _, p := range ps {
-		if p.Name == name {
-			return nil
-		}
-		names = append(names, p.Name)
-	}
-	runs := "no controller plugins"
-	if len(names) > 0 {
-		runs = "only " + strings.Join(names, ", ")
-	}
-	fmt.Fprintf(e.stderr, "flowgate: warning: --controller %q: the running gateway has no plugin of that name (it runs %s), so nothing will drive this flow and it will be blocked; check the name, or add the plugin to plugins: in the gateway config and restart the gateway\n", clean(name), runs)
-	return nil
 }

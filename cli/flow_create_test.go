@@ -11,14 +11,15 @@ import (
 	"github.com/flowgate/flowgate/plugins"
 )
 
-// With a gateway running, tasks flow create warns about a controller the
-// gateway has no plugin for, naming the ones it has; a controller it runs
-// draws no warning. With no gateway nothing is known and nothing is said.
-func TestFlowCreateWarnsOfAControllerTheGatewayDoesNotRun(t *testing.T) {
+// With a gateway running, tasks flow create refuses a controller the
+// gateway has no plugin for (exit 2), naming the ones it has, unless
+// --allow-unknown-controller; a controller it runs is created quietly.
+// With no gateway nothing is known and nothing is said.
+func TestFlowCreateRefusesAControllerTheGatewayDoesNotRun(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
-	create := func(controller string) (int, string) {
-		code, _, errOut := run(t, home, "tasks", "flow", "create", "--controller", controller, "--goal", "g", "--owner", "o")
+	create := func(controller string, flags ...string) (int, string) {
+		code, _, errOut := run(t, home, append([]string{"tasks", "flow", "create", "--controller", controller, "--goal", "g", "--owner", "o"}, flags...)...)
 		return code, errOut
 	}
 	code, errOut := create("later")
@@ -34,9 +35,14 @@ func TestFlowCreateWarnsOfAControllerTheGatewayDoesNotRun(t *testing.T) {
 		require.NoError(t, g.Stop(ctx))
 	})
 	code, errOut = create("pipline")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, `controller "pipline" is not configured in the running gateway (it runs only pipeline), so nothing would drive the flow`)
+	require.Contains(t, errOut, "add the plugin to plugins: (or plugins_dir:) in the gateway config")
+	require.Equal(t, 1, flowCount(t, home), "the refused flow was not created")
+
+	code, errOut = create("pipline", "--allow-unknown-controller")
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, errOut, `warning: --controller "pipline": the running gateway has no plugin of that name (it runs only pipeline), so nothing will drive this flow`)
-	require.Contains(t, errOut, "add the plugin to plugins: in the gateway config")
+	require.Empty(t, errOut)
 
 	code, errOut = create("pipeline")
 	require.Equal(t, 0, code, errOut)

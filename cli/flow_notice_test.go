@@ -51,7 +51,7 @@ func TestFlowFinishNotifications(t *testing.T) {
 	require.Equal(t, env.FlowID, msg.FlowID)
 	require.Equal(t, sdk.FlowSucceeded, msg.Flow.Status, "the final record")
 
-	code, stdout, errOut = run(t, home, "tasks", "flow", "create", "--controller", "nobody", "--goal", "g", "--owner", "o", "--json",
+	code, stdout, errOut = run(t, home, "tasks", "flow", "create", "--controller", "nobody", "--allow-unknown-controller", "--goal", "g", "--owner", "o", "--json",
 		"--on-finish", hook)
 	require.Equal(t, 0, code, errOut)
 	var f sdk.Flow
@@ -62,7 +62,7 @@ func TestFlowFinishNotifications(t *testing.T) {
 	require.Eventually(t, func() bool { return len(lines()) >= 4 }, 20*time.Second, 20*time.Millisecond, "the cancelled flow's notice was not delivered")
 	require.Equal(t, f.ID+"/aborted aborted", lines()[2])
 
-	code, _, errOut = run(t, home, "tasks", "flow", "create", "--controller", "c", "--goal", "g", "--owner", "o", "--on-finish-webhook", "ftp://x")
+	code, _, errOut = run(t, home, "tasks", "flow", "create", "--controller", "c", "--allow-unknown-controller", "--goal", "g", "--owner", "o", "--on-finish-webhook", "ftp://x")
 	require.NotEqual(t, 0, code)
 	require.Contains(t, errOut, "on_finish webhook")
 }

@@ -20,7 +20,7 @@ import (
 func newPluginsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
-		Short: "Show the gateway's controller plugins",
+		Short: "Show, reload and check the gateway's controller plugins",
 		Args:  args(0, "no arguments"),
 	}
 	var asJSON bool
@@ -45,7 +45,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(list, newPluginsTestCmd(e))
+	cmd.AddCommand(list, newPluginsTestCmd(e), newPluginsReloadCmd(e), newPluginsCheckCmd(e))
 	return cmd
 }
 

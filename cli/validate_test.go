@@ -39,7 +39,7 @@ func TestBadInputRefusedByCLIAndAPI(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
 	startGateway(t, home)
-	code, out, errOut := run(t, home, "tasks", "flow", "create", "--controller", "ctl", "--goal", "g", "--owner", "me", "--json")
+	code, out, errOut := run(t, home, "tasks", "flow", "create", "--controller", "ctl", "--allow-unknown-controller", "--goal", "g", "--owner", "me", "--json")
 	require.Equal(t, 0, code, errOut)
 	var f sdk.Flow
 	require.NoError(t, json.Unmarshal([]byte(out), &f))
@@ -66,8 +66,10 @@ func TestBadInputRefusedByCLIAndAPI(t *testing.T) {
 			"/v1/tasks", task(`{"argv":["true"],"retry":{"max_attempts":3,"transient_patterns":["(unclosed"]}}`), "is not a regular expression"},
 		{"negative expected revision", []string{"tasks", "flow", "update", f.ID, "--expected-revision", "-1", "--state", `{}`},
 			"/v1/flows/" + f.ID + "/update", `{"expected_revision":-1,"patch":{"state":{}}}`, "is negative"},
-		{"number out of range", []string{"tasks", "flow", "create", "--controller", "ctl", "--goal", "g", "--owner", "me", "--state", `{"n":1e999}`},
-			"/v1/flows", `{"owner_key":"me","controller_id":"ctl","goal":"g","state":{"n":1e999}}`, "outside the range"},
+		{"number out of range", []string{"tasks", "flow", "create", "--controller", "ctl", "--allow-unknown-controller", "--goal", "g", "--owner", "me", "--state", `{"n":1e999}`},
+			"/v1/flows", `{"owner_key":"me","controller_id":"ctl","goal":"g","state":{"n":1e999},"allow_unknown_controller":true}`, "outside the range"},
+		{"unknown controller", []string{"tasks", "flow", "create", "--controller", "nosuch", "--goal", "g", "--owner", "me"},
+			"/v1/flows", `{"owner_key":"me","controller_id":"nosuch","goal":"g"}`, "is not configured in the running gateway (it runs no controller plugins)"},
 		{"lone surrogate", []string{"tasks", "flow", "update", f.ID, "--expected-revision", "1", "--state", `{"s":"\ud800"}`},
 			"/v1/flows/" + f.ID + "/update", `{"expected_revision":1,"patch":{"state":{"s":"\ud800x"}}}`, "lone UTF-16 surrogate"},
 	}

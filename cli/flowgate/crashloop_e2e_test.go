@@ -268,7 +268,7 @@ func (cl *crashLoop) pipelineJob(label, wf string) func() crashResult {
 
 // createFlow creates the managed flow the update jobs change.
 func (cl *crashLoop) createFlow() string {
-	code, stdout, stderr := cl.cli("tasks", "flow", "create", "--controller", "crashloop", "--goal", "updates", "--owner", crashOwner, "--state", `{"n":-1}`, "--json")
+	code, stdout, stderr := cl.cli("tasks", "flow", "create", "--controller", "crashloop", "--allow-unknown-controller", "--goal", "updates", "--owner", crashOwner, "--state", `{"n":-1}`, "--json")
 	require.Equal(cl.t, 0, code, stderr)
 	var f sdk.Flow
 	require.NoError(cl.t, json.Unmarshal([]byte(stdout), &f))

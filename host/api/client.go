@@ -37,6 +37,7 @@ type Client interface {
 	// Plugins describes the controller plugins of the running gateway;
 	// a Local client (no gateway) returns ErrNoGateway.
 	Plugins(ctx context.Context) ([]pluginhost.Status, error)
+	PluginReloader
 
 	Gatekeeper
 	Continuer

@@ -26,6 +26,8 @@ const maxRequestBody = 4 << 20
 //	route                        method       request                                answer
 //	GET  /v1/status              Status       -                                      GatewayStatus
 //	GET  /v1/plugins             Plugins      -                                      []pluginhost.Status
+//	POST /v1/plugins/{name}/reload            -                                      pluginhost.Status
+//	                             ReloadPlugin
 //	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
 //	                                          after limit
 //	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
@@ -36,7 +38,8 @@ const maxRequestBody = 4 << 20
 //	                                          mode after limit
 //	POST /v1/flows               CreateFlow   {sync_mode owner_key controller_id     sdk.Flow (201)
 //	                                          goal current_step state
-//	                                          notify_policy origin}
+//	                                          notify_policy origin
+//	                                          allow_unknown_controller}
 //	GET  /v1/flow-counts         CountFlows   -                                      engine.FlowCounts
 //	GET  /v1/flows/{token}       ViewFlow     token: flow id or owner key            engine.FlowView
 //	POST /v1/flows/{id}/update   UpdateFlow   {expected_revision, patch: {status     sdk.Flow
@@ -138,6 +141,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s := &server{c: c, log: logger, mux: http.NewServeMux()}
 	s.handle("GET /v1/status", s.status)
 	s.handle("GET /v1/plugins", s.plugins)
+	s.handle("POST /v1/plugins/{name}/reload", s.reloadPlugin)
 	s.handle("GET /v1/tasks", s.listTasks)
 	s.handle("POST /v1/tasks", s.runTask)
 	s.handle("GET /v1/tasks/{$}", s.resolveTask)

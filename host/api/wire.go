@@ -87,6 +87,9 @@ type createFlowRequest struct {
 	Budget       *sdk.Budget     `json:"budget,omitempty"`
 	// OnFinish is where the flow's finish notification goes.
 	OnFinish *sdk.FinishNotify `json:"on_finish,omitempty"`
+	// AllowUnknownController creates the flow even when the gateway runs
+	// no plugin of that controller.
+	AllowUnknownController bool `json:"allow_unknown_controller,omitempty"`
 }
 
 // updateFlowRequest is the body of POST /v1/flows/{id}/update.

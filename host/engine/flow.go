@@ -30,6 +30,11 @@ type CreateFlowInput struct {
 	// OnFinish is where the flow's finish notification goes; nil is
 	// nowhere (see sdk.Flow.OnFinish).
 	OnFinish *sdk.FinishNotify
+	// AllowUnknownController lets a running gateway create the flow even
+	// though it runs no plugin named ControllerID (one is to be added to
+	// its config later); without it the gateway refuses. The engine
+	// itself does not look at it: with no gateway, nothing is known.
+	AllowUnknownController bool
 }
 
 // NotifyPolicies lists the accepted notify policies.

@@ -37,9 +37,11 @@ import (
 //	  disabled: false
 //	log_level: info       # trace, debug, info, warn, error
 //	plugins:              # controller plugins; the gateway does not start when
-//	  - name: hello       # path is not an executable, or the plugin
-//	    path: /usr/local/bin/hello-controller  # reports a name other than name
+//	  - name: hello       # path is not an executable, its sha256 differs, or
+//	    path: /usr/local/bin/hello-controller  # it reports a name other than name
 //	    sha256: 9f86…     # optional: checked before every launch
+//	plugins_dir: /usr/local/lib/flowgate/plugins  # every plugin in it that passes
+//	                      # the handshake, named by what it reports; others are skipped
 //	failures:             # per task runtime, replace the default patterns
 //	  agent:              # that classify a failed attempt (a list left out
 //	    billing: [PAYMENT_REQUIRED]   # keeps the default; [] turns it off)
@@ -77,6 +79,11 @@ type FileConfig struct {
 	} `yaml:"maintenance"`
 	LogLevel string            `yaml:"log_level"`
 	Plugins  []pluginhost.Spec `yaml:"plugins"`
+	// PluginsDir is a directory of plugins: each file in it that passes
+	// the handshake runs as a plugin named by what it reports (unless a
+	// plugins entry has that name); files that fail it are logged and
+	// skipped. A relative path is relative to the config file.
+	PluginsDir string `yaml:"plugins_dir"`
 	// Cron declares scheduled jobs, reconciled into the store by name at
 	// every start: never duplicated, rewritten in place when changed.
 	Cron []CronJob `yaml:"cron"`
@@ -215,6 +222,9 @@ func LoadConfig(path string) (FileConfig, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return c, fmt.Errorf("gateway config %s: %w", path, err)
 	}
+	if c.PluginsDir != "" && !filepath.IsAbs(c.PluginsDir) {
+		c.PluginsDir = filepath.Join(filepath.Dir(path), c.PluginsDir)
+	}
 	for i, j := range c.Cron {
 		if j.Pipeline != "" && !filepath.IsAbs(j.Pipeline) {
 			c.Cron[i].Pipeline = filepath.Join(filepath.Dir(path), j.Pipeline)
@@ -281,15 +291,25 @@ func (c FileConfig) Validate() error {
 	if err := c.ProbeConfig().Validate(); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, p := range c.Plugins {
+	seen := map[string]string{}
+	for _, p := range c.PluginSpecs() {
 		if err := p.Validate(); err != nil {
 			return err
 		}
-		if seen[p.Name] {
-			return fmt.Errorf("plugins: %q is named twice", p.Name)
+		if other, dup := seen[p.Name]; dup {
+			return &pluginhost.ConfigError{Key: p.Key + ".name", Err: fmt.Errorf("%q is already the name of %s; give each plugin its own name", p.Name, other)}
 		}
-		seen[p.Name] = true
+		seen[p.Name] = p.Key
 	}
 	return nil
+}
+
+// PluginSpecs returns the plugins entries, each with its Key
+// (plugins[i]).
+func (c FileConfig) PluginSpecs() []pluginhost.Spec {
+	out := append([]pluginhost.Spec(nil), c.Plugins...)
+	for i := range out {
+		out[i].Key = fmt.Sprintf("plugins[%d]", i)
+	}
+	return out
 }

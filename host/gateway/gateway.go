@@ -174,8 +174,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	if err == nil {
 		sc := g.cfg.Supervisor
-		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
-		sup, err = pluginhost.NewSupervisor(eng, sc)
+		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		if sc.Plugins, err = g.pluginSpecs(ctx, sc); err == nil {
+			sup, err = pluginhost.NewSupervisor(eng, sc)
+		}
 	}
 	if err == nil {
 		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.Space})
@@ -243,18 +245,23 @@ func (g *Gateway) Start(ctx context.Context) error {
 	return nil
 }
 
-// pluginSpecs is the configured plugins plus the first-party ones the
-// config does not name. A first-party plugin (one flowgate serves
-// itself, with no path) is told the home (FLOWGATE_HOME) and the stage
-// path (FLOWGATE_STAGE_PATH), unless its entry sets them: the pipeline
-// controller keeps state.set values under the home and finds executable
-// stages there.
-func (g *Gateway) pluginSpecs() []pluginhost.Spec {
-	specs := append([]pluginhost.Spec(nil), g.cfg.File.Plugins...)
+// pluginSpecs is the configured plugins, then those found in the plugin
+// directory (see pluginsDir), then the first-party ones neither names. A
+// first-party plugin (one flowgate serves itself, with no path) is told
+// the home (FLOWGATE_HOME) and the stage path (FLOWGATE_STAGE_PATH),
+// unless its entry sets them: the pipeline controller keeps state.set
+// values under the home and finds executable stages there.
+func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, error) {
+	specs := g.cfg.File.PluginSpecs()
 	named := map[string]bool{}
 	for _, s := range specs {
 		named[s.Name] = true
 	}
+	found, err := g.pluginsDir(ctx, sc, named)
+	if err != nil {
+		return nil, err
+	}
+	specs = append(specs, found...)
 	for _, b := range g.cfg.Builtins {
 		if !named[b] {
 			specs = append(specs, pluginhost.Spec{Name: b})
@@ -275,7 +282,32 @@ func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 		}
 		specs[i].Env = env
 	}
-	return specs
+	return specs, nil
+}
+
+// pluginsDir is the plugins of the config's plugins_dir that pass the
+// handshake and whose names are not in named (which it extends); it logs
+// every file it skips, and why. It fails only when the directory cannot
+// be read.
+func (g *Gateway) pluginsDir(ctx context.Context, sc pluginhost.SupervisorConfig, named map[string]bool) ([]pluginhost.Spec, error) {
+	dir := g.cfg.File.PluginsDir
+	if dir == "" {
+		return nil, nil
+	}
+	found, skipped, err := pluginhost.ScanDir(ctx, sc, dir, named)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range skipped {
+		g.log.Warn("plugins_dir: skipped a file that is not a plugin this gateway can run", "path", s.Path, "why", s.Error)
+	}
+	specs := make([]pluginhost.Spec, 0, len(found))
+	for _, f := range found {
+		g.log.Info("plugins_dir: found a plugin", "name", f.Spec.Name, "path", f.Spec.Path, "version", f.Info.Version)
+		named[f.Spec.Name] = true
+		specs = append(specs, f.Spec)
+	}
+	return specs, nil
 }
 
 // stagePathEnv is the variable that gives first-party plugins the

@@ -115,7 +115,7 @@ func TestMetricsMatchTheStore(t *testing.T) {
 	for _, id := range ids {
 		waitEnded(t, c, id)
 	}
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{SyncMode: sdk.SyncManaged, OwnerKey: "gated", ControllerID: "absent", Goal: "wait for me"})
+	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{SyncMode: sdk.SyncManaged, OwnerKey: "gated", ControllerID: "absent", Goal: "wait for me", AllowUnknownController: true})
 	require.NoError(t, err)
 	_, err = c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
 		Wait: json.RawMessage(`{"kind":"approval","prompt":"ok?"}`)})

@@ -28,7 +28,9 @@ import (
 // (three tasks, slowly, recording each event it starts on), "exit" (dies
 // before the handshake), "garbage" (prints to stdout before the
 // handshake), "silent" (never answers HandleEvent), "bench" (one host
-// call per event: benchController, plugin_bench_test.go).
+// call per event: benchController, plugin_bench_test.go), "broken" (dies
+// before the handshake while the file FLOWGATE_TEST_BROKEN exists, else
+// stepper).
 const testPluginEnv = "FLOWGATE_TEST_PLUGIN"
 
 // testPluginNameEnv is the name a test plugin reports in its Info, so it
@@ -107,6 +109,11 @@ func servePlugin(mode string) {
 		sdk.Serve(benchController{})
 	case "exit":
 		os.Exit(3)
+	case "broken":
+		if _, err := os.Stat(os.Getenv("FLOWGATE_TEST_BROKEN")); err == nil {
+			os.Exit(3)
+		}
+		servePlugin("stepper")
 	case "garbage":
 		fmt.Println("hello, I am not a plugin handshake")
 		os.Exit(0)
@@ -157,11 +164,17 @@ func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plu
 // restarts and deliveries, and that home.
 func newTestGateway(t *testing.T, restartBudget int, self string, specs ...pluginhost.Spec) (*gateway.Gateway, string) {
 	t.Helper()
+	var fc gateway.FileConfig
+	fc.Plugins = specs
+	return newTestGatewayFile(t, restartBudget, self, fc)
+}
+
+// newTestGatewayFile is newTestGateway with the config file fc.
+func newTestGatewayFile(t *testing.T, restartBudget int, self string, fc gateway.FileConfig) (*gateway.Gateway, string) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
-	var fc gateway.FileConfig
-	fc.Plugins = specs
 	g, err := gateway.New(gateway.Config{
 		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Self: self,
 		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
@@ -253,26 +266,25 @@ func TestControllerKilledMidEventStillCompletes(t *testing.T) {
 	require.GreaterOrEqual(t, pluginStatus(t, c, "stepper").Restarts, 20)
 }
 
-// TestBrokenPluginsLeaveTheGatewayRunning configures four broken plugins
+// TestBrokenPluginsLeaveTheGatewayRunning configures three broken plugins
 // and checks that each shows a clear state and that its flow is blocked
-// with the reason, while the gateway keeps serving.
+// with the reason, while the gateway keeps serving. (A wrong sha256 is a
+// config mistake, which stops the gateway: see
+// TestPluginConfigMistakesStopTheGateway.)
 func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 	t.Parallel()
-	bad := testPlugin("badsum", "stepper", nil)
-	bad.SHA256 = strings.Repeat("0", 64)
 	// A restart budget of 2: a plugin that cannot start is given up on
 	// quickly, and only then do its flows count failed deliveries.
-	_, c := startTestGateway(t, 2, bad, testPlugin("early", "exit", nil), testPlugin("noisy", "garbage", nil), testPlugin("mute", "silent", nil))
+	_, c := startTestGateway(t, 2, testPlugin("early", "exit", nil), testPlugin("noisy", "garbage", nil), testPlugin("mute", "silent", nil))
 
 	cases := map[string]struct {
 		state   pluginhost.State
 		lastErr string // in plugins list
 		flowErr string // in the blocked flow's summary
 	}{
-		"badsum": {pluginhost.StateFailed, "does not match its configured sha256", "controller badsum is not running (state failed"},
-		"early":  {pluginhost.StateFailed, "giving up", "controller early is not running (state failed"},
-		"noisy":  {pluginhost.StateFailed, "giving up", "controller noisy is not running (state failed"},
-		"mute":   {pluginhost.StateRunning, "", "no answer within 2s"},
+		"early": {pluginhost.StateFailed, "giving up", "controller early is not running (state failed"},
+		"noisy": {pluginhost.StateFailed, "giving up", "controller noisy is not running (state failed"},
+		"mute":  {pluginhost.StateRunning, "", "no answer within 2s"},
 	}
 	for name, want := range cases {
 		f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})
@@ -303,9 +315,10 @@ func TestFirstPartyPluginIsServedBySelf(t *testing.T) {
 }
 
 // TestPluginConfigMistakesStopTheGateway: a plugin path that cannot be
-// launched, or a name that differs from the one the plugin reports, fails
-// the gateway's Start with an error naming the plugin and the fix, and no
-// gateway is left running.
+// launched, an executable whose sha256 is not the configured one, or a
+// name that differs from the one the plugin reports, fails the gateway's
+// Start with an invalid-input error naming the config key and the fix,
+// and no gateway is left running.
 func TestPluginConfigMistakesStopTheGateway(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -313,26 +326,31 @@ func TestPluginConfigMistakesStopTheGateway(t *testing.T) {
 	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
 	renamed := testPlugin("hello", "stepper", nil)
 	renamed.Env[testPluginNameEnv] = "stepper"
+	badsum := testPlugin("badsum", "stepper", nil)
+	badsum.SHA256 = strings.Repeat("0", 64)
 
 	cases := map[string]struct {
 		spec pluginhost.Spec
 		want string
 	}{
-		"missing":        {pluginhost.Spec{Name: "gone", Path: filepath.Join(dir, "nope")}, "plugins.gone.path: " + filepath.Join(dir, "nope") + " does not exist"},
-		"not on PATH":    {pluginhost.Spec{Name: "bare", Path: "flowgate-no-such-plugin"}, `plugins.bare.path: no executable "flowgate-no-such-plugin" on PATH`},
-		"directory":      {pluginhost.Spec{Name: "dir", Path: dir}, "is a directory"},
-		"not executable": {pluginhost.Spec{Name: "plain", Path: notExec}, "is not executable (mode -rw-r--r--); chmod +x it"},
-		"other name":     {renamed, `plugin hello: the executable ` + os.Args[0] + ` reports the name "stepper": set plugins[].name to "stepper"`},
+		"missing":        {pluginhost.Spec{Name: "gone", Path: filepath.Join(dir, "nope")}, "plugins[1].path: " + filepath.Join(dir, "nope") + ` does not exist (plugin "gone")`},
+		"not on PATH":    {pluginhost.Spec{Name: "bare", Path: "flowgate-no-such-plugin"}, `plugins[1].path: no executable "flowgate-no-such-plugin" on PATH`},
+		"directory":      {pluginhost.Spec{Name: "dir", Path: dir}, "plugins[1].path: " + dir + " is a directory"},
+		"not executable": {pluginhost.Spec{Name: "plain", Path: notExec}, "plugins[1].path: " + notExec + ` is not executable (plugin "plain") (mode -rw-r--r--); chmod +x it`},
+		"wrong sha256":   {badsum, "plugins[1].sha256: " + os.Args[0] + " has the sha256 "},
+		"other name":     {renamed, `plugins[1].name: the config names the plugin "hello", but the executable ` + os.Args[0] + ` reports the name "stepper": set name: stepper`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			g, home := newTestGateway(t, 10, "", tc.spec)
+			// The mistake is in the second entry; the first is sound.
+			g, home := newTestGateway(t, 10, "", testPlugin("good", "stepper", nil), tc.spec)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			err := g.Start(ctx)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
+			require.ErrorIs(t, err, sdk.ErrInvalid, "a config mistake is invalid input (the CLI exits 2)")
 			_, err = os.Stat(gateway.SocketPath(home))
 			require.ErrorIs(t, err, os.ErrNotExist, "no gateway is left serving")
 			require.NoError(t, g.Stop(ctx))

@@ -10,9 +10,22 @@
 // callbacks from a replaced instance are refused with sdk.ErrPluginShutdown.
 // A controller may only read and change the flows it drives.
 //
-// Config mistakes stop the gateway instead of being retried: a path that
-// does not name an executable fails NewSupervisor, and a plugin whose Info
-// reports a name other than its config entry's fails Start.
+// Config mistakes stop the gateway instead of being retried, with a
+// *ConfigError that names the entry's key ("plugins[1].path") and matches
+// sdk.ErrInvalid: a path that does not name an executable, or an
+// executable whose SHA-256 is not the entry's sha256, fails NewSupervisor;
+// a plugin whose Info reports a name other than its entry's fails Start.
+//
+// Reload replaces one plugin's process (after a rebuild) and resets its
+// restart budget and last error; Names lists the plugins it runs.
+//
+// # Checks without a gateway
+//
+// Probe starts one plugin briefly and checks it as Start would; Check does
+// so for every entry of a config and every file of a plugin directory;
+// ScanDir finds the plugins of a directory (plugins_dir) by their
+// handshake, naming each by what it reports, and returns the files that
+// fail it as skipped.
 //
 // # Delivery
 //

@@ -1,13 +1,17 @@
 package pluginhost
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // Spec names one controller plugin to run: an executable (Path, Args, Env),
@@ -21,47 +25,122 @@ type Spec struct {
 	// SHA256, if set, is the hex SHA-256 the executable must have; it is
 	// checked before every launch.
 	SHA256 string `yaml:"sha256"`
+	// Key is where the entry is in the gateway config ("plugins[1]", or
+	// "plugins_dir" for a plugin found there); every error about the
+	// entry names its field under it ("plugins[1].path"). If empty,
+	// NewSupervisor and Check set plugins[i] from the entry's position.
+	Key string `yaml:"-"`
+}
+
+// ConfigError is a mistake in a plugin's entry of the gateway config: a
+// path that is not an executable, a sha256 the executable does not have,
+// a name other than the one the plugin reports. Key names the field
+// ("plugins[1].path"). It matches sdk.ErrInvalid under errors.Is, so the
+// CLI exits 2 for it, as for any invalid input.
+type ConfigError struct {
+	Key string
+	Err error
+}
+
+func (e *ConfigError) Error() string { return e.Key + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Is reports whether target is sdk.ErrInvalid.
+func (e *ConfigError) Is(target error) bool { return target == sdk.ErrInvalid }
+
+// keyed returns specs with every empty Key set to plugins[i].
+func keyed(specs []Spec) []Spec {
+	out := append([]Spec(nil), specs...)
+	for i := range out {
+		if out[i].Key == "" {
+			out[i].Key = fmt.Sprintf("plugins[%d]", i)
+		}
+	}
+	return out
+}
+
+// mistake is a ConfigError about field of s. A plugin found in
+// plugins_dir has no fields of its own: the key is plugins_dir.
+func (s Spec) mistake(field, format string, a ...any) error {
+	key := s.Key + "." + field
+	if s.Key == PluginsDirKey {
+		key = PluginsDirKey
+	}
+	return &ConfigError{Key: key, Err: fmt.Errorf(format, a...)}
+}
+
+// which names the plugin in a message, when it has a name.
+func (s Spec) which() string {
+	if s.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (plugin %q)", s.Name)
 }
 
 // Validate names the first field that is wrong.
 func (s Spec) Validate() error {
 	switch {
 	case s.Name == "":
-		return errors.New("plugins: an entry has no name")
+		return s.mistake("name", "is required: it is the controller id flows are created with, and must be what the plugin reports as its name (Info().Name)")
 	case s.SHA256 != "" && len(s.SHA256) != 64:
-		return fmt.Errorf("plugins.%s.sha256: want 64 hex digits, got %d characters", s.Name, len(s.SHA256))
+		return s.mistake("sha256", "want 64 hex digits, got %d characters", len(s.SHA256))
 	}
 	if s.SHA256 != "" {
 		if _, err := hex.DecodeString(s.SHA256); err != nil {
-			return fmt.Errorf("plugins.%s.sha256: not hex: %v", s.Name, err)
+			return s.mistake("sha256", "not hex: %v", err)
 		}
 	}
 	return nil
 }
 
-// checkPath reports a Path that cannot be launched: missing, a directory,
-// or not executable. A bare name is looked up in PATH, as exec does. An
-// empty Path (a first-party plugin) passes.
-func (s Spec) checkPath() error {
+// checkFile reports an entry whose executable cannot be launched as
+// configured: Path missing, a directory, not executable, or with a
+// SHA-256 other than SHA256. A bare name is looked up in PATH, as exec
+// does. An empty Path (a first-party plugin) passes.
+func (s Spec) checkFile() error {
 	if s.Path == "" {
 		return nil
 	}
-	if !strings.Contains(s.Path, "/") {
-		if _, err := exec.LookPath(s.Path); err != nil {
-			return fmt.Errorf("plugins.%s.path: no executable %q on PATH; give the plugin's full path", s.Name, s.Path)
+	path := s.Path
+	if !strings.Contains(path, "/") {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return s.mistake("path", "no executable %q on PATH%s; give the plugin's full path", s.Path, s.which())
 		}
-		return nil
+		path = found
 	}
-	fi, err := os.Stat(s.Path)
+	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("plugins.%s.path: %s does not exist; build or install the plugin there, or fix the path", s.Name, s.Path)
+		return s.mistake("path", "%s does not exist%s; build or install the plugin there, or fix the path", path, s.which())
 	case err != nil:
-		return fmt.Errorf("plugins.%s.path: %w", s.Name, err)
+		return s.mistake("path", "%w", err)
 	case fi.IsDir():
-		return fmt.Errorf("plugins.%s.path: %s is a directory; point path at the plugin's executable", s.Name, s.Path)
+		return s.mistake("path", "%s is a directory%s; point path at the plugin's executable", path, s.which())
 	case fi.Mode().Perm()&0o111 == 0:
-		return fmt.Errorf("plugins.%s.path: %s is not executable (mode %s); chmod +x it", s.Name, s.Path, fi.Mode().Perm())
+		return s.mistake("path", "%s is not executable%s (mode %s); chmod +x it", path, s.which(), fi.Mode().Perm())
+	}
+	return s.checkSum(path)
+}
+
+// checkSum reports an executable at path whose SHA-256 is not SHA256.
+func (s Spec) checkSum(path string) error {
+	if s.SHA256 == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return s.mistake("path", "%w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return s.mistake("path", "read %s to check its sha256: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(got, s.SHA256) {
+		return s.mistake("sha256", "%s has the sha256 %s, not the configured %s%s; reinstall the plugin the config pins, or, if you rebuilt it on purpose, set sha256: %s", path, got, s.SHA256, s.which(), got)
 	}
 	return nil
 }

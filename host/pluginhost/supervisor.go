@@ -2,12 +2,8 @@ package pluginhost
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -110,33 +106,41 @@ type instance struct {
 	starts    []time.Time
 	lastError string
 	since     time.Time
+
+	// stopKeeping ends the goroutine that keeps this plugin running
+	// (keepInBackground), and kept is closed once it has returned.
+	stopKeeping context.CancelFunc
+	kept        chan struct{}
+	// reloading is true while Reload replaces the plugin's process.
+	reloading bool
+	// reloadMu lets one Reload at a time replace the process.
+	reloadMu sync.Mutex
 }
 
-// NewSupervisor returns a supervisor for cfg.Plugins; it fails on an
-// invalid or duplicate entry, or on a path that does not name an
-// executable.
+// NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
+// *ConfigError naming the entry's key on an invalid or duplicate entry,
+// on a path that does not name an executable, or on an executable whose
+// SHA-256 is not its entry's sha256.
 func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error) {
 	cfg = cfg.withDefaults()
+	cfg.Plugins = keyed(cfg.Plugins)
 	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
 	s.life.Name = "plugin supervisor"
 	for _, p := range cfg.Plugins {
 		if err := p.Validate(); err != nil {
 			return nil, err
 		}
-		if err := p.checkPath(); err != nil {
+		if err := p.checkFile(); err != nil {
 			return nil, err
 		}
 		if _, dup := s.instances[p.Name]; dup {
-			return nil, fmt.Errorf("plugins: %q is named twice", p.Name)
+			return nil, p.mistake("name", "%q names two plugins; give each its own name", p.Name)
 		}
 		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
 	}
-	if s.cfg.Self == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("find the flowgate executable for first-party plugins: %w", err)
-		}
-		s.cfg.Self = exe
+	var err error
+	if s.cfg, err = s.cfg.withSelf(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -144,56 +148,32 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 // Start launches every plugin; each is then kept running in the
 // background until Stop. A plugin with a path is launched before Start
 // returns (waiting at most StartTimeout for it), so that a config mistake
-// stops the gateway at once: Start fails, naming the plugin and the fix,
-// when its executable reports a name other than the configured one. A
-// plugin that fails to start for any other reason does not fail Start:
-// its state says why, and it is retried. Starting a started supervisor
-// does nothing.
+// stops the gateway at once: Start fails with the *ConfigError, naming
+// the entry's key and the fix, when the executable does not match its
+// sha256 or reports a name other than the configured one. A plugin that
+// fails to start for any other reason does not fail Start: its state says
+// why, and it is retried. Starting a started supervisor does nothing.
 func (s *Supervisor) Start(ctx context.Context) error {
-	return s.life.Start(ctx, func(ctx context.Context) error {
-		first := s.launchConfigured(ctx)
+	return s.life.Start(ctx, func(context.Context) error {
+		firsts := map[*instance]chan error{}
+		for _, in := range s.instances {
+			var first chan error
+			if in.spec.Path != "" {
+				first = make(chan error, 1)
+				firsts[in] = first
+			}
+			s.keepInBackground(in, first)
+		}
 		var mistakes []error
-		for _, err := range first {
-			if permanent, ok := errors.AsType[*permanentError](err); ok && permanent.config {
+		for _, first := range firsts {
+			err := <-first
+			if _, mistake := errors.AsType[*ConfigError](err); mistake {
 				mistakes = append(mistakes, err)
 			}
 		}
-		if len(mistakes) > 0 {
-			for in := range first {
-				s.kill(in)
-				in.set(StateStopped, "")
-			}
-			return errors.Join(mistakes...)
-		}
-		for _, in := range s.instances {
-			err, launched := first[in]
-			s.life.Go(func(ctx context.Context) { s.keep(ctx, in, launched, err) })
-		}
-		return nil
+		// On a mistake, the failed Start stops every plugin it began.
+		return errors.Join(mistakes...)
 	})
-}
-
-// launchConfigured launches the first instance of every plugin with a
-// path, all at once, and returns each launch's error (nil when it runs).
-func (s *Supervisor) launchConfigured(ctx context.Context) map[*instance]error {
-	var (
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-		first = map[*instance]error{}
-	)
-	for _, in := range s.instances {
-		if in.spec.Path == "" {
-			continue
-		}
-		wg.Go(func() {
-			err := s.launch(ctx, in, s.pluginLog(in))
-			mu.Lock()
-			first[in] = err
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	return first
 }
 
 // pluginLog is the logger of one plugin ("plugin.NAME").
@@ -223,7 +203,7 @@ func (s *Supervisor) Handler(name string) (Handler, error) {
 		msg += ")"
 		// Starting, waiting to restart, or running with its connection
 		// just gone (the exit is being handled): it comes back by itself.
-		if in.state == StateStarting || in.state == StateBackoff || in.state == StateRunning {
+		if in.state == StateStarting || in.state == StateBackoff || in.state == StateRunning || in.reloading {
 			return nil, fmt.Errorf("%w: %s", ErrUnavailable, msg)
 		}
 		return nil, errors.New(msg)
@@ -265,17 +245,25 @@ func (in *instance) set(state State, errText string) {
 }
 
 // keep runs one plugin until ctx ends: launch, wait for it to exit,
-// back off, launch again, within the restart budget. When launched is
-// true, Start has made the first launch already and err is its outcome.
-func (s *Supervisor) keep(ctx context.Context, in *instance, launched bool, err error) {
+// back off, launch again, within the restart budget. When first is not
+// nil, the outcome of the first launch is sent on it: nil once the plugin
+// runs, else the error, once the state says what comes next (backoff, or
+// failed).
+func (s *Supervisor) keep(ctx context.Context, in *instance, first chan<- error) {
 	log := s.pluginLog(in)
+	var err error
+	defer func() {
+		if first != nil {
+			first <- err
+		}
+	}()
 	for n := 0; ; n++ {
 		started := time.Now()
-		if !launched {
-			err = s.launch(ctx, in, log)
-		}
-		launched = false
-		if err == nil {
+		if err = s.launch(ctx, in, log); err == nil {
+			if first != nil {
+				first <- nil
+				first = nil
+			}
 			err = s.wait(ctx, in)
 		}
 		if time.Since(started) > s.cfg.MaxBackoff {
@@ -301,6 +289,10 @@ func (s *Supervisor) keep(ctx context.Context, in *instance, launched bool, err 
 		delay := backoff(s.cfg.Backoff, s.cfg.MaxBackoff, n+1)
 		log.Warn("plugin down; restarting", "error", err, "in", delay)
 		in.set(StateBackoff, err.Error())
+		if first != nil {
+			first <- err
+			first = nil
+		}
 		select {
 		case <-ctx.Done():
 			in.set(StateStopped, "")
@@ -329,32 +321,15 @@ func (in *instance) allowRestart(budget int, window time.Duration) bool {
 	return len(in.starts) <= budget
 }
 
-// permanentError is a launch failure that a restart cannot fix. A config
-// one is a mistake in the gateway config, which fails Start.
+// permanentError is a launch failure that a restart cannot fix. One that
+// wraps a *ConfigError is a mistake in the gateway config, which fails
+// Start.
 type permanentError struct {
-	err    error
-	config bool
+	err error
 }
 
 func (p *permanentError) Error() string { return p.err.Error() }
 func (p *permanentError) Unwrap() error { return p.err }
-
-// command builds the plugin's process: its own executable, or flowgate
-// serving a first-party plugin. It runs in its own process group.
-func (s *Supervisor) command(spec Spec) *exec.Cmd {
-	var cmd *exec.Cmd
-	if spec.Path == "" {
-		cmd = exec.Command(s.cfg.Self, "plugin", "serve", spec.Name)
-	} else {
-		cmd = exec.Command(spec.Path, spec.Args...)
-	}
-	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+s.cfg.LogLevel)
-	for k, v := range spec.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd
-}
 
 // launch starts a new instance of in's plugin and connects to it.
 func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger) error {
@@ -363,58 +338,16 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	in.state, in.epoch, in.since, in.conn, in.pid = StateStarting, epoch, time.Now(), nil, 0
 	in.mu.Unlock()
 
-	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  pluginclient.Handshake(),
-		Plugins:          pluginclient.PluginSet(),
-		Cmd:              s.command(in.spec),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           log,
-		StartTimeout:     s.cfg.StartTimeout,
-		SyncStdout:       logWriter{log, "stdout"},
-		SyncStderr:       logWriter{log, "stderr"},
-		// cmd.Env already holds the gateway's environment; without this
-		// go-plugin appends it again, after the plugin's own settings,
-		// and it would win over them.
-		SkipHostEnv: true,
-	}
-	if in.spec.SHA256 != "" {
-		sum, _ := hex.DecodeString(in.spec.SHA256)
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
-	}
-	client := plugin.NewClient(cfg)
-	in.mu.Lock()
-	in.client = client
-	in.mu.Unlock()
-	rpc, err := client.Client()
-	if err != nil {
-		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			return &permanentError{err: fmt.Errorf("plugin %s: the executable does not match its configured sha256; reinstall it or fix plugins.%s.sha256", in.spec.Name, in.spec.Name)}
-		}
-		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
-	}
 	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
 	if s.cfg.WrapHost != nil {
 		h = s.cfg.WrapHost(in.spec.Name, h)
 	}
-	conn, err := pluginclient.Connect(ctx, rpc, h)
+	client, conn, info, err := s.cfg.dial(ctx, in.spec, log, h)
 	if err != nil {
-		return fmt.Errorf("plugin %s: connect: %w", in.spec.Name, err)
-	}
-	ictx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
-	info, err := conn.Info(ictx)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("plugin %s: info: %w", in.spec.Name, err)
-	}
-	if info.Name != in.spec.Name {
-		return &permanentError{err: fmt.Errorf("plugin %s: the executable %s reports the name %q: set plugins[].name to %q in the gateway config, or point its path at the %s plugin",
-			in.spec.Name, cfg.Cmd.Path, info.Name, info.Name, in.spec.Name), config: true}
-	}
-	if info.APIVersion != sdk.APIVersion {
-		return &permanentError{err: fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
+		return err
 	}
 	in.mu.Lock()
-	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
+	in.client, in.conn, in.info, in.state, in.since = client, conn, info, StateRunning, time.Now()
 	if rc := client.ReattachConfig(); rc != nil {
 		in.pid = rc.Pid
 	}

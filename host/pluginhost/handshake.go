@@ -1,0 +1,118 @@
+package pluginhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
+)
+
+// withSelf returns c with Self set to the running executable when empty.
+func (c SupervisorConfig) withSelf() (SupervisorConfig, error) {
+	if c.Self != "" {
+		return c, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return c, fmt.Errorf("find the flowgate executable for first-party plugins: %w", err)
+	}
+	c.Self = exe
+	return c, nil
+}
+
+// command builds the plugin's process: its own executable, or flowgate
+// (c.Self) serving a first-party plugin. It runs in its own process group.
+func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
+	var cmd *exec.Cmd
+	if spec.Path == "" {
+		cmd = exec.Command(c.Self, "plugin", "serve", spec.Name)
+	} else {
+		cmd = exec.Command(spec.Path, spec.Args...)
+	}
+	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+c.LogLevel)
+	for k, v := range spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// dial starts spec's plugin process, connects to it with h serving its
+// callbacks, and checks what it reports: its name must be spec.Name
+// (unless that is empty, as for a file found in plugins_dir, which is
+// named by what it reports) and its controller API this gateway's. Every step is bounded by
+// StartTimeout. On error the process and its group are killed and the
+// error says which step failed; one a restart cannot fix is a
+// *permanentError, and one that is a config mistake (a checksum or name
+// mismatch) wraps a *ConfigError.
+func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger, h sdk.Host) (*plugin.Client, pluginclient.Plugin, sdk.Info, error) {
+	cmd := c.command(spec)
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  pluginclient.Handshake(),
+		Plugins:          pluginclient.PluginSet(),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           log,
+		StartTimeout:     c.StartTimeout,
+		SyncStdout:       logWriter{log, "stdout"},
+		SyncStderr:       logWriter{log, "stderr"},
+		// cmd.Env already holds the gateway's environment; without this
+		// go-plugin appends it again, after the plugin's own settings,
+		// and it would win over them.
+		SkipHostEnv: true,
+	}
+	if spec.SHA256 != "" {
+		sum, _ := hex.DecodeString(spec.SHA256)
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+	}
+	client := plugin.NewClient(cfg)
+	conn, info, err := c.connect(ctx, spec, client, cmd.Path, h)
+	if err != nil {
+		client.Kill()
+		if cmd.Process != nil && cmd.Process.Pid > 1 {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything it left in its group
+		}
+		return nil, nil, sdk.Info{}, err
+	}
+	return client, conn, info, nil
+}
+
+// connect is dial after the client is made: the handshake, Connect, Info
+// and the checks of what Info says. path is the executable, for errors.
+func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *plugin.Client, path string, h sdk.Host) (pluginclient.Plugin, sdk.Info, error) {
+	rpc, err := client.Client()
+	if err != nil {
+		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+			return nil, sdk.Info{}, &permanentError{err: spec.mistake("sha256", "the executable %s does not match it%s; reinstall the plugin the config pins, or fix the sha256", path, spec.which())}
+		}
+		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, err)
+	}
+	conn, err := pluginclient.Connect(ctx, rpc, h)
+	if err != nil {
+		return nil, sdk.Info{}, fmt.Errorf("plugin %s: connect: %w", spec.Name, err)
+	}
+	ictx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	info, err := conn.Info(ictx)
+	cancel()
+	if err != nil {
+		return nil, sdk.Info{}, fmt.Errorf("plugin %s: info: %w", spec.Name, err)
+	}
+	if spec.Name != "" && info.Name != spec.Name {
+		return nil, info, &permanentError{err: spec.mistake("name", "the config names the plugin %q, but the executable %s reports the name %q: set name: %s in the gateway config, or point path at the %s plugin",
+			spec.Name, path, info.Name, info.Name, spec.Name)}
+	}
+	if info.APIVersion != sdk.APIVersion {
+		return nil, info, &permanentError{err: fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", spec.Name, info.APIVersion, sdk.APIVersion)}
+	}
+	return conn, info, nil
+}
