@@ -25,7 +25,9 @@ type Client interface {
 	ViewFlow(ctx context.Context, token string) (engine.FlowView, error)
 	CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error)
 	UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error)
-	CancelFlow(ctx context.Context, id string) (engine.CancelResult, error)
+	// CancelFlow cancels flow id and its active tasks; by names who asked
+	// (empty: engine.CancelByOperator) in the flow's history.
+	CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error)
 
 	// RunTask records a task for the runner to start: queued, and
 	// dispatched by the gateway in FIFO order under its admission cap.
