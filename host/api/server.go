@@ -183,7 +183,7 @@ type server struct {
 	c       Client
 	log     hclog.Logger
 	mux     *http.ServeMux
-	streams streamStop
+	streams StreamStop
 }
 
 // endpoint serves one route: it returns the HTTP status and the value to
