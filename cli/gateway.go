@@ -139,6 +139,9 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 				t.add("  uptime:", time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String())
 				t.add("  tasks:", fmt.Sprintf("%d running (cap %d) · %d queued · %d total", st.Tasks[sdk.TaskRunning], st.MaxRunning, st.Tasks[sdk.TaskQueued], total(st.Tasks)))
 				t.add("  flows:", fmt.Sprintf("%d active · %d waiting · %d total", st.Flows[sdk.FlowQueued]+st.Flows[sdk.FlowRunning], st.Flows[sdk.FlowWaiting], total(st.Flows)))
+				if st.HTTPAddr != "" {
+					t.add("  run center:", st.HTTPURL())
+				}
 				if st.Store != nil {
 					t.add("  store:", writeLine("store", *st.Store))
 				}

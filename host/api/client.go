@@ -74,6 +74,22 @@ type GatewayStatus struct {
 	// the last task attempt it started (they live under the home, which
 	// may be on another disk than the store); nil when no gateway runs.
 	TaskFiles *store.WriteHealth `json:"task_files,omitempty"`
+	// HTTPAddr is the address the gateway's TCP listener (the run
+	// center, /metrics) serves on; empty when it has none. HTTPTLS is
+	// true when it serves HTTPS.
+	HTTPAddr string `json:"http_addr,omitempty"`
+	HTTPTLS  bool   `json:"http_tls,omitempty"`
+}
+
+// HTTPURL is the run center's URL, or "" when the gateway serves none.
+func (s GatewayStatus) HTTPURL() string {
+	switch {
+	case s.HTTPAddr == "":
+		return ""
+	case s.HTTPTLS:
+		return "https://" + s.HTTPAddr + "/"
+	}
+	return "http://" + s.HTTPAddr + "/"
 }
 
 // Problem is why the gateway cannot record or start work ("store not

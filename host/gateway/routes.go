@@ -50,6 +50,8 @@ func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
 		return err
 	}
 	g.web = w
+	addr := w.Addr()
+	g.httpAddr.Store(&addr)
 	return nil
 }
 
@@ -57,10 +59,8 @@ func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
 // picked when the config asked for port 0), or "" when the listener is
 // off or the gateway is stopped.
 func (g *Gateway) HTTPAddr() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.web == nil {
-		return ""
+	if a := g.httpAddr.Load(); a != nil {
+		return *a
 	}
-	return g.web.Addr()
+	return ""
 }

@@ -78,7 +78,10 @@
     return true;
   }
 
+  // body's data-live says how the stream stands: on, or ended once the
+  // flow has ended and the page was drawn from the whole history.
   var stream = new EventSource(main.dataset.stream + "?after=" + lastSeq());
+  stream.onopen = function () { document.body.dataset.live = "on"; };
   stream.onmessage = function (m) {
     var e = JSON.parse(m.data);
     addEntry(e);
@@ -86,6 +89,6 @@
   };
   stream.addEventListener("end", function () {
     stream.close();
-    redraw();
+    redraw().then(function () { document.body.dataset.live = "ended"; });
   });
 })();
