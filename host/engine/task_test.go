@@ -296,3 +296,27 @@ func TestListTasks(t *testing.T) {
 	_, err = eng.ListTasks(engine.TaskFilter{Status: "done"})
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 }
+
+// CountFlows counts an active flow that carries a cancel request, and
+// not one whose state merely has a key of the field's name (it decodes a
+// record only when the name is in it, and then reads the field).
+func TestCountFlowsCountsCancelRequests(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f := createFlow(t, eng)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
+	require.NoError(t, err)
+	_, err = eng.StartTask(task.ID, engine.StartInput{})
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(f.ID, "")
+	require.NoError(t, err)
+	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: json.RawMessage(`{"cancel_requested_at":"2026-01-01T00:00:00Z"}`)})
+	require.NoError(t, err)
+	createFlow(t, eng)
+
+	counts, err := eng.CountFlows()
+	require.NoError(t, err)
+	require.Equal(t, 3, counts.Total)
+	require.Equal(t, 3, counts.ByStatus[sdk.FlowQueued])
+	require.Equal(t, 1, counts.CancelRequested)
+}

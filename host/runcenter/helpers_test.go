@@ -27,7 +27,7 @@ const scriptGoal = "<script>alert(1)</script>"
 
 // site is a real gateway serving the run center on a loopback port.
 type site struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	c    api.Client
 	hc   *http.Client
@@ -35,11 +35,24 @@ type site struct {
 
 // startSite starts a gateway on a fresh home with the given named tokens
 // on 127.0.0.1, port 0.
-func startSite(t *testing.T, tokens ...runcenter.Token) *site {
+func startSite(t testing.TB, tokens ...runcenter.Token) *site {
+	t.Helper()
+	return startSeeded(t, nil, tokens...)
+}
+
+// startSeeded is startSite on a home whose store seed (if not nil) fills
+// first, through the engine, with no gateway running.
+func startSeeded(t testing.TB, seed func(*engine.Engine), tokens ...runcenter.Token) *site {
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgrc") // short: the socket path is bounded
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
+	if seed != nil {
+		l, err := api.OpenLocal(home, "runcenter test")
+		require.NoError(t, err)
+		seed(l.Engine())
+		require.NoError(t, l.Close())
+	}
 	var fc gateway.FileConfig
 	fc.HTTP = gateway.HTTPConfig{Addr: "127.0.0.1:0", Tokens: tokens}
 	fc.Maintenance.Disabled = true
