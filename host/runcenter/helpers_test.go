@@ -28,6 +28,7 @@ const scriptGoal = "<script>alert(1)</script>"
 // site is a real gateway serving the run center on a loopback port.
 type site struct {
 	t    testing.TB
+	home string
 	base string
 	c    api.Client
 	hc   *http.Client
@@ -62,7 +63,7 @@ func startSeeded(t testing.TB, seed func(*engine.Engine), tokens ...runcenter.To
 	require.NoError(t, g.Start(ctx))
 	t.Cleanup(func() { require.NoError(t, g.Stop(ctx)) })
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &site{t: t, base: "http://" + g.HTTPAddr(), c: g.Client(), hc: hc}
+	return &site{t: t, home: home, base: "http://" + g.HTTPAddr(), c: g.Client(), hc: hc}
 }
 
 // do sends a request with the bearer token (none when ""), and returns
