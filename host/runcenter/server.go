@@ -46,7 +46,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	static, _ := fs.Sub(assets, "assets/static") // the directory is embedded
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
-	s.mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) { s.renderLogin(w, r, http.StatusOK, "") })
+	s.mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
+		if len(s.cfg.Tokens) == 0 {
+			http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to log in with
+			return
+		}
+		s.renderLogin(w, r, http.StatusOK, "")
+	})
 	s.mux.HandleFunc("POST /login", s.login)
 	s.mux.HandleFunc("POST /logout", s.logout)
 	s.page("GET /{$}", "flows", s.flowsPage)
