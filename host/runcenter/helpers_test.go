@@ -114,11 +114,17 @@ func (s *site) csrf(path, token string) string {
 // gatedFlow creates a managed flow with goal parked at an approval gate.
 func (s *site) gatedFlow(goal string) *sdk.Flow {
 	s.t.Helper()
+	return s.gateOf(goal, sdk.GateApproval)
+}
+
+// gateOf creates a managed flow with goal parked at a gate of kind.
+func (s *site) gateOf(goal, kind string) *sdk.Flow {
+	s.t.Helper()
 	ctx := context.Background()
 	f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: goal})
 	require.NoError(s.t, err)
 	f, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
-		State: json.RawMessage(`{}`), Wait: json.RawMessage(`{"kind":"approval","step":"review","prompt":"` + strings.ReplaceAll(goal, `"`, `\"`) + `?"}`)})
+		State: json.RawMessage(`{}`), Wait: json.RawMessage(`{"kind":"` + kind + `","step":"review","prompt":"` + strings.ReplaceAll(goal, `"`, `\"`) + `?"}`)})
 	require.NoError(s.t, err)
 	return f
 }

@@ -2,10 +2,13 @@ package runcenter_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 var (
@@ -118,5 +122,59 @@ func TestLogsPage(t *testing.T) {
 	for _, q := range []string{"?task=nope", "?stream=both", "?attempt=9", "?offset=-1"} {
 		resp, _ := s.do(http.MethodGet, "/flows/"+flowID+"/logs"+q, "", nil)
 		require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound}, resp.StatusCode, q)
+	}
+}
+
+// The gate forms answer as the CLI does, through DecideGate: an input
+// with its JSON response, a denial, each by the token's name; a response
+// that is not JSON is refused and an answer to a gate that moved on
+// (a stale revision) is refused as a conflict, and neither changes the
+// flow.
+func TestGateFormsAnswerThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	s := startSite(t, runcenter.Token{Name: "alice", Token: "alice-token"})
+	input, approval := s.gateOf("asks", sdk.GateInput), s.gatedFlow("approves")
+	csrf := s.csrf("/gates", "alice-token")
+	form := func(f *sdk.Flow, kind, decision, response string, revision int64) url.Values {
+		return url.Values{"csrf": {csrf}, "flow": {f.ID}, "kind": {kind}, "decision": {decision}, "response": {response},
+			"revision": {strconv.FormatInt(revision, 10)}, "back": {"/flows/" + f.ID}}
+	}
+	for _, bad := range []struct {
+		form url.Values
+		code int
+	}{
+		{form(input, sdk.GateInput, "input", "not json", input.Revision), http.StatusBadRequest},
+		{form(input, sdk.GateInput, "input", `"yes"`, input.Revision-1), http.StatusConflict},
+		{form(input, sdk.GateInput, "maybe", `"yes"`, input.Revision), http.StatusBadRequest},
+	} {
+		resp, body := s.do(http.MethodPost, "/gates/decide", "alice-token", bad.form)
+		require.Equal(t, bad.code, resp.StatusCode, body)
+		require.Contains(t, body, `class="problem"`, "the error page says what was wrong")
+	}
+	resp, body := s.do(http.MethodPost, "/gates/decide", "alice-token", form(input, sdk.GateInput, "input", `"yes"`, input.Revision))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, body)
+	require.Equal(t, "/flows/"+input.ID, resp.Header.Get("Location"))
+	resp, body = s.do(http.MethodPost, "/gates/decide", "alice-token", form(approval, sdk.GateApproval, "deny", "", approval.Revision))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, body)
+
+	for f, want := range map[*sdk.Flow]string{input: `"yes"`, approval: ""} {
+		hist, err := s.c.History(context.Background(), f.ID, 0, 0)
+		require.NoError(t, err)
+		answers := 0
+		for _, e := range hist.Entries {
+			if e.Kind != engine.HistoryGateAnswered {
+				continue
+			}
+			answers++
+			require.Equal(t, "alice", e.By)
+			var data struct{ Decision sdk.Decision }
+			require.NoError(t, json.Unmarshal(e.Data, &data))
+			if want != "" {
+				require.JSONEq(t, want, string(data.Decision.Response))
+			} else {
+				require.False(t, *data.Decision.Approved, "denied")
+			}
+		}
+		require.Equal(t, 1, answers, "one answer, none from the refused forms")
 	}
 }
