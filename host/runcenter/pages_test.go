@@ -18,6 +18,8 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -177,4 +179,24 @@ func TestGateFormsAnswerThroughTheAPI(t *testing.T) {
 		}
 		require.Equal(t, 1, answers, "one answer, none from the refused forms")
 	}
+}
+
+// The cron page lists a job with its next three runs, and the job's page
+// its runs; the audit and plugin pages answer.
+func TestCronAuditAndPluginPages(t *testing.T) {
+	t.Parallel()
+	s := startSite(t)
+	job, err := s.c.AddJob(context.Background(), scheduler.JobInput{Name: "nightly <b>", Schedule: schedule.Flags{Every: "1h"}, Command: "echo hi"})
+	require.NoError(t, err)
+	body := s.get("/cron", "")
+	require.Contains(t, body, "nightly &lt;b&gt;")
+	next := job.State.NextRun
+	for i := range 3 {
+		require.Contains(t, body, next.Add(time.Duration(i)*time.Hour).UTC().Format("2006-01-02 15:04:05Z"), "next run %d", i+1)
+	}
+	require.Contains(t, s.get("/cron/"+job.ID, ""), "No runs yet.")
+	resp, _ := s.do(http.MethodGet, "/cron/nope", "", nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, s.get("/audit", ""), "findings")
+	require.Contains(t, s.get("/plugins", ""), "<h1>Plugins</h1>")
 }
