@@ -79,6 +79,7 @@ const historyRows = `Array.from(document.querySelectorAll('#history tr')).map(r 
 // pipeline parked at a gate in the page, sees the flow finish with the
 // token's name as the approver in its history, and sees the same history
 // after a reload. A screenshot of the flow page is left as an artifact.
+// Last, the pages must fit a phone-width screen.
 func TestRunCenterInChromium(t *testing.T) {
 	exe := chromium(t)
 	bin := buildFlowgate(t)
@@ -179,4 +180,17 @@ steps:
 	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](historyRows))
 	require.NoError(t, err)
 	require.Equal(t, before, after, "a reload shows the same history")
+
+	// At phone width the pages fit the screen: nothing scrolls sideways
+	// but the tables' own scroll boxes.
+	for _, page := range []string{"/", "/flows/" + gated, "/gates", "/cron"} {
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+			chromedp.Navigate(base+page),
+			chromedp.WaitVisible(chromedp.CSS(`#main`)),
+		))
+		fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`Math.max(document.body.scrollWidth, document.documentElement.scrollWidth) <= 390`))
+		require.NoError(t, err)
+		require.True(t, fits, "%s fits a phone-width screen", page)
+	}
 }
