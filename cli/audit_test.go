@@ -291,7 +291,7 @@ func TestAuditOfAHealthyBusyStoreIsEmpty(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 	}
 	for _, id := range cancelGates {
-		_, err := c.CancelFlow(ctx, id)
+		_, err := c.CancelFlow(ctx, id, "")
 		require.NoError(t, err)
 	}
 	for _, id := range sleepers {

@@ -219,14 +219,18 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 }
 
 func newFlowCancelCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		by     string
+	)
 	cmd := &cobra.Command{
 		Use:   "cancel <flow-id|owner-key>",
 		Short: "Cancel a flow and its active tasks",
 		Long: `Cancel a flow. The cancel request is recorded first and is sticky: the flow
 accepts no new tasks, its queued tasks are cancelled at once, and its running
 tasks are stopped by their runner. The flow becomes cancelled when its last
-active task settles, or at once if it has none.`,
+active task settles, or at once if it has none. The flow's history names who
+asked: --by, or the OS user.`,
 		Args: args(1, "one flow id or owner key"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
@@ -234,7 +238,7 @@ active task settles, or at once if it has none.`,
 				if err != nil {
 					return err
 				}
-				res, err := c.CancelFlow(ctx, v.ID)
+				res, err := c.CancelFlow(ctx, v.ID, newDecision(by).By)
 				if err != nil {
 					return err
 				}
@@ -251,6 +255,7 @@ active task settles, or at once if it has none.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow and its tasks as JSON")
+	cmd.Flags().StringVar(&by, "by", "", "who cancels, for the flow's history (default: the OS user)")
 	return cmd
 }
 

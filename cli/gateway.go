@@ -64,8 +64,8 @@ and the next gateway picks them up.`,
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML gateway config file (limits, retention, log_level; default $FLOWGATE_HOME/gateway.yaml when it exists)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
-	cmd.Flags().StringVar(&web.Addr, "http", "", "also serve /metrics, /healthz and /readyz on this TCP address, such as 127.0.0.1:7070 (off by default)")
-	cmd.Flags().StringVar(&web.AuthToken, "auth-token", "", "bearer token every request to --http must carry; required (or TLS) on a non-loopback address")
+	cmd.Flags().StringVar(&web.Addr, "http", "", "serve the run center (the web page), /metrics, /healthz and /readyz on this TCP address, such as 127.0.0.1:7070 (off by default)")
+	cmd.Flags().StringVar(&web.AuthToken, "auth-token", "", "token every request to --http must carry (as a bearer token or the run center login); its holder answers gates as admin; required (or TLS, or http.tokens) on a non-loopback address")
 	cmd.Flags().StringVar(&web.TLSCert, "tls-cert", "", "PEM certificate: serve --http over TLS (with --tls-key)")
 	cmd.Flags().StringVar(&web.TLSKey, "tls-key", "", "PEM private key for --tls-cert")
 	cmd.AddCommand(newGatewayStatusCmd(e))
@@ -139,6 +139,9 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 				t.add("  uptime:", time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String())
 				t.add("  tasks:", fmt.Sprintf("%d running (cap %d) · %d queued · %d total", st.Tasks[sdk.TaskRunning], st.MaxRunning, st.Tasks[sdk.TaskQueued], total(st.Tasks)))
 				t.add("  flows:", fmt.Sprintf("%d active · %d waiting · %d total", st.Flows[sdk.FlowQueued]+st.Flows[sdk.FlowRunning], st.Flows[sdk.FlowWaiting], total(st.Flows)))
+				if st.HTTPAddr != "" {
+					t.add("  run center:", st.HTTPURL())
+				}
 				if st.Store != nil {
 					t.add("  store:", writeLine("store", *st.Store))
 				}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"os/user"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,7 @@ func TestFlowHistoryPrintsOneAlignedLineAnEntry(t *testing.T) {
 		require.NoError(t, err)
 		_, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"approval","step":"review","prompt":"Go?"}`)})
 		require.NoError(t, err)
-		_, err = eng.CancelFlow(f.ID)
+		_, err = eng.CancelFlow(f.ID, "")
 		require.NoError(t, err)
 		id = f.ID
 	})
@@ -171,4 +172,34 @@ func TestFlowShowWatchRedrawsUntilTheFlowEnds(t *testing.T) {
 	code, _, errOut := run(t, home, "tasks", "flow", "show", f.ID, "--watch", "--json")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--watch draws the flow for people and takes no --json")
+}
+
+// tasks flow cancel --by names who cancelled in the flow's history; the
+// OS user does when --by is left out.
+func TestFlowCancelRecordsWhoAsked(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	var ids []string
+	seed(t, home, func(eng *engine.Engine) {
+		for range 2 {
+			f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+			require.NoError(t, err)
+			ids = append(ids, f.ID)
+		}
+	})
+	code, _, errOut := run(t, home, "tasks", "flow", "cancel", ids[0], "--by", "alice")
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = run(t, home, "tasks", "flow", "cancel", ids[1])
+	require.Equal(t, 0, code, errOut)
+	me, err := user.Current()
+	require.NoError(t, err)
+	for i, want := range []string{"alice", me.Username} {
+		code, out, errOut := run(t, home, "tasks", "flow", "history", ids[i], "--json")
+		require.Equal(t, 0, code, errOut)
+		var page engine.HistoryPage
+		require.NoError(t, json.Unmarshal([]byte(out), &page))
+		last := page.Entries[len(page.Entries)-1]
+		require.Equal(t, engine.HistoryCancelRequested, last.Kind)
+		require.Equal(t, want, last.By)
+	}
 }

@@ -203,7 +203,7 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				in := engine.GateDecision{Flow: flowID, Kind: sdk.GateApproval, Decision: newDecision(by)}
 				switch {
 				case cancel:
-					_, err = c.CancelFlow(ctx, flowID)
+					_, err = c.CancelFlow(ctx, flowID, in.Decision.By)
 				case approve != "":
 					yes := approve == "yes"
 					in.Decision.Approved = &yes

@@ -52,7 +52,7 @@ func TestRemoteRefusesEmptyAnswers(t *testing.T) {
 				return err
 			},
 			"UpdateFlow": func() error { _, err := c.UpdateFlow(ctx, "f1", 1, engine.FlowPatch{}); return err },
-			"CancelFlow": func() error { _, err := c.CancelFlow(ctx, "f1"); return err },
+			"CancelFlow": func() error { _, err := c.CancelFlow(ctx, "f1", ""); return err },
 			"DecideGate": func() error { _, err := c.DecideGate(ctx, engine.GateDecision{Flow: "f1"}); return err },
 			"AddJob":     func() error { _, err := c.AddJob(ctx, scheduler.JobInput{Name: "j"}); return err },
 			"GetJob":     func() error { _, err := c.GetJob(ctx, "j"); return err },

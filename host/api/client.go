@@ -25,7 +25,9 @@ type Client interface {
 	ViewFlow(ctx context.Context, token string) (engine.FlowView, error)
 	CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error)
 	UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error)
-	CancelFlow(ctx context.Context, id string) (engine.CancelResult, error)
+	// CancelFlow cancels flow id and its active tasks; by names who asked
+	// (empty: engine.CancelByOperator) in the flow's history.
+	CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error)
 
 	// RunTask records a task for the runner to start: queued, and
 	// dispatched by the gateway in FIFO order under its admission cap.
@@ -73,6 +75,22 @@ type GatewayStatus struct {
 	// the last task attempt it started (they live under the home, which
 	// may be on another disk than the store); nil when no gateway runs.
 	TaskFiles *store.WriteHealth `json:"task_files,omitempty"`
+	// HTTPAddr is the address the gateway's TCP listener (the run
+	// center, /metrics) serves on; empty when it has none. HTTPTLS is
+	// true when it serves HTTPS.
+	HTTPAddr string `json:"http_addr,omitempty"`
+	HTTPTLS  bool   `json:"http_tls,omitempty"`
+}
+
+// HTTPURL is the run center's URL, or "" when the gateway serves none.
+func (s GatewayStatus) HTTPURL() string {
+	switch {
+	case s.HTTPAddr == "":
+		return ""
+	case s.HTTPTLS:
+		return "https://" + s.HTTPAddr + "/"
+	}
+	return "http://" + s.HTTPAddr + "/"
 }
 
 // Problem is why the gateway cannot record or start work ("store not

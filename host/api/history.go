@@ -166,18 +166,18 @@ func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
 	return fmt.Errorf("the gateway's history stream ended before the flow did; see the gateway's log")
 }
 
-// streamStop ends the open streams when their server shuts down, which
+// StreamStop ends the open streams when their server shuts down, which
 // otherwise waits for every connection to go idle: a follower would hold
 // a gateway's Stop until its deadline. The zero value is ready to use.
-type streamStop struct {
+type StreamStop struct {
 	once sync.Once
 	ctx  context.Context
 	stop context.CancelFunc
 }
 
-// context returns r's context, ended also when the server that serves r
+// Context returns r's context, ended also when the server that serves r
 // shuts down, and its cancel function.
-func (ss *streamStop) context(r *http.Request) (context.Context, context.CancelFunc) {
+func (ss *StreamStop) Context(r *http.Request) (context.Context, context.CancelFunc) {
 	ss.once.Do(func() {
 		ss.ctx, ss.stop = context.WithCancel(context.Background())
 		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
@@ -236,7 +236,7 @@ func (s *server) historyStream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ctx, stop := s.streams.context(r)
+	ctx, stop := s.streams.Context(r)
 	defer stop()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")

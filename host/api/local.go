@@ -107,9 +107,9 @@ func (l *Local) UpdateFlow(_ context.Context, id string, expected int64, p engin
 	return l.eng.UpdateFlow(id, expected, p)
 }
 
-// CancelFlow cancels a flow.
-func (l *Local) CancelFlow(_ context.Context, id string) (engine.CancelResult, error) {
-	return l.eng.CancelFlow(id)
+// CancelFlow cancels a flow on behalf of by.
+func (l *Local) CancelFlow(_ context.Context, id, by string) (engine.CancelResult, error) {
+	return l.eng.CancelFlow(id, by)
 }
 
 // RunTask records a queued task with a command for the runner. It refuses

@@ -63,7 +63,7 @@ func TestOpenLocalReaderOnlyReads(t *testing.T) {
 		v, err := r.ViewFlow(ctx, flow.ID)
 		require.NoError(t, err)
 		require.Equal(t, "read me", v.Flow.Goal)
-		_, err = r.CancelFlow(ctx, flow.ID)
+		_, err = r.CancelFlow(ctx, flow.ID, "")
 		require.ErrorIs(t, err, store.ErrReadOnly)
 		_, _, err = r.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
 		require.ErrorIs(t, err, store.ErrReadOnly)

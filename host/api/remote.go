@@ -228,13 +228,13 @@ func (c *Remote) UpdateFlow(ctx context.Context, id string, expected int64, p en
 	return out, nil
 }
 
-// CancelFlow cancels flow id and its active tasks.
-func (c *Remote) CancelFlow(ctx context.Context, id string) (engine.CancelResult, error) {
+// CancelFlow cancels flow id and its active tasks on behalf of by.
+func (c *Remote) CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error) {
 	if id == "" {
 		return engine.CancelResult{}, emptyID("flow")
 	}
 	var out engine.CancelResult
-	if err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/cancel", nil, nil, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/cancel", nil, cancelFlowRequest{By: by}, &out); err != nil {
 		return engine.CancelResult{}, err
 	}
 	return out, nil

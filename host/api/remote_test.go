@@ -143,9 +143,12 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	want, err := local.ResolveTask(ctx, t1.ID)
 	require.NoError(t, err)
 	require.Equal(t, want, ct)
-	res, err := remote.CancelFlow(ctx, f1.ID)
+	res, err := remote.CancelFlow(ctx, f1.ID, "carol")
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowCancelled, res.Flow.Status)
+	hist, err := local.History(ctx, f1.ID, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, "carol", hist.Entries[len(hist.Entries)-1].By, "the cancel names who asked")
 	require.Len(t, res.Tasks, 2)
 	require.Zero(t, res.Active)
 	v1, err = local.ViewFlow(ctx, f1.ID)
@@ -190,7 +193,7 @@ func TestRemoteErrorsMatchLocal(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = g.eng.CreateTask(engine.CreateTaskInput{FlowID: cancelling.ID, Status: sdk.TaskRunning})
 	require.NoError(t, err)
-	res, err := g.local.CancelFlow(ctx, cancelling.ID)
+	res, err := g.local.CancelFlow(ctx, cancelling.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Active)
 
@@ -207,8 +210,8 @@ func TestRemoteErrorsMatchLocal(t *testing.T) {
 		{"view empty token", func(c api.Client) error { _, err := c.ViewFlow(ctx, ""); return err }, sdk.ErrInvalid},
 		{"cancel missing task", func(c api.Client) error { _, err := c.CancelTask(ctx, "nope"); return err }, sdk.ErrNotFound},
 		{"cancel ended task", func(c api.Client) error { _, err := c.CancelTask(ctx, done.ID); return err }, sdk.ErrTerminal},
-		{"cancel ended flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, ended.ID); return err }, sdk.ErrTerminal},
-		{"cancel missing flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, "nope"); return err }, sdk.ErrNotFound},
+		{"cancel ended flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, ended.ID, ""); return err }, sdk.ErrTerminal},
+		{"cancel missing flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, "nope", ""); return err }, sdk.ErrNotFound},
 		{"create flow without goal", func(c api.Client) error {
 			_, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c"})
 			return err
@@ -287,7 +290,7 @@ func TestRemoteRefusalsWithoutTheEngine(t *testing.T) {
 		sentinel error
 	}{
 		{"cancel empty task id", func(c api.Client) error { _, err := c.CancelTask(ctx, ""); return err }, sdk.ErrNotFound},
-		{"cancel empty flow id", func(c api.Client) error { _, err := c.CancelFlow(ctx, ""); return err }, sdk.ErrNotFound},
+		{"cancel empty flow id", func(c api.Client) error { _, err := c.CancelFlow(ctx, "", ""); return err }, sdk.ErrNotFound},
 		{"update empty flow id", func(c api.Client) error {
 			_, err := c.UpdateFlow(ctx, "", 0, engine.FlowPatch{})
 			return err

@@ -45,7 +45,7 @@ const maxRequestBody = 4 << 20
 //	POST /v1/flows/{id}/update   UpdateFlow   {expected_revision, patch: {status     sdk.Flow
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
-//	POST /v1/flows/{id}/cancel   CancelFlow   -                                      engine.CancelResult
+//	POST /v1/flows/{id}/cancel   CancelFlow   {by} (or no body)                      engine.CancelResult
 //	GET  /v1/sessions            Lineages     query: name archived=1                 [sdk.Lineage]
 //	POST /v1/sessions/archive    ArchiveLineage {name workspace}                     sdk.Lineage or null
 //	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
@@ -187,7 +187,7 @@ type server struct {
 	c       Client
 	log     hclog.Logger
 	mux     *http.ServeMux
-	streams streamStop
+	streams StreamStop
 }
 
 // endpoint serves one route: it returns the HTTP status and the value to
@@ -407,10 +407,15 @@ func (s *server) updateFlow(w http.ResponseWriter, r *http.Request) (int, any, e
 	return http.StatusOK, f, err
 }
 
-func (s *server) cancelFlow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
+func (s *server) cancelFlow(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in cancelFlowRequest
+	if r.ContentLength == 0 {
+		if _, err := parseQuery(r); err != nil {
+			return 0, nil, err
+		}
+	} else if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	res, err := s.c.CancelFlow(r.Context(), r.PathValue("id"))
+	res, err := s.c.CancelFlow(r.Context(), r.PathValue("id"), in.By)
 	return http.StatusOK, res, err
 }

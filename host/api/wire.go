@@ -73,6 +73,13 @@ type runTaskResponse struct {
 	Created bool      `json:"created"`
 }
 
+// cancelFlowRequest is the body of POST /v1/flows/{id}/cancel: who asks
+// for the cancel. The body is optional; without one the cancel is by
+// engine.CancelByOperator.
+type cancelFlowRequest struct {
+	By string `json:"by,omitempty"`
+}
+
 // createFlowRequest is the body of POST /v1/flows: engine.CreateFlowInput,
 // field for field. State absent and state null stay distinct.
 type createFlowRequest struct {

@@ -411,12 +411,12 @@ func TestMirroredFlowsAgreeWithTheEngine(t *testing.T) {
 	for _, s := range sdk.TaskStatuses() {
 		if s.Terminal() {
 			task := fx.finished(t, s)
-			_, err := fx.eng.CancelFlow(task.FlowID)
+			_, err := fx.eng.CancelFlow(task.FlowID, "")
 			require.ErrorIs(t, err, sdk.ErrTerminal)
 		}
 	}
 	cancelled := fx.detached(t, sdk.TaskQueued)
-	_, err := fx.eng.CancelFlow(cancelled.FlowID)
+	_, err := fx.eng.CancelFlow(cancelled.FlowID, "")
 	require.NoError(t, err)
 	r := fx.audit(t, audit.Input{})
 	for _, f := range r.Findings {

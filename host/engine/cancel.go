@@ -18,15 +18,20 @@ type CancelResult struct {
 // CancelFlow is the operator's cancel: it records a sticky cancel request
 // on flow id (no expected revision needed), cancels its queued tasks, asks
 // for its running tasks to be stopped, and makes the flow cancelled at once
-// when no child is active. A terminal flow is refused with ErrTerminal.
-func (e *Engine) CancelFlow(id string) (CancelResult, error) {
+// when no child is active. by names who asked, for the flow's history
+// (the CLI's --by or OS user, the run center's token name); empty means
+// CancelByOperator. A terminal flow is refused with ErrTerminal.
+func (e *Engine) CancelFlow(id, by string) (CancelResult, error) {
+	if by == "" {
+		by = CancelByOperator
+	}
 	var res CancelResult
 	err := e.write(func(t *txn) error {
 		f, err := loadFlow(t.tx, id)
 		if err != nil {
 			return err
 		}
-		t.explain(id, historyNote{By: CancelByOperator})
+		t.explain(id, historyNote{By: by})
 		res, err = t.cancelFlow(f)
 		return err
 	})

@@ -162,7 +162,7 @@ func TestContinueFlowRefusals(t *testing.T) {
 		}, "(settled failed)"},
 		"cancelled source": {func(t *testing.T) (*sdk.Flow, sdk.ContinueRequest) {
 			f := createFlow(t, eng)
-			_, err := eng.CancelFlow(f.ID)
+			_, err := eng.CancelFlow(f.ID, "")
 			require.NoError(t, err)
 			f, err = eng.GetFlow(f.ID)
 			require.NoError(t, err)

@@ -160,7 +160,7 @@ func TestTransitionsAreGuarded(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrTerminal)
 	_, err = eng.UpdateFlow(f.ID, rev, engine.FlowPatch{Status: sdk.FlowRunning})
 	require.ErrorIs(t, err, sdk.ErrTerminal)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.ErrorIs(t, err, sdk.ErrTerminal)
 
 	got, err := eng.GetFlow(f.ID)

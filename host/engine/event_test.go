@@ -45,7 +45,7 @@ func TestOutboxRecordsWhatControllersReactTo(t *testing.T) {
 	require.NoError(t, err)
 	queued, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 
 	require.Equal(t, []sdk.EventType{

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,7 +253,14 @@ type FlowCounts struct {
 	CancelRequested int                    `json:"cancel_requested"`
 }
 
-// CountFlows counts every flow by status.
+// cancelKey is how a flow record that carries a cancel request names it;
+// a record without it (the field is omitted when zero) carries none.
+var cancelKey = []byte(`"cancel_requested_at"`)
+
+// CountFlows counts every flow by status. An active flow's record is
+// decoded only when it holds cancelKey, so that counting a store of many
+// active flows stays cheap (the run center's flow list counts them on
+// every page).
 func (e *Engine) CountFlows() (FlowCounts, error) {
 	c := FlowCounts{ByStatus: map[sdk.FlowStatus]int{}}
 	err := e.view(func(tx store.ReadTx) error {
@@ -264,17 +272,12 @@ func (e *Engine) CountFlows() (FlowCounts, error) {
 				if s.Terminal() {
 					return true
 				}
-				fl, ok, err := indexed[sdk.Flow](tx, flowPrefix, it.Key)
-				if damaged(err) != nil {
-					return true // counted by its index entry; check reports it
-				}
-				if scanErr = err; err != nil {
-					return false
-				}
-				if ok && fl.CancelRequested() {
+				var cancelled bool
+				cancelled, scanErr = cancelRequested(tx, it.Key)
+				if cancelled {
 					c.CancelRequested++
 				}
-				return true
+				return scanErr == nil
 			})
 			if err != nil {
 				return err
@@ -286,6 +289,24 @@ func (e *Engine) CountFlows() (FlowCounts, error) {
 		return nil
 	})
 	return c, err
+}
+
+// cancelRequested reports whether the flow an index key names carries a
+// cancel request. A missing or damaged record carries none (its index
+// entry still counts it; check reports it).
+func cancelRequested(tx store.ReadTx, key string) (bool, error) {
+	it, err := tx.Get(flowPrefix + lastSegment(key))
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil || !bytes.Contains(it.Value, cancelKey) {
+		return false, err
+	}
+	fl, err := decodeRecord[sdk.Flow](it)
+	if damaged(err) != nil {
+		return false, nil
+	}
+	return err == nil && fl.CancelRequested(), err
 }
 
 // loadFlow reads a flow record, or returns an ErrNotFound error naming it.

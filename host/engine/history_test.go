@@ -111,7 +111,7 @@ func TestHistoryListsEveryChangeOnceInOrder(t *testing.T) {
 	require.NoError(t, err)
 	run, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: succ.ID, Status: sdk.TaskRunning, Spec: sdk.TaskSpec{Argv: []string{"sleep", "9"}}})
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(succ.ID)
+	_, err = eng.CancelFlow(succ.ID, "")
 	require.NoError(t, err)
 	_, err = eng.FinishTask(run.ID, engine.FinishInput{Status: sdk.TaskCancelled})
 	require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 )
 
 // CancelByOperator is who a flow's history names as the author of a
-// cancel made with CancelFlow (the CLI, the API); a controller's
-// RequestCancel is by "controller <id>".
+// cancel made with CancelFlow when the caller names nobody; a
+// controller's RequestCancel is by "controller <id>".
 const CancelByOperator = "operator"
 
 // explainDecision makes the write of flow id that decision d at gate g

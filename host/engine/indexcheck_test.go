@@ -24,7 +24,7 @@ func TestCheckIndexesCleanThroughNormalWork(t *testing.T) {
 	require.NoError(t, err)
 	_, err = eng.CancelTask(mirrored.ID)
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 
 	problems, err := eng.CheckIndexes()

@@ -139,9 +139,9 @@ func TestFlowFinishNotices(t *testing.T) {
 
 	create(nil)
 	cancelled := create(to)
-	_, err = eng.CancelFlow(cancelled.ID) // a queued flow is cancelled at once
+	_, err = eng.CancelFlow(cancelled.ID, "") // a queued flow is cancelled at once
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(cancelled.ID)
+	_, err = eng.CancelFlow(cancelled.ID, "")
 	require.ErrorIs(t, err, sdk.ErrTerminal, "a cancelled flow is ended")
 	due = flowNotices(t, eng)
 	require.Len(t, due, 1, "aborted once, and nothing for the flow that asked for none")

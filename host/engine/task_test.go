@@ -132,7 +132,7 @@ func TestLinkingRefusals(t *testing.T) {
 	require.Equal(t, f.OwnerKey, task.OwnerKey, "a child inherits the flow's owner")
 	_, err = eng.StartTask(task.ID, engine.StartInput{})
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 	_, _, err = eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
 	require.ErrorIs(t, err, sdk.ErrCancelRequested)
@@ -160,7 +160,7 @@ func TestCancelFlowWithoutActiveTasksIsImmediate(t *testing.T) {
 	queued, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
 	require.NoError(t, err)
 
-	res, err := eng.CancelFlow(f.ID)
+	res, err := eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowCancelled, res.Flow.Status)
 	require.False(t, res.Flow.CancelRequestedAt.IsZero())
@@ -189,7 +189,7 @@ func TestCancelIsStickyUntilLastChildSettles(t *testing.T) {
 		running = append(running, task)
 	}
 
-	res, err := eng.CancelFlow(f.ID)
+	res, err := eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, 2, res.Active)
 	require.Equal(t, sdk.FlowQueued, res.Flow.Status)
@@ -206,7 +206,7 @@ func TestCancelIsStickyUntilLastChildSettles(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrCancelRequested)
 
 	// A second cancel keeps the first request time.
-	again, err := eng.CancelFlow(f.ID)
+	again, err := eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 	require.True(t, again.Flow.CancelRequestedAt.Equal(res.Flow.CancelRequestedAt))
 
@@ -257,7 +257,7 @@ func TestCancelTask(t *testing.T) {
 	require.False(t, got.CancelRequestedAt.IsZero())
 
 	// Cancelling a mirrored flow cancels through its task.
-	res, err := eng.CancelFlow(running.FlowID)
+	res, err := eng.CancelFlow(running.FlowID, "")
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Active)
 	require.Equal(t, sdk.FlowRunning, res.Flow.Status)
@@ -295,4 +295,28 @@ func TestListTasks(t *testing.T) {
 
 	_, err = eng.ListTasks(engine.TaskFilter{Status: "done"})
 	require.ErrorIs(t, err, sdk.ErrInvalid)
+}
+
+// CountFlows counts an active flow that carries a cancel request, and
+// not one whose state merely has a key of the field's name (it decodes a
+// record only when the name is in it, and then reads the field).
+func TestCountFlowsCountsCancelRequests(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f := createFlow(t, eng)
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
+	require.NoError(t, err)
+	_, err = eng.StartTask(task.ID, engine.StartInput{})
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(f.ID, "")
+	require.NoError(t, err)
+	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: json.RawMessage(`{"cancel_requested_at":"2026-01-01T00:00:00Z"}`)})
+	require.NoError(t, err)
+	createFlow(t, eng)
+
+	counts, err := eng.CountFlows()
+	require.NoError(t, err)
+	require.Equal(t, 3, counts.Total)
+	require.Equal(t, 3, counts.ByStatus[sdk.FlowQueued])
+	require.Equal(t, 1, counts.CancelRequested)
 }

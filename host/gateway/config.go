@@ -53,9 +53,9 @@ import (
 //	  max_output_kib: 16  # task output given to it
 //	stage_path:           # directories of executable pipeline stages, searched
 //	  - /opt/flowgate/stages  # after $FLOWGATE_HOME/stages (relative to this file)
-//	http:                 # a TCP listener for /metrics, /healthz, /readyz
+//	http:                 # a TCP listener: the run center, /metrics, /healthz, /readyz
 //	  addr: 127.0.0.1:7070  # off when empty; see HTTPConfig
-//	  auth_token: s3cret  # required, or TLS, on a non-loopback address
+//	  auth_token: s3cret  # a token (or tokens:, or TLS) is required on a non-loopback address
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -81,11 +82,14 @@ type Gateway struct {
 	metrics *metrics.Metrics
 	// web is the TCP listener (FileConfig.HTTP), started after the
 	// socket and stopped before it; nil when off.
-	web     *web
-	srv     *http.Server
-	ln      net.Listener
-	served  chan struct{}
-	started time.Time
+	web *web
+	// httpAddr is the TCP listener's address while it serves, read
+	// without mu by Status (which a Stop holding mu may be waiting on).
+	httpAddr atomic.Pointer[string]
+	srv      *http.Server
+	ln       net.Listener
+	served   chan struct{}
+	started  time.Time
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -329,6 +333,7 @@ func (g *Gateway) stop(ctx context.Context) error {
 	}
 	var err error
 	if g.web != nil {
+		g.httpAddr.Store(nil)
 		err = g.web.Stop(ctx)
 		g.web = nil
 	}
@@ -389,6 +394,9 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.MaxRunning = c.g.run.MaxRunning()
 	sh, fh := c.g.st.WriteHealth(), c.g.run.FilesHealth()
 	s.Store, s.TaskFiles = &sh, &fh
+	if a := c.g.httpAddr.Load(); a != nil {
+		s.HTTPAddr, s.HTTPTLS = *a, c.g.cfg.File.HTTP.TLS()
+	}
 	return s, nil
 }
 

@@ -4,46 +4,76 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
+
+	"github.com/flowgate/flowgate/host/runcenter"
 )
 
 // HTTPConfig is the gateway's TCP listener (`flowgate gateway --http`, or
-// `http:` in the config file), which serves /metrics, /healthz and
-// /readyz. The zero value is off.
+// `http:` in the config file), which serves the run center (the web page,
+// see package runcenter), /metrics, /healthz and /readyz. The zero value
+// is off.
 //
 //	http:
 //	  addr: 127.0.0.1:7070   # host:port; empty turns the listener off
-//	  auth_token: s3cret     # every request needs Authorization: Bearer s3cret
+//	  auth_token: s3cret     # a token named admin (--auth-token)
+//	  tokens:                # named tokens: the name is who answers a gate
+//	    - name: alice
+//	      token: 7f3a…
 //	  tls_cert: /etc/flowgate/cert.pem   # serve HTTPS with this pair
 //	  tls_key: /etc/flowgate/key.pem
 //
-// A loopback address (127.0.0.1, ::1, localhost) needs neither a token
-// nor TLS. Any other address needs one of them: Validate refuses it
-// otherwise, so the metrics and probes of a gateway are never open to a
-// network by accident.
+// With a token set, every request needs one of them, as Authorization:
+// Bearer TOKEN or as the run center's login cookie. A loopback address
+// (127.0.0.1, ::1, localhost) needs neither a token nor TLS. Any other
+// address needs one of them: Validate refuses it otherwise, so the
+// gateway is never open to a network by accident.
 type HTTPConfig struct {
 	// Addr is the host:port to listen on; empty means no listener. Port 0
 	// picks a free port (Gateway.HTTPAddr reports it).
 	Addr string `yaml:"addr"`
-	// AuthToken, when set, is the bearer token every request must carry;
-	// a request without it gets 401.
+	// AuthToken, when set, is a token named AuthTokenName; a request
+	// without a token gets 401.
 	AuthToken string `yaml:"auth_token"`
+	// Tokens are named tokens; a request without one of them (or
+	// AuthToken) gets 401. A gate answered or a flow cancelled in the
+	// run center is recorded as by the token's name.
+	Tokens []runcenter.Token `yaml:"tokens"`
 	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
 	TLSCert string `yaml:"tls_cert"`
 	TLSKey  string `yaml:"tls_key"`
+}
+
+// AuthTokenName is the name of http.auth_token (--auth-token): who a gate
+// answered with it is recorded as.
+const AuthTokenName = "admin"
+
+// AllTokens is Tokens with AuthToken, named AuthTokenName, if set.
+func (c HTTPConfig) AllTokens() []runcenter.Token {
+	all := slices.Clone(c.Tokens)
+	if c.AuthToken != "" {
+		all = append(all, runcenter.Token{Name: AuthTokenName, Token: c.AuthToken})
+	}
+	return all
 }
 
 // TLS reports whether the listener serves HTTPS.
 func (c HTTPConfig) TLS() bool { return c.TLSCert != "" }
 
 // Validate names the first impossible field: a token or TLS without an
-// address, half a TLS pair, an address that does not parse, or a
+// address, half a TLS pair, a token without a name or repeated (see
+// runcenter.ValidateTokens), an address that does not parse, or a
 // non-loopback address with neither a token nor TLS.
 func (c HTTPConfig) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("http: set both tls_cert and tls_key (--tls-cert and --tls-key), or neither")
 	}
+	if err := runcenter.ValidateTokens(c.AllTokens()); err != nil {
+		return err
+	}
+	tokens := len(c.AllTokens()) > 0
 	if c.Addr == "" {
-		if c.AuthToken != "" || c.TLS() {
+		if tokens || c.TLS() {
 			return errors.New("http: an auth token or TLS is set but no address to listen on; set http.addr (--http), such as 127.0.0.1:7070")
 		}
 		return nil
@@ -52,9 +82,9 @@ func (c HTTPConfig) Validate() error {
 	if err != nil {
 		return fmt.Errorf("http.addr %q is not host:port (write it like 127.0.0.1:7070): %w", c.Addr, err)
 	}
-	if !loopback(host) && c.AuthToken == "" && !c.TLS() {
+	if !loopback(host) && !tokens && !c.TLS() {
 		return fmt.Errorf("http.addr %q is not a loopback address: refusing to serve it without protection; "+
-			"set an auth token (--auth-token or http.auth_token) or TLS (--tls-cert and --tls-key), or listen on 127.0.0.1", c.Addr)
+			"set an auth token (--auth-token, http.auth_token or http.tokens) or TLS (--tls-cert and --tls-key), or listen on 127.0.0.1", c.Addr)
 	}
 	return nil
 }

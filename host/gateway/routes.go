@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"net/http"
+
+	"github.com/flowgate/flowgate/host/runcenter"
 )
 
 // socketHandler is the API socket's handler: the API, and /metrics for
@@ -14,13 +16,23 @@ func (g *Gateway) socketHandler(apiHandler http.Handler) http.Handler {
 	return mux
 }
 
-// webHandler is the TCP listener's handler: /metrics and the probes.
-func (g *Gateway) webHandler(apiHandler http.Handler) http.Handler {
+// webHandler is the TCP listener's handler: the run center, the API's
+// history stream it follows, /metrics and the probes, all behind the run
+// center's guard (tokens, CSRF, security headers).
+func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
+	c := g.cfg.File.HTTP
+	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, Tokens: c.AllTokens(), Secure: c.TLS(),
+		Logger: g.cfg.Logger.Named("runcenter")})
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", g.metrics.Handler())
 	mux.Handle("GET /healthz", apiHandler)
 	mux.Handle("GET /readyz", apiHandler)
-	return mux
+	mux.Handle("GET /v1/flows/{id}/history/stream", apiHandler)
+	mux.Handle("/", rc)
+	return rc.Guard(mux), nil
 }
 
 // startWeb starts the TCP listener when the config names an address.
@@ -29,11 +41,17 @@ func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
 	if c.Addr == "" {
 		return nil
 	}
-	w := &web{cfg: c, handler: g.webHandler(apiHandler), log: g.cfg.Logger.Named("http")}
+	h, err := g.webHandler(apiHandler)
+	if err != nil {
+		return err
+	}
+	w := &web{cfg: c, handler: h, log: g.cfg.Logger.Named("http")}
 	if err := w.Start(ctx); err != nil {
 		return err
 	}
 	g.web = w
+	addr := w.Addr()
+	g.httpAddr.Store(&addr)
 	return nil
 }
 
@@ -41,10 +59,8 @@ func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
 // picked when the config asked for port 0), or "" when the listener is
 // off or the gateway is stopped.
 func (g *Gateway) HTTPAddr() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.web == nil {
-		return ""
+	if a := g.httpAddr.Load(); a != nil {
+		return *a
 	}
-	return g.web.Addr()
+	return ""
 }

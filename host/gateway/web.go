@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -15,8 +14,9 @@ import (
 )
 
 // web is the gateway's TCP listener, a lifecycle part: it serves its
-// handler on cfg.Addr, over TLS when cfg has a certificate, behind the
-// bearer token when cfg has one. Start and Stop are idempotent.
+// handler (guarded by the run center's tokens, see webHandler) on
+// cfg.Addr, over TLS when cfg has a certificate. Start and Stop are
+// idempotent.
 type web struct {
 	cfg     HTTPConfig
 	handler http.Handler
@@ -53,7 +53,7 @@ func (w *web) Start(context.Context) error {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
 	w.addr = ln.Addr()
-	w.srv = &http.Server{Handler: requireToken(w.cfg.AuthToken, w.handler), ReadHeaderTimeout: 10 * time.Second}
+	w.srv = &http.Server{Handler: w.handler, ReadHeaderTimeout: 10 * time.Second}
 	w.served = make(chan struct{})
 	srv, served := w.srv, w.served
 	go func() {
@@ -62,7 +62,7 @@ func (w *web) Start(context.Context) error {
 			w.log.Error("http listener", "error", err)
 		}
 	}()
-	w.log.Info("http listener started", "addr", w.addr.String(), "tls", w.cfg.TLS(), "auth_token", w.cfg.AuthToken != "")
+	w.log.Info("http listener started", "addr", w.addr.String(), "tls", w.cfg.TLS(), "tokens", len(w.cfg.AllTokens()))
 	return nil
 }
 
@@ -87,21 +87,4 @@ func (w *web) Addr() string {
 		return ""
 	}
 	return w.addr.String()
-}
-
-// requireToken answers 401 to a request that does not carry token as a
-// bearer token; an empty token lets every request through.
-func requireToken(token string, next http.Handler) http.Handler {
-	if token == "" {
-		return next
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			rw.Header().Set("WWW-Authenticate", `Bearer realm="flowgate"`)
-			http.Error(rw, "401 unauthorized: send the gateway's auth token as Authorization: Bearer TOKEN (the --auth-token or http.auth_token it was started with)", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(rw, r)
-	})
 }

@@ -8,17 +8,21 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runcenter"
 )
 
 // writeSelfSigned writes a certificate for 127.0.0.1 and its key as PEM
@@ -70,4 +74,38 @@ func TestHTTPListenerServesTLS(t *testing.T) {
 	bad, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch})
 	require.NoError(t, err)
 	require.ErrorContains(t, bad.Start(t.Context()), "http: load the TLS pair "+keyPath)
+}
+
+// Over TLS the run center's login cookie is Secure, so a browser never
+// sends it over plain HTTP; gateway status reports the https URL.
+func TestLoginCookieIsSecureOverTLS(t *testing.T) {
+	t.Parallel()
+	certPath, keyPath, cert := writeSelfSigned(t, t.TempDir())
+	g, c, _ := startHTTPGateway(t, gateway.HTTPConfig{Addr: "127.0.0.1:0", TLSCert: certPath, TLSKey: keyPath,
+		Tokens: []runcenter.Token{{Name: "alice", Token: "alice-token"}}})
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	client := &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	base := "https://" + g.HTTPAddr()
+	resp, err := client.Get(base + "/login")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+	require.NotNil(t, m)
+	resp, err = client.PostForm(base+"/login", url.Values{"csrf": {string(m[1])}, "token": {"alice-token"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	require.True(t, resp.Cookies()[0].Secure)
+	require.True(t, resp.Cookies()[0].HttpOnly)
+
+	st, err := c.Status(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, base+"/", st.HTTPURL())
 }

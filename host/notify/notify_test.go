@@ -84,7 +84,7 @@ func TestFlowNoticeDelivered(t *testing.T) {
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
 		OnFinish: &sdk.FinishNotify{Command: `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_ID $FLOWGATE_FLOW_STATUS"; cat; } > ` + out}})
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 
 	require.NoError(t, notify.New(eng, notify.Config{}).DeliverOnce(context.Background()))

@@ -50,7 +50,7 @@ func TestParkedEventOfAnEndedFlowIsNotLoggedAsBlocking(t *testing.T) {
 	require.NoError(t, err)
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID)
+	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
 	cancelled, err := eng.GetFlow(f.ID)
 	require.NoError(t, err)

@@ -190,7 +190,7 @@ func (h *harness) cancel(ctx context.Context) Result {
 	if err != nil {
 		return h.outcome(name, f, err, "")
 	}
-	if _, err := h.eng.CancelFlow(f.ID); err != nil {
+	if _, err := h.eng.CancelFlow(f.ID, "flowgate plugins test"); err != nil {
 		return h.outcome(name, f, fmt.Errorf("cancel: %w", err), "")
 	}
 	h.rec.note(f.ID, "(an operator cancelled the flow)")

@@ -21,7 +21,7 @@ func (s *Scheduler) cancelRun(r Run) {
 	case r.TaskID != "":
 		_, err = s.eng.CancelTask(r.TaskID)
 	case r.FlowID != "":
-		_, err = s.eng.CancelFlow(r.FlowID)
+		_, err = s.eng.CancelFlow(r.FlowID, "")
 	}
 	if err != nil && !errors.Is(err, sdk.ErrTerminal) {
 		s.cfg.Logger.Warn("scheduler: cancel_other could not cancel the active run", "job", r.JobID, "scheduled", r.Scheduled, "error", err)

@@ -1,0 +1,94 @@
+// flowgate run center: live updates by server-sent events, no framework.
+// A flow's page follows the flow's history stream; any other page
+// follows /pulse, which sends the page's main part again when it changed.
+// Text from the stream is set with textContent, never parsed as HTML;
+// HTML comes only from the server's own escaping templates.
+(function () {
+  "use strict";
+  var main = document.getElementById("main");
+  if (!main) { return; }
+
+  if (main.dataset.pulse) {
+    var pulse = new EventSource("/pulse?page=" + encodeURIComponent(main.dataset.pulse));
+    pulse.onmessage = function (e) { main.innerHTML = e.data; };
+    return;
+  }
+  if (!main.dataset.stream) { return; }
+
+  var redrawing = null;
+  // redraw fetches the page's main part again: tasks, steps, gate, status.
+  function redraw() {
+    if (redrawing) { return redrawing; }
+    redrawing = fetch(location.pathname + "?part=main", { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) { if (html !== null) { main.innerHTML = html; } })
+      .finally(function () { redrawing = null; });
+    return redrawing;
+  }
+
+  function lastSeq() {
+    var rows = main.querySelectorAll("#history tr[data-seq]");
+    return rows.length ? rows[rows.length - 1].dataset.seq : "0";
+  }
+
+  function cell(text, cls) {
+    var td = document.createElement("td");
+    if (cls) { var c = document.createElement("code"); c.textContent = text; td.appendChild(c); } else { td.textContent = text; }
+    return td;
+  }
+
+  function when(at) {
+    return at ? at.replace("T", " ").replace(/\.\d+/, "").replace(/Z$|[+-]\d\d:\d\d$/, "Z") : "—";
+  }
+
+  // addEntry appends a history entry unless the page already has it.
+  function addEntry(e) {
+    var body = main.querySelector("#history tbody");
+    if (!body || main.querySelector('#history tr[data-seq="' + e.seq + '"]')) { return; }
+    var tr = document.createElement("tr");
+    tr.dataset.seq = e.seq;
+    tr.appendChild(cell(String(e.seq)));
+    tr.appendChild(cell(when(e.at)));
+    tr.appendChild(cell(e.kind, true));
+    var td = cell(e.summary || "");
+    if (e.by) {
+      var by = document.createElement("span");
+      by.className = "by";
+      by.textContent = "by " + e.by;
+      td.appendChild(document.createTextNode(" "));
+      td.appendChild(by);
+    }
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+
+  // moveBar shows a progress entry on its task's bar.
+  function moveBar(e) {
+    var p = e.data && e.data.progress;
+    if (!p || !e.task_id) { return false; }
+    var bar = main.querySelector('progress[data-task="' + CSS.escape(e.task_id) + '"]');
+    if (!bar) { return false; }
+    if (typeof p.fraction === "number") {
+      var pct = Math.round(p.fraction * 100);
+      bar.value = pct;
+      main.querySelector('[data-task-pct="' + CSS.escape(e.task_id) + '"]').textContent = pct + "%";
+    }
+    main.querySelector('[data-task-line="' + CSS.escape(e.task_id) + '"]').textContent =
+      [p.phase, p.message].filter(Boolean).join(" ");
+    return true;
+  }
+
+  // body's data-live says how the stream stands: on, or ended once the
+  // flow has ended and the page was drawn from the whole history.
+  var stream = new EventSource(main.dataset.stream + "?after=" + lastSeq());
+  stream.onopen = function () { document.body.dataset.live = "on"; };
+  stream.onmessage = function (m) {
+    var e = JSON.parse(m.data);
+    addEntry(e);
+    if (e.kind !== "progress" || !moveBar(e)) { redraw(); }
+  };
+  stream.addEventListener("end", function () {
+    stream.close();
+    redraw().then(function () { document.body.dataset.live = "ended"; });
+  });
+})();

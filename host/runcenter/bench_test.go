@@ -1,0 +1,96 @@
+package runcenter_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runcenter"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// benchFlows is how many flows the list benchmark's store holds.
+const benchFlows = 10_000
+
+// BenchmarkFlowListFirstResponse measures the flow list's first response
+// (GET / over the gateway's real TCP listener, with a bearer token, read
+// to the end) against a real store holding 10,000 flows: one where 1 in
+// 20 is still active, as in a store that has run a while, and one where
+// every flow is active, the most the pressure line has to read (it looks
+// at every active flow for a cancel request). The page reads one page of
+// PageSize flows through the store's index, never all of them.
+// docs/performance.md reports it; the target is under 50 ms.
+func BenchmarkFlowListFirstResponse(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		activeOne int // one flow in activeOne stays active
+	}{{"active=5%", 20}, {"active=100%", 1}} {
+		b.Run(tc.name, func(b *testing.B) { benchFlowList(b, tc.activeOne) })
+	}
+}
+
+func benchFlowList(b *testing.B, activeOne int) {
+	s := startSeeded(b, func(eng *engine.Engine) { fill(b, eng, benchFlows, activeOne) },
+		runcenter.Token{Name: "bench", Token: "bench-token"})
+	req, err := http.NewRequest(http.MethodGet, s.base+"/", nil)
+	require.NoError(b, err)
+	req.Header.Set("Authorization", "Bearer bench-token")
+	get := func() string {
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(b, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(b, err)
+		require.Equal(b, http.StatusOK, resp.StatusCode)
+		return string(body)
+	}
+	body := get()
+	require.Equal(b, runcenter.PageSize, strings.Count(body, `<tr><td><a href="/flows/`), "one page of flows")
+	require.Contains(b, body, "10000 total")
+	for b.Loop() {
+		get()
+	}
+}
+
+// fill creates n flows and ends all but one in activeOne, from 32
+// writers at once so the store's group commit keeps the set-up short.
+// Their controller's events are acknowledged, as a running controller
+// would, so that no delivery is left for the gateway to retry.
+func fill(tb testing.TB, eng *engine.Engine, n, activeOne int) {
+	tb.Helper()
+	const writers = 32
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := w; i < n; i += writers {
+				f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: "ctl", Goal: "flow of the list benchmark"})
+				if err == nil && i%activeOne != 0 {
+					_, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowSucceeded})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	require.NoError(tb, <-errs)
+	for {
+		due, err := eng.NextDeliveries(0)
+		require.NoError(tb, err)
+		if len(due) == 0 {
+			return
+		}
+		for _, d := range due {
+			require.NoError(tb, eng.AckEvent(d.Event.FlowID, d.Event.Seq))
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package runcenter
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// historyPageSize is how many history entries a flow's page shows at
+// once; "more" pages on.
+const historyPageSize = 500
+
+// flowPage is the data of a flow's page.
+type flowPage struct {
+	Flow      *sdk.Flow
+	View      engine.FlowView
+	Tasks     []taskRow
+	Steps     []stepRow
+	Gate      *gateForm
+	CanCancel bool
+	History   []engine.HistoryEntry
+	// HistoryNext is the seq to page on from when the page is full;
+	// Dropped counts entries the history's bound dropped.
+	HistoryNext int64
+	Dropped     int64
+	streamURL   string
+}
+
+func (p flowPage) stream() string { return p.streamURL }
+
+// taskRow is a task on the timeline, with its progress as a percentage.
+type taskRow struct {
+	*sdk.Task
+	// Pct is the progress in percent; -1 when the task reported none.
+	Pct      int
+	Progress string
+}
+
+// stepRow is a pipeline step and how far it got.
+type stepRow struct {
+	ID, Status string
+}
+
+// flowPage reads a flow with its tasks, its plan's steps, its gate and
+// one page of its history, after the seq the hafter parameter names.
+func (s *Server) flowPage(r *http.Request) (string, any, error) {
+	ctx := r.Context()
+	v, err := s.cfg.Client.ViewFlow(ctx, r.PathValue("id"))
+	if err != nil {
+		return "", nil, err
+	}
+	var after int64
+	if h := r.URL.Query().Get("hafter"); h != "" {
+		if after, err = strconv.ParseInt(h, 10, 64); err != nil || after < 0 {
+			return "", nil, fmt.Errorf("%w: hafter %q is not a history seq", sdk.ErrInvalid, h)
+		}
+	}
+	hist, err := s.cfg.Client.History(ctx, v.ID, after, historyPageSize)
+	if err != nil {
+		return "", nil, err
+	}
+	p := flowPage{Flow: v.Flow, View: v, History: hist.Entries, Dropped: hist.Dropped, Steps: steps(v.Flow),
+		CanCancel: !v.Status.Terminal() && !v.CancelRequested()}
+	for _, t := range v.Tasks {
+		p.Tasks = append(p.Tasks, newTaskRow(t))
+	}
+	if g, ok := sdk.ParseGate(v.Wait); ok && v.Status == sdk.FlowWaiting {
+		p.Gate = newGateForm(v.ID, v.Revision, g, r.URL.Path)
+	}
+	if len(hist.Entries) == historyPageSize {
+		p.HistoryNext = hist.Next
+	} else if !hist.Status.Terminal() {
+		p.streamURL = "/v1/flows/" + url.PathEscape(v.ID) + "/history/stream"
+	}
+	return "Flow " + v.ID, p, nil
+}
+
+func newTaskRow(t *sdk.Task) taskRow {
+	row := taskRow{Task: t, Pct: -1}
+	if p := t.Progress; p != nil {
+		if p.Fraction != nil {
+			row.Pct = int(*p.Fraction*100 + 0.5)
+		}
+		row.Progress = strings.TrimSpace(p.Phase + " " + p.Message)
+	}
+	if t.Status == sdk.TaskSucceeded {
+		row.Pct = 100
+	}
+	return row
+}
+
+// steps lists the nodes of the plan a flow's controller keeps in its
+// state (sdk.PlanKey), each with how it ended, or where the flow stands
+// now; nil for a flow without a plan.
+func steps(f *sdk.Flow) []stepRow {
+	var st struct {
+		Plan *sdk.Plan `json:"plan"`
+	}
+	if len(f.State) == 0 || json.Unmarshal(f.State, &st) != nil || st.Plan == nil {
+		return nil
+	}
+	out := make([]stepRow, 0, len(st.Plan.Nodes))
+	for _, n := range st.Plan.Nodes {
+		status := string(n.Status)
+		switch {
+		case status != "":
+		case n.ID == f.CurrentStep && f.Status == sdk.FlowWaiting:
+			status = "waiting"
+		case n.ID == f.CurrentStep && !f.Status.Terminal():
+			status = "running"
+		default:
+			status = "pending"
+		}
+		out = append(out, stepRow{ID: n.ID, Status: status})
+	}
+	return out
+}

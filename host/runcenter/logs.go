@@ -1,0 +1,111 @@
+package runcenter
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// logChunk is how many bytes of a log one page shows.
+const logChunk = 64 << 10
+
+// logsPage is the data of a task's log page.
+type logsPage struct {
+	FlowID  string
+	Task    *sdk.Task
+	Tasks   []*sdk.Task
+	Attempt int
+	Stream  string
+	Offset  int64
+	Size    int64
+	Text    string
+	// Prev and Next are the offsets of the neighbouring chunks; -1 when
+	// there is none.
+	Prev, Next int64
+}
+
+// logsPage reads one chunk of a task's stdout or stderr, from the task's
+// log files as `flowgate logs` does: the task the task parameter names
+// (default the flow's first), the attempt (default its latest), the
+// stream (stdout or stderr) and the byte offset.
+func (s *Server) logsPage(r *http.Request) (string, any, error) {
+	v, err := s.cfg.Client.ViewFlow(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return "", nil, err
+	}
+	q := r.URL.Query()
+	p := logsPage{FlowID: v.ID, Tasks: v.Tasks, Stream: q.Get("stream"), Prev: -1, Next: -1}
+	if p.Stream == "" {
+		p.Stream = "stdout"
+	}
+	if p.Stream != "stdout" && p.Stream != "stderr" {
+		return "", nil, fmt.Errorf("%w: stream %q is not stdout or stderr", sdk.ErrInvalid, p.Stream)
+	}
+	for _, t := range v.Tasks {
+		if t.ID == q.Get("task") || (q.Get("task") == "" && p.Task == nil) {
+			p.Task = t
+		}
+	}
+	if p.Task == nil {
+		if q.Get("task") != "" {
+			return "", nil, fmt.Errorf("%w: flow %s has no task %q", sdk.ErrNotFound, v.ID, q.Get("task"))
+		}
+		return "Logs of " + v.ID, p, nil
+	}
+	p.Attempt = p.Task.Attempts
+	if a := q.Get("attempt"); a != "" {
+		if p.Attempt, err = strconv.Atoi(a); err != nil || p.Attempt < 1 || p.Attempt > p.Task.Attempts {
+			return "", nil, fmt.Errorf("%w: attempt %q: task %s has attempts 1 to %d", sdk.ErrInvalid, a, p.Task.ID, p.Task.Attempts)
+		}
+	}
+	if o := q.Get("offset"); o != "" {
+		if p.Offset, err = strconv.ParseInt(o, 10, 64); err != nil || p.Offset < 0 {
+			return "", nil, fmt.Errorf("%w: offset %q is not a byte offset", sdk.ErrInvalid, o)
+		}
+	}
+	if p.Attempt > 0 {
+		if err := p.read(filepath.Join(runner.LogDir(s.cfg.Home, p.Task.ID, p.Attempt), p.Stream)); err != nil {
+			return "", nil, err
+		}
+	}
+	return "Logs of " + v.ID, p, nil
+}
+
+// read fills in the chunk of file at p.Offset and the neighbours' offsets.
+// A file that does not exist (yet) reads as empty.
+func (p *logsPage) read(file string) error {
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the log %s: %w", file, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read the log %s: %w", file, err)
+	}
+	p.Size = st.Size()
+	buf := make([]byte, logChunk)
+	n, err := f.ReadAt(buf, p.Offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read the log %s: %w", file, err)
+	}
+	p.Text = string(buf[:n])
+	if p.Offset > 0 {
+		p.Prev = max(0, p.Offset-logChunk)
+	}
+	if p.Offset+int64(n) < p.Size {
+		p.Next = p.Offset + int64(n)
+	}
+	return nil
+}
