@@ -121,7 +121,7 @@ func (s *site) gatedFlow(goal string) *sdk.Flow {
 func (s *site) gateOf(goal, kind string) *sdk.Flow {
 	s.t.Helper()
 	ctx := context.Background()
-	f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: goal})
+	f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: goal, AllowUnknownController: true})
 	require.NoError(s.t, err)
 	f, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
 		State: json.RawMessage(`{}`), Wait: json.RawMessage(`{"kind":"` + kind + `","step":"review","prompt":"` + strings.ReplaceAll(goal, `"`, `\"`) + `?"}`)})

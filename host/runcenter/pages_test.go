@@ -37,7 +37,7 @@ func TestFlowListPagesThroughEveryFlow(t *testing.T) {
 	const n = 2*runcenter.PageSize + 7
 	created := map[string]bool{}
 	for range n {
-		f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+		f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", AllowUnknownController: true})
 		require.NoError(t, err)
 		created[f.ID] = true
 	}
@@ -88,7 +88,7 @@ func TestPulseSendsThePageWhenItChanges(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Contains(t, readEvent(t, resp), "No flows")
-	f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh"})
+	f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh", AllowUnknownController: true})
 	require.NoError(t, err)
 	require.Contains(t, readEvent(t, resp), f.ID)
 }

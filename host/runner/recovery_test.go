@@ -188,7 +188,8 @@ func TestRestartDuringDiagnosisInterrupts(t *testing.T) {
 	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool {
 		return t.Diagnosis != nil && t.Diagnosis.State == sdk.DiagnosisRunning
 	}, waitLimit)
-	waitFor(t, "the diagnoser to start", func() bool { return exists(h.path("diagnosed")) })
+	// The shell creates the file before echo writes to it: wait for the line.
+	waitFor(t, "the diagnoser to start", func() bool { return len(h.lines("diagnosed")) == 1 })
 	// The gateway dies: its store goes away before anything else it
 	// would write.
 	require.NoError(t, h.gw.st.Close())
