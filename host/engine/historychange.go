@@ -173,6 +173,8 @@ func taskMove(old, task *sdk.Task) (HistoryKind, string, bool) {
 // taskBookkeeping says what a write that moved nothing recorded.
 func taskBookkeeping(old, task *sdk.Task) string {
 	switch {
+	case (old.PID != task.PID || old.ShimPID != task.ShimPID) && task.PID == 0:
+		return fmt.Sprintf("shim pid %d started; its child has not started yet", task.ShimPID)
 	case old.PID != task.PID || old.ShimPID != task.ShimPID:
 		return fmt.Sprintf("runs as pid %d under shim pid %d", task.PID, task.ShimPID)
 	case !old.CleanupAfter.Equal(task.CleanupAfter):
