@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
 func newPipelineCmd(e *env) *cobra.Command {
@@ -30,6 +31,9 @@ steps; run --dry-run prints the plan with the args resolved.`,
 // errors (exit 2) that carry file:line.
 func loadWorkflow(path string) (*flows.Workflow, error) {
 	wf, err := flows.Load(path)
+	if err == nil {
+		err = pipeline.CheckBound(wf)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}

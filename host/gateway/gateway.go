@@ -173,6 +173,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err == nil {
 		sc := g.cfg.Supervisor
 		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
 		sup, err = pluginhost.NewSupervisor(eng, sc)
 	}
 	if err == nil {

@@ -45,6 +45,9 @@ type SupervisorConfig struct {
 	ShutdownTimeout time.Duration
 	// LogLevel is passed to plugins (FLOWGATE_LOG_LEVEL). If empty, info.
 	LogLevel string
+	// DataDir is passed to plugins (sdk.DataDirEnv): where controllers
+	// keep flows' large values. If empty, plugins get none.
+	DataDir string
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -344,6 +347,9 @@ func (s *Supervisor) command(spec Spec) *exec.Cmd {
 		cmd = exec.Command(spec.Path, spec.Args...)
 	}
 	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+s.cfg.LogLevel)
+	if s.cfg.DataDir != "" {
+		cmd.Env = append(cmd.Env, sdk.DataDirEnv+"="+s.cfg.DataDir)
+	}
 	for k, v := range spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"os"
+
 	"github.com/flowgate/flowgate/flows"
 
 	"context"
@@ -15,11 +17,19 @@ const Name = flows.PipelineController
 // Version is the controller's version, reported by Info.
 const Version = "0.1.0"
 
-// New returns the pipeline controller. It keeps no state between events:
-// everything it knows is in the flow's state and tasks.
-func New() sdk.Controller { return controller{} }
+// New returns the pipeline controller, with the data directory the
+// gateway gives it (sdk.DataDirEnv). It keeps no state between events:
+// everything it knows is in the flow's state and tasks, and in the files
+// under that directory which the state names.
+func New() sdk.Controller { return NewIn(os.Getenv(sdk.DataDirEnv)) }
 
-type controller struct{}
+// NewIn returns the pipeline controller with data directory dir, where it
+// keeps the values too large for a flow's state (see the package doc's
+// Limits). With dir empty it keeps every value inline, and a flow whose
+// state would grow past its bound fails, saying so.
+func NewIn(dir string) sdk.Controller { return controller{dir: dir} }
+
+type controller struct{ dir string }
 
 // Info names the controller "pipeline".
 func (controller) Info(context.Context) (sdk.Info, error) {
@@ -34,7 +44,7 @@ func (controller) Shutdown(context.Context) error { return nil }
 // changes nothing. A flow that is waiting or blocked waits for
 // flow.resumed; one with a cancel request is left to become cancelled
 // when its task settles.
-func (controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) error {
+func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) error {
 	if ev.Type == sdk.EventTaskMilestone {
 		return nil
 	}
@@ -50,6 +60,6 @@ func (controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event) 
 			return err
 		}
 	}
-	r := &run{host: host, flow: f}
+	r := &run{host: host, flow: f, files: files{dir: c.dir, flow: f.ID, from: f.SourceFlowID}}
 	return r.advance(ctx)
 }

@@ -17,7 +17,9 @@ import (
 type state struct {
 	raw    map[string]json.RawMessage
 	before []byte
-	File   string
+	// files keeps the values too large to keep inline.
+	files files
+	File  string
 	// Pipeline is the pipeline string a flow runs instead of a file.
 	Pipeline string
 	Args     map[string]any
@@ -39,16 +41,16 @@ type state struct {
 	Prior map[string]string
 }
 
-// readState decodes a flow's state; it fails when the state names no
-// workflow file.
-func readState(b json.RawMessage) (*state, error) {
-	s := &state{raw: map[string]json.RawMessage{}}
+// readState decodes a flow's state, reading back the values fs keeps; it
+// fails when the state names no workflow file.
+func readState(b json.RawMessage, fs files) (*state, error) {
+	s := &state{raw: map[string]json.RawMessage{}, files: fs}
 	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
 		if err := json.Unmarshal(b, &s.raw); err != nil {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -58,8 +60,8 @@ func readState(b json.RawMessage) (*state, error) {
 	if s.File == "" && s.Pipeline == "" {
 		return nil, errors.New(`the flow's state names no workflow file ("file") and no pipeline string ("pipeline"); start pipeline flows with flowgate pipeline run`)
 	}
-	if s.Results == nil {
-		s.Results = map[string]flows.StepResult{}
+	if err := s.readKept(); err != nil {
+		return nil, err
 	}
 	if s.Prior == nil {
 		s.Prior = map[string]string{}
@@ -95,7 +97,7 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 // state that was read.
 func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
-		if s.raw["results"], err = json.Marshal(s.Results); err != nil {
+		if s.raw["results"], err = s.encodeResults(); err != nil {
 			return nil, false, err
 		}
 	}
@@ -104,8 +106,13 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 			return nil, false, err
 		}
 	}
+	if len(s.Prior) > 0 {
+		if err = s.keep(priorKey, priorFileKey, s.Prior, maxInlinePrior, func(sum string) any { return sum }); err != nil {
+			return nil, false, err
+		}
+	}
 	if output != nil {
-		if s.raw["output"], err = json.Marshal(output); err != nil {
+		if err = s.keepOutput(output); err != nil {
 			return nil, false, err
 		}
 	}
