@@ -163,6 +163,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 		},
 	})
 	if err == nil {
+		err = eng.SetControllerNotices(g.controllerNotices())
+	}
+	if err == nil {
 		run, err = runner.New(eng, runner.Config{
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
@@ -256,6 +259,18 @@ func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 		}
 	}
 	return specs
+}
+
+// controllerNotices is where the finish notifications of each configured
+// controller's flows go.
+func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
+	m := map[string]*sdk.FinishNotify{}
+	for _, s := range g.cfg.File.Plugins {
+		if to := s.FinishNotify(); to != nil {
+			m[s.Name] = to
+		}
+	}
+	return m
 }
 
 // Stop stops serving, stops dispatching and following tasks (they keep

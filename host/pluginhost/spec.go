@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // Spec names one controller plugin to run: an executable (Path, Args, Env),
@@ -21,6 +24,22 @@ type Spec struct {
 	// SHA256, if set, is the hex SHA-256 the executable must have; it is
 	// checked before every launch.
 	SHA256 string `yaml:"sha256"`
+	// OnFinish and OnFinishWebhook, if set, are where the finish
+	// notification of every flow this controller drives goes when the
+	// flow ends: a command run with the notice as JSON on stdin, a URL it
+	// is POSTed to (see host/notify). They are recorded when the gateway
+	// starts (engine.SetControllerNotices).
+	OnFinish        string `yaml:"on_finish"`
+	OnFinishWebhook string `yaml:"on_finish_webhook"`
+}
+
+// FinishNotify is where the finish notifications of the controller's
+// flows go; nil when its entry names no on_finish.
+func (s Spec) FinishNotify() *sdk.FinishNotify {
+	if s.OnFinish == "" && s.OnFinishWebhook == "" {
+		return nil
+	}
+	return &sdk.FinishNotify{Command: s.OnFinish, Webhook: s.OnFinishWebhook}
 }
 
 // Validate names the first field that is wrong.
@@ -35,6 +54,9 @@ func (s Spec) Validate() error {
 		if _, err := hex.DecodeString(s.SHA256); err != nil {
 			return fmt.Errorf("plugins.%s.sha256: not hex: %v", s.Name, err)
 		}
+	}
+	if err := engine.ValidateNotify(s.FinishNotify()); err != nil {
+		return fmt.Errorf("plugins.%s: %w", s.Name, err)
 	}
 	return nil
 }
