@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/flowgate/flowgate/flows"
 
@@ -27,7 +28,12 @@ func New() sdk.Controller { return NewIn(os.Getenv(sdk.DataDirEnv)) }
 // keeps the values too large for a flow's state (see the package doc's
 // Limits). With dir empty it keeps every value inline, and a flow whose
 // state would grow past its bound fails, saying so.
-func NewIn(dir string) sdk.Controller { return controller{dir: dir} }
+func NewIn(dir string) sdk.Controller {
+	if abs, err := filepath.Abs(dir); err == nil && dir != "" {
+		dir = abs // the output's file is named by its path, for other readers
+	}
+	return controller{dir: dir}
+}
 
 type controller struct{ dir string }
 

@@ -125,22 +125,32 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 	return b, !bytes.Equal(b, s.before), nil
 }
 
-// largest names the step result that takes the most room in the state,
-// for the message that refuses a state too large.
+// largest names what takes the most room in the encoded state, for the
+// message that refuses a state too large: a step result or the output
+// kept inline (with no data directory), or else what the caller or the
+// gateway put there.
 func (s *state) largest() string {
-	id, most := "", 0
-	for k, r := range s.Results {
-		if b, err := json.Marshal(r); err == nil && len(b) > most {
-			id, most = k, len(b)
+	key, most := "", 0
+	for k, v := range s.raw {
+		if len(v) > most {
+			key, most = k, len(v)
 		}
 	}
-	if out := len(s.raw["output"]); out > most {
-		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", out)
+	switch key {
+	case "results":
+		var entries map[string]json.RawMessage
+		_ = json.Unmarshal(s.raw["results"], &entries) // encode just wrote it
+		id, size := "", 0
+		for k, v := range entries {
+			if len(v) > size {
+				id, size = k, len(v)
+			}
+		}
+		return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, size)
+	case "output":
+		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", most)
 	}
-	if id == "" {
-		return "its args, env and decisions are too large; pass large data as files"
-	}
-	return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, most)
+	return fmt.Sprintf("its args, env and decisions are too large (%q is %d bytes); pass large data as files", key, most)
 }
 
 // workflow loads what the flow runs: its workflow file, or the one-step
