@@ -163,7 +163,12 @@ func (g *Gateway) Start(ctx context.Context) error {
 		},
 	})
 	if err == nil {
-		err = eng.SetControllerNotices(g.controllerNotices())
+		// The targets were checked with the config; a store that takes
+		// no write now (a full disk) keeps the ones recorded before,
+		// and must not keep the gateway from starting.
+		if nerr := eng.SetControllerNotices(g.controllerNotices()); nerr != nil {
+			g.log.Error("recording the controllers' finish notification targets failed; the ones recorded before apply", "error", nerr)
+		}
 	}
 	if err == nil {
 		run, err = runner.New(eng, runner.Config{
