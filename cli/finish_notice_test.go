@@ -69,10 +69,7 @@ func TestDetachedGiveUpThenLateFinishNotifiesTwice(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	require.Equal(t, sdk.Duration(24*time.Hour), task.Spec.MaxBudget, "a detached run's default max budget")
 
-	lines := func() []string {
-		b, _ := os.ReadFile(notices)
-		return strings.Split(strings.TrimSpace(string(b)), "\n")
-	}
+	lines := func() []string { return fileLines(notices) }
 	require.Eventually(t, func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "finish notice delivered")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,10 +27,7 @@ func TestFlowFinishNotifications(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
 	notices := filepath.Join(dir, "notices")
 	hook := `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_STATUS"; cat; echo; } >> ` + notices
-	lines := func() []string {
-		b, _ := os.ReadFile(notices)
-		return strings.Split(strings.TrimSpace(string(b)), "\n")
-	}
+	lines := func() []string { return fileLines(notices) }
 	wf := filepath.Join(dir, "hi.lobster")
 	require.NoError(t, os.WriteFile(wf, []byte("name: hi\nsteps:\n  - id: a\n    run: echo hi\n"), 0o600))
 

@@ -31,6 +31,9 @@ steps; run --dry-run prints the plan with the args resolved.`,
 // errors (exit 2) that carry file:line.
 func loadWorkflow(path string) (*flows.Workflow, error) {
 	wf, err := flows.Load(path)
+	if err == nil {
+		err = pipeline.CheckBound(wf)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -99,15 +99,15 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 // would.
 func pipelineEnvelope(v engine.FlowView) (envelope, int) {
 	env := envelope{ProtocolVersion: 1, OK: true, Output: json.RawMessage("[]"), FlowID: v.ID}
-	var state struct {
-		Output json.RawMessage `json:"output"`
-	}
-	_ = json.Unmarshal(v.State, &state)
 	switch v.Status {
 	case sdk.FlowSucceeded:
 		env.Status = "ok"
-		if len(state.Output) > 0 {
-			env.Output = state.Output
+		out, err := flows.StateOutput(v.State)
+		if err != nil {
+			return envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: err.Error()}, FlowID: v.ID}, exitFailure
+		}
+		if len(out) > 0 {
+			env.Output = out
 		}
 	case sdk.FlowCancelled:
 		env.Status = "cancelled"

@@ -17,6 +17,13 @@ import (
 // to its own level when it starts a plugin.
 const LogLevelEnv = "FLOWGATE_LOG_LEVEL"
 
+// DataDirEnv names the variable that gives a plugin a directory of its
+// own for files too large for a flow's state: a controller keeps what
+// belongs to flow F under DataDir/F, and the gateway removes that
+// directory when it prunes F. The gateway sets it to $FLOWGATE_HOME/data
+// when it starts a plugin; unset means the plugin has no such directory.
+const DataDirEnv = "FLOWGATE_DATA_DIR"
+
 // parentPollInterval is how often Serve checks that the gateway is alive.
 const parentPollInterval = 200 * time.Millisecond
 

@@ -70,7 +70,7 @@ func (in *CreateFlowInput) normalize() error {
 	if err := checkBudget(in.Budget); err != nil {
 		return err
 	}
-	if err := validNotify(in.OnFinish); err != nil {
+	if err := ValidateNotify(in.OnFinish); err != nil {
 		return err
 	}
 	if in.NotifyPolicy == "" {

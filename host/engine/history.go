@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
@@ -20,13 +21,20 @@ import (
 //
 // Keys, all under history/<flow id>/:
 //
-//	meta       historyMeta: the last sequence number, the count kept, the count dropped
 //	e/<seq>    one HistoryEntry
-//	p/<seq>    empty: entry seq is progress, dropped first
-//	o/<seq>    empty: entry seq is ordinary, dropped once no progress is left
+//	meta       historyMeta: how many entries the bound dropped, and where
+//	           the search for the next one to drop starts
 //
-// Milestones and decisions (see HistoryKind.Kept) get neither drop mark
-// and are never dropped.
+// An append costs one put: the last seq is read from the last entry's
+// key (the newest entry is never dropped, so it is always there), and
+// the count kept is that seq less the count dropped; meta is written
+// only by an append that drops. Milestones and decisions (see
+// HistoryKind.Kept) are never dropped; progress is dropped first, then
+// the other entries.
+//
+// Stores written before this layout also hold a drop mark per droppable
+// entry (p/<seq> for progress, o/<seq> for the others); it is deleted
+// with its entry.
 const historyPrefix = "history/"
 
 // DefaultHistoryLimit is how many entries a flow's history keeps when
@@ -64,11 +72,22 @@ type HistoryEntry struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// historyMeta is a flow history's bookkeeping record.
+// historyMeta is a flow history's bookkeeping record, written when the
+// bound drops entries.
 type historyMeta struct {
-	Last    int64 `json:"last"`
-	Count   int   `json:"count"`
+	// Last and Count are the last seq and the count kept as of the last
+	// drop; appends since then leave them behind (the last entry's key
+	// says the last seq), so they are kept only for readers of older
+	// stores.
+	Last  int64 `json:"last"`
+	Count int64 `json:"count"`
+	// Dropped counts the entries the bound dropped.
 	Dropped int64 `json:"dropped,omitempty"`
+	// ProgressFrom and OrdinaryFrom are where the search for the oldest
+	// progress entry, and for the oldest other droppable one, starts:
+	// every entry before it is of another tier or gone.
+	ProgressFrom int64 `json:"progress_from,omitempty"`
+	OrdinaryFrom int64 `json:"ordinary_from,omitempty"`
 }
 
 // historyNote is what a write knows about its flow change that the flow
@@ -92,66 +111,117 @@ func (t *txn) explain(id string, n historyNote) {
 // record appends e to flow flowID's history, numbering and stamping it,
 // and drops the oldest droppable entries past the bound.
 func (t *txn) record(flowID string, e HistoryEntry) error {
+	last, err := lastHistorySeq(t.tx, flowID)
+	if err != nil {
+		return err
+	}
+	e.Seq, e.At = last+1, t.now
+	if err := t.put(historyEntryKey(flowID, e.Seq), e); err != nil {
+		return err
+	}
+	limit := int64(t.historyLimit)
+	if limit <= 0 {
+		limit = DefaultHistoryLimit
+	}
+	if e.Seq <= limit {
+		return nil // nothing was ever dropped, and the count is the seq
+	}
 	meta, err := loadHistoryMeta(t.tx, flowID)
 	if err != nil {
 		return err
 	}
-	meta.Last++
-	meta.Count++
-	e.Seq, e.At = meta.Last, t.now
-	if err := t.put(historyEntryKey(flowID, e.Seq), e); err != nil {
-		return err
-	}
-	if tier := e.Kind.tier(); tier != "" {
-		if err := t.putRaw(historyDropKey(flowID, tier, e.Seq), nil); err != nil {
-			return err
-		}
-	}
-	limit := t.historyLimit
-	if limit <= 0 {
-		limit = DefaultHistoryLimit
-	}
-	for meta.Count > limit {
-		dropped, err := t.dropOldest(flowID, e.Seq)
+	before := meta
+	for e.Seq-meta.Dropped > limit {
+		dropped, err := t.dropOldest(flowID, e.Seq, &meta)
 		if err != nil {
 			return err
 		}
 		if !dropped {
 			break
 		}
-		meta.Count--
 		meta.Dropped++
 	}
+	if meta == before {
+		return nil
+	}
+	meta.Last, meta.Count = e.Seq, e.Seq-meta.Dropped
 	return t.put(historyMetaKey(flowID), meta)
 }
 
+// lastHistorySeq returns the seq of flow flowID's newest history entry,
+// 0 when it has none.
+func lastHistorySeq(tx store.ReadTx, flowID string) (int64, error) {
+	var (
+		last int64
+		bad  error
+	)
+	err := tx.Scan(historyDir(flowID)+"e/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
+		if last, bad = strconv.ParseInt(lastSegment(it.Key), 10, 64); bad != nil {
+			bad = &DamagedRecord{Key: it.Key, Reason: "its key holds no sequence number"}
+		}
+		return false
+	})
+	return last, errors.Join(err, bad)
+}
+
 // dropOldest deletes the oldest progress entry of flow flowID's history,
-// else its oldest ordinary entry, and reports whether there was one. The
-// entry just appended, seq newest, is never the one dropped: the latest
+// else its oldest other droppable entry, and reports whether there was
+// one; it moves meta's search starts past what it looked at. The entry
+// just appended, seq newest, is never the one dropped: the latest
 // progress is the one worth keeping.
-func (t *txn) dropOldest(flowID string, newest int64) (bool, error) {
-	last := fmt.Sprintf("%020d", newest)
-	for _, tier := range []string{tierProgress, tierOrdinary} {
-		var key string
-		err := t.tx.Scan(historyDir(flowID)+tier+"/", store.ScanOptions{Limit: 2}, func(it store.Item) bool {
-			if lastSegment(it.Key) == last {
-				return true
-			}
-			key = it.Key
-			return false
-		})
+func (t *txn) dropOldest(flowID string, newest int64, meta *historyMeta) (bool, error) {
+	for _, tier := range []struct {
+		name string
+		from *int64
+	}{{tierProgress, &meta.ProgressFrom}, {tierOrdinary, &meta.OrdinaryFrom}} {
+		seq, err := t.oldestOfTier(flowID, tier.name, *tier.from, newest)
 		if err != nil {
 			return false, err
 		}
-		if key == "" {
+		if seq == 0 {
+			*tier.from = newest // none before it; the newest may become droppable
 			continue
 		}
-		if err := t.del(key); err != nil {
+		*tier.from = seq + 1
+		if err := t.del(historyEntryKey(flowID, seq)); err != nil {
 			return false, err
 		}
-		return true, t.del(historyDir(flowID) + "e/" + lastSegment(key))
+		return true, t.del(historyDropKey(flowID, tier.name, seq))
 	}
 	return false, nil
+}
+
+// oldestOfTier returns the seq of the oldest entry of flow flowID's
+// history in drop tier tier, from seq from on and before newest; 0 when
+// there is none.
+func (t *txn) oldestOfTier(flowID, tier string, from, newest int64) (int64, error) {
+	var (
+		found int64
+		bad   error
+	)
+	opts := store.ScanOptions{}
+	if from > 1 {
+		opts.After = historyEntryKey(flowID, from-1)
+	}
+	err := t.tx.Scan(historyDir(flowID)+"e/", opts, func(it store.Item) bool {
+		var en struct {
+			Seq  int64       `json:"seq"`
+			Kind HistoryKind `json:"kind"`
+		}
+		if bad = json.Unmarshal(it.Value, &en); bad != nil {
+			bad = &DamagedRecord{Key: it.Key, Reason: "it does not decode: " + bad.Error()}
+			return false
+		}
+		if en.Seq >= newest {
+			return false
+		}
+		if en.Kind.tier() == tier {
+			found = en.Seq
+			return false
+		}
+		return true
+	})
+	return found, errors.Join(err, bad)
 }
 
 func loadHistoryMeta(tx store.ReadTx, flowID string) (historyMeta, error) {

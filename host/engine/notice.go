@@ -19,7 +19,9 @@ import (
 // sdk.NoticeAborted for a cancel), written under "notice/<task>/<status>"
 // in the transaction that records the change. A flow that asks for them
 // (sdk.Flow.OnFinish) gets one when it ends, under "notice/<flow>/<status>",
-// in the transaction that records its terminal status. A deliverer
+// in the transaction that records its terminal status; and when the
+// flow's controller has one configured (SetControllerNotices), another
+// under "notice/<flow>/<status>/controller". A deliverer
 // (host/notify) sends what is due and marks it delivered, which deletes
 // it; a crash between the two sends it again, with the same key, so
 // delivery is at least once and a receiver dedupes on (run, status).
@@ -32,10 +34,14 @@ type Notice struct {
 	Key string `json:"key"`
 	// TaskID is the task's id in a task's notice; FlowID the flow's in a
 	// flow's (and only there).
-	TaskID string            `json:"task_id,omitempty"`
-	FlowID string            `json:"flow_id,omitempty"`
-	Status string            `json:"status"`
-	To     *sdk.FinishNotify `json:"to"`
+	TaskID string `json:"task_id,omitempty"`
+	FlowID string `json:"flow_id,omitempty"`
+	// Controller names the controller whose configuration asked for this
+	// notice of a flow it drives; empty for a notice the flow or task
+	// asked for itself.
+	Controller string            `json:"controller,omitempty"`
+	Status     string            `json:"status"`
+	To         *sdk.FinishNotify `json:"to"`
 	// Task is the task's record as of Status, in a task's notice.
 	Task json.RawMessage `json:"task,omitempty"`
 	// Flow is the flow's final record, in a flow's notice.
@@ -73,15 +79,21 @@ func (t *txn) queueNotice(old, task *sdk.Task, b []byte) error {
 		return nil
 	}
 	n := Notice{TaskID: task.ID, To: task.Spec.OnFinish, Task: fitRecord(b, task.ID, task.Status, "tasks show")}
-	return t.putNotice(task.ID, status, n)
+	return t.putNotice(task.ID+"/"+status, status, n)
 }
 
-// queueFlowNotice queues the finish notice of flow f when this write from
-// old ends it and it asks for one (sdk.Flow.OnFinish), carrying its final
-// record: its terminal status, or sdk.NoticeAborted for a cancel.
+// queueFlowNotice queues the finish notices of flow f when this write
+// from old ends it, carrying its final record and its terminal status
+// (sdk.NoticeAborted for a cancel): the flow's own when it asks for one
+// (sdk.Flow.OnFinish), and its controller's when the controller's
+// configuration asks for one (SetControllerNotices).
 func (t *txn) queueFlowNotice(old, f *sdk.Flow) error {
-	if f.OnFinish == nil || old == nil || !f.Status.Terminal() || old.Status == f.Status {
+	if old == nil || !f.Status.Terminal() || old.Status == f.Status {
 		return nil
+	}
+	ctl, err := t.controllerNotice(f.ControllerID)
+	if err != nil || (f.OnFinish == nil && ctl == nil) {
+		return err
 	}
 	status := string(f.Status)
 	if f.Status == sdk.FlowCancelled {
@@ -91,23 +103,30 @@ func (t *txn) queueFlowNotice(old, f *sdk.Flow) error {
 	if err != nil {
 		return fmt.Errorf("encode the finish notice of flow %s: %w", f.ID, err)
 	}
-	n := Notice{FlowID: f.ID, To: f.OnFinish, Flow: fitRecord(b, f.ID, f.Status, "tasks flow show")}
-	return t.putNotice(f.ID, status, n)
+	rec := fitRecord(b, f.ID, f.Status, "tasks flow show")
+	if f.OnFinish != nil {
+		if err := t.putNotice(f.ID+"/"+status, status, Notice{FlowID: f.ID, To: f.OnFinish, Flow: rec}); err != nil {
+			return err
+		}
+	}
+	if ctl == nil {
+		return nil
+	}
+	return t.putNotice(f.ID+"/"+status+"/controller", status, Notice{FlowID: f.ID, Controller: f.ControllerID, To: ctl, Flow: rec})
 }
 
-// putNotice queues n as the notice of run id (a task or a flow) at
-// status. A notice already queued for that status is kept: one per (run,
-// status).
-func (t *txn) putNotice(id, status string, n Notice) error {
-	key := noticePrefix + id + "/" + status
-	if _, err := t.tx.Get(key); err == nil {
+// putNotice queues n as the notice key ("<run>/<status>", with a suffix
+// for a second receiver of the same run) at status. A notice already
+// queued under key is kept: one per (run, status, receiver).
+func (t *txn) putNotice(key, status string, n Notice) error {
+	if _, err := t.tx.Get(noticePrefix + key); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrKeyNotFound) {
 		return err
 	}
-	n.Key, n.Status, n.NextAt, n.QueuedAt = id+"/"+status, status, t.now, t.now
+	n.Key, n.Status, n.NextAt, n.QueuedAt = key, status, t.now, t.now
 	t.notify(NoticeQueued, n.TaskID)
-	return t.put(key, n)
+	return t.put(noticePrefix+key, n)
 }
 
 // fitRecord is record b of run id to carry in a notice, or a stub naming

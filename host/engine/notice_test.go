@@ -150,3 +150,72 @@ func TestFlowFinishNotices(t *testing.T) {
 	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", OnFinish: &sdk.FinishNotify{Webhook: "ftp://x"}})
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 }
+
+// TestControllerFinishNotices: a controller whose config names on_finish
+// gets a notice for every flow it drives when the flow ends, carrying
+// the final record and keyed apart from the flow's own notice, once per
+// (flow, status), aborted for a cancel; other controllers' flows get
+// none; a target removed from the config stops applying; a bad one is
+// refused naming the controller.
+func TestControllerFinishNotices(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	ctl, own := &sdk.FinishNotify{Command: "notify-ctl"}, &sdk.FinishNotify{Command: "notify-own"}
+	require.NoError(t, eng.SetControllerNotices(map[string]*sdk.FinishNotify{"ctl": ctl, "quiet": nil}))
+	create := func(controller string, to *sdk.FinishNotify) *sdk.Flow {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: controller, Goal: "g", OnFinish: to})
+		require.NoError(t, err)
+		return f
+	}
+	f := create("ctl", own)
+	other := create("other", nil)
+	f, err := eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	require.NoError(t, err)
+	require.Empty(t, flowNotices(t, eng), "running is no end")
+	f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowFailed})
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(other.ID, "")
+	require.NoError(t, err)
+	due := flowNotices(t, eng)
+	require.Len(t, due, 2, "the flow's own and its controller's; none for the other controller's flow")
+	byKey := map[string]engine.Notice{}
+	for _, n := range due {
+		byKey[n.Key] = n
+	}
+	n, ok := byKey[f.ID+"/failed/controller"]
+	require.True(t, ok, "%v", byKey)
+	require.Equal(t, "ctl", n.Controller)
+	require.Equal(t, ctl, n.To)
+	require.Equal(t, "failed", n.Status)
+	var final sdk.Flow
+	require.NoError(t, json.Unmarshal(n.Flow, &final))
+	require.Equal(t, f.Revision, final.Revision, "the final record")
+	require.Equal(t, own, byKey[f.ID+"/failed"].To)
+	require.Empty(t, byKey[f.ID+"/failed"].Controller)
+
+	cancelled := create("ctl", nil)
+	_, err = eng.CancelFlow(cancelled.ID, "")
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(cancelled.ID, "")
+	require.ErrorIs(t, err, sdk.ErrTerminal)
+	require.Len(t, flowNotices(t, eng), 3, "aborted once")
+	require.Contains(t, keys(flowNotices(t, eng)), cancelled.ID+"/"+sdk.NoticeAborted+"/controller")
+
+	require.NoError(t, eng.SetControllerNotices(nil))
+	gone := create("ctl", nil)
+	_, err = eng.CancelFlow(gone.ID, "")
+	require.NoError(t, err)
+	require.Len(t, flowNotices(t, eng), 3, "a target removed from the config no longer applies")
+
+	err = eng.SetControllerNotices(map[string]*sdk.FinishNotify{"ctl": {Webhook: "ftp://x"}})
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.ErrorContains(t, err, "plugins.ctl")
+}
+
+func keys(due []engine.Notice) []string {
+	var out []string
+	for _, n := range due {
+		out = append(out, n.Key)
+	}
+	return out
+}

@@ -58,7 +58,7 @@ func ValidateSpec(s sdk.TaskSpec) error {
 	if err := validProbe(s.Probe); err != nil {
 		return err
 	}
-	if err := validNotify(s.OnFinish); err != nil {
+	if err := ValidateNotify(s.OnFinish); err != nil {
 		return err
 	}
 	if s.OnNoProgress != "" && s.OnNoProgress != sdk.NoProgressStop && s.OnNoProgress != sdk.NoProgressKeep {
@@ -81,8 +81,9 @@ func validProbe(p string) error {
 	return nil
 }
 
-// validNotify checks where finish notifications go; nil is nowhere.
-func validNotify(n *sdk.FinishNotify) error {
+// ValidateNotify checks where finish notifications go; nil is nowhere.
+// The error (sdk.ErrInvalidInput) says what is wrong with it.
+func ValidateNotify(n *sdk.FinishNotify) error {
 	switch {
 	case n == nil:
 		return nil

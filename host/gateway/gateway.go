@@ -169,6 +169,14 @@ func (g *Gateway) Start(ctx context.Context) error {
 		},
 	})
 	if err == nil {
+		// The targets were checked with the config; a store that takes
+		// no write now (a full disk) keeps the ones recorded before,
+		// and must not keep the gateway from starting.
+		if nerr := eng.SetControllerNotices(g.controllerNotices()); nerr != nil {
+			g.log.Error("recording the controllers' finish notification targets failed; the ones recorded before apply", "error", nerr)
+		}
+	}
+	if err == nil {
 		run, err = runner.New(eng, runner.Config{
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
@@ -179,6 +187,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err == nil {
 		sc := g.cfg.Supervisor
 		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
 		if sc.Plugins, err = g.pluginSpecs(ctx, sc); err == nil {
 			sup, err = pluginhost.NewSupervisor(eng, sc)
 		}
@@ -317,6 +326,18 @@ func (g *Gateway) pluginsDir(ctx context.Context, sc pluginhost.SupervisorConfig
 // stagePathEnv is the variable that gives first-party plugins the
 // config's stage_path (the pipeline controller's StagePathEnv).
 const stagePathEnv = "FLOWGATE_STAGE_PATH"
+
+// controllerNotices is where the finish notifications of each configured
+// controller's flows go.
+func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
+	m := map[string]*sdk.FinishNotify{}
+	for _, s := range g.cfg.File.Plugins {
+		if to := s.FinishNotify(); to != nil {
+			m[s.Name] = to
+		}
+	}
+	return m
+}
 
 // Stop stops serving, stops dispatching and following tasks (they keep
 // running under their shims for the next gateway), and closes the store.

@@ -21,6 +21,11 @@ const SessionsDir = "sessions"
 // task: each attempt's files and the task's progress file.
 const LogsDir = "logs"
 
+// DataDir is the directory inside the home that controllers keep large
+// values of flows' states in (sdk.DataDirEnv): one directory per flow,
+// removed with the flow.
+const DataDir = "data"
+
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {

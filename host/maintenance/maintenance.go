@@ -443,6 +443,7 @@ func (p *pass) flow(f *sdk.Flow) {
 			for _, id := range pruned {
 				p.removeLogs(id)
 			}
+			p.removeData(f.ID)
 		}
 	}
 }
@@ -461,6 +462,17 @@ func (p *pass) removeLogs(taskID string) {
 		return
 	}
 	p.sum.LogsRemoved++
+}
+
+// removeData deletes the directory controllers kept a pruned flow's
+// large values in (sdk.DataDirEnv), if there is one.
+func (p *pass) removeData(flowID string) {
+	if p.cfg.Home == "" || !p.cfg.Apply {
+		return
+	}
+	if err := os.RemoveAll(filepath.Join(p.cfg.Home, home.DataDir, flowID)); err != nil {
+		p.fail("remove the data of flow "+flowID, err)
+	}
 }
 
 func anyActive(tasks []*sdk.Task) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -136,6 +137,13 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	// An index entry with no record.
 	require.NoError(t, e.st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
 
+	// What controllers kept for the old flow, and for one that stays.
+	oldData, keptData := filepath.Join(e.home, home.DataDir, old.FlowID), filepath.Join(e.home, home.DataDir, waiting.ID)
+	for _, d := range []string{oldData, keptData} {
+		require.NoError(t, os.MkdirAll(d, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "v.json"), []byte("{}"), 0o600))
+	}
+
 	e.now = t0.Add(8 * 24 * time.Hour)
 	before := e.snapshot()
 	preview := e.run(false)
@@ -160,6 +168,8 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	require.Equal(t, "preview", preview.Mode)
 	require.Equal(t, "apply", applied.Mode)
 	require.Equal(t, 3, applied.LogsRemoved, "the dangling task's and the pruned flows' tasks'")
+	require.NoDirExists(t, oldData, "a pruned flow's kept values go with it")
+	require.FileExists(t, filepath.Join(keptData, "v.json"))
 
 	get := func(id string) *sdk.Task {
 		t.Helper()

@@ -124,20 +124,24 @@ func (n *Notifier) DeliverOnce(ctx context.Context) error {
 // message is the body of a finish notification: a task's (task_id,
 // task) or a flow's (flow_id, flow).
 type message struct {
-	Event  string          `json:"event"`
-	Key    string          `json:"key"`
-	TaskID string          `json:"task_id,omitempty"`
-	FlowID string          `json:"flow_id,omitempty"`
-	Status string          `json:"status"`
-	Task   json.RawMessage `json:"task,omitempty"`
-	Flow   json.RawMessage `json:"flow,omitempty"`
+	Event      string          `json:"event"`
+	Key        string          `json:"key"`
+	TaskID     string          `json:"task_id,omitempty"`
+	FlowID     string          `json:"flow_id,omitempty"`
+	Controller string          `json:"controller,omitempty"`
+	Status     string          `json:"status"`
+	Task       json.RawMessage `json:"task,omitempty"`
+	Flow       json.RawMessage `json:"flow,omitempty"`
 }
 
 // messageOf is what notice no sends, and the environment its command gets.
 func messageOf(no engine.Notice) (message, []string) {
 	if no.FlowID != "" {
-		return message{Event: EventFlowFinished, Key: no.Key, FlowID: no.FlowID, Status: no.Status, Flow: no.Flow},
-			[]string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_FLOW_ID=" + no.FlowID, "FLOWGATE_FLOW_STATUS=" + no.Status}
+		env := []string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_FLOW_ID=" + no.FlowID, "FLOWGATE_FLOW_STATUS=" + no.Status}
+		if no.Controller != "" {
+			env = append(env, "FLOWGATE_CONTROLLER="+no.Controller)
+		}
+		return message{Event: EventFlowFinished, Key: no.Key, FlowID: no.FlowID, Controller: no.Controller, Status: no.Status, Flow: no.Flow}, env
 	}
 	return message{Event: EventTaskFinished, Key: no.Key, TaskID: no.TaskID, Status: no.Status, Task: no.Task},
 		[]string{"FLOWGATE_NOTICE_KEY=" + no.Key, "FLOWGATE_TASK_ID=" + no.TaskID, "FLOWGATE_TASK_STATUS=" + no.Status}

@@ -40,6 +40,9 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 		cmd = exec.Command(spec.Path, spec.Args...)
 	}
 	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+c.LogLevel)
+	if c.DataDir != "" {
+		cmd.Env = append(cmd.Env, sdk.DataDirEnv+"="+c.DataDir)
+	}
 	for k, v := range spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,6 +26,13 @@ type Spec struct {
 	// SHA256, if set, is the hex SHA-256 the executable must have; it is
 	// checked before every launch.
 	SHA256 string `yaml:"sha256"`
+	// OnFinish and OnFinishWebhook, if set, are where the finish
+	// notification of every flow this controller drives goes when the
+	// flow ends: a command run with the notice as JSON on stdin, a URL it
+	// is POSTed to (see host/notify). They are recorded when the gateway
+	// starts (engine.SetControllerNotices).
+	OnFinish        string `yaml:"on_finish"`
+	OnFinishWebhook string `yaml:"on_finish_webhook"`
 	// Key is where the entry is in the gateway config ("plugins[1]", or
 	// "plugins_dir" for a plugin found there); every error about the
 	// entry names its field under it ("plugins[1].path"). If empty,
@@ -79,6 +87,15 @@ func (s Spec) which() string {
 	return fmt.Sprintf(" (plugin %q)", s.Name)
 }
 
+// FinishNotify is where the finish notifications of the controller's
+// flows go; nil when its entry names no on_finish.
+func (s Spec) FinishNotify() *sdk.FinishNotify {
+	if s.OnFinish == "" && s.OnFinishWebhook == "" {
+		return nil
+	}
+	return &sdk.FinishNotify{Command: s.OnFinish, Webhook: s.OnFinishWebhook}
+}
+
 // Validate names the first field that is wrong.
 func (s Spec) Validate() error {
 	switch {
@@ -91,6 +108,9 @@ func (s Spec) Validate() error {
 		if _, err := hex.DecodeString(s.SHA256); err != nil {
 			return s.mistake("sha256", "not hex: %v", err)
 		}
+	}
+	if err := engine.ValidateNotify(s.FinishNotify()); err != nil {
+		return s.mistake("on_finish", "%v", err)
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ type SupervisorConfig struct {
 	// perturbs a plugin's calls with it. If nil, an instance is served the
 	// gateway's host as it is.
 	WrapHost func(controller string, h sdk.Host) sdk.Host
+	// DataDir is passed to plugins (sdk.DataDirEnv): where controllers
+	// keep flows' large values. If empty, plugins get none.
+	DataDir string
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {

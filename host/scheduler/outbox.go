@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -226,11 +227,8 @@ func (s *Scheduler) report(e outboxEntry, r Run) Report {
 		}
 	case r.FlowID != "":
 		if f, err := s.eng.GetFlow(r.FlowID); err == nil {
-			var state struct {
-				Output json.RawMessage `json:"output"`
-			}
-			if json.Unmarshal(f.State, &state) == nil && json.Valid(state.Output) {
-				rep.Result = state.Output
+			if out, err := flows.StateOutput(f.State); err == nil && json.Valid(out) {
+				rep.Result = out
 			}
 		}
 	}

@@ -378,6 +378,11 @@ func (r *run) subWorkflow(ctx context.Context, fr *frame, s *flows.Step) (res *f
 		if sub, err = flows.LoadSub(fr.wf, s, path, fr.chain); err != nil {
 			return nil, "", err, nil
 		}
+		// Known only now, its steps count toward the state's bound.
+		n, size := resultEntries(sub.Steps, fr.prefix+s.ID+">")
+		if err := checkBound(r.wf, n, size); err != nil {
+			return nil, "", fmt.Errorf("sub-workflow %s: %w", sub.File, err), nil
+		}
 	}
 	if slices.Contains(fr.chain, sub.File) {
 		//lint:ignore ST1005 the reference's message

@@ -3,6 +3,8 @@ package pipeline_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -111,4 +113,57 @@ func TestRerunCompositeStepsGiveTheirTasksThePriorOutput(t *testing.T) {
 		}, prior, "each rerun node's tasks get the stdout the node printed in the source run")
 		require.Equal(t, sdk.FlowSucceeded, h.Flow(succ.ID).Status)
 	})
+}
+
+// With a data directory, large results and prior outputs are kept in
+// files the state names, and a continuation reads the results it reuses
+// from its source flow's files: the reused fetch result reaches check
+// whole, and each rerun step gets its prior output.
+func TestContinuationReadsKeptValuesOfItsSource(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := &controller{Controller: pipeline.NewIn(dir), runner: &runner{}}
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "continue-big.lobster", nil)
+		for range 7 {
+			c.runner.next(t, h, f.ID)
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `{"spilled":"`+spilledSum(t, dir, f.ID, "fetch")+`"}`, string(st.Results["fetch"]))
+		require.JSONEq(t, `[20000]`, string(st.Output))
+
+		succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "again", FromStep: "p1"})
+		require.NoError(t, err)
+		h.Drain(succ.ID)
+		for i := range 5 {
+			p := c.runner.next(t, h, succ.ID)
+			require.Equal(t, strings.Repeat(strconv.Itoa(i+1), 16000)+"\n", p.Spec.Env[pipeline.PriorOutputEnv])
+		}
+		c.runner.next(t, h, succ.ID)
+		succ = h.Flow(succ.ID)
+		require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
+		st, top := readState(t, succ)
+		require.Contains(t, top, "prior_output_file", "80 KB of prior outputs are kept in a file")
+		require.NotContains(t, top, "prior_output")
+		require.JSONEq(t, `[20000]`, string(st.Output), "the reused fetch result was read from the source flow's file")
+	})
+}
+
+// spilledSum returns the digest of the one file under dir/flowID that
+// holds the result of step id.
+func spilledSum(t *testing.T, dir, flowID, id string) string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, flowID, "*.json"))
+	require.NoError(t, err)
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		if strings.HasPrefix(string(b), `{"id":"`+id+`"`) {
+			return strings.TrimSuffix(filepath.Base(name), ".json")
+		}
+	}
+	t.Fatalf("no file under %s holds the result of step %s", filepath.Join(dir, flowID), id)
+	return ""
 }

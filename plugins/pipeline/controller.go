@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -16,11 +17,21 @@ const Version = "0.1.0"
 
 // New returns the pipeline controller with the options of its
 // environment (OptionsFromEnv). It keeps no state between events:
-// everything it knows is in the flow's state and tasks.
+// everything it knows is in the flow's state and tasks, and in the files
+// under its data directory which the state names.
 func New() sdk.Controller { return NewWithOptions(OptionsFromEnv()) }
 
+// NewIn returns the pipeline controller with data directory dir and no
+// other options (see Options.DataDir).
+func NewIn(dir string) sdk.Controller { return NewWithOptions(Options{DataDir: dir}) }
+
 // NewWithOptions returns the pipeline controller with opts.
-func NewWithOptions(opts Options) sdk.Controller { return controller{opts: opts} }
+func NewWithOptions(opts Options) sdk.Controller {
+	if abs, err := filepath.Abs(opts.DataDir); err == nil && opts.DataDir != "" {
+		opts.DataDir = abs // the output's file is named by its path, for other readers
+	}
+	return controller{opts: opts}
+}
 
 type controller struct{ opts Options }
 
@@ -53,6 +64,6 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 			return err
 		}
 	}
-	r := &run{host: host, flow: f, opts: c.opts}
+	r := &run{host: host, flow: f, opts: c.opts, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
 	return r.advance(ctx)
 }

@@ -13,10 +13,13 @@
 // and an optional "env" object that every step's environment starts from
 // (the scheduler puts FLOWGATE_SESSION and the run's identity there).
 //
-// The controller adds and keeps two keys and no others:
+// The controller keeps the steps' results and the workflow's output in:
 //
 //	"results": {"<step id>": <flows.StepResult JSON>, …}
 //	"output":  [ … ]   (flows.Output; written when the flow finishes)
+//
+// (large ones are kept in files the state names; see Limits), and its
+// bookkeeping under "gate_until", "plan", "prior_output" and "continued".
 //
 // results also holds each parallel branch's result under its branch id
 // (as the reference does, so $branch.path refs work), and the results of
@@ -44,13 +47,31 @@
 // combines (the branches' results, the sub-workflow's results), which the
 // state keeps on their own: the combined data is never stored twice.
 //
+// With a data directory (sdk.DataDirEnv, which the gateway sets; NewIn),
+// the rest of what would make the state large is kept in files under
+// <dir>/<flow id>/, each named by the SHA-256 of its bytes and never
+// changed once written: a step result whose encoding is over
+// sdk.InlineStdout, and every result once 128 KiB of results are inline,
+// is {"spilled": "<sha256>"} in results; an output over sdk.InlineStdout
+// is "output_file": {"path", "sha256"} instead of "output"
+// (flows.StateOutput reads either); a continuation's prior outputs over
+// 64 KiB are "prior_output_file": "<sha256>". A continuation reads the
+// files of its source flow too. The gateway removes a flow's directory
+// when it prunes the flow.
+//
 // The encoded state of a flow is at most 768 KiB, which leaves room in
 // the flow's record (the store holds at most 1 MiB per record) for its
-// wait. A pass whose state would be larger (a for_each step's combined
-// rows, a workflow output, big args or responses, or more large results
-// than fit) fails the flow with a message naming the largest step result
-// or the output; the flow is never left blocked on a write the store
-// refuses. A workflow file is at most
+// wait. The controller's part of it (results, output, prior outputs,
+// gate deadlines, plan) is at most 512 KiB for any workflow CheckBound
+// accepts: what still grows with the workflow is one small entry per
+// step result and the plan, and CheckBound (called by pipeline validate
+// and run, and by the controller before a flow's first step) refuses a
+// workflow that could need more. The other 256 KiB are for the caller's
+// args, env and the gate decisions; a pass whose state would be larger
+// anyway fails the flow with a message naming the largest part; the flow
+// is never left blocked on a write the store refuses. Without a data
+// directory every value stays inline and that message is the only bound.
+// A workflow file is at most
 // flows.MaxFileBytes (256 KiB) and a run: line flows.MaxRunBytes (64 KiB);
 // pipeline validate refuses larger ones.
 //

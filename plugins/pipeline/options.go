@@ -3,6 +3,8 @@ package pipeline
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // The environment a gateway gives the pipeline plugin's process
@@ -35,13 +37,21 @@ type Options struct {
 	// StagePath lists the directories searched, in order, for an
 	// executable named like a stage no built-in command has.
 	StagePath []string
+	// DataDir is where the controller keeps values too large for a flow's
+	// state (see the package doc's Limits). Empty keeps every value
+	// inline, and a flow whose state would grow past its bound fails,
+	// saying so.
+	DataDir string
 }
 
 // OptionsFromEnv returns the options of a gateway's home: StateDir and
 // StagesDir under $FLOWGATE_HOME, then the directories in
-// $FLOWGATE_STAGE_PATH. Without $FLOWGATE_HOME only the stage path is set.
+// $FLOWGATE_STAGE_PATH, and the data directory of $FLOWGATE_DATA_DIR.
+// Without $FLOWGATE_HOME only the stage path and data directory are set.
 func OptionsFromEnv() Options {
-	return HomeOptions(os.Getenv(HomeEnv), filepath.SplitList(os.Getenv(StagePathEnv)))
+	o := HomeOptions(os.Getenv(HomeEnv), filepath.SplitList(os.Getenv(StagePathEnv)))
+	o.DataDir = os.Getenv(sdk.DataDirEnv)
+	return o
 }
 
 // HomeOptions returns the options of home (which may be empty) with the

@@ -25,8 +25,12 @@ func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
 	if b, err := os.ReadFile(wf.File); err == nil {
 		p.DefinitionHash = sdk.HashDefinition(b)
 	}
+	refs := make([]*regexp.Regexp, len(wf.Steps))
 	for i, s := range wf.Steps {
-		n := sdk.PlanNode{ID: s.ID, DependsOn: stepDeps(wf.Steps[:i], s)}
+		refs[i] = regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(s.ID) + `\b`)
+	}
+	for i, s := range wf.Steps {
+		n := sdk.PlanNode{ID: s.ID, DependsOn: stepDeps(wf.Steps[:i], refs[:i], s)}
 		if res, ok := results[s.ID]; ok {
 			n.Status = sdk.NodeSucceeded
 			if res.Error {
@@ -38,14 +42,14 @@ func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
 	return p
 }
 
-// stepDeps lists the steps of earlier that step s refers to.
-func stepDeps(earlier []flows.Step, s flows.Step) []string {
+// stepDeps lists the steps of earlier that step s refers to; refs[i]
+// matches a reference to earlier[i].
+func stepDeps(earlier []flows.Step, refs []*regexp.Regexp, s flows.Step) []string {
 	text, err := json.Marshal(s)
 	all := err != nil || (s.Kind() == "input" && s.Stdin == nil)
 	var deps []string
-	for _, e := range earlier {
-		ref := regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(e.ID) + `\b`)
-		if all || ref.Match(text) || strings.Contains(string(text), flows.RefEnvName(e.ID, "")) {
+	for i, e := range earlier {
+		if all || refs[i].Match(text) || strings.Contains(string(text), flows.RefEnvName(e.ID, "")) {
 			deps = append(deps, e.ID)
 		}
 	}

@@ -28,6 +28,7 @@ type run struct {
 	// stages are the executable stages on the stage path, listed once
 	// per pass (see executableStages).
 	stages []ExecutableStage
+	files files
 }
 
 // frame is one workflow being walked: the flow's own (prefix "") or a
@@ -67,11 +68,18 @@ func (e childError) Error() string { return e.err.Error() }
 // ends the flow; after the last step it finishes the flow with the output.
 func (r *run) advance(ctx context.Context) error {
 	var err error
-	if r.st, err = readState(r.flow.State); err != nil {
+	if r.st, err = readState(r.flow.State, r.files); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
 	if r.wf, err = r.st.workflow(); err != nil {
 		return r.fail(ctx, "", "", err.Error())
+	}
+	if len(r.st.Results) == 0 || r.flow.Continuation != nil && r.st.raw[continuedKey] == nil {
+		// Before any step runs: a workflow whose state could outgrow
+		// its bound fails at once, not after its steps ran.
+		if err := CheckBound(r.wf); err != nil {
+			return r.fail(ctx, "", "", err.Error())
+		}
 	}
 	if err := r.st.continued(r.flow.Continuation, r.wf); err != nil {
 		return r.fail(ctx, "", "", fmt.Sprintf("prepare the continuation: %v", err))

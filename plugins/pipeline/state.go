@@ -17,7 +17,9 @@ import (
 type state struct {
 	raw    map[string]json.RawMessage
 	before []byte
-	File   string
+	// files keeps the values too large to keep inline.
+	files files
+	File  string
 	// Pipeline is the pipeline string a flow runs instead of a file.
 	Pipeline string
 	Args     map[string]any
@@ -45,10 +47,10 @@ type state struct {
 	Stages map[string]StageReport
 }
 
-// readState decodes a flow's state; it fails when the state names no
-// workflow file.
-func readState(b json.RawMessage) (*state, error) {
-	s := &state{raw: map[string]json.RawMessage{}}
+// readState decodes a flow's state, reading back the values fs keeps; it
+// fails when the state names no workflow file.
+func readState(b json.RawMessage, fs files) (*state, error) {
+	s := &state{raw: map[string]json.RawMessage{}, files: fs}
 	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
 		if err := json.Unmarshal(b, &s.raw); err != nil {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
@@ -64,8 +66,8 @@ func readState(b json.RawMessage) (*state, error) {
 	if s.File == "" && s.Pipeline == "" {
 		return nil, errors.New(`the flow's state names no workflow file ("file") and no pipeline string ("pipeline"); start pipeline flows with flowgate pipeline run`)
 	}
-	if s.Results == nil {
-		s.Results = map[string]flows.StepResult{}
+	if err := s.readKept(); err != nil {
+		return nil, err
 	}
 	if s.Prior == nil {
 		s.Prior = map[string]string{}
@@ -101,7 +103,7 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 // state that was read.
 func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
-		if s.raw["results"], err = json.Marshal(s.Results); err != nil {
+		if s.raw["results"], err = s.encodeResults(); err != nil {
 			return nil, false, err
 		}
 	}
@@ -116,8 +118,13 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 			}
 		}
 	}
+	if len(s.Prior) > 0 {
+		if err = s.keep(priorKey, priorFileKey, s.Prior, maxInlinePrior, func(sum string) any { return sum }); err != nil {
+			return nil, false, err
+		}
+	}
 	if output != nil {
-		if s.raw["output"], err = json.Marshal(output); err != nil {
+		if err = s.keepOutput(output); err != nil {
 			return nil, false, err
 		}
 	}
@@ -130,25 +137,34 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 	return b, !bytes.Equal(b, s.before), nil
 }
 
-// largest names the step result that takes the most room in the state,
-// for the message that refuses a state too large.
+// largest names what takes the most room in the encoded state, for the
+// message that refuses a state too large: a step result or the output
+// kept inline (with no data directory), or else what the caller or the
+// gateway put there.
 func (s *state) largest() string {
-	id, most := "", 0
-	for k, r := range s.Results {
-		if b, err := json.Marshal(r); err == nil && len(b) > most {
-			id, most = k, len(b)
+	key, most := "", 0
+	for k, v := range s.raw {
+		if len(v) > most {
+			key, most = k, len(v)
 		}
 	}
-	if out := len(s.raw["output"]); out > most {
-		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", out)
+	switch key {
+	case "results":
+		var entries map[string]json.RawMessage
+		_ = json.Unmarshal(s.raw["results"], &entries) // encode just wrote it
+		id, size := "", 0
+		for k, v := range entries {
+			if len(v) > size {
+				id, size = k, len(v)
+			}
+		}
+		return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, size)
+	case "output":
+		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", most)
+	case stageOutKey:
+		return fmt.Sprintf("the outputs of its state.get, state.set and diff.last stages are %d bytes; keep small values in state, or large ones in files whose paths you store", most)
 	}
-	if kept := len(s.raw[stageOutKey]); kept > most {
-		return fmt.Sprintf("the outputs of its state.get, state.set and diff.last stages are %d bytes; keep small values in state, or large ones in files whose paths you store", kept)
-	}
-	if id == "" {
-		return "its args, env and decisions are too large; pass large data as files"
-	}
-	return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, most)
+	return fmt.Sprintf("its args, env and decisions are too large (%q is %d bytes); pass large data as files", key, most)
 }
 
 // workflow loads what the flow runs: its workflow file, or the one-step

@@ -1,0 +1,113 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// files keeps the values of a flow's state that are too large to keep
+// inline, each in a file named by the SHA-256 of its bytes, under
+// dir/<flow id>/ (dir is the controller's data directory,
+// sdk.DataDirEnv). A file never changes once written, so a state that
+// names it can always be read back, by any pass; the gateway removes the
+// directory when it prunes the flow.
+type files struct {
+	// dir is the data directory; "" means the controller has none, and
+	// every value stays inline.
+	dir string
+	// flow is the flow whose directory new files go to; from is, in a
+	// continuation, the source flow, whose files its reused results
+	// name ("" for none).
+	flow, from string
+}
+
+// ok reports whether there is a directory to keep values in.
+func (f files) ok() bool { return f.dir != "" }
+
+// path is where the value with digest sum of flow id is kept.
+func (f files) path(id, sum string) string {
+	return filepath.Join(f.dir, id, sum+".json")
+}
+
+// put keeps b and returns its digest. The file is written whole and
+// synced before it is renamed into place, so a state written after put
+// returns never names a partial file.
+func (f files) put(b []byte) (string, error) {
+	if strings.ContainsAny(f.flow, `/\`) || f.flow == "." || f.flow == ".." {
+		return "", fmt.Errorf("flow id %q cannot name a directory; its large values cannot be kept", f.flow)
+	}
+	s := sha256.Sum256(b)
+	sum := hex.EncodeToString(s[:])
+	dst := f.path(f.flow, sum)
+	if _, err := os.Stat(dst); err == nil {
+		return sum, nil
+	}
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
+	}
+	defer d.Close()
+	tmp, err := os.CreateTemp(dir, "tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
+	}
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err == nil {
+		err = d.Sync() // the rename is durable too
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("keep a large value of flow %s in %s: %w", f.flow, dir, err)
+	}
+	return sum, nil
+}
+
+// get reads back the value with digest sum, from the flow's directory or
+// its source flow's, and checks it is still what was kept.
+func (f files) get(sum string) ([]byte, error) {
+	if !f.ok() {
+		return nil, fmt.Errorf("the flow's state names a kept value (%s), but this controller has no data directory (%s is unset); run it under the gateway", sum, sdk.DataDirEnv)
+	}
+	var firstErr error
+	for _, id := range []string{f.flow, f.from} {
+		if id == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.path(id, sum))
+		if errors.Is(err, os.ErrNotExist) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read a kept value of flow %s: %w", id, err)
+		}
+		s := sha256.Sum256(b)
+		if hex.EncodeToString(s[:]) != sum {
+			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", f.path(id, sum), id)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("a value of the flow's state was kept in %s, which is gone (%v); the flow's data was removed, so run the pipeline again", f.path(f.flow, sum), firstErr)
+}
