@@ -18,6 +18,7 @@ func TestSpecFinishNotify(t *testing.T) {
 	s := pluginhost.Spec{Name: "p", OnFinish: "notify", OnFinishWebhook: "https://example.com/hook"}
 	require.NoError(t, s.Validate())
 	require.Equal(t, &sdk.FinishNotify{Command: "notify", Webhook: "https://example.com/hook"}, s.FinishNotify())
-	err := pluginhost.Spec{Name: "p", OnFinishWebhook: "ftp://x"}.Validate()
-	require.ErrorContains(t, err, `plugins.p: invalid input: on_finish webhook "ftp://x" is not an http or https URL`)
+	err := pluginhost.Spec{Name: "p", Key: "plugins[2]", OnFinishWebhook: "ftp://x"}.Validate()
+	require.ErrorContains(t, err, `plugins[2].on_finish: invalid input: on_finish webhook "ftp://x" is not an http or https URL`)
+	require.ErrorIs(t, err, sdk.ErrInvalid)
 }
