@@ -208,7 +208,12 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
 // Handler returns the live instance of controller name, for delivery.
-func (s *Supervisor) Handler(name string) (Handler, error) {
+func (s *Supervisor) Handler(name string) (Handler, error) { return s.plugin(name) }
+
+// plugin returns the connection to the live instance of plugin name, or
+// an error that says why there is none (ErrUnavailable while it starts or
+// restarts).
+func (s *Supervisor) plugin(name string) (pluginclient.Plugin, error) {
 	in := s.instances[name]
 	if in == nil {
 		return nil, fmt.Errorf("no plugin named %q is configured in the gateway config (plugins:)", name)
@@ -241,7 +246,7 @@ func (s *Supervisor) Statuses() []Status {
 	for name, in := range s.instances {
 		in.mu.Lock()
 		out = append(out, Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
-			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name]})
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages})
 		in.mu.Unlock()
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -392,7 +397,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		}
 		return fmt.Errorf("plugin %s did not start: %w", in.spec.Name, err)
 	}
-	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
+	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log), stages: s}
 	if s.cfg.WrapHost != nil {
 		h = s.cfg.WrapHost(in.spec.Name, h)
 	}
@@ -412,6 +417,9 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	}
 	if info.APIVersion != sdk.APIVersion {
 		return &permanentError{err: fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
+	}
+	if err := s.checkStages(in.spec.Name, info); err != nil {
+		return err
 	}
 	in.mu.Lock()
 	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()

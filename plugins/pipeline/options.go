@@ -3,6 +3,8 @@ package pipeline
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // The environment a gateway gives the pipeline plugin's process
@@ -35,6 +37,10 @@ type Options struct {
 	// StagePath lists the directories searched, in order, for an
 	// executable named like a stage no built-in command has.
 	StagePath []string
+	// PluginStages are stages controller plugins provide, for HasCommand
+	// (the CLI's dry runs take them from the running gateway). The
+	// controller itself asks its sdk.Host instead.
+	PluginStages []sdk.Stage
 }
 
 // OptionsFromEnv returns the options of a gateway's home: StateDir and
@@ -62,8 +68,8 @@ func HomeOptions(home string, stagePath []string) Options {
 
 // HasCommand reports whether a pipeline stage may name the command: a
 // built-in one (flows.Builtins, exec, approve, ask, state.get, state.set,
-// diff.last) or an executable on the stage path.
+// diff.last), one of PluginStages, or an executable on the stage path.
 func (o Options) HasCommand(name string) bool {
-	_, ok := (&pipe{r: &run{opts: o}}).commands()[name]
+	_, ok := (&pipe{r: &run{opts: o, plugStages: o.PluginStages}}).commands()[name]
 	return ok
 }
