@@ -15,13 +15,16 @@ import (
 )
 
 // stagePluginHome is a home whose gateway.yaml runs this test binary as
-// the controller plugin name (see stagePlugin), and the file its
+// the controller plugins names (see stagePlugin), and the file their
 // note.once stage writes.
-func stagePluginHome(t *testing.T, name string) (home, notes string) {
+func stagePluginHome(t *testing.T, names ...string) (home, notes string) {
 	t.Helper()
 	home = shortHome(t)
 	notes = filepath.Join(t.TempDir(), "notes")
-	cfg := "plugins:\n  - name: " + name + "\n    path: " + os.Args[0] + "\n    args: [" + stagePluginCmd + ", " + name + "]\n    env: {" + notesEnv + ": " + notes + "}\n"
+	cfg := "plugins:\n"
+	for _, name := range names {
+		cfg += "  - name: " + name + "\n    path: " + os.Args[0] + "\n    args: [" + stagePluginCmd + ", " + name + "]\n    env: {" + notesEnv + ": " + notes + "}\n"
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(home, "gateway.yaml"), []byte(cfg), 0o600))
 	return home, notes
 }
@@ -94,6 +97,17 @@ func TestPluginStageClashingWithABuiltinIsRefused(t *testing.T) {
 	code, _, errOut := run(t, home, "pipeline", "run", "commands.list")
 	require.NotEqual(t, 0, code)
 	require.Contains(t, errOut, `plugin clash: stage "where" is a built-in stage, which a plugin cannot replace; rename the plugin's stage`)
+}
+
+// TestPluginStageClashBetweenPluginsIsRefused: two plugins that declare
+// the same stage are a config mistake: the gateway does not start, and
+// says which stage and which plugin has it.
+func TestPluginStageClashBetweenPluginsIsRefused(t *testing.T) {
+	t.Parallel()
+	home, _ := stagePluginHome(t, "stages", "twin")
+	code, _, errOut := run(t, home, "pipeline", "run", "commands.list")
+	require.NotEqual(t, 0, code)
+	require.Regexp(t, `plugin (stages|twin): stage "(note.once|remote.fail|text.upper)" is already provided by plugin (stages|twin); rename one of the two, or configure only one of them`, errOut)
 }
 
 // TestDryRunKnowsPluginStages: --dry-run and validate accept a stage the

@@ -93,6 +93,8 @@ type Supervisor struct {
 	epochs atomic.Int64
 	// instances is fixed by NewSupervisor; each instance guards itself.
 	instances map[string]*instance
+	// stagesMu orders the checks of the stages plugins declare.
+	stagesMu sync.Mutex
 }
 
 // instance is the current process of one plugin.
@@ -418,6 +420,10 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	if info.APIVersion != sdk.APIVersion {
 		return &permanentError{err: fmt.Errorf("plugin %s speaks controller API %d; this gateway speaks %d: rebuild it with this flowgate's sdk", in.spec.Name, info.APIVersion, sdk.APIVersion)}
 	}
+	// Checked and recorded under stagesMu, so that two plugins starting
+	// at once cannot both claim a stage.
+	s.stagesMu.Lock()
+	defer s.stagesMu.Unlock()
 	if err := s.checkStages(in.spec.Name, info); err != nil {
 		return err
 	}
