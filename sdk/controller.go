@@ -103,8 +103,8 @@ type Host interface {
 	// of flow call.FlowID, which this controller drives: the gateway hands
 	// it to the provider's StageProvider and returns its output (see
 	// StageProvider.RunStage). No provider is ErrNotFound; a provider that
-	// is not running, or a failure of the stage, is an error whose message
-	// names the plugin.
+	// is starting or restarting is ErrUnavailable (try again later); a
+	// failure of the stage is an error whose message names the plugin.
 	RunStage(ctx context.Context, call StageCall) (json.RawMessage, error)
 }
 

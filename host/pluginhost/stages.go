@@ -3,6 +3,7 @@ package pluginhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,7 +37,9 @@ func (in *instance) stages() []sdk.Stage {
 
 // RunStage hands call to the plugin that provides stage call.Name and
 // returns its output. No provider is sdk.ErrNotFound; a provider that is
-// not running, or the stage's failure, is an error naming the plugin.
+// starting or restarting, or that went away during the call, is
+// sdk.ErrUnavailable; one that failed for good, or the stage's failure,
+// is an error naming the plugin.
 func (s *Supervisor) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
 	provider := ""
 	for _, st := range s.Stages() {
@@ -48,10 +51,18 @@ func (s *Supervisor) RunStage(ctx context.Context, call sdk.StageCall) (json.Raw
 		return nil, fmt.Errorf("%w: no controller plugin of this gateway provides pipeline stage %q; add a plugin that declares it (sdk.Info.Stages) under plugins: in the gateway config", sdk.ErrNotFound, call.Name)
 	}
 	p, err := s.plugin(provider)
+	if errors.Is(err, ErrUnavailable) {
+		return nil, fmt.Errorf("%w: pipeline stage %s is provided by plugin %s, which is starting or restarting: %v", sdk.ErrUnavailable, call.Name, provider, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("pipeline stage %s is provided by plugin %s, which cannot run it now: %w", call.Name, provider, err)
+		return nil, fmt.Errorf("pipeline stage %s is provided by plugin %s, which cannot run it: %w; see flowgate plugins list and the gateway's log", call.Name, provider, err)
 	}
 	out, err := p.RunStage(ctx, call)
+	if errors.Is(err, sdk.ErrPluginShutdown) {
+		// The provider went away, not the caller: plugin_shutdown would
+		// tell the caller that it is the stale one.
+		return nil, fmt.Errorf("%w: stage %s of plugin %s: the plugin went away while running it: %v", sdk.ErrUnavailable, call.Name, provider, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("stage %s of plugin %s: %w", call.Name, provider, err)
 	}

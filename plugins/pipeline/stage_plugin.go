@@ -73,8 +73,10 @@ func (p *pipe) runPluginStage(ctx context.Context, st sdk.Stage, call *flows.Cal
 		return flows.StageOutput{}, err
 	}
 	out, err := p.r.host.RunStage(ctx, sdk.StageCall{FlowID: p.r.flow.ID, Key: p.outputKey(call), Name: st.Name, Args: args, Items: items})
-	if errors.Is(err, sdk.ErrPluginShutdown) {
-		p.hostErr = err // this instance is going away; its event comes again
+	if errors.Is(err, sdk.ErrPluginShutdown) || errors.Is(err, sdk.ErrUnavailable) {
+		// This instance is going away, or the stage's plugin is
+		// restarting: the pass ends, and its event comes again.
+		p.hostErr = err
 		return flows.StageOutput{}, errStageWaits
 	}
 	if err != nil {

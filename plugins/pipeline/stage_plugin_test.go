@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -94,4 +95,37 @@ func TestBuiltinStageNames(t *testing.T) {
 	require.False(t, flows.IsBuiltinStage("llm.invoke"))
 	require.False(t, pipeline.Options{}.HasCommand("llm.invoke"))
 	require.True(t, pipeline.Options{PluginStages: []sdk.Stage{{Name: "llm.invoke"}}}.HasCommand("llm.invoke"))
+}
+
+// TestPluginStageUnavailableRetries: while the stage's plugin restarts
+// (sdk.ErrUnavailable), the event fails and the flow stays as it was, to
+// run the stage when the event comes again; it does not fail the flow.
+func TestPluginStageUnavailableRetries(t *testing.T) {
+	t.Parallel()
+	c := newControllerWith(pipeline.Options{})
+	host := sdktest.NewHost()
+	var up atomic.Bool
+	host.ProvideStage(sdk.Stage{Name: "llm.invoke", Plugin: "llm"}, func(context.Context, sdk.StageCall) (json.RawMessage, error) {
+		if !up.Load() {
+			return nil, fmt.Errorf("%w: pipeline stage llm.invoke is provided by plugin llm, which is starting or restarting", sdk.ErrUnavailable)
+		}
+		return json.RawMessage(`["summary"]`), nil
+	})
+	state, err := json.Marshal(map[string]any{"pipeline": "llm.invoke", "args": map[string]any{}, "cwd": t.TempDir()})
+	require.NoError(t, err)
+	f, err := host.CreateFlow(pipeline.Name, "p", state)
+	require.NoError(t, err)
+	ev := host.Events(f.ID)[0]
+	require.ErrorIs(t, c.HandleEvent(t.Context(), host, ev), sdk.ErrUnavailable)
+	f, err = host.GetFlow(t.Context(), f.ID)
+	require.NoError(t, err)
+	require.False(t, f.Status.Terminal(), "the flow ended while the stage's plugin restarted: %s", f.BlockedSummary)
+
+	up.Store(true)
+	require.NoError(t, c.HandleEvent(t.Context(), host, ev))
+	f, err = host.GetFlow(t.Context(), f.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+	st, _ := readState(t, f)
+	require.JSONEq(t, `["summary"]`, string(st.Output))
 }

@@ -26,7 +26,8 @@ type Error struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// code names the sdk sentinel: "not_found", "revision_conflict",
 	// "invalid", "terminal", "cancel_requested", "not_managed",
-	// "owner_mismatch", "illegal_transition", "plugin_shutdown".
+	// "owner_mismatch", "illegal_transition", "plugin_shutdown",
+	// "unavailable".
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// expected_revision and current_flow_json are set for
 	// revision_conflict: the revision the caller sent and the flow as it is.
