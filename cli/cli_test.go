@@ -270,14 +270,19 @@ func TestControlCharactersAreMadeVisible(t *testing.T) {
 
 // TestMain lets this test binary serve as the flowgate binary when the
 // gateway under test starts it as a task's shim or a first-party plugin,
-// or when a test runs it as a gateway process to kill, and as the fake
-// agent command-line tool of the session tests.
+// or when a test runs it as a gateway process to kill, as the fake
+// agent command-line tool of the session tests, and as a controller
+// plugin that provides pipeline stages.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin" || os.Args[1] == "gateway") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == fakeAgentCmd {
 		os.Exit(fakeAgent(os.Args[2:]))
+	}
+	if len(os.Args) > 2 && os.Args[1] == stagePluginCmd {
+		sdk.Serve(stagePlugin{name: os.Args[2]})
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

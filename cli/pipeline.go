@@ -74,13 +74,13 @@ command, where a value holding shell syntax runs as code, and names the
 environment variable that holds the same value. strict_refs: true in the
 file, or --strict-refs, makes those errors.`,
 		Args: args(1, "one workflow file"),
-		RunE: func(_ *cobra.Command, a []string) error {
+		RunE: func(cmd *cobra.Command, a []string) error {
 			wf, err := loadWorkflow(a[0])
 			if err == nil && strict {
 				err = refuseSplices(wf)
 			}
 			if err == nil {
-				err = e.checkStages(wf, flows.ResolveArgs(wf, nil))
+				err = e.checkStages(cmd.Context(), wf, flows.ResolveArgs(wf, nil))
 			}
 			if err != nil {
 				return err
@@ -110,17 +110,17 @@ file, or --strict-refs, makes those errors.`,
 }
 
 // checkStages refuses (exit 2) a workflow whose pipelines name a stage
-// that neither a built-in command nor an executable on the home's stage
-// path provides, saying how to add it.
-func (e *env) checkStages(wf *flows.Workflow, args map[string]any) error {
-	opts, err := e.stageOptions()
+// that no built-in command, no plugin of the running gateway and no
+// executable on the home's stage path provides, saying how to add it.
+func (e *env) checkStages(ctx context.Context, wf *flows.Workflow, args map[string]any) error {
+	set, err := e.stageSet(ctx)
 	if err != nil {
 		return err
 	}
-	err = flows.CheckPipelineCommands(wf, args, opts.HasCommand)
+	err = flows.CheckPipelineCommands(wf, args, set.has)
 	var unknown *flows.UnknownStageError
 	if errors.As(err, &unknown) {
-		return usageError{fmt.Errorf("%w (%s)", err, pipeline.MissingStageHint(unknown.Name))}
+		return set.refuse(err, unknown.Name)
 	}
 	return err
 }
@@ -235,7 +235,7 @@ directory first. See docs/agents.md.`,
 				return err
 			}
 			if dryRun {
-				if err := e.checkStages(wf, flows.ResolveArgs(wf, provided)); err != nil {
+				if err := e.checkStages(cmd.Context(), wf, flows.ResolveArgs(wf, provided)); err != nil {
 					return err
 				}
 				fmt.Fprint(e.stdout, flows.DryRun(wf, flows.ResolveArgs(wf, provided)))

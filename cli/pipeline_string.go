@@ -74,14 +74,14 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		return err
 	}
 	if p.dryRun {
-		opts, err := e.stageOptions()
+		set, err := e.stageSet(cmd.Context())
 		if err != nil {
 			return err
 		}
-		plan, err := flows.PipelineDryRun(stages, opts.HasCommand)
+		plan, err := flows.PipelineDryRun(stages, set.has)
 		var unknown *flows.UnknownCommandError
 		if errors.As(err, &unknown) {
-			return usageError{fmt.Errorf("%w (%s)", err, pipeline.MissingStageHint(unknown.Name))}
+			return set.refuse(err, unknown.Name)
 		}
 		if err != nil {
 			return err

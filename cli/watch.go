@@ -35,7 +35,8 @@ type flowWatch struct {
 }
 
 // watchFlow draws flow token live until it ends or Ctrl-C: its tasks with
-// their progress bars, its gate, and its latest history entries. On a
+// their progress bars, a pipeline flow's stages as flow show lists them,
+// its gate, and its latest history entries. On a
 // terminal each frame replaces the last (a plain ANSI redraw); otherwise
 // each changed frame is printed after a blank line, so a log keeps them
 // all. Like history --follow it opens the gateway's socket, or the store
@@ -103,6 +104,7 @@ func (w *flowWatch) read(ctx context.Context, token string) (engine.FlowView, er
 func (w *flowWatch) draw(v engine.FlowView) {
 	var b bytes.Buffer
 	writeFlow(&b, v)
+	writeStages(&b, pipelineStages(v))
 	writeGate(&b, v.Flow)
 	if len(w.recent) > 0 {
 		fmt.Fprintln(&b, "Recent history:")

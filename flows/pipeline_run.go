@@ -18,6 +18,9 @@ type Command struct {
 	// SideEffects names what the command does beyond transforming items
 	// ("local_exec", "writes_state", "renders"); empty for a pure command.
 	SideEffects []string
+	// Plugin is the controller plugin that provides the command; empty
+	// for a built-in or an executable stage.
+	Plugin string
 	// Run transforms the items. Its error message is the stage's error,
 	// shown as is, so it should be Lobster's message where Lobster has one.
 	Run func(ctx context.Context, call *Call) (StageOutput, error)
@@ -139,4 +142,17 @@ func Builtins() Commands {
 		whereCommand, pickCommand, headCommand, sortCommand, dedupeCommand,
 		groupByCommand, mapCommand, templateCommand, jsonCommand, tableCommand, commandsListCommand,
 	)
+}
+
+// executorCommands are the commands the pipeline controller adds to
+// Builtins: exec, the gates and the state stages.
+var executorCommands = []string{"exec", "approve", "ask", "state.get", "state.set", "diff.last"}
+
+// IsBuiltinStage reports whether name is a built-in stage: one of
+// Builtins, or one the pipeline controller adds (exec, approve, ask,
+// state.get, state.set, diff.last). No plugin or executable can provide a
+// stage of such a name.
+func IsBuiltinStage(name string) bool {
+	_, ok := Builtins()[name]
+	return ok || slices.Contains(executorCommands, name)
 }

@@ -4,7 +4,7 @@ import "context"
 
 var commandsListCommand = &Command{
 	Name:        "commands.list",
-	Description: "List the commands this pipeline can use: {name, description, sideEffects}, sorted by name",
+	Description: "List the commands this pipeline can use: {name, description, sideEffects}, and plugin for a plugin's stage, sorted by name",
 	SideEffects: []string{},
 	Run: func(_ context.Context, call *Call) (StageOutput, error) {
 		names := call.Commands.Names()
@@ -15,7 +15,11 @@ var commandsListCommand = &Command{
 			for j, e := range c.SideEffects {
 				effects[j] = e
 			}
-			out[i] = map[string]any{"name": n, "description": c.Description, "sideEffects": effects}
+			item := map[string]any{"name": n, "description": c.Description, "sideEffects": effects}
+			if c.Plugin != "" {
+				item["plugin"] = c.Plugin
+			}
+			out[i] = item
 		}
 		return StageOutput{Items: out}, nil
 	},

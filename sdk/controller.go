@@ -39,6 +39,9 @@ type Info struct {
 	// APIVersion is the SDK's APIVersion the controller was built with.
 	APIVersion   int      `json:"api_version"`
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Stages are the typed pipeline stages the controller provides; it
+	// runs them by implementing StageProvider. None if empty.
+	Stages []Stage `json:"stages,omitempty"`
 }
 
 // Host is the gateway as a controller sees it. Every method is a call over
@@ -91,6 +94,18 @@ type Host interface {
 	WakeAt(ctx context.Context, flowID string, at time.Time, key string) error
 	// Log writes a line to the gateway's log, attributed to the plugin.
 	Log(ctx context.Context, level, msg string, fields map[string]string) error
+	// ListStages lists the pipeline stages the gateway's controller
+	// plugins provide (their Info.Stages), each with its Plugin, sorted by
+	// name. A plugin that is not running is listed with the stages it
+	// declared when it last ran.
+	ListStages(ctx context.Context) ([]Stage, error)
+	// RunStage runs a stage another controller provides, for a pipeline
+	// of flow call.FlowID, which this controller drives: the gateway hands
+	// it to the provider's StageProvider and returns its output (see
+	// StageProvider.RunStage). No provider is ErrNotFound; a provider that
+	// is starting or restarting is ErrUnavailable (try again later); a
+	// failure of the stage is an error whose message names the plugin.
+	RunStage(ctx context.Context, call StageCall) (json.RawMessage, error)
 }
 
 // TaskRequest asks for a task in a managed flow.

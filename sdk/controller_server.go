@@ -106,3 +106,29 @@ func (s *controllerServer) Shutdown(ctx context.Context, _ *pb.ShutdownRequest) 
 	}
 	return &pb.ShutdownResponse{}, nil
 }
+
+// RunStage runs one of the controller's stages with its StageProvider. A
+// panic fails the stage, as it fails an event.
+func (s *controllerServer) RunStage(ctx context.Context, r *pb.RunStageRequest) (_ *pb.RunStageResponse, err error) {
+	host := s.currentHost()
+	if host == nil {
+		return nil, status.Error(codes.FailedPrecondition, "controller was asked to run a stage before Setup; the gateway must connect with pluginclient.Connect first")
+	}
+	call := stageCallFromProto(r)
+	sp, ok := s.impl.(StageProvider)
+	if !ok {
+		return nil, status.Errorf(codes.Unimplemented, "controller declares stage %s but does not implement sdk.StageProvider; add a RunStage method to it", call.Name)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("controller panicked running a stage", "flow_id", call.FlowID, "stage", call.Name,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = status.Errorf(codes.Internal, "controller panicked running stage %s of flow %s: %v", call.Name, call.FlowID, p)
+		}
+	}()
+	out, err := sp.RunStage(ctx, host, call)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.RunStageResponse{ItemsJson: out}, nil
+}

@@ -36,6 +36,14 @@
 // Serve exits the process when the gateway that started it dies, within
 // about a second, so a crashed gateway leaves no plugin behind.
 //
+// # Stages
+//
+// A controller can also provide typed pipeline stages: it lists them in
+// Info.Stages and implements StageProvider, whose RunStage the gateway
+// calls when a pipeline names one. Host.ListStages and Host.RunStage let
+// a controller that runs pipelines reach the stages other plugins
+// provide.
+//
 // # Gates
 //
 // A flow that waits for a person parks with a Wait of kind GateApproval or

@@ -31,6 +31,11 @@ var (
 	// ErrIllegalTransition means the status move is not in the state
 	// machine (docs/state-machine.md).
 	ErrIllegalTransition = errcode.ErrIllegalTransition
+	// ErrUnavailable means the gateway could not serve the call now
+	// because a part it needs is starting or restarting (the plugin that
+	// provides a stage, for Host.RunStage). Nothing was done: try again
+	// later, for instance by failing the event so that it comes again.
+	ErrUnavailable = errcode.ErrUnavailable
 )
 
 // RevisionConflictError is returned when an expected revision is stale. It

@@ -154,3 +154,21 @@ func (h *hostClient) Log(ctx context.Context, level, msg string, fields map[stri
 	_, err := h.client.Log(ctx, &pb.LogRequest{Level: level, Message: msg, Fields: fields})
 	return h.err("Log", err)
 }
+
+// ListStages implements Host.
+func (h *hostClient) ListStages(ctx context.Context) ([]Stage, error) {
+	r, err := h.client.ListStages(ctx, &pb.ListStagesRequest{})
+	if err != nil {
+		return nil, h.err("ListStages", err)
+	}
+	return stagesFromProto(r), nil
+}
+
+// RunStage implements Host.
+func (h *hostClient) RunStage(ctx context.Context, call StageCall) (json.RawMessage, error) {
+	r, err := h.client.RunStage(ctx, stageCallToProto(call))
+	if err != nil {
+		return nil, h.err("RunStage", err)
+	}
+	return r.GetItemsJson(), nil
+}

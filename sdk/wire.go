@@ -29,7 +29,32 @@ func infoToProto(i Info) *pb.GetInfoResponse {
 		Version:      i.Version,
 		ApiVersion:   int32(i.APIVersion),
 		Capabilities: i.Capabilities,
+		Stages:       stagesToProto(i.Stages),
 	}
+}
+
+func stagesToProto(st []Stage) []*pb.StageInfo {
+	out := make([]*pb.StageInfo, len(st))
+	for i, s := range st {
+		out[i] = &pb.StageInfo{Name: s.Name, Description: s.Description, SideEffects: s.SideEffects, Plugin: s.Plugin}
+	}
+	return out
+}
+
+func stagesFromProto(r *pb.ListStagesResponse) []Stage {
+	out := make([]Stage, len(r.GetStages()))
+	for i, s := range r.GetStages() {
+		out[i] = Stage{Name: s.GetName(), Description: s.GetDescription(), SideEffects: s.GetSideEffects(), Plugin: s.GetPlugin()}
+	}
+	return out
+}
+
+func stageCallToProto(c StageCall) *pb.RunStageRequest {
+	return &pb.RunStageRequest{FlowId: c.FlowID, Key: c.Key, Name: c.Name, ArgsJson: c.Args, ItemsJson: c.Items}
+}
+
+func stageCallFromProto(r *pb.RunStageRequest) StageCall {
+	return StageCall{FlowID: r.GetFlowId(), Key: r.GetKey(), Name: r.GetName(), Args: r.GetArgsJson(), Items: r.GetItemsJson()}
 }
 
 func eventFromProto(r *pb.HandleEventRequest) (Event, error) {

@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -22,6 +23,9 @@ type host struct {
 	epoch int64
 	live  func(epoch int64) bool
 	log   func(level, msg string, fields map[string]string)
+	// stages runs the stages plugins provide; nil in a host made by
+	// NewHost, which has no plugins.
+	stages *Supervisor
 }
 
 var _ sdk.Host = (*host)(nil)
@@ -174,4 +178,27 @@ func (h *host) Log(_ context.Context, level, msg string, fields map[string]strin
 	}
 	h.log(level, msg, fields)
 	return nil
+}
+
+// ListStages implements sdk.Host: the stages the gateway's plugins
+// provide; none for a host made by NewHost.
+func (h *host) ListStages(context.Context) ([]sdk.Stage, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	if h.stages == nil {
+		return []sdk.Stage{}, nil
+	}
+	return h.stages.Stages(), nil
+}
+
+// RunStage implements sdk.Host for a flow the controller drives.
+func (h *host) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
+	if _, err := h.own(call.FlowID); err != nil {
+		return nil, err
+	}
+	if h.stages == nil {
+		return nil, fmt.Errorf("%w: pipeline stage %q: controller %s runs in process, where no plugin provides stages; run it under a gateway", sdk.ErrNotFound, call.Name, h.name)
+	}
+	return h.stages.RunStage(ctx, call)
 }

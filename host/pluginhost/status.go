@@ -2,6 +2,8 @@ package pluginhost
 
 import (
 	"time"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // State is where a plugin instance is in its life.
@@ -27,4 +29,7 @@ type Status struct {
 	LastError string    `json:"last_error,omitempty"`
 	Since     time.Time `json:"since"`
 	Pending   int       `json:"pending_events"`
+	// Stages are the pipeline stages the plugin declared when it last
+	// started.
+	Stages []sdk.Stage `json:"stages,omitempty"`
 }

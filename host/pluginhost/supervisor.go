@@ -92,6 +92,8 @@ type Supervisor struct {
 	epochs atomic.Int64
 	// instances is fixed by NewSupervisor; each instance guards itself.
 	instances map[string]*instance
+	// stagesMu orders the checks of the stages plugins declare.
+	stagesMu sync.Mutex
 }
 
 // instance is the current process of one plugin.
@@ -191,7 +193,12 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
 // Handler returns the live instance of controller name, for delivery.
-func (s *Supervisor) Handler(name string) (Handler, error) {
+func (s *Supervisor) Handler(name string) (Handler, error) { return s.plugin(name) }
+
+// plugin returns the connection to the live instance of plugin name, or
+// an error that says why there is none (ErrUnavailable while it starts or
+// restarts).
+func (s *Supervisor) plugin(name string) (pluginclient.Plugin, error) {
 	in := s.instances[name]
 	if in == nil {
 		return nil, fmt.Errorf("no plugin named %q is configured in the gateway config (plugins:)", name)
@@ -224,7 +231,7 @@ func (s *Supervisor) Statuses() []Status {
 	for name, in := range s.instances {
 		in.mu.Lock()
 		out = append(out, Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
-			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name]})
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages})
 		in.mu.Unlock()
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -341,12 +348,19 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	in.state, in.epoch, in.since, in.conn, in.pid = StateStarting, epoch, time.Now(), nil, 0
 	in.mu.Unlock()
 
-	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log)}
+	var h sdk.Host = &host{eng: s.eng, name: in.spec.Name, epoch: epoch, live: in.live, log: logTo(log), stages: s}
 	if s.cfg.WrapHost != nil {
 		h = s.cfg.WrapHost(in.spec.Name, h)
 	}
 	client, conn, info, err := s.cfg.dial(ctx, in.spec, log, h)
 	if err != nil {
+		return err
+	}
+	// Checked and recorded under stagesMu, so that two plugins starting
+	// at once cannot both claim a stage.
+	s.stagesMu.Lock()
+	defer s.stagesMu.Unlock()
+	if err := s.checkStages(in.spec, info); err != nil {
 		return err
 	}
 	in.mu.Lock()

@@ -42,6 +42,10 @@ type Options struct {
 	// inline, and a flow whose state would grow past its bound fails,
 	// saying so.
 	DataDir string
+	// PluginStages are stages controller plugins provide, for HasCommand
+	// (the CLI's dry runs take them from the running gateway). The
+	// controller itself asks its sdk.Host instead.
+	PluginStages []sdk.Stage
 }
 
 // OptionsFromEnv returns the options of a gateway's home: StateDir and
@@ -72,8 +76,8 @@ func HomeOptions(home string, stagePath []string) Options {
 
 // HasCommand reports whether a pipeline stage may name the command: a
 // built-in one (flows.Builtins, exec, approve, ask, state.get, state.set,
-// diff.last) or an executable on the stage path.
+// diff.last), one of PluginStages, or an executable on the stage path.
 func (o Options) HasCommand(name string) bool {
-	_, ok := (&pipe{r: &run{opts: o}}).commands()[name]
+	_, ok := (&pipe{r: &run{opts: o, plugStages: o.PluginStages}}).commands()[name]
 	return ok
 }

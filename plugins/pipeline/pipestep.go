@@ -87,6 +87,10 @@ func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepRes
 		return nil, fmt.Errorf("Workflow step %s pipeline parse failed: %v", p.name, err)
 	}
 	p.stages = stages
+	if err := p.r.loadPluginStages(ctx, stages); err != nil {
+		p.hostErr = err
+		return nil, nil
+	}
 	v, ok, err := flows.ResolveStdin(stdin, p.fr.args, p.results)
 	if err != nil {
 		return nil, err
@@ -112,11 +116,12 @@ func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepRes
 }
 
 // commands is the command set a pipeline runs with: flows.Builtins, exec,
-// the gates, the state stages and the stages of the configured stage
-// path.
+// the gates, the state stages, the stages other plugins provide and the
+// stages of the configured stage path.
 func (p *pipe) commands() flows.Commands {
-	// An executable never replaces a built-in command of its name.
-	cmds := flows.Commands{}.With(p.externalCommands()...)
+	// A plugin's stage replaces an executable of its name; neither ever
+	// replaces a built-in command.
+	cmds := flows.Commands{}.With(p.externalCommands()...).With(p.pluginCommands()...)
 	maps.Copy(cmds, flows.Builtins())
 	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...)
 }

@@ -28,6 +28,9 @@ type run struct {
 	// stages are the executable stages on the stage path, listed once
 	// per pass (see executableStages).
 	stages []ExecutableStage
+	// plugStages are the stages other plugins provide, listed once per
+	// pass when a pipeline needs one (see loadPluginStages).
+	plugStages []sdk.Stage
 	files files
 }
 

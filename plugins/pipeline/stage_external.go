@@ -87,9 +87,10 @@ func describeStage(name, path string) ExecutableStage {
 	return st
 }
 
-// MissingStageHint says how to provide a stage nobody provides.
+// MissingStageHint says how to provide a stage nobody provides: an
+// executable on the stage path, or a controller plugin.
 func MissingStageHint(name string) string {
-	return fmt.Sprintf("no built-in stage has this name and no executable %q is on the stage path; to add it, put an executable named %s in $FLOWGATE_HOME/%s or in a directory listed under stage_path in gateway.yaml (it gets the items as a JSON array on stdin and its arguments as argv, and prints JSON)", name, name, StagesDir)
+	return fmt.Sprintf("no built-in stage has this name, no controller plugin of the gateway provides it and no executable %q is on the stage path; to add it, put an executable named %s in $FLOWGATE_HOME/%s or in a directory listed under stage_path in gateway.yaml (it gets the items as a JSON array on stdin and its arguments as argv, and prints JSON), or add a controller plugin that provides it (sdk.Info.Stages) under plugins: in gateway.yaml", name, name, StagesDir)
 }
 
 // externalCommands are the executable stages on the stage path as

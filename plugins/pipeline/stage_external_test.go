@@ -56,8 +56,9 @@ func TestCommandsListShowsExecutableStages(t *testing.T) {
 	})
 }
 
-// TestMissingStageSaysHowToAddIt: a stage no built-in and no executable
-// provides fails with Lobster's message and how to add the stage.
+// TestMissingStageSaysHowToAddIt: a stage no built-in, no plugin and no
+// executable provides fails with Lobster's message and both ways to add
+// the stage.
 func TestMissingStageSaysHowToAddIt(t *testing.T) {
 	t.Parallel()
 	c := newControllerWith(pipeline.Options{})
@@ -65,6 +66,7 @@ func TestMissingStageSaysHowToAddIt(t *testing.T) {
 		f := h.StartFlow("p", map[string]any{"pipeline": "llm.invoke --prompt hi", "args": map[string]any{}, "cwd": t.TempDir()})
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowFailed, f.Status)
-		require.Contains(t, f.BlockedSummary, `Unknown command: llm.invoke (no built-in stage has this name and no executable "llm.invoke" is on the stage path; to add it, put an executable named llm.invoke in $FLOWGATE_HOME/stages or in a directory listed under stage_path in gateway.yaml`)
+		require.Contains(t, f.BlockedSummary, `Unknown command: llm.invoke (no built-in stage has this name, no controller plugin of the gateway provides it and no executable "llm.invoke" is on the stage path; to add it, put an executable named llm.invoke in $FLOWGATE_HOME/stages or in a directory listed under stage_path in gateway.yaml`)
+		require.Contains(t, f.BlockedSummary, `or add a controller plugin that provides it (sdk.Info.Stages) under plugins: in gateway.yaml`)
 	})
 }

@@ -20,6 +20,7 @@ var (
 	ErrInvalid           = errors.New("invalid input")
 	ErrIllegalTransition = errors.New("illegal status transition")
 	ErrPluginShutdown    = errors.New("plugin shut down")
+	ErrUnavailable       = errors.New("unavailable")
 )
 
 // Code is one sentinel and how it travels.
@@ -49,6 +50,7 @@ var table = [...]Code{
 	{"owner_mismatch", ErrOwnerMismatch, codes.PermissionDenied, http.StatusConflict},
 	{"illegal_transition", ErrIllegalTransition, codes.FailedPrecondition, http.StatusConflict},
 	{"plugin_shutdown", ErrPluginShutdown, codes.Unavailable, 0},
+	{"unavailable", ErrUnavailable, codes.Unavailable, 0},
 }
 
 // Of returns the entry of the first sentinel err matches under errors.Is,

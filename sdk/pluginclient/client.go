@@ -2,6 +2,7 @@ package pluginclient
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -131,4 +132,13 @@ func (c *pluginClient) Shutdown(ctx context.Context) error {
 	_, err := c.client.Shutdown(ctx, &pb.ShutdownRequest{})
 	c.stopHost()
 	return c.err(err)
+}
+
+// RunStage implements Plugin.
+func (c *pluginClient) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
+	r, err := c.client.RunStage(ctx, stageCallToProto(call))
+	if err != nil {
+		return nil, c.err(err)
+	}
+	return r.GetItemsJson(), nil
 }

@@ -2,6 +2,7 @@ package pluginclient
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/go-plugin"
@@ -29,6 +30,10 @@ type Plugin interface {
 	// callbacks the plugin makes after it fail with sdk.ErrPluginShutdown.
 	// Call it with a short deadline before plugin.Client.Kill.
 	Shutdown(ctx context.Context) error
+	// RunStage runs one of the stages the controller declares in its
+	// Info.Stages and returns its output JSON. A stage's failure is an
+	// error with the controller's message.
+	RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error)
 }
 
 // Handshake returns the go-plugin handshake of flowgate controller

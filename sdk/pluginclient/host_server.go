@@ -113,3 +113,19 @@ func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse
 	}
 	return &pb.LogResponse{}, nil
 }
+
+func (s *hostServer) ListStages(ctx context.Context, _ *pb.ListStagesRequest) (*pb.ListStagesResponse, error) {
+	st, err := s.host.ListStages(ctx)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return stagesToProto(st), nil
+}
+
+func (s *hostServer) RunStage(ctx context.Context, r *pb.RunStageRequest) (*pb.RunStageResponse, error) {
+	out, err := s.host.RunStage(ctx, stageCallFromProto(r))
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.RunStageResponse{ItemsJson: out}, nil
+}

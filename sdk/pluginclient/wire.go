@@ -29,7 +29,36 @@ func infoFromProto(r *pb.GetInfoResponse) sdk.Info {
 		Version:      r.GetVersion(),
 		APIVersion:   int(r.GetApiVersion()),
 		Capabilities: r.GetCapabilities(),
+		Stages:       stagesFromProto(r.GetStages()),
 	}
+}
+
+// stagesFromProto is nil for none, as an Info without stages has.
+func stagesFromProto(st []*pb.StageInfo) []sdk.Stage {
+	if len(st) == 0 {
+		return nil
+	}
+	out := make([]sdk.Stage, len(st))
+	for i, s := range st {
+		out[i] = sdk.Stage{Name: s.GetName(), Description: s.GetDescription(), SideEffects: s.GetSideEffects(), Plugin: s.GetPlugin()}
+	}
+	return out
+}
+
+func stagesToProto(st []sdk.Stage) *pb.ListStagesResponse {
+	out := &pb.ListStagesResponse{Stages: make([]*pb.StageInfo, len(st))}
+	for i, s := range st {
+		out.Stages[i] = &pb.StageInfo{Name: s.Name, Description: s.Description, SideEffects: s.SideEffects, Plugin: s.Plugin}
+	}
+	return out
+}
+
+func stageCallToProto(c sdk.StageCall) *pb.RunStageRequest {
+	return &pb.RunStageRequest{FlowId: c.FlowID, Key: c.Key, Name: c.Name, ArgsJson: c.Args, ItemsJson: c.Items}
+}
+
+func stageCallFromProto(r *pb.RunStageRequest) sdk.StageCall {
+	return sdk.StageCall{FlowID: r.GetFlowId(), Key: r.GetKey(), Name: r.GetName(), Args: r.GetArgsJson(), Items: r.GetItemsJson()}
 }
 
 func eventToProto(ev sdk.Event) (*pb.HandleEventRequest, error) {

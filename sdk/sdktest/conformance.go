@@ -38,7 +38,7 @@ type HostFixture struct {
 // implementation newHost makes, a fresh one per subtest: every Host
 // method, revision conflicts carrying the current flow, refusals with
 // sdk.ErrTerminal, sdk.ErrNotFound, sdk.ErrCancelRequested and
-// sdk.ErrInvalid, idempotency keys, cancel requests, wakes, and the
+// sdk.ErrInvalid, idempotency keys, cancel requests, wakes, stages, and the
 // events each change queues. The gateway's hosts (in-process and over gRPC) and Host
 // all pass it; an implementation that passes behaves for a controller as
 // the gateway does. Revisions are checked relative to the revision read:
@@ -76,6 +76,7 @@ var conformanceCases = []conformanceCase{
 	{"CancelTask", testCancelTask},
 	{"Log", testLog},
 	{"WakeAt", testWakeAt},
+	{"Stages", testStages},
 }
 
 // conformance is the state of one case: the test, the fixture and the

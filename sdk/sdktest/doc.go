@@ -24,7 +24,9 @@
 //
 // New makes an in-process harness alone. FinishTask plays the runner: it
 // starts a queued task, ends it and records its Result, by default that of
-// an empty output; Stdout and Result say what the task produced.
+// an empty output; Stdout and Result say what the task produced. RunStage
+// calls the controller's sdk.StageProvider as the gateway does when a
+// pipeline names one of its stages.
 //
 // # The in-memory host
 //
@@ -35,7 +37,8 @@
 // events the gateway would queue. Use it on
 // its own to call a controller's HandleEvent directly (see the example),
 // or through Harness.Host to act as an operator: Resume a waiting flow,
-// RequestCancel, StartTask.
+// RequestCancel, StartTask. ProvideStage plays another plugin that
+// provides a pipeline stage, for ListStages and RunStage.
 //
 // # The conformance suite
 //

@@ -3,6 +3,7 @@ package sdktest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ type Harness struct {
 	host         *Host
 	controllerID string
 	deliver      func(ctx context.Context, ev sdk.Event) error
+	runStage     func(ctx context.Context, call sdk.StageCall) (json.RawMessage, error)
 }
 
 // New returns a harness that calls c in-process, handing it the harness's
@@ -37,6 +39,13 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
 	h := &Harness{t: t, host: NewHost()}
 	h.deliver = func(ctx context.Context, ev sdk.Event) error { return c.HandleEvent(ctx, h.host, ev) }
+	h.runStage = func(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
+		sp, ok := c.(sdk.StageProvider)
+		if !ok {
+			return nil, fmt.Errorf("controller does not implement sdk.StageProvider; add a RunStage method to run stage %s", call.Name)
+		}
+		return sp.RunStage(ctx, h.host, call)
+	}
 	h.start(c.Info, c.Shutdown)
 	return h
 }
@@ -56,6 +65,7 @@ func newWire(t testing.TB, c sdk.Controller) *Harness {
 		t.Fatalf("sdktest: connect the controller over gRPC: %v", err)
 	}
 	h.deliver = p.HandleEvent
+	h.runStage = p.RunStage
 	h.start(p.Info, p.Shutdown)
 	return h
 }
@@ -166,6 +176,31 @@ func (h *Harness) Deliver(ev sdk.Event) error {
 	ctx, cancel := context.WithTimeout(h.t.Context(), sdk.DefaultEventTimeout)
 	defer cancel()
 	return h.deliver(ctx, ev)
+}
+
+// RunStage asks the controller to run its stage name over items with
+// args (Lobster's args object; nil is {}), as the gateway does for a
+// pipeline of flow flowID, and returns the stage's output JSON and error.
+// The call's Key is flowID + ":" + name.
+func (h *Harness) RunStage(flowID, name string, args map[string]any, items []any) (json.RawMessage, error) {
+	h.t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	if items == nil {
+		items = []any{}
+	}
+	a, err := json.Marshal(args)
+	if err != nil {
+		h.t.Fatalf("sdktest: encode the args of stage %s: %v", name, err)
+	}
+	in, err := json.Marshal(items)
+	if err != nil {
+		h.t.Fatalf("sdktest: encode the items of stage %s: %v", name, err)
+	}
+	ctx, cancel := context.WithTimeout(h.t.Context(), sdk.DefaultEventTimeout)
+	defer cancel()
+	return h.runStage(ctx, sdk.StageCall{FlowID: flowID, Key: flowID + ":" + name, Name: name, Args: a, Items: in})
 }
 
 // Flow returns flow id as it is now.

@@ -41,6 +41,7 @@ type Host struct {
 	seq       map[string]int64
 	continued map[string]string                // chain id → its continuation's flow id
 	wakes     map[string]map[string]*wakeEntry // flow id → key → wake
+	stages    map[string]providedStage         // stage name → what ProvideStage gave
 	logs      []LogEntry
 	lastID    int
 }

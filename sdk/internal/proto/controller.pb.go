@@ -26,7 +26,8 @@ type Error struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// code names the sdk sentinel: "not_found", "revision_conflict",
 	// "invalid", "terminal", "cancel_requested", "not_managed",
-	// "owner_mismatch", "illegal_transition", "plugin_shutdown".
+	// "owner_mismatch", "illegal_transition", "plugin_shutdown",
+	// "unavailable".
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// expected_revision and current_flow_json are set for
 	// revision_conflict: the revision the caller sent and the flow as it is.
@@ -124,11 +125,14 @@ func (*GetInfoRequest) Descriptor() ([]byte, []int) {
 }
 
 type GetInfoResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	ApiVersion    int32                  `protobuf:"varint,3,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Capabilities  []string               `protobuf:"bytes,4,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Name         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version      string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	ApiVersion   int32                  `protobuf:"varint,3,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Capabilities []string               `protobuf:"bytes,4,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// stages are the pipeline stages this controller provides (see
+	// RunStage); none if empty.
+	Stages        []*StageInfo `protobuf:"bytes,5,rep,name=stages,proto3" json:"stages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -191,6 +195,302 @@ func (x *GetInfoResponse) GetCapabilities() []string {
 	return nil
 }
 
+func (x *GetInfoResponse) GetStages() []*StageInfo {
+	if x != nil {
+		return x.Stages
+	}
+	return nil
+}
+
+// StageInfo describes a pipeline stage a controller provides.
+type StageInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is what a pipeline stage writes to call it ("llm.invoke"). It
+	// may not be the name of a built-in stage.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// description is one line for commands.list.
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// side_effects names what the stage does beyond transforming items
+	// ("network", "writes_state"); commands.list shows them as sideEffects.
+	SideEffects []string `protobuf:"bytes,3,rep,name=side_effects,json=sideEffects,proto3" json:"side_effects,omitempty"`
+	// plugin is the controller that provides the stage; set by the gateway
+	// in ListStagesResponse, ignored in GetInfoResponse.
+	Plugin        string `protobuf:"bytes,4,opt,name=plugin,proto3" json:"plugin,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StageInfo) Reset() {
+	*x = StageInfo{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StageInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StageInfo) ProtoMessage() {}
+
+func (x *StageInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StageInfo.ProtoReflect.Descriptor instead.
+func (*StageInfo) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *StageInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *StageInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *StageInfo) GetSideEffects() []string {
+	if x != nil {
+		return x.SideEffects
+	}
+	return nil
+}
+
+func (x *StageInfo) GetPlugin() string {
+	if x != nil {
+		return x.Plugin
+	}
+	return ""
+}
+
+// RunStageRequest is one run of a stage.
+type RunStageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// flow_id is the flow whose pipeline runs the stage.
+	FlowId string `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	// key names this run of the stage within the flow, and is the same
+	// when the same run is asked for again (after a crash): a stage with
+	// side effects can use it to do them once.
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// name is the stage's name.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// args_json is Lobster's args object: the named flags, and the
+	// positional arguments under "_" ({"model": "x", "_": ["a"]}).
+	ArgsJson []byte `protobuf:"bytes,4,opt,name=args_json,json=argsJson,proto3" json:"args_json,omitempty"`
+	// items_json is the stage's input items as one JSON array.
+	ItemsJson     []byte `protobuf:"bytes,5,opt,name=items_json,json=itemsJson,proto3" json:"items_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunStageRequest) Reset() {
+	*x = RunStageRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunStageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunStageRequest) ProtoMessage() {}
+
+func (x *RunStageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunStageRequest.ProtoReflect.Descriptor instead.
+func (*RunStageRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RunStageRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *RunStageRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *RunStageRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RunStageRequest) GetArgsJson() []byte {
+	if x != nil {
+		return x.ArgsJson
+	}
+	return nil
+}
+
+func (x *RunStageRequest) GetItemsJson() []byte {
+	if x != nil {
+		return x.ItemsJson
+	}
+	return nil
+}
+
+// RunStageResponse is a stage's output.
+type RunStageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// items_json is the stage's output: a JSON array is its items, any
+	// other JSON value one item, empty no items.
+	ItemsJson     []byte `protobuf:"bytes,1,opt,name=items_json,json=itemsJson,proto3" json:"items_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunStageResponse) Reset() {
+	*x = RunStageResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunStageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunStageResponse) ProtoMessage() {}
+
+func (x *RunStageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunStageResponse.ProtoReflect.Descriptor instead.
+func (*RunStageResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RunStageResponse) GetItemsJson() []byte {
+	if x != nil {
+		return x.ItemsJson
+	}
+	return nil
+}
+
+type ListStagesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStagesRequest) Reset() {
+	*x = ListStagesRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStagesRequest) ProtoMessage() {}
+
+func (x *ListStagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStagesRequest.ProtoReflect.Descriptor instead.
+func (*ListStagesRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{6}
+}
+
+type ListStagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// stages are sorted by name, each with its plugin.
+	Stages        []*StageInfo `protobuf:"bytes,1,rep,name=stages,proto3" json:"stages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStagesResponse) Reset() {
+	*x = ListStagesResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStagesResponse) ProtoMessage() {}
+
+func (x *ListStagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStagesResponse.ProtoReflect.Descriptor instead.
+func (*ListStagesResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListStagesResponse) GetStages() []*StageInfo {
+	if x != nil {
+		return x.Stages
+	}
+	return nil
+}
+
 type SetupRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// host_address is the gRPC target of the gateway's HostService for this
@@ -203,7 +503,7 @@ type SetupRequest struct {
 
 func (x *SetupRequest) Reset() {
 	*x = SetupRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -215,7 +515,7 @@ func (x *SetupRequest) String() string {
 func (*SetupRequest) ProtoMessage() {}
 
 func (x *SetupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -228,7 +528,7 @@ func (x *SetupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupRequest.ProtoReflect.Descriptor instead.
 func (*SetupRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{3}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SetupRequest) GetHostAddress() string {
@@ -246,7 +546,7 @@ type SetupResponse struct {
 
 func (x *SetupResponse) Reset() {
 	*x = SetupResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -258,7 +558,7 @@ func (x *SetupResponse) String() string {
 func (*SetupResponse) ProtoMessage() {}
 
 func (x *SetupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -271,7 +571,7 @@ func (x *SetupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupResponse.ProtoReflect.Descriptor instead.
 func (*SetupResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{4}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{9}
 }
 
 type HandleEventRequest struct {
@@ -284,7 +584,7 @@ type HandleEventRequest struct {
 
 func (x *HandleEventRequest) Reset() {
 	*x = HandleEventRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +596,7 @@ func (x *HandleEventRequest) String() string {
 func (*HandleEventRequest) ProtoMessage() {}
 
 func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +609,7 @@ func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{5}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HandleEventRequest) GetEventJson() []byte {
@@ -327,7 +627,7 @@ type HandleEventResponse struct {
 
 func (x *HandleEventResponse) Reset() {
 	*x = HandleEventResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -339,7 +639,7 @@ func (x *HandleEventResponse) String() string {
 func (*HandleEventResponse) ProtoMessage() {}
 
 func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -352,7 +652,7 @@ func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{6}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{11}
 }
 
 type ShutdownRequest struct {
@@ -363,7 +663,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +675,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +688,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{7}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{12}
 }
 
 type ShutdownResponse struct {
@@ -399,7 +699,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -411,7 +711,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -424,7 +724,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{8}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{13}
 }
 
 type GetFlowRequest struct {
@@ -436,7 +736,7 @@ type GetFlowRequest struct {
 
 func (x *GetFlowRequest) Reset() {
 	*x = GetFlowRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +748,7 @@ func (x *GetFlowRequest) String() string {
 func (*GetFlowRequest) ProtoMessage() {}
 
 func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +761,7 @@ func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFlowRequest.ProtoReflect.Descriptor instead.
 func (*GetFlowRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{9}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetFlowRequest) GetFlowId() string {
@@ -482,7 +782,7 @@ type FlowResponse struct {
 
 func (x *FlowResponse) Reset() {
 	*x = FlowResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +794,7 @@ func (x *FlowResponse) String() string {
 func (*FlowResponse) ProtoMessage() {}
 
 func (x *FlowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +807,7 @@ func (x *FlowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlowResponse.ProtoReflect.Descriptor instead.
 func (*FlowResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{10}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FlowResponse) GetFlowJson() []byte {
@@ -526,7 +826,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +838,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +851,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{11}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListTasksRequest) GetFlowId() string {
@@ -571,7 +871,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -583,7 +883,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -596,7 +896,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{12}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListTasksResponse) GetTasksJson() [][]byte {
@@ -620,7 +920,7 @@ type CreateTaskRequest struct {
 
 func (x *CreateTaskRequest) Reset() {
 	*x = CreateTaskRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -632,7 +932,7 @@ func (x *CreateTaskRequest) String() string {
 func (*CreateTaskRequest) ProtoMessage() {}
 
 func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -645,7 +945,7 @@ func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
 func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{13}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateTaskRequest) GetFlowId() string {
@@ -695,7 +995,7 @@ type CreateTaskResponse struct {
 
 func (x *CreateTaskResponse) Reset() {
 	*x = CreateTaskResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +1007,7 @@ func (x *CreateTaskResponse) String() string {
 func (*CreateTaskResponse) ProtoMessage() {}
 
 func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +1020,7 @@ func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskResponse.ProtoReflect.Descriptor instead.
 func (*CreateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{14}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateTaskResponse) GetTaskJson() []byte {
@@ -754,7 +1054,7 @@ type UpdateFlowRequest struct {
 
 func (x *UpdateFlowRequest) Reset() {
 	*x = UpdateFlowRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +1066,7 @@ func (x *UpdateFlowRequest) String() string {
 func (*UpdateFlowRequest) ProtoMessage() {}
 
 func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +1079,7 @@ func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFlowRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFlowRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{15}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdateFlowRequest) GetFlowId() string {
@@ -846,7 +1146,7 @@ type SetWaitingRequest struct {
 
 func (x *SetWaitingRequest) Reset() {
 	*x = SetWaitingRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +1158,7 @@ func (x *SetWaitingRequest) String() string {
 func (*SetWaitingRequest) ProtoMessage() {}
 
 func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +1171,7 @@ func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetWaitingRequest.ProtoReflect.Descriptor instead.
 func (*SetWaitingRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{16}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SetWaitingRequest) GetFlowId() string {
@@ -937,7 +1237,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1249,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1262,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{17}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ResumeRequest) GetFlowId() string {
@@ -1017,7 +1317,7 @@ type EndRequest struct {
 
 func (x *EndRequest) Reset() {
 	*x = EndRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1329,7 @@ func (x *EndRequest) String() string {
 func (*EndRequest) ProtoMessage() {}
 
 func (x *EndRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1342,7 @@ func (x *EndRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndRequest.ProtoReflect.Descriptor instead.
 func (*EndRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{18}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EndRequest) GetFlowId() string {
@@ -1107,7 +1407,7 @@ type ContinueRequest struct {
 
 func (x *ContinueRequest) Reset() {
 	*x = ContinueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1419,7 @@ func (x *ContinueRequest) String() string {
 func (*ContinueRequest) ProtoMessage() {}
 
 func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1432,7 @@ func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueRequest.ProtoReflect.Descriptor instead.
 func (*ContinueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{19}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ContinueRequest) GetFlowId() string {
@@ -1161,7 +1461,7 @@ type ContinueResponse struct {
 
 func (x *ContinueResponse) Reset() {
 	*x = ContinueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1473,7 @@ func (x *ContinueResponse) String() string {
 func (*ContinueResponse) ProtoMessage() {}
 
 func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1486,7 @@ func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueResponse.ProtoReflect.Descriptor instead.
 func (*ContinueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{20}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ContinueResponse) GetFlowJson() []byte {
@@ -1213,7 +1513,7 @@ type RequestCancelRequest struct {
 
 func (x *RequestCancelRequest) Reset() {
 	*x = RequestCancelRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1225,7 +1525,7 @@ func (x *RequestCancelRequest) String() string {
 func (*RequestCancelRequest) ProtoMessage() {}
 
 func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1238,7 +1538,7 @@ func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelRequest.ProtoReflect.Descriptor instead.
 func (*RequestCancelRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RequestCancelRequest) GetFlowId() string {
@@ -1264,7 +1564,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1276,7 +1576,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1289,7 +1589,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1310,7 +1610,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1622,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1635,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TaskResponse) GetTaskJson() []byte {
@@ -1360,7 +1660,7 @@ type WakeAtRequest struct {
 
 func (x *WakeAtRequest) Reset() {
 	*x = WakeAtRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1672,7 @@ func (x *WakeAtRequest) String() string {
 func (*WakeAtRequest) ProtoMessage() {}
 
 func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1685,7 @@ func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtRequest.ProtoReflect.Descriptor instead.
 func (*WakeAtRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WakeAtRequest) GetFlowId() string {
@@ -1417,7 +1717,7 @@ type WakeAtResponse struct {
 
 func (x *WakeAtResponse) Reset() {
 	*x = WakeAtResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1429,7 +1729,7 @@ func (x *WakeAtResponse) String() string {
 func (*WakeAtResponse) ProtoMessage() {}
 
 func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1442,7 +1742,7 @@ func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtResponse.ProtoReflect.Descriptor instead.
 func (*WakeAtResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{30}
 }
 
 type LogRequest struct {
@@ -1456,7 +1756,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1468,7 +1768,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1481,7 +1781,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1513,7 +1813,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1825,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1838,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -1550,13 +1850,32 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12*\n" +
 	"\x11current_flow_json\x18\x03 \x01(\fR\x0fcurrentFlowJson\"\x10\n" +
-	"\x0eGetInfoRequest\"\x84\x01\n" +
+	"\x0eGetInfoRequest\"\xbf\x01\n" +
 	"\x0fGetInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
 	"\vapi_version\x18\x03 \x01(\x05R\n" +
 	"apiVersion\x12\"\n" +
-	"\fcapabilities\x18\x04 \x03(\tR\fcapabilities\"G\n" +
+	"\fcapabilities\x18\x04 \x03(\tR\fcapabilities\x129\n" +
+	"\x06stages\x18\x05 \x03(\v2!.flowgate.controller.v1.StageInfoR\x06stages\"|\n" +
+	"\tStageInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
+	"\fside_effects\x18\x03 \x03(\tR\vsideEffects\x12\x16\n" +
+	"\x06plugin\x18\x04 \x01(\tR\x06plugin\"\x8c\x01\n" +
+	"\x0fRunStageRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1b\n" +
+	"\targs_json\x18\x04 \x01(\fR\bargsJson\x12\x1d\n" +
+	"\n" +
+	"items_json\x18\x05 \x01(\fR\titemsJson\"1\n" +
+	"\x10RunStageResponse\x12\x1d\n" +
+	"\n" +
+	"items_json\x18\x01 \x01(\fR\titemsJson\"\x13\n" +
+	"\x11ListStagesRequest\"O\n" +
+	"\x12ListStagesResponse\x129\n" +
+	"\x06stages\x18\x01 \x03(\v2!.flowgate.controller.v1.StageInfoR\x06stages\"G\n" +
 	"\fSetupRequest\x12!\n" +
 	"\fhost_address\x18\x02 \x01(\tR\vhostAddressJ\x04\b\x01\x10\x02R\x0ehost_broker_id\"\x0f\n" +
 	"\rSetupResponse\"3\n" +
@@ -1651,12 +1970,14 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\r\n" +
-	"\vLogResponse2\x8c\x03\n" +
+	"\vLogResponse2\xeb\x03\n" +
 	"\x11ControllerService\x12Z\n" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
-	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse2\xb4\t\n" +
+	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xf8\n" +
+	"\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -1674,7 +1995,10 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"CancelTask\x12).flowgate.controller.v1.CancelTaskRequest\x1a$.flowgate.controller.v1.TaskResponse\x12]\n" +
 	"\bContinue\x12'.flowgate.controller.v1.ContinueRequest\x1a(.flowgate.controller.v1.ContinueResponse\x12W\n" +
 	"\x06WakeAt\x12%.flowgate.controller.v1.WakeAtRequest\x1a&.flowgate.controller.v1.WakeAtResponse\x12N\n" +
-	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
+	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponse\x12c\n" +
+	"\n" +
+	"ListStages\x12).flowgate.controller.v1.ListStagesRequest\x1a*.flowgate.controller.v1.ListStagesResponse\x12]\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_flowgate_controller_v1_controller_proto_rawDescOnce sync.Once
@@ -1688,79 +2012,92 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
 	(*GetInfoResponse)(nil),      // 2: flowgate.controller.v1.GetInfoResponse
-	(*SetupRequest)(nil),         // 3: flowgate.controller.v1.SetupRequest
-	(*SetupResponse)(nil),        // 4: flowgate.controller.v1.SetupResponse
-	(*HandleEventRequest)(nil),   // 5: flowgate.controller.v1.HandleEventRequest
-	(*HandleEventResponse)(nil),  // 6: flowgate.controller.v1.HandleEventResponse
-	(*ShutdownRequest)(nil),      // 7: flowgate.controller.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),     // 8: flowgate.controller.v1.ShutdownResponse
-	(*GetFlowRequest)(nil),       // 9: flowgate.controller.v1.GetFlowRequest
-	(*FlowResponse)(nil),         // 10: flowgate.controller.v1.FlowResponse
-	(*ListTasksRequest)(nil),     // 11: flowgate.controller.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),    // 12: flowgate.controller.v1.ListTasksResponse
-	(*CreateTaskRequest)(nil),    // 13: flowgate.controller.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),   // 14: flowgate.controller.v1.CreateTaskResponse
-	(*UpdateFlowRequest)(nil),    // 15: flowgate.controller.v1.UpdateFlowRequest
-	(*SetWaitingRequest)(nil),    // 16: flowgate.controller.v1.SetWaitingRequest
-	(*ResumeRequest)(nil),        // 17: flowgate.controller.v1.ResumeRequest
-	(*EndRequest)(nil),           // 18: flowgate.controller.v1.EndRequest
-	(*ContinueRequest)(nil),      // 19: flowgate.controller.v1.ContinueRequest
-	(*ContinueResponse)(nil),     // 20: flowgate.controller.v1.ContinueResponse
-	(*RequestCancelRequest)(nil), // 21: flowgate.controller.v1.RequestCancelRequest
-	(*CancelTaskRequest)(nil),    // 22: flowgate.controller.v1.CancelTaskRequest
-	(*TaskResponse)(nil),         // 23: flowgate.controller.v1.TaskResponse
-	(*WakeAtRequest)(nil),        // 24: flowgate.controller.v1.WakeAtRequest
-	(*WakeAtResponse)(nil),       // 25: flowgate.controller.v1.WakeAtResponse
-	(*LogRequest)(nil),           // 26: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 27: flowgate.controller.v1.LogResponse
-	nil,                          // 28: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*StageInfo)(nil),            // 3: flowgate.controller.v1.StageInfo
+	(*RunStageRequest)(nil),      // 4: flowgate.controller.v1.RunStageRequest
+	(*RunStageResponse)(nil),     // 5: flowgate.controller.v1.RunStageResponse
+	(*ListStagesRequest)(nil),    // 6: flowgate.controller.v1.ListStagesRequest
+	(*ListStagesResponse)(nil),   // 7: flowgate.controller.v1.ListStagesResponse
+	(*SetupRequest)(nil),         // 8: flowgate.controller.v1.SetupRequest
+	(*SetupResponse)(nil),        // 9: flowgate.controller.v1.SetupResponse
+	(*HandleEventRequest)(nil),   // 10: flowgate.controller.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),  // 11: flowgate.controller.v1.HandleEventResponse
+	(*ShutdownRequest)(nil),      // 12: flowgate.controller.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),     // 13: flowgate.controller.v1.ShutdownResponse
+	(*GetFlowRequest)(nil),       // 14: flowgate.controller.v1.GetFlowRequest
+	(*FlowResponse)(nil),         // 15: flowgate.controller.v1.FlowResponse
+	(*ListTasksRequest)(nil),     // 16: flowgate.controller.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),    // 17: flowgate.controller.v1.ListTasksResponse
+	(*CreateTaskRequest)(nil),    // 18: flowgate.controller.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),   // 19: flowgate.controller.v1.CreateTaskResponse
+	(*UpdateFlowRequest)(nil),    // 20: flowgate.controller.v1.UpdateFlowRequest
+	(*SetWaitingRequest)(nil),    // 21: flowgate.controller.v1.SetWaitingRequest
+	(*ResumeRequest)(nil),        // 22: flowgate.controller.v1.ResumeRequest
+	(*EndRequest)(nil),           // 23: flowgate.controller.v1.EndRequest
+	(*ContinueRequest)(nil),      // 24: flowgate.controller.v1.ContinueRequest
+	(*ContinueResponse)(nil),     // 25: flowgate.controller.v1.ContinueResponse
+	(*RequestCancelRequest)(nil), // 26: flowgate.controller.v1.RequestCancelRequest
+	(*CancelTaskRequest)(nil),    // 27: flowgate.controller.v1.CancelTaskRequest
+	(*TaskResponse)(nil),         // 28: flowgate.controller.v1.TaskResponse
+	(*WakeAtRequest)(nil),        // 29: flowgate.controller.v1.WakeAtRequest
+	(*WakeAtResponse)(nil),       // 30: flowgate.controller.v1.WakeAtResponse
+	(*LogRequest)(nil),           // 31: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 32: flowgate.controller.v1.LogResponse
+	nil,                          // 33: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
-	28, // 0: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
-	1,  // 1: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
-	3,  // 2: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
-	5,  // 3: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
-	7,  // 4: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
-	9,  // 5: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
-	11, // 6: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
-	13, // 7: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
-	15, // 8: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
-	16, // 9: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
-	17, // 10: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
-	18, // 11: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
-	18, // 12: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
-	21, // 13: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	22, // 14: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	19, // 15: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	24, // 16: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	26, // 17: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
-	2,  // 18: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	4,  // 19: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	6,  // 20: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	8,  // 21: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	10, // 22: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	12, // 23: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	14, // 24: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	10, // 25: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 26: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 27: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 28: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 29: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	10, // 30: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	23, // 31: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	20, // 32: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	25, // 33: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	27, // 34: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	18, // [18:35] is the sub-list for method output_type
-	1,  // [1:18] is the sub-list for method input_type
-	1,  // [1:1] is the sub-list for extension type_name
-	1,  // [1:1] is the sub-list for extension extendee
-	0,  // [0:1] is the sub-list for field type_name
+	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
+	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
+	33, // 2: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	1,  // 3: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
+	8,  // 4: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
+	10, // 5: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
+	12, // 6: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
+	4,  // 7: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	14, // 8: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
+	16, // 9: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
+	18, // 10: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
+	20, // 11: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
+	21, // 12: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
+	22, // 13: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
+	23, // 14: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
+	23, // 15: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
+	26, // 16: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	27, // 17: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	24, // 18: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	29, // 19: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	31, // 20: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	6,  // 21: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
+	4,  // 22: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	2,  // 23: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	9,  // 24: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	11, // 25: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	13, // 26: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	5,  // 27: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	15, // 28: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 29: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	19, // 30: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	15, // 31: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 32: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 33: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 34: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 35: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 36: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	28, // 37: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	25, // 38: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	30, // 39: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	32, // 40: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	7,  // 41: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	5,  // 42: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	23, // [23:43] is the sub-list for method output_type
+	3,  // [3:23] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_flowgate_controller_v1_controller_proto_init() }
@@ -1768,17 +2105,17 @@ func file_flowgate_controller_v1_controller_proto_init() {
 	if File_flowgate_controller_v1_controller_proto != nil {
 		return
 	}
-	file_flowgate_controller_v1_controller_proto_msgTypes[15].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[16].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[17].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[18].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[20].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[21].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[22].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

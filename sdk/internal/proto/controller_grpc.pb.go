@@ -23,6 +23,7 @@ const (
 	ControllerService_Setup_FullMethodName       = "/flowgate.controller.v1.ControllerService/Setup"
 	ControllerService_HandleEvent_FullMethodName = "/flowgate.controller.v1.ControllerService/HandleEvent"
 	ControllerService_Shutdown_FullMethodName    = "/flowgate.controller.v1.ControllerService/Shutdown"
+	ControllerService_RunStage_FullMethodName    = "/flowgate.controller.v1.ControllerService/RunStage"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -40,6 +41,10 @@ type ControllerServiceClient interface {
 	HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error)
 	// Shutdown asks the controller to stop before the process is killed.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	// RunStage runs one of the pipeline stages the controller declares in
+	// GetInfoResponse.stages. A controller that declares none need not
+	// serve it.
+	RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -90,6 +95,16 @@ func (c *controllerServiceClient) Shutdown(ctx context.Context, in *ShutdownRequ
 	return out, nil
 }
 
+func (c *controllerServiceClient) RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunStageResponse)
+	err := c.cc.Invoke(ctx, ControllerService_RunStage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
@@ -105,6 +120,10 @@ type ControllerServiceServer interface {
 	HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error)
 	// Shutdown asks the controller to stop before the process is killed.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	// RunStage runs one of the pipeline stages the controller declares in
+	// GetInfoResponse.stages. A controller that declares none need not
+	// serve it.
+	RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -126,6 +145,9 @@ func (UnimplementedControllerServiceServer) HandleEvent(context.Context, *Handle
 }
 func (UnimplementedControllerServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedControllerServiceServer) RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunStage not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -220,6 +242,24 @@ func _ControllerService_Shutdown_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_RunStage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunStageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).RunStage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_RunStage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).RunStage(ctx, req.(*RunStageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -243,6 +283,10 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Shutdown",
 			Handler:    _ControllerService_Shutdown_Handler,
 		},
+		{
+			MethodName: "RunStage",
+			Handler:    _ControllerService_RunStage_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "flowgate/controller/v1/controller.proto",
@@ -262,6 +306,8 @@ const (
 	HostService_Continue_FullMethodName      = "/flowgate.controller.v1.HostService/Continue"
 	HostService_WakeAt_FullMethodName        = "/flowgate.controller.v1.HostService/WakeAt"
 	HostService_Log_FullMethodName           = "/flowgate.controller.v1.HostService/Log"
+	HostService_ListStages_FullMethodName    = "/flowgate.controller.v1.HostService/ListStages"
+	HostService_RunStage_FullMethodName      = "/flowgate.controller.v1.HostService/RunStage"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -285,6 +331,13 @@ type HostServiceClient interface {
 	// WakeAt asks for a flow.woken event at or after a time, once per key.
 	WakeAt(ctx context.Context, in *WakeAtRequest, opts ...grpc.CallOption) (*WakeAtResponse, error)
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
+	// ListStages lists the pipeline stages the gateway's running
+	// controllers provide.
+	ListStages(ctx context.Context, in *ListStagesRequest, opts ...grpc.CallOption) (*ListStagesResponse, error)
+	// RunStage runs a stage another controller provides, for a pipeline
+	// in a flow the caller drives: the gateway forwards it to the
+	// provider's ControllerService.RunStage.
+	RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error)
 }
 
 type hostServiceClient struct {
@@ -425,6 +478,26 @@ func (c *hostServiceClient) Log(ctx context.Context, in *LogRequest, opts ...grp
 	return out, nil
 }
 
+func (c *hostServiceClient) ListStages(ctx context.Context, in *ListStagesRequest, opts ...grpc.CallOption) (*ListStagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListStagesResponse)
+	err := c.cc.Invoke(ctx, HostService_ListStages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunStageResponse)
+	err := c.cc.Invoke(ctx, HostService_RunStage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -446,6 +519,13 @@ type HostServiceServer interface {
 	// WakeAt asks for a flow.woken event at or after a time, once per key.
 	WakeAt(context.Context, *WakeAtRequest) (*WakeAtResponse, error)
 	Log(context.Context, *LogRequest) (*LogResponse, error)
+	// ListStages lists the pipeline stages the gateway's running
+	// controllers provide.
+	ListStages(context.Context, *ListStagesRequest) (*ListStagesResponse, error)
+	// RunStage runs a stage another controller provides, for a pipeline
+	// in a flow the caller drives: the gateway forwards it to the
+	// provider's ControllerService.RunStage.
+	RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -494,6 +574,12 @@ func (UnimplementedHostServiceServer) WakeAt(context.Context, *WakeAtRequest) (*
 }
 func (UnimplementedHostServiceServer) Log(context.Context, *LogRequest) (*LogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Log not implemented")
+}
+func (UnimplementedHostServiceServer) ListStages(context.Context, *ListStagesRequest) (*ListStagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListStages not implemented")
+}
+func (UnimplementedHostServiceServer) RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunStage not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -750,6 +836,42 @@ func _HostService_Log_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_ListStages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListStagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListStages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListStages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListStages(ctx, req.(*ListStagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_RunStage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunStageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).RunStage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_RunStage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).RunStage(ctx, req.(*RunStageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -808,6 +930,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Log",
 			Handler:    _HostService_Log_Handler,
+		},
+		{
+			MethodName: "ListStages",
+			Handler:    _HostService_ListStages_Handler,
+		},
+		{
+			MethodName: "RunStage",
+			Handler:    _HostService_RunStage_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

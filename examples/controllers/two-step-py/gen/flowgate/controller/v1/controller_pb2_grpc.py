@@ -54,6 +54,11 @@ class ControllerServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ShutdownRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ShutdownResponse.FromString,
                 )
+        self.RunStage = channel.unary_unary(
+                '/flowgate.controller.v1.ControllerService/RunStage',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
+                )
 
 
 class ControllerServiceServicer(object):
@@ -107,6 +112,15 @@ class ControllerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunStage(self, request, context):
+        """RunStage runs one of the pipeline stages the controller declares in
+        GetInfoResponse.stages. A controller that declares none need not
+        serve it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -129,6 +143,11 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.Shutdown,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ShutdownRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ShutdownResponse.SerializeToString,
+            ),
+            'RunStage': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunStage,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -228,6 +247,23 @@ class ControllerService(object):
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
+    @staticmethod
+    def RunStage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.ControllerService/RunStage',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
 
 class HostServiceStub(object):
     """HostService is served by the gateway, on the unix socket named in
@@ -304,6 +340,16 @@ class HostServiceStub(object):
                 '/flowgate.controller.v1.HostService/Log',
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.LogRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.LogResponse.FromString,
+                )
+        self.ListStages = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/ListStages',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesResponse.FromString,
+                )
+        self.RunStage = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/RunStage',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
                 )
 
 
@@ -391,6 +437,23 @@ class HostServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListStages(self, request, context):
+        """ListStages lists the pipeline stages the gateway's running
+        controllers provide.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunStage(self, request, context):
+        """RunStage runs a stage another controller provides, for a pipeline
+        in a flow the caller drives: the gateway forwards it to the
+        provider's ControllerService.RunStage.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -458,6 +521,16 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.Log,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.LogRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.LogResponse.SerializeToString,
+            ),
+            'ListStages': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListStages,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesResponse.SerializeToString,
+            ),
+            'RunStage': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunStage,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -689,5 +762,39 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/Log',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.LogRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.LogResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListStages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/ListStages',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.ListStagesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RunStage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/RunStage',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
