@@ -58,7 +58,7 @@ func TestControllerFinishNotifications(t *testing.T) {
 	require.Equal(t, sdk.FlowSucceeded, msg.Flow.Status, "the final record")
 	require.Equal(t, env.FlowID, msg.Flow.ID)
 
-	code, stdout, errOut = run(t, home, "tasks", "flow", "create", "--controller", "nobody", "--goal", "g", "--owner", "o", "--json")
+	code, stdout, errOut = run(t, home, "tasks", "flow", "create", "--controller", "nobody", "--allow-unknown-controller", "--goal", "g", "--owner", "o", "--json")
 	require.Equal(t, 0, code, errOut)
 	var other sdk.Flow
 	require.NoError(t, json.Unmarshal([]byte(stdout), &other), stdout)
