@@ -105,8 +105,8 @@ func TestConflictsRunTheChangeAgain(t *testing.T) {
 			_, err := tx.Get("set/new")
 			return ignoreMissing(err)
 		}, put("set/new", "1")},
-		"scanned key changed": {scanAll("set/"), put("set/b", "2")},
-		"scanned key deleted": {scanAll("set/"), del("set/b")},
+		"scanned key changed":          {scanAll("set/"), put("set/b", "2")},
+		"scanned key deleted":          {scanAll("set/"), del("set/b")},
 		"key created in scanned range": {scanAll("set/"), put("set/c", "1")},
 	} {
 		t.Run(name, func(t *testing.T) {
