@@ -29,20 +29,6 @@ func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
 			ops = append(ops, clientv3.OpDelete(key))
 			continue
 		}
-		if _, read := r.seen.gets[key]; !read {
-			// Only a Delete came before this Put: learn whether the key
-			// existed, for the check below.
-			if _, err := r.Get(w.Key); err != nil && !errors.Is(err, store.ErrKeyNotFound) {
-				return false, err
-			}
-		}
-		// A Put after a Delete of an existing key numbers it from 1, but
-		// etcd would continue its Version: refuse rather than report a
-		// revision etcd does not keep. (A key Put twice gets one Version
-		// bump from the one Put etcd sees; the engine writes a flow once.)
-		if seen := r.seen.gets[key]; w.Revision <= seen.version {
-			return false, fmt.Errorf("etcd store: key %q is deleted and written again in one transaction, which etcd cannot do in one Txn: write it in two changes", w.Key)
-		}
 		ops = append(ops, clientv3.OpPut(key, string(w.Value)))
 	}
 	if len(ops) > s.opts.MaxTxnOps {

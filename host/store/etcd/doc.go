@@ -47,9 +47,13 @@
 // far as room is left: a change to them is caught by the range compares,
 // their deletion only by their own.
 //
-// Two differences from bbolt follow from one Txn: a key Put several times
-// in one Update is one Put to etcd and gains one Version, and a key
-// deleted and written again in one Update is refused (write it in two).
+// One Txn holds one operation per key, so within one Update the last
+// write of a key is what etcd sees: a key Put several times gains one
+// Version, and a key deleted and written again continues its Version
+// rather than starting again at 1 (the revision Put returned inside the
+// transaction is then not the one stored). The engine relies on neither:
+// it writes a flow at most once per transaction and never deletes one
+// there.
 //
 // # Failures
 //
