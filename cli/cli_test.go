@@ -279,7 +279,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == fakeAgentCmd {
 		os.Exit(fakeAgent(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedEtcd.Close()
+	os.Exit(code)
 }
 
 func TestDemoRuns(t *testing.T) {

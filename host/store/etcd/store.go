@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
@@ -21,6 +22,7 @@ type Store struct {
 	owned  bool // Close closes cli
 	prefix string
 	opts   Options
+	health *store.Health
 
 	mu     sync.Mutex
 	closed bool
@@ -37,8 +39,12 @@ func New(cli *clientv3.Client, opts Options) (*Store, error) {
 		return nil, err
 	}
 	opts = opts.WithDefaults()
-	return &Store{cli: cli, prefix: opts.Prefix, opts: opts}, nil
+	return &Store{cli: cli, prefix: opts.Prefix, opts: opts, health: store.NewHealth()}, nil
 }
+
+// WriteHealth says whether the last commit reached etcd, as
+// store.Bolt.WriteHealth does for its file.
+func (s *Store) WriteHealth() store.WriteHealth { return s.health.Get() }
 
 // Prefix returns the installation's key prefix, ending in "/".
 func (s *Store) Prefix() string { return s.prefix }
@@ -93,6 +99,9 @@ func (s *Store) update(fn func(store.Tx) error) error {
 			return nil
 		}
 		done, err := s.commit(r, writes)
+		if err == nil || errors.Is(err, store.ErrWriteFailed) {
+			s.health.Record(err)
+		}
 		if err != nil || done {
 			return err
 		}

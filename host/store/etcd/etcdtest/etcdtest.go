@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,4 +167,30 @@ func (s *Server) Close() error {
 		err = nil
 	}
 	return err
+}
+
+// Lazy starts a Server on first use, for a package where few tests need
+// one; its zero value is ready. Call Close from TestMain after m.Run.
+type Lazy struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// Get returns the server, starting it on the first call; a server that
+// cannot start fails t.
+func (l *Lazy) Get(t testing.TB) *Server {
+	t.Helper()
+	l.once.Do(func() { l.srv, l.err = Start() })
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	return l.srv
+}
+
+// Close stops the server if one was started.
+func (l *Lazy) Close() {
+	if l.srv != nil {
+		l.srv.Close()
+	}
 }

@@ -1,0 +1,121 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/backend"
+	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// sharedEtcd is the package's embedded etcd, started by the first test
+// that needs one; TestMain stops it.
+var sharedEtcd etcdtest.Lazy
+
+// etcdGateway is an unstarted gateway on a fresh home whose records are
+// in the etcd store url, given as the config file's store section.
+func etcdGateway(t *testing.T, url string) (*gateway.Gateway, string) {
+	t.Helper()
+	home, err := os.MkdirTemp("", "fgetcd") // short: the socket path is bounded
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var fc gateway.FileConfig
+	fc.Store.URL = url
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+	require.NoError(t, err)
+	return g, home
+}
+
+// TestGatewayOnEtcd runs a task through a gateway whose records are in
+// etcd, and holds the installation: a second gateway on the prefix is
+// refused, naming the first, until the first stops.
+func TestGatewayOnEtcd(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	url := "etcd://" + srv.Endpoint() + srv.Prefix()
+	ctx := context.Background()
+
+	first, home := etcdGateway(t, url)
+	require.NoError(t, first.Start(ctx))
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "on-etcd", Spec: sdk.TaskSpec{Shell: "echo hi"}})
+	require.NoError(t, err)
+	waitFor(t, "the task to succeed", func() bool {
+		got, err := c.ResolveTask(ctx, task.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.Store.Writable)
+	require.NotZero(t, st.Store.Attempts, "the status reports etcd's commits")
+
+	// The records are in etcd, under the prefix.
+	direct, err := backend.Open(backend.Spec{URL: url}, store.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	got, err := eng.ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskSucceeded, got.Status)
+	require.NoError(t, direct.Close())
+
+	second, _ := etcdGateway(t, url)
+	err = second.Start(ctx)
+	require.ErrorIs(t, err, gateway.ErrAlreadyRunning)
+	require.ErrorIs(t, err, etcd.ErrHeld)
+	require.ErrorContains(t, err, "is held by flowgate gateway (pid ")
+	require.ErrorContains(t, err, home)
+
+	require.NoError(t, first.Stop(ctx))
+	require.NoError(t, second.Start(ctx), "a gateway that stops lets go of the installation at once")
+	require.NoError(t, second.Stop(ctx))
+}
+
+func TestGatewayRefusesABadStoreURL(t *testing.T) {
+	t.Parallel()
+	var fc gateway.FileConfig
+	fc.Store.URL = "etcd://10.0.0.1:2379"
+	_, err := gateway.New(gateway.Config{Home: t.TempDir(), File: fc})
+	require.ErrorContains(t, err, "store: store URL \"etcd://10.0.0.1:2379\" names no key prefix")
+	_, err = gateway.New(gateway.Config{Home: t.TempDir(), Store: backend.Spec{URL: "mysql://x"}})
+	require.ErrorContains(t, err, "write bolt:///path/to/flowgate.db for a bbolt file or etcd://")
+}
+
+// TestConfigStoreSection reads the store section as a URL alone and as a
+// map with etcdctl's connection settings.
+func TestConfigStoreSection(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for yaml, want := range map[string]gateway.StoreConfig{
+		"store: etcd://h1:2379,h2:2379/flowgate\n": {URL: "etcd://h1:2379,h2:2379/flowgate"},
+		"store:\n  url: etcd://h:2379/f\n  cacert: ca.pem\n  cert: me.pem\n  key: me-key.pem\n  user: flowgate\n": {
+			URL: "etcd://h:2379/f", CACert: "ca.pem", Cert: "me.pem", Key: "me-key.pem", User: "flowgate"},
+		"limits:\n  max_running: 2\n": {},
+	} {
+		path := filepath.Join(dir, "gateway.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+		fc, err := gateway.LoadConfig(path)
+		require.NoError(t, err, yaml)
+		require.Equal(t, want, fc.Store, yaml)
+	}
+	path := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("store:\n  url: etcd://h:2379/f\n  password: x\n"), 0o600))
+	_, err := gateway.LoadConfig(path)
+	require.ErrorContains(t, err, "password")
+	require.NoError(t, os.WriteFile(path, []byte("store: etcd://h:2379\n"), 0o600))
+	_, err = gateway.LoadConfig(path)
+	require.ErrorContains(t, err, "names no key prefix")
+}
