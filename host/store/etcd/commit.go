@@ -62,6 +62,34 @@ func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
 	return resp.Succeeded, nil
 }
 
+// confirm checks, for an Update that wrote nothing, that what it read
+// (serializably) is still current, so that what its function concluded
+// (a refusal, say) holds at a linearizable point. It reports false when
+// the snapshot was stale and the function must run again. A read set too
+// large for one check is read again at a linearizable revision instead.
+func (s *Store) confirm(r *reader) (bool, error) {
+	if r.rev == 0 {
+		return true, nil // nothing was read
+	}
+	cmps, ok := r.seen.compares(r.rev, s.opts.MaxTxnOps)
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	if !ok {
+		// The current revision, read linearizably, is the snapshot's if
+		// nothing was written since.
+		resp, err := s.cli.Get(ctx, s.prefix, clientv3.WithCountOnly())
+		if err != nil {
+			return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
+		}
+		return resp.Header.Revision == r.rev, nil
+	}
+	resp, err := s.cli.Txn(ctx).If(cmps...).Commit()
+	if err != nil {
+		return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
+	}
+	return resp.Succeeded, nil
+}
+
 // unavailable adds what to do to an error from a request to etcd.
 func unavailable(s *Store, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -18,9 +18,11 @@
 // a time (Options.PageSize).
 //
 // Update is an optimistic transaction, like etcd's own STM with
-// serializable isolation. The function runs against a snapshot with its
-// writes kept in memory (it reads its own writes); then one Txn applies
-// them all, guarded by what it read:
+// serializable isolation. The function runs against a snapshot, read
+// serializably (from the member's own copy, without waiting for the
+// writes in flight, which halves a guarded write's latency under load),
+// with its writes kept in memory (it reads its own writes); then one Txn
+// applies them all, guarded by what it read:
 //
 //	If(ModRevision(k) = as read, for every key it got or a scan passed on;
 //	   ModRevision < snapshot+1 over every range it scanned)
@@ -33,7 +35,13 @@
 // there first: the function runs again on a fresh snapshot, where it sees
 // the newer record and refuses with sdk.ErrRevisionConflict as on bbolt.
 // The store's contract already says a function may run more than once.
-// Up to Options.MaxAttempts runs, then it fails.
+// Up to Options.MaxAttempts runs, then it fails. An Update that wrote
+// nothing still checks its reads with the same compares in a read-only
+// Txn (linearizable), so a refusal it reports was true at that point; a
+// stale snapshot only ever costs another run.
+//
+// storetest's linearizability check (porcupine over concurrent guarded
+// writes and reads) passes on this backend.
 //
 // # Limits
 //

@@ -248,3 +248,25 @@ func TestUnreachableEtcdSaysWhatToCheck(t *testing.T) {
 	err = s.Update(func(tx store.Tx) error { _, err := tx.Put("k", nil); return err })
 	require.ErrorContains(t, err, "check that it is running and reachable")
 }
+
+// TestUpdateThatWritesNothingConfirmsItsReads: an Update that only read
+// (a refused compare-and-swap, say) reads serializably, so it checks at
+// the end that what it read is still current, and runs again when not: its
+// refusal must hold at a linearizable point.
+func TestUpdateThatWritesNothingConfirmsItsReads(t *testing.T) {
+	t.Parallel()
+	s := server.Open(t)
+	require.NoError(t, putN(s, "set/", 1, 1))
+	var seen []int64
+	fn, runs := interfere(t, s, func(tx store.Tx) error {
+		_, err := tx.Put("set/000", []byte("2"))
+		return err
+	}, func(tx store.Tx) error {
+		it, err := tx.Get("set/000")
+		seen = append(seen, it.Revision)
+		return err
+	})
+	require.NoError(t, s.Update(fn))
+	require.Equal(t, 2, *runs)
+	require.Equal(t, []int64{1, 2}, seen, "the second run saw the change")
+}

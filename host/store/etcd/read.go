@@ -13,13 +13,18 @@ import (
 	"github.com/flowgate/flowgate/host/store"
 )
 
-// reader reads one snapshot of the store: the first read is linearizable
-// and fixes the etcd revision every later read of the transaction is made
-// at. In an Update it records what it read, for the commit's compares.
+// reader reads one snapshot of the store: the first read fixes the etcd
+// revision every later read of the transaction is made at. In a View the
+// first read is linearizable. In an Update every read is serializable
+// (the member's own copy, no round of the cluster, no wait for writes in
+// flight): the reader records what it read, and the commit's compares, or
+// a check when nothing was written (Store.confirm), turn a stale snapshot
+// into a conflict and another run.
 type reader struct {
 	s   *Store
 	rev int64 // the snapshot's etcd revision; 0 until the first read
-	// seen is nil in a View. In an Update it collects the reads.
+	// seen is nil in a View. In an Update it collects the reads, and reads
+	// are serializable.
 	seen *readSet
 }
 
@@ -128,7 +133,18 @@ func (r *reader) get(key string, opts []clientv3.OpOption) (*clientv3.GetRespons
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.s.opts.RequestTimeout)
 	defer cancel()
-	resp, err := r.s.cli.Get(ctx, key, opts...)
+	var (
+		resp *clientv3.GetResponse
+		err  error
+	)
+	if r.seen != nil {
+		resp, err = r.s.cli.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+	}
+	if r.seen == nil || errors.Is(err, rpctypes.ErrFutureRev) {
+		// A View, or a member behind the snapshot (the client moved to
+		// another one): a linearizable read waits for it to catch up.
+		resp, err = r.s.cli.Get(ctx, key, opts...)
+	}
 	switch {
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return nil, fmt.Errorf("etcd compacted revision %d while this transaction read at it; retry the command (%w)", r.rev, err)

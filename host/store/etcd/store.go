@@ -95,10 +95,15 @@ func (s *Store) update(fn func(store.Tx) error) error {
 			return err
 		}
 		writes := buf.Writes()
+		var (
+			done bool
+			err  error
+		)
 		if len(writes) == 0 {
-			return nil
+			done, err = s.confirm(r)
+		} else {
+			done, err = s.commit(r, writes)
 		}
-		done, err := s.commit(r, writes)
 		if err == nil || errors.Is(err, store.ErrWriteFailed) {
 			s.health.Record(err)
 		}
