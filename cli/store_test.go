@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -8,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
 	"github.com/flowgate/flowgate/host/store/migrate"
 )
@@ -87,7 +90,8 @@ func TestCommandsOnEtcd(t *testing.T) {
 	code, out, errOut = run(t, dir, "tasks", "flow", "list", "--store", url)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "on etcd")
-	code, out, _ = run(t, dir, "tasks", "flow", "list")
+	code, out, errOut = run(t, dir, "tasks", "flow", "list")
+	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "on etcd", "the home's own store holds nothing of it")
 
 	code, out, errOut = run(t, dir, "--store", url, "tasks", "run", "--", "sh", "-c", "echo from etcd")
@@ -111,4 +115,22 @@ func TestStoreFlagRefusesBadURLs(t *testing.T) {
 		require.Contains(t, errOut, "--store: ")
 		require.Contains(t, errOut, want)
 	}
+}
+
+// TestRunWorkRefusedWhileAGatewayHoldsTheStore: a command that runs work
+// hosts a gateway, which a gateway holding the etcd store elsewhere
+// refuses; the error says where to run it.
+func TestRunWorkRefusedWhileAGatewayHoldsTheStore(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	url := "etcd://" + srv.Endpoint() + srv.Prefix()
+	g, err := gateway.New(gateway.Config{Home: t.TempDir(), Store: backend.Spec{URL: url}})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { g.Stop(context.Background()) })
+
+	code, _, errOut := run(t, t.TempDir(), "--store", url, "tasks", "run", "--", "true")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "is held by flowgate gateway (pid ")
+	require.Contains(t, errOut, "run the command on that gateway's machine")
 }

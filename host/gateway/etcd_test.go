@@ -72,6 +72,18 @@ func TestGatewayOnEtcd(t *testing.T) {
 	require.Equal(t, sdk.TaskSucceeded, got.Status)
 	require.NoError(t, direct.Close())
 
+	// A command elsewhere (--store) queues a task straight into etcd: the
+	// gateway's runner finds it on its next scan and runs it.
+	other, err := api.OpenLocalAt(backend.Spec{URL: url}, t.TempDir(), "another machine")
+	require.NoError(t, err)
+	queued, _, err := other.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "from-elsewhere", Spec: sdk.TaskSpec{Shell: "echo there"}})
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	waitFor(t, "the gateway to run a task queued by another process", func() bool {
+		got, err := c.ResolveTask(ctx, queued.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+
 	second, _ := etcdGateway(t, url)
 	err = second.Start(ctx)
 	require.ErrorIs(t, err, gateway.ErrAlreadyRunning)
