@@ -270,3 +270,28 @@ func TestUpdateThatWritesNothingConfirmsItsReads(t *testing.T) {
 	require.Equal(t, 2, *runs)
 	require.Equal(t, []int64{1, 2}, seen, "the second run saw the change")
 }
+
+// TestFailedCommitShowsInWriteHealth: a commit that cannot reach etcd
+// fails with store.ErrWriteFailed, saying the change may or may not have
+// been applied, and WriteHealth reports the store not writable.
+func TestFailedCommitShowsInWriteHealth(t *testing.T) {
+	t.Parallel()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{server.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	require.NoError(t, err)
+	s, err := etcd.New(cli, etcd.Options{Prefix: server.Prefix()})
+	require.NoError(t, err)
+	require.NoError(t, putN(s, "k/", 1, 1))
+	require.True(t, s.WriteHealth().Writable)
+
+	err = s.Update(func(tx store.Tx) error {
+		if _, err := tx.Put("k/000", []byte("x")); err != nil {
+			return err
+		}
+		return cli.Close() // the connection goes before the commit
+	})
+	require.ErrorIs(t, err, store.ErrWriteFailed)
+	require.ErrorContains(t, err, "may or may not have been applied")
+	h := s.WriteHealth()
+	require.False(t, h.Writable)
+	require.Equal(t, int64(1), h.Failures)
+}

@@ -101,10 +101,7 @@ func (s *Store) update(fn func(store.Tx) error) error {
 		)
 		if len(writes) == 0 {
 			done, err = s.confirm(r)
-		} else {
-			done, err = s.commit(r, writes)
-		}
-		if err == nil || errors.Is(err, store.ErrWriteFailed) {
+		} else if done, err = s.commit(r, writes); err == nil || errors.Is(err, store.ErrWriteFailed) {
 			s.health.Record(err)
 		}
 		if err != nil || done {
