@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,9 +18,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func newClockEngine(t *testing.T) (*engine.Engine, store.Store, *clock) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	c := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	eng, err := engine.New(st, engine.Config{Now: c.now})
 	require.NoError(t, err)

@@ -49,11 +49,13 @@
 // default (--max-txn-ops, --max-request-bytes; set Options.MaxTxnOps and
 // MaxRequestBytes to the cluster's values). A change over them fails with
 // an error wrapping store.ErrTxnTooLarge before anything is sent: it is
-// never half-written. When the compares alone would pass the limit (a
-// change that scanned a long range), the keys it got and the ranges it
-// scanned are still compared, and the keys only scanned are compared as
-// far as room is left: a change to them is caught by the range compares,
-// their deletion only by their own.
+// never half-written. The compares are kept within the limit this way:
+// every key the function got is compared, overlapping scanned ranges are
+// one compare, keys a scan passed on are compared one by one as far as
+// room is left (a change to them is still caught by their range, their
+// deletion only by their own compare), and keys read only to number a Put
+// (store.RevisionReader) are compared one by one when they fit and
+// otherwise by one range per directory.
 //
 // One Txn holds one operation per key, so within one Update the last
 // write of a key is what etcd sees: a key Put several times gains one

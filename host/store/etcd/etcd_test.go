@@ -295,3 +295,49 @@ func TestFailedCommitShowsInWriteHealth(t *testing.T) {
 	require.False(t, h.Writable)
 	require.Equal(t, int64(1), h.Failures)
 }
+
+// TestLargeChangesFitEtcdsChecks: a change that reads 60 keys, writes
+// 100 new ones and scans one directory 200 times (as the engine's history
+// pruning does) stays within etcd's 128 compares: overlapping scans are
+// one range, and keys read only to number a Put are checked by directory
+// once they do not fit one by one. Another writer creating one of those
+// keys still makes it run again.
+func TestLargeChangesFitEtcdsChecks(t *testing.T) {
+	t.Parallel()
+	s := server.Open(t)
+	require.NoError(t, putN(s, "r/", 60, 1))
+	require.NoError(t, putN(s, "s/", 10, 1))
+	change := func(tx store.Tx) error {
+		for i := range 60 {
+			if _, err := tx.Get(fmt.Sprintf("r/%03d", i)); err != nil {
+				return err
+			}
+		}
+		for range 200 {
+			if err := tx.Scan("s/", store.ScanOptions{Limit: 2}, func(store.Item) bool { return true }); err != nil {
+				return err
+			}
+		}
+		for i := range 100 {
+			if _, err := tx.Put(fmt.Sprintf("w/%03d", i), []byte("x")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fn, runs := interfere(t, s, func(tx store.Tx) error {
+		_, err := tx.Put("w/050", []byte("theirs"))
+		return err
+	}, change)
+	require.NoError(t, s.Update(fn))
+	require.Equal(t, 2, *runs, "a key created meanwhile among those written made it run again")
+	require.Equal(t, 100, count(t, s, "w/"))
+	var it store.Item
+	require.NoError(t, s.View(func(tx store.ReadTx) error {
+		var err error
+		it, err = tx.Get("w/050")
+		return err
+	}))
+	require.Equal(t, "x", string(it.Value))
+	require.Equal(t, int64(2), it.Revision, "the second run numbered its Put after theirs")
+}

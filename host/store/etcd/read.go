@@ -40,12 +40,27 @@ func (r *reader) Get(key string) (store.Item, error) {
 		return store.Item{}, fmt.Errorf("etcd store: read %q: %w", key, err)
 	}
 	if len(resp.Kvs) == 0 {
-		r.seen.got(r.s.prefix+key, nil)
+		r.seen.saw(r.s.prefix+key, nil, got)
 		return store.Item{}, store.ErrKeyNotFound
 	}
 	kv := resp.Kvs[0]
-	r.seen.got(r.s.prefix+key, kv)
+	r.seen.saw(r.s.prefix+key, kv, got)
 	return r.item(kv), nil
+}
+
+// Revision implements store.RevisionReader: the revision a Put of key
+// starts from, recorded as read only for that (see readSet.compares).
+func (r *reader) Revision(key string) (int64, error) {
+	resp, err := r.get(r.s.prefix+key, nil)
+	if err != nil {
+		return 0, fmt.Errorf("etcd store: read %q: %w", key, err)
+	}
+	if len(resp.Kvs) == 0 {
+		r.seen.saw(r.s.prefix+key, nil, numbered)
+		return 0, nil
+	}
+	r.seen.saw(r.s.prefix+key, resp.Kvs[0], numbered)
+	return resp.Kvs[0].Version, nil
 }
 
 // Scan implements store.ReadTx. It reads a page of keys at a time, so a
@@ -77,7 +92,7 @@ func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item)
 			} else {
 				from = string(kv.Key) + "\x00"
 			}
-			r.seen.scanned(kv)
+			r.seen.saw(string(kv.Key), kv, scanned)
 			n++
 			if !fn(r.item(kv)) || n == opts.Limit {
 				if opts.Reverse {

@@ -3,31 +3,41 @@ package etcd
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // readSet is what an Update read, by etcd key (the installation prefix
-// included): it becomes the compares
-// that make the commit fail when any of it changed after the snapshot
-// (optimistic concurrency, as etcd's own STM does). A nil readSet (a
-// View) records nothing.
+// included): it becomes the compares that make the commit fail when any
+// of it changed after the snapshot (optimistic concurrency, as etcd's own
+// STM does). A nil readSet (a View) records nothing.
 type readSet struct {
-	// gets holds the keys read with Get (every key a Put wrote is among
-	// them: Put reads the key to number its revision).
-	gets map[string]seenKey
-	// scans holds the keys a Scan passed to its function.
-	scans map[string]seenKey
+	keys map[string]seenKey
 	// ranges holds the key ranges scans covered, to catch keys created in
 	// them after the snapshot.
 	ranges []keyRange
 }
 
+// readKind says why a key was read; a key read several ways keeps the
+// strongest.
+type readKind int
+
+const (
+	// numbered: read only to number a Put of the key (store.RevisionReader).
+	numbered readKind = iota
+	// scanned: passed on by a Scan.
+	scanned
+	// got: read with Get by the caller's function.
+	got
+)
+
 // seenKey is a key as read: its etcd ModRevision and Version, both 0 when
-// it did not exist.
+// it did not exist, and why it was read.
 type seenKey struct {
 	mod, version int64
+	kind         readKind
 }
 
 // keyRange is [start, end) of etcd keys.
@@ -36,27 +46,22 @@ type keyRange struct {
 }
 
 func newReadSet() *readSet {
-	return &readSet{gets: map[string]seenKey{}, scans: map[string]seenKey{}}
+	return &readSet{keys: map[string]seenKey{}}
 }
 
-// got records a Get of key, which found kv or, when kv is nil, nothing.
-func (rs *readSet) got(key string, kv *mvccpb.KeyValue) {
+// saw records that key was read as kv (nil: it did not exist) for kind.
+func (rs *readSet) saw(key string, kv *mvccpb.KeyValue, kind readKind) {
 	if rs == nil {
 		return
 	}
-	var k seenKey
+	k := seenKey{kind: kind}
 	if kv != nil {
-		k = seenKey{mod: kv.ModRevision, version: kv.Version}
+		k.mod, k.version = kv.ModRevision, kv.Version
 	}
-	rs.gets[key] = k
-}
-
-// scanned records a key a Scan passed on.
-func (rs *readSet) scanned(kv *mvccpb.KeyValue) {
-	if rs == nil {
-		return
+	if old, ok := rs.keys[key]; ok && old.kind > kind {
+		k.kind = old.kind
 	}
-	rs.scans[string(kv.Key)] = seenKey{mod: kv.ModRevision, version: kv.Version}
+	rs.keys[key] = k
 }
 
 // covered records that a scan saw every key in [start, end).
@@ -68,33 +73,91 @@ func (rs *readSet) covered(start, end string) {
 }
 
 // compares returns the conditions under which what was read is still
-// current at commit: each key read still has the ModRevision it was read
-// at (0: still absent), which also catches a key deleted and re-created,
-// and no key in a scanned range changed or appeared after the snapshot
-// revision rev. When they number more than max (etcd's limit on one
-// transaction), the keys read with Get and the ranges are kept, and the
-// keys only scanned are checked as far as room is left: their changes are
-// still caught by the range checks, their deletions only by the per-key
-// ones (docs/cluster.md). It returns false when even the Gets and ranges
-// do not fit.
+// current at commit, at most max of them (etcd's limit on one
+// transaction), or false when they cannot fit:
+//
+//   - each key the function got still has the ModRevision it was read at
+//     (0: still absent), which also catches a key deleted and re-created;
+//   - no key in a scanned range (overlapping ranges merged) changed or
+//     appeared after the snapshot revision rev;
+//   - each key a scan passed on, as room allows: a change to it is caught
+//     by its range, its deletion only by its own compare;
+//   - each key a Put numbered, as room allows, and the rest by ranges
+//     over their directories, which catch another writer creating or
+//     changing them (not deleting one, which would only make the revision
+//     Put returned wrong, for a key the function never read).
+//
+// The keys the function got and the merged ranges must fit; then the
+// numbered keys' directories must fit in what is left.
 func (rs *readSet) compares(rev int64, max int) ([]clientv3.Cmp, bool) {
-	cmps := make([]clientv3.Cmp, 0, len(rs.gets)+len(rs.ranges)+len(rs.scans))
-	for k, seen := range rs.gets {
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", seen.mod))
+	var cmps []clientv3.Cmp
+	exact := func(k string) clientv3.Cmp {
+		return clientv3.Compare(clientv3.ModRevision(k), "=", rs.keys[k].mod)
 	}
-	for _, r := range rs.ranges {
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r.start), "<", rev+1).WithRange(r.end))
+	unchanged := func(r keyRange) clientv3.Cmp {
+		return clientv3.Compare(clientv3.ModRevision(r.start), "<", rev+1).WithRange(r.end)
+	}
+	byKind := map[readKind][]string{}
+	for _, k := range slices.Sorted(maps.Keys(rs.keys)) {
+		byKind[rs.keys[k].kind] = append(byKind[rs.keys[k].kind], k)
+	}
+	for _, k := range byKind[got] {
+		cmps = append(cmps, exact(k))
+	}
+	for _, r := range merge(rs.ranges) {
+		cmps = append(cmps, unchanged(r))
 	}
 	if len(cmps) > max {
 		return nil, false
 	}
-	for _, k := range slices.Sorted(maps.Keys(rs.scans)) {
+	for _, k := range byKind[scanned] {
 		if len(cmps) == max {
 			break
 		}
-		if _, ok := rs.gets[k]; !ok {
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rs.scans[k].mod))
+		cmps = append(cmps, exact(k))
+	}
+	numberedKeys := byKind[numbered]
+	if len(cmps)+len(numberedKeys) <= max {
+		for _, k := range numberedKeys {
+			cmps = append(cmps, exact(k))
 		}
+		return cmps, true
+	}
+	dirs := directories(numberedKeys)
+	if len(cmps)+len(dirs) > max {
+		return nil, false
+	}
+	for _, r := range dirs {
+		cmps = append(cmps, unchanged(r))
 	}
 	return cmps, true
+}
+
+// merge returns ranges sorted, with overlapping and touching ones joined.
+func merge(ranges []keyRange) []keyRange {
+	sorted := slices.SortedFunc(slices.Values(ranges), func(a, b keyRange) int { return strings.Compare(a.start, b.start) })
+	var out []keyRange
+	for _, r := range sorted {
+		if n := len(out); n > 0 && r.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, r.end)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// directories returns, for sorted keys, one range per directory (the key
+// up to its last "/") from its first key to just past its last.
+func directories(keys []string) []keyRange {
+	var out []keyRange
+	for _, k := range keys {
+		dir := k[:strings.LastIndex(k, "/")+1]
+		if n := len(out); n > 0 && strings.HasPrefix(out[n-1].start, dir) && !strings.Contains(out[n-1].start[len(dir):], "/") {
+			out[n-1].end = k + "\x00"
+			continue
+		}
+		out = append(out, keyRange{k, k + "\x00"})
+	}
+	return out
 }
