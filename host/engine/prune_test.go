@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -215,4 +216,28 @@ func TestFlowsEndedBefore(t *testing.T) {
 	ids, err = eng.FlowsEndedBefore(c.t, 2)
 	require.NoError(t, err)
 	require.Equal(t, ended[:2], ids)
+}
+
+// A flow with a long history (300 entries, some 600 keys) is pruned in
+// one change on either backend: on etcd its history goes as one range
+// deletion, within etcd's 128 operations per transaction.
+func TestPruneFlowWithALongHistory(t *testing.T) {
+	t.Parallel()
+	eng, st, c := newClockEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+	for i := range 300 {
+		step := fmt.Sprintf("step %d", i)
+		f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{CurrentStep: &step})
+		require.NoError(t, err)
+	}
+	_, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	require.Greater(t, len(keysUnder(t, st, "history/")), 300)
+
+	_, err = eng.PruneFlow(f.ID, c.t)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "history/"))
+	_, err = eng.GetFlow(f.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
 }

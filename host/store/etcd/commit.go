@@ -22,6 +22,11 @@ const opOverhead = 32
 func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
 	ops := make([]clientv3.Op, 0, len(writes))
 	size := 0
+	ranges, writes := r.seen.emptied(s.prefix, writes)
+	for _, rg := range ranges {
+		size += len(rg.start) + len(rg.end) + opOverhead
+		ops = append(ops, clientv3.OpDelete(rg.start, clientv3.WithRange(rg.end)))
+	}
 	for _, w := range writes {
 		key := s.prefix + w.Key
 		size += len(key) + len(w.Value) + opOverhead
@@ -32,7 +37,7 @@ func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
 		ops = append(ops, clientv3.OpPut(key, string(w.Value)))
 	}
 	if len(ops) > s.opts.MaxTxnOps {
-		return false, fmt.Errorf("%w: this change writes %d keys and etcd takes at most %d in one transaction (--max-txn-ops); nothing was written: make the change in smaller steps",
+		return false, fmt.Errorf("%w: this change writes %d keys and etcd takes at most %d operations in one transaction (--max-txn-ops); nothing was written: make the change in smaller steps",
 			store.ErrTxnTooLarge, len(ops), s.opts.MaxTxnOps)
 	}
 	cmps, ok := r.seen.compares(r.rev, s.opts.MaxTxnOps)

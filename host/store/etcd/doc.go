@@ -55,7 +55,10 @@
 // room is left (a change to them is still caught by their range, their
 // deletion only by their own compare), and keys read only to number a Put
 // (store.RevisionReader) are compared one by one when they fit and
-// otherwise by one range per directory.
+// otherwise by one range per directory. A change that empties a scanned
+// range (it deletes every key it saw there and writes nothing else there,
+// as pruning a flow's history does) deletes it with one range operation,
+// whatever the number of keys.
 //
 // One Txn holds one operation per key, so within one Update the last
 // write of a key is what etcd sees: a key Put several times gains one

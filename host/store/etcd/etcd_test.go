@@ -341,3 +341,58 @@ func TestLargeChangesFitEtcdsChecks(t *testing.T) {
 	require.Equal(t, "x", string(it.Value))
 	require.Equal(t, int64(2), it.Revision, "the second run numbered its Put after theirs")
 }
+
+// TestEmptyingADirectoryIsOneOperation: a change that scans a directory
+// and deletes every key in it (pruning a flow's history) deletes the
+// range in one operation, whatever its size; one that keeps a key there
+// needs an operation per key and is refused over etcd's limit. A key
+// created in the directory meanwhile makes it run again, and go too.
+func TestEmptyingADirectoryIsOneOperation(t *testing.T) {
+	t.Parallel()
+	s := server.Open(t)
+	for _, from := range []int{0, 100} {
+		require.NoError(t, s.Update(func(tx store.Tx) error {
+			for i := from; i < from+100; i++ {
+				if _, err := tx.Put(fmt.Sprintf("h/%03d", i), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	require.NoError(t, putN(s, "h2/", 100, 1))
+	require.NoError(t, putN(s, "keep/", 1, 1))
+	deleteAll := func(prefix string, keep string) func(store.Tx) error {
+		return func(tx store.Tx) error {
+			var keys []string
+			if err := tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+				keys = append(keys, it.Key)
+				return true
+			}); err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if k != keep {
+					if err := tx.Delete(k); err != nil {
+						return err
+					}
+				}
+			}
+			_, err := tx.Put("keep/000", []byte("after"))
+			return err
+		}
+	}
+	err := s.Update(deleteAll("h/", "h/050"))
+	require.ErrorIs(t, err, store.ErrTxnTooLarge)
+	require.Equal(t, 200, count(t, s, "h/"))
+
+	fn, runs := interfere(t, s, func(tx store.Tx) error {
+		_, err := tx.Put("h/new", []byte("theirs"))
+		return err
+	}, deleteAll("h/", ""))
+	require.NoError(t, s.Update(fn))
+	require.Equal(t, 2, *runs)
+	require.Zero(t, count(t, s, "h/"))
+	require.Equal(t, 100, count(t, s, "h2/"), "the neighbouring directory is untouched")
+	require.Equal(t, 1, count(t, s, "keep/"))
+}

@@ -7,6 +7,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/store"
 )
 
 // readSet is what an Update read, by etcd key (the installation prefix
@@ -80,15 +82,14 @@ func (rs *readSet) covered(start, end string) {
 //     (0: still absent), which also catches a key deleted and re-created;
 //   - no key in a scanned range (overlapping ranges merged) changed or
 //     appeared after the snapshot revision rev;
-//   - each key a scan passed on, as room allows: a change to it is caught
-//     by its range, its deletion only by its own compare;
-//   - each key a Put numbered, as room allows, and the rest by ranges
-//     over their directories, which catch another writer creating or
+//   - each key a Put numbered, one by one when they all fit, else one
+//     range per directory, which catches another writer creating or
 //     changing them (not deleting one, which would only make the revision
-//     Put returned wrong, for a key the function never read).
+//     Put returned wrong, for a key the function never read);
+//   - each key a scan passed on, as room is left: a change to it is
+//     caught by its range, its deletion only by its own compare.
 //
-// The keys the function got and the merged ranges must fit; then the
-// numbered keys' directories must fit in what is left.
+// The first three must fit.
 func (rs *readSet) compares(rev int64, max int) ([]clientv3.Cmp, bool) {
 	var cmps []clientv3.Cmp
 	exact := func(k string) clientv3.Cmp {
@@ -107,6 +108,15 @@ func (rs *readSet) compares(rev int64, max int) ([]clientv3.Cmp, bool) {
 	for _, r := range merge(rs.ranges) {
 		cmps = append(cmps, unchanged(r))
 	}
+	if numberedKeys := byKind[numbered]; len(cmps)+len(numberedKeys) <= max {
+		for _, k := range numberedKeys {
+			cmps = append(cmps, exact(k))
+		}
+	} else {
+		for _, r := range directories(numberedKeys) {
+			cmps = append(cmps, unchanged(r))
+		}
+	}
 	if len(cmps) > max {
 		return nil, false
 	}
@@ -115,20 +125,6 @@ func (rs *readSet) compares(rev int64, max int) ([]clientv3.Cmp, bool) {
 			break
 		}
 		cmps = append(cmps, exact(k))
-	}
-	numberedKeys := byKind[numbered]
-	if len(cmps)+len(numberedKeys) <= max {
-		for _, k := range numberedKeys {
-			cmps = append(cmps, exact(k))
-		}
-		return cmps, true
-	}
-	dirs := directories(numberedKeys)
-	if len(cmps)+len(dirs) > max {
-		return nil, false
-	}
-	for _, r := range dirs {
-		cmps = append(cmps, unchanged(r))
 	}
 	return cmps, true
 }
@@ -160,4 +156,37 @@ func directories(keys []string) []keyRange {
 		out = append(out, keyRange{k, k + "\x00"})
 	}
 	return out
+}
+
+// emptied finds the scanned ranges the change empties: every key a scan
+// saw in the range is deleted and nothing in it is written. It returns
+// them, to be deleted with one range operation each (the range's compare
+// already guarantees no key appeared in it since the snapshot), and the
+// writes left. This is how a change that deletes a whole directory (a
+// flow's history when it is pruned) stays within etcd's operations per
+// transaction. Keys in writes lack prefix; ranges have it.
+func (rs *readSet) emptied(prefix string, writes []store.Write) ([]keyRange, []store.Write) {
+	var out []keyRange
+	rest := writes
+	for _, rg := range merge(rs.ranges) {
+		in := func(k string) bool { return rg.start <= k && k < rg.end }
+		deleted, empties := 0, true
+		for _, w := range writes {
+			if in(prefix + w.Key) {
+				deleted++
+				empties = empties && w.Delete
+			}
+		}
+		for k, seen := range rs.keys {
+			if empties && in(k) && seen.mod > 0 && !slices.ContainsFunc(writes, func(w store.Write) bool { return w.Delete && prefix+w.Key == k }) {
+				empties = false
+			}
+		}
+		if !empties || deleted < 2 {
+			continue
+		}
+		out = append(out, rg)
+		rest = slices.DeleteFunc(slices.Clone(rest), func(w store.Write) bool { return in(prefix + w.Key) })
+	}
+	return out, rest
 }
