@@ -28,6 +28,18 @@ func putN(s store.Store, prefix string, n, size int) error {
 	})
 }
 
+// mustGet reads key in its own View.
+func mustGet(t *testing.T, s store.Store, key string) store.Item {
+	t.Helper()
+	var it store.Item
+	require.NoError(t, s.View(func(tx store.ReadTx) error {
+		var err error
+		it, err = tx.Get(key)
+		return err
+	}))
+	return it
+}
+
 // count returns how many keys start with prefix.
 func count(t *testing.T, s store.Store, prefix string) int {
 	t.Helper()
@@ -198,12 +210,7 @@ func TestDeleteAndRewriteInOneChange(t *testing.T) {
 		_, err := tx.Put("k/000", []byte("again"))
 		return err
 	}))
-	var it store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
-		var err error
-		it, err = tx.Get("k/000")
-		return err
-	}))
+	it := mustGet(t, s, "k/000")
 	require.Equal(t, "again", string(it.Value))
 	require.Equal(t, int64(2), it.Revision)
 }
@@ -332,12 +339,7 @@ func TestLargeChangesFitEtcdsChecks(t *testing.T) {
 	require.NoError(t, s.Update(fn))
 	require.Equal(t, 2, *runs, "a key created meanwhile among those written made it run again")
 	require.Equal(t, 100, count(t, s, "w/"))
-	var it store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
-		var err error
-		it, err = tx.Get("w/050")
-		return err
-	}))
+	it := mustGet(t, s, "w/050")
 	require.Equal(t, "x", string(it.Value))
 	require.Equal(t, int64(2), it.Revision, "the second run numbered its Put after theirs")
 }
