@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
@@ -130,4 +133,40 @@ func TestConfigStoreSection(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("store: etcd://h:2379\n"), 0o600))
 	_, err = gateway.LoadConfig(path)
 	require.ErrorContains(t, err, "names no key prefix")
+}
+
+// TestGatewaySaysWhenItLosesItsHold: when the gateway's lease on the etcd
+// installation ends while it runs (here revoked), it logs an error that
+// says another gateway may start and what to do.
+func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	logPath := filepath.Join(t.TempDir(), "gateway.log")
+	logFile, err := os.Create(logPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { logFile.Close() })
+	logs := func() string {
+		b, _ := os.ReadFile(logPath)
+		return string(b)
+	}
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix},
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: logFile})})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+
+	hold, err := srv.Client().Get(ctx, strings.TrimSuffix(prefix, "/")+".gateway")
+	require.NoError(t, err)
+	require.Len(t, hold.Kvs, 1)
+	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(hold.Kvs[0].Lease))
+	require.NoError(t, err)
+	waitFor(t, "the gateway to log the lost hold", func() bool {
+		return strings.Contains(logs(), "lost the hold on the etcd installation")
+	})
+	require.Contains(t, logs(), "another gateway may now start on it")
 }

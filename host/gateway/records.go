@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/maintenance"
@@ -28,15 +29,29 @@ type records struct {
 	// hold is this gateway's claim on an etcd installation; nil on bbolt,
 	// whose file lock does that job.
 	hold *etcd.Held
+	// closing is set once close begins: the hold ending is then no news.
+	closing atomic.Bool
 }
 
 // close lets go of the installation and closes the store.
 func (r *records) close() error {
+	r.closing.Store(true)
 	var err error
 	if r.hold != nil {
 		err = r.hold.Release()
 	}
 	return errors.Join(err, r.Close())
+}
+
+// watchHold logs an error if the gateway loses its hold on the etcd
+// installation while it runs: its lease ended (etcd unreachable for
+// longer than HoldTTL, or the lease revoked), so another gateway may start
+// on the same prefix.
+func (g *Gateway) watchHold(r *records, url string) {
+	<-r.hold.Done()
+	if !r.closing.Load() {
+		g.log.Error("lost the hold on the etcd installation (its lease ended); another gateway may now start on it: stop this gateway and restart it once etcd is reachable", "store", url)
+	}
 }
 
 // storeSpec is the store this gateway uses: Config.Store, else the config
@@ -90,6 +105,7 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 			return nil, err
 		}
 		g.log.Info("holding the etcd installation", "store", spec.URL)
+		go g.watchHold(r, spec.URL)
 	}
 	return r, nil
 }
