@@ -103,3 +103,12 @@ func etcdSide(s, flags backend.Spec) (cacert, cert, key, user string) {
 	}
 	return flags.CACert, flags.Cert, flags.Key, flags.User
 }
+
+// homeFileOnly refuses --store for a command that works on the home's
+// bbolt file itself (backup, check), which an etcd store has no copy of.
+func (e *env) homeFileOnly(command string) error {
+	if e.store.URL == "" {
+		return nil
+	}
+	return usageError{fmt.Errorf("flowgate %s works on the home's bbolt file and takes no --store; for an etcd store use etcdctl snapshot save and etcdctl check, or copy it into a file with flowgate store migrate --from %s --to bolt:///path/copy.db", command, e.store.URL)}
+}

@@ -134,3 +134,17 @@ func TestRunWorkRefusedWhileAGatewayHoldsTheStore(t *testing.T) {
 	require.Contains(t, errOut, "is held by flowgate gateway (pid ")
 	require.Contains(t, errOut, "run the command on that gateway's machine")
 }
+
+// backup and check work on the home's bbolt file: with --store they
+// refuse, saying what to use instead, rather than copy the wrong store.
+func TestBackupAndCheckRefuseStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"backup", filepath.Join(dir, "copy.db")}, {"check"}} {
+		code, _, errOut := run(t, dir, append([]string{"--store", "etcd://h:2379/p"}, args...)...)
+		require.Equal(t, 2, code, args)
+		require.Contains(t, errOut, "takes no --store")
+		require.Contains(t, errOut, "etcdctl snapshot save")
+		require.NoFileExists(t, filepath.Join(dir, "copy.db"))
+	}
+}
