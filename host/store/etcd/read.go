@@ -26,6 +26,9 @@ type reader struct {
 	// seen is nil in a View. In an Update it collects the reads, and reads
 	// are serializable.
 	seen *readSet
+	// known holds the keys read so far by key (without the prefix), nil
+	// for one that does not exist (see point).
+	known map[string]*mvccpb.KeyValue
 }
 
 var _ store.ReadTx = (*reader)(nil)
@@ -35,32 +38,56 @@ func (r *reader) Get(key string) (store.Item, error) {
 	if key == "" {
 		return store.Item{}, store.ErrEmptyKey
 	}
-	resp, err := r.get(r.s.prefix+key, nil)
+	kv, err := r.point(key)
 	if err != nil {
-		return store.Item{}, fmt.Errorf("etcd store: read %q: %w", key, err)
+		return store.Item{}, err
 	}
-	if len(resp.Kvs) == 0 {
-		r.seen.saw(r.s.prefix+key, nil, got)
+	r.seen.saw(r.s.prefix+key, kv, got)
+	if kv == nil {
 		return store.Item{}, store.ErrKeyNotFound
 	}
-	kv := resp.Kvs[0]
-	r.seen.saw(r.s.prefix+key, kv, got)
 	return r.item(kv), nil
 }
 
 // Revision implements store.RevisionReader: the revision a Put of key
 // starts from, recorded as read only for that (see readSet.compares).
 func (r *reader) Revision(key string) (int64, error) {
-	resp, err := r.get(r.s.prefix+key, nil)
+	kv, err := r.point(key)
 	if err != nil {
-		return 0, fmt.Errorf("etcd store: read %q: %w", key, err)
+		return 0, err
 	}
-	if len(resp.Kvs) == 0 {
-		r.seen.saw(r.s.prefix+key, nil, numbered)
+	r.seen.saw(r.s.prefix+key, kv, numbered)
+	if kv == nil {
 		return 0, nil
 	}
-	r.seen.saw(r.s.prefix+key, resp.Kvs[0], numbered)
-	return resp.Kvs[0].Version, nil
+	return kv.Version, nil
+}
+
+// point returns key as the snapshot holds it, nil when it does not exist.
+// The snapshot never changes, so a key read once (by Get, Revision or a
+// Scan) is answered again without asking etcd.
+func (r *reader) point(key string) (*mvccpb.KeyValue, error) {
+	if kv, ok := r.known[key]; ok {
+		return kv, nil
+	}
+	resp, err := r.get(r.s.prefix+key, nil)
+	if err != nil {
+		return nil, fmt.Errorf("etcd store: read %q: %w", key, err)
+	}
+	var kv *mvccpb.KeyValue
+	if len(resp.Kvs) > 0 {
+		kv = resp.Kvs[0]
+	}
+	r.remember(key, kv)
+	return kv, nil
+}
+
+// remember keeps what the snapshot holds at key (nil: nothing).
+func (r *reader) remember(key string, kv *mvccpb.KeyValue) {
+	if r.known == nil {
+		r.known = map[string]*mvccpb.KeyValue{}
+	}
+	r.known[key] = kv
 }
 
 // Scan implements store.ReadTx. It reads a page of keys at a time, so a
@@ -93,6 +120,7 @@ func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item)
 				from = string(kv.Key) + "\x00"
 			}
 			r.seen.saw(string(kv.Key), kv, scanned)
+			r.remember(string(kv.Key[len(r.s.prefix):]), kv)
 			n++
 			if !fn(r.item(kv)) || n == opts.Limit {
 				if opts.Reverse {
