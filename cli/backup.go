@@ -45,6 +45,9 @@ Exit status: 0 when FILE is written and checked, 1 on any failure.`,
   flowgate backup --force --json nightly.db`,
 		Args: args(1, "the path of the backup FILE"),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := e.homeFileOnly("backup"); err != nil {
+				return err
+			}
 			dir, err := e.home()
 			if err != nil {
 				return err

@@ -63,6 +63,9 @@ stderr) or could not run.`,
   flowgate check --salvage ~/salvaged.db`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := e.homeFileOnly("check"); err != nil {
+				return err
+			}
 			if salvage != "" {
 				return e.salvage(salvage, asJSON)
 			}

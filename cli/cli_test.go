@@ -284,7 +284,9 @@ func TestMain(m *testing.M) {
 		sdk.Serve(stagePlugin{name: os.Args[2]})
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedEtcd.Close()
+	os.Exit(code)
 }
 
 func TestDemoRuns(t *testing.T) {

@@ -54,7 +54,7 @@ and the next gateway picks them up.`,
 				return usageError{fmt.Errorf("--log-level %q is not one of trace, debug, info, warn, error", level)}
 			}
 			logger := hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.LevelFromString(level), JSONFormat: logJSON, Output: e.stderr})
-			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger, Builtins: plugins.Names()})
+			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger, Builtins: plugins.Names(), Store: e.store})
 			if err != nil {
 				return usageError{err}
 			}

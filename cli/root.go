@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store/backend"
 )
 
 // env is what every command shares: where to write, and how to reach the
@@ -21,6 +22,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	homeFlag       string
+	// store is --store and etcdctl's connection flags: the records are
+	// there rather than in the home's bbolt file.
+	store backend.Spec
 }
 
 // home resolves the home directory from --home, $FLOWGATE_HOME or the
@@ -31,6 +35,9 @@ func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
 // gateway's socket when there is one, else by opening the store in this
 // process (the same engine code, so the result is the same).
 func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
+	if e.store.URL != "" {
+		return e.openAt(func(dir string) (api.Client, error) { return api.OpenLocalAt(e.store, dir, cmd.CommandPath()) })
+	}
 	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocal(dir, cmd.CommandPath()) })
 }
 
@@ -38,7 +45,24 @@ func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
 // gateway it opens the store read-only (api.OpenLocalReader), so they never
 // write, never create a home, and several run at once.
 func (e *env) openReader() (api.Client, error) {
+	if e.store.URL != "" {
+		return e.openAt(func(dir string) (api.Client, error) { return api.OpenLocalReaderAt(e.store, dir) })
+	}
 	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocalReader(dir) })
+}
+
+// openAt opens the store --store names directly, never through a
+// gateway's socket: a gateway elsewhere may serve it, and the store's
+// transactions keep writers from different machines apart.
+func (e *env) openAt(open func(dir string) (api.Client, error)) (api.Client, error) {
+	if err := e.store.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("--store: %w", err)}
+	}
+	dir, err := e.home()
+	if err != nil {
+		return nil, err
+	}
+	return open(dir)
 }
 
 // dial connects to the home's gateway, or, when none runs, returns what
@@ -99,9 +123,11 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
+	root.PersistentFlags().StringVar(&e.store.URL, "store", "", "keep the records in this store rather than the home's bbolt file: etcd://HOST:2379[,HOST:2379…]/PREFIX or bolt://PATH; commands then open it directly, not through a gateway's socket")
+	addEtcdFlags(root.PersistentFlags(), &e.store)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
-	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e))
+	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e), newStoreCmd(e))
 	root.AddCommand(newBenchCmd(e), newVersionCmd(e))
 	// Cobra's "completion bash|zsh|fish|powershell", added now rather than
 	// at Execute so that it is part of the tree the refusal below covers.

@@ -21,6 +21,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -269,25 +270,32 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 // gateway's (waiting for one that is starting), or a gateway hosted in
 // this process until stop is called, with the home's config
 // (gateway.HomeConfig) as a gateway started without --config has. When another gateway wins the race
-// to start, it is used.
+// to start, it is used. With --store the home's socket is not asked: the
+// in-process gateway runs on that store, and one that another gateway
+// holds (etcd) is refused, naming the holder.
 func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (api.Client, func(), error) {
 	for range 3 {
-		c, err := gateway.Dial(dir, gateway.StartWait)
-		if err == nil {
-			return c, func() { c.Close() }, nil
-		}
-		if !errors.Is(err, api.ErrNoGateway) {
-			return nil, nil, err
+		if e.store.URL == "" {
+			c, err := gateway.Dial(dir, gateway.StartWait)
+			if err == nil {
+				return c, func() { c.Close() }, nil
+			}
+			if !errors.Is(err, api.ErrNoGateway) {
+				return nil, nil, err
+			}
 		}
 		fc, err := gateway.HomeConfig(dir, "")
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
 		}
-		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names()})
+		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store})
 		if err != nil {
 			return nil, nil, err
 		}
 		err = g.Start(ctx)
+		if errors.Is(err, etcd.ErrHeld) {
+			return nil, nil, fmt.Errorf("%w; this command runs its work in a gateway, and a gateway elsewhere serves this etcd store: run the command on that gateway's machine, or record the work with a command that only records it", err)
+		}
 		if errors.Is(err, gateway.ErrAlreadyRunning) {
 			continue
 		}

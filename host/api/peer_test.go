@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(fakeGatewayEnv); path != "" {
 		os.Exit(fakeGateway(path))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedEtcd.Close()
+	os.Exit(code)
 }
 
 // fakeGateway listens on path, says "ready" on stdout, and answers every

@@ -283,6 +283,7 @@ func TestContinueFlowRefusesAnExhaustedChain(t *testing.T) {
 // A gateway that dies after accepting a continuation leaves the
 // successor's start in the outbox: the next one delivers it, once.
 func TestAcceptedContinuationStartsAfterARestart(t *testing.T) {
+	bboltOnly(t)
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	st, err := store.Open(path, store.Options{})

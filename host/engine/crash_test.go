@@ -72,6 +72,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("in the helper process")
 	}
+	bboltOnly(t)
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	var ids []string

@@ -14,9 +14,18 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// openStore opens a real bbolt store in a temporary directory.
+// openStore opens a real bbolt store in a temporary directory, or, in
+// TestMain's second run, an etcd store on a prefix of its own.
 func openStore(t testing.TB) store.Store {
 	t.Helper()
+	if etcdServer != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log("this run of the test was on etcd")
+			}
+		})
+		return etcdServer.Open(t)
+	}
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })

@@ -2,13 +2,11 @@ package engine_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -153,10 +151,7 @@ func TestHistoryPagesAfterASeq(t *testing.T) {
 // milestones and the flow's creation are never dropped.
 func TestHistoryBoundDropsProgressFirst(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	eng, err := engine.New(st, engine.Config{HistoryLimit: 6})
+	eng, err := engine.New(openStore(t), engine.Config{HistoryLimit: 6})
 	require.NoError(t, err)
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)

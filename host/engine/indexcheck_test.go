@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,9 +39,7 @@ func TestCheckIndexesCleanThroughNormalWork(t *testing.T) {
 // with the record it concerns, and RepairIndexes fixes all but the
 // unreadable record.
 func TestCheckAndRepairIndexes(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	defer st.Close()
+	st := openStore(t)
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	f := createFlow(t, eng)

@@ -2,7 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,9 +19,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func newClockEngine(t *testing.T) (*engine.Engine, store.Store, *clock) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	c := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	eng, err := engine.New(st, engine.Config{Now: c.now})
 	require.NoError(t, err)
@@ -218,4 +216,28 @@ func TestFlowsEndedBefore(t *testing.T) {
 	ids, err = eng.FlowsEndedBefore(c.t, 2)
 	require.NoError(t, err)
 	require.Equal(t, ended[:2], ids)
+}
+
+// A flow with a long history (300 entries, some 600 keys) is pruned in
+// one change on either backend: on etcd its history goes as one range
+// deletion, within etcd's 128 operations per transaction.
+func TestPruneFlowWithALongHistory(t *testing.T) {
+	t.Parallel()
+	eng, st, c := newClockEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+	for i := range 300 {
+		step := fmt.Sprintf("step %d", i)
+		f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{CurrentStep: &step})
+		require.NoError(t, err)
+	}
+	_, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	require.Greater(t, len(keysUnder(t, st, "history/")), 300)
+
+	_, err = eng.PruneFlow(f.ID, c.t)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "history/"))
+	_, err = eng.GetFlow(f.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
 }

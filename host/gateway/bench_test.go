@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "plugin" && os.Args[2] == "serve" {
 		servePlugin(os.Args[3])
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedEtcd.Close()
+	os.Exit(code)
 }
 
 // The dispatch benchmark's fixed workload.

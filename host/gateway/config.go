@@ -105,6 +105,9 @@ type FileConfig struct {
 	// HTTP is the TCP listener for metrics and probes; off when its Addr
 	// is empty.
 	HTTP HTTPConfig `yaml:"http"`
+	// Store is where the records are kept; the home's bbolt file when
+	// empty (see StoreConfig).
+	Store StoreConfig `yaml:"store"`
 	// Probe says how the network is checked before a retry after a
 	// transient failure; its endpoint is the one of agent tasks that name
 	// none.
@@ -260,6 +263,9 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("maintenance.grace must not be negative (got %s)", time.Duration(c.Maintenance.Grace))
 	case c.Maintenance.CompactShare < 0 || c.Maintenance.CompactShare >= 1:
 		return fmt.Errorf("maintenance.compact_share must be at least 0 and below 1 (got %g); 0 means the default, 0.5", c.Maintenance.CompactShare)
+	}
+	if err := c.Store.Validate(); err != nil {
+		return err
 	}
 	switch c.LogLevel {
 	case "", "trace", "debug", "info", "warn", "error":

@@ -28,6 +28,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	// Delivery tunes event delivery (timeout, failures before a flow is
 	// blocked, backoff); its Logger is filled in.
 	Delivery pluginhost.DeliveryConfig
+	// Store, when its URL is set, is the store to keep the records in,
+	// over the config file's store section (--store and its flags).
+	Store backend.Spec
 }
 
 // Gateway is the host: the store, the engine, the runner and the API
@@ -71,7 +75,7 @@ type Gateway struct {
 	log hclog.Logger
 
 	mu    sync.Mutex
-	st    *store.Bolt
+	st    *records
 	eng   *engine.Engine
 	run   *runner.Runner
 	sched *scheduler.Scheduler
@@ -99,6 +103,11 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if err := cfg.File.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Store.URL != "" {
+		if err := cfg.Store.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
@@ -136,15 +145,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	m := metrics.New(g.cfg.Logger.Named("metrics"))
 	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: m.StoreCommitted}
-	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
-	// A maintenance pass asked for a compaction: now, before anything
-	// holds the store, is when bbolt can do it.
-	if done, before, after, err := maintenance.CompactIfRequested(g.cfg.Home, dbPath, sopts); err != nil {
-		g.log.Error("compacting the store failed; starting on it as it is", "error", err)
-	} else if done {
-		g.log.Info("compacted the store", "before_bytes", before, "after_bytes", after)
-	}
-	st, err := g.openStore(ctx, dbPath, sopts)
+	st, err := g.openRecords(ctx, sopts)
 	if err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		sup *pluginhost.Supervisor
 		ntf *notify.Notifier
 	)
-	eng, err := engine.New(st, engine.Config{
+	eng, err := engine.New(st.Store, engine.Config{
 		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
 		Notify: func(c engine.Change) {
 			if c.Kind == engine.EventQueued {
@@ -193,10 +194,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 		}
 	}
 	if err == nil {
-		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.Space})
+		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space})
 	}
 	if err != nil {
-		st.Close()
+		st.close()
 		return err
 	}
 	dc := g.cfg.Delivery
@@ -216,7 +217,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
 	})
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
-		st.Close()
+		st.close()
 		return fmt.Errorf("gateway config cron: %w", err)
 	}
 	parts := []lifecycle.Named{
@@ -231,13 +232,13 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	group, err := lifecycle.StartAll(ctx, parts...)
 	if err != nil {
-		st.Close()
+		st.close()
 		return fmt.Errorf("gateway: %w", err)
 	}
 	ln, err := api.Listen(sock)
 	if err != nil {
 		err = errors.Join(err, group.Stop(ctx))
-		st.Close()
+		st.close()
 		return err
 	}
 	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln, g.metrics = st, eng, run, sched, sup, group, ln, m
@@ -361,7 +362,7 @@ func (g *Gateway) stop(ctx context.Context) error {
 	err = errors.Join(err, g.srv.Shutdown(ctx))
 	<-g.served
 	err = errors.Join(err, g.parts.Stop(ctx))
-	if cerr := g.st.Close(); err == nil {
+	if cerr := g.st.close(); err == nil {
 		err = cerr
 	}
 	g.st = nil
@@ -377,7 +378,7 @@ func (g *Gateway) Client() api.Client {
 }
 
 func (g *Gateway) client() *client {
-	return &client{Local: api.NewLocal(g.st, g.eng, g.cfg.Home, g.sched), g: g}
+	return &client{Local: api.NewLocal(g.st.Store, g.eng, g.cfg.Home, g.sched), g: g}
 }
 
 // client is the in-process client: the engine's calls, the cron calls on
@@ -413,7 +414,7 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Started = c.g.started
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
-	sh, fh := c.g.st.WriteHealth(), c.g.run.FilesHealth()
+	sh, fh := c.g.st.health(), c.g.run.FilesHealth()
 	s.Store, s.TaskFiles = &sh, &fh
 	if a := c.g.httpAddr.Load(); a != nil {
 		s.HTTPAddr, s.HTTPTLS = *a, c.g.cfg.File.HTTP.TLS()
@@ -446,7 +447,7 @@ func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
 	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
 	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
-	cfg.Space = c.g.st.Space
+	cfg.Space = c.g.st.space
 	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
 }
 

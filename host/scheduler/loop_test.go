@@ -35,6 +35,12 @@ func newLoopEnv(t testing.TB, cfg scheduler.Config) *loopEnv {
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{Owner: t.Name()})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
+	return newLoopEnvOn(t, st, cfg)
+}
+
+// newLoopEnvOn is newLoopEnv over the store st.
+func newLoopEnvOn(t testing.TB, st store.Store, cfg scheduler.Config) *loopEnv {
+	t.Helper()
 	c := &jobClock{t: t0}
 	eng, err := engine.New(st, engine.Config{Now: c.now})
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
@@ -13,22 +15,19 @@ import (
 // the job and runtime records, in one transaction. Every write keeps them
 // in step; Start calls this once so that a store written by an older
 // flowgate, or repaired by hand, is read right. It takes time linear in
-// the jobs.
+// the jobs, and writes only the entries that are wrong: an index in step
+// is left untouched, which keeps the transaction within etcd's limit on
+// writes however many jobs there are.
 func (s *Scheduler) Reindex() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
-		var stale []string
+		have := map[string]bool{}
 		for _, p := range []string{duePrefix, openPrefix} {
 			if err := tx.Scan(p, store.ScanOptions{}, func(it store.Item) bool {
-				stale = append(stale, it.Key)
+				have[it.Key] = true
 				return true
 			}); err != nil {
-				return err
-			}
-		}
-		for _, k := range stale {
-			if err := tx.Delete(k); err != nil {
 				return err
 			}
 		}
@@ -63,7 +62,16 @@ func (s *Scheduler) Reindex() error {
 			return errors.Join(err, bad)
 		}
 		for _, k := range append(due, open...) {
+			if have[k] {
+				delete(have, k)
+				continue
+			}
 			if err := tx.Put(k, []byte{}); err != nil {
+				return err
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(have)) {
+			if err := tx.Delete(k); err != nil {
 				return err
 			}
 		}

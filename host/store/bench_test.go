@@ -3,80 +3,19 @@ package store_test
 import (
 	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/stretchr/testify/require"
 	"go.etcd.io/bbolt"
 )
 
-// The workload of docs' backends-and-performance part 2: 1,000 records of
-// about 300 bytes; each operation reads a record, checks the revision the
-// writer expects and writes the next one. Every 100th operation of a writer
-// is deliberately stale and must be refused, so the benchmark cannot win by
-// skipping the guard.
-const (
-	benchKeys   = 1000
-	staleEvery  = 100
-	fsyncProbe  = 300 * time.Millisecond
-	benchRecord = `{"id":"%04d","status":"running","owner":"gateway-1","state":{"step":3,"note":"%s"}}`
-)
-
-// guardedPut writes value at key if the key's revision is expected, and
-// reports whether it did.
-type guardedPut func(key int, expected int64, value []byte) (bool, error)
-
-func benchKey(i int) string { return fmt.Sprintf("flow/%04d", i) }
-
-func benchValue(i int) []byte {
-	v := fmt.Sprintf(benchRecord, i, "")
-	return fmt.Appendf(nil, benchRecord, i, strings.Repeat("x", 300-len(v)))
-}
-
-// runGuarded runs b.N guarded puts from writers goroutines, each on its own
-// keys (key % writers), with a seeded key choice. It checks every outcome
-// and returns the revision each key should have at the end.
-func runGuarded(b *testing.B, writers int, put guardedPut) []int64 {
-	revs := make([]int64, benchKeys) // every key starts at revision 1
-	for i := range revs {
-		revs[i] = 1
-	}
-	values := make([][]byte, benchKeys)
-	for i := range values {
-		values[i] = benchValue(i)
-	}
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for w := range writers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			own := (benchKeys - w + writers - 1) / writers // keys k with k % writers == w
-			for n := 0; w+n*writers < b.N; n++ {
-				k := w + rng.IntN(own)*writers
-				expected, wantOK := revs[k], true
-				if n%staleEvery == staleEvery-1 {
-					expected, wantOK = revs[k]-1, false
-				}
-				ok, err := put(k, expected, values[k])
-				if err != nil || ok != wantOK {
-					b.Errorf("writer %d, %s at revision %d: ok=%v (want %v), err=%v", w, benchKey(k), expected, ok, wantOK, err)
-					return
-				}
-				if ok {
-					revs[k]++
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	return revs
-}
+// fsyncProbe is how long each benchmark probes the raw fsync rate. The
+// workload is storetest's (storetest.RunGuarded).
+const fsyncProbe = 300 * time.Millisecond
 
 // reportRate reports ops/s and the same as a multiple of the fsync rate.
 func reportRate(b *testing.B, fsync float64) {
@@ -99,8 +38,8 @@ func BenchmarkGuardedPut(b *testing.B) {
 			require.NoError(b, err)
 			defer s.Close()
 			require.NoError(b, s.Update(func(tx store.Tx) error {
-				for k := range benchKeys {
-					if _, err := tx.Put(benchKey(k), benchValue(k)); err != nil {
+				for k := range storetest.BenchKeys {
+					if _, err := tx.Put(storetest.BenchKey(k), storetest.BenchValue(k)); err != nil {
 						return err
 					}
 				}
@@ -110,15 +49,15 @@ func BenchmarkGuardedPut(b *testing.B) {
 			require.NoError(b, err)
 			commits0, calls0 := store.CommitStats(s)
 
-			revs := runGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
+			revs := storetest.RunGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
 				var ok bool
 				err := s.Update(func(tx store.Tx) error {
 					ok = false
-					item, err := tx.Get(benchKey(k))
+					item, err := tx.Get(storetest.BenchKey(k))
 					if err != nil || item.Revision != expected {
 						return err
 					}
-					_, err = tx.Put(benchKey(k), value)
+					_, err = tx.Put(storetest.BenchKey(k), value)
 					ok = err == nil
 					return err
 				})
@@ -132,12 +71,12 @@ func BenchmarkGuardedPut(b *testing.B) {
 			}
 			require.NoError(b, s.View(func(tx store.ReadTx) error {
 				for k, want := range revs {
-					item, err := tx.Get(benchKey(k))
+					item, err := tx.Get(storetest.BenchKey(k))
 					if err != nil {
 						return err
 					}
 					if item.Revision != want {
-						return fmt.Errorf("%s: revision %d, want %d", benchKey(k), item.Revision, want)
+						return fmt.Errorf("%s: revision %d, want %d", storetest.BenchKey(k), item.Revision, want)
 					}
 				}
 				return nil
@@ -167,8 +106,8 @@ func BenchmarkBoltBatch(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				for k := range benchKeys {
-					if err := bk.Put([]byte(benchKey(k)), record(1, benchValue(k))); err != nil {
+				for k := range storetest.BenchKeys {
+					if err := bk.Put([]byte(storetest.BenchKey(k)), record(1, storetest.BenchValue(k))); err != nil {
 						return err
 					}
 				}
@@ -177,12 +116,12 @@ func BenchmarkBoltBatch(b *testing.B) {
 			fsync, err := store.ProbeFsync(dir, fsyncProbe)
 			require.NoError(b, err)
 
-			runGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
+			storetest.RunGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
 				var ok bool
 				err := db.Batch(func(tx *bbolt.Tx) error {
 					ok = false
 					bk := tx.Bucket(bucket)
-					key := []byte(benchKey(k))
+					key := []byte(storetest.BenchKey(k))
 					cur := bk.Get(key)
 					if cur == nil || int64(binary.BigEndian.Uint64(cur)) != expected {
 						return nil

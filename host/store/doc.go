@@ -10,8 +10,10 @@
 // compare the revision they expected, write, all in one Update.
 //
 // The engine (host/engine) is written once over this interface. Backends are
-// bbolt (Open, the embedded default) and, later, etcd. The storetest package
-// is the conformance suite every backend must pass.
+// bbolt (Open, the embedded default) and etcd (package host/store/etcd).
+// The storetest package is the conformance suite every backend must pass.
+// Buffer keeps a transaction's writes in memory over a read transaction,
+// for a backend that commits them in one request (etcd).
 //
 // # Reading only
 //

@@ -140,15 +140,46 @@ func (t overlayTx) Put(key string, value []byte) (int64, error) {
 	if len(value) > MaxValueSize {
 		return 0, fmt.Errorf("%w: key %q, %d bytes", ErrValueTooLarge, key, len(value))
 	}
-	rev := int64(1)
-	switch cur, err := t.Get(key); {
-	case err == nil:
-		rev = cur.Revision + 1
-	case !errors.Is(err, ErrKeyNotFound):
+	cur, err := t.revision(key)
+	if err != nil {
 		return 0, err
 	}
-	t.pending[key] = &Item{Key: key, Value: bytes.Clone(value), Revision: rev}
-	return rev, nil
+	t.pending[key] = &Item{Key: key, Value: bytes.Clone(value), Revision: cur + 1}
+	return cur + 1, nil
+}
+
+// RevisionReader is a ReadTx that can say a key's revision for a Put
+// apart from a read of the caller's (etcd's reader checks a Put's
+// revision differently from what the caller's function read). A Buffer
+// over one numbers its Puts with Revision.
+type RevisionReader interface {
+	// Revision returns key's revision, 0 when it does not exist.
+	Revision(key string) (int64, error)
+}
+
+// revision returns key's current revision as this transaction sees it, 0
+// when it does not exist.
+func (t overlayTx) revision(key string) (int64, error) {
+	if key == "" {
+		return 0, ErrEmptyKey
+	}
+	if it, ok := t.lookup(key); ok {
+		if it == nil {
+			return 0, nil
+		}
+		return it.Revision, nil
+	}
+	if r, ok := t.base.(RevisionReader); ok {
+		return r.Revision(key)
+	}
+	switch cur, err := t.base.Get(key); {
+	case err == nil:
+		return cur.Revision, nil
+	case errors.Is(err, ErrKeyNotFound):
+		return 0, nil
+	default:
+		return 0, err
+	}
 }
 
 // Delete implements Tx.

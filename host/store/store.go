@@ -87,3 +87,9 @@ var (
 	// ErrEmptyKey is returned for an empty key.
 	ErrEmptyKey = errors.New("store: empty key")
 )
+
+// ErrTxnTooLarge is returned by Update on a backend that bounds one
+// transaction (etcd: operations and request bytes) for a change over the
+// bound. Nothing of the change is written. The error wrapping it says
+// which bound and by how much.
+var ErrTxnTooLarge = errors.New("store: transaction too large for the backend")

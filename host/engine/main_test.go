@@ -1,0 +1,41 @@
+package engine_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+)
+
+// etcdServer, once set, makes openStore return an etcd store on a prefix
+// of the test's own instead of a bbolt file.
+var etcdServer *etcdtest.Server
+
+// TestMain runs the package's tests twice: on bbolt, then on an embedded
+// etcd, the two store backends the engine must behave the same on. A
+// failure names its backend (see openStore). Tests that reopen a store
+// file (crash and restart tests) stay on bbolt both times.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	srv, err := etcdtest.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "engine tests on etcd:", err)
+		os.Exit(1)
+	}
+	etcdServer = srv
+	fmt.Println("engine tests again, on an embedded etcd")
+	code = max(code, m.Run())
+	if err := srv.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop the embedded etcd:", err)
+	}
+	os.Exit(code)
+}
+
+// bboltOnly skips t in the etcd pass: a test that crashes or reopens a
+// store file of its own tests bbolt, and ran in the bbolt pass.
+func bboltOnly(t *testing.T) {
+	if etcdServer != nil {
+		t.Skip("reopens a bbolt file of its own; ran in the bbolt pass")
+	}
+}

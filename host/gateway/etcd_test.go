@@ -1,0 +1,172 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/backend"
+	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// sharedEtcd is the package's embedded etcd, started by the first test
+// that needs one; TestMain stops it.
+var sharedEtcd etcdtest.Lazy
+
+// etcdGateway is an unstarted gateway on a fresh home whose records are
+// in the etcd store url, given as the config file's store section.
+func etcdGateway(t *testing.T, url string) (*gateway.Gateway, string) {
+	t.Helper()
+	home, err := os.MkdirTemp("", "fgetcd") // short: the socket path is bounded
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var fc gateway.FileConfig
+	fc.Store.URL = url
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+	require.NoError(t, err)
+	return g, home
+}
+
+// TestGatewayOnEtcd runs a task through a gateway whose records are in
+// etcd, and holds the installation: a second gateway on the prefix is
+// refused, naming the first, until the first stops.
+func TestGatewayOnEtcd(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	url := "etcd://" + srv.Endpoint() + srv.Prefix()
+	ctx := context.Background()
+
+	first, home := etcdGateway(t, url)
+	require.NoError(t, first.Start(ctx))
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "on-etcd", Spec: sdk.TaskSpec{Shell: "echo hi"}})
+	require.NoError(t, err)
+	waitFor(t, "the task to succeed", func() bool {
+		got, err := c.ResolveTask(ctx, task.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.Store.Writable)
+	require.NotZero(t, st.Store.Attempts, "the status reports etcd's commits")
+
+	// The records are in etcd, under the prefix.
+	direct, err := backend.Open(backend.Spec{URL: url}, store.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	got, err := eng.ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskSucceeded, got.Status)
+	require.NoError(t, direct.Close())
+
+	// A command elsewhere (--store) queues a task straight into etcd: the
+	// gateway's runner finds it on its next scan and runs it.
+	other, err := api.OpenLocalAt(backend.Spec{URL: url}, t.TempDir(), "another machine")
+	require.NoError(t, err)
+	queued, _, err := other.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "from-elsewhere", Spec: sdk.TaskSpec{Shell: "echo there"}})
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	waitFor(t, "the gateway to run a task queued by another process", func() bool {
+		got, err := c.ResolveTask(ctx, queued.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+
+	second, _ := etcdGateway(t, url)
+	err = second.Start(ctx)
+	require.ErrorIs(t, err, gateway.ErrAlreadyRunning)
+	require.ErrorIs(t, err, etcd.ErrHeld)
+	require.ErrorContains(t, err, "is held by flowgate gateway (pid ")
+	require.ErrorContains(t, err, home)
+
+	require.NoError(t, first.Stop(ctx))
+	require.NoError(t, second.Start(ctx), "a gateway that stops lets go of the installation at once")
+	require.NoError(t, second.Stop(ctx))
+}
+
+func TestGatewayRefusesABadStoreURL(t *testing.T) {
+	t.Parallel()
+	var fc gateway.FileConfig
+	fc.Store.URL = "etcd://10.0.0.1:2379"
+	_, err := gateway.New(gateway.Config{Home: t.TempDir(), File: fc})
+	require.ErrorContains(t, err, "store: store URL \"etcd://10.0.0.1:2379\" names no key prefix")
+	_, err = gateway.New(gateway.Config{Home: t.TempDir(), Store: backend.Spec{URL: "mysql://x"}})
+	require.ErrorContains(t, err, "write bolt:///path/to/flowgate.db for a bbolt file or etcd://")
+}
+
+// TestConfigStoreSection reads the store section as a URL alone and as a
+// map with etcdctl's connection settings.
+func TestConfigStoreSection(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for yaml, want := range map[string]gateway.StoreConfig{
+		"store: etcd://h1:2379,h2:2379/flowgate\n": {URL: "etcd://h1:2379,h2:2379/flowgate"},
+		"store:\n  url: etcd://h:2379/f\n  cacert: ca.pem\n  cert: me.pem\n  key: me-key.pem\n  user: flowgate\n": {
+			URL: "etcd://h:2379/f", CACert: "ca.pem", Cert: "me.pem", Key: "me-key.pem", User: "flowgate"},
+		"limits:\n  max_running: 2\n": {},
+	} {
+		path := filepath.Join(dir, "gateway.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+		fc, err := gateway.LoadConfig(path)
+		require.NoError(t, err, yaml)
+		require.Equal(t, want, fc.Store, yaml)
+	}
+	path := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("store:\n  url: etcd://h:2379/f\n  password: x\n"), 0o600))
+	_, err := gateway.LoadConfig(path)
+	require.ErrorContains(t, err, "password")
+	require.NoError(t, os.WriteFile(path, []byte("store: etcd://h:2379\n"), 0o600))
+	_, err = gateway.LoadConfig(path)
+	require.ErrorContains(t, err, "names no key prefix")
+}
+
+// TestGatewaySaysWhenItLosesItsHold: when the gateway's lease on the etcd
+// installation ends while it runs (here revoked), it logs an error that
+// says another gateway may start and what to do.
+func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	logPath := filepath.Join(t.TempDir(), "gateway.log")
+	logFile, err := os.Create(logPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { logFile.Close() })
+	logs := func() string {
+		b, _ := os.ReadFile(logPath)
+		return string(b)
+	}
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix},
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: logFile})})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+
+	hold, err := srv.Client().Get(ctx, strings.TrimSuffix(prefix, "/")+".gateway")
+	require.NoError(t, err)
+	require.Len(t, hold.Kvs, 1)
+	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(hold.Kvs[0].Lease))
+	require.NoError(t, err)
+	waitFor(t, "the gateway to log the lost hold", func() bool {
+		return strings.Contains(logs(), "lost the hold on the etcd installation")
+	})
+	require.Contains(t, logs(), "another gateway may now start on it")
+}

@@ -1,0 +1,77 @@
+// Package etcd is flowgate's distributed store backend: store.Store on
+// etcd v3, for installations that outgrow one machine. The engine runs on
+// it unchanged; storetest and the engine's own tests run against it and
+// against bbolt.
+//
+// # Keys and revisions
+//
+// Every key lives under the installation's prefix (Options.Prefix, such as
+// /flowgate/prod/), so several installations share one etcd cluster. A
+// key's revision is etcd's per-key Version: 1 when created, one more on
+// each Put, back to 1 after a delete, exactly the store's rule. A
+// flow's revision is therefore its key's Version.
+//
+// # Transactions
+//
+// View reads one snapshot: its first read is linearizable and fixes the
+// etcd revision every later read is made at. Scans read a page of keys at
+// a time (Options.PageSize).
+//
+// Update is an optimistic transaction, like etcd's own STM with
+// serializable isolation. The function runs against a snapshot, read
+// serializably (from the member's own copy, without waiting for the
+// writes in flight, which halves a guarded write's latency under load),
+// with its writes kept in memory (it reads its own writes); then one Txn
+// applies them all, guarded by what it read:
+//
+//	If(ModRevision(k) = as read, for every key it got or a scan passed on;
+//	   ModRevision < snapshot+1 over every range it scanned)
+//	Then(Put and Delete every key it wrote)
+//
+// A guarded write of a flow is thus one Txn that compares the flow's
+// ModRevision (which moves whenever its Version does, and also when the
+// key is deleted and re-created) and puts the flow, its indexes and its
+// history entries together. When the compare fails, another writer got
+// there first: the function runs again on a fresh snapshot, where it sees
+// the newer record and refuses with sdk.ErrRevisionConflict as on bbolt.
+// The store's contract already says a function may run more than once.
+// Up to Options.MaxAttempts runs, then it fails. An Update that wrote
+// nothing still checks its reads with the same compares in a read-only
+// Txn (linearizable), so a refusal it reports was true at that point; a
+// stale snapshot only ever costs another run.
+//
+// storetest's linearizability check (porcupine over concurrent guarded
+// writes and reads) passes on this backend.
+//
+// # Limits
+//
+// etcd takes at most 128 operations and 1.5 MiB in one request by
+// default (--max-txn-ops, --max-request-bytes; set Options.MaxTxnOps and
+// MaxRequestBytes to the cluster's values). A change over them fails with
+// an error wrapping store.ErrTxnTooLarge before anything is sent: it is
+// never half-written. The compares are kept within the limit this way:
+// every key the function got is compared, overlapping scanned ranges are
+// one compare, keys a scan passed on are compared one by one as far as
+// room is left (a change to them is still caught by their range, their
+// deletion only by their own compare), and keys read only to number a Put
+// (store.RevisionReader) are compared one by one when they fit and
+// otherwise by one range per directory. A change that empties a scanned
+// range (it deletes every key it saw there and writes nothing else there,
+// as pruning a flow's history does) deletes it with one range operation,
+// whatever the number of keys.
+//
+// One Txn holds one operation per key, so within one Update the last
+// write of a key is what etcd sees: a key Put several times gains one
+// Version, and a key deleted and written again continues its Version
+// rather than starting again at 1 (the revision Put returned inside the
+// transaction is then not the one stored). The engine relies on neither:
+// it writes a flow at most once per transaction and never deletes one
+// there.
+//
+// # Failures
+//
+// A request that fails on the way (etcd unreachable, a timeout of
+// Options.RequestTimeout) fails the call with an error wrapping
+// store.ErrWriteFailed that says what to check; a commit that failed this
+// way may or may not have been applied.
+package etcd

@@ -1,0 +1,60 @@
+package etcd_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/flowgate/flowgate/host/store/etcd"
+)
+
+// TestHoldExcludesAndLetsGo: a held name refuses a second claimant with
+// the holder's record, is free again at once after Release, and after a
+// holder dies (its client gone, nothing revoked) once its lease ends.
+func TestHoldExcludesAndLetsGo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	prefix := server.Prefix()
+	open := func() (*etcd.Store, *clientv3.Client) {
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{server.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+		require.NoError(t, err)
+		s, err := etcd.New(cli, etcd.Options{Prefix: prefix})
+		require.NoError(t, err)
+		return s, cli
+	}
+	a, aCli := open()
+	b, bCli := open()
+	t.Cleanup(func() { bCli.Close() })
+
+	held, err := a.Hold(ctx, "gateway", "process A", 1)
+	require.NoError(t, err)
+	_, err = b.Hold(ctx, "gateway", "process B", 1)
+	require.ErrorIs(t, err, etcd.ErrHeld)
+	require.ErrorContains(t, err, "is held by process A")
+	require.NoError(t, held.Release())
+	require.NoError(t, held.Release(), "Release is idempotent")
+	<-held.Done()
+
+	held, err = b.Hold(ctx, "gateway", "process B", 1)
+	require.NoError(t, err, "a released name is free at once")
+	require.NoError(t, held.Release())
+
+	_, err = a.Hold(ctx, "gateway", "process A", 1)
+	require.NoError(t, err)
+	require.NoError(t, aCli.Close()) // A dies: its keepalives stop
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		held, err = b.Hold(ctx, "gateway", "process B", 1)
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, etcd.ErrHeld)
+		require.True(t, time.Now().Before(deadline), "the dead holder's lease never ended")
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, held.Release())
+}

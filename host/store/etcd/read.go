@@ -1,0 +1,212 @@
+package etcd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// reader reads one snapshot of the store: the first read fixes the etcd
+// revision every later read of the transaction is made at. In a View the
+// first read is linearizable. In an Update every read is serializable
+// (the member's own copy, no round of the cluster, no wait for writes in
+// flight): the reader records what it read, and the commit's compares, or
+// a check when nothing was written (Store.confirm), turn a stale snapshot
+// into a conflict and another run.
+type reader struct {
+	s   *Store
+	rev int64 // the snapshot's etcd revision; 0 until the first read
+	// seen is nil in a View. In an Update it collects the reads, and reads
+	// are serializable.
+	seen *readSet
+	// known holds the keys read so far by key (without the prefix), nil
+	// for one that does not exist (see point).
+	known map[string]*mvccpb.KeyValue
+}
+
+var _ store.ReadTx = (*reader)(nil)
+
+// Get implements store.ReadTx.
+func (r *reader) Get(key string) (store.Item, error) {
+	if key == "" {
+		return store.Item{}, store.ErrEmptyKey
+	}
+	kv, err := r.point(key)
+	if err != nil {
+		return store.Item{}, err
+	}
+	r.seen.saw(r.s.prefix+key, kv, got)
+	if kv == nil {
+		return store.Item{}, store.ErrKeyNotFound
+	}
+	return r.item(kv), nil
+}
+
+// Revision implements store.RevisionReader: the revision a Put of key
+// starts from, recorded as read only for that (see readSet.compares).
+func (r *reader) Revision(key string) (int64, error) {
+	kv, err := r.point(key)
+	if err != nil {
+		return 0, err
+	}
+	r.seen.saw(r.s.prefix+key, kv, numbered)
+	if kv == nil {
+		return 0, nil
+	}
+	return kv.Version, nil
+}
+
+// point returns key as the snapshot holds it, nil when it does not exist.
+// The snapshot never changes, so a key read once (by Get, Revision or a
+// Scan) is answered again without asking etcd.
+func (r *reader) point(key string) (*mvccpb.KeyValue, error) {
+	if kv, ok := r.known[key]; ok {
+		return kv, nil
+	}
+	resp, err := r.get(r.s.prefix+key, nil)
+	if err != nil {
+		return nil, fmt.Errorf("etcd store: read %q: %w", key, err)
+	}
+	var kv *mvccpb.KeyValue
+	if len(resp.Kvs) > 0 {
+		kv = resp.Kvs[0]
+	}
+	r.remember(key, kv)
+	return kv, nil
+}
+
+// remember keeps what the snapshot holds at key (nil: nothing).
+func (r *reader) remember(key string, kv *mvccpb.KeyValue) {
+	if r.known == nil {
+		r.known = map[string]*mvccpb.KeyValue{}
+	}
+	r.known[key] = kv
+}
+
+// Scan implements store.ReadTx. It reads a page of keys at a time, so a
+// scan of any length costs bounded memory.
+func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item) bool) error {
+	if opts.Limit < 0 {
+		return errors.New("store: ScanOptions.Limit must not be negative")
+	}
+	lo, hi := scanRange(r.s.prefix+prefix, r.s.prefix+opts.After, opts)
+	order := clientv3.SortAscend
+	if opts.Reverse {
+		order = clientv3.SortDescend
+	}
+	from, to := lo, hi // what is still to read
+	n := 0
+	for from < to {
+		page := int64(r.s.opts.PageSize)
+		if opts.Limit > 0 {
+			page = min(page, int64(opts.Limit-n))
+		}
+		resp, err := r.get(from, []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(page), clientv3.WithSort(clientv3.SortByKey, order)})
+		if err != nil {
+			return fmt.Errorf("etcd store: scan %q: %w", prefix, err)
+		}
+		for _, kv := range resp.Kvs {
+			// The range this scan has seen grows to cover kv.
+			if opts.Reverse {
+				to = string(kv.Key)
+			} else {
+				from = string(kv.Key) + "\x00"
+			}
+			r.seen.saw(string(kv.Key), kv, scanned)
+			r.remember(string(kv.Key[len(r.s.prefix):]), kv)
+			n++
+			if !fn(r.item(kv)) || n == opts.Limit {
+				if opts.Reverse {
+					r.seen.covered(to, hi)
+				} else {
+					r.seen.covered(lo, from)
+				}
+				return nil
+			}
+		}
+		if !resp.More {
+			break
+		}
+	}
+	r.seen.covered(lo, hi)
+	return nil
+}
+
+// scanRange returns the etcd key range [lo, hi) a scan of prefix reads,
+// with after (the installation prefix added) as its cursor.
+func scanRange(prefix, after string, opts store.ScanOptions) (lo, hi string) {
+	lo, hi = prefix, prefixEnd(prefix)
+	if opts.After == "" {
+		return lo, hi
+	}
+	if !opts.Reverse && after >= lo {
+		lo = after + "\x00"
+	}
+	if opts.Reverse && after < hi {
+		hi = after
+	}
+	return lo, hi
+}
+
+// prefixEnd returns the smallest key greater than every key that starts
+// with prefix. The installation prefix starts with "/", so there is one.
+func prefixEnd(prefix string) string {
+	end := []byte(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return string(end[:i+1])
+		}
+	}
+	panic("etcd store: a key prefix made of 0xff bytes only")
+}
+
+// get reads key (with opts) at the snapshot, fixing the snapshot on the
+// first read.
+func (r *reader) get(key string, opts []clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if r.rev > 0 {
+		opts = append(opts, clientv3.WithRev(r.rev))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.s.opts.RequestTimeout)
+	defer cancel()
+	var (
+		resp *clientv3.GetResponse
+		err  error
+	)
+	if r.seen != nil {
+		resp, err = r.s.cli.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+	}
+	if r.seen == nil || errors.Is(err, rpctypes.ErrFutureRev) {
+		// A View, or a member behind the snapshot (the client moved to
+		// another one): a linearizable read waits for it to catch up.
+		resp, err = r.s.cli.Get(ctx, key, opts...)
+	}
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return nil, fmt.Errorf("etcd compacted revision %d while this transaction read at it; retry the command (%w)", r.rev, err)
+	case err != nil:
+		return nil, unavailable(r.s, err)
+	}
+	if r.rev == 0 {
+		r.rev = resp.Header.Revision
+	}
+	return resp, nil
+}
+
+// item turns an etcd key-value into an Item: the key without the
+// installation prefix, a copy of the value, and etcd's Version as the
+// revision.
+func (r *reader) item(kv *mvccpb.KeyValue) store.Item {
+	return store.Item{
+		Key:      string(kv.Key[len(r.s.prefix):]),
+		Value:    bytes.Clone(kv.Value),
+		Revision: kv.Version,
+	}
+}

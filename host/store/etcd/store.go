@@ -1,0 +1,161 @@
+package etcd
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/store"
+)
+
+// Store is a store.Store on etcd v3, confined to one key prefix. Make one
+// with New (over a client you own) or Open (which dials and owns its
+// client); the zero value is not usable. It is safe for concurrent use,
+// from any number of processes: etcd orders their transactions.
+type Store struct {
+	cli    *clientv3.Client
+	owned  bool // Close closes cli
+	prefix string
+	opts   Options
+	health *store.Health
+
+	mu     sync.Mutex
+	closed bool
+	active sync.WaitGroup // View and Update calls in progress
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New returns a Store over cli, under opts.Prefix. It does not contact
+// etcd; the first call does. Close leaves cli open. Invalid opts fail with
+// Validate's error.
+func New(cli *clientv3.Client, opts Options) (*Store, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.WithDefaults()
+	return &Store{cli: cli, prefix: opts.Prefix, opts: opts, health: store.NewHealth()}, nil
+}
+
+// WriteHealth says whether the last commit reached etcd, as
+// store.Bolt.WriteHealth does for its file.
+func (s *Store) WriteHealth() store.WriteHealth { return s.health.Get() }
+
+// Prefix returns the installation's key prefix, ending in "/".
+func (s *Store) Prefix() string { return s.prefix }
+
+// View implements store.Store: fn reads one snapshot, the etcd revision of
+// its first read (a linearizable one). It returns fn's error, or
+// store.ErrClosed after Close. A View that outlives etcd's compaction of
+// its revision fails with an error saying so.
+func (s *Store) View(fn func(store.ReadTx) error) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.active.Done()
+	return fn(&reader{s: s})
+}
+
+// Update implements store.Store as an optimistic transaction. fn runs
+// against a snapshot (see View) with its writes kept in memory; then one
+// etcd Txn applies them all if nothing fn read has changed since (see
+// readSet.compares), and otherwise fn runs again on a new snapshot. So a
+// guarded write of a flow is one Txn: If(its ModRevision is still the one
+// read).Then(Put the record, its indexes, its history). A change over
+// etcd's limits fails with an error wrapping store.ErrTxnTooLarge and
+// writes nothing; a request that fails on the way (etcd unreachable, a
+// timeout) fails with one wrapping store.ErrWriteFailed, and then the
+// change may or may not have been applied. A panic in fn is returned as
+// an error. It returns store.ErrClosed after Close.
+func (s *Store) Update(fn func(store.Tx) error) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.active.Done()
+	start := time.Now()
+	err := s.update(fn)
+	if s.opts.OnCommit != nil {
+		s.opts.OnCommit(time.Since(start))
+	}
+	return err
+}
+
+// update runs fn until its transaction commits, fails, or has met
+// conflicts MaxAttempts times.
+func (s *Store) update(fn func(store.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		r := &reader{s: s, seen: newReadSet()}
+		buf := store.NewBuffer(r)
+		if err := s.apply(fn, buf); err != nil {
+			return err
+		}
+		writes := buf.Writes()
+		var (
+			done bool
+			err  error
+		)
+		if len(writes) == 0 {
+			done, err = s.confirm(r)
+		} else if done, err = s.commit(r, writes); err == nil || errors.Is(err, store.ErrWriteFailed) {
+			s.health.Record(err)
+		}
+		if err != nil || done {
+			return err
+		}
+		if attempt == s.opts.MaxAttempts {
+			return fmt.Errorf("%w: etcd store: what this change read kept changing under it (%d attempts); retry it", store.ErrWriteFailed, attempt)
+		}
+		s.opts.Logger.Debug("transaction conflicted, running it again", "attempt", attempt)
+		if attempt > 2 {
+			// Contending writers take turns rather than collide again.
+			time.Sleep(rand.N(time.Duration(min(attempt, 50)) * time.Millisecond))
+		}
+	}
+}
+
+// apply runs fn on tx, turning a panic into an error.
+func (s *Store) apply(fn func(store.Tx) error, tx store.Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Error("update function panicked", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("store: update function panicked: %v", r)
+		}
+	}()
+	return fn(tx)
+}
+
+// Close waits for the calls in progress and closes the client if the
+// store dialled it. Later calls return store.ErrClosed; Close is
+// idempotent.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.active.Wait()
+	if s.owned {
+		if err := s.cli.Close(); err != nil {
+			return fmt.Errorf("etcd store: close the client: %w", err)
+		}
+	}
+	return nil
+}
+
+// acquire registers a call in progress, or returns store.ErrClosed.
+func (s *Store) acquire() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	s.active.Add(1)
+	return nil
+}
