@@ -31,8 +31,10 @@ type Config struct {
 	// zero, 8.
 	MaxRunning int
 	// Launch starts the shim for an attempt directory with env as its
-	// whole environment and returns its process. If nil, the running
-	// executable is started as "<exe> shim <dir>", detached in its own
+	// whole environment and returns its process. If nil, the lean shim
+	// binary (ShimBinary) next to the running executable is started as
+	// "flowgate-shim <dir>", or, when there is none, the running
+	// executable as "<exe> shim <dir>"; either detached in its own
 	// session.
 	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll is how often a running task's progress and status files are
@@ -111,13 +113,35 @@ func (c Config) Validate() error {
 	return c.Diagnoser.Validate()
 }
 
-// launchSelf starts this executable as the shim for dir.
+// ShimBinary is the name of the lean shim binary (cli/flowgate-shim) the
+// default launcher looks for next to the running executable.
+const ShimBinary = "flowgate-shim"
+
+// launchSelf starts the shim for dir: "flowgate-shim <dir>" when that
+// binary sits next to the running executable, else the running executable
+// itself as "<exe> shim <dir>". The lean binary saves each task the
+// initialisation of every package the full binary links (see
+// docs/performance.md); the fallback keeps a lone flowgate binary working.
 func launchSelf(dir string, env []string) (*os.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
 	}
+	return launchNextTo(exe, dir, env)
+}
+
+// launchNextTo is launchSelf for the executable at exe.
+func launchNextTo(exe, dir string, env []string) (*os.Process, error) {
+	if lean := filepath.Join(filepath.Dir(exe), ShimBinary); isExecutable(lean) {
+		return shim.Launch(lean, []string{dir}, env)
+	}
 	return shim.Launch(exe, []string{"shim", dir}, env)
+}
+
+// isExecutable reports whether path is a regular file with an execute bit.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // Runner starts queued tasks as supervised processes, follows them, and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/duration"
 )
 
 // DefaultGrace is how long the shim waits between SIGTERM and SIGKILL
@@ -46,7 +46,7 @@ type Spec struct {
 	ProgressPath string `json:"progress_path,omitempty"`
 	// Timeout is the wall-clock limit of this attempt, measured from the
 	// child's start; zero means none.
-	Timeout sdk.Duration `json:"timeout,omitempty"`
+	Timeout duration.Duration `json:"timeout,omitempty"`
 	// Deadline is the absolute time at which the task's max budget runs
 	// out; zero means none. A deadline already past when the shim starts
 	// keeps the child from starting at all.
@@ -54,19 +54,19 @@ type Spec struct {
 	// NoProgress stops a child whose progress file grew once during this
 	// attempt and then stopped growing for this long; zero means never.
 	// It needs ProgressPath.
-	NoProgress sdk.Duration `json:"no_progress,omitempty"`
+	NoProgress duration.Duration `json:"no_progress,omitempty"`
 	// KeepOnNoProgress leaves the child running when NoProgress runs
 	// out: the shim writes GiveUpFile instead of stopping it.
 	KeepOnNoProgress bool `json:"keep_on_no_progress,omitempty"`
 	// Grace is how long a child gets between SIGTERM and SIGKILL; zero
 	// means DefaultGrace.
-	Grace sdk.Duration `json:"grace,omitempty"`
+	Grace duration.Duration `json:"grace,omitempty"`
 }
 
 // WithDefaults returns s with zero fields that have a default filled in.
 func (s Spec) WithDefaults() Spec {
 	if s.Grace == 0 {
-		s.Grace = sdk.Duration(DefaultGrace)
+		s.Grace = duration.Duration(DefaultGrace)
 	}
 	return s
 }
