@@ -149,7 +149,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int)
 			}
 			started := 0
 			for _, t := range page.Tasks {
-				if _, err := os.Stat(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
+				if _, err := shim.ReadInfo(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
 					started++
 				}
 			}

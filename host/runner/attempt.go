@@ -376,14 +376,15 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 		}
 		dir := r.attemptDir(task.ID, task.Attempts)
 		if claimed, err := shim.Claimed(dir); err != nil || !claimed {
-			// Withdraw the spec first, then look again: a shim that
-			// claims the attempt after this sees the spec gone and does
-			// not start the command (see shim.Claimed). A preview only
-			// looks, and shows the attempt queued again as this would.
+			// Withdraw the attempt, race-free: a shim that comes later
+			// finds it withdrawn and does not start the command (see
+			// shim.Withdraw). A preview only looks, and shows the
+			// attempt queued again as this would.
+			withdrawn := err == nil && r.preview
 			if !r.preview {
-				_ = os.Rename(filepath.Join(dir, shim.SpecFile), filepath.Join(dir, shim.SpecFile+".withdrawn"))
+				withdrawn, err = shim.Withdraw(dir)
 			}
-			if claimed, err = shim.Claimed(dir); err == nil && !claimed {
+			if err == nil && withdrawn {
 				r.requeueUnstarted(task, "the gateway stopped before its shim started")
 				continue
 			}

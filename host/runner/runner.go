@@ -31,7 +31,9 @@ type Config struct {
 	// zero, 8.
 	MaxRunning int
 	// Launch starts the shim for an attempt directory with env as its
-	// whole environment and returns its process. If nil, the lean shim
+	// whole environment and returns its process. env carries the spec
+	// (shim.SpecEntry), which shim.Launch hands to the shim on a pipe, so
+	// a Launch must start the shim through shim.Launch. If nil, the lean shim
 	// binary (ShimBinary) next to the running executable is started as
 	// "flowgate-shim <dir>", or, when there is none, the running
 	// executable as "<exe> shim <dir>"; either detached in its own
@@ -341,8 +343,9 @@ func LogDir(dir, taskID string, n int) string {
 }
 
 // launch starts the next attempt of a queued task: it records the attempt
-// as running first, then writes the spec and starts the shim, so a crash
-// between the two is seen at the next start as an attempt that never ran.
+// as running first, then starts the shim and hands it the spec, so a
+// crash between the two is seen at the next start as an attempt that
+// never ran (no shim claimed it).
 func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
@@ -376,12 +379,16 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	if err == nil {
 		err = createPrivate(spec.ProgressPath)
 	}
+	if err == nil {
+		err = shim.Prepare(dir)
+	}
 	if err == nil && task.Spec.Input != "" {
 		spec.StdinPath = filepath.Join(dir, "stdin")
 		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
 	}
+	var handoff string
 	if err == nil {
-		err = shim.WriteSpec(dir, spec)
+		handoff, err = shim.SpecEntry(spec)
 	}
 	if err == nil || store.DiskFull(err) {
 		r.files.Record(err)
@@ -403,7 +410,7 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
 		return
 	}
-	proc, err := r.cfg.Launch(dir, env)
+	proc, err := r.cfg.Launch(dir, append(env, handoff))
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return

@@ -3,6 +3,8 @@ package shim
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -31,12 +33,28 @@ type ProcInfo struct {
 	StartedAt time.Time `json:"started_at"`
 }
 
-// ReadInfo reads a ProcInfo file (D/shim.json or D/child.json). A missing
-// file gives an error that matches fs.ErrNotExist.
+// ReadInfo reads the shim's or the child's identity at path, D/shim.json
+// or D/child.json: that file when a shim from before the record file
+// wrote it, else the same field of D's record. One not written yet
+// gives an error that matches fs.ErrNotExist.
 func ReadInfo(path string) (ProcInfo, error) {
 	var p ProcInfo
 	err := readJSON(path, &p)
-	return p, err
+	if !errors.Is(err, fs.ErrNotExist) {
+		return p, err
+	}
+	rec, rerr := recordFor(path)
+	var got *ProcInfo
+	switch filepath.Base(path) {
+	case InfoFile:
+		got = rec.Shim
+	case ChildFile:
+		got = rec.Child
+	}
+	if rerr != nil || got == nil {
+		return ProcInfo{}, err
+	}
+	return *got, nil
 }
 
 // StartTime returns the start time of process pid (see

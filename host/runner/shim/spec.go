@@ -14,9 +14,9 @@ import (
 // when a Spec leaves Grace zero.
 const DefaultGrace = 5 * time.Second
 
-// Spec is what one attempt runs and under which limits: the content of
-// spec.json. The gateway writes it with WriteSpec before launching the
-// shim; the shim only reads it.
+// Spec is what one attempt runs and under which limits. The gateway
+// hands it to the shim on a pipe (SpecEntry, Launch); the shim only
+// reads it.
 type Spec struct {
 	// TaskID, FlowID and Attempt identify the attempt. They reach the
 	// child as FLOWGATE_TASK_ID, FLOWGATE_FLOW_ID and FLOWGATE_ATTEMPT.
@@ -32,7 +32,8 @@ type Spec struct {
 	Shell string `json:"shell,omitempty"`
 	// Env is added to the environment the shim was started with; it
 	// overrides variables of the same name but not the FLOWGATE_*
-	// variables. Secrets never go here: spec.json is a file.
+	// variables. Secrets never go here: a spec may be written to a file
+	// (WriteSpec).
 	Env map[string]string `json:"env,omitempty"`
 	// Cwd is the child's absolute working directory; empty means the
 	// shim's own.
@@ -102,9 +103,11 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// WriteSpec validates s and writes it atomically as dir/spec.json. It
-// returns the validation error, or an error naming the file when it
-// cannot be written.
+// WriteSpec validates s and writes it atomically as dir/spec.json, which
+// a shim reads when its stdin is not a pipe (started by hand, or by a
+// gateway from before the pipe; the gateway hands the spec over with
+// SpecEntry and Launch). It returns the validation error, or an error
+// naming the file when it cannot be written.
 func WriteSpec(dir string, s Spec) error {
 	if err := s.Validate(); err != nil {
 		return err

@@ -1,6 +1,10 @@
 package shim
 
-import "time"
+import (
+	"errors"
+	"io/fs"
+	"time"
+)
 
 // Reasons a Status gives for how the shim ended the child. The empty
 // reason means the child ended on its own.
@@ -60,13 +64,20 @@ type Status struct {
 	EndedAt   time.Time `json:"ended_at"`
 }
 
-// ReadStatus reads the status file at path (normally D/status.json). A
-// missing file, which means the attempt has not ended or its shim died,
+// ReadStatus reads the status at path, D/status.json: that file when a
+// shim from before the record file wrote it, else the status in D's
+// record. None, which means the attempt has not ended or its shim died,
 // gives an error that matches fs.ErrNotExist.
 func ReadStatus(path string) (Status, error) {
 	var s Status
 	err := readJSON(path, &s)
-	return s, err
+	if !errors.Is(err, fs.ErrNotExist) {
+		return s, err
+	}
+	if rec, rerr := recordFor(path); rerr == nil && rec.Status != nil {
+		return *rec.Status, nil
+	}
+	return Status{}, err
 }
 
 // GiveUpFile is written, once, in the attempt directory when the shim
