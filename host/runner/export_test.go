@@ -9,6 +9,3 @@ func (r *Runner) Held() int {
 	defer r.holdMu.RUnlock()
 	return len(r.held)
 }
-
-// LaunchNextTo is the default launcher for the executable at exe.
-var LaunchNextTo = launchNextTo

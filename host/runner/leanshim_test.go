@@ -25,7 +25,7 @@ func TestDefaultLaunchPrefersTheLeanShim(t *testing.T) {
 		if lean {
 			require.NoError(t, os.WriteFile(filepath.Join(bin, runner.ShimBinary), []byte(script), 0o700))
 		}
-		p, err := runner.LaunchNextTo(exe, "/attempt/dir", nil)
+		p, err := runner.LaunchShim(exe, "/attempt/dir", nil)
 		require.NoError(t, err)
 		_, err = p.Wait()
 		require.NoError(t, err)

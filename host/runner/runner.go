@@ -129,11 +129,14 @@ func launchSelf(dir string, env []string) (*os.Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
 	}
-	return launchNextTo(exe, dir, env)
+	return LaunchShim(exe, dir, env)
 }
 
-// launchNextTo is launchSelf for the executable at exe.
-func launchNextTo(exe, dir string, env []string) (*os.Process, error) {
+// LaunchShim starts the shim for attempt directory dir as a gateway whose
+// executable is exe does: ShimBinary next to exe when it is there, else
+// "exe shim dir". env is the shim's whole environment, with the spec
+// entry (see Config.Launch).
+func LaunchShim(exe, dir string, env []string) (*os.Process, error) {
 	if lean := filepath.Join(filepath.Dir(exe), ShimBinary); isExecutable(lean) {
 		return shim.Launch(lean, []string{dir}, env)
 	}
@@ -300,7 +303,12 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 // dispatch launches runnable tasks while there is room and returns the
 // earliest retry time it saw among the tasks still waiting. It first
 // records the launches that did not happen and could not be recorded, and
-// stops at the first launch the store fails to record.
+// stops launching once the store fails to record one.
+//
+// The tasks of one look at the queue, up to the room left, are launched
+// at once, each on its own goroutine: their commits (StartTask,
+// SetProcess) arrive together and share the store's group commits, and
+// one launch's disk and fork/exec waits overlap the others'.
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	r.recordLaunches()
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
@@ -319,12 +327,15 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		if len(tasks) == 0 {
 			return nextRetry
 		}
+		var wg sync.WaitGroup
 		for _, t := range tasks {
-			if ctx.Err() != nil || r.hold.Wait() > 0 {
-				return nextRetry
-			}
-			r.launch(ctx, t)
+			wg.Go(func() {
+				if ctx.Err() == nil && r.hold.Wait() == 0 {
+					r.launch(ctx, t)
+				}
+			})
 		}
+		wg.Wait()
 	}
 	return nextRetry
 }
