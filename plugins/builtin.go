@@ -32,3 +32,14 @@ func Names() []string {
 	slices.Sort(names)
 	return names
 }
+
+// Controllers returns a new instance of every first-party controller, by
+// name: what a gateway runs in its own process (gateway.Config.Controllers)
+// when the CLI hosts it for one command.
+func Controllers() map[string]sdk.Controller {
+	cs := map[string]sdk.Controller{}
+	for name, mk := range builtins() {
+		cs[name] = mk()
+	}
+	return cs
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -53,6 +54,13 @@ type Config struct {
 	// Builtins names the first-party plugins Self serves. Each runs
 	// unless the config file names a plugin of the same name itself.
 	Builtins []string
+	// Controllers are first-party controllers this process runs itself
+	// instead of as plugin subprocesses, by name: events of the flows
+	// they drive are handed to them directly (pluginhost.InProcess), and
+	// no plugin process is started for them. The CLI passes them when it
+	// hosts a gateway for one command. A plugin the config file names
+	// takes precedence over a controller of the same name.
+	Controllers map[string]sdk.Controller
 	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
 	// Plugins, Self, Logger and LogLevel are filled in from the rest.
 	Supervisor pluginhost.SupervisorConfig
@@ -173,6 +181,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err == nil {
 		sc := g.cfg.Supervisor
 		sc.Plugins, sc.Self, sc.Logger, sc.LogLevel = g.pluginSpecs(), g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
+		sc.InProcess = g.inProcess()
 		sup, err = pluginhost.NewSupervisor(eng, sc)
 	}
 	if err == nil {
@@ -250,11 +259,21 @@ func (g *Gateway) pluginSpecs() []pluginhost.Spec {
 		named[s.Name] = true
 	}
 	for _, b := range g.cfg.Builtins {
-		if !named[b] {
+		if _, inProcess := g.cfg.Controllers[b]; !named[b] && !inProcess {
 			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
 	return specs
+}
+
+// inProcess is Config.Controllers without those the config file names
+// as plugins.
+func (g *Gateway) inProcess() map[string]sdk.Controller {
+	cs := maps.Clone(g.cfg.Controllers)
+	for _, s := range g.cfg.File.Plugins {
+		delete(cs, s.Name)
+	}
+	return cs
 }
 
 // Stop stops serving, stops dispatching and following tasks (they keep

@@ -45,6 +45,12 @@ type SupervisorConfig struct {
 	ShutdownTimeout time.Duration
 	// LogLevel is passed to plugins (FLOWGATE_LOG_LEVEL). If empty, info.
 	LogLevel string
+	// InProcess are controllers run in this process instead of as
+	// plugins, by name (see InProcess): no process is started for them,
+	// they never restart, their Shutdown is not called (they live as long
+	// as the process), and Statuses lists them as running in this
+	// process. A name must not also be in Plugins.
+	InProcess map[string]sdk.Controller
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -88,6 +94,10 @@ type Supervisor struct {
 	epochs atomic.Int64
 	// instances is fixed by NewSupervisor; each instance guards itself.
 	instances map[string]*instance
+	// inProcess are the handlers of cfg.InProcess, by name; fixed by
+	// NewSupervisor, as is since, when they became available.
+	inProcess map[string]Handler
+	since     time.Time
 }
 
 // instance is the current process of one plugin.
@@ -125,6 +135,13 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 			return nil, fmt.Errorf("plugins: %q is named twice", p.Name)
 		}
 		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
+	}
+	s.inProcess, s.since = map[string]Handler{}, time.Now()
+	for name, c := range cfg.InProcess {
+		if _, dup := s.instances[name]; dup {
+			return nil, fmt.Errorf("plugins: %q is both a plugin and a controller in this process; name it once", name)
+		}
+		s.inProcess[name] = InProcess(eng, name, c, cfg.Logger.Named("plugin."+name))
 	}
 	if s.cfg.Self == "" {
 		exe, err := os.Executable()
@@ -202,8 +219,12 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 // Stopping a stopped supervisor does nothing.
 func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
-// Handler returns the live instance of controller name, for delivery.
+// Handler returns the live instance of controller name, for delivery: a
+// controller of InProcess, or the plugin's current instance.
 func (s *Supervisor) Handler(name string) (Handler, error) {
+	if h, ok := s.inProcess[name]; ok {
+		return h, nil
+	}
 	in := s.instances[name]
 	if in == nil {
 		return nil, fmt.Errorf("no plugin named %q is configured in the gateway config (plugins:)", name)
@@ -238,6 +259,9 @@ func (s *Supervisor) Statuses() []Status {
 		out = append(out, Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
 			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name]})
 		in.mu.Unlock()
+	}
+	for name := range s.inProcess {
+		out = append(out, Status{Name: name, State: StateRunning, PID: os.Getpid(), Since: s.since, Pending: pending[name]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
