@@ -108,14 +108,18 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 	if s.stopping && r.signalShim(a) {
 		s.stopping = false
 	}
-	if !s.child {
+	st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile))
+	ended := err == nil
+	if !s.child && !ended {
+		// A task that ended already gets its end recorded, not its
+		// processes: one commit fewer on a short task's path.
 		s.child = r.recordChild(a)
 	}
 	r.pumpProgress(a)
 	if !s.gaveUp {
 		s.gaveUp = r.giveUp(a, nil)
 	}
-	if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
+	if ended {
 		r.settle(ctx, a, st)
 		return r.hold.Wait() == 0
 	}
@@ -144,16 +148,21 @@ func chanClosed(c <-chan struct{}) bool {
 	}
 }
 
-// recordChild puts the child's pid and start time, once the shim has
-// written them, on the task (its PID and PIDStartTime), so the audit and
-// maintenance can check the process itself. It reports whether there is
-// nothing more to record.
+// recordChild puts the identities of the child and of its shim, once the
+// shim has recorded the child's start, on the task (PID, PIDStartTime,
+// ShimPID, ShimStartTime) in one commit, so the audit and maintenance can
+// check the processes themselves. It reports whether there is nothing
+// more to record.
 func (r *Runner) recordChild(a *attempt) bool {
-	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile))
-	if err != nil {
+	rec, err := shim.ReadRecord(a.dir)
+	if err != nil || rec.Child == nil {
 		return false // not started yet
 	}
-	if _, err := r.eng.SetProcess(a.taskID, a.n, engine.StartInput{PID: info.PID, PIDStartTime: info.StartTime}); r.hold.Observe(err) != nil {
+	in := engine.StartInput{PID: rec.Child.PID, PIDStartTime: rec.Child.StartTime}
+	if rec.Shim != nil {
+		in.ShimPID, in.ShimStartTime = rec.Shim.PID, rec.Shim.StartTime
+	}
+	if _, err := r.eng.SetProcess(a.taskID, a.n, in); r.hold.Observe(err) != nil {
 		r.log.Debug("record the child process", "task", a.taskID, "error", err)
 	}
 	return true

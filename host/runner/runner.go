@@ -426,11 +426,6 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return
 	}
-	if st, err := shim.StartTime(proc.Pid); err == nil {
-		if _, err := r.eng.SetProcess(task.ID, n, engine.StartInput{ShimPID: proc.Pid, ShimStartTime: st}); r.hold.Observe(err) != nil {
-			r.log.Debug("record shim", "task", task.ID, "error", err)
-		}
-	}
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
 	r.follow(a)
