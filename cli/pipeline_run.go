@@ -67,6 +67,7 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool) (engine.FlowView, error) {
 	seen, woke := map[string]bool{}, map[string]bool{}
 	for {
+		changed := l.changed()
 		v, err := l.viewFlow(ctx, id)
 		if err != nil {
 			if gone(err) {
@@ -90,6 +91,7 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 		select {
 		case <-ctx.Done():
 			return v, ctx.Err()
+		case <-changed:
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -348,7 +348,7 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
 	for {
-		last := t
+		last, changed := t, l.changed()
 		var err error
 		if t, err = l.resolve(ctx, t.ID); err != nil {
 			t = last
@@ -372,6 +372,8 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 		}
 		select {
 		case <-ctx.Done():
+		case <-changed:
+			continue
 		case <-time.After(100 * time.Millisecond):
 			continue
 		}

@@ -92,6 +92,8 @@ type Gateway struct {
 	ln      net.Listener
 	served  chan struct{}
 	started time.Time
+	// changes wakes the in-process client's followers at every write.
+	changes api.Broadcast
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -137,7 +139,11 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	m := metrics.New(g.cfg.Logger.Named("metrics"))
-	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: m.StoreCommitted}
+	onCommit := func(d time.Duration) {
+		m.StoreCommitted(d)
+		g.changes.Notify()
+	}
+	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: onCommit}
 	dbPath := filepath.Join(g.cfg.Home, home.DBFile)
 	// A maintenance pass asked for a compaction: now, before anything
 	// holds the store, is when bbolt can do it.
@@ -385,3 +391,7 @@ func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceRepor
 
 // Close does nothing: the gateway owns the store.
 func (c *client) Close() error { return nil }
+
+// Changed returns a channel closed at the next write to the store (see
+// api.Changes).
+func (c *client) Changed() <-chan struct{} { return c.g.changes.Changed() }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
@@ -51,4 +52,24 @@ func TestControllerInProcessStartsNoPlugin(t *testing.T) {
 	v := waitFlow(t, c, f.ID, "the pipeline to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 2)
+}
+
+// The in-process client tells its followers of every write, so a command
+// hosting the gateway sees its task end without waiting for a timer.
+func TestInProcessClientSignalsWrites(t *testing.T) {
+	t.Parallel()
+	home, err := os.MkdirTemp("", "fgchg")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, g.Stop(ctx)) })
+	c, ok := g.Client().(api.Changes)
+	require.True(t, ok, "the in-process client offers api.Changes")
+	changed := c.Changed()
+	_, _, err = g.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	require.NoError(t, err)
+	<-changed // the test's deadline bounds the wait
 }
