@@ -78,7 +78,7 @@ func TestCancelCleansUp(t *testing.T) {
 		}
 	})
 	var progress syncBuffer
-	_, err := bench.Run(ctx, bench.Config{Dir: dir, Sizes: tiny, Progress: &progress, Controller: pipeline.New()})
+	_, err := bench.Run(ctx, bench.Config{Dir: dir, Sizes: tiny, Progress: &progress, Controller: pipeline.New(), SkipLobster: true})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Contains(t, progress.String(), "cancelling", "the run was cancelled with sleepers running")
 	require.Eventually(t, func() bool { return shims(dir) == 0 }, 10*time.Second, 20*time.Millisecond, "every shim has exited")
