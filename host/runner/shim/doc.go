@@ -24,11 +24,12 @@
 //	             output, so its memory stays flat whatever the volume.
 //
 // The record is written in place: two checksummed slots of 4 KiB,
-// written alternately and each synced with fdatasync, as bbolt writes
-// its meta pages; a write torn by a crash leaves the slot before it. The
-// claim also syncs the directory, so that after a crash of the machine
-// an attempt whose child may have run is never taken for one that did
-// not. Read it with ReadRecord, or a field with ReadInfo and ReadStatus.
+// written alternately, as bbolt writes its meta pages; a write torn by a
+// crash leaves the slot before it. The claim and the status are synced
+// with fdatasync, and the claim also syncs the directory, so that after a
+// crash of the machine an attempt whose child may have run is never
+// taken for one that did not. The child's identity is not synced: it
+// outlives any process crash, and no process outlives the machine's. Read it with ReadRecord, or a field with ReadInfo and ReadStatus.
 //
 // Shims from before the record file wrote spec.json, shim.json,
 // child.json and status.json instead, each atomically; ReadRecord,

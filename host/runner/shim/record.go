@@ -129,7 +129,7 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 		w.close()
 		return nil, errClaimed
 	}
-	err = w.write(rec)
+	err = w.write(rec, true)
 	if err == nil {
 		err = syncDir(dir)
 	}
@@ -143,8 +143,12 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 	return w, nil
 }
 
-// write stores rec in the older slot and syncs its data.
-func (w *recordWriter) write(rec Record) error {
+// write stores rec in the older slot and, when durable, syncs its data.
+// Only what must survive a crash of the machine needs the sync: the
+// claim (so an attempt whose child may have run is never taken for one
+// that did not) and the status. A write left unsynced still survives the
+// crash of any process, the gateway's or the shim's.
+func (w *recordWriter) write(rec Record, durable bool) error {
 	if rec.Status != nil && len(rec.Status.Error) > maxError {
 		st := *rec.Status
 		st.Error = st.Error[:maxError] + "…"
@@ -166,6 +170,10 @@ func (w *recordWriter) write(rec Record) error {
 	binary.LittleEndian.PutUint32(slot[16:], slotSum(slot))
 	if _, err := w.f.WriteAt(slot, int64(seq%2)*slotSize); err != nil {
 		return fmt.Errorf("write the attempt record: %w", err)
+	}
+	if !durable {
+		w.seq, w.rec = seq, rec
+		return nil
 	}
 	if err := datasync(w.f); err != nil {
 		return fmt.Errorf("write the attempt record: sync: %w", err)
@@ -314,7 +322,7 @@ func Withdraw(dir string) (bool, error) {
 	err = w.write(Record{Status: &Status{
 		ExitCode: ExitCannotRun, Reason: ReasonWithdrawn, StartedAt: now, EndedAt: now,
 		Error: "the gateway withdrew the attempt before a shim claimed it",
-	}})
+	}}, true)
 	if err != nil {
 		return false, fmt.Errorf("withdraw %s: %w", dir, err)
 	}

@@ -15,7 +15,7 @@ func TestRecordSurvivesATornWrite(t *testing.T) {
 	dir := t.TempDir()
 	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}})
 	require.NoError(t, err)
-	require.NoError(t, w.write(Record{Shim: &ProcInfo{PID: 10}, Child: &ProcInfo{PID: 11}}))
+	require.NoError(t, w.write(Record{Shim: &ProcInfo{PID: 10}, Child: &ProcInfo{PID: 11}}, false))
 	require.NoError(t, w.finish(Status{ExitCode: 3}))
 	require.NoError(t, w.close())
 

@@ -66,7 +66,7 @@ func Main(dir string) int {
 func (w *recordWriter) finish(s Status) error {
 	rec := w.rec
 	rec.Status = &s
-	return w.write(rec)
+	return w.write(rec, true)
 }
 
 // notRun is the status of an attempt whose child never started.
@@ -108,7 +108,7 @@ func run(dir string, rec *recordWriter, spec Spec, sigs <-chan os.Signal) Status
 	child := w.identity()
 	next := rec.rec
 	next.Child = &child
-	if err := rec.write(next); err != nil {
+	if err := rec.write(next, false); err != nil {
 		// Without the child's identity nobody could find the child after
 		// the shim is gone: do not let it run.
 		w.stop(ReasonStartFailed, fmt.Sprintf("record the child's identity: %v", err))
