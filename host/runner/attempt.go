@@ -44,8 +44,9 @@ func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
 
 func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) }
 
-// alive reports whether the attempt's shim still runs.
-func (a *attempt) alive() bool {
+// alive reports whether the attempt's shim still runs; rec is the
+// attempt's record as last read.
+func (a *attempt) alive(rec shim.Record) bool {
 	if a.own {
 		select {
 		case <-a.exited:
@@ -54,8 +55,7 @@ func (a *attempt) alive() bool {
 			return true
 		}
 	}
-	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
-	return err == nil && shim.Alive(info)
+	return rec.Shim != nil && shim.Alive(*rec.Shim)
 }
 
 // supervise follows a until it settles: it records progress as the task
@@ -108,22 +108,26 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 	if s.stopping && r.signalShim(a) {
 		s.stopping = false
 	}
-	st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile))
-	ended := err == nil
-	if !s.child && !ended {
+	// One read of the record serves the whole step.
+	rec, err := shim.ReadRecord(a.dir)
+	if err != nil {
+		r.log.Warn("read the attempt record", "task", a.taskID, "error", err)
+		return false
+	}
+	if !s.child && rec.Status == nil {
 		// A task that ended already gets its end recorded, not its
 		// processes: one commit fewer on a short task's path.
-		s.child = r.recordChild(a)
+		s.child = r.recordChild(a, rec)
 	}
 	r.pumpProgress(a)
 	if !s.gaveUp {
 		s.gaveUp = r.giveUp(a, nil)
 	}
-	if ended {
-		r.settle(ctx, a, st)
+	if rec.Status != nil {
+		r.settle(ctx, a, *rec.Status)
 		return r.hold.Wait() == 0
 	}
-	if !a.alive() {
+	if !a.alive(rec) {
 		// The status may have landed between the two reads.
 		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
 			r.settle(ctx, a, st)
@@ -149,13 +153,13 @@ func chanClosed(c <-chan struct{}) bool {
 }
 
 // recordChild puts the identities of the child and of its shim, once the
-// shim has recorded the child's start, on the task (PID, PIDStartTime,
+// shim has recorded the child's start in rec (the attempt's record), on
+// the task (PID, PIDStartTime,
 // ShimPID, ShimStartTime) in one commit, so the audit and maintenance can
 // check the processes themselves. It reports whether there is nothing
 // more to record.
-func (r *Runner) recordChild(a *attempt) bool {
-	rec, err := shim.ReadRecord(a.dir)
-	if err != nil || rec.Child == nil {
+func (r *Runner) recordChild(a *attempt, rec shim.Record) bool {
+	if rec.Child == nil {
 		return false // not started yet
 	}
 	in := engine.StartInput{PID: rec.Child.PID, PIDStartTime: rec.Child.StartTime}
@@ -404,10 +408,11 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 			r.follow(a)
 			continue
 		}
-		switch st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); {
-		case err == nil:
-			r.settle(ctx, a, st)
-		case !a.alive():
+		rec, err := shim.ReadRecord(dir)
+		switch {
+		case err == nil && rec.Status != nil:
+			r.settle(ctx, a, *rec.Status)
+		case err == nil && !a.alive(rec):
 			r.lose(a, "its shim exited without recording how the task ended")
 		case task.CancelRequested() && !r.preview:
 			// A cancel asked for while no gateway followed the task: the

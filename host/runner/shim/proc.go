@@ -34,25 +34,20 @@ type ProcInfo struct {
 }
 
 // ReadInfo reads the shim's or the child's identity at path, D/shim.json
-// or D/child.json: that file when a shim from before the record file
-// wrote it, else the same field of D's record. One not written yet
-// gives an error that matches fs.ErrNotExist.
+// or D/child.json: the same field of D's record (ReadRecord), which is
+// that file for an attempt of a shim from before the record file. One
+// not written yet gives an error that matches fs.ErrNotExist.
 func ReadInfo(path string) (ProcInfo, error) {
-	var p ProcInfo
-	err := readJSON(path, &p)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return p, err
+	rec, err := ReadRecord(filepath.Dir(path))
+	if err != nil {
+		return ProcInfo{}, err
 	}
-	rec, rerr := recordFor(path)
-	var got *ProcInfo
-	switch filepath.Base(path) {
-	case InfoFile:
-		got = rec.Shim
-	case ChildFile:
+	got := rec.Shim
+	if filepath.Base(path) == ChildFile {
 		got = rec.Child
 	}
-	if rerr != nil || got == nil {
-		return ProcInfo{}, err
+	if got == nil {
+		return ProcInfo{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
 	}
 	return *got, nil
 }

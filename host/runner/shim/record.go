@@ -190,22 +190,22 @@ func slotSum(slot []byte) uint32 {
 	return crc32.Update(sum, castagnoli, slot[slotHeader:])
 }
 
-// decodeSlot returns the seq and Record of a slot, or ok false when the
+// slotBody returns the seq and the JSON of a slot, or ok false when the
 // slot is empty, torn or damaged.
-func decodeSlot(b []byte) (seq uint64, rec Record, ok bool) {
+func slotBody(b []byte) (seq uint64, body []byte, ok bool) {
 	if len(b) < slotHeader || [4]byte(b[:4]) != slotMagic {
-		return 0, Record{}, false
+		return 0, nil, false
 	}
 	seq = binary.LittleEndian.Uint64(b[4:])
 	n := int(binary.LittleEndian.Uint32(b[12:]))
 	if n > len(b)-slotHeader {
-		return 0, Record{}, false
+		return 0, nil, false
 	}
 	b = b[:slotHeader+n]
-	if binary.LittleEndian.Uint32(b[16:]) != slotSum(b) || json.Unmarshal(b[slotHeader:], &rec) != nil {
-		return 0, Record{}, false
+	if binary.LittleEndian.Uint32(b[16:]) != slotSum(b) {
+		return 0, nil, false
 	}
-	return seq, rec, true
+	return seq, b[slotHeader:], true
 }
 
 // readRecordFile reads dir's record file. A missing file gives an error
@@ -230,46 +230,50 @@ func readSlots(f *os.File) (rec Record, seq uint64, err error) {
 		return Record{}, 0, err
 	}
 	b = b[:n]
-	for off := 0; off < len(b); off += slotSize {
-		if s, r, valid := decodeSlot(b[off:min(off+slotSize, len(b))]); valid && s > seq {
-			seq, rec = s, r
+	// The newer valid slot holds the record; the older one is decoded
+	// only if the newer one, checksum and all, is not JSON.
+	var slots [2]struct {
+		seq  uint64
+		body []byte
+	}
+	for i, off := range []int{0, slotSize} {
+		if off < len(b) {
+			slots[i].seq, slots[i].body, _ = slotBody(b[off:min(off+slotSize, len(b))])
 		}
 	}
-	return rec, seq, nil
+	if slots[1].seq > slots[0].seq {
+		slots[0], slots[1] = slots[1], slots[0]
+	}
+	for _, sl := range slots {
+		var r Record
+		if sl.body != nil && json.Unmarshal(sl.body, &r) == nil {
+			return r, sl.seq, nil
+		}
+	}
+	return Record{}, 0, nil
 }
 
 // ReadRecord returns what the attempt directory dir says of the attempt:
-// its record file and, for attempts of shims from before the record
+// its record file or, for an attempt of a shim from before the record
 // (which wrote shim.json, child.json and status.json), those files. A
 // field not written yet is nil. It fails only when a file that exists
 // cannot be read.
 func ReadRecord(dir string) (Record, error) {
 	rec, err := readRecordFile(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return rec, err
+	}
+	var legacy Record
+	if legacy.Shim, err = readLegacy[ProcInfo](dir, InfoFile); err != nil {
 		return Record{}, err
 	}
-	if rec.Shim == nil {
-		if p, err := readLegacy[ProcInfo](dir, InfoFile); err != nil {
-			return Record{}, err
-		} else if p != nil {
-			rec.Shim = p
-		}
+	if legacy.Child, err = readLegacy[ProcInfo](dir, ChildFile); err != nil {
+		return Record{}, err
 	}
-	if rec.Child == nil {
-		if p, err := readLegacy[ProcInfo](dir, ChildFile); err != nil {
-			return Record{}, err
-		} else if p != nil {
-			rec.Child = p
-		}
+	if legacy.Status, err = readLegacy[Status](dir, StatusFile); err != nil {
+		return Record{}, err
 	}
-	if rec.Status == nil {
-		if s, err := readLegacy[Status](dir, StatusFile); err != nil {
-			return Record{}, err
-		} else if s != nil {
-			rec.Status = s
-		}
-	}
-	return rec, nil
+	return legacy, nil
 }
 
 // readLegacy reads the JSON file name of dir, written by a shim from
@@ -328,6 +332,3 @@ func Withdraw(dir string) (bool, error) {
 	}
 	return true, nil
 }
-
-// recordFor reads the record of the attempt directory holding path.
-func recordFor(path string) (Record, error) { return readRecordFile(filepath.Dir(path)) }

@@ -1,8 +1,8 @@
 package shim
 
 import (
-	"errors"
 	"io/fs"
+	"path/filepath"
 	"time"
 )
 
@@ -64,20 +64,19 @@ type Status struct {
 	EndedAt   time.Time `json:"ended_at"`
 }
 
-// ReadStatus reads the status at path, D/status.json: that file when a
-// shim from before the record file wrote it, else the status in D's
-// record. None, which means the attempt has not ended or its shim died,
-// gives an error that matches fs.ErrNotExist.
+// ReadStatus reads the status at path, D/status.json: the status in D's
+// record (ReadRecord), which is that file for an attempt of a shim from
+// before the record file. None, which means the attempt has not ended
+// or its shim died, gives an error that matches fs.ErrNotExist.
 func ReadStatus(path string) (Status, error) {
-	var s Status
-	err := readJSON(path, &s)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return s, err
+	rec, err := ReadRecord(filepath.Dir(path))
+	if err != nil {
+		return Status{}, err
 	}
-	if rec, rerr := recordFor(path); rerr == nil && rec.Status != nil {
-		return *rec.Status, nil
+	if rec.Status == nil {
+		return Status{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
 	}
-	return Status{}, err
+	return *rec.Status, nil
 }
 
 // GiveUpFile is written, once, in the attempt directory when the shim
