@@ -100,10 +100,10 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		r.progress("[%d/%d] %s (about %s)", i+1, len(phases), p.title, round(p.estimate))
 		t0 := time.Now()
 		figs, err := p.do(ctx)
+		if ctx.Err() != nil {
+			return rep, ctx.Err() // also when the phase finished meanwhile
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
 			return rep, fmt.Errorf("bench: %s: %w", p.title, err)
 		}
 		left -= p.estimate

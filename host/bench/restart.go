@@ -56,6 +56,7 @@ func (r *run) restart(ctx context.Context) (_ []Figure, err error) {
 	if err := r.waitRunning(ctx, live.Client(), home, n); err != nil {
 		return nil, err
 	}
+	r.progress("      all %d sleepers run", n)
 	if err := live.Stop(bg); err != nil {
 		return nil, err
 	}

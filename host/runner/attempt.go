@@ -67,10 +67,15 @@ func (a *attempt) alive(rec shim.Record) bool {
 func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() {
-		a.requestCancel()
-	}
 	s := supervision{cancel: a.cancel, exited: a.exited}
+	if t, err := r.eng.GetTask(a.taskID); err == nil {
+		if t.CancelRequested() {
+			a.requestCancel()
+		}
+		// A task reattached after a restart has its processes recorded
+		// already: no commit for them again.
+		s.child = t.PID != 0 && t.Attempts == a.n
+	}
 	for {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s) {
 			return
