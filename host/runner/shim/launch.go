@@ -32,22 +32,25 @@ func Launch(exe string, args []string, env []string) (*os.Process, error) {
 	env, spec := takeSpec(env)
 	stdin, w := null, (*os.File)(nil)
 	if spec != nil {
-		if stdin, w, err = os.Pipe(); err != nil {
+		r, pw, err := os.Pipe()
+		if err != nil {
 			return nil, fmt.Errorf("launch %s: pipe for the spec: %w", exe, err)
 		}
-		defer w.Close()
-		defer stdin.Close()
+		defer pw.Close()
+		stdin, w = r, pw
 	}
 	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{
 		Env:   env,
 		Files: []*os.File{stdin, null, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
+	if stdin != null {
+		stdin.Close() // the shim has its own copy
+	}
 	if err != nil {
 		return nil, fmt.Errorf("launch %s: %w", exe, err)
 	}
 	if w != nil {
-		stdin.Close()
 		// A shim that is gone before it read the spec ran nothing; the
 		// gateway sees it exit without a record.
 		_, _ = w.Write(frame(spec))
