@@ -2,6 +2,8 @@ package pluginhost
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -27,4 +29,28 @@ type inProcess struct {
 
 func (p inProcess) HandleEvent(ctx context.Context, ev sdk.Event) error {
 	return p.c.HandleEvent(ctx, p.host, ev)
+}
+
+// inProcessHandlers returns the handlers of the supervisor's InProcess
+// controllers, by name; a name that is also a plugin's is refused.
+func (s *Supervisor) inProcessHandlers() (map[string]Handler, error) {
+	hs := map[string]Handler{}
+	for name, c := range s.cfg.InProcess {
+		if _, dup := s.instances[name]; dup {
+			return nil, fmt.Errorf("plugins: %q is both a plugin and a controller in this process; name it once", name)
+		}
+		hs[name] = InProcess(s.eng, name, c, s.cfg.Logger.Named("plugin."+name))
+	}
+	return hs, nil
+}
+
+// inProcessStatuses describes the in-process controllers: running, in
+// this process, since the supervisor was made; pending counts their
+// events in the outbox.
+func (s *Supervisor) inProcessStatuses(pending map[string]int) []Status {
+	var out []Status
+	for name := range s.inProcess {
+		out = append(out, Status{Name: name, State: StateRunning, PID: os.Getpid(), Since: s.since, Pending: pending[name]})
+	}
+	return out
 }

@@ -136,13 +136,11 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 		}
 		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
 	}
-	s.inProcess, s.since = map[string]Handler{}, time.Now()
-	for name, c := range cfg.InProcess {
-		if _, dup := s.instances[name]; dup {
-			return nil, fmt.Errorf("plugins: %q is both a plugin and a controller in this process; name it once", name)
-		}
-		s.inProcess[name] = InProcess(eng, name, c, cfg.Logger.Named("plugin."+name))
+	var err error
+	if s.inProcess, err = s.inProcessHandlers(); err != nil {
+		return nil, err
 	}
+	s.since = time.Now()
 	if s.cfg.Self == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -260,9 +258,7 @@ func (s *Supervisor) Statuses() []Status {
 			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name]})
 		in.mu.Unlock()
 	}
-	for name := range s.inProcess {
-		out = append(out, Status{Name: name, State: StateRunning, PID: os.Getpid(), Since: s.since, Pending: pending[name]})
-	}
+	out = append(out, s.inProcessStatuses(pending)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
