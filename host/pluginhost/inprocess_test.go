@@ -54,4 +54,3 @@ func TestInProcessController(t *testing.T) {
 		Plugins: []pluginhost.Spec{{Name: "nop"}}, InProcess: map[string]sdk.Controller{"nop": c}})
 	require.ErrorContains(t, err, `"nop" is both a plugin and a controller in this process`)
 }
-
