@@ -152,6 +152,12 @@ type Runner struct {
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
+	// probe makes the next batch's first launch go alone, before the
+	// others: at the start and after the store failed to write, so that
+	// a store that still cannot write fails one launch's commit, not a
+	// group of them that would take other parts' writes down with it.
+	// Only the dispatch loop touches it.
+	probe bool
 	// once marks a runner that settles what ended and follows nothing
 	// (Reconcile, Preview): it never waits for the network.
 	once bool
@@ -181,6 +187,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		files:    store.NewHealth(),
 
 		unrecorded: map[string]func() error{},
+		probe:      true,
 	}, nil
 }
 
@@ -252,7 +259,7 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
 		}
 		if hold := r.hold.Wait(); hold > 0 {
-			wait = hold
+			wait, r.probe = hold, true
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -272,9 +279,10 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 // stops launching once the store fails to record one.
 //
 // The tasks of one look at the queue, up to the room left, are launched
-// at once, each on its own goroutine: their commits (StartTask,
-// SetProcess) arrive together and share the store's group commits, and
-// one launch's disk and fork/exec waits overlap the others'.
+// at once, each on its own goroutine: their commits arrive together and
+// share the store's group commits, and one launch's disk and fork/exec
+// waits overlap the others'. The first launch after the start or after
+// the store failed to write goes alone first (see Runner.probe).
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	r.recordLaunches()
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
@@ -292,6 +300,13 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		nextRetry = next
 		if len(tasks) == 0 {
 			return nextRetry
+		}
+		if r.probe {
+			r.launch(ctx, tasks[0])
+			if r.hold.Wait() > 0 {
+				return nextRetry
+			}
+			r.probe, tasks = false, tasks[1:]
 		}
 		var wg sync.WaitGroup
 		for _, t := range tasks {
