@@ -347,6 +347,7 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
+	var p pace
 	for {
 		last, changed := t, l.changed()
 		var err error
@@ -374,7 +375,7 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 		case <-ctx.Done():
 		case <-changed:
 			continue
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(p.after(!t.UpdatedAt.Equal(last.UpdatedAt))):
 			continue
 		}
 		break
