@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/bench"
+	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
@@ -20,16 +21,21 @@ func newBenchCmd(e *env) *cobra.Command { return benchCmd(e, bench.Sizes{}) }
 // value: the full or quick sizes); tests make it smaller still.
 func benchCmd(e *env, sizes bench.Sizes) *cobra.Command {
 	var (
-		asJSON, quick bool
-		dir           string
+		asJSON, quick, skipLobster bool
+		dir                        string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure this machine against the performance targets (fsync, updates, dispatch, plugins, list, restart)",
+		Short: "Measure this machine against the performance targets (fsync, updates, dispatch, commands, workflows, plugins, list, restart)",
 		Long: `bench measures, on the file system of the home (or --dir), in one run of
 interleaved rounds, each figure of docs/performance.md beside its baseline:
 the raw fsync rate; guarded flow updates with 1 and 64 writers against it;
-task dispatch through a temporary gateway against bare fork/exec; the
+task dispatch through a temporary gateway against bare fork/exec, with the
+CPU per task and the tasks running at once; the time from a task's
+creation to its command's start; tasks run true and an in-process
+gateway's start and stop with no gateway running; workflow files run by
+flowgate pipeline run against Lobster (installed with npm into the scratch
+directory; left out, saying why, without npm or with --no-lobster); the
 controller round trip to a first-party plugin against the same controller
 in process; tasks flow list over 100,000 flows; and the gateway's restart
 time and memory with 100,000 flows and 1,000 running tasks. It prints each
@@ -50,7 +56,7 @@ goes to stderr.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			rep, err := bench.Run(ctx, bench.Config{Dir: dir, Quick: quick, Sizes: sizes, Progress: e.stderr, Controller: pipeline.New()})
+			rep, err := bench.Run(ctx, bench.Config{Dir: dir, Quick: quick, Sizes: sizes, Progress: e.stderr, Controller: pipeline.New(), Controllers: plugins.Controllers(), SkipLobster: skipLobster})
 			if err != nil {
 				return err
 			}
@@ -61,6 +67,7 @@ goes to stderr.`,
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&quick, "quick", false, "smaller workloads (10,000 flows, 100 running tasks, fewer rounds): well under a minute")
 	fl.StringVar(&dir, "dir", "", "measure the file system of this directory (default: the home)")
+	fl.BoolVar(&skipLobster, "no-lobster", false, "leave out the figures against Lobster (which npm installs into the scratch directory)")
 	return cmd
 }
 
@@ -101,6 +108,12 @@ func writeBench(w io.Writer, r bench.Report) {
 		fmt.Fprintln(w)
 		for _, n := range notes {
 			fmt.Fprintln(w, n)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintln(w)
+		for _, s := range r.Skipped {
+			fmt.Fprintln(w, "not measured: "+s)
 		}
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Line)

@@ -29,12 +29,12 @@ func TestBenchJSON(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	cmd := benchCmd(&env{stdout: &out, stderr: &errb}, tinyBench)
-	cmd.SetArgs([]string{"--quick", "--json", "--dir", dir})
+	cmd.SetArgs([]string{"--quick", "--json", "--no-lobster", "--dir", dir})
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	require.NoError(t, cmd.ExecuteContext(context.Background()), errb.String())
-	require.Contains(t, errb.String(), "[1/6]")
-	require.Contains(t, errb.String(), "[6/6] done")
+	require.Contains(t, errb.String(), "[1/9]")
+	require.Contains(t, errb.String(), "[9/9] done")
 
 	var rep struct {
 		Dir     string          `json:"dir"`
@@ -65,6 +65,7 @@ func TestBenchJSON(t *testing.T) {
 			Met  *bool  `json:"met"`
 			Note string `json:"note"`
 		} `json:"figures"`
+		Skipped []string `json:"skipped"`
 		Verdict struct {
 			Met    int      `json:"met"`
 			Total  int      `json:"total"`
@@ -116,8 +117,10 @@ func TestBenchJSON(t *testing.T) {
 			met++
 		}
 	}
-	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigController,
+	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigTaskCPU, bench.FigRunning,
+		bench.FigStartLatency, bench.FigTasksRun, bench.FigStartStop, bench.FigController,
 		bench.FigControllerRead, bench.FigList, bench.FigListAll, bench.FigRestart, bench.FigRSS}, names)
+	require.Len(t, rep.Skipped, 3, "the figures against Lobster, left out")
 	require.Equal(t, targets, rep.Verdict.Total)
 	require.Equal(t, met, rep.Verdict.Met)
 	require.Len(t, rep.Verdict.Missed, targets-met)

@@ -270,11 +270,11 @@ func TestControlCharactersAreMadeVisible(t *testing.T) {
 
 // TestMain lets this test binary serve as the flowgate binary when the
 // gateway under test starts it as a task's shim or a first-party plugin,
-// or when a test runs it as a gateway process to kill, as the fake
-// agent command-line tool of the session tests, and as a controller
-// plugin that provides pipeline stages.
+// or when a test runs it as a gateway process to kill or as "tasks run"
+// (flowgate bench does), as the fake agent command-line tool of the
+// session tests, and as a controller plugin that provides pipeline stages.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin" || os.Args[1] == "gateway") {
+	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin" || os.Args[1] == "gateway" || os.Args[1] == "tasks") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == fakeAgentCmd {

@@ -113,6 +113,16 @@ func (l *link) retry(ctx context.Context, again bool, call func(c api.Client) er
 	return err
 }
 
+// changed returns a channel closed at the next write to the store when
+// the gateway behind l is hosted in this process, and nil (which never
+// fires) otherwise: followers wait on it beside their timer.
+func (l *link) changed() <-chan struct{} {
+	if c, ok := l.c.(api.Changes); ok {
+		return c.Changed()
+	}
+	return nil
+}
+
 // resolve reads task id, through the next gateway when this one stopped.
 func (l *link) resolve(ctx context.Context, id string) (*sdk.Task, error) {
 	var t *sdk.Task

@@ -66,7 +66,12 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 // follows on through the next one (see link).
 func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool) (engine.FlowView, error) {
 	seen, woke := map[string]bool{}, map[string]bool{}
+	var (
+		p    pace
+		last int64
+	)
 	for {
+		changed := l.changed()
 		v, err := l.viewFlow(ctx, id)
 		if err != nil {
 			if gone(err) {
@@ -90,8 +95,10 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 		select {
 		case <-ctx.Done():
 			return v, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-changed:
+		case <-time.After(p.after(v.Revision != last)):
 		}
+		last = v.Revision
 	}
 }
 

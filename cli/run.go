@@ -288,7 +288,7 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
 		}
-		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store})
+		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store, Controllers: plugins.Controllers()})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -355,8 +355,9 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
+	var p pace
 	for {
-		last := t
+		last, changed := t, l.changed()
 		var err error
 		if t, err = l.resolve(ctx, t.ID); err != nil {
 			t = last
@@ -380,7 +381,9 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
+		case <-changed:
+			continue
+		case <-time.After(p.after(!t.UpdatedAt.Equal(last.UpdatedAt))):
 			continue
 		}
 		break

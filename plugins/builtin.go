@@ -1,16 +1,18 @@
 package plugins
 
 import (
+	"os"
 	"slices"
 
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// builtins returns the first-party controllers by name.
-func builtins() map[string]func() sdk.Controller {
-	return map[string]func() sdk.Controller{
-		pipeline.Name: pipeline.New,
+// builtins returns the first-party controllers by name, each made with
+// the environment getenv tells (the gateway's FLOWGATE_* settings).
+func builtins() map[string]func(getenv func(string) string) sdk.Controller {
+	return map[string]func(getenv func(string) string) sdk.Controller{
+		pipeline.Name: pipeline.NewFrom,
 	}
 }
 
@@ -20,7 +22,7 @@ func Builtin(name string) (sdk.Controller, bool) {
 	if !ok {
 		return nil, false
 	}
-	return mk(), true
+	return mk(os.Getenv), true
 }
 
 // Names lists the first-party controllers, sorted.
@@ -31,4 +33,12 @@ func Names() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Controllers returns how to make every first-party controller, by name:
+// what a gateway runs in its own process (gateway.Config.Controllers) when
+// the CLI hosts it for one command. The gateway calls each with the
+// environment the controller's plugin process would have had.
+func Controllers() map[string]func(getenv func(string) string) sdk.Controller {
+	return builtins()
 }

@@ -20,13 +20,14 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// buildFlowgate builds the flowgate binary the way users get it.
+// buildFlowgate builds the flowgate binary the way users get it, with
+// the lean flowgate-shim next to it, and returns the flowgate binary.
 func buildFlowgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "flowgate")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	dir := t.TempDir()
+	out, err := exec.Command("go", "build", "-o", dir, ".", "../flowgate-shim").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
-	return bin
+	return filepath.Join(dir, "flowgate")
 }
 
 // e2eDirs makes a home (short: unix socket paths are limited), a work

@@ -109,6 +109,6 @@ func TestSecretEnvIsNeverStored(t *testing.T) {
 		}))
 	}
 	require.Contains(t, looked, "flowgate.db")
-	require.Contains(t, looked, "spec.json")
+	require.Contains(t, looked, "record", "the walk read an attempt's record")
 	require.Contains(t, looked, "backup.db")
 }

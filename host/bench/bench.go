@@ -22,6 +22,14 @@ const (
 	FigListAll        = "flow_list_all"
 	FigRestart        = "gateway_restart"
 	FigRSS            = "gateway_rss"
+	FigTaskCPU        = "task_cpu"
+	FigRunning        = "tasks_running_at_once"
+	FigStartLatency   = "created_to_started"
+	FigTasksRun       = "tasks_run_no_gateway"
+	FigStartStop      = "inprocess_gateway_start_stop"
+	FigChainGateway   = "workflow_20_steps_gateway"
+	FigChainCold      = "workflow_20_steps_no_gateway"
+	FigForEach        = "workflow_for_each_100"
 )
 
 // listPage is the CLI's default page size (cli's defaultListLimit), the
@@ -35,6 +43,8 @@ type run struct {
 	sz    Sizes
 	tmp   string
 	start time.Time
+	// skipped lists the figures left out, each with why (Report.Skipped).
+	skipped []string
 }
 
 // phase is one part of a run.
@@ -90,10 +100,10 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		r.progress("[%d/%d] %s (about %s)", i+1, len(phases), p.title, round(p.estimate))
 		t0 := time.Now()
 		figs, err := p.do(ctx)
+		if ctx.Err() != nil {
+			return rep, ctx.Err() // also when the phase finished meanwhile
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
 			return rep, fmt.Errorf("bench: %s: %w", p.title, err)
 		}
 		left -= p.estimate
@@ -104,6 +114,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		}
 	}
 	rep.Seconds = time.Since(r.start).Seconds()
+	rep.Skipped = r.skipped
 	rep.Verdict = verdict(rep.Figures)
 	return rep, nil
 }
@@ -118,6 +129,12 @@ func (r *run) phases() []phase {
 			rounds * (s.Probe + 2*s.Updates), r.updates},
 		{fmt.Sprintf("task dispatch: %d rounds of %d tasks of true through a gateway, then by bare fork/exec", s.Rounds, s.DispatchTasks),
 			rounds * time.Duration(s.DispatchTasks) * 11 * time.Millisecond, r.dispatch},
+		{fmt.Sprintf("created to started: %d tasks of true one at a time", s.DispatchTasks/10),
+			time.Duration(s.DispatchTasks/10) * 30 * time.Millisecond, r.startLatency},
+		{fmt.Sprintf("commands with no gateway: %d runs of tasks run true, and of an in-process gateway's start and stop", s.Rounds*5),
+			time.Duration(s.Rounds*5) * 400 * time.Millisecond, r.commands},
+		{fmt.Sprintf("workflows against Lobster (npm install %s): %d rounds of a 20-step chain and a 100-way for_each", lobsterPackage, s.Rounds),
+			20*time.Second + rounds*8*time.Second, r.lobster},
 		{fmt.Sprintf("controller round trip: %d rounds of %d events to the pipeline plugin, then in process", s.Rounds, s.ControllerCalls),
 			2*time.Second + rounds*time.Duration(s.ControllerCalls)*6*time.Millisecond, r.controller},
 		{fmt.Sprintf("create %s flows (and %s for the baseline) with %d writers", thousands(int64(s.Flows)), thousands(int64(s.Flows/100)), s.Writers),

@@ -33,6 +33,15 @@ type Config struct {
 	// Logger is the parent of the temporary gateways' loggers; if nil,
 	// their logs are discarded.
 	Logger hclog.Logger
+	// SkipLobster leaves out the figures measured against Lobster, which
+	// npm installs into the scratch directory (tests, machines offline).
+	// They are also left out, with a note, when npm is missing or fails.
+	SkipLobster bool
+	// Controllers are the first-party controllers (plugins' Controllers),
+	// run in process by the gateway of the start-and-stop figure, as a
+	// command hosting a gateway runs them. Optional: without them that
+	// gateway has none.
+	Controllers map[string]func(getenv func(string) string) sdk.Controller
 	// Controller is the first-party pipeline controller (plugins/pipeline's
 	// New), called in process as the baseline of the controller round
 	// trip; the same controller is measured as Self serves it. Required:

@@ -132,7 +132,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 			Baseline: median(p50["inproc"][i]), BaselineTitle: "same controller in process", BaselineUnit: "ms", Target: target, Note: note}
 	}
 	return []Figure{
-		fig(FigController, "controller round trip, p50 (pipeline starts a step)", 0, &Target{Of: "ratio", Op: "<=", Limit: 10},
+		fig(FigController, "controller round trip, p50 (pipeline starts a step)", 0, &Target{Of: "ratio", Op: "<=", Limit: 2.5},
 			"flowgate plugin serve pipeline; 5 callbacks and 3 commits per event"),
 		fig(FigControllerRead, "controller round trip, p50 (repeated event, no write)", 1, nil,
 			"2 read callbacks: mostly the transport"),

@@ -8,21 +8,29 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/runner"
 )
 
 // newGateway returns a gateway over home admitting maxRunning tasks at
-// once. Its shims and first-party plugins are cfg.Self, started as the
-// gateway starts them: "Self shim DIR", "Self plugin serve NAME".
+// once, with no controller. See gateway.
 func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) {
+	return r.gateway(home, maxRunning, nil)
+}
+
+// gateway returns a gateway over home admitting maxRunning tasks at once
+// and running the first-party plugins builtins. Its shims and plugins are
+// started as a gateway whose executable is cfg.Self starts them:
+// "flowgate-shim DIR" when that binary is next to Self (else "Self shim
+// DIR"), "Self plugin serve NAME".
+func (r *run) gateway(home string, maxRunning int, builtins []string) (*gateway.Gateway, error) {
 	var fc gateway.FileConfig
 	fc.Limits.MaxRunning = maxRunning
 	self := r.cfg.Self
 	return gateway.New(gateway.Config{
-		Home: home, File: fc, Owner: "flowgate bench", Self: self,
+		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: builtins,
 		Logger: r.cfg.Logger.Named("bench"),
 		Launch: func(dir string, env []string) (*os.Process, error) {
-			return shim.Launch(self, []string{"shim", dir}, env)
+			return runner.LaunchShim(self, dir, env)
 		},
 	})
 }

@@ -9,9 +9,10 @@ import (
 
 // TestMain lets this test binary serve as the flowgate executable that a
 // run starts: "shim DIR" for task shims and "plugin serve NAME" for the
-// pipeline plugin, as the real binary does.
+// pipeline plugin, and "tasks run" for the command figures, as the real
+// binary does.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin") {
+	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin" || os.Args[1] == "tasks") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -19,6 +19,9 @@ type Report struct {
 	// Seconds is how long the run took.
 	Seconds float64  `json:"duration_seconds"`
 	Figures []Figure `json:"figures"`
+	// Skipped names the figures left out and why (Lobster not
+	// installable, say); they count toward no verdict.
+	Skipped []string `json:"skipped,omitempty"`
 	Verdict Verdict  `json:"verdict"`
 }
 

@@ -56,6 +56,7 @@ func (r *run) restart(ctx context.Context) (_ []Figure, err error) {
 	if err := r.waitRunning(ctx, live.Client(), home, n); err != nil {
 		return nil, err
 	}
+	r.progress("      all %d sleepers run", n)
 	if err := live.Stop(bg); err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int)
 			}
 			started := 0
 			for _, t := range page.Tasks {
-				if _, err := os.Stat(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
+				if _, err := shim.ReadInfo(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
 					started++
 				}
 			}

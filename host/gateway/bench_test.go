@@ -157,16 +157,17 @@ func dispatchShim(b *testing.B) (func(dir string, env []string) (*os.Process, er
 		b.Logf("go is not on PATH, so the flowgate binary cannot be built: using the test binary as the shim instead (figures are not those of a real install)")
 		return testShim, "the test binary (no go on PATH)"
 	}
-	bin := filepath.Join(b.TempDir(), "flowgate")
+	dir := b.TempDir()
 	start := time.Now()
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/flowgate/flowgate/cli/flowgate").CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", dir, "github.com/flowgate/flowgate/cli/flowgate", "github.com/flowgate/flowgate/cli/flowgate-shim").CombinedOutput()
 	if err != nil {
-		b.Fatalf("build the flowgate binary: %v\n%s", err, out)
+		b.Fatalf("build the flowgate binaries: %v\n%s", err, out)
 	}
-	b.Logf("built %s in %s", bin, time.Since(start).Round(time.Millisecond))
+	b.Logf("built flowgate and flowgate-shim in %s", time.Since(start).Round(time.Millisecond))
+	bin := filepath.Join(dir, "flowgate")
 	return func(dir string, env []string) (*os.Process, error) {
-		return shim.Launch(bin, []string{"shim", dir}, env)
-	}, "flowgate shim (built from ./cli/flowgate)"
+		return runner.LaunchShim(bin, dir, env)
+	}, "flowgate-shim (built from ./cli/flowgate-shim, next to ./cli/flowgate)"
 }
 
 // gatewayResult is one gateway round.

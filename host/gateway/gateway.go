@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,17 @@ type Config struct {
 	// Builtins names the first-party plugins Self serves. Each runs
 	// unless the config file names a plugin of the same name itself.
 	Builtins []string
+	// Controllers are first-party controllers this process runs itself
+	// instead of as plugin subprocesses, by name: events of the flows
+	// they drive are handed to them directly (pluginhost.InProcess), and
+	// no plugin process is started for them. The CLI passes them when it
+	// hosts a gateway for one command. A plugin the config file names
+	// takes precedence over a controller of the same name.
+	// Each is made when the gateway starts, with a getenv that answers as
+	// the environment of the plugin process it replaces would: the home,
+	// the stage path and the data directory (FLOWGATE_*), then this
+	// process's own.
+	Controllers map[string]func(getenv func(string) string) sdk.Controller
 	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
 	// Plugins, Self, Logger and LogLevel are filled in from the rest.
 	Supervisor pluginhost.SupervisorConfig
@@ -94,6 +106,8 @@ type Gateway struct {
 	ln       net.Listener
 	served   chan struct{}
 	started  time.Time
+	// changes wakes the in-process client's followers at every write.
+	changes api.Broadcast
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -144,7 +158,11 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	m := metrics.New(g.cfg.Logger.Named("metrics"))
-	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: m.StoreCommitted}
+	onCommit := func(d time.Duration) {
+		m.StoreCommitted(d)
+		g.changes.Notify()
+	}
+	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: onCommit}
 	st, err := g.openRecords(ctx, sopts)
 	if err != nil {
 		return err
@@ -189,6 +207,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		sc := g.cfg.Supervisor
 		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
 		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
+		sc.InProcess = g.inProcess()
 		if sc.Plugins, err = g.pluginSpecs(ctx, sc); err == nil {
 			sup, err = pluginhost.NewSupervisor(eng, sc)
 		}
@@ -277,7 +296,7 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 	}
 	specs = append(specs, found...)
 	for _, b := range g.cfg.Builtins {
-		if !named[b] {
+		if _, inProcess := g.cfg.Controllers[b]; !named[b] && !inProcess {
 			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
@@ -289,7 +308,7 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 		if env == nil {
 			env = map[string]string{}
 		}
-		for k, v := range map[string]string{home.EnvVar: g.cfg.Home, stagePathEnv: strings.Join(g.cfg.File.StagePath, string(os.PathListSeparator))} {
+		for k, v := range g.firstPartyEnv() {
 			if _, ok := env[k]; !ok {
 				env[k] = v
 			}
@@ -338,6 +357,39 @@ func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
 		}
 	}
 	return m
+}
+
+// firstPartyEnv is what a first-party controller is told, as a plugin
+// process or in this one: the home (FLOWGATE_HOME), the stage path
+// (FLOWGATE_STAGE_PATH) and the data directory (FLOWGATE_DATA_DIR). The
+// pipeline controller keeps state.set values under the home, finds
+// executable stages on the path, and keeps large values in the data
+// directory.
+func (g *Gateway) firstPartyEnv() map[string]string {
+	return map[string]string{
+		home.EnvVar:    g.cfg.Home,
+		stagePathEnv:   strings.Join(g.cfg.File.StagePath, string(os.PathListSeparator)),
+		sdk.DataDirEnv: filepath.Join(g.cfg.Home, home.DataDir),
+	}
+}
+
+// inProcess makes the controllers of Config.Controllers, but for those the
+// config file names as plugins, with the environment of firstPartyEnv.
+func (g *Gateway) inProcess() map[string]sdk.Controller {
+	env := g.firstPartyEnv()
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	cs := map[string]sdk.Controller{}
+	for name, mk := range g.cfg.Controllers {
+		if !slices.ContainsFunc(g.cfg.File.Plugins, func(s pluginhost.Spec) bool { return s.Name == name }) {
+			cs[name] = mk(getenv)
+		}
+	}
+	return cs
 }
 
 // Stop stops serving, stops dispatching and following tasks (they keep
@@ -453,3 +505,7 @@ func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceRepor
 
 // Close does nothing: the gateway owns the store.
 func (c *client) Close() error { return nil }
+
+// Changed returns a channel closed at the next write to the store (see
+// api.Changes).
+func (c *client) Changed() <-chan struct{} { return c.g.changes.Changed() }

@@ -88,10 +88,14 @@ func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 	}
 }
 
-// Names lists the plugins the supervisor runs, sorted.
+// Names lists the controllers the supervisor runs, as plugins or in this
+// process (SupervisorConfig.InProcess), sorted.
 func (s *Supervisor) Names() []string {
-	out := make([]string, 0, len(s.instances))
+	out := make([]string, 0, len(s.instances)+len(s.inProcess))
 	for name := range s.instances {
+		out = append(out, name)
+	}
+	for name := range s.inProcess {
 		out = append(out, name)
 	}
 	sort.Strings(out)

@@ -49,6 +49,12 @@ type SupervisorConfig struct {
 	// DataDir is passed to plugins (sdk.DataDirEnv): where controllers
 	// keep flows' large values. If empty, plugins get none.
 	DataDir string
+	// InProcess are controllers run in this process instead of as
+	// plugins, by name (see InProcess): no process is started for them,
+	// they never restart, their Shutdown is not called (they live as long
+	// as the process), and Statuses lists them as running in this
+	// process. A name must not also be in Plugins.
+	InProcess map[string]sdk.Controller
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -94,6 +100,10 @@ type Supervisor struct {
 	instances map[string]*instance
 	// stagesMu orders the checks of the stages plugins declare.
 	stagesMu sync.Mutex
+	// inProcess are the handlers of cfg.InProcess, by name; fixed by
+	// NewSupervisor, as is since, when they became available.
+	inProcess map[string]Handler
+	since     time.Time
 }
 
 // instance is the current process of one plugin.
@@ -147,6 +157,9 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 	if s.cfg, err = s.cfg.withSelf(); err != nil {
 		return nil, err
 	}
+	if s.inProcess, err = s.inProcessHandlers(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -192,8 +205,14 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 // Stopping a stopped supervisor does nothing.
 func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
 
-// Handler returns the live instance of controller name, for delivery.
-func (s *Supervisor) Handler(name string) (Handler, error) { return s.plugin(name) }
+// Handler returns the live instance of controller name, for delivery: a
+// controller of InProcess, or the plugin's current instance.
+func (s *Supervisor) Handler(name string) (Handler, error) {
+	if h, ok := s.inProcess[name]; ok {
+		return h, nil
+	}
+	return s.plugin(name)
+}
 
 // plugin returns the connection to the live instance of plugin name, or
 // an error that says why there is none (ErrUnavailable while it starts or
@@ -234,6 +253,7 @@ func (s *Supervisor) Statuses() []Status {
 			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages})
 		in.mu.Unlock()
 	}
+	out = append(out, s.inProcessStatuses(pending)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -77,7 +75,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 		ids = append(ids, h.create(h.spec(fmt.Sprintf("echo x >> ran-%d; sleep 0.5", i))).ID)
 	}
 	waitFor(t, "the first task's child to start", func() bool {
-		return exists(filepath.Join(runner.LogDir(h.dir, ids[0], 1), shim.ChildFile))
+		return childStarted(runner.LogDir(h.dir, ids[0], 1))
 	})
 	h.restart()
 	for i, id := range ids {

@@ -44,8 +44,9 @@ func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
 
 func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) }
 
-// alive reports whether the attempt's shim still runs.
-func (a *attempt) alive() bool {
+// alive reports whether the attempt's shim still runs; rec is the
+// attempt's record as last read.
+func (a *attempt) alive(rec shim.Record) bool {
 	if a.own {
 		select {
 		case <-a.exited:
@@ -54,8 +55,7 @@ func (a *attempt) alive() bool {
 			return true
 		}
 	}
-	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
-	return err == nil && shim.Alive(info)
+	return rec.Shim != nil && shim.Alive(*rec.Shim)
 }
 
 // supervise follows a until it settles: it records progress as the task
@@ -67,10 +67,15 @@ func (a *attempt) alive() bool {
 func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() {
-		a.requestCancel()
-	}
 	s := supervision{cancel: a.cancel, exited: a.exited}
+	if t, err := r.eng.GetTask(a.taskID); err == nil {
+		if t.CancelRequested() {
+			a.requestCancel()
+		}
+		// A task reattached after a restart has its processes recorded
+		// already: no commit for them again.
+		s.child = t.PID != 0 && t.Attempts == a.n
+	}
 	for {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s) {
 			return
@@ -108,18 +113,26 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 	if s.stopping && r.signalShim(a) {
 		s.stopping = false
 	}
-	if !s.child {
-		s.child = r.recordChild(a)
+	// One read of the record serves the whole step.
+	rec, err := shim.ReadRecord(a.dir)
+	if err != nil {
+		r.log.Warn("read the attempt record", "task", a.taskID, "error", err)
+		return false
+	}
+	if !s.child && rec.Status == nil {
+		// A task that ended already gets its end recorded, not its
+		// processes: one commit fewer on a short task's path.
+		s.child = r.recordChild(a, rec)
 	}
 	r.pumpProgress(a)
 	if !s.gaveUp {
 		s.gaveUp = r.giveUp(a, nil)
 	}
-	if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-		r.settle(ctx, a, st)
+	if rec.Status != nil {
+		r.settle(ctx, a, *rec.Status)
 		return r.hold.Wait() == 0
 	}
-	if !a.alive() {
+	if !a.alive(rec) {
 		// The status may have landed between the two reads.
 		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
 			r.settle(ctx, a, st)
@@ -144,16 +157,21 @@ func chanClosed(c <-chan struct{}) bool {
 	}
 }
 
-// recordChild puts the child's pid and start time, once the shim has
-// written them, on the task (its PID and PIDStartTime), so the audit and
-// maintenance can check the process itself. It reports whether there is
-// nothing more to record.
-func (r *Runner) recordChild(a *attempt) bool {
-	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile))
-	if err != nil {
+// recordChild puts the identities of the child and of its shim, once the
+// shim has recorded the child's start in rec (the attempt's record), on
+// the task (PID, PIDStartTime,
+// ShimPID, ShimStartTime) in one commit, so the audit and maintenance can
+// check the processes themselves. It reports whether there is nothing
+// more to record.
+func (r *Runner) recordChild(a *attempt, rec shim.Record) bool {
+	if rec.Child == nil {
 		return false // not started yet
 	}
-	if _, err := r.eng.SetProcess(a.taskID, a.n, engine.StartInput{PID: info.PID, PIDStartTime: info.StartTime}); r.hold.Observe(err) != nil {
+	in := engine.StartInput{PID: rec.Child.PID, PIDStartTime: rec.Child.StartTime}
+	if rec.Shim != nil {
+		in.ShimPID, in.ShimStartTime = rec.Shim.PID, rec.Shim.StartTime
+	}
+	if _, err := r.eng.SetProcess(a.taskID, a.n, in); r.hold.Observe(err) != nil {
 		r.log.Debug("record the child process", "task", a.taskID, "error", err)
 	}
 	return true
@@ -376,14 +394,15 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 		}
 		dir := r.attemptDir(task.ID, task.Attempts)
 		if claimed, err := shim.Claimed(dir); err != nil || !claimed {
-			// Withdraw the spec first, then look again: a shim that
-			// claims the attempt after this sees the spec gone and does
-			// not start the command (see shim.Claimed). A preview only
-			// looks, and shows the attempt queued again as this would.
+			// Withdraw the attempt, race-free: a shim that comes later
+			// finds it withdrawn and does not start the command (see
+			// shim.Withdraw). A preview only looks, and shows the
+			// attempt queued again as this would.
+			withdrawn := err == nil && r.preview
 			if !r.preview {
-				_ = os.Rename(filepath.Join(dir, shim.SpecFile), filepath.Join(dir, shim.SpecFile+".withdrawn"))
+				withdrawn, err = shim.Withdraw(dir)
 			}
-			if claimed, err = shim.Claimed(dir); err == nil && !claimed {
+			if err == nil && withdrawn {
 				r.requeueUnstarted(task, "the gateway stopped before its shim started")
 				continue
 			}
@@ -394,10 +413,11 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 			r.follow(a)
 			continue
 		}
-		switch st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); {
-		case err == nil:
-			r.settle(ctx, a, st)
-		case !a.alive():
+		rec, err := shim.ReadRecord(dir)
+		switch {
+		case err == nil && rec.Status != nil:
+			r.settle(ctx, a, *rec.Status)
+		case err == nil && !a.alive(rec):
 			r.lose(a, "its shim exited without recording how the task ended")
 		case task.CancelRequested() && !r.preview:
 			// A cancel asked for while no gateway followed the task: the

@@ -31,7 +31,7 @@ func TestCancelRunningTask(t *testing.T) {
 	// The child of the shell keeps the group alive should the shell go.
 	task := h.create(h.spec("sleep 30 & sleep 30; wait"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
 	require.NoError(t, err)
 	waitFor(t, "the child's identity on the task", func() bool {
@@ -76,7 +76,7 @@ func TestCancelWhileShimStarts(t *testing.T) {
 	got := h.wait(task.ID)
 	require.Equal(t, sdk.TaskCancelled, got.Status)
 	require.Equal(t, "cancelled", got.Reason)
-	if exists(filepath.Join(runner.LogDir(h.dir, task.ID, 1), shim.ChildFile)) {
+	if childStarted(runner.LogDir(h.dir, task.ID, 1)) {
 		requireGroupGone(t, h, task.ID, 1)
 	}
 }

@@ -5,25 +5,28 @@
 //
 // Every attempt runs under a shim (package shim): a small process in its
 // own session that owns the task's process group, writes its output to
-// files, enforces its budgets, and records its exit status atomically. The
-// runner only starts shims and reads what they write, so a task outlives
-// the runner: Stop leaves tasks running, and the next Start reattaches to
-// live shims (identified by pid and start time, never pid alone), settles
-// the attempts whose status file appeared meanwhile, and marks the rest
-// lost.
+// files, enforces its budgets, and records its exit status durably in the
+// attempt's record file. The runner only starts shims (the lean
+// flowgate-shim binary when it sits next to the running executable),
+// hands each its spec on a pipe, and reads what they record, so a task
+// outlives the runner: Stop leaves tasks running, and the next Start
+// reattaches to live shims (identified by pid and start time, never pid
+// alone), settles the attempts whose status was recorded meanwhile, and
+// marks the rest lost.
 //
 // # Never twice
 //
 // An attempt is recorded as running before its shim starts. At recovery,
-// an attempt whose shim never claimed it (no shim.json) is withdrawn and
-// queued again: its command certainly did not run. A lost attempt (a dead
+// an attempt whose shim never claimed it (no record file) is withdrawn
+// (shim.Withdraw) and queued again: its command certainly did not run. A lost attempt (a dead
 // shim without a status) is re-run only when the task's retry policy says
 // safe_to_repeat, since the command may have had side effects.
 //
 // # Admission, retries, progress
 //
 // At most MaxRunning tasks run; the rest wait in FIFO order and survive
-// restarts. A failed attempt is retried with backoff (Backoff) while its
+// restarts. When there is room for several, they are launched at once,
+// so their commits share the store's group commits. A failed attempt is retried with backoff (Backoff) while its
 // policy allows, after it is classified (see Failure classification).
 // Progress lines are read from
 // the task's progress file and recorded with their file offset, in one

@@ -138,9 +138,9 @@ func (h *home) cleanup() {
 			h.t.Errorf("close the store: %v", err)
 		}
 	}
-	shims, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*", shim.InfoFile))
-	for _, path := range shims {
-		dir := filepath.Dir(path)
+	dirs, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*"))
+	for _, dir := range dirs {
+		path := filepath.Join(dir, shim.InfoFile)
 		if c, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile)); err == nil && c.PID != os.Getpid() && shim.Alive(c) {
 			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
 		}
@@ -225,6 +225,20 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// childStarted reports whether the shim of attempt directory dir recorded
+// its child's start.
+func childStarted(dir string) bool {
+	_, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
+	return err == nil
+}
+
+// attemptEnded reports whether the shim of attempt directory dir recorded
+// how the attempt ended.
+func attemptEnded(dir string) bool {
+	_, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
+	return err == nil
 }
 
 // exists reports whether a file is at path.

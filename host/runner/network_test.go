@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -172,7 +170,7 @@ func TestReconcileLeavesANetworkWaitToTheGateway(t *testing.T) {
 	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
 	h.close()
 	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
-	waitFor(t, "the attempt to end", func() bool { return exists(filepath.Join(runner.LogDir(h.dir, task.ID, 1), shim.StatusFile)) })
+	waitFor(t, "the attempt to end", func() bool { return attemptEnded(runner.LogDir(h.dir, task.ID, 1)) })
 
 	h.open()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)

@@ -25,7 +25,7 @@ func TestPreview(t *testing.T) {
 	h := startHome(t, nil)
 	live := h.create(h.spec("sleep 30"))
 	liveDir := runner.LogDir(h.dir, live.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(liveDir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(liveDir) })
 	h.close()
 	h.open()
 	_, err := h.eng().CancelTask(live.ID)

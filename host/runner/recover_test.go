@@ -214,7 +214,7 @@ func TestReattachAfterRestart(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 1; echo x >> ran; echo done"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	h.restart()
 
 	got := h.wait(task.ID)
@@ -229,7 +229,7 @@ func TestCancelAfterRestart(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	h.restart()
 
 	_, err := h.eng().CancelTask(task.ID)
@@ -247,7 +247,7 @@ func TestRecoverDeadShimStopsOrphan(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	h.close()
 	s, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile))
 	require.NoError(t, err)
@@ -274,7 +274,7 @@ func TestReconcile(t *testing.T) {
 	h := startHome(t, nil)
 	live := h.create(h.spec("sleep 30"))
 	liveDir := runner.LogDir(h.dir, live.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(liveDir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(liveDir) })
 	h.close()
 	h.open()
 
@@ -329,7 +329,7 @@ func TestReconcileDeliversACancel(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return exists(filepath.Join(dir, shim.ChildFile)) })
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	h.close()
 	h.open()
 

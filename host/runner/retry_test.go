@@ -215,7 +215,7 @@ func TestRetry(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, tasks, 1, "a retry is the same task, not a new one")
 		for n := 1; n <= 2; n++ {
-			require.FileExists(t, runner.LogDir(h.dir, task.ID, n)+"/status.json")
+			require.True(t, attemptEnded(runner.LogDir(h.dir, task.ID, n)), "attempt %d has no status", n)
 		}
 	})
 

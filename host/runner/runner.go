@@ -31,8 +31,12 @@ type Config struct {
 	// zero, 8.
 	MaxRunning int
 	// Launch starts the shim for an attempt directory with env as its
-	// whole environment and returns its process. If nil, the running
-	// executable is started as "<exe> shim <dir>", detached in its own
+	// whole environment and returns its process. env carries the spec
+	// (shim.SpecEntry), which shim.Launch hands to the shim on a pipe, so
+	// a Launch must start the shim through shim.Launch. If nil, the lean shim
+	// binary (ShimBinary) next to the running executable is started as
+	// "flowgate-shim <dir>", or, when there is none, the running
+	// executable as "<exe> shim <dir>"; either detached in its own
 	// session.
 	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll is how often a running task's progress and status files are
@@ -111,15 +115,6 @@ func (c Config) Validate() error {
 	return c.Diagnoser.Validate()
 }
 
-// launchSelf starts this executable as the shim for dir.
-func launchSelf(dir string, env []string) (*os.Process, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
-	}
-	return shim.Launch(exe, []string{"shim", dir}, env)
-}
-
 // Runner starts queued tasks as supervised processes, follows them, and
 // records how they end. Every task runs under a shim that owns the process,
 // so a task outlives the runner: Stop leaves running tasks running, and the
@@ -157,6 +152,12 @@ type Runner struct {
 	// preview keeps recover to the engine's records: set by Preview, it
 	// withdraws no launch and signals no process.
 	preview bool
+	// probe makes the next batch's first launch go alone, before the
+	// others: at the start and after the store failed to write, so that
+	// a store that still cannot write fails one launch's commit, not a
+	// group of them that would take other parts' writes down with it.
+	// Only the dispatch loop touches it.
+	probe bool
 	// once marks a runner that settles what ended and follows nothing
 	// (Reconcile, Preview): it never waits for the network.
 	once bool
@@ -186,6 +187,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		files:    store.NewHealth(),
 
 		unrecorded: map[string]func() error{},
+		probe:      true,
 	}, nil
 }
 
@@ -257,7 +259,7 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
 		}
 		if hold := r.hold.Wait(); hold > 0 {
-			wait = hold
+			wait, r.probe = hold, true
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -274,7 +276,13 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 // dispatch launches runnable tasks while there is room and returns the
 // earliest retry time it saw among the tasks still waiting. It first
 // records the launches that did not happen and could not be recorded, and
-// stops at the first launch the store fails to record.
+// stops launching once the store fails to record one.
+//
+// The tasks of one look at the queue, up to the room left, are launched
+// at once, each on its own goroutine: their commits arrive together and
+// share the store's group commits, and one launch's disk and fork/exec
+// waits overlap the others'. The first launch after the start or after
+// the store failed to write goes alone first (see Runner.probe).
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	r.recordLaunches()
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
@@ -293,12 +301,22 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		if len(tasks) == 0 {
 			return nextRetry
 		}
-		for _, t := range tasks {
-			if ctx.Err() != nil || r.hold.Wait() > 0 {
+		if r.probe {
+			r.launch(ctx, tasks[0])
+			if r.hold.Wait() > 0 {
 				return nextRetry
 			}
-			r.launch(ctx, t)
+			r.probe, tasks = false, tasks[1:]
 		}
+		var wg sync.WaitGroup
+		for _, t := range tasks {
+			wg.Go(func() {
+				if ctx.Err() == nil && r.hold.Wait() == 0 {
+					r.launch(ctx, t)
+				}
+			})
+		}
+		wg.Wait()
 	}
 	return nextRetry
 }
@@ -317,8 +335,9 @@ func LogDir(dir, taskID string, n int) string {
 }
 
 // launch starts the next attempt of a queued task: it records the attempt
-// as running first, then writes the spec and starts the shim, so a crash
-// between the two is seen at the next start as an attempt that never ran.
+// as running first, then starts the shim and hands it the spec, so a
+// crash between the two is seen at the next start as an attempt that
+// never ran (no shim claimed it).
 func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
@@ -352,12 +371,16 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	if err == nil {
 		err = createPrivate(spec.ProgressPath)
 	}
+	if err == nil {
+		err = shim.Prepare(dir)
+	}
 	if err == nil && task.Spec.Input != "" {
 		spec.StdinPath = filepath.Join(dir, "stdin")
 		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
 	}
+	var handoff string
 	if err == nil {
-		err = shim.WriteSpec(dir, spec)
+		handoff, err = shim.SpecEntry(spec)
 	}
 	if err == nil || store.DiskFull(err) {
 		r.files.Record(err)
@@ -379,15 +402,10 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
 		return
 	}
-	proc, err := r.cfg.Launch(dir, env)
+	proc, err := r.cfg.Launch(dir, append(env, handoff))
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return
-	}
-	if st, err := shim.StartTime(proc.Pid); err == nil {
-		if _, err := r.eng.SetProcess(task.ID, n, engine.StartInput{ShimPID: proc.Pid, ShimStartTime: st}); r.hold.Observe(err) != nil {
-			r.log.Debug("record shim", "task", task.ID, "error", err)
-		}
 	}
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)

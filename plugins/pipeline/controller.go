@@ -21,6 +21,13 @@ const Version = "0.1.0"
 // under its data directory which the state names.
 func New() sdk.Controller { return NewWithOptions(OptionsFromEnv()) }
 
+// NewFrom returns the pipeline controller with the options getenv tells
+// (OptionsFrom): a gateway that runs it in its own process passes the
+// environment its plugin process would have had.
+func NewFrom(getenv func(string) string) sdk.Controller {
+	return NewWithOptions(OptionsFrom(getenv))
+}
+
 // NewIn returns the pipeline controller with data directory dir and no
 // other options (see Options.DataDir).
 func NewIn(dir string) sdk.Controller { return NewWithOptions(Options{DataDir: dir}) }

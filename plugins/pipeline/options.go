@@ -48,13 +48,17 @@ type Options struct {
 	PluginStages []sdk.Stage
 }
 
-// OptionsFromEnv returns the options of a gateway's home: StateDir and
-// StagesDir under $FLOWGATE_HOME, then the directories in
-// $FLOWGATE_STAGE_PATH, and the data directory of $FLOWGATE_DATA_DIR.
+// OptionsFromEnv returns the options of a gateway's home, from this
+// process's environment (see OptionsFrom).
+func OptionsFromEnv() Options { return OptionsFrom(os.Getenv) }
+
+// OptionsFrom returns the options of a gateway's home as getenv tells
+// them: StateDir and StagesDir under $FLOWGATE_HOME, then the directories
+// in $FLOWGATE_STAGE_PATH, and the data directory of $FLOWGATE_DATA_DIR.
 // Without $FLOWGATE_HOME only the stage path and data directory are set.
-func OptionsFromEnv() Options {
-	o := HomeOptions(os.Getenv(HomeEnv), filepath.SplitList(os.Getenv(StagePathEnv)))
-	o.DataDir = os.Getenv(sdk.DataDirEnv)
+func OptionsFrom(getenv func(string) string) Options {
+	o := HomeOptions(getenv(HomeEnv), filepath.SplitList(getenv(StagePathEnv)))
+	o.DataDir = getenv(sdk.DataDirEnv)
 	return o
 }
 

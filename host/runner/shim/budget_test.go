@@ -1,6 +1,7 @@
 package shim_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,7 +80,8 @@ func TestShimDeadline(t *testing.T) {
 		require.Equal(t, -1, st.ExitCode)
 		require.Empty(t, st.Signal)
 		require.NoFileExists(t, a.path("ran"))
-		require.NoFileExists(t, a.path(shim.ChildFile))
+		_, err := shim.ReadInfo(a.path(shim.ChildFile))
+		require.ErrorIs(t, err, fs.ErrNotExist, "no child identity: the child never started")
 	})
 }
 

@@ -2,37 +2,45 @@
 // outlives the gateway, and holds the helpers the gateway uses to start,
 // find and signal it.
 //
-// The gateway writes the attempt's Spec into an attempt directory D and
-// starts "flowgate shim D" with Launch: a new session, stdio on
+// The gateway makes an attempt directory D and starts "flowgate-shim D"
+// (or "flowgate shim D") with Launch: a new session, stdout and stderr on
 // /dev/null, no parent-death signal, so the shim survives the gateway
-// being SIGKILLed. The shim (Main) starts the command as its child, in a
-// process group of its own inside the shim's session, enforces the
-// attempt's limits, and records how it ended. Everything the two sides
-// tell each other goes through files in D.
+// being SIGKILLed. The attempt's Spec reaches the shim on its stdin, a
+// pipe. The shim (Main) starts the command as its child, in a process
+// group of its own inside the shim's session, enforces the attempt's
+// limits, and records how it ended.
 //
-// # File protocol
+// # Files
 //
-// All JSON files are written atomically (WriteJSONAtomic: temp file in D,
-// fsync, rename, fsync D), so a reader sees a file whole or not at all.
-// Field names are snake_case; durations are Go duration strings ("1m30s").
+// An attempt costs one directory and three files:
 //
-//	spec.json    Spec. Written by the gateway (WriteSpec) before launch;
-//	             read by the shim. Renaming it away before the shim
-//	             claims the attempt withdraws it (see Claimed).
-//	shim.json    ProcInfo of the shim (InfoFile), written by the shim
-//	             before it starts the child. Present: the child may have
-//	             started. Absent: it certainly has not (Claimed).
-//	child.json   ProcInfo of the child, with its PGID (= its PID), written
-//	             right after the child started.
+//	record       Record: the shim's identity, then the child's, then
+//	             the Status. The shim creates it exclusively, which
+//	             claims the attempt, before the child starts; the gateway
+//	             withdraws an attempt no shim claimed by creating it
+//	             first (Withdraw), so exactly one of the two wins.
 //	stdout,      The child's fds 1 and 2 themselves, opened
 //	stderr       O_WRONLY|O_CREATE|O_APPEND 0600. The shim never copies
 //	             output, so its memory stays flat whatever the volume.
-//	status.json  Status, written once, after the child and every process
-//	             left in its group are gone. Its presence means the
-//	             attempt is over.
 //
-// Read them with ReadSpec, ReadInfo and ReadStatus; a file not written yet
-// gives an error matching fs.ErrNotExist.
+// The record is written in place: two checksummed slots of 4 KiB,
+// written alternately, as bbolt writes its meta pages; a write torn by a
+// crash leaves the slot before it. The claim and the status are synced
+// with fdatasync, and the claim also syncs the directory, so that after a
+// crash of the machine an attempt whose child may have run is never
+// taken for one that did not. The child's identity is not synced: it
+// outlives any process crash, and no process outlives the machine's. Read it with ReadRecord, or a field with ReadInfo and ReadStatus.
+//
+// Shims from before the record file wrote spec.json, shim.json,
+// child.json and status.json instead, each atomically; ReadRecord,
+// ReadInfo, ReadStatus, Claimed and Withdraw still read them, so a
+// gateway upgraded while such shims run follows them to the end. A shim
+// whose stdin is not a pipe reads D/spec.json (WriteSpec).
+//
+// A spec cut short on the pipe, because the gateway died handing it
+// over, makes the shim exit at once without claiming the attempt. Status
+// is the status once the child and every process left in its group are
+// gone: its presence means the attempt is over.
 //
 // # Outcomes
 //
@@ -49,8 +57,7 @@
 //
 // A start failure has exit code ExitNotFound (127) when the command does
 // not exist and ExitCannotRun (126) for every other cause: a file that is
-// not executable, a missing cwd or stdin file, a missing or invalid
-// spec.json. A deadline already past, or a cancel, before the child
+// not executable, a missing cwd or stdin file, an invalid spec. A deadline already past, or a cancel, before the child
 // started keeps it from starting: ExitSignaled with that reason and no
 // signal. Only the first reason counts.
 //
@@ -75,10 +82,10 @@
 // kern.proc.pid on macOS. Alive is true only for a
 // live, non-zombie process with that start time, and Signal refuses to
 // signal a pid that now belongs to someone else. After a gateway restart:
-// status.json present means the attempt ended; shim.json present and the
-// shim Alive means it is still supervised; shim.json present, shim gone
-// and no status means the shim died, and a child still Alive per
-// child.json can be stopped with SignalGroup(child.PGID, ...).
+// a status in the record means the attempt ended; the shim's identity
+// there and the shim Alive means it is still supervised; the shim gone
+// and no status means the shim died, and a child still Alive per the
+// record can be stopped with SignalGroup(child.PGID, ...).
 //
 // # Platforms
 //
@@ -98,5 +105,5 @@
 // before. The runner starts the shim with a minimal environment (see
 // runner.BaseEnv) plus the values it holds for the task in memory (the
 // caller's environment with --inherit-env, --secret-env values), so those
-// values reach the child without ever being in spec.json.
+// values reach the child without ever being in a file.
 package shim

@@ -41,12 +41,13 @@ func ExampleWriteSpec() {
 
 // Starting a shim and following it: what the gateway does for one attempt.
 func ExampleLaunch() {
-	dir := "/var/lib/flowgate/logs/t-1/1" // holds spec.json
-	exe, err := os.Executable()
+	dir := "/var/lib/flowgate/logs/t-1/1"
+	entry, err := shim.SpecEntry(shim.Spec{TaskID: "t-1", FlowID: "f-1", Attempt: 1, Shell: "make test"})
 	if err != nil {
 		panic(err)
 	}
-	proc, err := shim.Launch(exe, []string{"shim", dir}, nil)
+	// The spec reaches the shim on its stdin.
+	proc, err := shim.Launch("/usr/local/bin/flowgate-shim", []string{dir}, append(os.Environ(), entry))
 	if err != nil {
 		panic(err)
 	}

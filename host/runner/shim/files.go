@@ -10,33 +10,46 @@ import (
 )
 
 // Names of the files in an attempt directory. See the package
-// documentation for who writes each and when.
+// documentation for who writes each and when. The JSON files are those
+// of shims from before the record file (RecordFile), which this package
+// still reads: ReadInfo and ReadStatus take their paths and read the
+// same fields from the record when the file is not there.
 const (
-	// SpecFile holds the Spec; the gateway writes it before launching.
+	// SpecFile held the Spec, written by the gateway before launching;
+	// a spec now reaches the shim on its stdin (see Launch). The shim
+	// still reads the file when its stdin is not a pipe.
 	SpecFile = "spec.json"
-	// InfoFile holds the shim's own ProcInfo, written before the child
-	// starts.
+	// InfoFile held the shim's own ProcInfo (Record.Shim).
 	InfoFile = "shim.json"
-	// ChildFile holds the child's ProcInfo, written after it started.
+	// ChildFile held the child's ProcInfo (Record.Child).
 	ChildFile = "child.json"
-	// StatusFile holds the Status, written once the child has ended.
+	// StatusFile held the Status (Record.Status).
 	StatusFile = "status.json"
 	// StdoutFile and StderrFile receive the child's output.
 	StdoutFile = "stdout"
 	StderrFile = "stderr"
 )
 
-// Claimed reports whether the shim of attempt directory dir has claimed
-// the attempt by writing shim.json: from then on the child may have
-// started; before, it certainly has not. When the answer is unknown it
-// returns true, the safe side, and the error.
-//
-// To withdraw an unclaimed attempt race-free, rename spec.json away first
-// and call Claimed after: a shim that claims the attempt checks, after
-// writing shim.json, that spec.json is still there; when it is not, the
-// shim does not start the child and writes a "start-failed" status saying
-// the spec was withdrawn.
+// Claimed reports whether a shim has claimed attempt directory dir by
+// writing its identity to the record (or, a shim from before the record
+// file, by writing shim.json): from then on the child may have started;
+// before, it certainly has not. An attempt the gateway withdrew
+// (Withdraw) is not claimed. When the answer is unknown it returns true,
+// the safe side, and the error.
 func Claimed(dir string) (bool, error) {
+	rec, err := readRecordFile(dir)
+	switch {
+	case err == nil && (rec.Shim != nil || rec.Status != nil && !rec.withdrawn()):
+		return true, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return true, err
+	}
+	return legacyClaimed(dir)
+}
+
+// legacyClaimed reports whether a shim from before the record file
+// claimed dir: it wrote shim.json.
+func legacyClaimed(dir string) (bool, error) {
 	_, err := os.Stat(filepath.Join(dir, InfoFile))
 	switch {
 	case err == nil:

@@ -7,13 +7,18 @@ import (
 )
 
 // Launch starts exe with args as a detached process, the way the gateway
-// starts "flowgate shim D": in a new session (so it has no controlling
+// starts "flowgate-shim D": in a new session (so it has no controlling
 // terminal and no signal aimed at the gateway's group reaches it), with
-// stdin, stdout and stderr on /dev/null, and without a parent-death
-// signal, so it outlives the caller even a SIGKILLed one. exe is a path;
-// it is not looked up in PATH. env is the whole environment of the new
-// process; nil means the caller's. The new process keeps the caller's
-// working directory.
+// stdout and stderr on /dev/null, and without a parent-death signal, so
+// it outlives the caller even a SIGKILLed one. exe is a path; it is not
+// looked up in PATH. env is the whole environment of the new process;
+// nil means the caller's. The new process keeps the caller's working
+// directory.
+//
+// When env holds a SpecEnv entry (SpecEntry), Launch takes it out and
+// writes the spec to the new process's stdin, a pipe, before it returns;
+// otherwise stdin is /dev/null. A caller that dies while writing leaves
+// the shim a spec cut short, on which it runs nothing.
 //
 // The caller should Wait on the returned process if it stays alive long
 // enough to reap it; if the caller dies first, init (or the nearest
@@ -24,13 +29,31 @@ func Launch(exe string, args []string, env []string) (*os.Process, error) {
 		return nil, fmt.Errorf("launch %s: %w", exe, err)
 	}
 	defer null.Close()
+	env, spec := takeSpec(env)
+	stdin, w := null, (*os.File)(nil)
+	if spec != nil {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("launch %s: pipe for the spec: %w", exe, err)
+		}
+		defer pw.Close()
+		stdin, w = r, pw
+	}
 	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{
 		Env:   env,
-		Files: []*os.File{null, null, null},
+		Files: []*os.File{stdin, null, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
+	if stdin != null {
+		stdin.Close() // the shim has its own copy
+	}
 	if err != nil {
 		return nil, fmt.Errorf("launch %s: %w", exe, err)
+	}
+	if w != nil {
+		// A shim that is gone before it read the spec ran nothing; the
+		// gateway sees it exit without a record.
+		_, _ = w.Write(frame(spec))
 	}
 	return p, nil
 }

@@ -3,6 +3,8 @@ package shim
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -31,12 +33,23 @@ type ProcInfo struct {
 	StartedAt time.Time `json:"started_at"`
 }
 
-// ReadInfo reads a ProcInfo file (D/shim.json or D/child.json). A missing
-// file gives an error that matches fs.ErrNotExist.
+// ReadInfo reads the shim's or the child's identity at path, D/shim.json
+// or D/child.json: the same field of D's record (ReadRecord), which is
+// that file for an attempt of a shim from before the record file. One
+// not written yet gives an error that matches fs.ErrNotExist.
 func ReadInfo(path string) (ProcInfo, error) {
-	var p ProcInfo
-	err := readJSON(path, &p)
-	return p, err
+	rec, err := ReadRecord(filepath.Dir(path))
+	if err != nil {
+		return ProcInfo{}, err
+	}
+	got := rec.Shim
+	if filepath.Base(path) == ChildFile {
+		got = rec.Child
+	}
+	if got == nil {
+		return ProcInfo{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
+	}
+	return *got, nil
 }
 
 // StartTime returns the start time of process pid (see

@@ -3,7 +3,6 @@ package shim
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,11 +16,14 @@ import (
 // often it checks for the child's exit should a SIGCHLD be missed.
 const pollEvery = 100 * time.Millisecond
 
-// Main runs the shim for attempt directory dir, as "flowgate shim <dir>",
-// and returns the process exit code: 0 once status.json is written, 1
-// when the shim could not record its identity or the status, 2 when the
-// spec is missing or invalid (status.json then says so, if it can be
-// written). It must run in a process of its own: it takes over SIGTERM,
+// Main runs the shim for attempt directory dir, as "flowgate-shim <dir>"
+// (or "flowgate shim <dir>"), and returns the process exit code: 0 once
+// the attempt's status is recorded, or when the attempt was withdrawn
+// before the shim could claim it (it then runs nothing); 1 when the shim
+// could not claim the attempt or record its status; 2 when the spec is
+// invalid (the record then says so); 3 when the spec on stdin was cut
+// short (nothing is claimed, so the next gateway queues the attempt
+// again). It must run in a process of its own: it takes over SIGTERM,
 // SIGINT, SIGHUP, SIGPIPE and SIGCHLD and makes the process a child
 // subreaper.
 func Main(dir string) int {
@@ -32,29 +34,39 @@ func Main(dir string) int {
 	defer signal.Stop(sigs)
 
 	now := time.Now()
-	spec, err := ReadSpec(dir)
-	if err != nil {
-		_ = writeStatus(dir, notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", err)))
-		return 2
+	spec, specErr := readSpecFrom(os.Stdin, dir)
+	if errors.Is(specErr, errHandoffCut) {
+		return 3
 	}
 	_ = becomeSubreaper()
 	self, err := identify(os.Getpid())
-	if err == nil {
-		self.StartedAt = now
-		err = WriteJSONAtomic(filepath.Join(dir, InfoFile), self)
-	}
 	if err != nil {
-		_ = writeStatus(dir, notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("record the shim's identity: %v", err)))
 		return 1
 	}
-	if err := writeStatus(dir, run(dir, spec.WithDefaults(), sigs)); err != nil {
+	self.StartedAt = now
+	rec, err := claimRecord(dir, Record{Shim: &self})
+	if errors.Is(err, errClaimed) {
+		return 0 // withdrawn: the record says so
+	}
+	if err != nil {
+		return 1
+	}
+	defer rec.close()
+	if specErr != nil {
+		_ = rec.finish(notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", specErr)))
+		return 2
+	}
+	if err := rec.finish(run(dir, rec, spec.WithDefaults(), sigs)); err != nil {
 		return 1
 	}
 	return 0
 }
 
-func writeStatus(dir string, s Status) error {
-	return WriteJSONAtomic(filepath.Join(dir, StatusFile), s)
+// finish records how the attempt ended.
+func (w *recordWriter) finish(s Status) error {
+	rec := w.rec
+	rec.Status = &s
+	return w.write(rec, true)
 }
 
 // notRun is the status of an attempt whose child never started.
@@ -64,12 +76,7 @@ func notRun(code int, reason, msg string) Status {
 }
 
 // run starts the child, watches it until it ends, and returns its status.
-func run(dir string, spec Spec, sigs <-chan os.Signal) Status {
-	// The gateway withdraws a spec it gave up on by renaming it; a shim
-	// that finds it gone after claiming the attempt must not start it.
-	if _, err := os.Stat(filepath.Join(dir, SpecFile)); errors.Is(err, fs.ErrNotExist) {
-		return notRun(ExitCannotRun, ReasonWithdrawn, "spec.json was withdrawn before the command started")
-	}
+func run(dir string, rec *recordWriter, spec Spec, sigs <-chan os.Signal) Status {
 	if !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline) {
 		return notRun(ExitSignaled, ReasonBudgetExceeded,
 			fmt.Sprintf("not started: the deadline %s had passed", spec.Deadline.Format(time.RFC3339)))
@@ -98,9 +105,12 @@ func run(dir string, spec Spec, sigs <-chan os.Signal) Status {
 	exit := newExitWatch(pid)
 	defer exit.close()
 	w := &watch{spec: spec, pid: pid, started: started, progress: progress, exit: exit, dir: dir}
-	if err := WriteJSONAtomic(filepath.Join(dir, ChildFile), w.identity()); err != nil {
-		// Without child.json nobody could find the child after the shim
-		// is gone: do not let it run.
+	child := w.identity()
+	next := rec.rec
+	next.Child = &child
+	if err := rec.write(next, false); err != nil {
+		// Without the child's identity nobody could find the child after
+		// the shim is gone: do not let it run.
 		w.stop(ReasonStartFailed, fmt.Sprintf("record the child's identity: %v", err))
 		_ = SignalGroup(pid, unix.SIGKILL)
 	}

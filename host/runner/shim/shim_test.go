@@ -69,15 +69,17 @@ func launch(t *testing.T, dir string, env ...string) *attempt {
 	return a
 }
 
-// start writes spec into a new attempt directory and launches its shim.
+// start launches the shim of a new attempt directory and hands it spec on
+// its stdin, as the gateway does.
 func start(t *testing.T, spec shim.Spec, env ...string) *attempt {
 	t.Helper()
 	dir := t.TempDir()
 	if spec.Cwd == "." {
 		spec.Cwd = dir
 	}
-	require.NoError(t, shim.WriteSpec(dir, spec))
-	return launch(t, dir, env...)
+	entry, err := shim.SpecEntry(spec)
+	require.NoError(t, err)
+	return launch(t, dir, append(env, entry)...)
 }
 
 func (a *attempt) path(name string) string { return filepath.Join(a.dir, name) }
@@ -219,9 +221,9 @@ func TestShimOutcomes(t *testing.T) {
 			}
 			require.False(t, st.StartedAt.IsZero())
 			require.False(t, st.EndedAt.Before(st.StartedAt))
-			_, err := os.Stat(a.path(shim.ChildFile))
+			_, err := shim.ReadInfo(a.path(shim.ChildFile))
 			if tc.reason == shim.ReasonStartFailed {
-				require.ErrorIs(t, err, fs.ErrNotExist, "no child.json when the child never started")
+				require.ErrorIs(t, err, fs.ErrNotExist, "no child identity when the child never started")
 				return
 			}
 			require.NoError(t, err)
@@ -337,10 +339,11 @@ func TestShimChildSignalsNotIgnored(t *testing.T) {
 
 func TestShimIdentityFiles(t *testing.T) {
 	t.Parallel()
-	// The child sees shim.json: the shim wrote it before starting it.
-	a := start(t, shim.Spec{Shell: "test -s " + shim.InfoFile, Cwd: "."})
+	// The child sees the record: the shim claimed the attempt before
+	// starting it.
+	a := start(t, shim.Spec{Shell: "test -s " + shim.RecordFile, Cwd: "."})
 	st := a.wait(t)
-	require.Equal(t, 0, st.ExitCode, "shim.json did not exist when the child ran")
+	require.Equal(t, 0, st.ExitCode, "the record did not exist when the child ran")
 
 	s, err := shim.ReadInfo(a.path(shim.InfoFile))
 	require.NoError(t, err)
@@ -365,7 +368,8 @@ func TestShimIdentityFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, claimed)
 
-	// Atomic writes leave no temporary files behind.
+	// One record written in place, and the output: no spec file, no
+	// temporary files.
 	entries, err := os.ReadDir(a.dir)
 	require.NoError(t, err)
 	var names []string
@@ -373,7 +377,7 @@ func TestShimIdentityFiles(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
-	require.Equal(t, []string{"child.json", "shim.json", "spec.json", "status.json", "stderr", "stdout"}, names)
+	require.Equal(t, []string{shim.RecordFile, "stderr", "stdout"}, names)
 }
 
 func TestShimBadSpec(t *testing.T) {
@@ -401,9 +405,8 @@ func TestShimBadSpec(t *testing.T) {
 			require.Equal(t, 126, st.ExitCode)
 			require.Equal(t, "start-failed", st.Reason)
 			require.Contains(t, st.Error, tc.errSubstr)
-			claimed, err := shim.Claimed(dir)
-			require.NoError(t, err)
-			require.False(t, claimed, "no shim.json: the child never started")
+			_, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
+			require.ErrorIs(t, err, fs.ErrNotExist, "no child identity: the child never started")
 		})
 	}
 }

@@ -7,16 +7,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/duration"
 )
 
 // DefaultGrace is how long the shim waits between SIGTERM and SIGKILL
 // when a Spec leaves Grace zero.
 const DefaultGrace = 5 * time.Second
 
-// Spec is what one attempt runs and under which limits: the content of
-// spec.json. The gateway writes it with WriteSpec before launching the
-// shim; the shim only reads it.
+// Spec is what one attempt runs and under which limits. The gateway
+// hands it to the shim on a pipe (SpecEntry, Launch); the shim only
+// reads it.
 type Spec struct {
 	// TaskID, FlowID and Attempt identify the attempt. They reach the
 	// child as FLOWGATE_TASK_ID, FLOWGATE_FLOW_ID and FLOWGATE_ATTEMPT.
@@ -32,7 +32,8 @@ type Spec struct {
 	Shell string `json:"shell,omitempty"`
 	// Env is added to the environment the shim was started with; it
 	// overrides variables of the same name but not the FLOWGATE_*
-	// variables. Secrets never go here: spec.json is a file.
+	// variables. Secrets never go here: a spec may be written to a file
+	// (WriteSpec).
 	Env map[string]string `json:"env,omitempty"`
 	// Cwd is the child's absolute working directory; empty means the
 	// shim's own.
@@ -46,7 +47,7 @@ type Spec struct {
 	ProgressPath string `json:"progress_path,omitempty"`
 	// Timeout is the wall-clock limit of this attempt, measured from the
 	// child's start; zero means none.
-	Timeout sdk.Duration `json:"timeout,omitempty"`
+	Timeout duration.Duration `json:"timeout,omitempty"`
 	// Deadline is the absolute time at which the task's max budget runs
 	// out; zero means none. A deadline already past when the shim starts
 	// keeps the child from starting at all.
@@ -54,19 +55,19 @@ type Spec struct {
 	// NoProgress stops a child whose progress file grew once during this
 	// attempt and then stopped growing for this long; zero means never.
 	// It needs ProgressPath.
-	NoProgress sdk.Duration `json:"no_progress,omitempty"`
+	NoProgress duration.Duration `json:"no_progress,omitempty"`
 	// KeepOnNoProgress leaves the child running when NoProgress runs
 	// out: the shim writes GiveUpFile instead of stopping it.
 	KeepOnNoProgress bool `json:"keep_on_no_progress,omitempty"`
 	// Grace is how long a child gets between SIGTERM and SIGKILL; zero
 	// means DefaultGrace.
-	Grace sdk.Duration `json:"grace,omitempty"`
+	Grace duration.Duration `json:"grace,omitempty"`
 }
 
 // WithDefaults returns s with zero fields that have a default filled in.
 func (s Spec) WithDefaults() Spec {
 	if s.Grace == 0 {
-		s.Grace = sdk.Duration(DefaultGrace)
+		s.Grace = duration.Duration(DefaultGrace)
 	}
 	return s
 }
@@ -102,9 +103,11 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// WriteSpec validates s and writes it atomically as dir/spec.json. It
-// returns the validation error, or an error naming the file when it
-// cannot be written.
+// WriteSpec validates s and writes it atomically as dir/spec.json, which
+// a shim reads when its stdin is not a pipe (started by hand, or by a
+// gateway from before the pipe; the gateway hands the spec over with
+// SpecEntry and Launch). It returns the validation error, or an error
+// naming the file when it cannot be written.
 func WriteSpec(dir string, s Spec) error {
 	if err := s.Validate(); err != nil {
 		return err

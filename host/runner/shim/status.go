@@ -1,6 +1,10 @@
 package shim
 
-import "time"
+import (
+	"io/fs"
+	"path/filepath"
+	"time"
+)
 
 // Reasons a Status gives for how the shim ended the child. The empty
 // reason means the child ended on its own.
@@ -60,13 +64,19 @@ type Status struct {
 	EndedAt   time.Time `json:"ended_at"`
 }
 
-// ReadStatus reads the status file at path (normally D/status.json). A
-// missing file, which means the attempt has not ended or its shim died,
-// gives an error that matches fs.ErrNotExist.
+// ReadStatus reads the status at path, D/status.json: the status in D's
+// record (ReadRecord), which is that file for an attempt of a shim from
+// before the record file. None, which means the attempt has not ended
+// or its shim died, gives an error that matches fs.ErrNotExist.
 func ReadStatus(path string) (Status, error) {
-	var s Status
-	err := readJSON(path, &s)
-	return s, err
+	rec, err := ReadRecord(filepath.Dir(path))
+	if err != nil {
+		return Status{}, err
+	}
+	if rec.Status == nil {
+		return Status{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
+	}
+	return *rec.Status, nil
 }
 
 // GiveUpFile is written, once, in the attempt directory when the shim

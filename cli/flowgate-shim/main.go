@@ -1,0 +1,25 @@
+// Command flowgate-shim supervises one task attempt: the gateway starts
+// it as "flowgate-shim <attempt-dir>" for every task it runs, when it
+// finds this binary next to its own (see runner.Config.Launch).
+//
+// It does what "flowgate shim <attempt-dir>" does, in a binary that links
+// only the shim: Go runs the initialisation of every package a binary
+// links before main, and the flowgate binary's (gRPC, cobra, bbolt, …)
+// would cost every task several milliseconds of CPU. docs/performance.md
+// has the figures.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/flowgate/flowgate/host/runner/shim"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: flowgate-shim <attempt-dir> (started by the gateway for each task attempt; not meant to be run by hand)")
+		os.Exit(2)
+	}
+	os.Exit(shim.Main(os.Args[1]))
+}

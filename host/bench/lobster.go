@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/host/gateway"
+)
+
+// lobsterPackage is the npm package of Lobster, the baseline of the
+// pipeline figures.
+const lobsterPackage = "@clawdbot/lobster"
+
+// chainFile is a workflow of n command steps, each piping the previous
+// step's stdout through cat.
+func chainFile(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: chain%d\nsteps:\n  - id: s1\n    run: echo hello\n", n)
+	for i := 2; i <= n; i++ {
+		fmt.Fprintf(&b, "  - id: s%d\n    run: cat\n    stdin: $s%d.stdout\n", i, i-1)
+	}
+	return b.String()
+}
+
+// forEachFile is a workflow that runs an echo step for each of n items.
+func forEachFile(n int) string {
+	return fmt.Sprintf(`name: foreach%d
+steps:
+  - id: items
+    run: |
+      seq 1 %d | awk 'BEGIN { printf "[" } { printf "%%s%%s", (NR > 1 ? "," : ""), $1 } END { print "]" }'
+  - id: each
+    for_each: $items.json
+    item_var: n
+    steps:
+      - id: say
+        run: echo item
+`, n, n)
+}
+
+// installLobster installs Lobster with npm into the scratch directory and
+// returns its executable, or why it cannot.
+func (r *run) installLobster(ctx context.Context) (string, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("npm is not installed")
+	}
+	prefix := filepath.Join(r.tmp, "lobster")
+	out, err := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", lobsterPackage).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("npm install %s failed: %v: %s", lobsterPackage, err, lastLine(string(out)))
+	}
+	return filepath.Join(prefix, "node_modules", ".bin", "lobster"), nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// lobster measures workflow files run by flowgate pipeline run against
+// the same files run by Lobster, in interleaved rounds: a 20-step chain
+// with a gateway running and with none (the command hosts one), and a
+// 100-way for_each with a gateway running. Each run is the whole command
+// as a user types it, timed from start to exit; each must succeed.
+func (r *run) lobster(ctx context.Context) ([]Figure, error) {
+	figs := []Figure{
+		{Name: FigChainGateway, Title: "20-step workflow, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
+			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.33}, Note: "flowgate pipeline run of 20 steps piping through cat, against lobster run of the same file"},
+		{Name: FigChainCold, Title: "20-step workflow, no gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
+			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.75}, Note: "the command hosts a gateway for its own duration"},
+		{Name: FigForEach, Title: "100-way for_each of echo, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
+			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}},
+	}
+	if r.cfg.SkipLobster {
+		r.skip(figs, "left out (--no-lobster)")
+		return nil, nil
+	}
+	lobster, err := r.installLobster(ctx)
+	if err != nil {
+		r.skip(figs, err.Error())
+		return nil, nil
+	}
+	dir := filepath.Join(r.tmp, "workflows")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	chain, each := filepath.Join(dir, "chain20.lobster"), filepath.Join(dir, "foreach100.lobster")
+	if err := os.WriteFile(chain, []byte(chainFile(20)), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(each, []byte(forEachFile(100)), 0o600); err != nil {
+		return nil, err
+	}
+	daemon := filepath.Join(r.tmp, "lw")
+	g, err := r.newPipelineGateway(daemon)
+	if err != nil {
+		return nil, err
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := g.Start(bg); err != nil {
+		return nil, err
+	}
+	defer func() { _ = g.Stop(bg) }()
+	cold := filepath.Join(r.tmp, "lc")
+	runs := []struct {
+		fig, file string
+		flowgate  string // home; empty for the Lobster baseline
+	}{
+		{FigChainGateway, chain, ""}, {FigChainGateway, chain, daemon}, {FigChainCold, chain, cold},
+		{FigForEach, each, ""}, {FigForEach, each, daemon},
+	}
+	byName := map[string]*Figure{}
+	for i := range figs {
+		byName[figs[i].Name] = &figs[i]
+	}
+	base := map[string][]float64{}
+	for range r.sz.Rounds {
+		for _, run := range runs {
+			cmd := exec.CommandContext(ctx, lobster, "run", "--mode", "tool", "--file", run.file)
+			if run.flowgate != "" {
+				cmd = exec.CommandContext(ctx, r.cfg.Self, "pipeline", "run", run.file)
+				cmd.Env = append(os.Environ(), "FLOWGATE_HOME="+run.flowgate)
+			}
+			cmd.Dir = dir
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			took := time.Since(start).Seconds()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+			}
+			f := byName[run.fig]
+			if run.flowgate == "" {
+				base[run.fig] = append(base[run.fig], took)
+				continue
+			}
+			f.Rounds = append(f.Rounds, took)
+		}
+	}
+	for i := range figs {
+		figs[i].Value, figs[i].Baseline = median(figs[i].Rounds), median(base[figs[i].Name])
+		if figs[i].Name == FigChainCold {
+			figs[i].Baseline = median(base[FigChainGateway])
+		}
+	}
+	return figs, nil
+}
+
+// skip notes that figs were not measured, and why, in the progress and
+// in the report.
+func (r *run) skip(figs []Figure, why string) {
+	for _, f := range figs {
+		r.skipped = append(r.skipped, fmt.Sprintf("%s: %s", f.Title, why))
+	}
+	r.progress("the %d figures against Lobster are not measured: %s", len(figs), why)
+}
+
+// newPipelineGateway returns a gateway over home that serves its socket
+// and runs the pipeline controller as a plugin, as a daemon does.
+func (r *run) newPipelineGateway(home string) (*gateway.Gateway, error) {
+	return r.gateway(home, r.sz.Concurrency, []string{flows.PipelineController})
+}

@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// cpuTime is the CPU time (user and system) of this process and of its
+// children that have been waited for: the gateway, its shims, and
+// through them their tasks.
+func cpuTime() time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return total
+}
+
+// dispatchRound is what one round of the dispatch figure measured.
+type dispatchRound struct {
+	gateway, bare       float64 // tasks/s
+	gatewayCPU, bareCPU float64 // ms of CPU per task
+	running             float64 // tasks running at once, on average
+}
+
+// dispatchFigures are the figures of the dispatch rounds beside the
+// throughput: CPU per task and tasks running at once.
+func (r *run) dispatchFigures(rounds []dispatchRound) []Figure {
+	var cpu, bareCPU, running []float64
+	for _, d := range rounds {
+		cpu, bareCPU, running = append(cpu, d.gatewayCPU), append(bareCPU, d.bareCPU), append(running, d.running)
+	}
+	return []Figure{
+		{Name: FigTaskCPU, Title: "CPU per task, gateway and shim", Value: median(cpu), Unit: "ms", Rounds: cpu,
+			Baseline: median(bareCPU), BaselineTitle: "bare fork/exec", BaselineUnit: "ms",
+			Target: &Target{Of: "value", Op: "<=", Limit: 3}, Note: "user and system time of the gateway, its shims and their tasks, over the dispatch rounds"},
+		{Name: FigRunning, Title: "tasks running at once, dispatch rounds", Value: median(running), Unit: "tasks", Rounds: running,
+			Baseline: float64(r.sz.Concurrency), BaselineTitle: "allowed", BaselineUnit: "tasks",
+			Target: &Target{Of: "value", Op: ">=", Limit: 7}},
+	}
+}
+
+// runningAtOnce is the average number of tasks running between start and
+// end: the sum of their run times over the elapsed time.
+func runningAtOnce(tasks []*sdk.Task, start, end time.Time) float64 {
+	var sum time.Duration
+	for _, t := range tasks {
+		sum += t.EndedAt.Sub(t.StartedAt)
+	}
+	return sum.Seconds() / end.Sub(start).Seconds()
+}
+
+// startLatency measures, one task at a time on an idle gateway, the time
+// from a task's creation to its command's start (as its shim recorded
+// it), against the time bare fork/exec takes to start the same program.
+func (r *run) startLatency(ctx context.Context) ([]Figure, error) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return nil, fmt.Errorf("find true: %w", err)
+	}
+	home := filepath.Join(r.tmp, "latency")
+	g, err := r.newGateway(home, r.sz.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := g.Start(bg); err != nil {
+		return nil, err
+	}
+	defer func() { _ = g.Stop(bg) }()
+	c := g.Client()
+	var gw, bare []float64
+	per := max(r.sz.DispatchTasks/10/r.sz.Rounds, 1)
+	for range r.sz.Rounds {
+		var g, b []time.Duration
+		for range per {
+			d, err := oneTask(ctx, c, home, truePath)
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.Command(truePath)
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			b = append(b, time.Since(start))
+			if err := cmd.Wait(); err != nil {
+				return nil, err
+			}
+			g = append(g, d)
+		}
+		gw, bare = append(gw, medianMs(g)), append(bare, medianMs(b))
+	}
+	return []Figure{{Name: FigStartLatency, Title: "created to child started, one task at a time, p50", Value: median(gw), Unit: "ms", Rounds: gw,
+		Baseline: median(bare), BaselineTitle: "bare fork/exec start", BaselineUnit: "ms",
+		Target: &Target{Of: "value", Op: "<=", Limit: 2.5},
+		Note:   fmt.Sprintf("%d tasks of true per round on an idle gateway; each round's p50", per)}}, nil
+}
+
+// oneTask runs one task of truePath through c, waits for its end, and
+// returns the time from its creation to its command's start.
+func oneTask(ctx context.Context, c api.Client, home, truePath string) (time.Duration, error) {
+	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: "latency", Spec: sdk.TaskSpec{Argv: []string{truePath}}})
+	if err != nil {
+		return 0, err
+	}
+	for !t.Status.Terminal() {
+		changed := c.(api.Changes).Changed()
+		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
+			return 0, err
+		}
+		if t.Status.Terminal() {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-changed:
+		}
+	}
+	if t.Status != sdk.TaskSucceeded {
+		return 0, fmt.Errorf("task %s ended %s (%v); a task of true must succeed", t.ID, t.Status, t.Errors)
+	}
+	child, err := shim.ReadInfo(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile))
+	if err != nil {
+		return 0, fmt.Errorf("task %s: read its child's start: %w", t.ID, err)
+	}
+	return child.StartedAt.Sub(t.CreatedAt), nil
+}
+
+// commands measures what a user waits for with no gateway running:
+// "flowgate tasks run true" against running true, and the start and
+// stop of the gateway such a command hosts (with the first-party
+// controllers in process) against the same with them as plugins, as a
+// daemon runs them.
+func (r *run) commands(ctx context.Context) ([]Figure, error) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return nil, fmt.Errorf("find true: %w", err)
+	}
+	home := filepath.Join(r.tmp, "cmd")
+	var run, bare, inProcess, plugins []float64
+	for range r.sz.Rounds {
+		var rs, bs, is, ps []time.Duration
+		for range 5 {
+			cmd := exec.CommandContext(ctx, r.cfg.Self, "tasks", "run", "true")
+			cmd.Env = append(os.Environ(), "FLOWGATE_HOME="+home)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("%s tasks run true: %v\n%s", r.cfg.Self, err, out)
+			}
+			rs = append(rs, time.Since(start))
+			start = time.Now()
+			if err := exec.CommandContext(ctx, truePath).Run(); err != nil {
+				return nil, err
+			}
+			bs = append(bs, time.Since(start))
+			for _, v := range []struct {
+				into *[]time.Duration
+				cfg  gateway.Config
+			}{
+				{&is, gateway.Config{Controllers: r.cfg.Controllers}},
+				{&ps, gateway.Config{Builtins: names(r.cfg.Controllers)}},
+			} {
+				d, err := r.startStop(ctx, filepath.Join(r.tmp, "ss"), v.cfg)
+				if err != nil {
+					return nil, err
+				}
+				*v.into = append(*v.into, d)
+			}
+		}
+		run, bare = append(run, medianMs(rs)), append(bare, medianMs(bs))
+		inProcess, plugins = append(inProcess, medianMs(is)), append(plugins, medianMs(ps))
+	}
+	return []Figure{
+		{Name: FigTasksRun, Title: "tasks run true with no gateway running, p50", Value: median(run), Unit: "ms", Rounds: run,
+			Baseline: median(bare), BaselineTitle: "running true", BaselineUnit: "ms",
+			Target: &Target{Of: "value", Op: "<=", Limit: 60}, Note: "the whole command: it hosts a gateway, runs the task, follows it to its end and stops the gateway"},
+		{Name: FigStartStop, Title: "in-process gateway start and stop, p50", Value: median(inProcess), Unit: "ms", Rounds: inProcess,
+			Baseline: median(plugins), BaselineTitle: "with its controllers as plugins", BaselineUnit: "ms",
+			Target: &Target{Of: "value", Op: "<", Limit: 50}},
+	}, nil
+}
+
+// startStop times the start and stop of a gateway over home configured as
+// cfg (with the run's Self, logger and shims).
+func (r *run) startStop(ctx context.Context, home string, cfg gateway.Config) (time.Duration, error) {
+	cfg.Home, cfg.Self, cfg.Owner, cfg.Logger = home, r.cfg.Self, "flowgate bench", r.cfg.Logger.Named("bench")
+	g, err := gateway.New(cfg)
+	if err != nil {
+		return 0, err
+	}
+	bg := context.WithoutCancel(ctx)
+	start := time.Now()
+	if err := g.Start(bg); err != nil {
+		return 0, err
+	}
+	if err := g.Stop(bg); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// names lists the names of cs.
+func names[V any](cs map[string]V) []string {
+	var ns []string
+	for n := range cs {
+		ns = append(ns, n)
+	}
+	return ns
+}

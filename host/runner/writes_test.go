@@ -1,0 +1,95 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// counted is a store, engine and runner over a home, with a count of the
+// store's writes.
+type counted struct {
+	st     *store.Bolt
+	eng    *engine.Engine
+	run    *runner.Runner
+	writes atomic.Int64
+}
+
+// openCounted opens dir's store and starts a runner over it that starts
+// shims with launch and looks at running tasks every poll.
+func openCounted(t *testing.T, dir string, launch func(string, []string) (*os.Process, error), poll time.Duration) *counted {
+	t.Helper()
+	c := &counted{}
+	var err error
+	c.st, err = store.Open(filepath.Join(dir, "flowgate.db"), store.Options{OnCommit: func(time.Duration) { c.writes.Add(1) }})
+	require.NoError(t, err)
+	c.eng, err = engine.New(c.st, engine.Config{Notify: func(ch engine.Change) { c.run.Notify(ch) }})
+	require.NoError(t, err)
+	c.run, err = runner.New(c.eng, runner.Config{Home: dir, Launch: launch, Poll: poll})
+	require.NoError(t, err)
+	require.NoError(t, c.run.Start(context.Background()))
+	return c
+}
+
+func (c *counted) close(t *testing.T) {
+	t.Helper()
+	require.NoError(t, c.run.Stop(context.Background()))
+	require.NoError(t, c.st.Close())
+}
+
+// A task that ends before the runner first looks at it costs two writes
+// after its creation: its start and its end. The identities of its
+// processes are not recorded, since it is already over.
+func TestShortTaskWritesItsStartAndItsEnd(t *testing.T) {
+	t.Parallel()
+	// The launch returns once the shim is done, so the runner's first look
+	// finds the task over; the poll is far longer than the test.
+	launchAndWait := func(dir string, env []string) (*os.Process, error) {
+		p, err := launchShim(dir, env)
+		if err == nil {
+			_, err = p.Wait()
+		}
+		return p, err
+	}
+	c := openCounted(t, t.TempDir(), launchAndWait, time.Hour)
+	t.Cleanup(func() { c.close(t) })
+
+	before := c.writes.Load()
+	task, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	require.NoError(t, err)
+	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
+	require.Equal(t, sdk.TaskSucceeded, got.Status)
+	require.Equal(t, int64(3), c.writes.Load()-before, "create, start, end")
+}
+
+// A runner that reattaches to a running task after a restart does not
+// record its processes again: cancelling it then costs the cancel and the
+// end.
+func TestReattachWritesNothingAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := openCounted(t, dir, launchShim, 20*time.Millisecond)
+	task, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
+	require.NoError(t, err)
+	waitTask(t, c.eng, task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
+	c.close(t)
+
+	c = openCounted(t, dir, launchShim, 20*time.Millisecond)
+	t.Cleanup(func() { c.close(t) })
+	before := c.writes.Load()
+	_, err = c.eng.CancelTask(task.ID)
+	require.NoError(t, err)
+	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	require.Equal(t, int64(2), c.writes.Load()-before, "the cancel and the end")
+}
