@@ -31,7 +31,7 @@ type run struct {
 	// plugStages are the stages other plugins provide, listed once per
 	// pass when a pipeline needs one (see loadPluginStages).
 	plugStages []sdk.Stage
-	files files
+	files      files
 }
 
 // frame is one workflow being walked: the flow's own (prefix "") or a
