@@ -15,10 +15,17 @@
   }
   if (!main.dataset.stream) { return; }
 
-  var redrawing = null;
+  var redrawing = null, again = null;
   // redraw fetches the page's main part again: tasks, steps, gate, status.
+  // A call while a fetch is in flight gets one more fetch after it, shared
+  // by every such call: the fetch in flight may have been answered before
+  // the change that called for this one, and the last redraw (the one
+  // after the flow ended) must show the end.
   function redraw() {
-    if (redrawing) { return redrawing; }
+    if (redrawing) {
+      again = again || redrawing.then(function () { again = null; return redraw(); });
+      return again;
+    }
     redrawing = fetch(location.pathname + "?part=main", { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) { if (html !== null) { main.innerHTML = html; } })
