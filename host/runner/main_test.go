@@ -240,9 +240,3 @@ func attemptEnded(dir string) bool {
 	_, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
 	return err == nil
 }
-
-// exists reports whether a file is at path.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
