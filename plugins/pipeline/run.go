@@ -28,7 +28,7 @@ type run struct {
 	// stages are the executable stages on the stage path, listed once
 	// per pass (see executableStages).
 	stages []ExecutableStage
-	files files
+	files  files
 }
 
 // frame is one workflow being walked: the flow's own (prefix "") or a
