@@ -57,3 +57,38 @@ func TestLargeStageOutputsAreKeptInFiles(t *testing.T) {
 		require.Equal(t, "small", rows[2]["get"])
 	})
 }
+
+// An approve stage whose items come from a state.get of a 1 MB value
+// parks the flow with its items cut to fit the wait, and, approved,
+// replays the recorded output from its file and ends with all of it.
+func TestApproveOfLargeItemsParksAndResumes(t *testing.T) {
+	t.Parallel()
+	stateDir := t.TempDir()
+	c := newControllerWith(pipeline.Options{StateDir: stateDir, DataDir: t.TempDir()})
+	rows := make([]any, 2000)
+	for i := range rows {
+		rows[i] = strings.Repeat("r", 500)
+	}
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		key := subKey(t)
+		require.NoError(t, os.MkdirAll(filepath.Join(stateDir, "pipelines"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(stateDir, "pipelines", key+".json"), []byte(jsonOf(t, rows)), 0o600))
+		f := h.StartFlow("p", map[string]any{"pipeline": "state.get " + key + " | approve --prompt ok?", "args": map[string]any{}, "cwd": t.TempDir()})
+		w := readWait(t, f)
+		require.Equal(t, "approval", w.Kind)
+		var full struct {
+			ItemsTotal     int  `json:"items_total"`
+			ItemsTruncated bool `json:"items_truncated"`
+		}
+		require.NoError(t, json.Unmarshal(f.Wait, &full))
+		require.True(t, full.ItemsTruncated)
+		require.Equal(t, 1, full.ItemsTotal)
+		require.Less(t, len(f.State), 64<<10)
+
+		f = decide(t, h, f.ID, w.Step, map[string]any{"approved": true})
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		out, err := flows.StateOutput(f.State)
+		require.NoError(t, err)
+		require.JSONEq(t, jsonOf(t, rows), string(out))
+	})
+}
