@@ -218,8 +218,11 @@
 //	 "resume_token": "<flow id>:review", "error": "…"}
 //
 // approval_id is the first 8 hex digits of the SHA-256 of resume_token.
-// items_total and items_truncated are set when an approve stage's items
-// were cut to 192 KiB of JSON.
+// items_total and items_truncated are set when an approval's items (an
+// approve stage's or a step's) were cut to 192 KiB of JSON. A wait is at
+// most 224 KiB of JSON, so that it fits in the flow's record beside the
+// state; a gate whose prompt, schema, defaults or subject make it larger
+// fails the flow, saying so.
 // Identity fields and error are present only when set; preview only when
 // there is one. The approval's prompt, items and preview come from the
 // step's JSON output when it asks for approval itself (a
