@@ -122,7 +122,8 @@ func pipelineStages(v engine.FlowView) map[string]pipeline.StageReport {
 
 // writeStages lists each typed pipeline's stages with how many items each
 // produced, and the stage it stands at: a running task, a gate, a
-// failure. Stages not reached show no count.
+// failure. Stages not reached show no count; a report cut short ends
+// with how many stages it leaves out.
 func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
 	if len(reps) == 0 {
 		return
@@ -148,6 +149,9 @@ func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
 			case st.Items != nil:
 				parts[i] += fmt.Sprintf(" → %d", *st.Items)
 			}
+		}
+		if rep.More > 0 {
+			parts = append(parts, fmt.Sprintf("… %d more", rep.More))
 		}
 		fmt.Fprintf(w, "- %s: %s\n", clean(id), strings.Join(parts, " | "))
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,19 @@ func TestFlowShowListsPipelineStages(t *testing.T) {
 	code, stdout, errOut = run(t, home, "tasks", "flow", "show", env.FlowID)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, stdout, "- pipeline: exec → 3 | where → 2 | approve → 2 | map → 2\n")
+}
+
+// TestFlowShowCountsStagesLeftOut: a pipeline of more stages than its
+// report keeps lists the first ones and says how many it leaves out.
+func TestFlowShowCountsStagesLeftOut(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", strings.TrimSuffix(strings.Repeat("head | ", 100), " | "))
+	require.Equal(t, 0, code, errOut)
+	var env struct{ FlowID string }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+
+	code, stdout, errOut = run(t, home, "tasks", "flow", "show", env.FlowID)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `- pipeline: head → 0( \| head → 0)* \| … \d+ more\n`, stdout)
 }

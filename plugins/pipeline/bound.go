@@ -9,7 +9,8 @@ import (
 )
 
 // maxOwnState bounds what the controller writes into a flow's state
-// (results, output, prior outputs, gate deadlines, the plan snapshot)
+// (results, output, prior outputs, state-stage outputs, stage reports,
+// gate deadlines, the plan snapshot)
 // for any workflow CheckBound accepts. maxState less this leaves 256 KiB
 // for what the caller and the gateway put there (file, args, env, cwd,
 // session, gate decisions).
@@ -17,14 +18,17 @@ const maxOwnState = 512 << 10
 
 // Worst-case sizes of the pieces of the state the controller writes when
 // values are kept in files: a result entry besides its key, a gate
-// deadline besides its key, and the output, prior outputs and the other
-// keys the controller writes (pathMax bounds the output file's path).
+// deadline besides its key, and the output, prior outputs, state-stage
+// outputs, stage reports and the other keys the controller writes
+// (pathMax bounds the output file's path).
 const (
 	pathMax       = 4096
 	spilledEntry  = len(`:{"spilled":""},`) + 64
 	deadlineEntry = len(`:"2006-01-02T15:04:05.999999999Z",`)
 	fixedOwn      = maxInlineResults + // inline results
 		maxInlinePrior + len(`"prior_output":,"prior_output_file":"",`) + 64 +
+		maxInlineStageOut + len(`"stage_outputs":,"stage_outputs_file":"",`) + 64 +
+		len(`"stages":{},`) + maxStageReports*(maxReportKey+len(`:,`)+maxReportBytes) +
 		len(`"output_file":{"path":"","sha256":""},`) + 64 + pathMax + sdk.InlineStdout +
 		1024 // the other keys, braces and the continuation mark
 )

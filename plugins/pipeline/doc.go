@@ -55,14 +55,18 @@
 // is {"spilled": "<sha256>"} in results; an output over sdk.InlineStdout
 // is "output_file": {"path", "sha256"} instead of "output"
 // (flows.StateOutput reads either); a continuation's prior outputs over
-// 64 KiB are "prior_output_file": "<sha256>". A continuation reads the
+// 64 KiB are "prior_output_file": "<sha256>"; a state stage's output
+// over sdk.InlineStdout is {"spilled": "<sha256>"} in "stage_outputs",
+// and the object of them, once over 32 KiB, is "stage_outputs_file":
+// "<sha256>". A continuation reads the
 // files of its source flow too. The gateway removes a flow's directory
 // when it prunes the flow.
 //
 // The encoded state of a flow is at most 768 KiB, which leaves room in
 // the flow's record (the store holds at most 1 MiB per record) for its
 // wait. The controller's part of it (results, output, prior outputs,
-// gate deadlines, plan) is at most 512 KiB for any workflow CheckBound
+// state-stage outputs, stage reports, gate deadlines, plan) is at most
+// 512 KiB for any workflow CheckBound
 // accepts: what still grows with the workflow is one small entry per
 // step result and the plan, and CheckBound (called by pipeline validate
 // and run, and by the controller before a flow's first step) refuses a
@@ -169,8 +173,11 @@
 //     sub-step id>/stage<N>:<item index>", and approve and ask in them
 //     fail as in Lobster. A stage no built-in provides runs the
 //     executable of its name on the stage path (Options), as a task.
-//     Each pass records how far each pipeline got under "stages" (see
-//     StageReports). A flow started with {"pipeline": "…"} instead of a
+//     An output over 4 KiB is kept in a file, and so is the object of
+//     them once over 32 KiB ("stage_outputs_file"), as results are (see
+//     Limits). Each pass records how far each pipeline got under
+//     "stages" (see StageReports; a report lists its first stages up to
+//     512 bytes, "more" counting the rest). A flow started with {"pipeline": "…"} instead of a
 //     file runs flows.PipelineWorkflow, one pipeline step with id
 //     "pipeline";
 //   - a workflow step runs the sub-workflow inline, step by step, as part
@@ -211,8 +218,11 @@
 //	 "resume_token": "<flow id>:review", "error": "…"}
 //
 // approval_id is the first 8 hex digits of the SHA-256 of resume_token.
-// items_total and items_truncated are set when an approve stage's items
-// were cut to 192 KiB of JSON.
+// items_total and items_truncated are set when an approval's items (an
+// approve stage's or a step's) were cut to 192 KiB of JSON. A wait is at
+// most 224 KiB of JSON, so that it fits in the flow's record beside the
+// state; a gate whose prompt, schema, defaults or subject make it larger
+// fails the flow, saying so.
 // Identity fields and error are present only when set; preview only when
 // there is one. The approval's prompt, items and preview come from the
 // step's JSON output when it asks for approval itself (a

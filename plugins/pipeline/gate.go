@@ -17,22 +17,24 @@ import (
 // preview shows (lobster-format §8.1).
 const previewLimit = 2000
 
-// maxGateItems bounds the JSON of the items an approve stage's gate keeps
-// in the flow's wait, so that a parked flow's record stays within the
-// store's record limit beside its state (maxState).
+// maxGateItems bounds the JSON of the items an approval keeps in the
+// flow's wait (an approve stage's, or a step's), so that the wait stays
+// within maxWait.
 const maxGateItems = 192 << 10
 
-// boundItems is items cut to the first ones whose JSON fits in
-// maxGateItems; truncated says some were left out.
-func boundItems(items []any) (kept []any, truncated bool) {
+// setItems sets the approval's items: the first ones whose JSON fits in
+// maxGateItems, with ItemsTotal and ItemsTruncated set when some are left
+// out.
+func (g *Gate) setItems(items []any) {
+	g.Items = items
 	size := 2
 	for i, it := range items {
 		b, _ := json.Marshal(it)
 		if size += len(b) + 1; size > maxGateItems {
-			return items[:i], true
+			g.Items, g.ItemsTotal, g.ItemsTruncated = items[:i], len(items), true
+			return
 		}
 	}
-	return items, false
 }
 
 // subjectLimit is the size above which an input gate's subject is shown
@@ -51,7 +53,7 @@ type Gate struct {
 	Prompt  string `json:"prompt"`
 	Preview string `json:"preview,omitempty"`
 	// Items is always an array for an approval, absent for an input. An
-	// approve stage's items are kept up to maxGateItems bytes: past that,
+	// approval's items are kept up to maxGateItems bytes: past that,
 	// Items holds the first ones, ItemsTotal counts them all and
 	// ItemsTruncated is set (the approved run goes on with all of them).
 	Items                    any            `json:"items,omitempty"`
@@ -123,7 +125,7 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 	if items == nil {
 		items = []any{}
 	}
-	g.Items = items
+	g.setItems(items)
 	g.InitiatedBy = firstNonEmpty(g.InitiatedBy, cfg.InitiatedBy, env["LOBSTER_APPROVAL_INITIATED_BY"])
 	g.RequiredApprover = firstNonEmpty(g.RequiredApprover, cfg.RequiredApprover, env["LOBSTER_APPROVAL_REQUIRED_APPROVER"])
 	if !g.RequireDifferentApprover {

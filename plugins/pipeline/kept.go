@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/flowgate/flowgate/flows"
@@ -17,43 +18,38 @@ import (
 // of them are inline (in key order), is kept in a file and the state
 // holds {"spilled": "<sha256>"} in its place; so is an output over
 // sdk.InlineStdout ("output_file") and a continuation's prior outputs
-// over maxInlinePrior ("prior_output_file").
+// over maxInlinePrior ("prior_output_file"). A state stage's output over
+// sdk.InlineStdout is kept as a result is, and the object of them, once
+// over maxInlineStageOut, in one file ("stage_outputs_file").
 const (
-	maxInlineResults = 128 << 10
-	maxInlinePrior   = 64 << 10
+	maxInlineResults  = 128 << 10
+	maxInlinePrior    = 64 << 10
+	maxInlineStageOut = 32 << 10
 )
 
 // State keys of the values kept in files.
 const (
-	outputFileKey = "output_file"
-	priorFileKey  = "prior_output_file"
+	outputFileKey   = "output_file"
+	priorFileKey    = "prior_output_file"
+	stageOutFileKey = "stage_outputs_file"
 )
 
-// spilled is the state's entry for a step result kept in a file.
+// spilled is the state's entry for a step result or stage output kept in
+// a file.
 type spilled struct {
 	Spilled string `json:"spilled"`
 }
 
-// readKept decodes the state's results and prior outputs, reading back
-// those kept in files, and reads back the stdout of results whose output
-// is in their task's log file.
+// readKept decodes the state's results, stage outputs and prior
+// outputs, reading back those kept in files, and reads back the stdout
+// of results whose output is in their task's log file.
 func (s *state) readKept() error {
-	var entries map[string]json.RawMessage
-	if v, ok := s.raw["results"]; ok {
-		if err := json.Unmarshal(v, &entries); err != nil {
-			return fmt.Errorf("the flow's state field %q is damaged: %w", "results", err)
-		}
+	entries, err := s.readEntries("results", "", "the result of step %s")
+	if err != nil {
+		return err
 	}
 	s.Results = make(map[string]flows.StepResult, len(entries))
 	for k, v := range entries {
-		var ref spilled
-		if json.Unmarshal(v, &ref) == nil && ref.Spilled != "" {
-			b, err := s.files.get(ref.Spilled)
-			if err != nil {
-				return fmt.Errorf("the result of step %s: %w", k, err)
-			}
-			v = b
-		}
 		var r flows.StepResult
 		if err := json.Unmarshal(v, &r); err != nil {
 			return fmt.Errorf("the flow's state holds a damaged result for step %s: %w", k, err)
@@ -65,12 +61,21 @@ func (s *state) readKept() error {
 		}
 		s.Results[k] = r
 	}
-	if v, ok := s.raw[priorFileKey]; ok {
-		var sum string
-		if err := json.Unmarshal(v, &sum); err != nil {
-			return fmt.Errorf("the flow's state field %q is damaged: %w", priorFileKey, err)
+	if entries, err = s.readEntries(stageOutKey, stageOutFileKey, "the output of stage %s"); err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		s.StageOut = make(map[string][]any, len(entries))
+	}
+	for k, v := range entries {
+		var items []any
+		if err := json.Unmarshal(v, &items); err != nil {
+			return fmt.Errorf("the flow's state holds a damaged output for stage %s: %w", k, err)
 		}
-		b, err := s.files.get(sum)
+		s.StageOut[k] = items
+	}
+	if v, ok := s.raw[priorFileKey]; ok {
+		b, err := s.readFile(priorFileKey, v)
 		if err == nil {
 			err = json.Unmarshal(b, &s.Prior)
 		}
@@ -81,25 +86,69 @@ func (s *state) readKept() error {
 	return nil
 }
 
-// encodeResults encodes the step results for the state, keeping in files
-// those that do not stay inline.
-func (s *state) encodeResults() (json.RawMessage, error) {
+// readFile reads back the value kept in a file whose digest v is the
+// state's field key holds.
+func (s *state) readFile(key string, v json.RawMessage) ([]byte, error) {
+	var sum string
+	if err := json.Unmarshal(v, &sum); err != nil {
+		return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
+	}
+	return s.files.get(sum)
+}
+
+// readEntries decodes the object of entries under key, or, when the
+// state has fileKey instead, the object kept in that file; an entry kept
+// in a file ({"spilled": "<sha256>"}) is read back. what names an entry
+// in errors, with %s for its key.
+func (s *state) readEntries(key, fileKey, what string) (map[string]json.RawMessage, error) {
+	v, ok := s.raw[key]
+	if f, kept := s.raw[fileKey]; fileKey != "" && kept {
+		b, err := s.readFile(fileKey, f)
+		if err != nil {
+			return nil, fmt.Errorf("the state field %q: %w", key, err)
+		}
+		v, ok = b, true
+	}
+	var entries map[string]json.RawMessage
+	if ok {
+		if err := json.Unmarshal(v, &entries); err != nil {
+			return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
+		}
+	}
+	for k, v := range entries {
+		var ref spilled
+		if json.Unmarshal(v, &ref) == nil && ref.Spilled != "" {
+			b, err := s.files.get(ref.Spilled)
+			if err != nil {
+				return nil, fmt.Errorf(what+": %w", k, err)
+			}
+			entries[k] = b
+		}
+	}
+	return entries, nil
+}
+
+// encodeEntries encodes m as a JSON object for the state, keeping in a
+// file each entry whose encoding is over sdk.InlineStdout, and every
+// entry once inlineMax bytes of them are inline (in key order). what
+// names an entry in errors, with %s for its key.
+func encodeEntries[V any](s *state, m map[string]V, inlineMax int, what string) (json.RawMessage, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	inline := 0
-	for i, k := range slices.Sorted(maps.Keys(s.Results)) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		key, err := json.Marshal(k)
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(s.Results[k])
+		v, err := json.Marshal(m[k])
 		if err != nil {
 			return nil, err
 		}
-		if s.files.ok() && (len(v) > sdk.InlineStdout || inline+len(key)+len(v) > maxInlineResults) {
+		if s.files.ok() && (len(v) > sdk.InlineStdout || inline+len(key)+len(v) > inlineMax) {
 			sum, err := s.files.put(v)
 			if err != nil {
-				return nil, fmt.Errorf("the result of step %s: %w", k, err)
+				return nil, fmt.Errorf(what+": %w", k, err)
 			}
 			v, _ = json.Marshal(spilled{sum})
 		} else {
@@ -114,6 +163,18 @@ func (s *state) encodeResults() (json.RawMessage, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// keepStageOutputs writes the outputs of the state stages: each output
+// over sdk.InlineStdout in a file of its own, and the object of them,
+// once it is over maxInlineStageOut (a loop that runs many state stages),
+// in one file too, which "stage_outputs_file" then names.
+func (s *state) keepStageOutputs() error {
+	entries, err := encodeEntries(s, s.StageOut, math.MaxInt, "the output of stage %s")
+	if err != nil {
+		return err
+	}
+	return s.keep(stageOutKey, stageOutFileKey, entries, maxInlineStageOut, func(sum string) any { return sum })
 }
 
 // keep writes v under key, or, when its encoding is over limit and there

@@ -20,14 +20,25 @@ import (
 // the flow's record (the store keeps at most 1 MiB per record) for its
 // wait and bookkeeping: a workflow that would go past it fails with a
 // message saying which step, instead of leaving the flow blocked.
+//
+// A parked flow's record holds its wait beside its state: maxWait bounds
+// the gate's JSON so that the two stay within the 1 MiB with 32 KiB for
+// the record's other fields. An approval's wait (items cut to
+// maxGateItems, a preview of previewLimit characters) always fits; a
+// gate whose prompt, schema, defaults or subject make it larger fails the
+// flow, saying so.
 const (
 	maxStepOutput = 256 << 10
 	maxState      = 768 << 10
+	maxWait       = 224 << 10
 )
 
 // errStateTooLarge is returned by state.encode when the state is over
-// maxState.
-var errStateTooLarge = errors.New("the flow's state is too large")
+// maxState, and errWaitTooLarge by run.wait when a gate is over maxWait.
+var (
+	errStateTooLarge = errors.New("the flow's state is too large")
+	errWaitTooLarge  = errors.New("the gate is too large to park the flow at")
+)
 
 // shellResult is the result of a run: step whose task succeeded with res:
 // its stdout inline when small, else a reference to its log file.

@@ -64,10 +64,8 @@ func (p *pipe) approve(_ context.Context, call *flows.Call) (flows.StageOutput, 
 	if items == nil {
 		items = []any{}
 	}
-	g := Gate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, Items: items, ResumeToken: resumeToken(r.flow.ID, step)}
-	if kept, cut := boundItems(items); cut {
-		g.Items, g.ItemsTotal, g.ItemsTruncated = kept, len(items), true
-	}
+	g := Gate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, ResumeToken: resumeToken(r.flow.ID, step)}
+	g.setItems(items)
 	g.ApprovalID = approvalID(g.ResumeToken)
 	if call.Args.Has("preview-from-stdin") {
 		g.Preview = approvePreview(items, call.Args)

@@ -105,7 +105,7 @@ func (r *run) advance(ctx context.Context) error {
 	if !stop && err == nil {
 		err = r.finish(ctx)
 	}
-	if errors.Is(err, errStateTooLarge) {
+	if errors.Is(err, errStateTooLarge) || errors.Is(err, errWaitTooLarge) {
 		// The state that fits stays as it was; the flow fails with why.
 		r.st = nil
 		return r.fail(ctx, r.flow.CurrentStep, "", err.Error())
@@ -409,6 +409,9 @@ func (r *run) wait(ctx context.Context, g Gate) error {
 	w, err := json.Marshal(g)
 	if err != nil {
 		return err
+	}
+	if len(w) > maxWait {
+		return fmt.Errorf("%w: the gate at step %s takes %d bytes of JSON, over the %d a flow's wait may hold; shorten its prompt, schema, defaults or subject", errWaitTooLarge, g.Step, len(w), maxWait)
 	}
 	_, err = r.host.SetWaiting(ctx, r.flow.ID, r.flow.Revision, sdk.WaitRequest{CurrentStep: g.Step, State: b, Wait: w})
 	return err

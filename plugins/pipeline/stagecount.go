@@ -15,9 +15,17 @@ const (
 	stageOutKey = "stage_outputs"
 )
 
-// maxStageReports bounds how many pipelines of one flow keep a report: a
-// for_each over many items reports its first ones.
-const maxStageReports = 64
+// Bounds of the stage reports, so that they fit in the controller's part
+// of a flow's state (see CheckBound): at most maxStageReports pipelines of
+// one flow keep a report (a for_each over many items reports its first
+// ones), a pipeline whose id takes more than maxReportKey bytes of JSON
+// keeps none, and a report lists the first stages that keep it within
+// maxReportBytes of JSON, More counting the others.
+const (
+	maxStageReports = 64
+	maxReportKey    = 256
+	maxReportBytes  = 512
+)
 
 // StageReport is how far one typed pipeline got in the last pass that ran
 // it: each stage, with how many items it produced, and where it stands.
@@ -32,6 +40,10 @@ type StageReport struct {
 	Waiting string `json:"waiting,omitempty"`
 	// Failed says the stage at At failed.
 	Failed bool `json:"failed,omitempty"`
+	// More is how many stages, after those Stages lists, the report
+	// leaves out to stay small (a pipeline of very many stages or very
+	// long stage names); zero when it lists them all.
+	More int `json:"more,omitempty"`
 }
 
 // StageCount is one stage of a StageReport.
@@ -89,11 +101,30 @@ func (r *run) countStages(p *pipe, err error) {
 	if p.s.ForEach != nil {
 		key = fmt.Sprintf("%s[%d]", key, p.iteration)
 	}
-	if _, ok := r.st.Stages[key]; !ok && len(r.st.Stages) >= maxStageReports {
+	k, _ := json.Marshal(key)
+	if _, ok := r.st.Stages[key]; len(k) > maxReportKey || !ok && len(r.st.Stages) >= maxStageReports {
 		return
 	}
+	rep.fit()
 	if r.st.Stages == nil {
 		r.st.Stages = map[string]StageReport{}
 	}
 	r.st.Stages[key] = rep
+}
+
+// fit cuts the report's stage list to the first stages that keep its
+// JSON within maxReportBytes, and counts the others in More.
+func (rep *StageReport) fit() {
+	all := rep.Stages
+	rep.Stages, rep.More = all[:0], len(all)
+	b, _ := json.Marshal(rep)
+	size, n := len(b), 0
+	for _, st := range all {
+		c, _ := json.Marshal(st)
+		if size+len(c)+1 > maxReportBytes {
+			break
+		}
+		size, n = size+len(c)+1, n+1
+	}
+	rep.Stages, rep.More = all[:n], len(all)-n
 }

@@ -56,7 +56,7 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, "results": &s.Results, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, stageOutKey: &s.StageOut, StagesKey: &s.Stages} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, StagesKey: &s.Stages} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -71,14 +71,6 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 	}
 	if s.Prior == nil {
 		s.Prior = map[string]string{}
-	}
-	for k, r := range s.Results {
-		if r.StdoutFile != "" {
-			if err := loadStdout(&r); err != nil {
-				return nil, err
-			}
-			s.Results[k] = r
-		}
 	}
 	var err error
 	s.before, err = json.Marshal(s.raw)
@@ -103,7 +95,7 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 // state that was read.
 func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
-		if s.raw["results"], err = s.encodeResults(); err != nil {
+		if s.raw["results"], err = encodeEntries(s, s.Results, maxInlineResults, "the result of step %s"); err != nil {
 			return nil, false, err
 		}
 	}
@@ -111,11 +103,16 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 		key string
 		n   int
 		v   any
-	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {stageOutKey, len(s.StageOut), s.StageOut}, {StagesKey, len(s.Stages), s.Stages}} {
+	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {StagesKey, len(s.Stages), s.Stages}} {
 		if f.n > 0 {
 			if s.raw[f.key], err = json.Marshal(f.v); err != nil {
 				return nil, false, err
 			}
+		}
+	}
+	if len(s.StageOut) > 0 {
+		if err = s.keepStageOutputs(); err != nil {
+			return nil, false, err
 		}
 	}
 	if len(s.Prior) > 0 {
