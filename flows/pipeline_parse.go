@@ -3,6 +3,7 @@ package flows
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 )
@@ -19,6 +20,11 @@ var (
 	// ErrUnclosedQuote: a single or double quote is never closed.
 	//lint:ignore ST1005 Lobster's exact message
 	ErrUnclosedQuote = errors.New("Unclosed quote")
+	// ErrPositionalFlag is a flag named "_", the key of a stage's
+	// positional arguments in Lobster's args object. Lobster lets it
+	// replace them and then fails on the next positional token; flowgate
+	// refuses it when it parses the pipeline.
+	ErrPositionalFlag = errors.New(`"--_" is not a flag: "_" holds a stage's positional arguments; pass the value as a positional argument, or give the flag another name`)
 )
 
 // Stage is one command of a typed pipeline: its name, its arguments and the
@@ -98,7 +104,8 @@ func (a *StageArgs) UnmarshalJSON(b []byte) error {
 // "--" (except exec's --json), so a value-less flag must come last or
 // before another flag.
 //
-// It fails with ErrEmptyPipeline, ErrEmptyStage or ErrUnclosedQuote.
+// It fails with ErrEmptyPipeline, ErrEmptyStage, ErrUnclosedQuote or
+// ErrPositionalFlag (the stage is named).
 // Command names are not checked here: an unknown command is a run-time
 // error, as in Lobster.
 func ParsePipeline(text string) ([]Stage, error) {
@@ -122,7 +129,11 @@ func ParsePipeline(text string) ([]Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		stages = append(stages, Stage{Name: toks[0], Args: stageArgs(toks[0], toks[1:]), Raw: raw})
+		args, err := stageArgs(toks[0], toks[1:])
+		if err != nil {
+			return nil, fmt.Errorf("stage %q: %w", raw, err)
+		}
+		stages = append(stages, Stage{Name: toks[0], Args: args, Raw: raw})
 	}
 	return stages, nil
 }
@@ -215,8 +226,8 @@ func tokenizeStage(s string) ([]string, error) {
 
 // stageArgs turns a stage's tokens after the command name into arguments.
 // exec's --json never takes a value, so "exec --json cat f" runs cat (the
-// current Lobster release; §20).
-func stageArgs(name string, toks []string) StageArgs {
+// current Lobster release; §20). A flag named "_" is ErrPositionalFlag.
+func stageArgs(name string, toks []string) (StageArgs, error) {
 	a := StageArgs{Named: map[string]any{}}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -225,6 +236,9 @@ func stageArgs(name string, toks []string) StageArgs {
 			continue
 		}
 		flag := t[2:]
+		if k, _, _ := strings.Cut(flag, "="); k == "_" {
+			return StageArgs{}, ErrPositionalFlag
+		}
 		if k, v, ok := strings.Cut(flag, "="); ok {
 			a.Named[k] = v
 			continue
@@ -236,5 +250,5 @@ func stageArgs(name string, toks []string) StageArgs {
 		}
 		a.Named[flag] = true
 	}
-	return a
+	return a, nil
 }
