@@ -25,6 +25,9 @@ type link struct {
 	dir  string
 	c    api.Client
 	stop func()
+	// noWait is set once the gateway refused to wait for a flow to change
+	// (see nextView).
+	noWait bool
 }
 
 // linkTries bounds how many gateways in a row one call tries before it

@@ -69,11 +69,16 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 	var (
 		p    pace
 		last int64
+		mark string
+		prev engine.FlowView
 	)
 	for {
 		changed := l.changed()
-		v, err := l.viewFlow(ctx, id)
+		v, err := l.nextView(ctx, id, mark)
 		if err != nil {
+			if ctx.Err() != nil && mark != "" {
+				return prev, ctx.Err()
+			}
 			if gone(err) {
 				err = lostFlow(id, err)
 			}
@@ -91,6 +96,10 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 		}
 		if v.Status.Terminal() || v.Status == sdk.FlowWaiting || v.Status == sdk.FlowBlocked {
 			return v, nil
+		}
+		if l.waiter() != nil {
+			mark, prev = api.FlowMark(v), v
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -92,6 +92,11 @@ func (l *Local) ViewFlows(_ context.Context, f engine.FlowFilter) (engine.FlowVi
 // CountFlows counts flows by status.
 func (l *Local) CountFlows(_ context.Context) (engine.FlowCounts, error) { return l.eng.CountFlows() }
 
+// FlowRecord finds a flow by id or owner key, without its tasks.
+func (l *Local) FlowRecord(_ context.Context, token string) (*sdk.Flow, error) {
+	return l.eng.ResolveFlow(token)
+}
+
 // ViewFlow finds a flow by id or owner key, with its tasks.
 func (l *Local) ViewFlow(_ context.Context, token string) (engine.FlowView, error) {
 	return l.eng.ViewFlow(token)

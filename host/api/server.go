@@ -42,6 +42,8 @@ const maxRequestBody = 4 << 20
 //	                                          allow_unknown_controller}
 //	GET  /v1/flow-counts         CountFlows   -                                      engine.FlowCounts
 //	GET  /v1/flows/{token}       ViewFlow     token: flow id or owner key            engine.FlowView
+//	                             WaitFlow     query: mark wait (ms): answer once     (as soon as the flow's
+//	                                          the flow's FlowMark is not mark        mark differs)
 //	POST /v1/flows/{id}/update   UpdateFlow   {expected_revision, patch: {status     sdk.Flow
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
@@ -388,8 +390,13 @@ func (s *server) countFlows(_ http.ResponseWriter, r *http.Request) (int, any, e
 }
 
 func (s *server) viewFlow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
+	q, err := parseQuery(r, "mark", "wait")
+	if err != nil {
 		return 0, nil, err
+	}
+	if q.Has("wait") {
+		v, err := s.waitFlow(r, r.PathValue("token"), q.Get("mark"), q.Get("wait"))
+		return http.StatusOK, v, err
 	}
 	v, err := s.c.ViewFlow(r.Context(), r.PathValue("token"))
 	return http.StatusOK, v, err

@@ -54,7 +54,7 @@ func TestHandlerRefusesBadRequests(t *testing.T) {
 		{"unknown parameter", "GET", "/v1/tasks?stauts=queued", ``, 400, "invalid", `unknown query parameter "stauts"`},
 		{"repeated parameter", "GET", "/v1/tasks?limit=1&limit=2", ``, 400, "invalid", `"limit" is given 2 times`},
 		{"bad escape", "GET", "/v1/tasks?owner=%zz", ``, 400, "invalid", "malformed query string"},
-		{"parameter on a view", "GET", "/v1/flows/" + f.ID + "?verbose=1", ``, 400, "invalid", "takes no query parameters"},
+		{"parameter on a view", "GET", "/v1/flows/" + f.ID + "?verbose=1", ``, 400, "invalid", `unknown query parameter "verbose" (accepted: mark, wait)`},
 		{"unknown route", "GET", "/v1/nope", ``, 404, "no_route", "no route GET /v1/nope"},
 		{"root", "GET", "/", ``, 404, "no_route", "no route GET /"},
 		{"old version", "GET", "/v0/tasks", ``, 404, "no_route", "restart the gateway"},
