@@ -2,8 +2,10 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +171,82 @@ func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 		return strings.Contains(logs(), "lost the hold on the etcd installation")
 	})
 	require.Contains(t, logs(), "another gateway may now start on it")
+}
+
+// TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a
+// member with its host, pid, socket, the config's labels and lease TTL,
+// and its load; drained, it reports so and starts no queued task, which
+// the next gateway runs once the drained one stops.
+func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	ctx := context.Background()
+	start := func() (*gateway.Gateway, string) {
+		home, err := os.MkdirTemp("", "fgetcd")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(home) })
+		var fc gateway.FileConfig
+		fc.Store.URL = url
+		fc.Cluster.Labels = []string{"gpu", "zone=eu"}
+		fc.Cluster.LeaseTTL = gateway.Duration(3 * time.Second)
+		g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+		require.NoError(t, err)
+		require.NoError(t, g.Start(ctx))
+		t.Cleanup(func() { g.Stop(ctx) })
+		return g, home
+	}
+	first, home := start()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	members, err := direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
+	m := members[0]
+	host, _ := os.Hostname()
+	require.Regexp(t, fmt.Sprintf(`^%s\.%d(-\d+)?$`, regexp.QuoteMeta(host), os.Getpid()), m.ID)
+	require.Equal(t, os.Getpid(), m.PID)
+	require.Equal(t, gateway.SocketPath(home), m.Address)
+	require.Equal(t, []string{"gpu", "zone=eu"}, m.Labels)
+	require.Equal(t, 3, m.TTL)
+	waitFor(t, "a heartbeat with the runner's cap", func() bool {
+		ms, err := direct.Members(ctx)
+		return err == nil && len(ms) == 1 && ms[0].Load.MaxRunning == 8
+	})
+
+	require.NoError(t, direct.Drain(ctx, m.ID))
+	var beat time.Time
+	waitFor(t, "the member to report it is drained", func() bool {
+		ms, err := direct.Members(ctx)
+		if err != nil || len(ms) != 1 || !ms[0].Load.Drained {
+			return false
+		}
+		beat = ms[0].Heartbeat
+		return true
+	})
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "drained", Spec: sdk.TaskSpec{Shell: "echo later"}})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	waitFor(t, "two more heartbeats", func() bool {
+		ms, err := direct.Members(ctx)
+		return err == nil && len(ms) == 1 && ms[0].Heartbeat.After(beat.Add(time.Second))
+	})
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	got, err := eng.ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a drained gateway started a task")
+
+	require.NoError(t, first.Stop(ctx))
+	members, err = direct.Members(ctx)
+	require.NoError(t, err)
+	require.Empty(t, members, "a gateway that stops leaves at once")
+	start()
+	waitFor(t, "the next gateway to run the task", func() bool {
+		got, err := eng.ResolveTask(task.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
 }

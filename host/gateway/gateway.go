@@ -182,8 +182,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
-			Probe: g.cfg.File.ProbeConfig(),
+			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining,
 		})
+		st.runner.Store(run)
 	}
 	if err == nil {
 		sc := g.cfg.Supervisor

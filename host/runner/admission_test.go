@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +129,28 @@ func TestIdempotentCreateRunsOnce(t *testing.T) {
 	require.Equal(t, sdk.TaskSucceeded, got.Status)
 	require.Equal(t, 1, got.Attempts)
 	require.Equal(t, []string{"x"}, h.lines("ran"))
+}
+
+// TestDrainingStartsNothing: while Draining says so, a queued task stays
+// queued through several dispatch passes; once it stops, the task runs.
+func TestDrainingStartsNothing(t *testing.T) {
+	t.Parallel()
+	var draining atomic.Bool
+	var asked atomic.Int64
+	draining.Store(true)
+	h := startHome(t, func(c *runner.Config) {
+		c.Draining = func() bool { asked.Add(1); return draining.Load() }
+	})
+	task := h.create(h.spec("echo ran"))
+	seen := asked.Load()
+	deadline := time.Now().Add(20 * time.Second)
+	for asked.Load() < seen+3 {
+		require.True(t, time.Now().Before(deadline), "the runner never asked whether it drains")
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := h.eng().ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a draining runner started a task")
+	draining.Store(false)
+	require.Equal(t, sdk.TaskSucceeded, h.wait(task.ID).Status)
 }

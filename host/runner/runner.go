@@ -62,6 +62,10 @@ type Config struct {
 	// Probe says how the network is checked before a retry after a
 	// transient failure (see ProbeConfig).
 	Probe ProbeConfig
+	// Draining, when set and true, keeps the runner from starting queued
+	// tasks (the gateway was drained); the running ones go on. If nil,
+	// never.
+	Draining func() bool
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -277,6 +281,9 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 // stops at the first launch the store fails to record.
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	r.recordLaunches()
+	if r.cfg.Draining != nil && r.cfg.Draining() {
+		return nextRetry
+	}
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
 		free := r.cfg.MaxRunning - len(r.active)

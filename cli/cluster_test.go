@@ -1,0 +1,70 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/cli"
+	"github.com/flowgate/flowgate/host/store/etcd"
+)
+
+// TestClusterOnBolt: on a home's bbolt store, cluster status says there
+// is one gateway and no members, and drain is refused, saying why.
+func TestClusterOnBolt(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	code, out, errOut := run(t, home, "cluster", "status")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "is bbolt: one gateway serves it, and it has no cluster members")
+	code, out, errOut = run(t, home, "cluster", "status", "--json")
+	require.Equal(t, 0, code, errOut)
+	var st cli.ClusterStatus
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	require.Equal(t, "bolt", st.Backend)
+	require.Empty(t, st.Members)
+	code, _, errOut = run(t, home, "cluster", "drain", "x.1")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "served by one gateway; there are no members to drain")
+}
+
+// TestClusterStatusAndDrainOnEtcd lists the members of an etcd
+// installation with their labels, leases and load, and drains one by id.
+func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	st, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	ctx := context.Background()
+	m, err := st.Join(ctx, etcd.MemberInfo{ID: "node-a.42", Host: "node-a", PID: 42, Address: "10.0.0.1:7070", Labels: []string{"gpu"}}, 5,
+		func() etcd.MemberLoad { return etcd.MemberLoad{Running: 1, MaxRunning: 4} })
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Leave() })
+	home := t.TempDir()
+
+	code, out, errOut := run(t, home, "--store", url, "cluster", "status")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+active`, out)
+	require.Contains(t, out, "Queued tasks (not yet taken by a member): 0")
+
+	code, _, errOut = run(t, home, "--store", url, "cluster", "drain", "node-b.1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "node-b.1 is not a member")
+	code, out, errOut = run(t, home, "--store", url, "cluster", "drain", "node-a.42")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Drained node-a.42")
+
+	code, out, errOut = run(t, home, "--store", url, "cluster", "status", "--json")
+	require.Equal(t, 0, code, errOut)
+	var status cli.ClusterStatus
+	require.NoError(t, json.Unmarshal([]byte(out), &status))
+	require.Equal(t, "etcd", status.Backend)
+	require.Len(t, status.Members, 1)
+	require.True(t, status.Members[0].Draining)
+	require.Equal(t, []string{"gpu"}, status.Members[0].Labels)
+	require.Equal(t, 5, status.Members[0].TTL)
+}
