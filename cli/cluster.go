@@ -39,6 +39,8 @@ type ClusterStatus struct {
 	// members.
 	Backend string              `json:"backend"`
 	Members []etcd.MemberRecord `json:"members"`
+	// Leader is the member that fires cron; empty when none leads.
+	Leader string `json:"leader"`
 	// Queued is the installation's queued tasks, not yet taken by any
 	// member.
 	Queued int `json:"queued"`
@@ -49,7 +51,8 @@ func newClusterStatusCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "List the gateways (members) with their labels, leases, heartbeats and running tasks",
-		Long: `List the members of the installation: each gateway's id (host.pid), address,
+		Long: `List the members of the installation and the one that leads cron (fires
+scheduled jobs): each gateway's id (host.pid), address,
 labels, lease (seconds left of its TTL), last heartbeat, running tasks of its
 cap, and its state: active, draining (asked to drain), or drained (it has
 seen the mark and starts no queued task); then the installation's queued tasks.
@@ -155,6 +158,9 @@ func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) err
 	if out.Members == nil {
 		out.Members = []etcd.MemberRecord{}
 	}
+	if out.Leader, err = st.Leader(ctx, gateway.CronRole); err != nil {
+		return err
+	}
 	eng, err := engine.New(st, engine.Config{})
 	if err != nil {
 		return err
@@ -174,6 +180,11 @@ func printCluster(w io.Writer, s ClusterStatus) {
 		return
 	}
 	fmt.Fprintf(w, "Store: %s\n", s.Store)
+	leader := s.Leader
+	if leader == "" {
+		leader = "none (no member leads)"
+	}
+	fmt.Fprintf(w, "Cron leader: %s\n", leader)
 	if len(s.Members) == 0 {
 		fmt.Fprintln(w, "No gateway is a member: none runs on this store.")
 	} else {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/cli"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
@@ -45,9 +47,19 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Leave() })
 	home := t.TempDir()
-
 	code, out, errOut := run(t, home, "--store", url, "cluster", "status")
 	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Cron leader: none (no member leads)")
+	lead := m.Campaign(gateway.CronRole)
+	deadline := time.Now().Add(20 * time.Second)
+	for _, ok := lead.Fence(); !ok; _, ok = lead.Fence() {
+		require.True(t, time.Now().Before(deadline), "the only member never led")
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	code, out, errOut = run(t, home, "--store", url, "cluster", "status")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Cron leader: node-a.42")
 	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+active`, out)
 	require.Contains(t, out, "Queued tasks (not yet taken by a member): 0")
 
@@ -67,4 +79,5 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.True(t, status.Members[0].Draining)
 	require.Equal(t, []string{"gpu"}, status.Members[0].Labels)
 	require.Equal(t, 5, status.Members[0].TTL)
+	require.Equal(t, "node-a.42", status.Leader)
 }

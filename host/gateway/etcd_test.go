@@ -215,6 +215,11 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 		return err == nil && len(ms) == 1 && ms[0].Load.MaxRunning == 8
 	})
 
+	waitFor(t, "the gateway to lead cron", func() bool {
+		id, err := direct.Leader(ctx, gateway.CronRole)
+		return err == nil && id == m.ID
+	})
+
 	require.NoError(t, direct.Drain(ctx, m.ID))
 	var beat time.Time
 	waitFor(t, "the member to report it is drained", func() bool {

@@ -212,6 +212,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,
+		Leader:      st.cronLeader(),
 	})
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),

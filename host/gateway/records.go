@@ -11,10 +11,15 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
+
+// CronRole is the election the gateways of an etcd installation hold
+// for cron: its leader alone fires scheduled jobs.
+const CronRole = "cron"
 
 // records is the gateway's store with what the gateway asks of it beyond
 // store.Store.
@@ -27,6 +32,8 @@ type records struct {
 	// whose lease its claim on the installation is bound; nil on bbolt,
 	// whose file lock does that job.
 	member *etcd.Member
+	// cron is the member's campaign to lead cron; nil on bbolt.
+	cron *etcd.Leadership
 	// runner is the gateway's runner once made: the member's heartbeat
 	// reports its load.
 	runner atomic.Pointer[runner.Runner]
@@ -42,6 +49,15 @@ func (r *records) close() error {
 		err = r.member.Leave()
 	}
 	return errors.Join(err, r.Close())
+}
+
+// cronLeader is the scheduler's Leader: the member's campaign on etcd,
+// none on bbolt (the one gateway always leads).
+func (r *records) cronLeader() scheduler.Leader {
+	if r.cron == nil {
+		return nil
+	}
+	return r.cron
 }
 
 // draining says whether this gateway was asked (flowgate cluster drain)
@@ -117,7 +133,8 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 
 // join registers the gateway as a member of the etcd installation s
 // (host.pid, or host.pid-N when that is taken, with its address and the config's labels, under a session
-// lease of cluster.lease_ttl) and holds the installation with the
+// lease of cluster.lease_ttl), campaigns to lead cron, and holds the
+// installation with the
 // member's lease: a second gateway on the same prefix fails with an error
 // wrapping ErrAlreadyRunning that names the first.
 func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url string) error {
@@ -146,7 +163,7 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 		}
 		return err
 	}
-	r.member = m
+	r.member, r.cron = m, m.Campaign(CronRole)
 	g.log.Info("joined the etcd installation", "store", url, "member", info.ID)
 	go g.watchHold(r, url)
 	return nil

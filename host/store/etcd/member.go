@@ -71,11 +71,15 @@ type Member struct {
 	session *concurrency.Session
 	rec     MemberRecord
 	load    func() MemberLoad
-	cancel  context.CancelFunc
-	stopped chan struct{}
-	drain   atomic.Bool
-	once    sync.Once
-	err     error
+	// ctx ends when the member leaves; cancel ends it. run and the
+	// campaigns stop with it.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	stopped   chan struct{}
+	campaigns sync.WaitGroup
+	drain     atomic.Bool
+	once      sync.Once
+	err       error
 }
 
 // membersKey and drainKey sit beside the prefix (like Hold's keys), so
@@ -122,10 +126,9 @@ func (s *Store) Join(ctx context.Context, info MemberInfo, ttl int, load func() 
 		session.Close()
 		return nil, fmt.Errorf("%w: a member named %s is already registered on %s; give this one another id, or wait for that one to leave", ErrMemberExists, info.ID, strings.TrimSuffix(s.prefix, "/"))
 	}
-	hctx, hcancel := context.WithCancel(context.Background())
-	m.cancel = hcancel
-	watch := s.cli.Watch(hctx, s.drainKey()+info.ID, clientv3.WithRev(resp.Header.Revision+1))
-	go m.run(hctx, watch)
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	watch := s.cli.Watch(m.ctx, s.drainKey()+info.ID, clientv3.WithRev(resp.Header.Revision+1))
+	go m.run(m.ctx, watch)
 	return m, nil
 }
 
@@ -190,11 +193,13 @@ func (m *Member) beat(ctx context.Context) {
 }
 
 // Leave ends the membership at once: revoking the lease deletes the
-// member's record, its drain mark and its holds. It is idempotent.
+// member's record, its drain mark, its holds and its place in every
+// election, so the next in line leads at once. It is idempotent.
 func (m *Member) Leave() error {
 	m.once.Do(func() {
 		m.cancel()
 		<-m.stopped
+		m.campaigns.Wait()
 		if err := m.session.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			m.err = fmt.Errorf("etcd store: leave as member %s: %w", m.rec.ID, err)
 		}
