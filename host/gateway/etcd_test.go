@@ -250,8 +250,12 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, members, "a gateway that stops leaves at once")
 	start()
+	members, err = direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
 	waitFor(t, "the next gateway to run the task", func() bool {
-		got, err := eng.ResolveTask(task.ID)
+		got, err = eng.ResolveTask(task.ID)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})
+	require.Equal(t, members[0].ID, got.Gateway, "the task names the gateway that ran it")
 }

@@ -60,6 +60,14 @@ func (r *records) cronLeader() scheduler.Leader {
 	return r.cron
 }
 
+// memberID is this gateway's member id; empty on bbolt.
+func (r *records) memberID() string {
+	if r.member == nil {
+		return ""
+	}
+	return r.member.ID()
+}
+
 // draining says whether this gateway was asked (flowgate cluster drain)
 // to take no new work.
 func (r *records) draining() bool { return r.member != nil && r.member.Draining() }

@@ -62,6 +62,10 @@ type Config struct {
 	// Probe says how the network is checked before a retry after a
 	// transient failure (see ProbeConfig).
 	Probe ProbeConfig
+	// Member is this gateway's member id on an etcd installation,
+	// recorded on each task it starts (sdk.Task.Gateway); empty with one
+	// gateway.
+	Member string
 	// Draining, when set and true, keeps the runner from starting queued
 	// tasks (the gateway was drained); the running ones go on. If nil,
 	// never.
@@ -327,7 +331,7 @@ func LogDir(dir, taskID string, n int) string {
 // as running first, then writes the spec and starts the shim, so a crash
 // between the two is seen at the next start as an attempt that never ran.
 func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
-	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
+	task, err := r.eng.StartTask(queued.ID, engine.StartInput{Gateway: r.cfg.Member})
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
 		r.storeLog.Error("start task: the store cannot record it; it stays queued", "task", queued.ID, "error", err)
 		return
