@@ -41,6 +41,12 @@ type ClusterStatus struct {
 	Members []etcd.MemberRecord `json:"members"`
 	// Leader is the member that fires cron; empty when none leads.
 	Leader string `json:"leader"`
+	// Running counts the running tasks by the member id of the gateway
+	// that started them, as their records say ("" for tasks started by
+	// a gateway before members existed).
+	Running map[string]int `json:"running"`
+	// Orphaned counts running tasks whose gateway is no longer a member.
+	Orphaned int `json:"orphaned"`
 	// Queued is the installation's queued tasks, not yet taken by any
 	// member.
 	Queued int `json:"queued"`
@@ -52,10 +58,12 @@ func newClusterStatusCmd(e *env) *cobra.Command {
 		Use:   "status",
 		Short: "List the gateways (members) with their labels, leases, heartbeats and running tasks",
 		Long: `List the members of the installation and the one that leads cron (fires
-scheduled jobs): each gateway's id (host.pid), address,
-labels, lease (seconds left of its TTL), last heartbeat, running tasks of its
-cap, and its state: active, draining (asked to drain), or drained (it has
-seen the mark and starts no queued task); then the installation's queued tasks.
+scheduled jobs): each gateway's id (host.pid), address, labels, lease
+(seconds left of its TTL), last heartbeat, running tasks (as the task
+records name their gateway) of its cap, and its state: active, draining
+(asked to drain), or drained (it has seen the mark and starts no queued
+task). Then the installation's queued tasks, and the running tasks of
+gateways that are no longer members.
 
 Exit status: 0, 1 when the store cannot be read.`,
 		Args: args(0, "no arguments"),
@@ -64,7 +72,7 @@ Exit status: 0, 1 when the store cannot be read.`,
 			if err != nil {
 				return err
 			}
-			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}}
+			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}, Running: map[string]int{}}
 			if spec.IsEtcd() {
 				out.Backend = "etcd"
 				if err := readCluster(cmd.Context(), spec, &out); err != nil {
@@ -170,6 +178,20 @@ func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) err
 		return fmt.Errorf("count the queued tasks: %w", err)
 	}
 	out.Queued = counts[sdk.TaskQueued]
+	running, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
+	if err != nil {
+		return fmt.Errorf("list the running tasks: %w", err)
+	}
+	members := map[string]bool{}
+	for _, m := range out.Members {
+		members[m.ID] = true
+	}
+	for _, t := range running.Tasks {
+		out.Running[t.Gateway]++
+		if !members[t.Gateway] {
+			out.Orphaned++
+		}
+	}
 	return nil
 }
 
@@ -199,9 +221,12 @@ func printCluster(w io.Writer, s ClusterStatus) {
 				state = "draining"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%ds of %ds\t%s\t%d/%d\t%s\n", m.ID, m.Address, strings.Join(m.Labels, ","),
-				m.LeaseLeft, m.TTL, m.Heartbeat.Local().Format("15:04:05"), m.Load.Running, m.Load.MaxRunning, state)
+				m.LeaseLeft, m.TTL, m.Heartbeat.Local().Format("15:04:05"), s.Running[m.ID], m.Load.MaxRunning, state)
 		}
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "Queued tasks (not yet taken by a member): %d\n", s.Queued)
+	if s.Orphaned > 0 {
+		fmt.Fprintf(w, "Running tasks of gateways that are no longer members: %d (the next gateway on their machine's home takes them over at its start)\n", s.Orphaned)
+	}
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/cli"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // TestClusterOnBolt: on a home's bbolt store, cluster status says there
@@ -43,7 +45,7 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	m, err := st.Join(ctx, etcd.MemberInfo{ID: "node-a.42", Host: "node-a", PID: 42, Address: "10.0.0.1:7070", Labels: []string{"gpu"}}, 5,
-		func() etcd.MemberLoad { return etcd.MemberLoad{Running: 1, MaxRunning: 4} })
+		func() etcd.MemberLoad { return etcd.MemberLoad{Running: 7, MaxRunning: 4} })
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Leave() })
 	home := t.TempDir()
@@ -57,10 +59,20 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	for _, gw := range []string{"node-a.42", "node-z.9"} {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "on-" + gw, Spec: sdk.TaskSpec{Shell: "true"}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: gw})
+		require.NoError(t, err)
+	}
+
 	code, out, errOut = run(t, home, "--store", url, "cluster", "status")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Cron leader: node-a.42")
-	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+active`, out)
+	require.Contains(t, out, "Running tasks of gateways that are no longer members: 1")
+	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+active`, out, "the task it started counts")
 	require.Contains(t, out, "Queued tasks (not yet taken by a member): 0")
 
 	code, _, errOut = run(t, home, "--store", url, "cluster", "drain", "node-b.1")
@@ -80,4 +92,6 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.Equal(t, []string{"gpu"}, status.Members[0].Labels)
 	require.Equal(t, 5, status.Members[0].TTL)
 	require.Equal(t, "node-a.42", status.Leader)
+	require.Equal(t, map[string]int{"node-a.42": 1, "node-z.9": 1}, status.Running)
+	require.Equal(t, 1, status.Orphaned)
 }
