@@ -95,3 +95,18 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.Equal(t, map[string]int{"node-a.42": 1, "node-z.9": 1}, status.Running)
 	require.Equal(t, 1, status.Orphaned)
 }
+
+// TestRunOnLabel: tasks run --on LABEL records the label the task asks
+// for; a label that is no word is refused.
+func TestRunOnLabel(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--on", "gpu", "--", "true")
+	require.Equal(t, 0, code, errOut)
+	var task sdk.Task
+	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
+	require.Equal(t, "gpu", task.Spec.On)
+	code, _, errOut = run(t, home, "tasks", "run", "--detach", "--on", "gpu cpu", "--", "true")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, errOut, "is not a label")
+}

@@ -163,6 +163,10 @@ type TaskSpec struct {
 	// Session ties the task to a named session lineage in its Cwd; nil
 	// means the task keeps no session.
 	Session *SessionSpec `json:"session,omitempty"`
+	// On is a label the gateway that runs the task must carry (its
+	// config's cluster.labels; --on): the task waits queued until such a
+	// gateway takes it. Empty means any gateway.
+	On string `json:"on,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure

@@ -82,3 +82,29 @@ func TestStartTaskClaimsOnce(t *testing.T) {
 		require.Equal(t, claims[id][0], got.Gateway, "the record names the gateway that took it")
 	}
 }
+
+// TestRunnableTasksByLabel: a task that asks for a label (--on) is
+// runnable only for a runner that carries it; a bad label is refused.
+func TestRunnableTasksByLabel(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	gpu, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "gpu", Spec: sdk.TaskSpec{Shell: "true", On: "gpu"}})
+	require.NoError(t, err)
+	anyone, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "any", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	ids := func(labels ...string) []string {
+		tasks, _, err := eng.RunnableTasks(0, labels...)
+		require.NoError(t, err)
+		var out []string
+		for _, task := range tasks {
+			out = append(out, task.ID)
+		}
+		return out
+	}
+	require.Equal(t, []string{anyone.ID}, ids())
+	require.Equal(t, []string{anyone.ID}, ids("cpu"))
+	require.ElementsMatch(t, []string{gpu.ID, anyone.ID}, ids("cpu", "gpu"))
+	_, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "bad", Spec: sdk.TaskSpec{Shell: "true", On: "gpu, cpu"}})
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.ErrorContains(t, err, "is not a label")
+}

@@ -7,10 +7,12 @@ import (
 )
 
 // ClusterConfig is the config file's cluster section: how this gateway
-// takes part in an installation kept in etcd. It has no effect on bbolt.
+// takes part in an installation kept in etcd. Its labels apply on bbolt
+// too; its lease does not.
 type ClusterConfig struct {
 	// Labels are this gateway's labels, shown by flowgate cluster status
-	// (such as gpu or zone=eu).
+	// (such as gpu or zone=eu): a task run with --on LABEL waits for a
+	// gateway that carries LABEL.
 	Labels []string `yaml:"labels"`
 	// LeaseTTL is the gateway's session lease: a gateway that dies leaves
 	// the installation within it. Whole seconds, at least 2s; zero means

@@ -259,3 +259,24 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	})
 	require.Equal(t, members[0].ID, got.Gateway, "the task names the gateway that ran it")
 }
+
+// TestConfigClusterSection reads labels and the lease TTL, and refuses a
+// TTL that is not whole seconds of at least 2s and a label with a space.
+func TestConfigClusterSection(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("cluster:\n  labels: [gpu, zone=eu]\n  lease_ttl: 5s\n"), 0o600))
+	fc, err := gateway.LoadConfig(path)
+	require.NoError(t, err)
+	require.Equal(t, []string{"gpu", "zone=eu"}, fc.Cluster.Labels)
+	require.Equal(t, gateway.Duration(5*time.Second), fc.Cluster.LeaseTTL)
+	for yaml, want := range map[string]string{
+		"cluster:\n  lease_ttl: 1500ms\n": "cluster.lease_ttl must be whole seconds, at least 2s",
+		"cluster:\n  lease_ttl: 1s\n":     "cluster.lease_ttl must be whole seconds, at least 2s",
+		"cluster:\n  labels: [\"a b\"]\n": "cluster.labels[0] is \"a b\"",
+	} {
+		require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+		_, err := gateway.LoadConfig(path)
+		require.ErrorContains(t, err, want, yaml)
+	}
+}

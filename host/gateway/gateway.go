@@ -183,6 +183,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(),
+			Labels: g.cfg.File.Cluster.Labels,
 		})
 		st.runner.Store(run)
 	}

@@ -62,6 +62,9 @@ type Config struct {
 	// Probe says how the network is checked before a retry after a
 	// transient failure (see ProbeConfig).
 	Probe ProbeConfig
+	// Labels are this gateway's labels (cluster.labels): it starts a task
+	// that asks for a label (TaskSpec.On) only when they hold it.
+	Labels []string
 	// Member is this gateway's member id on an etcd installation,
 	// recorded on each task it starts (sdk.Task.Gateway); empty with one
 	// gateway.
@@ -295,7 +298,7 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		if free <= 0 {
 			return nextRetry
 		}
-		tasks, next, err := r.eng.RunnableTasks(free)
+		tasks, next, err := r.eng.RunnableTasks(free, r.cfg.Labels...)
 		if err != nil {
 			r.storeLog.Error("list runnable tasks", "error", err)
 			return nextRetry
