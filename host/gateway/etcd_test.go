@@ -280,3 +280,55 @@ func TestConfigClusterSection(t *testing.T) {
 		require.ErrorContains(t, err, want, yaml)
 	}
 }
+
+// TestGatewayTakesOverTasksOfAGoneGateway: at its start a gateway leaves
+// alone the running tasks of a member on another machine, and marks lost
+// those of a gateway on another machine that is no longer a member,
+// naming it, or queues them again (and runs them) when their policy says
+// they are safe to repeat. Before, it took them for its own attempts
+// whose shim never started and queued every one again.
+func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	ctx := context.Background()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	running := func(gateway string, retry *sdk.RetryPolicy) string {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "ran-on-" + gateway, Spec: sdk.TaskSpec{Shell: "echo again", Retry: retry}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: gateway})
+		require.NoError(t, err)
+		return task.ID
+	}
+	alive, err := direct.Join(ctx, etcd.MemberInfo{ID: "far-host.1000", Host: "far-host", PID: 1000}, 5, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { alive.Leave() })
+	kept := running("far-host.1000", nil)
+	lost := running("far-host.999", nil)
+	again := running("far-host.998", &sdk.RetryPolicy{MaxAttempts: 2, SafeToRepeat: true})
+
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Poll: 20 * time.Millisecond, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix}})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+
+	got, err := eng.GetTask(lost)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskLost, got.Status)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway far-host.999, which ran it on another machine, left the installation")
+	got, err = eng.GetTask(kept)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "a live member's task was touched")
+	waitFor(t, "the safe task to run again here", func() bool {
+		got, err = eng.GetTask(again)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.Equal(t, 2, got.Attempts)
+	require.NotEqual(t, "far-host.998", got.Gateway)
+}

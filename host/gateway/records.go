@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -58,6 +59,33 @@ func (r *records) cronLeader() scheduler.Leader {
 		return nil
 	}
 	return r.cron
+}
+
+// cluster is the runner's Config.Cluster: nil on bbolt. A gateway is on
+// this machine when its member id (host.pid) names this host; one that
+// cannot be looked up counts as a member, so nothing is marked lost on a
+// guess.
+func (r *records) cluster() func(gateway string) (bool, bool) {
+	if r.member == nil {
+		return nil
+	}
+	es := r.Store.(*etcd.Store)
+	host := r.member.Host()
+	return func(gateway string) (bool, bool) {
+		if memberHost(gateway) == host {
+			return true, true
+		}
+		member, err := es.IsMember(context.Background(), gateway)
+		return false, member || err != nil
+	}
+}
+
+// memberHost is the host part of a member id: host.pid, or host.pid-N.
+func memberHost(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // memberID is this gateway's member id; empty on bbolt.

@@ -65,6 +65,11 @@ type Config struct {
 	// Labels are this gateway's labels (cluster.labels): it starts a task
 	// that asks for a label (TaskSpec.On) only when they hold it.
 	Labels []string
+	// Cluster says, for the member id a running task names
+	// (sdk.Task.Gateway), whether that gateway ran on this machine and
+	// whether it is still a member. If nil, every task is this machine's
+	// (one gateway).
+	Cluster func(gateway string) (thisMachine, member bool)
 	// Member is this gateway's member id on an etcd installation,
 	// recorded on each task it starts (sdk.Task.Gateway); empty with one
 	// gateway.

@@ -135,6 +135,9 @@ func (s *Store) Join(ctx context.Context, info MemberInfo, ttl int, load func() 
 // ID returns the member's id.
 func (m *Member) ID() string { return m.rec.ID }
 
+// Host returns the host the member registered.
+func (m *Member) Host() string { return m.rec.Host }
+
 // Session returns the member's session, for what else is bound to its
 // lease (an election, a hold).
 func (m *Member) Session() *concurrency.Session { return m.session }
@@ -237,6 +240,17 @@ func (s *Store) Members(ctx context.Context) ([]MemberRecord, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// IsMember says whether id is a registered member now.
+func (s *Store) IsMember(ctx context.Context, id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.membersKey()+id, clientv3.WithCountOnly())
+	if err != nil {
+		return false, fmt.Errorf("etcd store: look up member %s: %w", id, unavailable(s, err))
+	}
+	return resp.Count > 0, nil
 }
 
 // Drain marks member id to take no new work, bound to its lease (so the
