@@ -127,7 +127,7 @@ Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
 	addEtcdFlags(root.PersistentFlags(), &e.store)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e))
-	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e), newStoreCmd(e))
+	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e), newStoreCmd(e), newClusterCmd(e))
 	root.AddCommand(newBenchCmd(e), newVersionCmd(e))
 	// Cobra's "completion bash|zsh|fish|powershell", added now rather than
 	// at Execute so that it is part of the tree the refusal below covers.

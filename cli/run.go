@@ -29,6 +29,7 @@ import (
 type runOpts struct {
 	detach, shell, safeToRepeat, agent      bool
 	label, owner, cwd, idem, stdin, probe   string
+	on                                      string
 	onNoProgress                            string
 	onFinish                                finishFlags
 	env, secretEnv                          []string
@@ -88,6 +89,7 @@ docs/agents.md.`,
 	fl.BoolVar(&o.detach, "detach", false, "print the ids and return once the task started")
 	fl.BoolVar(&o.shell, "shell", false, "run the arguments as one /bin/sh -c command line")
 	fl.StringVar(&o.label, "label", "", "a name for the task")
+	fl.StringVar(&o.on, "on", "", "run only on a gateway that carries this label (its config's cluster.labels); the task waits queued until one takes it")
 	fl.StringVar(&o.owner, "owner", "", "owner key (default: local:$USER)")
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
 	fl.StringArrayVar(&o.env, "env", nil, "set an environment variable for the task, K=V (repeatable; stored with the task)")
@@ -123,6 +125,7 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		in.OwnerKey = localOwner()
 	}
 	spec := &in.Spec
+	spec.On = o.on
 	if o.shell {
 		spec.Shell = strings.Join(argv, " ")
 	} else {

@@ -69,8 +69,12 @@ type Task struct {
 	// PID and PIDStartTime identify the task's process (the child); ShimPID
 	// and ShimStartTime the shim that supervises it. A pid alone is never
 	// trusted: the start time must match too.
-	PID               int       `json:"pid,omitempty"`
-	PIDStartTime      uint64    `json:"pid_start_time,omitempty"`
+	PID          int    `json:"pid,omitempty"`
+	PIDStartTime uint64 `json:"pid_start_time,omitempty"`
+	// Gateway is the member id (host.pid) of the gateway that started the
+	// task's latest attempt, when several gateways share an etcd
+	// installation (docs/cluster.md); empty with one gateway.
+	Gateway           string    `json:"gateway,omitempty"`
 	ShimPID           int       `json:"shim_pid,omitempty"`
 	ShimStartTime     uint64    `json:"shim_start_time,omitempty"`
 	CancelRequestedAt time.Time `json:"cancel_requested_at,omitzero"`
@@ -161,6 +165,10 @@ type TaskSpec struct {
 	// Session ties the task to a named session lineage in its Cwd; nil
 	// means the task keeps no session.
 	Session *SessionSpec `json:"session,omitempty"`
+	// On is a label the gateway that runs the task must carry (its
+	// config's cluster.labels; --on): the task waits queued until such a
+	// gateway takes it. Empty means any gateway.
+	On string `json:"on,omitempty"`
 }
 
 // RetryPolicy bounds how often a failed task is tried again. Each failure

@@ -121,12 +121,15 @@ func (t *txn) notify(kind ChangeKind, taskID string) {
 // reported through a captured value and the empty transaction commits, so a
 // refusal never rolls back the other writers of a group commit. An error
 // after a write rolls the transaction back.
-func (e *Engine) write(fn func(t *txn) error) error {
+func (e *Engine) write(fn func(t *txn) error) error { return e.writeWith(e.st.Update, fn) }
+
+// writeWith is write through update, a store's Update or a fenced one.
+func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *txn) error) error {
 	var (
 		refused error
 		changes []Change
 	)
-	err := e.st.Update(func(tx store.Tx) error {
+	err := update(func(tx store.Tx) error {
 		refused, changes = nil, nil
 		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention, historyLimit: e.cfg.HistoryLimit}
 		if err := fn(t); err != nil {

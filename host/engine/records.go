@@ -57,6 +57,23 @@ func (e *Engine) UpdateRecords(ns string, fn func(RecordTx) error) error {
 	return e.write(func(t *txn) error { return fn(recordTx{t: t, ns: ns}) })
 }
 
+// UpdateRecordsFenced is UpdateRecords committed only while fence f holds
+// (see store.Fence): a scheduler that lost its leadership cannot record a
+// fire, however late its write arrives. A fallen fence fails it with an
+// error wrapping store.ErrFenced and writes nothing; a store that cannot
+// fence (bbolt, served by one process) refuses it.
+func (e *Engine) UpdateRecordsFenced(f store.Fence, ns string, fn func(RecordTx) error) error {
+	if err := checkNamespace(ns); err != nil {
+		return err
+	}
+	fencer, ok := e.st.(store.Fencer)
+	if !ok {
+		return fmt.Errorf("engine: this store (%T) cannot fence a write; fences are for a store shared by several processes, such as etcd", e.st)
+	}
+	return e.writeWith(func(tx func(store.Tx) error) error { return fencer.UpdateFenced(f, tx) },
+		func(t *txn) error { return fn(recordTx{t: t, ns: ns}) })
+}
+
 // ViewRecords runs fn in one read transaction confined to the record
 // namespace ns. An unknown ns is refused before fn runs.
 func (e *Engine) ViewRecords(ns string, fn func(RecordReadTx) error) error {

@@ -94,3 +94,24 @@ func TestRecordsRefusalAndRollback(t *testing.T) {
 		return nil
 	}))
 }
+
+// A fenced write needs a store that can fence: on bbolt, served by one
+// process, it is refused with what fences are for; on etcd a fence that
+// does not hold (no such key) stops it, and nothing is written.
+func TestRecordsFenced(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	err := eng.UpdateRecordsFenced(store.Fence{Key: "no-such-leader", Revision: 1}, engine.CronRecords, func(tx engine.RecordTx) error {
+		return tx.Put(engine.CronRecords+"job/1", []byte("fired"))
+	})
+	if etcdServer == nil {
+		require.ErrorContains(t, err, "cannot fence a write; fences are for a store shared by several processes")
+	} else {
+		require.ErrorIs(t, err, store.ErrFenced)
+	}
+	require.NoError(t, eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) error {
+		_, err := tx.Get(engine.CronRecords + "job/1")
+		require.ErrorIs(t, err, store.ErrKeyNotFound, "a refused fenced write wrote")
+		return nil
+	}))
+}

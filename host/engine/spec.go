@@ -52,6 +52,9 @@ func ValidateSpec(s sdk.TaskSpec) error {
 			return invalid("%s must not be negative (got %s)", name, time.Duration(d))
 		}
 	}
+	if s.On != "" && strings.ContainsAny(s.On, " \t\n,") {
+		return invalid("on %q is not a label: a label is one word without spaces or commas, such as gpu or zone=eu", s.On)
+	}
 	if err := validateRetry(s.Retry); err != nil {
 		return err
 	}

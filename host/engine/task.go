@@ -212,6 +212,9 @@ func Runnable(t *sdk.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell !=
 // StartInput is what StartTask records about the processes; zero fields
 // are recorded later with SetProcess.
 type StartInput struct {
+	// Gateway is the member id of the gateway starting the attempt
+	// (StartTask only); empty with one gateway.
+	Gateway       string
 	PID           int
 	PIDStartTime  uint64
 	ShimPID       int
@@ -221,7 +224,9 @@ type StartInput struct {
 // StartTask moves task id from queued to running and counts an attempt:
 // the returned task's Attempts is the number of the attempt now starting.
 // The runner records this before it launches anything, so that a crash
-// between the two can never start an attempt twice.
+// between the two can never start an attempt twice. It is the claim of a
+// queued task: of several gateways starting it at once, one succeeds (a
+// guarded write) and the others are refused with ErrIllegalTransition.
 func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
 		if err := checkTaskMove(task, sdk.TaskRunning); err != nil {
@@ -235,6 +240,7 @@ func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 		task.RetryAt = time.Time{}
 		task.PID, task.PIDStartTime = in.PID, in.PIDStartTime
 		task.ShimPID, task.ShimStartTime = in.ShimPID, in.ShimStartTime
+		task.Gateway = in.Gateway
 		if task.StartedAt.IsZero() {
 			task.StartedAt = t.now
 		}

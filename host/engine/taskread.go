@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +170,9 @@ func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
 // whose retry time has come, oldest first (FIFO admission), and the
 // earliest retry time among the waiting ones it passed (zero if none). One
 // walk over the queue answers both, so a dispatcher needs no second scan.
-func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Time, err error) {
+// A task that asks for a label (TaskSpec.On) is left out unless labels
+// holds it.
+func (e *Engine) RunnableTasks(limit int, labels ...string) (tasks []*sdk.Task, nextRetry time.Time, err error) {
 	now := e.now()
 	err = e.view(func(tx store.ReadTx) error {
 		var loadErr error
@@ -182,7 +185,7 @@ func (e *Engine) RunnableTasks(limit int) (tasks []*sdk.Task, nextRetry time.Tim
 				return false
 			}
 			switch {
-			case !ok, !Runnable(task):
+			case !ok, !Runnable(task), task.Spec.On != "" && !slices.Contains(labels, task.Spec.On):
 			case task.RetryAt.After(now):
 				if nextRetry.IsZero() || task.RetryAt.Before(nextRetry) {
 					nextRetry = task.RetryAt

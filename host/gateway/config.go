@@ -108,6 +108,9 @@ type FileConfig struct {
 	// Store is where the records are kept; the home's bbolt file when
 	// empty (see StoreConfig).
 	Store StoreConfig `yaml:"store"`
+	// Cluster is how this gateway joins an installation in etcd (see
+	// ClusterConfig).
+	Cluster ClusterConfig `yaml:"cluster"`
 	// Probe says how the network is checked before a retry after a
 	// transient failure; its endpoint is the one of agent tasks that name
 	// none.
@@ -265,6 +268,9 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("maintenance.compact_share must be at least 0 and below 1 (got %g); 0 means the default, 0.5", c.Maintenance.CompactShare)
 	}
 	if err := c.Store.Validate(); err != nil {
+		return err
+	}
+	if err := c.Cluster.Validate(); err != nil {
 		return err
 	}
 	switch c.LogLevel {

@@ -2,8 +2,10 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +171,164 @@ func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 		return strings.Contains(logs(), "lost the hold on the etcd installation")
 	})
 	require.Contains(t, logs(), "another gateway may now start on it")
+}
+
+// TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a
+// member with its host, pid, socket, the config's labels and lease TTL,
+// and its load; drained, it reports so and starts no queued task, which
+// the next gateway runs once the drained one stops.
+func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	ctx := context.Background()
+	start := func() (*gateway.Gateway, string) {
+		home, err := os.MkdirTemp("", "fgetcd")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(home) })
+		var fc gateway.FileConfig
+		fc.Store.URL = url
+		fc.Cluster.Labels = []string{"gpu", "zone=eu"}
+		fc.Cluster.LeaseTTL = gateway.Duration(3 * time.Second)
+		g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+		require.NoError(t, err)
+		require.NoError(t, g.Start(ctx))
+		t.Cleanup(func() { g.Stop(ctx) })
+		return g, home
+	}
+	first, home := start()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	members, err := direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
+	m := members[0]
+	host, _ := os.Hostname()
+	require.Regexp(t, fmt.Sprintf(`^%s\.%d(-\d+)?$`, regexp.QuoteMeta(host), os.Getpid()), m.ID)
+	require.Equal(t, os.Getpid(), m.PID)
+	require.Equal(t, gateway.SocketPath(home), m.Address)
+	require.Equal(t, []string{"gpu", "zone=eu"}, m.Labels)
+	require.Equal(t, 3, m.TTL)
+	waitFor(t, "a heartbeat with the runner's cap", func() bool {
+		ms, err := direct.Members(ctx)
+		return err == nil && len(ms) == 1 && ms[0].Load.MaxRunning == 8
+	})
+
+	waitFor(t, "the gateway to lead cron", func() bool {
+		id, err := direct.Leader(ctx, gateway.CronRole)
+		return err == nil && id == m.ID
+	})
+
+	require.NoError(t, direct.Drain(ctx, m.ID))
+	var beat time.Time
+	waitFor(t, "the member to report it is drained", func() bool {
+		ms, err := direct.Members(ctx)
+		if err != nil || len(ms) != 1 || !ms[0].Load.Drained {
+			return false
+		}
+		beat = ms[0].Heartbeat
+		return true
+	})
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "drained", Spec: sdk.TaskSpec{Shell: "echo later"}})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	waitFor(t, "two more heartbeats", func() bool {
+		ms, err := direct.Members(ctx)
+		return err == nil && len(ms) == 1 && ms[0].Heartbeat.After(beat.Add(time.Second))
+	})
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	got, err := eng.ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a drained gateway started a task")
+
+	require.NoError(t, first.Stop(ctx))
+	members, err = direct.Members(ctx)
+	require.NoError(t, err)
+	require.Empty(t, members, "a gateway that stops leaves at once")
+	start()
+	members, err = direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
+	waitFor(t, "the next gateway to run the task", func() bool {
+		got, err = eng.ResolveTask(task.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.Equal(t, members[0].ID, got.Gateway, "the task names the gateway that ran it")
+}
+
+// TestConfigClusterSection reads labels and the lease TTL, and refuses a
+// TTL that is not whole seconds of at least 2s and a label with a space.
+func TestConfigClusterSection(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("cluster:\n  labels: [gpu, zone=eu]\n  lease_ttl: 5s\n"), 0o600))
+	fc, err := gateway.LoadConfig(path)
+	require.NoError(t, err)
+	require.Equal(t, []string{"gpu", "zone=eu"}, fc.Cluster.Labels)
+	require.Equal(t, gateway.Duration(5*time.Second), fc.Cluster.LeaseTTL)
+	for yaml, want := range map[string]string{
+		"cluster:\n  lease_ttl: 1500ms\n": "cluster.lease_ttl must be whole seconds, at least 2s",
+		"cluster:\n  lease_ttl: 1s\n":     "cluster.lease_ttl must be whole seconds, at least 2s",
+		"cluster:\n  labels: [\"a b\"]\n": "cluster.labels[0] is \"a b\"",
+	} {
+		require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+		_, err := gateway.LoadConfig(path)
+		require.ErrorContains(t, err, want, yaml)
+	}
+}
+
+// TestGatewayTakesOverTasksOfAGoneGateway: at its start a gateway leaves
+// alone the running tasks of a member on another machine, and marks lost
+// those of a gateway on another machine that is no longer a member,
+// naming it, or queues them again (and runs them) when their policy says
+// they are safe to repeat. Before, it took them for its own attempts
+// whose shim never started and queued every one again.
+func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	ctx := context.Background()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	running := func(gateway string, retry *sdk.RetryPolicy) string {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "ran-on-" + gateway, Spec: sdk.TaskSpec{Shell: "echo again", Retry: retry}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: gateway})
+		require.NoError(t, err)
+		return task.ID
+	}
+	alive, err := direct.Join(ctx, etcd.MemberInfo{ID: "far-host.1000", Host: "far-host", PID: 1000}, 5, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { alive.Leave() })
+	kept := running("far-host.1000", nil)
+	lost := running("far-host.999", nil)
+	again := running("far-host.998", &sdk.RetryPolicy{MaxAttempts: 2, SafeToRepeat: true})
+
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Poll: 20 * time.Millisecond, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix}})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+
+	got, err := eng.GetTask(lost)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskLost, got.Status)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway far-host.999, which ran it on another machine, left the installation")
+	got, err = eng.GetTask(kept)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "a live member's task was touched")
+	waitFor(t, "the safe task to run again here", func() bool {
+		got, err = eng.GetTask(again)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.Equal(t, 2, got.Attempts)
+	require.NotEqual(t, "far-host.998", got.Gateway)
 }

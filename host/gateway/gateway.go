@@ -200,8 +200,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
-			Probe: g.cfg.File.ProbeConfig(),
+			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(),
+			Labels: g.cfg.File.Cluster.Labels,
 		})
+		st.runner.Store(run)
 	}
 	if err == nil {
 		sc := g.cfg.Supervisor
@@ -230,6 +232,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,
+		Leader:      st.cronLeader(),
 	})
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),

@@ -6,18 +6,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
-// HoldTTL is the lease, in seconds, by which a gateway holds an etcd
-// installation: a gateway that dies lets go of it within this time.
-const HoldTTL = 10
+// CronRole is the election the gateways of an etcd installation hold
+// for cron: its leader alone fires scheduled jobs.
+const CronRole = "cron"
 
 // records is the gateway's store with what the gateway asks of it beyond
 // store.Store.
@@ -26,9 +29,15 @@ type records struct {
 	health func() store.WriteHealth
 	// space measures the store file; nil for a store that is no local file.
 	space func() (store.Space, error)
-	// hold is this gateway's claim on an etcd installation; nil on bbolt,
+	// member is this gateway's membership of an etcd installation, to
+	// whose lease its claim on the installation is bound; nil on bbolt,
 	// whose file lock does that job.
-	hold *etcd.Held
+	member *etcd.Member
+	// cron is the member's campaign to lead cron; nil on bbolt.
+	cron *etcd.Leadership
+	// runner is the gateway's runner once made: the member's heartbeat
+	// reports its load.
+	runner atomic.Pointer[runner.Runner]
 	// closing is set once close begins: the hold ending is then no news.
 	closing atomic.Bool
 }
@@ -37,18 +46,75 @@ type records struct {
 func (r *records) close() error {
 	r.closing.Store(true)
 	var err error
-	if r.hold != nil {
-		err = r.hold.Release()
+	if r.member != nil {
+		err = r.member.Leave()
 	}
 	return errors.Join(err, r.Close())
 }
 
+// cronLeader is the scheduler's Leader: the member's campaign on etcd,
+// none on bbolt (the one gateway always leads).
+func (r *records) cronLeader() scheduler.Leader {
+	if r.cron == nil {
+		return nil
+	}
+	return r.cron
+}
+
+// cluster is the runner's Config.Cluster: nil on bbolt. A gateway is on
+// this machine when its member id (host.pid) names this host; one that
+// cannot be looked up counts as a member, so nothing is marked lost on a
+// guess.
+func (r *records) cluster() func(gateway string) (bool, bool) {
+	if r.member == nil {
+		return nil
+	}
+	es := r.Store.(*etcd.Store)
+	host := r.member.Host()
+	return func(gateway string) (bool, bool) {
+		if memberHost(gateway) == host {
+			return true, true
+		}
+		member, err := es.IsMember(context.Background(), gateway)
+		return false, member || err != nil
+	}
+}
+
+// memberHost is the host part of a member id: host.pid, or host.pid-N.
+func memberHost(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// memberID is this gateway's member id; empty on bbolt.
+func (r *records) memberID() string {
+	if r.member == nil {
+		return ""
+	}
+	return r.member.ID()
+}
+
+// draining says whether this gateway was asked (flowgate cluster drain)
+// to take no new work.
+func (r *records) draining() bool { return r.member != nil && r.member.Draining() }
+
+// load is what the member's heartbeat reports.
+func (r *records) load() etcd.MemberLoad {
+	l := etcd.MemberLoad{Drained: r.draining()}
+	if run := r.runner.Load(); run != nil {
+		l.Running, l.MaxRunning = run.Running(), run.MaxRunning()
+	}
+	return l
+}
+
 // watchHold logs an error if the gateway loses its hold on the etcd
 // installation while it runs: its lease ended (etcd unreachable for
-// longer than HoldTTL, or the lease revoked), so another gateway may start
+// longer than its lease, or the lease revoked), so another gateway may start
 // on the same prefix.
 func (g *Gateway) watchHold(r *records, url string) {
-	<-r.hold.Done()
+	<-r.member.Done()
 	if !r.closing.Load() {
 		g.log.Error("lost the hold on the etcd installation (its lease ended); another gateway may now start on it: stop this gateway and restart it once etcd is reachable", "store", url)
 	}
@@ -64,10 +130,8 @@ func (g *Gateway) storeSpec() backend.Spec {
 }
 
 // openRecords opens the store storeSpec names. The home's bbolt file is
-// compacted first when a maintenance pass asked for it. An etcd
-// installation is held for this gateway (see etcd.Store.Hold): a second
-// gateway on the same prefix fails with an error wrapping
-// ErrAlreadyRunning that names the first.
+// compacted first when a maintenance pass asked for it. On etcd the
+// gateway joins the installation as a member (see join).
 func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*records, error) {
 	spec := g.storeSpec()
 	if spec.URL == "" {
@@ -95,17 +159,48 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 		r.health, r.space = s.WriteHealth, s.Space
 	case *etcd.Store:
 		r.health = s.WriteHealth
-		host, _ := os.Hostname()
-		who := fmt.Sprintf("%s (pid %d on %s, home %s)", g.cfg.Owner, os.Getpid(), host, g.cfg.Home)
-		if r.hold, err = s.Hold(ctx, "gateway", who, HoldTTL); err != nil {
+		if err := g.join(ctx, r, s, spec.URL); err != nil {
 			st.Close()
-			if errors.Is(err, etcd.ErrHeld) {
-				return nil, fmt.Errorf("%w on %s: %w; stop it first (one gateway per etcd prefix until several gateways are supported)", ErrAlreadyRunning, spec.URL, err)
-			}
 			return nil, err
 		}
-		g.log.Info("holding the etcd installation", "store", spec.URL)
-		go g.watchHold(r, spec.URL)
 	}
 	return r, nil
+}
+
+// join registers the gateway as a member of the etcd installation s
+// (host.pid, or host.pid-N when that is taken, with its address and the config's labels, under a session
+// lease of cluster.lease_ttl), campaigns to lead cron, and holds the
+// installation with the
+// member's lease: a second gateway on the same prefix fails with an error
+// wrapping ErrAlreadyRunning that names the first.
+func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url string) error {
+	host, _ := os.Hostname()
+	info := etcd.MemberInfo{ID: fmt.Sprintf("%s.%d", host, os.Getpid()), Host: host, PID: os.Getpid(),
+		Home: g.cfg.Home, Address: SocketPath(g.cfg.Home), Labels: g.cfg.File.Cluster.Labels}
+	if g.cfg.File.HTTP.Addr != "" {
+		info.Address = g.cfg.File.HTTP.Addr
+	}
+	m, err := s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
+	// host.pid is taken by another gateway of this process, or by a dead
+	// one whose pid this process reuses before its lease ended.
+	base := info.ID
+	for n := 2; errors.Is(err, etcd.ErrMemberExists) && n <= 10; n++ {
+		info.ID = fmt.Sprintf("%s-%d", base, n)
+		m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
+	}
+	if err != nil {
+		return err
+	}
+	who := fmt.Sprintf("%s (pid %d on %s, home %s)", g.cfg.Owner, info.PID, host, g.cfg.Home)
+	if _, err := m.Hold(ctx, "gateway", who); err != nil {
+		m.Leave()
+		if errors.Is(err, etcd.ErrHeld) {
+			return fmt.Errorf("%w on %s: %w; stop it first (one gateway per etcd prefix until several gateways are supported)", ErrAlreadyRunning, url, err)
+		}
+		return err
+	}
+	r.member, r.cron = m, m.Campaign(CronRole)
+	g.log.Info("joined the etcd installation", "store", url, "member", info.ID)
+	go g.watchHold(r, url)
+	return nil
 }

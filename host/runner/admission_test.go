@@ -3,6 +3,7 @@ package runner_test
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,4 +127,57 @@ func TestIdempotentCreateRunsOnce(t *testing.T) {
 	require.Equal(t, sdk.TaskSucceeded, got.Status)
 	require.Equal(t, 1, got.Attempts)
 	require.Equal(t, []string{"x"}, h.lines("ran"))
+}
+
+// TestDrainingStartsNothing: while Draining says so, a queued task stays
+// queued through several dispatch passes; once it stops, the task runs.
+func TestDrainingStartsNothing(t *testing.T) {
+	t.Parallel()
+	var draining atomic.Bool
+	var asked atomic.Int64
+	draining.Store(true)
+	h := startHome(t, func(c *runner.Config) {
+		c.Draining = func() bool { asked.Add(1); return draining.Load() }
+	})
+	task := h.create(h.spec("echo ran"))
+	seen := asked.Load()
+	deadline := time.Now().Add(20 * time.Second)
+	for asked.Load() < seen+3 {
+		require.True(t, time.Now().Before(deadline), "the runner never asked whether it drains")
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := h.eng().ResolveTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a draining runner started a task")
+	draining.Store(false)
+	require.Equal(t, sdk.TaskSucceeded, h.wait(task.ID).Status)
+}
+
+// TestLabelsChooseTheTasks: a runner starts a task that asks for a label
+// it carries, and any task that asks for none; one that asks for another
+// label stays queued through several dispatch passes.
+func TestLabelsChooseTheTasks(t *testing.T) {
+	t.Parallel()
+	var passes atomic.Int64
+	h := startHome(t, func(c *runner.Config) {
+		c.Labels = []string{"gpu", "zone=eu"}
+		c.Draining = func() bool { passes.Add(1); return false }
+	})
+	spec := func(on string) sdk.TaskSpec {
+		s := h.spec("echo ran")
+		s.On = on
+		return s
+	}
+	other := h.create(spec("cpu"))
+	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("gpu")).ID).Status)
+	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("")).ID).Status)
+	seen := passes.Load()
+	deadline := time.Now().Add(20 * time.Second)
+	for passes.Load() < seen+3 {
+		require.True(t, time.Now().Before(deadline), "the runner stopped dispatching")
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := h.eng().ResolveTask(other.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a task for another label was started")
 }

@@ -350,16 +350,23 @@ func (r *Runner) lose(a *attempt, why string) {
 	if err != nil || task.Status.Terminal() || task.Attempts != a.n {
 		return
 	}
-	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", a.n, why)
+	r.settleLost(task, why)
+}
+
+// settleLost marks the running attempt of task lost because of why, or
+// queues it again when its policy says the command is safe to repeat.
+func (r *Runner) settleLost(task *sdk.Task, why string) {
+	n := task.Attempts
+	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", n, why)
 	p := task.Spec.Retry
-	if p != nil && p.SafeToRepeat && a.n < p.MaxAttempts {
-		r.retry(task, msg, engine.RequeueInput{Attempt: a.n, Class: sdk.FailureNeedsDiagnosis})
+	if p != nil && p.SafeToRepeat && n < p.MaxAttempts {
+		r.retry(task, msg, engine.RequeueInput{Attempt: n, Class: sdk.FailureNeedsDiagnosis})
 		return
 	}
 	if p == nil || !p.SafeToRepeat {
 		msg += " (not re-run: its retry policy does not mark it safe_to_repeat)"
 	}
-	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: a.n, Reason: "lost", Error: msg})
+	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: n, Reason: "lost", Error: msg})
 }
 
 // requeueUnstarted puts a task whose attempt certainly never ran its
@@ -379,8 +386,26 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 	return err
 }
 
+// elsewhere says whether task runs on another machine (Config.Cluster),
+// so that its files are not here. One whose gateway is no longer a member
+// is settled as lost (or queued again when safe), naming that gateway.
+func (r *Runner) elsewhere(task *sdk.Task) bool {
+	if task.Gateway == "" || r.cfg.Cluster == nil {
+		return false
+	}
+	here, member := r.cfg.Cluster(task.Gateway)
+	if here {
+		return false
+	}
+	if !member && !r.preview {
+		r.settleLost(task, fmt.Sprintf("gateway %s, which ran it on another machine, left the installation", task.Gateway))
+	}
+	return true
+}
+
 // recover settles or reattaches every task a previous runner left
-// running: a status file means the task ended while no runner watched; a
+// running: a task of another machine's gateway is left to it, or lost
+// when that gateway is gone (see elsewhere); a status file means the task ended while no runner watched; a
 // live shim is followed again (when follow is set); a dead shim without a
 // status is lost; an attempt whose shim never started is queued again.
 func (r *Runner) recover(ctx context.Context, follow bool) error {
@@ -390,6 +415,9 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 	}
 	for _, task := range page.Tasks {
 		if !engine.Runnable(task) {
+			continue
+		}
+		if r.elsewhere(task) {
 			continue
 		}
 		dir := r.attemptDir(task.ID, task.Attempts)

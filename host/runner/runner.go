@@ -66,6 +66,22 @@ type Config struct {
 	// Probe says how the network is checked before a retry after a
 	// transient failure (see ProbeConfig).
 	Probe ProbeConfig
+	// Labels are this gateway's labels (cluster.labels): it starts a task
+	// that asks for a label (TaskSpec.On) only when they hold it.
+	Labels []string
+	// Cluster says, for the member id a running task names
+	// (sdk.Task.Gateway), whether that gateway ran on this machine and
+	// whether it is still a member. If nil, every task is this machine's
+	// (one gateway).
+	Cluster func(gateway string) (thisMachine, member bool)
+	// Member is this gateway's member id on an etcd installation,
+	// recorded on each task it starts (sdk.Task.Gateway); empty with one
+	// gateway.
+	Member string
+	// Draining, when set and true, keeps the runner from starting queued
+	// tasks (the gateway was drained); the running ones go on. If nil,
+	// never.
+	Draining func() bool
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -285,6 +301,9 @@ func (r *Runner) dispatchLoop(ctx context.Context) {
 // the store failed to write goes alone first (see Runner.probe).
 func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	r.recordLaunches()
+	if r.cfg.Draining != nil && r.cfg.Draining() {
+		return nextRetry
+	}
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
 		free := r.cfg.MaxRunning - len(r.active)
@@ -292,7 +311,7 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		if free <= 0 {
 			return nextRetry
 		}
-		tasks, next, err := r.eng.RunnableTasks(free)
+		tasks, next, err := r.eng.RunnableTasks(free, r.cfg.Labels...)
 		if err != nil {
 			r.storeLog.Error("list runnable tasks", "error", err)
 			return nextRetry
@@ -339,7 +358,7 @@ func LogDir(dir, taskID string, n int) string {
 // crash between the two is seen at the next start as an attempt that
 // never ran (no shim claimed it).
 func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
-	task, err := r.eng.StartTask(queued.ID, engine.StartInput{})
+	task, err := r.eng.StartTask(queued.ID, engine.StartInput{Gateway: r.cfg.Member})
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
 		r.storeLog.Error("start task: the store cannot record it; it stays queued", "task", queued.ID, "error", err)
 		return

@@ -21,14 +21,19 @@ type claimOpts struct {
 // restarts), applies the overlap policy, writes the run record, and, for a
 // scheduled time, moves the job's LastScheduled and NextRun on. Then,
 // outside the transaction, it cancels what cancel_other displaces and
-// creates the work of a started run. It returns the run as recorded; ok is
+// creates the work of a started run. A scheduled time's transaction is
+// fenced on the leadership (updateScheduled). It returns the run as recorded; ok is
 // false when t already had a record or the job is gone or disabled.
 func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts) (run Run, ok bool, err error) {
 	var (
 		action   schedule.Action
 		toCancel []Run
 	)
-	err = s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+	update := func(fn func(engine.RecordTx) error) error { return s.eng.UpdateRecords(engine.CronRecords, fn) }
+	if o.trigger == TriggerSchedule {
+		update = s.updateScheduled
+	}
+	err = update(func(tx engine.RecordTx) error {
 		action, ok, toCancel = 0, false, nil
 		rec, err := loadSched(tx, jobID)
 		if err != nil {

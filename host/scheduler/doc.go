@@ -101,4 +101,13 @@
 // with backoff, DeliveryAttempts times in all, then recorded as failed; it
 // never fails the run. Each run records its Delivery and Alert status and
 // error, and the job its last delivery's.
+//
+// # Several gateways
+//
+// With Config.Leader (several gateways on one etcd installation), only
+// the elected leader ticks and delivers, and every record of a scheduled
+// time (a claim, a missed time, the next run) is written with
+// engine.UpdateRecordsFenced on the leadership's fence: a leader deposed
+// since it looked cannot record a fire (store.ErrFenced). A manual run or
+// a backfill is no scheduled time and is not fenced.
 package scheduler

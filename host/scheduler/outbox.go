@@ -92,8 +92,12 @@ func (s *Scheduler) wakeDeliveries() {
 // tried again after a backoff, up to DeliveryAttempts times in all. If ctx
 // ends mid-send, the entry stays queued for the next start. The delivery
 // loop calls it every Tick and whenever a delivery is queued; tests call
-// it directly.
+// it directly. A scheduler with a Leader that does not lead delivers
+// nothing: the leader does.
 func (s *Scheduler) DeliverOnce(ctx context.Context) error {
+	if !s.leading() {
+		return nil
+	}
 	now := s.cfg.Now()
 	type due struct {
 		key string

@@ -50,6 +50,10 @@ type Config struct {
 	Logger hclog.Logger
 	// Observer hears when runs fire and end (metrics). Nil means none.
 	Observer Observer
+	// Leader, when set, confines the loops to the elected leader and
+	// fences each record of a scheduled time on its leadership (see
+	// Leader). Nil means this scheduler always leads (one gateway).
+	Leader Leader
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.

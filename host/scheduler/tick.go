@@ -14,10 +14,14 @@ import (
 
 // TickOnce does one pass at the current time: it settles ended runs,
 // starts buffered runs whose turn has come, and fires the jobs due. The
-// loop calls it every Tick; tests call it directly.
+// loop calls it every Tick; tests call it directly. A scheduler with a
+// Leader that does not lead does nothing.
 func (s *Scheduler) TickOnce(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.leading() {
+		return nil
+	}
 	var errs []error
 	open, err := s.scanIDs(openPrefix, "")
 	if err != nil {
@@ -127,7 +131,7 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	// Nothing was due after all (the due time lay in a backoff or the
 	// schedule changed): move NextRun on so the job is not due every tick.
 	if len(run) == 0 && len(missed) == 0 {
-		return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+		return s.updateScheduled(func(tx engine.RecordTx) error {
 			cur, err := find(tx, j.ID)
 			if err != nil {
 				return nil
@@ -153,7 +157,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 		s.cfg.Logger.Warn("scheduler: many missed runs; recording the newest", "job", jobID, "missed", len(times), "recorded", s.cfg.HistoryMax)
 		times = times[len(times)-s.cfg.HistoryMax:]
 	}
-	return s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
+	return s.updateScheduled(func(tx engine.RecordTx) error {
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err

@@ -16,10 +16,11 @@ import (
 // generous bound, so the size check refuses before etcd does.
 const opOverhead = 32
 
-// commit sends writes as one Txn guarded by what r read. It reports
-// whether the Txn applied; false means another writer changed something
-// r read, and the caller runs its function again.
-func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
+// commit sends writes as one Txn guarded by what r read, and by fence f
+// when it is not nil. It reports whether the Txn applied; false means
+// another writer changed something r read (or the fence fell), and the
+// caller runs its function again (or checks the fence).
+func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, error) {
 	ops := make([]clientv3.Op, 0, len(writes))
 	size := 0
 	ranges, writes := r.seen.emptied(s.prefix, writes)
@@ -40,10 +41,17 @@ func (s *Store) commit(r *reader, writes []store.Write) (bool, error) {
 		return false, fmt.Errorf("%w: this change writes %d keys and etcd takes at most %d operations in one transaction (--max-txn-ops); nothing was written: make the change in smaller steps",
 			store.ErrTxnTooLarge, len(ops), s.opts.MaxTxnOps)
 	}
-	cmps, ok := r.seen.compares(r.rev, s.opts.MaxTxnOps)
+	maxCmps := s.opts.MaxTxnOps
+	if f != nil {
+		maxCmps-- // the fence's compare
+	}
+	cmps, ok := r.seen.compares(r.rev, maxCmps)
 	if !ok {
 		return false, fmt.Errorf("%w: this change read more keys and ranges than the %d checks etcd takes in one transaction (--max-txn-ops); nothing was written: read less in one change",
 			store.ErrTxnTooLarge, s.opts.MaxTxnOps)
+	}
+	if f != nil {
+		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(f.Key), "=", f.Revision))
 	}
 	for _, c := range cmps {
 		size += len(c.GetCompare().GetKey()) + len(c.GetCompare().GetRangeEnd()) + opOverhead
@@ -93,6 +101,21 @@ func (s *Store) confirm(r *reader) (bool, error) {
 		return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
 	}
 	return resp.Succeeded, nil
+}
+
+// checkFence returns an error wrapping store.ErrFenced when f no longer
+// holds, and nil when it does (a Txn that failed then met a conflict).
+func (s *Store) checkFence(f store.Fence) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	resp, err := s.cli.Get(ctx, f.Key, clientv3.WithKeysOnly())
+	if err != nil {
+		return fmt.Errorf("etcd store: check the fence %s: %w", f.Key, unavailable(s, err))
+	}
+	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != f.Revision {
+		return fmt.Errorf("%w: %s is no longer the one created at revision %d (its holder lost it); nothing was written", store.ErrFenced, f.Key, f.Revision)
+	}
+	return nil
 }
 
 // unavailable adds what to do to an error from a request to etcd.

@@ -74,4 +74,15 @@
 // Options.RequestTimeout) fails the call with an error wrapping
 // store.ErrWriteFailed that says what to check; a commit that failed this
 // way may or may not have been applied.
+//
+// # Several processes
+//
+// A gateway joins the installation as a Member (Join): a session lease of
+// its own, to which its record (host, pid, address, labels, heartbeat),
+// its drain mark (Drain) and its holds are bound, beside the prefix under
+// PREFIX.members/ and PREFIX.drain/. A member campaigns for a role with
+// Campaign (etcd's concurrency.Election under PREFIX.leader/ROLE); the
+// Leadership's Fence is the leader key and its creation revision, and
+// UpdateFenced (store.Fencer) commits a change only while that key is
+// the one created then, checked in the change's own Txn.
 package etcd

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
@@ -19,16 +17,8 @@ func TestHoldExcludesAndLetsGo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	prefix := server.Prefix()
-	open := func() (*etcd.Store, *clientv3.Client) {
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{server.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-		require.NoError(t, err)
-		s, err := etcd.New(cli, etcd.Options{Prefix: prefix})
-		require.NoError(t, err)
-		return s, cli
-	}
-	a, aCli := open()
-	b, bCli := open()
-	t.Cleanup(func() { bCli.Close() })
+	a, aCli := openOwn(t, prefix)
+	b, _ := openOwn(t, prefix)
 
 	held, err := a.Hold(ctx, "gateway", "process A", 1)
 	require.NoError(t, err)

@@ -29,7 +29,10 @@ type Store struct {
 	active sync.WaitGroup // View and Update calls in progress
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Fencer = (*Store)(nil)
+)
 
 // New returns a Store over cli, under opts.Prefix. It does not contact
 // etcd; the first call does. Close leaves cli open. Invalid opts fail with
@@ -72,13 +75,24 @@ func (s *Store) View(fn func(store.ReadTx) error) error {
 // timeout) fails with one wrapping store.ErrWriteFailed, and then the
 // change may or may not have been applied. A panic in fn is returned as
 // an error. It returns store.ErrClosed after Close.
-func (s *Store) Update(fn func(store.Tx) error) error {
+func (s *Store) Update(fn func(store.Tx) error) error { return s.updateFenced(nil, fn) }
+
+// UpdateFenced implements store.Fencer: it is Update with one more
+// compare in its Txn, that f.Key's CreateRevision is f.Revision. When the
+// Txn fails and the fence is what no longer holds, it returns an error
+// wrapping store.ErrFenced instead of running fn again.
+func (s *Store) UpdateFenced(f store.Fence, fn func(store.Tx) error) error {
+	return s.updateFenced(&f, fn)
+}
+
+// updateFenced is Update under fence f, or under none when f is nil.
+func (s *Store) updateFenced(f *store.Fence, fn func(store.Tx) error) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
 	defer s.active.Done()
 	start := time.Now()
-	err := s.update(fn)
+	err := s.update(f, fn)
 	if s.opts.OnCommit != nil {
 		s.opts.OnCommit(time.Since(start))
 	}
@@ -86,8 +100,8 @@ func (s *Store) Update(fn func(store.Tx) error) error {
 }
 
 // update runs fn until its transaction commits, fails, or has met
-// conflicts MaxAttempts times.
-func (s *Store) update(fn func(store.Tx) error) error {
+// conflicts MaxAttempts times; under fence f, if not nil.
+func (s *Store) update(f *store.Fence, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		r := &reader{s: s, seen: newReadSet()}
 		buf := store.NewBuffer(r)
@@ -101,8 +115,11 @@ func (s *Store) update(fn func(store.Tx) error) error {
 		)
 		if len(writes) == 0 {
 			done, err = s.confirm(r)
-		} else if done, err = s.commit(r, writes); err == nil || errors.Is(err, store.ErrWriteFailed) {
+		} else if done, err = s.commit(r, writes, f); err == nil || errors.Is(err, store.ErrWriteFailed) {
 			s.health.Record(err)
+		}
+		if err == nil && !done && f != nil {
+			err = s.checkFence(*f)
 		}
 		if err != nil || done {
 			return err

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/store/backend"
+	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+func newClusterCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "See and steer the gateways of an installation kept in etcd",
+		Long: `See and steer the gateways that share an installation kept in etcd. The
+store is --store (with --cacert, --cert, --key, --user), else the home's
+gateway.yaml store section. On a bbolt store there is one gateway, and these
+commands say so.`,
+	}
+	cmd.AddCommand(newClusterStatusCmd(e), newClusterDrainCmd(e))
+	return cmd
+}
+
+// ClusterStatus is what flowgate cluster status reports.
+type ClusterStatus struct {
+	Store string `json:"store"`
+	// Backend is etcd or bolt; a bolt store has one gateway and no
+	// members.
+	Backend string              `json:"backend"`
+	Members []etcd.MemberRecord `json:"members"`
+	// Leader is the member that fires cron; empty when none leads.
+	Leader string `json:"leader"`
+	// Running counts the running tasks by the member id of the gateway
+	// that started them, as their records say ("" for tasks started by
+	// a gateway before members existed).
+	Running map[string]int `json:"running"`
+	// Orphaned counts running tasks whose gateway is no longer a member.
+	Orphaned int `json:"orphaned"`
+	// Queued is the installation's queued tasks, not yet taken by any
+	// member.
+	Queued int `json:"queued"`
+}
+
+func newClusterStatusCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "List the gateways (members) with their labels, leases, heartbeats and running tasks",
+		Long: `List the members of the installation and the one that leads cron (fires
+scheduled jobs): each gateway's id (host.pid), address, labels, lease
+(seconds left of its TTL), last heartbeat, running tasks (as the task
+records name their gateway) of its cap, and its state: active, draining
+(asked to drain), or drained (it has seen the mark and starts no queued
+task). Then the installation's queued tasks, and the running tasks of
+gateways that are no longer members.
+
+Exit status: 0, 1 when the store cannot be read.`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := e.clusterStore()
+			if err != nil {
+				return err
+			}
+			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}, Running: map[string]int{}}
+			if spec.IsEtcd() {
+				out.Backend = "etcd"
+				if err := readCluster(cmd.Context(), spec, &out); err != nil {
+					return err
+				}
+			}
+			return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { printCluster(w, out) })
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func newClusterDrainCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "drain MEMBER",
+		Short: "Stop a gateway from starting queued tasks; its running tasks go on",
+		Long: `Mark MEMBER (an id from flowgate cluster status) to start no more queued
+tasks. Its running tasks go on to their end. The mark lasts as long as the
+member: a gateway started again is a new member and takes work.
+
+Exit status: 0 when marked, 1 when MEMBER is not registered or the store
+cannot be reached, 2 on a bbolt store (one gateway: stop it instead).`,
+		Args: args(1, "one MEMBER id, as flowgate cluster status lists it"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			spec, err := e.clusterStore()
+			if err != nil {
+				return err
+			}
+			if !spec.IsEtcd() {
+				return usageError{fmt.Errorf("the store %s is bbolt, served by one gateway; there are no members to drain: stop the gateway (flowgate gateway stop or its service) to stop it taking work", spec.URL)}
+			}
+			st, err := openEtcd(spec)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Drain(cmd.Context(), a[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Drained %s: it starts no more queued tasks; its running tasks go on.\n", a[0])
+			return nil
+		},
+	}
+}
+
+// clusterStore is the store the cluster commands read: --store, else the
+// home's gateway.yaml store section, else the home's bbolt file.
+func (e *env) clusterStore() (backend.Spec, error) {
+	if e.store.URL != "" {
+		return e.store, nil
+	}
+	dir, err := e.home()
+	if err != nil {
+		return backend.Spec{}, err
+	}
+	fc, err := gateway.HomeConfig(dir, "")
+	if err != nil {
+		return backend.Spec{}, usageError{err}
+	}
+	if fc.Store.URL != "" {
+		return fc.Store.Spec(), nil
+	}
+	return backend.Spec{URL: "bolt://" + filepath.Join(dir, home.DBFile)}, nil
+}
+
+// openEtcd opens the etcd store spec names.
+func openEtcd(spec backend.Spec) (*etcd.Store, error) {
+	st, err := backend.OpenReadOnly(spec)
+	if err != nil {
+		return nil, err
+	}
+	es, ok := st.(*etcd.Store)
+	if !ok {
+		st.Close()
+		return nil, errors.New("the store is not an etcd store")
+	}
+	return es, nil
+}
+
+// readCluster fills out's members and queued count from the etcd store.
+func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) error {
+	st, err := openEtcd(spec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if out.Members, err = st.Members(ctx); err != nil {
+		return err
+	}
+	if out.Members == nil {
+		out.Members = []etcd.MemberRecord{}
+	}
+	if out.Leader, err = st.Leader(ctx, gateway.CronRole); err != nil {
+		return err
+	}
+	eng, err := engine.New(st, engine.Config{})
+	if err != nil {
+		return err
+	}
+	counts, err := eng.CountTasks()
+	if err != nil {
+		return fmt.Errorf("count the queued tasks: %w", err)
+	}
+	out.Queued = counts[sdk.TaskQueued]
+	running, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
+	if err != nil {
+		return fmt.Errorf("list the running tasks: %w", err)
+	}
+	members := map[string]bool{}
+	for _, m := range out.Members {
+		members[m.ID] = true
+	}
+	for _, t := range running.Tasks {
+		out.Running[t.Gateway]++
+		if !members[t.Gateway] {
+			out.Orphaned++
+		}
+	}
+	return nil
+}
+
+// printCluster writes the status as text.
+func printCluster(w io.Writer, s ClusterStatus) {
+	if s.Backend != "etcd" {
+		fmt.Fprintf(w, "The store %s is bbolt: one gateway serves it, and it has no cluster members.\nflowgate gateway status shows that gateway; to run several, move the records to etcd (flowgate store migrate).\n", s.Store)
+		return
+	}
+	fmt.Fprintf(w, "Store: %s\n", s.Store)
+	leader := s.Leader
+	if leader == "" {
+		leader = "none (no member leads)"
+	}
+	fmt.Fprintf(w, "Cron leader: %s\n", leader)
+	if len(s.Members) == 0 {
+		fmt.Fprintln(w, "No gateway is a member: none runs on this store.")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "MEMBER\tADDRESS\tLABELS\tLEASE\tHEARTBEAT\tRUNNING\tSTATE")
+		for _, m := range s.Members {
+			state := "active"
+			switch {
+			case m.Load.Drained:
+				state = "drained"
+			case m.Draining:
+				state = "draining"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%ds of %ds\t%s\t%d/%d\t%s\n", m.ID, m.Address, strings.Join(m.Labels, ","),
+				m.LeaseLeft, m.TTL, m.Heartbeat.Local().Format("15:04:05"), s.Running[m.ID], m.Load.MaxRunning, state)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "Queued tasks (not yet taken by a member): %d\n", s.Queued)
+	if s.Orphaned > 0 {
+		fmt.Fprintf(w, "Running tasks of gateways that are no longer members: %d (the next gateway on their machine's home takes them over at its start)\n", s.Orphaned)
+	}
+}

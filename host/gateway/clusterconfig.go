@@ -1,0 +1,38 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ClusterConfig is the config file's cluster section: how this gateway
+// takes part in an installation kept in etcd. Its labels apply on bbolt
+// too; its lease does not.
+type ClusterConfig struct {
+	// Labels are this gateway's labels, shown by flowgate cluster status
+	// (such as gpu or zone=eu): a task run with --on LABEL waits for a
+	// gateway that carries LABEL.
+	Labels []string `yaml:"labels"`
+	// LeaseTTL is the gateway's session lease: a gateway that dies leaves
+	// the installation within it. Whole seconds, at least 2s; zero means
+	// 10s.
+	LeaseTTL Duration `yaml:"lease_ttl"`
+}
+
+// Validate names the first impossible value of the section.
+func (c ClusterConfig) Validate() error {
+	ttl := time.Duration(c.LeaseTTL)
+	if ttl != 0 && (ttl < 2*time.Second || ttl%time.Second != 0) {
+		return fmt.Errorf("cluster.lease_ttl must be whole seconds, at least 2s (got %s); leave it out for the default, 10s", ttl)
+	}
+	for i, l := range c.Labels {
+		if l == "" || strings.ContainsAny(l, " \t\n,") {
+			return fmt.Errorf("cluster.labels[%d] is %q; a label is one word without spaces or commas, such as gpu or zone=eu", i, l)
+		}
+	}
+	return nil
+}
+
+// ttlSeconds is LeaseTTL in whole seconds; zero means the default.
+func (c ClusterConfig) ttlSeconds() int { return int(time.Duration(c.LeaseTTL) / time.Second) }
