@@ -31,7 +31,9 @@ func openCounted(t *testing.T, dir string, launch func(string, []string) (*os.Pr
 	t.Helper()
 	c := &counted{}
 	var err error
-	c.st, err = store.Open(filepath.Join(dir, "flowgate.db"), store.Options{OnCommit: func(time.Duration) { c.writes.Add(1) }})
+	// MaxBatch 1: each write is its own commit, so the count is of writes,
+	// not of the group commits that concurrent writes may share.
+	c.st, err = store.Open(filepath.Join(dir, "flowgate.db"), store.Options{MaxBatch: 1, OnCommit: func(time.Duration) { c.writes.Add(1) }})
 	require.NoError(t, err)
 	c.eng, err = engine.New(c.st, engine.Config{Notify: func(ch engine.Change) { c.run.Notify(ch) }})
 	require.NoError(t, err)
