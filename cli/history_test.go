@@ -132,16 +132,8 @@ func TestFlowShowWatchRedrawsUntilTheFlowEnds(t *testing.T) {
 		f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"approval","step":"ship","prompt":"Ship it?"}`)})
 		require.NoError(t, err)
 	})
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Main([]string{"--home", home, "tasks", "flow", "show", f.ID, "--watch"}, &out, &errb)
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "Recent history:") {
-		require.True(t, time.Now().Before(deadline), "no first frame: %s %s", out.String(), errb.String())
-		time.Sleep(20 * time.Millisecond)
-	}
+	w := startWatch(t, home, f.ID)
+	out := &w.out
 	first := out.String()
 	require.Contains(t, first, "progress: [##########----------]  50% linking")
 	require.Contains(t, first, "Gate: approval at step ship: Ship it?")
@@ -155,12 +147,7 @@ func TestFlowShowWatchRedrawsUntilTheFlowEnds(t *testing.T) {
 		_, err = eng.Finish(f.ID, g.Revision, engine.EndInput{})
 		require.NoError(t, err)
 	})
-	select {
-	case code := <-done:
-		require.Equal(t, 0, code, errb.String())
-	case <-time.After(time.Minute):
-		t.Fatalf("--watch did not return once the flow ended: %s", out.String())
-	}
+	w.ended(t)
 	frames := strings.Split(out.String(), "\n\nTaskFlow:")
 	require.GreaterOrEqual(t, len(frames), 2, out.String())
 	last := frames[len(frames)-1]

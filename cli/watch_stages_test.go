@@ -26,27 +26,48 @@ func TestFlowShowWatchDrawsPipelineStages(t *testing.T) {
 			State: json.RawMessage(`{"stages":{"pipeline":{"stages":[{"name":"exec","items":3},{"name":"approve"}],"at":1,"waiting":"approval"}}}`)})
 		require.NoError(t, err)
 	})
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Main([]string{"--home", home, "tasks", "flow", "show", f.ID, "--watch"}, &out, &errb)
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "Recent history:") {
-		require.True(t, time.Now().Before(deadline), "no first frame: %s %s", out.String(), errb.String())
-		time.Sleep(20 * time.Millisecond)
-	}
+	w := startWatch(t, home, f.ID)
+	out := &w.out
 	require.Contains(t, out.String(), "Pipeline stages:\n- pipeline: exec → 3 | approve (stopped here: waiting for approval)\n")
 
 	seed(t, home, func(eng *engine.Engine) {
 		_, err := eng.Finish(f.ID, f.Revision, engine.EndInput{State: json.RawMessage(`{"stages":{"pipeline":{"stages":[{"name":"exec","items":3},{"name":"approve","items":3}],"at":-1}}}`)})
 		require.NoError(t, err)
 	})
-	select {
-	case code := <-done:
-		require.Equal(t, 0, code, errb.String())
-	case <-time.After(time.Minute):
-		t.Fatalf("--watch did not return once the flow ended: %s", out.String())
-	}
+	w.ended(t)
 	require.Contains(t, out.String(), "- pipeline: exec → 3 | approve → 3\n")
+}
+
+// watching is a running "tasks flow show --watch" and what it printed.
+type watching struct {
+	out, errb syncBuffer
+	done      chan int
+}
+
+// startWatch runs "tasks flow show ID --watch" over home and waits, for at
+// most 30 s, for its first frame.
+func startWatch(t *testing.T, home, id string) *watching {
+	t.Helper()
+	w := &watching{done: make(chan int, 1)}
+	go func() {
+		w.done <- cli.Main([]string{"--home", home, "tasks", "flow", "show", id, "--watch"}, &w.out, &w.errb)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(w.out.String(), "Recent history:") {
+		require.True(t, time.Now().Before(deadline), "no first frame: %s %s", w.out.String(), w.errb.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	return w
+}
+
+// ended waits, for at most a minute, for the watch to return once its
+// flow ended, and checks that it exited 0.
+func (w *watching) ended(t *testing.T) {
+	t.Helper()
+	select {
+	case code := <-w.done:
+		require.Equal(t, 0, code, w.errb.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("--watch did not return once the flow ended: %s", w.out.String())
+	}
 }
