@@ -171,12 +171,10 @@ func (w *recordWriter) write(rec Record, durable bool) error {
 	if _, err := w.f.WriteAt(slot, int64(seq%2)*slotSize); err != nil {
 		return fmt.Errorf("write the attempt record: %w", err)
 	}
-	if !durable {
-		w.seq, w.rec = seq, rec
-		return nil
-	}
-	if err := datasync(w.f); err != nil {
-		return fmt.Errorf("write the attempt record: sync: %w", err)
+	if durable {
+		if err := datasync(w.f); err != nil {
+			return fmt.Errorf("write the attempt record: sync: %w", err)
+		}
 	}
 	w.seq, w.rec = seq, rec
 	return nil
