@@ -30,11 +30,13 @@ const (
 // call it.
 func AttemptState(home string, t *sdk.Task) string {
 	dir := LogDir(home, t.ID, t.Attempts)
-	if _, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
-		return AttemptEnded
-	}
-	if info, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile)); err == nil && shim.Alive(info) {
-		return AttemptAlive
+	if rec, err := shim.ReadRecord(dir); err == nil {
+		switch {
+		case rec.Status != nil:
+			return AttemptEnded
+		case rec.Shim != nil && shim.Alive(*rec.Shim):
+			return AttemptAlive
+		}
 	}
 	if claimed, err := shim.Claimed(dir); err == nil && !claimed {
 		return AttemptUnclaimed
