@@ -141,11 +141,7 @@ func TestDrainingStartsNothing(t *testing.T) {
 	})
 	task := h.create(h.spec("echo ran"))
 	seen := asked.Load()
-	deadline := time.Now().Add(20 * time.Second)
-	for asked.Load() < seen+3 {
-		require.True(t, time.Now().Before(deadline), "the runner never asked whether it drains")
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "three dispatch passes asking whether the runner drains", func() bool { return asked.Load() >= seen+3 })
 	got, err := h.eng().ResolveTask(task.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskQueued, got.Status, "a draining runner started a task")
@@ -172,11 +168,7 @@ func TestLabelsChooseTheTasks(t *testing.T) {
 	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("gpu")).ID).Status)
 	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("")).ID).Status)
 	seen := passes.Load()
-	deadline := time.Now().Add(20 * time.Second)
-	for passes.Load() < seen+3 {
-		require.True(t, time.Now().Before(deadline), "the runner stopped dispatching")
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "three more dispatch passes", func() bool { return passes.Load() >= seen+3 })
 	got, err := h.eng().ResolveTask(other.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskQueued, got.Status, "a task for another label was started")
