@@ -33,6 +33,12 @@ type progressLine struct {
 	ContextTokens *int64 `json:"context_tokens"`
 }
 
+// reportsProgress says l carries a progress snapshot or a milestone, not
+// only a session or usage report.
+func (l *progressLine) reportsProgress() bool {
+	return l.Fraction != nil || l.Phase != "" || l.Message != "" || l.Data != nil || l.Milestone != ""
+}
+
 // usageLine is the usage one line reports: the tokens and cost of the
 // calls made since the last report. Each field may be left out.
 type usageLine struct {
@@ -149,7 +155,7 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 		if l.ContextTokens != nil {
 			in.Session.ContextTokens = *l.ContextTokens
 		}
-		if l.Fraction == nil && l.Phase == "" && l.Message == "" && l.Data == nil && l.Milestone == "" && l.Usage == nil {
+		if l.Usage == nil && !l.reportsProgress() {
 			return // a session line only
 		}
 	}
@@ -160,7 +166,7 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 			return
 		}
 		in.Usage = in.Usage.Add(u)
-		if l.Fraction == nil && l.Phase == "" && l.Message == "" && l.Data == nil && l.Milestone == "" {
+		if !l.reportsProgress() {
 			return // a usage line only: the progress snapshot stays
 		}
 	}
