@@ -25,7 +25,6 @@ func (r *run) dispatch(ctx context.Context) ([]Figure, error) {
 		return nil, fmt.Errorf("find true: %w", err)
 	}
 	var rounds []dispatchRound
-	var gw, bare []float64
 	for round := range r.sz.Rounds {
 		d, err := r.dispatchGateway(ctx, filepath.Join(r.tmp, fmt.Sprintf("d%d", round)), truePath)
 		if err != nil {
@@ -34,13 +33,9 @@ func (r *run) dispatch(ctx context.Context) ([]Figure, error) {
 		if err := r.dispatchBare(ctx, truePath, &d); err != nil {
 			return nil, err
 		}
-		rounds, gw, bare = append(rounds, d), append(gw, d.gateway), append(bare, d.bare)
+		rounds = append(rounds, d)
 	}
-	return append([]Figure{{Name: FigDispatch, Title: "task dispatch through the gateway", Value: median(gw), Unit: "tasks/s", Rounds: gw,
-		Baseline: median(bare), BaselineTitle: "bare fork/exec", BaselineUnit: "tasks/s",
-		Target: &Target{Of: "ratio", Op: ">=", Limit: 0.15},
-		Note:   fmt.Sprintf("%s tasks of true per round, %d at once; docs/performance.md explains what one Go shim per task costs", thousands(int64(r.sz.DispatchTasks)), r.sz.Concurrency)}},
-		r.dispatchFigures(rounds)...), nil
+	return r.dispatchFigures(rounds), nil
 }
 
 // dispatchGateway runs one gateway round in home and returns its

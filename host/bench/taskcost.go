@@ -38,14 +38,19 @@ type dispatchRound struct {
 	running             float64 // tasks running at once, on average
 }
 
-// dispatchFigures are the figures of the dispatch rounds beside the
-// throughput: CPU per task and tasks running at once.
+// dispatchFigures are the figures of the dispatch rounds: the throughput,
+// CPU per task and tasks running at once.
 func (r *run) dispatchFigures(rounds []dispatchRound) []Figure {
-	var cpu, bareCPU, running []float64
+	var gw, bare, cpu, bareCPU, running []float64
 	for _, d := range rounds {
+		gw, bare = append(gw, d.gateway), append(bare, d.bare)
 		cpu, bareCPU, running = append(cpu, d.gatewayCPU), append(bareCPU, d.bareCPU), append(running, d.running)
 	}
 	return []Figure{
+		{Name: FigDispatch, Title: "task dispatch through the gateway", Value: median(gw), Unit: "tasks/s", Rounds: gw,
+			Baseline: median(bare), BaselineTitle: "bare fork/exec", BaselineUnit: "tasks/s",
+			Target: &Target{Of: "ratio", Op: ">=", Limit: 0.15},
+			Note:   fmt.Sprintf("%s tasks of true per round, %d at once; docs/performance.md explains what one Go shim per task costs", thousands(int64(r.sz.DispatchTasks)), r.sz.Concurrency)},
 		{Name: FigTaskCPU, Title: "CPU per task, gateway and shim", Value: median(cpu), Unit: "ms", Rounds: cpu,
 			Baseline: median(bareCPU), BaselineTitle: "bare fork/exec", BaselineUnit: "ms",
 			Target: &Target{Of: "value", Op: "<=", Limit: 3}, Note: "user and system time of the gateway, its shims and their tasks, over the dispatch rounds"},
