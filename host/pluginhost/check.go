@@ -113,7 +113,7 @@ func Probe(ctx context.Context, cfg SupervisorConfig, spec Spec) (sdk.Info, erro
 	if rc := client.ReattachConfig(); rc != nil {
 		in.pid = rc.Pid
 	}
-	(&Supervisor{cfg: cfg}).shutdown(in, log)
+	in.shutdown(cfg.ShutdownTimeout, log)
 	return info, nil
 }
 

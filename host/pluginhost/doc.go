@@ -17,7 +17,8 @@
 // a plugin whose Info reports a name other than its entry's fails Start.
 //
 // Reload replaces one plugin's process (after a rebuild) and resets its
-// restart budget and last error; Names lists the plugins it runs.
+// restart budget and last error; Names lists the controllers it runs,
+// as plugins or in this process.
 //
 // # Checks without a gateway
 //

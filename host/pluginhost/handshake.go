@@ -53,8 +53,9 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 // dial starts spec's plugin process, connects to it with h serving its
 // callbacks, and checks what it reports: its name must be spec.Name
 // (unless that is empty, as for a file found in plugins_dir, which is
-// named by what it reports) and its controller API this gateway's. Every step is bounded by
-// StartTimeout. On error the process and its group are killed and the
+// named by what it reports) and its controller API this gateway's. The
+// handshake and Info are each bounded by StartTimeout; Setup only by ctx.
+// On error the process and its group are killed and the
 // error says which step failed; one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
 // mismatch) wraps a *ConfigError.

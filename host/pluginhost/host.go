@@ -36,10 +36,16 @@ var _ sdk.Host = (*host)(nil)
 // drive as a plugin instance's host, but never stale. Its Log calls go to
 // log at their level; if log is nil, they are discarded.
 func NewHost(eng *engine.Engine, controller string, log hclog.Logger) sdk.Host {
+	return newHost(eng, controller, log, nil)
+}
+
+// newHost is NewHost reaching the stages the plugins of stages provide,
+// or none when stages is nil.
+func newHost(eng *engine.Engine, controller string, log hclog.Logger, stages *Supervisor) *host {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &host{eng: eng, name: controller, live: func(int64) bool { return true }, log: logTo(log)}
+	return &host{eng: eng, name: controller, live: func(int64) bool { return true }, log: logTo(log), stages: stages}
 }
 
 // logTo returns a host's log function writing to log: a plugin's level

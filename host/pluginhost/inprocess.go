@@ -41,9 +41,7 @@ func (s *Supervisor) inProcessHandlers() (map[string]Handler, error) {
 		}
 		// Unlike NewHost's, this host reaches the stages the supervisor's
 		// plugins provide, as a plugin instance's does.
-		h := NewHost(s.eng, name, s.cfg.Logger.Named("plugin."+name)).(*host)
-		h.stages = s
-		hs[name] = inProcess{c: c, host: h}
+		hs[name] = inProcess{c: c, host: newHost(s.eng, name, s.cfg.Logger.Named("plugin."+name), s)}
 	}
 	return hs, nil
 }

@@ -52,7 +52,7 @@ func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 	}
 	// A mistake found now leaves the running process alone.
 	if err := in.spec.checkFile(); err != nil {
-		return s.statusOf(name), err
+		return s.Status(name), err
 	}
 	in.reloadMu.Lock()
 	defer in.reloadMu.Unlock()
@@ -70,7 +70,7 @@ func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 		select {
 		case <-kept:
 		case <-ctx.Done():
-			return s.statusOf(name), fmt.Errorf("reload plugin %s: its process did not stop in time: %w", name, ctx.Err())
+			return s.Status(name), fmt.Errorf("reload plugin %s: its process did not stop in time: %w", name, ctx.Err())
 		}
 	}
 	in.mu.Lock()
@@ -78,13 +78,13 @@ func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 	in.mu.Unlock()
 	first := make(chan error, 1)
 	if !s.keepInBackground(in, first) {
-		return s.statusOf(name), errors.New("reload plugin " + name + ": the gateway is stopping")
+		return s.Status(name), errors.New("reload plugin " + name + ": the gateway is stopping")
 	}
 	select {
 	case err := <-first:
-		return s.statusOf(name), err
+		return s.Status(name), err
 	case <-ctx.Done():
-		return s.statusOf(name), fmt.Errorf("reload plugin %s: %w (it is still starting; see flowgate plugins list)", name, ctx.Err())
+		return s.Status(name), fmt.Errorf("reload plugin %s: %w (it is still starting; see flowgate plugins list)", name, ctx.Err())
 	}
 }
 
@@ -110,8 +110,9 @@ func (s *Supervisor) namesText() string {
 	return strings.Join(s.Names(), ", ")
 }
 
-// statusOf is the status of the plugin name.
-func (s *Supervisor) statusOf(name string) Status {
+// Status is the status of the plugin name, as Statuses lists it; a name
+// it does not list has a Status with only its Name set.
+func (s *Supervisor) Status(name string) Status {
 	for _, st := range s.Statuses() {
 		if st.Name == name {
 			return st

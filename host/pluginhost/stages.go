@@ -41,12 +41,7 @@ func (in *instance) stages() []sdk.Stage {
 // sdk.ErrUnavailable; one that failed for good, or the stage's failure,
 // is an error naming the plugin.
 func (s *Supervisor) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
-	provider := ""
-	for _, st := range s.Stages() {
-		if st.Name == call.Name {
-			provider = st.Plugin
-		}
-	}
+	provider := s.provider(call.Name)
 	if provider == "" {
 		return nil, fmt.Errorf("%w: no controller plugin of this gateway provides pipeline stage %q; add a plugin that declares it (sdk.Info.Stages) under plugins: in the gateway config", sdk.ErrNotFound, call.Name)
 	}
@@ -67,6 +62,19 @@ func (s *Supervisor) RunStage(ctx context.Context, call sdk.StageCall) (json.Raw
 		return nil, fmt.Errorf("stage %s of plugin %s: %w", call.Name, provider, err)
 	}
 	return out, nil
+}
+
+// provider is the plugin that declares stage, or "" when none does;
+// checkStages lets only one plugin declare a stage.
+func (s *Supervisor) provider(stage string) string {
+	for name, in := range s.instances {
+		for _, st := range in.stages() {
+			if st.Name == stage {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // checkStages refuses the stages the plugin of spec declares in info when one

@@ -300,11 +300,11 @@ func (s *Supervisor) keep(ctx context.Context, in *instance, first chan<- error)
 			n = 0 // it ran well for a while: back off from the start again
 		}
 		if ctx.Err() != nil {
-			s.shutdown(in, log)
+			in.shutdown(s.cfg.ShutdownTimeout, log)
 			in.set(StateStopped, "")
 			return
 		}
-		s.kill(in)
+		in.kill()
 		var permanent *permanentError
 		if errors.As(err, &permanent) {
 			log.Error("plugin failed; not restarting", "error", err)
@@ -412,23 +412,24 @@ func (s *Supervisor) wait(ctx context.Context, in *instance) error {
 	}
 }
 
-// shutdown asks the instance to stop, then kills it.
-func (s *Supervisor) shutdown(in *instance, log hclog.Logger) {
+// shutdown asks the instance to stop, waiting at most timeout, then kills
+// it.
+func (in *instance) shutdown(timeout time.Duration, log hclog.Logger) {
 	in.mu.Lock()
 	conn := in.conn
 	in.mu.Unlock()
 	if conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		if err := conn.Shutdown(ctx); err != nil {
 			log.Debug("plugin shutdown", "error", err)
 		}
 		cancel()
 	}
-	s.kill(in)
+	in.kill()
 }
 
 // kill ends the instance's process and its process group.
-func (s *Supervisor) kill(in *instance) {
+func (in *instance) kill() {
 	in.mu.Lock()
 	client, pid := in.client, in.pid
 	in.client, in.conn = nil, nil

@@ -251,12 +251,7 @@ func (h *harness) restart(ctx context.Context) Result {
 
 // status is the plugin's status in the supervisor.
 func (h *harness) status() pluginhost.Status {
-	for _, s := range h.sup.Statuses() {
-		if s.Name == h.name {
-			return s
-		}
-	}
-	return pluginhost.Status{Name: h.name}
+	return h.sup.Status(h.name)
 }
 
 // awaitRestart waits until the supervisor runs a new process of the
