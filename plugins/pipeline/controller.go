@@ -28,10 +28,6 @@ func NewFrom(getenv func(string) string) sdk.Controller {
 	return NewWithOptions(OptionsFrom(getenv))
 }
 
-// NewIn returns the pipeline controller with data directory dir and no
-// other options (see Options.DataDir).
-func NewIn(dir string) sdk.Controller { return NewWithOptions(Options{DataDir: dir}) }
-
 // NewWithOptions returns the pipeline controller with opts.
 func NewWithOptions(opts Options) sdk.Controller {
 	if abs, err := filepath.Abs(opts.DataDir); err == nil && opts.DataDir != "" {
