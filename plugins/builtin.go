@@ -8,9 +8,12 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// builtins returns the first-party controllers by name, each made with
-// the environment getenv tells (the gateway's FLOWGATE_* settings).
-func builtins() map[string]func(getenv func(string) string) sdk.Controller {
+// Controllers returns how to make every first-party controller, by name,
+// each with the environment getenv tells (the gateway's FLOWGATE_*
+// settings): what a gateway runs in its own process
+// (gateway.Config.Controllers) when the CLI hosts it for one command, and
+// what Builtin and Names read.
+func Controllers() map[string]func(getenv func(string) string) sdk.Controller {
 	return map[string]func(getenv func(string) string) sdk.Controller{
 		pipeline.Name: pipeline.NewFrom,
 	}
@@ -18,7 +21,7 @@ func builtins() map[string]func(getenv func(string) string) sdk.Controller {
 
 // Builtin returns a new instance of the first-party controller name.
 func Builtin(name string) (sdk.Controller, bool) {
-	mk, ok := builtins()[name]
+	mk, ok := Controllers()[name]
 	if !ok {
 		return nil, false
 	}
@@ -28,17 +31,9 @@ func Builtin(name string) (sdk.Controller, bool) {
 // Names lists the first-party controllers, sorted.
 func Names() []string {
 	var names []string
-	for n := range builtins() {
+	for n := range Controllers() {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	return names
-}
-
-// Controllers returns how to make every first-party controller, by name:
-// what a gateway runs in its own process (gateway.Config.Controllers) when
-// the CLI hosts it for one command. The gateway calls each with the
-// environment the controller's plugin process would have had.
-func Controllers() map[string]func(getenv func(string) string) sdk.Controller {
-	return builtins()
 }

@@ -122,7 +122,7 @@ func TestRerunCompositeStepsGiveTheirTasksThePriorOutput(t *testing.T) {
 func TestContinuationReadsKeptValuesOfItsSource(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c := &controller{Controller: pipeline.NewIn(dir), runner: &runner{}}
+	c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: dir}), runner: &runner{}}
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
 		f, _ := start(t, h, "continue-big.lobster", nil)
 		for range 7 {

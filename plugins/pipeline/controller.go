@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/flowgate/flowgate/flows"
@@ -16,10 +17,10 @@ const Name = flows.PipelineController
 const Version = "0.1.0"
 
 // New returns the pipeline controller with the options of its
-// environment (OptionsFromEnv). It keeps no state between events:
+// environment (OptionsFrom(os.Getenv)). It keeps no state between events:
 // everything it knows is in the flow's state and tasks, and in the files
 // under its data directory which the state names.
-func New() sdk.Controller { return NewWithOptions(OptionsFromEnv()) }
+func New() sdk.Controller { return NewFrom(os.Getenv) }
 
 // NewFrom returns the pipeline controller with the options getenv tells
 // (OptionsFrom): a gateway that runs it in its own process passes the
@@ -27,10 +28,6 @@ func New() sdk.Controller { return NewWithOptions(OptionsFromEnv()) }
 func NewFrom(getenv func(string) string) sdk.Controller {
 	return NewWithOptions(OptionsFrom(getenv))
 }
-
-// NewIn returns the pipeline controller with data directory dir and no
-// other options (see Options.DataDir).
-func NewIn(dir string) sdk.Controller { return NewWithOptions(Options{DataDir: dir}) }
 
 // NewWithOptions returns the pipeline controller with opts.
 func NewWithOptions(opts Options) sdk.Controller {

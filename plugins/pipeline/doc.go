@@ -47,7 +47,7 @@
 // combines (the branches' results, the sub-workflow's results), which the
 // state keeps on their own: the combined data is never stored twice.
 //
-// With a data directory (sdk.DataDirEnv, which the gateway sets; NewIn),
+// With a data directory (sdk.DataDirEnv, which the gateway sets; Options.DataDir),
 // the rest of what would make the state large is kept in files under
 // <dir>/<flow id>/, each named by the SHA-256 of its bytes and never
 // changed once written: a step result whose encoding is over

@@ -27,8 +27,10 @@ const (
 	maxInlineStageOut = 32 << 10
 )
 
-// State keys of the values kept in files.
+// State keys of the state stages' outputs, and of the values kept in
+// files.
 const (
+	stageOutKey     = "stage_outputs"
 	outputFileKey   = "output_file"
 	priorFileKey    = "prior_output_file"
 	stageOutFileKey = "stage_outputs_file"

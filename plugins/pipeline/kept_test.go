@@ -21,7 +21,7 @@ func TestLargeResultsNeedADataDirectory(t *testing.T) {
 	}{{"inline", ""}, {"kept", t.TempDir()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := &controller{Controller: pipeline.NewIn(tc.dir), runner: &runner{}}
+			c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: tc.dir}), runner: &runner{}}
 			sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
 				f, _ := start(t, h, "big-inline.lobster", nil)
 				for range 4 {

@@ -1,14 +1,13 @@
 package pipeline
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // The environment a gateway gives the pipeline plugin's process
-// (OptionsFromEnv reads it).
+// (OptionsFrom reads it).
 const (
 	// HomeEnv is the gateway's home, $FLOWGATE_HOME.
 	HomeEnv = "FLOWGATE_HOME"
@@ -47,10 +46,6 @@ type Options struct {
 	// controller itself asks its sdk.Host instead.
 	PluginStages []sdk.Stage
 }
-
-// OptionsFromEnv returns the options of a gateway's home, from this
-// process's environment (see OptionsFrom).
-func OptionsFromEnv() Options { return OptionsFrom(os.Getenv) }
 
 // OptionsFrom returns the options of a gateway's home as getenv tells
 // them: StateDir and StagesDir under $FLOWGATE_HOME, then the directories

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,7 +125,7 @@ func (r *run) executableStages() []ExecutableStage {
 
 func (p *pipe) runExecutable(ctx context.Context, st ExecutableStage, call *flows.Call) (flows.StageOutput, error) {
 	argv := []string{st.Path}
-	for _, k := range sortedNames(call.Args.Named) {
+	for _, k := range slices.Sorted(maps.Keys(call.Args.Named)) {
 		if s, ok := call.Args.Named[k].(string); ok {
 			argv = append(argv, "--"+k+"="+s)
 		} else {
@@ -161,13 +163,4 @@ func stageError(st ExecutableStage, err error) error {
 		return err
 	}
 	return fmt.Errorf("stage %s (%s): %w", st.Name, st.Path, err)
-}
-
-func sortedNames(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,14 +6,9 @@ import (
 	"fmt"
 )
 
-// State keys of typed pipelines: the stage reports, and the recorded
-// outputs of the state stages.
-const (
-	// StagesKey is the key of the flow state's stage reports, by pipeline
-	// id (see StageReports).
-	StagesKey   = "stages"
-	stageOutKey = "stage_outputs"
-)
+// StagesKey is the key of the flow state's stage reports, by pipeline id
+// (see StageReports).
+const StagesKey = "stages"
 
 // Bounds of the stage reports, so that they fit in the controller's part
 // of a flow's state (see CheckBound): at most maxStageReports pipelines of
