@@ -70,14 +70,14 @@ func (s *server) waitFlow(r *http.Request, token, mark, wait string) (engine.Flo
 	if err != nil || ms < 0 {
 		return engine.FlowView{}, fmt.Errorf("%w: wait %q is not a whole number of milliseconds (at least 0)", sdk.ErrInvalid, wait)
 	}
-	ctx, stop := s.streams.Context(r)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, min(time.Duration(ms)*time.Millisecond, MaxFlowWait))
-	defer cancel()
 	ch, _ := s.c.(Changes)
 	if ch == nil {
 		return s.c.ViewFlow(r.Context(), token)
 	}
+	ctx, stop := s.streams.Context(r)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, min(time.Duration(ms)*time.Millisecond, MaxFlowWait))
+	defer cancel()
 	for {
 		changed := ch.Changed()
 		if !s.sameFlow(r.Context(), token, mark) {

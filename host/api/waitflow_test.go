@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
@@ -52,8 +53,10 @@ func TestWaitFlowAnswersAtTheWrite(t *testing.T) {
 	<-n.views // the gateway read the flow unchanged and waits for a write
 	_, err = n.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{CurrentStep: new("next")})
 	require.NoError(t, err)
+	notified := time.Now()
 	n.Notify()
 	a := <-got
+	require.Less(t, time.Since(notified), api.MaxFlowWait/2, "WaitFlow must answer at the write, not when the wait runs out")
 	require.NoError(t, a.err)
 	require.Equal(t, f.Revision+1, a.v.Revision, "WaitFlow must answer with the flow as the write left it")
 	require.Equal(t, "next", a.v.CurrentStep)

@@ -284,9 +284,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 // pluginSpecs is the configured plugins, then those found in the plugin
 // directory (see pluginsDir), then the first-party ones neither names. A
 // first-party plugin (one flowgate serves itself, with no path) is told
-// the home (FLOWGATE_HOME) and the stage path (FLOWGATE_STAGE_PATH),
-// unless its entry sets them: the pipeline controller keeps state.set
-// values under the home and finds executable stages there.
+// firstPartyEnv, unless its entry sets the same variables.
 func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, error) {
 	specs := g.cfg.File.PluginSpecs()
 	named := map[string]bool{}
@@ -303,19 +301,13 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
+	firstParty := g.firstPartyEnv()
 	for i, s := range specs {
 		if s.Path != "" {
 			continue
 		}
-		env := maps.Clone(s.Env)
-		if env == nil {
-			env = map[string]string{}
-		}
-		for k, v := range g.firstPartyEnv() {
-			if _, ok := env[k]; !ok {
-				env[k] = v
-			}
-		}
+		env := maps.Clone(firstParty)
+		maps.Copy(env, s.Env)
 		specs[i].Env = env
 	}
 	return specs, nil

@@ -68,10 +68,11 @@ func (c HTTPConfig) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("http: set both tls_cert and tls_key (--tls-cert and --tls-key), or neither")
 	}
-	if err := runcenter.ValidateTokens(c.AllTokens()); err != nil {
+	all := c.AllTokens()
+	if err := runcenter.ValidateTokens(all); err != nil {
 		return err
 	}
-	tokens := len(c.AllTokens()) > 0
+	tokens := len(all) > 0
 	if c.Addr == "" {
 		if tokens || c.TLS() {
 			return errors.New("http: an auth token or TLS is set but no address to listen on; set http.addr (--http), such as 127.0.0.1:7070")

@@ -176,11 +176,10 @@ func TestMetricsSeeControllersAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	waitFlow(t, c, f.ID, "the flow to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
 	require.NoError(t, syscall.Kill(pluginStatus(t, c, "stepper").PID, syscall.SIGKILL))
-	deadline := time.Now().Add(30 * time.Second)
-	for p := pluginStatus(t, c, "stepper"); p.Restarts < 1 || p.State != pluginhost.StateRunning; p = pluginStatus(t, c, "stepper") {
-		require.True(t, time.Now().Before(deadline), "the plugin was not restarted: %+v", p)
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "the plugin to be restarted", func() bool {
+		p := pluginStatus(t, c, "stepper")
+		return p.Restarts >= 1 && p.State == pluginhost.StateRunning
+	}, func() string { return fmt.Sprintf("%+v", pluginStatus(t, c, "stepper")) })
 
 	fams := scrape(t, unixClient(home), "http://gateway/metrics")
 	restarts := fams["flowgate_plugin_restarts_total"].GetMetric()

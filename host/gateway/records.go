@@ -134,6 +134,8 @@ func (g *Gateway) storeSpec() backend.Spec {
 // gateway joins the installation as a member (see join).
 func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*records, error) {
 	spec := g.storeSpec()
+	var st store.Store
+	var err error
 	if spec.URL == "" {
 		dbPath := filepath.Join(g.cfg.Home, home.DBFile)
 		// A maintenance pass asked for a compaction: now, before anything
@@ -143,13 +145,10 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 		} else if done {
 			g.log.Info("compacted the store", "before_bytes", before, "after_bytes", after)
 		}
-		b, err := g.openStore(ctx, dbPath, sopts)
-		if err != nil {
-			return nil, err
-		}
-		return &records{Store: b, health: b.WriteHealth, space: b.Space}, nil
+		st, err = g.openStore(ctx, dbPath, sopts)
+	} else {
+		st, err = backend.Open(spec, sopts)
 	}
-	st, err := backend.Open(spec, sopts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package runcenter
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // historyPageSize is how many history entries a flow's page shows at
@@ -99,14 +99,12 @@ func newTaskRow(t *sdk.Task) taskRow {
 // state (sdk.PlanKey), each with how it ended, or where the flow stands
 // now; nil for a flow without a plan.
 func steps(f *sdk.Flow) []stepRow {
-	var st struct {
-		Plan *sdk.Plan `json:"plan"`
-	}
-	if len(f.State) == 0 || json.Unmarshal(f.State, &st) != nil || st.Plan == nil {
+	plan, err := flowrule.PlanOf(f)
+	if err != nil {
 		return nil
 	}
-	out := make([]stepRow, 0, len(st.Plan.Nodes))
-	for _, n := range st.Plan.Nodes {
+	out := make([]stepRow, 0, len(plan.Nodes))
+	for _, n := range plan.Nodes {
 		status := string(n.Status)
 		switch {
 		case status != "":

@@ -143,16 +143,17 @@ func pulseQuery(r *http.Request) string {
 func (s *Server) newView(r *http.Request, active, title string, data any) view {
 	who := callerOf(r)
 	v := view{Title: title, Who: who.name, Logout: who.token != "", CSRF: s.csrfToken(who), Data: data}
-	for _, l := range []navLink{{"Flows", "/", false}, {"Gates", "/gates", false}, {"Cron", "/cron", false},
-		{"Audit", "/audit", false}, {"Plugins", "/plugins", false}} {
-		l.On = active == pageNav[l.Href]
-		v.Nav = append(v.Nav, l)
+	for _, l := range navPages {
+		v.Nav = append(v.Nav, navLink{Name: l.name, Href: l.href, On: active == l.page})
 	}
 	return v
 }
 
-// pageNav names, for each link of the navigation, the page it marks.
-var pageNav = map[string]string{"/": "flows", "/gates": "gates", "/cron": "cron", "/audit": "audit", "/plugins": "plugins"}
+// navPages are the links of the navigation, each with the page it marks.
+var navPages = []struct{ name, href, page string }{
+	{"Flows", "/", "flows"}, {"Gates", "/gates", "gates"}, {"Cron", "/cron", "cron"},
+	{"Audit", "/audit", "audit"}, {"Plugins", "/plugins", "plugins"},
+}
 
 // render executes template tmpl of page into a buffer, so that a failure
 // answers a whole error page instead of half a page.
