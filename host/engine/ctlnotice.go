@@ -35,11 +35,21 @@ func (e *Engine) SetControllerNotices(m map[string]*sdk.FinishNotify) error {
 			want[name] = to
 		}
 	}
-	have, err := e.controllerNotices()
+	var have map[string]*sdk.FinishNotify
+	err := e.view(func(tx store.ReadTx) (err error) {
+		have, err = controllerNotices(tx)
+		return err
+	})
 	if err != nil || maps.EqualFunc(have, want, func(a, b *sdk.FinishNotify) bool { return *a == *b }) {
 		return err
 	}
 	return e.write(func(t *txn) error {
+		// Read again in the write: a target another process recorded
+		// since the view above is deleted too.
+		have, err := controllerNotices(t.tx)
+		if err != nil {
+			return err
+		}
 		for name := range have {
 			if want[name] == nil {
 				if err := t.del(controllerNoticePrefix + name); err != nil {
@@ -57,21 +67,18 @@ func (e *Engine) SetControllerNotices(m map[string]*sdk.FinishNotify) error {
 }
 
 // controllerNotices reads the recorded targets, by controller.
-func (e *Engine) controllerNotices() (map[string]*sdk.FinishNotify, error) {
+func controllerNotices(tx store.ReadTx) (map[string]*sdk.FinishNotify, error) {
 	out := map[string]*sdk.FinishNotify{}
-	err := e.view(func(tx store.ReadTx) error {
-		var bad error
-		err := tx.Scan(controllerNoticePrefix, store.ScanOptions{}, func(it store.Item) bool {
-			var to sdk.FinishNotify
-			if bad = json.Unmarshal(it.Value, &to); bad != nil {
-				return false
-			}
-			out[it.Key[len(controllerNoticePrefix):]] = &to
-			return true
-		})
-		return errors.Join(err, bad)
+	var bad error
+	err := tx.Scan(controllerNoticePrefix, store.ScanOptions{}, func(it store.Item) bool {
+		var to sdk.FinishNotify
+		if bad = json.Unmarshal(it.Value, &to); bad != nil {
+			return false
+		}
+		out[it.Key[len(controllerNoticePrefix):]] = &to
+		return true
 	})
-	return out, err
+	return out, errors.Join(err, bad)
 }
 
 // controllerNotice returns where the finish notifications of controller

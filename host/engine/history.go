@@ -75,12 +75,11 @@ type HistoryEntry struct {
 // historyMeta is a flow history's bookkeeping record, written when the
 // bound drops entries.
 type historyMeta struct {
-	// Last and Count are the last seq and the count kept as of the last
-	// drop; appends since then leave them behind (the last entry's key
-	// says the last seq), so they are kept only for readers of older
-	// stores.
-	Last  int64 `json:"last"`
-	Count int64 `json:"count"`
+	// The earlier layout's meta also held the last seq and the count
+	// kept ("last", "count"); both are derived now (from the last
+	// entry's key, and that less Dropped), and no reader of either was
+	// released, so they are neither read nor written.
+	//
 	// Dropped counts the entries the bound dropped.
 	Dropped int64 `json:"dropped,omitempty"`
 	// ProgressFrom and OrdinaryFrom are where the search for the oldest
@@ -144,7 +143,6 @@ func (t *txn) record(flowID string, e HistoryEntry) error {
 	if meta == before {
 		return nil
 	}
-	meta.Last, meta.Count = e.Seq, e.Seq-meta.Dropped
 	return t.put(historyMetaKey(flowID), meta)
 }
 

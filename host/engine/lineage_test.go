@@ -33,6 +33,21 @@ func reportSession(t *testing.T, eng *engine.Engine, task *sdk.Task, id string) 
 	return task
 }
 
+// nextRun runs a task of session "work", step step, in workspace 1:2
+// that reports session id and never ends, then starts the step's next
+// task there asking to resume id, and returns that task.
+func nextRun(t *testing.T, eng *engine.Engine, step string, fresh bool, id string) *sdk.Task {
+	t.Helper()
+	first := sessionTask(t, eng, step, fresh)
+	_, err := eng.BeginSession(first.ID, engine.SessionStart{WorkspaceID: "1:2"})
+	require.NoError(t, err)
+	reportSession(t, eng, first, id)
+	next := sessionTask(t, eng, step, fresh)
+	next, err = eng.BeginSession(next.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: id})
+	require.NoError(t, err)
+	return next
+}
+
 func TestReportedSessionIsInTheLineageAtOnce(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
@@ -61,16 +76,9 @@ func TestReportedSessionIsInTheLineageAtOnce(t *testing.T) {
 func TestBeginSessionContinuesOnlyTheSameWorkspace(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	first := sessionTask(t, eng, "", false)
-	_, err := eng.BeginSession(first.ID, engine.SessionStart{WorkspaceID: "1:2"})
-	require.NoError(t, err)
-	reportSession(t, eng, first, "s-1")
-
 	// The first run never ended: the next one is a continuation of an
 	// interrupted run.
-	next := sessionTask(t, eng, "", false)
-	next, err = eng.BeginSession(next.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: "s-1"})
-	require.NoError(t, err)
+	next := nextRun(t, eng, "", false, "s-1")
 	require.Equal(t, "s-1", next.Session.ID)
 	require.True(t, next.Session.Resumed)
 	require.True(t, next.Session.Interrupted)
@@ -101,13 +109,7 @@ func TestBeginSessionContinuesOnlyTheSameWorkspace(t *testing.T) {
 func TestWakeBannerIsInTheFlowHistory(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	first := sessionTask(t, eng, "", false)
-	_, err := eng.BeginSession(first.ID, engine.SessionStart{WorkspaceID: "1:2"})
-	require.NoError(t, err)
-	reportSession(t, eng, first, "s-1")
-	next := sessionTask(t, eng, "", false)
-	next, err = eng.BeginSession(next.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: "s-1"})
-	require.NoError(t, err)
+	next := nextRun(t, eng, "", false, "s-1")
 	require.NotEmpty(t, next.Session.Banner)
 
 	page, err := eng.History(next.FlowID, 0, 0)
@@ -127,13 +129,7 @@ func TestWakeBannerIsInTheFlowHistory(t *testing.T) {
 func TestFreshStepNeverContinues(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	judge := sessionTask(t, eng, "judge", true)
-	_, err := eng.BeginSession(judge.ID, engine.SessionStart{WorkspaceID: "1:2"})
-	require.NoError(t, err)
-	reportSession(t, eng, judge, "j-1")
-	again := sessionTask(t, eng, "judge", true)
-	again, err = eng.BeginSession(again.ID, engine.SessionStart{WorkspaceID: "1:2", Resume: "j-1"})
-	require.NoError(t, err)
+	again := nextRun(t, eng, "judge", true, "j-1")
 	require.False(t, again.Session.Resumed)
 }
 

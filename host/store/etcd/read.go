@@ -64,8 +64,8 @@ func (r *reader) Revision(key string) (int64, error) {
 }
 
 // point returns key as the snapshot holds it, nil when it does not exist.
-// The snapshot never changes, so a key read once (by Get, Revision or a
-// Scan) is answered again without asking etcd.
+// The snapshot never changes, so a key read once (by Get, Revision, or a
+// Scan in an Update) is answered again without asking etcd.
 func (r *reader) point(key string) (*mvccpb.KeyValue, error) {
 	if kv, ok := r.known[key]; ok {
 		return kv, nil
@@ -119,8 +119,14 @@ func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item)
 			} else {
 				from = string(kv.Key) + "\x00"
 			}
-			r.seen.saw(string(kv.Key), kv, scanned)
-			r.remember(string(kv.Key[len(r.s.prefix):]), kv)
+			if r.seen != nil {
+				// Only an Update keeps what it scanned: its Puts and
+				// Deletes of those keys read their revisions. A View
+				// scanning the whole store (a migration's source) would
+				// otherwise hold every value until it ends.
+				r.seen.saw(string(kv.Key), kv, scanned)
+				r.remember(string(kv.Key[len(r.s.prefix):]), kv)
+			}
 			n++
 			if !fn(r.item(kv)) || n == opts.Limit {
 				if opts.Reverse {

@@ -168,6 +168,12 @@ func directories(keys []string) []keyRange {
 func (rs *readSet) emptied(prefix string, writes []store.Write) ([]keyRange, []store.Write) {
 	var out []keyRange
 	rest := writes
+	deletes := map[string]bool{} // the keys writes delete, prefix included
+	for _, w := range writes {
+		if w.Delete {
+			deletes[prefix+w.Key] = true
+		}
+	}
 	for _, rg := range merge(rs.ranges) {
 		in := func(k string) bool { return rg.start <= k && k < rg.end }
 		deleted, empties := 0, true
@@ -178,7 +184,7 @@ func (rs *readSet) emptied(prefix string, writes []store.Write) ([]keyRange, []s
 			}
 		}
 		for k, seen := range rs.keys {
-			if empties && in(k) && seen.mod > 0 && !slices.ContainsFunc(writes, func(w store.Write) bool { return w.Delete && prefix+w.Key == k }) {
+			if empties && in(k) && seen.mod > 0 && !deletes[k] {
 				empties = false
 			}
 		}
