@@ -252,10 +252,22 @@ func TestCronEditAndEnableRefusals(t *testing.T) {
 // startGateway runs a gateway on home until the test ends.
 func startGateway(t *testing.T, home string) {
 	t.Helper()
-	g, err := gateway.New(gateway.Config{Home: home, Owner: "cli test gateway"})
+	serveGateway(t, gateway.Config{Home: home, Owner: "cli test gateway"})
+}
+
+// serveGateway starts a gateway of cfg in this process and stops it when
+// the test ends.
+func serveGateway(t *testing.T, cfg gateway.Config) *gateway.Gateway {
+	t.Helper()
+	g, err := gateway.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, g.Stop(ctx))
+	})
+	return g
 }
 
 // cronHomes are the two ways the cron commands reach the jobs: the store

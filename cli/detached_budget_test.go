@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -39,10 +38,7 @@ func TestDetachedMaxBudgetComesFromTheGatewayConfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte("limits:\n  detached_max_budget: 2h\n"), 0o600))
 	fc, err := gateway.LoadConfig(cfg)
 	require.NoError(t, err)
-	g, err := gateway.New(gateway.Config{Home: home, Owner: "cli test gateway", File: fc})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	serveGateway(t, gateway.Config{Home: home, Owner: "cli test gateway", File: fc})
 
 	require.Equal(t, 2*time.Hour, detachedBudget(t, home), "the gateway's configured default")
 	require.Equal(t, 5*time.Minute, detachedBudget(t, home, "--max-budget", "5m"))

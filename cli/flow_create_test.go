@@ -1,9 +1,7 @@
 package cli_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -26,14 +24,7 @@ func TestFlowCreateRefusesAControllerTheGatewayDoesNotRun(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, errOut, "no gateway: nothing is known")
 
-	g, err := gateway.New(gateway.Config{Home: home, Owner: t.Name(), Builtins: plugins.Names()})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(t.Context()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, g.Stop(ctx))
-	})
+	serveGateway(t, gateway.Config{Home: home, Owner: t.Name(), Builtins: plugins.Names()})
 	code, errOut = create("pipline")
 	require.Equal(t, 2, code, errOut)
 	require.Contains(t, errOut, `controller "pipline" is not configured in the running gateway (it runs only pipeline), so nothing would drive the flow`)

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,10 +20,7 @@ import (
 func TestFlowFinishNotifications(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
-	g, err := gateway.New(gateway.Config{Home: home, Owner: "cli test gateway", Builtins: plugins.Names()})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	serveGateway(t, gateway.Config{Home: home, Owner: "cli test gateway", Builtins: plugins.Names()})
 	notices := filepath.Join(dir, "notices")
 	hook := `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_STATUS"; cat; echo; } >> ` + notices
 	lines := func() []string { return fileLines(notices) }

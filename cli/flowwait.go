@@ -35,8 +35,8 @@ func (l *link) nextView(ctx context.Context, id, mark string) (engine.FlowView, 
 	}
 	var v engine.FlowView
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
-		w, ok := c.(api.FlowWaiter)
-		if !ok || l.noWait {
+		w := l.waiter() // c is l.c: the next gateway's client may not wait
+		if w == nil {
 			v, err = c.ViewFlow(ctx, id)
 			return err
 		}

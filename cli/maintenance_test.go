@@ -59,10 +59,7 @@ func TestTasksMaintenanceThroughGatewayPrunesWithConfiguredRetention(t *testing.
 	var fc gateway.FileConfig
 	fc.Retention.Flows = gateway.Duration(time.Millisecond)
 	fc.Maintenance.Disabled = true // this test drives the pass itself
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	g := serveGateway(t, gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
 
 	code, out, errOut := run(t, dir, "tasks", "run", "--label", "short", "--", "true")
 	require.Equal(t, 0, code, out+errOut)
@@ -111,10 +108,7 @@ func TestGatewaySweepPrunesExpiredFlows(t *testing.T) {
 	code, out, errOut := run(t, dir, "tasks", "run", "--", "true")
 	require.Equal(t, 0, code, out+errOut)
 
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	g := serveGateway(t, gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
 	require.Eventually(t, func() bool {
 		page, err := g.Client().ListTasks(context.Background(), engine.TaskFilter{})
 		return err == nil && len(page.Tasks) == 0

@@ -39,28 +39,14 @@ steps:
 // references read them back.
 func TestPipelineBigStepOutputsSucceed(t *testing.T) {
 	t.Parallel()
-	home := shortHome(t)
 	wf := filepath.Join(t.TempDir(), "big.lobster")
 	require.NoError(t, os.WriteFile(wf, []byte(bigOutputs), 0o600))
 
-	code, stdout, errOut := run(t, home, "pipeline", "run", wf, "--mode", "tool")
-	require.Equal(t, 0, code, errOut)
-	var env struct {
-		Status string
-		Output []any
-		FlowID string `json:"flowId"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
-	require.Equal(t, "ok", env.Status, stdout)
+	env, state := runBig(t, shortHome(t), wf)
 	require.Equal(t, []any{249000.0}, env.Output, "$s5.json.big was read back from its file")
-
-	code, out, errOut := run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
-	require.Equal(t, 0, code, errOut)
-	var f struct{ State json.RawMessage }
-	require.NoError(t, json.Unmarshal([]byte(out), &f))
-	require.Less(t, len(f.State), 64<<10, "the flow's state holds references, not the outputs")
-	require.Contains(t, string(f.State), `"stdoutFile"`)
-	require.Contains(t, string(f.State), `250001\n`, "$s1.stdout was read back from its file")
+	require.Less(t, len(state), 64<<10, "the flow's state holds references, not the outputs")
+	require.Contains(t, string(state), `"stdoutFile"`)
+	require.Contains(t, string(state), `250001\n`, "$s1.stdout was read back from its file")
 }
 
 // pipeline validate refuses a workflow file over the documented size,
@@ -215,25 +201,11 @@ func TestPipelineCombinedResultIsKeptByReference(t *testing.T) {
 	wf += "  - id: after\n    run: echo $wide.json.b2.k\n"
 	path := filepath.Join(t.TempDir(), "wide.lobster")
 	require.NoError(t, os.WriteFile(path, []byte(wf), 0o600))
-	home := shortHome(t)
-	code, stdout, errOut := run(t, home, "pipeline", "run", path, "--mode", "tool")
-	require.Equal(t, 0, code, errOut)
-	var env struct {
-		Status string
-		Output []any
-		FlowID string `json:"flowId"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
-	require.Equal(t, "ok", env.Status, stdout)
+	env, state := runBig(t, shortHome(t), path)
 	require.Len(t, env.Output, 1)
 	require.Contains(t, env.Output[0], "b2", "$wide.json was computed again from the branches")
-
-	code, out, errOut := run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
-	require.Equal(t, 0, code, errOut)
-	var f struct{ State json.RawMessage }
-	require.NoError(t, json.Unmarshal([]byte(out), &f))
-	require.Less(t, len(f.State), 64<<10, "the flow's state holds references, not the outputs")
-	require.Contains(t, string(f.State), `"derived": true`)
+	require.Less(t, len(state), 64<<10, "the flow's state holds references, not the outputs")
+	require.Contains(t, string(state), `"derived": true`)
 }
 
 // A workflow step whose sub-workflow's output is large keeps its result
@@ -247,22 +219,10 @@ func TestPipelineWorkflowResultIsKeptByReference(t *testing.T) {
 	top := "name: top\nsteps:\n  - id: w\n    workflow: sub.lobster\n  - id: after\n    run: echo $w.json.k\n"
 	path := filepath.Join(dir, "top.lobster")
 	require.NoError(t, os.WriteFile(path, []byte(top), 0o600))
-	home := shortHome(t)
-	code, stdout, errOut := run(t, home, "pipeline", "run", path, "--mode", "tool")
-	require.Equal(t, 0, code, errOut)
-	var env struct {
-		Status string
-		Output []any
-		FlowID string `json:"flowId"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
-	require.Equal(t, []any{"inner\n"}, env.Output, stdout)
-	code, out, errOut := run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
-	require.Equal(t, 0, code, errOut)
-	var f struct{ State json.RawMessage }
-	require.NoError(t, json.Unmarshal([]byte(out), &f))
-	require.Less(t, len(f.State), 16<<10, "the sub-workflow's output is not copied into the state")
-	require.Contains(t, string(f.State), `"derived": true`)
+	env, state := runBig(t, shortHome(t), path)
+	require.Equal(t, []any{"inner\n"}, env.Output)
+	require.Less(t, len(state), 16<<10, "the sub-workflow's output is not copied into the state")
+	require.Contains(t, string(state), `"derived": true`)
 }
 
 // writeSteps writes a workflow of n steps s0…s<n-1> that each run cmd,

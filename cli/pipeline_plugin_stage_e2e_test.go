@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -126,10 +125,7 @@ func TestDryRunKnowsPluginStages(t *testing.T) {
 
 	fc, err := gateway.HomeConfig(home, "")
 	require.NoError(t, err)
-	g, err := gateway.New(gateway.Config{Home: home, File: fc, Owner: "dry-run test gateway", Builtins: plugins.Names()})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	serveGateway(t, gateway.Config{Home: home, File: fc, Owner: "dry-run test gateway", Builtins: plugins.Names()})
 
 	code, _, errOut = run(t, home, "pipeline", "run", "--dry-run", "text.upper --suffix=!")
 	require.Equal(t, 0, code, errOut)

@@ -65,22 +65,18 @@ the config file itself is invalid.`,
 	return cmd
 }
 
-// checkedConfig loads the config at path, or the home's; an invalid one
-// is a usage error.
+// checkedConfig loads the config at path, or the home's, as
+// gateway.HomeConfig does (the home is only resolved when path is empty);
+// an invalid one is a usage error.
 func (e *env) checkedConfig(path string) (gateway.FileConfig, error) {
-	var (
-		fc  gateway.FileConfig
-		err error
-	)
-	if path != "" {
-		fc, err = gateway.LoadConfig(path)
-	} else {
-		dir, herr := e.home()
-		if herr != nil {
-			return fc, herr
+	var dir string
+	if path == "" {
+		var err error
+		if dir, err = e.home(); err != nil {
+			return gateway.FileConfig{}, err
 		}
-		fc, err = gateway.HomeConfig(dir, "")
 	}
+	fc, err := gateway.HomeConfig(dir, path)
 	if err != nil {
 		return fc, usageError{err}
 	}

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -154,14 +152,7 @@ func TestPluginsReload(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, "no gateway is running")
 
-	g, err := gateway.New(gateway.Config{Home: home, Owner: t.Name(), Builtins: plugins.Names()})
-	require.NoError(t, err)
-	require.NoError(t, g.Start(t.Context()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, g.Stop(ctx))
-	})
+	serveGateway(t, gateway.Config{Home: home, Owner: t.Name(), Builtins: plugins.Names()})
 	code, out, errOut := run(t, home, "plugins", "reload", "pipeline", "--json")
 	require.Equal(t, 0, code, errOut)
 	var first pluginhost.Status
