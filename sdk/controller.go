@@ -61,6 +61,12 @@ type Host interface {
 	// UpdateFlow changes a flow's state, wait, step or blocked fields if
 	// its revision is still expected.
 	UpdateFlow(ctx context.Context, flowID string, expected int64, u FlowUpdate) (*Flow, error)
+	// Advance updates a flow and creates the tasks that carry it to its
+	// next step in one transaction, so a step costs one commit and no
+	// crash can leave the one without the other (see AdvanceRequest). It
+	// refuses what UpdateFlow and CreateTask refuse, changing nothing: a
+	// stale revision is a *RevisionConflictError.
+	Advance(ctx context.Context, flowID string, expected int64, a AdvanceRequest) (AdvanceResult, error)
 	// SetWaiting parks a flow: waiting, or blocked when a blocking task or
 	// summary is given.
 	SetWaiting(ctx context.Context, flowID string, expected int64, w WaitRequest) (*Flow, error)

@@ -90,6 +90,19 @@ func (h *hostClient) UpdateFlow(ctx context.Context, flowID string, expected int
 	return h.flow("UpdateFlow", r, err)
 }
 
+// Advance implements Host.
+func (h *hostClient) Advance(ctx context.Context, flowID string, expected int64, a AdvanceRequest) (AdvanceResult, error) {
+	in, err := advanceToProto(flowID, expected, a)
+	if err != nil {
+		return AdvanceResult{}, err
+	}
+	r, err := h.client.Advance(ctx, in)
+	if err != nil {
+		return AdvanceResult{}, h.err("Advance", err)
+	}
+	return advancedFromProto(r)
+}
+
 // SetWaiting implements Host.
 func (h *hostClient) SetWaiting(ctx context.Context, flowID string, expected int64, w WaitRequest) (*Flow, error) {
 	r, err := h.client.SetWaiting(ctx, waitToProto(flowID, expected, w))

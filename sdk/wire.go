@@ -163,3 +163,39 @@ func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 		Partial:          e.Partial,
 	}
 }
+
+func advanceToProto(flowID string, expected int64, a AdvanceRequest) (*pb.AdvanceRequest, error) {
+	u := a.Update
+	out := &pb.AdvanceRequest{
+		FlowId:           flowID,
+		ExpectedRevision: expected,
+		State:            u.State,
+		Wait:             u.Wait,
+		CurrentStep:      u.CurrentStep,
+		BlockedTaskId:    u.BlockedTaskID,
+		BlockedSummary:   u.BlockedSummary,
+		Tasks:            make([]*pb.CreateTaskRequest, len(a.Tasks)),
+	}
+	for i, req := range a.Tasks {
+		t, err := taskRequestToProto(req)
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", i, err)
+		}
+		out.Tasks[i] = t
+	}
+	return out, nil
+}
+
+func advancedFromProto(r *pb.AdvanceResponse) (AdvanceResult, error) {
+	f, err := flowFromProto(&pb.FlowResponse{FlowJson: r.GetFlowJson()})
+	if err != nil {
+		return AdvanceResult{}, err
+	}
+	res := AdvanceResult{Flow: f, Tasks: make([]*Task, len(r.GetTasks())), Created: make([]bool, len(r.GetTasks()))}
+	for i, t := range r.GetTasks() {
+		if res.Tasks[i], res.Created[i], err = createdFromProto(t); err != nil {
+			return AdvanceResult{}, err
+		}
+	}
+	return res, nil
+}

@@ -18,15 +18,9 @@ func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow)
 	}
 	var out *sdk.Flow
 	err := e.write(func(t *txn) error {
-		old, err := loadFlow(t.tx, id)
+		old, err := expectFlow(t, id, expected)
 		if err != nil {
 			return err
-		}
-		if old.SyncMode != sdk.SyncManaged {
-			return fmt.Errorf("%w: flow %s is %s; its status follows its task, so change the task instead", sdk.ErrNotManaged, id, old.SyncMode)
-		}
-		if old.Revision != expected {
-			return &sdk.RevisionConflictError{Expected: expected, Current: old}
 		}
 		f := cloneFlow(old)
 		if err := fn(t, f); err != nil {
@@ -39,6 +33,22 @@ func (e *Engine) guarded(id string, expected int64, fn func(t *txn, f *sdk.Flow)
 		return nil
 	})
 	return out, err
+}
+
+// expectFlow loads managed flow id in t and checks its revision is
+// expected, with guarded's refusals.
+func expectFlow(t *txn, id string, expected int64) (*sdk.Flow, error) {
+	f, err := loadFlow(t.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if f.SyncMode != sdk.SyncManaged {
+		return nil, fmt.Errorf("%w: flow %s is %s; its status follows its task, so change the task instead", sdk.ErrNotManaged, id, f.SyncMode)
+	}
+	if f.Revision != expected {
+		return nil, &sdk.RevisionConflictError{Expected: expected, Current: f}
+	}
+	return f, nil
 }
 
 // move changes f's status to `to` with flowrule.Move, the state machine and

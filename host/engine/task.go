@@ -104,59 +104,67 @@ func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, e
 		return nil, false, err
 	}
 	err = e.write(func(t *txn) error {
-		task, created = nil, false
-		if in.IdempotencyKey != "" {
-			existing, err := findIdempotent(t.tx, in)
-			if err != nil || existing != nil {
-				task = existing
-				return err
-			}
-		}
-		var flow *sdk.Flow
-		if in.FlowID != "" {
-			var err error
-			if flow, err = linkableFlow(t.tx, in); err != nil {
-				return err
-			}
-		}
-		id, err := e.ids.next(t.now)
-		if err != nil {
-			return err
-		}
-		nt := &sdk.Task{
-			ID: id, FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
-			Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status, CreatedAt: t.now,
-		}
-		if nt.OwnerKey == "" {
-			nt.OwnerKey = flow.OwnerKey
-		}
-		if in.Status == sdk.TaskRunning {
-			nt.StartedAt, nt.Attempts = t.now, 1
-		}
-		if flow == nil {
-			if flow, err = e.createMirror(t, nt); err != nil {
-				return err
-			}
-			nt.FlowID = flow.ID
-			if err := t.setChainBudget(flow, in.Budget); err != nil {
-				return err
-			}
-		}
-		if in.IdempotencyKey != "" {
-			if err := t.putRaw(idemKey(in.IdempotencyKey), []byte(nt.ID)); err != nil {
-				return err
-			}
-		}
-		if err := t.saveTask(nil, nt); err != nil {
-			return err
-		}
-		task, created = nt, true
-		if nt.Status == sdk.TaskQueued && Runnable(nt) {
-			t.notify(TaskQueued, nt.ID)
-		}
-		return t.afterTaskWrite(nil, nt)
+		var err error
+		task, created, err = e.createTask(t, in)
+		return err
 	})
 	return task, created, err
+}
+
+// createTask is CreateTask's write, in transaction t, of the task in
+// describes (normalized).
+func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error) {
+	if in.IdempotencyKey != "" {
+		existing, err := findIdempotent(t.tx, in)
+		if err != nil || existing != nil {
+			return existing, false, err
+		}
+	}
+	var flow *sdk.Flow
+	if in.FlowID != "" {
+		var err error
+		if flow, err = linkableFlow(t.tx, in); err != nil {
+			return nil, false, err
+		}
+	}
+	id, err := e.ids.next(t.now)
+	if err != nil {
+		return nil, false, err
+	}
+	nt := &sdk.Task{
+		ID: id, FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
+		Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status, CreatedAt: t.now,
+	}
+	if nt.OwnerKey == "" {
+		nt.OwnerKey = flow.OwnerKey
+	}
+	if in.Status == sdk.TaskRunning {
+		nt.StartedAt, nt.Attempts = t.now, 1
+	}
+	if flow == nil {
+		if flow, err = e.createMirror(t, nt); err != nil {
+			return nil, false, err
+		}
+		nt.FlowID = flow.ID
+		if err := t.setChainBudget(flow, in.Budget); err != nil {
+			return nil, false, err
+		}
+	}
+	if in.IdempotencyKey != "" {
+		if err := t.putRaw(idemKey(in.IdempotencyKey), []byte(nt.ID)); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := t.saveTask(nil, nt); err != nil {
+		return nil, false, err
+	}
+	if nt.Status == sdk.TaskQueued && Runnable(nt) {
+		t.notify(TaskQueued, nt.ID)
+	}
+	if err := t.afterTaskWrite(nil, nt); err != nil {
+		return nil, false, err
+	}
+	return nt, true, nil
 }
 
 // findIdempotent returns the task that already claimed in's idempotency

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // host is the gateway as one plugin instance sees it: every call goes to
@@ -95,13 +96,35 @@ func (h *host) CreateTask(_ context.Context, req sdk.TaskRequest) (*sdk.Task, bo
 	if _, err := h.own(req.FlowID); err != nil {
 		return nil, false, err
 	}
+	return h.eng.CreateTask(h.taskInput(req))
+}
+
+// taskInput is the engine's input for a task the controller asks for:
+// its runtime defaults to the controller's name.
+func (h *host) taskInput(req sdk.TaskRequest) engine.CreateTaskInput {
 	runtime := req.Runtime
 	if runtime == "" {
 		runtime = h.name
 	}
-	return h.eng.CreateTask(engine.CreateTaskInput{
+	return engine.CreateTaskInput{
 		FlowID: req.FlowID, Runtime: runtime, Label: req.Label, Spec: req.Spec, IdempotencyKey: req.IdempotencyKey,
-	})
+	}
+}
+
+// Advance implements sdk.Host: one engine transaction (engine.Advance).
+func (h *host) Advance(_ context.Context, flowID string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
+	if _, err := h.own(flowID); err != nil {
+		return sdk.AdvanceResult{}, err
+	}
+	reqs, err := flowrule.AdvanceTasks(flowID, a)
+	if err != nil {
+		return sdk.AdvanceResult{}, err
+	}
+	in := make([]engine.CreateTaskInput, len(reqs))
+	for i, req := range reqs {
+		in[i] = h.taskInput(req)
+	}
+	return h.eng.Advance(flowID, expected, a.Update, in)
 }
 
 func (h *host) UpdateFlow(_ context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {

@@ -175,6 +175,16 @@ func (h recordingHost) UpdateFlow(ctx context.Context, id string, expected int64
 	return h.guarded(id, fmt.Sprintf("UpdateFlow at revision %d", expected), func() (*sdk.Flow, error) { return h.Host.UpdateFlow(ctx, id, expected, u) })
 }
 
+func (h recordingHost) Advance(ctx context.Context, id string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
+	var res sdk.AdvanceResult
+	_, err := h.guarded(id, fmt.Sprintf("Advance at revision %d with %d tasks", expected, len(a.Tasks)), func() (*sdk.Flow, error) {
+		var err error
+		res, err = h.Host.Advance(ctx, id, expected, a)
+		return res.Flow, err
+	})
+	return res, err
+}
+
 func (h recordingHost) SetWaiting(ctx context.Context, id string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
 	return h.guarded(id, fmt.Sprintf("SetWaiting at revision %d", expected), func() (*sdk.Flow, error) { return h.Host.SetWaiting(ctx, id, expected, w) })
 }

@@ -14,8 +14,10 @@ import (
 )
 
 // run is one pass over a flow's workflow, for one event. Every pass ends
-// in at most one guarded write of the flow (plus task creates or a cancel
-// request after it), made with the revision the pass read.
+// in at most one guarded write of the flow, made with the revision the
+// pass read: an Advance when it starts tasks (the flow and its tasks in
+// one transaction), else an update, a park or an end (plus a cancel
+// request after it).
 type run struct {
 	opts  Options
 	host  sdk.Host
@@ -250,17 +252,20 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 	return nil, r.create(ctx, id, sdk.TaskRequest{FlowID: r.flow.ID, IdempotencyKey: key, Label: id, Spec: spec})
 }
 
-// create writes what the pass learned, standing at step stepID, then
-// creates the tasks (each idempotent by its key).
+// create writes what the pass learned, standing at step stepID, and
+// creates the tasks (each idempotent by its key), in one Host.Advance: a
+// step costs one commit, and the state that names a step's tasks is never
+// written without them.
 func (r *run) create(ctx context.Context, stepID string, reqs ...sdk.TaskRequest) error {
-	if err := r.save(ctx, stepID); err != nil {
+	u, _, err := r.update(stepID)
+	if err != nil {
 		return err
 	}
-	for _, req := range reqs {
-		if _, _, err := r.host.CreateTask(ctx, req); err != nil {
-			return err
-		}
+	res, err := r.host.Advance(ctx, r.flow.ID, r.flow.Revision, sdk.AdvanceRequest{Update: u, Tasks: reqs})
+	if err != nil {
+		return err
 	}
+	r.flow = res.Flow
 	return nil
 }
 
@@ -373,16 +378,27 @@ func (r *run) subject(i int) (any, error) {
 	return nil, nil
 }
 
+// update is the change of the flow that records the state the pass built
+// and the step it stands at; write is false when neither changed (and u
+// sets no field).
+func (r *run) update(stepID string) (u sdk.FlowUpdate, write bool, err error) {
+	b, changed, err := r.st.encode(nil)
+	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
+		return sdk.FlowUpdate{}, false, err
+	}
+	u.CurrentStep = &stepID
+	if changed {
+		u.State = b
+	}
+	return u, true, nil
+}
+
 // save writes the state the pass built and the step it stands at, when
 // either changed.
 func (r *run) save(ctx context.Context, stepID string) error {
-	b, changed, err := r.st.encode(nil)
-	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
+	u, write, err := r.update(stepID)
+	if err != nil || !write {
 		return err
-	}
-	u := sdk.FlowUpdate{CurrentStep: &stepID}
-	if changed {
-		u.State = b
 	}
 	f, err := r.host.UpdateFlow(ctx, r.flow.ID, r.flow.Revision, u)
 	if err != nil {

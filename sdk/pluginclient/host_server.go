@@ -55,6 +55,19 @@ func (s *hostServer) UpdateFlow(ctx context.Context, r *pb.UpdateFlowRequest) (*
 	return flowReply(s.host.UpdateFlow(ctx, r.GetFlowId(), r.GetExpectedRevision(), flowUpdateFromProto(r)))
 }
 
+func (s *hostServer) Advance(ctx context.Context, r *pb.AdvanceRequest) (*pb.AdvanceResponse, error) {
+	a, err := advanceFromProto(r)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	res, err := s.host.Advance(ctx, r.GetFlowId(), r.GetExpectedRevision(), a)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	out, err := advancedToProto(res)
+	return out, wireErrors.ToStatus(err)
+}
+
 func (s *hostServer) SetWaiting(ctx context.Context, r *pb.SetWaitingRequest) (*pb.FlowResponse, error) {
 	return flowReply(s.host.SetWaiting(ctx, r.GetFlowId(), r.GetExpectedRevision(), waitFromProto(r)))
 }

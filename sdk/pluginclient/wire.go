@@ -166,3 +166,38 @@ func endFromProto(r *pb.EndRequest) sdk.EndRequest {
 		Partial:        r.GetPartial(),
 	}
 }
+
+func advanceFromProto(r *pb.AdvanceRequest) (sdk.AdvanceRequest, error) {
+	a := sdk.AdvanceRequest{
+		Update: sdk.FlowUpdate{
+			State:          json.RawMessage(r.GetState()),
+			Wait:           json.RawMessage(r.GetWait()),
+			CurrentStep:    r.CurrentStep,
+			BlockedTaskID:  r.BlockedTaskId,
+			BlockedSummary: r.BlockedSummary,
+		},
+		Tasks: make([]sdk.TaskRequest, len(r.GetTasks())),
+	}
+	for i, t := range r.GetTasks() {
+		req, err := taskRequestFromProto(t)
+		if err != nil {
+			return sdk.AdvanceRequest{}, fmt.Errorf("task %d: %w", i, err)
+		}
+		a.Tasks[i] = req
+	}
+	return a, nil
+}
+
+func advancedToProto(res sdk.AdvanceResult) (*pb.AdvanceResponse, error) {
+	f, err := flowToProto(res.Flow)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.AdvanceResponse{FlowJson: f.GetFlowJson(), Tasks: make([]*pb.CreateTaskResponse, len(res.Tasks))}
+	for i, t := range res.Tasks {
+		if out.Tasks[i], err = createdToProto(t, res.Created[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -71,6 +71,8 @@ var conformanceCases = []conformanceCase{
 	{"RequestCancelWithTasks", testRequestCancelWithTasks},
 	{"CreateTask", testCreateTask},
 	{"IdempotencyKey", testIdempotencyKey},
+	{"Advance", testAdvance},
+	{"AdvanceRefused", testAdvanceRefused},
 	{"ListTasks", testListTasks},
 	{"FinishedTask", testFinishedTask},
 	{"CancelTask", testCancelTask},

@@ -40,48 +40,80 @@ func (h *Host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, 
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	flowID, key := strings.TrimSpace(req.FlowID), strings.TrimSpace(req.IdempotencyKey)
-	runtime := strings.TrimSpace(req.Runtime)
-	if runtime == "" {
-		runtime = "cli"
-	}
-	if err := checkTaskRequest(flowID, runtime, req.Spec); err != nil {
+	req, err := normalTask(req)
+	if err != nil {
 		return nil, false, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if id, ok := h.keys[key]; ok && key != "" {
-		t, err := h.loadTask(id)
-		if err != nil {
-			return nil, false, err
-		}
-		if t.FlowID != flowID {
-			return nil, false, invalid("idempotency key %q already belongs to task %s in flow %s; use another key", key, t.ID, t.FlowID)
-		}
-		return t, false, nil
+	if t, err := h.idempotent(req); t != nil || err != nil {
+		return t, false, err
 	}
-	f, err := h.loadFlow(flowID)
+	f, err := h.loadFlow(req.FlowID)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := acceptsTasks(f); err != nil {
+		return nil, false, err
+	}
+	return h.createTask(f, req), true, nil
+}
+
+// normalTask trims req's fields, defaults its runtime to "cli", and
+// checks it as the engine does.
+func normalTask(req sdk.TaskRequest) (sdk.TaskRequest, error) {
+	req.FlowID, req.IdempotencyKey = strings.TrimSpace(req.FlowID), strings.TrimSpace(req.IdempotencyKey)
+	req.Runtime, req.Label = strings.TrimSpace(req.Runtime), strings.TrimSpace(req.Label)
+	if req.Runtime == "" {
+		req.Runtime = "cli"
+	}
+	return req, checkTaskRequest(req.FlowID, req.Runtime, req.Spec)
+}
+
+// idempotent returns the task that already has req's idempotency key, or
+// nil; a key of a task in another flow is refused. The caller holds h.mu.
+func (h *Host) idempotent(req sdk.TaskRequest) (*sdk.Task, error) {
+	id, ok := h.keys[req.IdempotencyKey]
+	if !ok || req.IdempotencyKey == "" {
+		return nil, nil
+	}
+	t, err := h.loadTask(id)
+	if err != nil {
+		return nil, err
+	}
+	if t.FlowID != req.FlowID {
+		return nil, invalid("idempotency key %q already belongs to task %s in flow %s; use another key", req.IdempotencyKey, t.ID, t.FlowID)
+	}
+	return t, nil
+}
+
+// acceptsTasks refuses a flow that accepts no new task, as the engine
+// does.
+func acceptsTasks(f *sdk.Flow) error {
 	switch {
 	case f.CancelRequested():
-		return nil, false, fmt.Errorf("%w: flow %s is being cancelled and accepts no new tasks", sdk.ErrCancelRequested, f.ID)
+		return fmt.Errorf("%w: flow %s is being cancelled and accepts no new tasks", sdk.ErrCancelRequested, f.ID)
 	case f.Status.Terminal():
-		return nil, false, fmt.Errorf("%w: flow %s is already %s and accepts no new tasks", sdk.ErrTerminal, f.ID, f.Status)
+		return fmt.Errorf("%w: flow %s is already %s and accepts no new tasks", sdk.ErrTerminal, f.ID, f.Status)
 	}
+	return nil
+}
+
+// createTask stores a new queued task of flow f for normalized req. The
+// caller holds h.mu and has checked req.
+func (h *Host) createTask(f *sdk.Flow, req sdk.TaskRequest) *sdk.Task {
 	t := &sdk.Task{
-		ID: h.nextID("task"), FlowID: flowID, OwnerKey: f.OwnerKey, Runtime: runtime,
-		Label: strings.TrimSpace(req.Label), Spec: req.Spec, IdempotencyKey: key,
+		ID: h.nextID("task"), FlowID: f.ID, OwnerKey: f.OwnerKey, Runtime: req.Runtime,
+		Label: req.Label, Spec: req.Spec, IdempotencyKey: req.IdempotencyKey,
 		Status: sdk.TaskQueued, CreatedAt: now(),
 	}
 	t.UpdatedAt = t.CreatedAt
 	h.putTask(t)
-	h.flowTasks[flowID] = append(h.flowTasks[flowID], t.ID)
-	if key != "" {
-		h.keys[key] = t.ID
+	h.flowTasks[f.ID] = append(h.flowTasks[f.ID], t.ID)
+	if req.IdempotencyKey != "" {
+		h.keys[req.IdempotencyKey] = t.ID
 	}
-	return t, true, nil
+	return t
 }
 
 // checkTaskRequest refuses a task request the engine refuses, with

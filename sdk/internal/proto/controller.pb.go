@@ -1131,6 +1131,169 @@ func (x *UpdateFlowRequest) GetBlockedSummary() string {
 	return ""
 }
 
+// AdvanceRequest is UpdateFlowRequest's change of a flow and the tasks to
+// create in it, made in one transaction. The fields of the flow are
+// applied as UpdateFlow applies them; with none present the flow is not
+// written, but its revision must still be expected_revision.
+type AdvanceRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	FlowId           string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	ExpectedRevision int64                  `protobuf:"varint,2,opt,name=expected_revision,json=expectedRevision,proto3" json:"expected_revision,omitempty"`
+	// state and wait are JSON; present "null" stores null.
+	State          []byte  `protobuf:"bytes,3,opt,name=state,proto3,oneof" json:"state,omitempty"`
+	Wait           []byte  `protobuf:"bytes,4,opt,name=wait,proto3,oneof" json:"wait,omitempty"`
+	CurrentStep    *string `protobuf:"bytes,5,opt,name=current_step,json=currentStep,proto3,oneof" json:"current_step,omitempty"`
+	BlockedTaskId  *string `protobuf:"bytes,6,opt,name=blocked_task_id,json=blockedTaskId,proto3,oneof" json:"blocked_task_id,omitempty"`
+	BlockedSummary *string `protobuf:"bytes,7,opt,name=blocked_summary,json=blockedSummary,proto3,oneof" json:"blocked_summary,omitempty"`
+	// tasks are created in order, each as CreateTask creates it (an
+	// idempotency key that names an existing task returns that task). A
+	// task's flow_id is this flow_id, or empty; at least one is required.
+	Tasks         []*CreateTaskRequest `protobuf:"bytes,8,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdvanceRequest) Reset() {
+	*x = AdvanceRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdvanceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdvanceRequest) ProtoMessage() {}
+
+func (x *AdvanceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdvanceRequest.ProtoReflect.Descriptor instead.
+func (*AdvanceRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AdvanceRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *AdvanceRequest) GetExpectedRevision() int64 {
+	if x != nil {
+		return x.ExpectedRevision
+	}
+	return 0
+}
+
+func (x *AdvanceRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *AdvanceRequest) GetWait() []byte {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
+}
+
+func (x *AdvanceRequest) GetCurrentStep() string {
+	if x != nil && x.CurrentStep != nil {
+		return *x.CurrentStep
+	}
+	return ""
+}
+
+func (x *AdvanceRequest) GetBlockedTaskId() string {
+	if x != nil && x.BlockedTaskId != nil {
+		return *x.BlockedTaskId
+	}
+	return ""
+}
+
+func (x *AdvanceRequest) GetBlockedSummary() string {
+	if x != nil && x.BlockedSummary != nil {
+		return *x.BlockedSummary
+	}
+	return ""
+}
+
+func (x *AdvanceRequest) GetTasks() []*CreateTaskRequest {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+// AdvanceResponse carries the flow after the change and the tasks, in the
+// order they were asked for.
+type AdvanceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// flow_json is an sdk.Flow.
+	FlowJson      []byte                `protobuf:"bytes,1,opt,name=flow_json,json=flowJson,proto3" json:"flow_json,omitempty"`
+	Tasks         []*CreateTaskResponse `protobuf:"bytes,2,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdvanceResponse) Reset() {
+	*x = AdvanceResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdvanceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdvanceResponse) ProtoMessage() {}
+
+func (x *AdvanceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdvanceResponse.ProtoReflect.Descriptor instead.
+func (*AdvanceResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AdvanceResponse) GetFlowJson() []byte {
+	if x != nil {
+		return x.FlowJson
+	}
+	return nil
+}
+
+func (x *AdvanceResponse) GetTasks() []*CreateTaskResponse {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 type SetWaitingRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	FlowId           string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
@@ -1146,7 +1309,7 @@ type SetWaitingRequest struct {
 
 func (x *SetWaitingRequest) Reset() {
 	*x = SetWaitingRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1158,7 +1321,7 @@ func (x *SetWaitingRequest) String() string {
 func (*SetWaitingRequest) ProtoMessage() {}
 
 func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1171,7 +1334,7 @@ func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetWaitingRequest.ProtoReflect.Descriptor instead.
 func (*SetWaitingRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SetWaitingRequest) GetFlowId() string {
@@ -1237,7 +1400,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1412,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1425,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ResumeRequest) GetFlowId() string {
@@ -1317,7 +1480,7 @@ type EndRequest struct {
 
 func (x *EndRequest) Reset() {
 	*x = EndRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1329,7 +1492,7 @@ func (x *EndRequest) String() string {
 func (*EndRequest) ProtoMessage() {}
 
 func (x *EndRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1342,7 +1505,7 @@ func (x *EndRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndRequest.ProtoReflect.Descriptor instead.
 func (*EndRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EndRequest) GetFlowId() string {
@@ -1407,7 +1570,7 @@ type ContinueRequest struct {
 
 func (x *ContinueRequest) Reset() {
 	*x = ContinueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1582,7 @@ func (x *ContinueRequest) String() string {
 func (*ContinueRequest) ProtoMessage() {}
 
 func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1595,7 @@ func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueRequest.ProtoReflect.Descriptor instead.
 func (*ContinueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ContinueRequest) GetFlowId() string {
@@ -1461,7 +1624,7 @@ type ContinueResponse struct {
 
 func (x *ContinueResponse) Reset() {
 	*x = ContinueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1636,7 @@ func (x *ContinueResponse) String() string {
 func (*ContinueResponse) ProtoMessage() {}
 
 func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1649,7 @@ func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueResponse.ProtoReflect.Descriptor instead.
 func (*ContinueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ContinueResponse) GetFlowJson() []byte {
@@ -1513,7 +1676,7 @@ type RequestCancelRequest struct {
 
 func (x *RequestCancelRequest) Reset() {
 	*x = RequestCancelRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1688,7 @@ func (x *RequestCancelRequest) String() string {
 func (*RequestCancelRequest) ProtoMessage() {}
 
 func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1701,7 @@ func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelRequest.ProtoReflect.Descriptor instead.
 func (*RequestCancelRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RequestCancelRequest) GetFlowId() string {
@@ -1564,7 +1727,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1739,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1752,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1610,7 +1773,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +1785,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +1798,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{28}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskResponse) GetTaskJson() []byte {
@@ -1660,7 +1823,7 @@ type WakeAtRequest struct {
 
 func (x *WakeAtRequest) Reset() {
 	*x = WakeAtRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1672,7 +1835,7 @@ func (x *WakeAtRequest) String() string {
 func (*WakeAtRequest) ProtoMessage() {}
 
 func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1685,7 +1848,7 @@ func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtRequest.ProtoReflect.Descriptor instead.
 func (*WakeAtRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{29}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *WakeAtRequest) GetFlowId() string {
@@ -1717,7 +1880,7 @@ type WakeAtResponse struct {
 
 func (x *WakeAtResponse) Reset() {
 	*x = WakeAtResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +1892,7 @@ func (x *WakeAtResponse) String() string {
 func (*WakeAtResponse) ProtoMessage() {}
 
 func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +1905,7 @@ func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtResponse.ProtoReflect.Descriptor instead.
 func (*WakeAtResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{30}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
 }
 
 type LogRequest struct {
@@ -1756,7 +1919,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1768,7 +1931,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1781,7 +1944,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{31}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1813,7 +1976,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +1988,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +2001,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{34}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -1915,7 +2078,24 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05_waitB\x0f\n" +
 	"\r_current_stepB\x12\n" +
 	"\x10_blocked_task_idB\x12\n" +
-	"\x10_blocked_summary\"\x94\x02\n" +
+	"\x10_blocked_summary\"\x9a\x03\n" +
+	"\x0eAdvanceRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
+	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12\x19\n" +
+	"\x05state\x18\x03 \x01(\fH\x00R\x05state\x88\x01\x01\x12\x17\n" +
+	"\x04wait\x18\x04 \x01(\fH\x01R\x04wait\x88\x01\x01\x12&\n" +
+	"\fcurrent_step\x18\x05 \x01(\tH\x02R\vcurrentStep\x88\x01\x01\x12+\n" +
+	"\x0fblocked_task_id\x18\x06 \x01(\tH\x03R\rblockedTaskId\x88\x01\x01\x12,\n" +
+	"\x0fblocked_summary\x18\a \x01(\tH\x04R\x0eblockedSummary\x88\x01\x01\x12?\n" +
+	"\x05tasks\x18\b \x03(\v2).flowgate.controller.v1.CreateTaskRequestR\x05tasksB\b\n" +
+	"\x06_stateB\a\n" +
+	"\x05_waitB\x0f\n" +
+	"\r_current_stepB\x12\n" +
+	"\x10_blocked_task_idB\x12\n" +
+	"\x10_blocked_summary\"p\n" +
+	"\x0fAdvanceResponse\x12\x1b\n" +
+	"\tflow_json\x18\x01 \x01(\fR\bflowJson\x12@\n" +
+	"\x05tasks\x18\x02 \x03(\v2*.flowgate.controller.v1.CreateTaskResponseR\x05tasks\"\x94\x02\n" +
 	"\x11SetWaitingRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12!\n" +
@@ -1976,15 +2156,15 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
 	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xf8\n" +
-	"\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xd4\v\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
 	"\n" +
 	"CreateTask\x12).flowgate.controller.v1.CreateTaskRequest\x1a*.flowgate.controller.v1.CreateTaskResponse\x12]\n" +
 	"\n" +
-	"UpdateFlow\x12).flowgate.controller.v1.UpdateFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12]\n" +
+	"UpdateFlow\x12).flowgate.controller.v1.UpdateFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12Z\n" +
+	"\aAdvance\x12&.flowgate.controller.v1.AdvanceRequest\x1a'.flowgate.controller.v1.AdvanceResponse\x12]\n" +
 	"\n" +
 	"SetWaiting\x12).flowgate.controller.v1.SetWaitingRequest\x1a$.flowgate.controller.v1.FlowResponse\x12U\n" +
 	"\x06Resume\x12%.flowgate.controller.v1.ResumeRequest\x1a$.flowgate.controller.v1.FlowResponse\x12R\n" +
@@ -2012,7 +2192,7 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -2035,69 +2215,75 @@ var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*CreateTaskRequest)(nil),    // 18: flowgate.controller.v1.CreateTaskRequest
 	(*CreateTaskResponse)(nil),   // 19: flowgate.controller.v1.CreateTaskResponse
 	(*UpdateFlowRequest)(nil),    // 20: flowgate.controller.v1.UpdateFlowRequest
-	(*SetWaitingRequest)(nil),    // 21: flowgate.controller.v1.SetWaitingRequest
-	(*ResumeRequest)(nil),        // 22: flowgate.controller.v1.ResumeRequest
-	(*EndRequest)(nil),           // 23: flowgate.controller.v1.EndRequest
-	(*ContinueRequest)(nil),      // 24: flowgate.controller.v1.ContinueRequest
-	(*ContinueResponse)(nil),     // 25: flowgate.controller.v1.ContinueResponse
-	(*RequestCancelRequest)(nil), // 26: flowgate.controller.v1.RequestCancelRequest
-	(*CancelTaskRequest)(nil),    // 27: flowgate.controller.v1.CancelTaskRequest
-	(*TaskResponse)(nil),         // 28: flowgate.controller.v1.TaskResponse
-	(*WakeAtRequest)(nil),        // 29: flowgate.controller.v1.WakeAtRequest
-	(*WakeAtResponse)(nil),       // 30: flowgate.controller.v1.WakeAtResponse
-	(*LogRequest)(nil),           // 31: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 32: flowgate.controller.v1.LogResponse
-	nil,                          // 33: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*AdvanceRequest)(nil),       // 21: flowgate.controller.v1.AdvanceRequest
+	(*AdvanceResponse)(nil),      // 22: flowgate.controller.v1.AdvanceResponse
+	(*SetWaitingRequest)(nil),    // 23: flowgate.controller.v1.SetWaitingRequest
+	(*ResumeRequest)(nil),        // 24: flowgate.controller.v1.ResumeRequest
+	(*EndRequest)(nil),           // 25: flowgate.controller.v1.EndRequest
+	(*ContinueRequest)(nil),      // 26: flowgate.controller.v1.ContinueRequest
+	(*ContinueResponse)(nil),     // 27: flowgate.controller.v1.ContinueResponse
+	(*RequestCancelRequest)(nil), // 28: flowgate.controller.v1.RequestCancelRequest
+	(*CancelTaskRequest)(nil),    // 29: flowgate.controller.v1.CancelTaskRequest
+	(*TaskResponse)(nil),         // 30: flowgate.controller.v1.TaskResponse
+	(*WakeAtRequest)(nil),        // 31: flowgate.controller.v1.WakeAtRequest
+	(*WakeAtResponse)(nil),       // 32: flowgate.controller.v1.WakeAtResponse
+	(*LogRequest)(nil),           // 33: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 34: flowgate.controller.v1.LogResponse
+	nil,                          // 35: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
-	33, // 2: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
-	1,  // 3: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
-	8,  // 4: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
-	10, // 5: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
-	12, // 6: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
-	4,  // 7: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	14, // 8: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
-	16, // 9: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
-	18, // 10: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
-	20, // 11: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
-	21, // 12: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
-	22, // 13: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
-	23, // 14: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
-	23, // 15: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
-	26, // 16: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	27, // 17: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	24, // 18: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	29, // 19: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	31, // 20: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
-	6,  // 21: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
-	4,  // 22: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	2,  // 23: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	9,  // 24: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	11, // 25: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	13, // 26: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	5,  // 27: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	15, // 28: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	17, // 29: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	19, // 30: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	15, // 31: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 32: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 33: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 34: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 35: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 36: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	28, // 37: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	25, // 38: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	30, // 39: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	32, // 40: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	7,  // 41: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
-	5,  // 42: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	23, // [23:43] is the sub-list for method output_type
-	3,  // [3:23] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	18, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
+	19, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
+	35, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	1,  // 5: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
+	8,  // 6: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
+	10, // 7: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
+	12, // 8: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
+	4,  // 9: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	14, // 10: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
+	16, // 11: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
+	18, // 12: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
+	20, // 13: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
+	21, // 14: flowgate.controller.v1.HostService.Advance:input_type -> flowgate.controller.v1.AdvanceRequest
+	23, // 15: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
+	24, // 16: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
+	25, // 17: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
+	25, // 18: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
+	28, // 19: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	29, // 20: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	26, // 21: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	31, // 22: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	33, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	6,  // 24: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
+	4,  // 25: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	2,  // 26: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	9,  // 27: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	11, // 28: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	13, // 29: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	5,  // 30: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	15, // 31: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 32: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	19, // 33: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	15, // 34: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	22, // 35: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
+	15, // 36: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 37: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 38: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 39: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 40: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	30, // 41: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	27, // 42: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	32, // 43: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	34, // 44: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	7,  // 45: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	5,  // 46: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	26, // [26:47] is the sub-list for method output_type
+	5,  // [5:26] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_flowgate_controller_v1_controller_proto_init() }
@@ -2107,15 +2293,16 @@ func file_flowgate_controller_v1_controller_proto_init() {
 	}
 	file_flowgate_controller_v1_controller_proto_msgTypes[20].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[21].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[22].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[23].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[24].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -297,6 +297,7 @@ const (
 	HostService_ListTasks_FullMethodName     = "/flowgate.controller.v1.HostService/ListTasks"
 	HostService_CreateTask_FullMethodName    = "/flowgate.controller.v1.HostService/CreateTask"
 	HostService_UpdateFlow_FullMethodName    = "/flowgate.controller.v1.HostService/UpdateFlow"
+	HostService_Advance_FullMethodName       = "/flowgate.controller.v1.HostService/Advance"
 	HostService_SetWaiting_FullMethodName    = "/flowgate.controller.v1.HostService/SetWaiting"
 	HostService_Resume_FullMethodName        = "/flowgate.controller.v1.HostService/Resume"
 	HostService_Finish_FullMethodName        = "/flowgate.controller.v1.HostService/Finish"
@@ -321,6 +322,10 @@ type HostServiceClient interface {
 	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
 	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error)
 	UpdateFlow(ctx context.Context, in *UpdateFlowRequest, opts ...grpc.CallOption) (*FlowResponse, error)
+	// Advance updates a flow, guarded by its expected revision, and creates
+	// the tasks that carry it to its next step, in one transaction: both
+	// happen or neither does.
+	Advance(ctx context.Context, in *AdvanceRequest, opts ...grpc.CallOption) (*AdvanceResponse, error)
 	SetWaiting(ctx context.Context, in *SetWaitingRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (*FlowResponse, error)
 	Finish(ctx context.Context, in *EndRequest, opts ...grpc.CallOption) (*FlowResponse, error)
@@ -382,6 +387,16 @@ func (c *hostServiceClient) UpdateFlow(ctx context.Context, in *UpdateFlowReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(FlowResponse)
 	err := c.cc.Invoke(ctx, HostService_UpdateFlow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) Advance(ctx context.Context, in *AdvanceRequest, opts ...grpc.CallOption) (*AdvanceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdvanceResponse)
+	err := c.cc.Invoke(ctx, HostService_Advance_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -509,6 +524,10 @@ type HostServiceServer interface {
 	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
 	CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error)
 	UpdateFlow(context.Context, *UpdateFlowRequest) (*FlowResponse, error)
+	// Advance updates a flow, guarded by its expected revision, and creates
+	// the tasks that carry it to its next step, in one transaction: both
+	// happen or neither does.
+	Advance(context.Context, *AdvanceRequest) (*AdvanceResponse, error)
 	SetWaiting(context.Context, *SetWaitingRequest) (*FlowResponse, error)
 	Resume(context.Context, *ResumeRequest) (*FlowResponse, error)
 	Finish(context.Context, *EndRequest) (*FlowResponse, error)
@@ -547,6 +566,9 @@ func (UnimplementedHostServiceServer) CreateTask(context.Context, *CreateTaskReq
 }
 func (UnimplementedHostServiceServer) UpdateFlow(context.Context, *UpdateFlowRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateFlow not implemented")
+}
+func (UnimplementedHostServiceServer) Advance(context.Context, *AdvanceRequest) (*AdvanceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Advance not implemented")
 }
 func (UnimplementedHostServiceServer) SetWaiting(context.Context, *SetWaitingRequest) (*FlowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetWaiting not implemented")
@@ -670,6 +692,24 @@ func _HostService_UpdateFlow_Handler(srv interface{}, ctx context.Context, dec f
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).UpdateFlow(ctx, req.(*UpdateFlowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_Advance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AdvanceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Advance(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Advance_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Advance(ctx, req.(*AdvanceRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -894,6 +934,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateFlow",
 			Handler:    _HostService_UpdateFlow_Handler,
+		},
+		{
+			MethodName: "Advance",
+			Handler:    _HostService_Advance_Handler,
 		},
 		{
 			MethodName: "SetWaiting",

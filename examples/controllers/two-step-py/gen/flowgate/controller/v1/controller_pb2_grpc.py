@@ -296,6 +296,11 @@ class HostServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.UpdateFlowRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.FlowResponse.FromString,
                 )
+        self.Advance = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/Advance',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceResponse.FromString,
+                )
         self.SetWaiting = channel.unary_unary(
                 '/flowgate.controller.v1.HostService/SetWaiting',
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.SetWaitingRequest.SerializeToString,
@@ -378,6 +383,15 @@ class HostServiceServicer(object):
 
     def UpdateFlow(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Advance(self, request, context):
+        """Advance updates a flow, guarded by its expected revision, and creates
+        the tasks that carry it to its next step, in one transaction: both
+        happen or neither does.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -476,6 +490,11 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.UpdateFlow,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.UpdateFlowRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.FlowResponse.SerializeToString,
+            ),
+            'Advance': grpc.unary_unary_rpc_method_handler(
+                    servicer.Advance,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceResponse.SerializeToString,
             ),
             'SetWaiting': grpc.unary_unary_rpc_method_handler(
                     servicer.SetWaiting,
@@ -609,6 +628,23 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/UpdateFlow',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.UpdateFlowRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.FlowResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Advance(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/Advance',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.AdvanceResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
