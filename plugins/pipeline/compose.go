@@ -410,6 +410,9 @@ func (r *run) subWorkflow(ctx context.Context, fr *frame, s *flows.Step) (res *f
 	case err != nil || stop:
 		return nil, "", nil, err
 	}
+	if err := r.need(child, true); err != nil {
+		return nil, "", err, nil
+	}
 	out := workflowResult(s.ID, flows.Output(sub, child.results))
 	return &out, "", nil, nil
 }

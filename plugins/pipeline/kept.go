@@ -43,23 +43,29 @@ type spilled struct {
 }
 
 // readKept decodes the state's results, stage outputs and prior
-// outputs, reading back those kept in files, and reads back the stdout
-// of results whose output is in their task's log file.
+// outputs, reading back the stage and prior outputs kept in files. A
+// result whose value is kept in a file (a spilled entry, or a stdout in
+// its task's log file) is left unread: it is read when a step needs it
+// (see state.need), so a pass does not read and hash every kept result.
 func (s *state) readKept() error {
-	entries, err := s.readEntries("results", "", "the result of step %s")
+	entries, err := s.rawEntries("results", "")
 	if err != nil {
 		return err
 	}
 	s.Results = make(map[string]flows.StepResult, len(entries))
+	s.unread, s.read = map[string]json.RawMessage{}, map[string]keptValue{}
 	for k, v := range entries {
-		var r flows.StepResult
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("the flow's state holds a damaged result for step %s: %w", k, err)
+		if spilledSum(v) != "" {
+			s.unread[k] = v
+			s.Results[k] = flows.StepResult{ID: k} // a stand-in until need reads it
+			continue
+		}
+		r, err := decodeResult(k, v)
+		if err != nil {
+			return err
 		}
 		if r.StdoutFile != "" {
-			if err := loadStdout(&r); err != nil {
-				return err
-			}
+			s.unread[k] = v
 		}
 		s.Results[k] = r
 	}
@@ -88,6 +94,25 @@ func (s *state) readKept() error {
 	return nil
 }
 
+// decodeResult decodes the result of step key as the state holds it.
+func decodeResult(key string, v json.RawMessage) (flows.StepResult, error) {
+	var r flows.StepResult
+	if err := json.Unmarshal(v, &r); err != nil {
+		return r, fmt.Errorf("the flow's state holds a damaged result for step %s: %w", key, err)
+	}
+	return r, nil
+}
+
+// spilledSum returns the digest an entry kept in a file names
+// ({"spilled": "<sha256>"}), or "" for an entry kept inline.
+func spilledSum(v json.RawMessage) string {
+	var ref spilled
+	if !bytes.HasPrefix(bytes.TrimSpace(v), []byte(`{"spilled"`)) || json.Unmarshal(v, &ref) != nil {
+		return ""
+	}
+	return ref.Spilled
+}
+
 // readFile reads back the value kept in a file whose digest v is the
 // state's field key holds.
 func (s *state) readFile(key string, v json.RawMessage) ([]byte, error) {
@@ -98,11 +123,30 @@ func (s *state) readFile(key string, v json.RawMessage) ([]byte, error) {
 	return s.files.get(sum)
 }
 
-// readEntries decodes the object of entries under key, or, when the
-// state has fileKey instead, the object kept in that file; an entry kept
-// in a file ({"spilled": "<sha256>"}) is read back. what names an entry
-// in errors, with %s for its key.
+// readEntries decodes the object of entries under key (see rawEntries)
+// and reads back each entry kept in a file ({"spilled": "<sha256>"}).
+// what names an entry in errors, with %s for its key.
 func (s *state) readEntries(key, fileKey, what string) (map[string]json.RawMessage, error) {
+	entries, err := s.rawEntries(key, fileKey)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range entries {
+		if sum := spilledSum(v); sum != "" {
+			b, err := s.files.get(sum)
+			if err != nil {
+				return nil, fmt.Errorf(what+": %w", k, err)
+			}
+			entries[k] = b
+		}
+	}
+	return entries, nil
+}
+
+// rawEntries decodes the object of entries under key, or, when the state
+// has fileKey instead, the object kept in that file, leaving the entries
+// as the object holds them.
+func (s *state) rawEntries(key, fileKey string) (map[string]json.RawMessage, error) {
 	v, ok := s.raw[key]
 	if f, kept := s.raw[fileKey]; fileKey != "" && kept {
 		b, err := s.readFile(fileKey, f)
@@ -117,24 +161,16 @@ func (s *state) readEntries(key, fileKey, what string) (map[string]json.RawMessa
 			return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
 		}
 	}
-	for k, v := range entries {
-		var ref spilled
-		if json.Unmarshal(v, &ref) == nil && ref.Spilled != "" {
-			b, err := s.files.get(ref.Spilled)
-			if err != nil {
-				return nil, fmt.Errorf(what+": %w", k, err)
-			}
-			entries[k] = b
-		}
-	}
 	return entries, nil
 }
 
 // encodeEntries encodes m as a JSON object for the state, keeping in a
 // file each entry whose encoding is over sdk.InlineStdout, and every
-// entry once inlineMax bytes of them are inline (in key order). what
-// names an entry in errors, with %s for its key.
-func encodeEntries[V any](s *state, m map[string]V, inlineMax int, what string) (json.RawMessage, error) {
+// entry once inlineMax bytes of them are inline (in key order). An entry
+// of unread is written as it is, and one of read whose encoding is still
+// the bytes read back is kept under the digest it had, without hashing it
+// again. what names an entry in errors, with %s for its key.
+func encodeEntries[V any](s *state, m map[string]V, unread map[string]json.RawMessage, read map[string]keptValue, inlineMax int, what string) (json.RawMessage, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	inline := 0
@@ -143,17 +179,23 @@ func encodeEntries[V any](s *state, m map[string]V, inlineMax int, what string) 
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(m[k])
-		if err != nil {
-			return nil, err
+		v, ok := unread[k]
+		if !ok {
+			if v, err = json.Marshal(m[k]); err != nil {
+				return nil, err
+			}
 		}
-		if s.files.ok() && (len(v) > sdk.InlineStdout || inline+len(key)+len(v) > inlineMax) {
-			sum, err := s.files.put(v)
-			if err != nil {
-				return nil, fmt.Errorf(what+": %w", k, err)
+		switch {
+		case ok && spilledSum(v) != "":
+		case s.files.ok() && (len(v) > sdk.InlineStdout || inline+len(key)+len(v) > inlineMax):
+			sum := read[k].sum
+			if !bytes.Equal(read[k].b, v) {
+				if sum, err = s.files.put(v); err != nil {
+					return nil, fmt.Errorf(what+": %w", k, err)
+				}
 			}
 			v, _ = json.Marshal(spilled{sum})
-		} else {
+		default:
 			inline += len(key) + len(v)
 		}
 		if i > 0 {
@@ -172,7 +214,7 @@ func encodeEntries[V any](s *state, m map[string]V, inlineMax int, what string) 
 // once it is over maxInlineStageOut (a loop that runs many state stages),
 // in one file too, which "stage_outputs_file" then names.
 func (s *state) keepStageOutputs() error {
-	entries, err := encodeEntries(s, s.StageOut, math.MaxInt, "the output of stage %s")
+	entries, err := encodeEntries(s, s.StageOut, nil, nil, math.MaxInt, "the output of stage %s")
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,9 @@ func (s *state) continued(c *sdk.Continuation, wf *flows.Workflow) error {
 	if c == nil || s.raw[continuedKey] != nil {
 		return nil
 	}
+	if err := s.loadAll(); err != nil { // every result is written again below
+		return err
+	}
 	rerun := map[string]bool{}
 	for _, id := range c.Rerun {
 		rerun[id] = true

@@ -56,7 +56,7 @@ func (fr *frame) isTop() bool { return fr.prefix == "" }
 // set records the result of the frame's step id.
 func (r *run) set(fr *frame, id string, res flows.StepResult) {
 	fr.results[id] = res
-	r.st.Results[fr.prefix+id] = res
+	r.st.setResult(fr.prefix+id, res)
 }
 
 // childError is a failure inside a sub-workflow that its on_error did not
@@ -131,7 +131,14 @@ func (r *run) walk(ctx context.Context, fr *frame) (stop bool, err error) {
 // pass ends here (the flow waits, or was ended).
 func (r *run) step(ctx context.Context, fr *frame, i int) (stop bool, err error) {
 	s := &fr.wf.Steps[i]
-	res, done := fr.results[s.ID]
+	_, done := fr.results[s.ID]
+	if err := r.needFor(fr, s, done); err != nil {
+		if !fr.isTop() {
+			return true, childError{err: err}
+		}
+		return true, r.fail(ctx, s.ID, "", err.Error())
+	}
+	res := fr.results[s.ID]
 	if done && res.Derived && res.Stdout == nil {
 		if res, stop, err = r.rederive(ctx, fr, s, res); stop || err != nil {
 			return stop, err
@@ -312,7 +319,7 @@ func (r *run) approval(ctx context.Context, s *flows.Step, res flows.StepResult)
 		}
 	}
 	res.Approved, res.ApprovedBy, res.InitiatedBy = d.Approved, d.By, g.InitiatedBy
-	r.st.Results[s.ID] = res
+	r.st.setResult(s.ID, res)
 	if *d.Approved {
 		return false, nil
 	}
@@ -347,7 +354,7 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 		g.Error = err.Error()
 		return true, r.wait(ctx, g)
 	}
-	r.st.Results[s.ID] = flows.InputResult(s.ID, subject, response)
+	r.st.setResult(s.ID, flows.InputResult(s.ID, subject, response))
 	return false, nil
 }
 
@@ -356,6 +363,9 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 // successfully (json, else response, else stdout), else null.
 func (r *run) subject(i int) (any, error) {
 	s := &r.wf.Steps[i]
+	if err := r.st.loadAll(); err != nil {
+		return nil, err
+	}
 	if s.Stdin != nil {
 		v, _, err := flows.ResolveStdin(s.Stdin, r.args, r.st.Results)
 		return v, err
@@ -447,6 +457,9 @@ func (r *run) cancel(ctx context.Context, stepID string) error {
 // finish ends the flow succeeded, with the workflow's output and its plan
 // snapshot (an operator may rerun it from a step).
 func (r *run) finish(ctx context.Context) error {
+	if err := r.st.loadAll(); err != nil {
+		return r.fail(ctx, r.flow.CurrentStep, "", err.Error())
+	}
 	if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
 		return err
 	}
@@ -464,6 +477,9 @@ func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
 	e := sdk.EndRequest{CurrentStep: stepID, BlockedTaskID: taskID, BlockedSummary: summary}
 	if r.st != nil {
 		if r.wf != nil {
+			// A result that cannot be read shows in the plan as it
+			// stands; the flow fails either way.
+			_ = r.st.loadAll()
 			if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
 				return err
 			}

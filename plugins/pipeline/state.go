@@ -34,7 +34,15 @@ type state struct {
 	// GateUntil is the deadline of each gate parked with a timeout, by
 	// step ("gate_until"), so that parking again keeps it.
 	GateUntil map[string]time.Time
-	Results   map[string]flows.StepResult
+	// Results holds every step's result by state key. Those in unread
+	// are stand-ins until need reads them.
+	Results map[string]flows.StepResult
+	// unread holds the entries, as the state holds them, of the results
+	// whose values are kept in files and were not read yet (see need);
+	// read holds the bytes and digest of each result read back from a
+	// file of the data directory.
+	unread    map[string]json.RawMessage
+	read      map[string]keptValue
 	Decisions map[string]sdk.Decision
 	// Prior is, in a continuation, the stdout each rerun step printed in
 	// the source run ("prior_output").
@@ -95,7 +103,7 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 // state that was read.
 func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
-		if s.raw["results"], err = encodeEntries(s, s.Results, maxInlineResults, "the result of step %s"); err != nil {
+		if s.raw["results"], err = encodeEntries(s, s.Results, s.unread, s.read, maxInlineResults, "the result of step %s"); err != nil {
 			return nil, false, err
 		}
 	}
