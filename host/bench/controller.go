@@ -133,7 +133,7 @@ func (r *run) controller(ctx context.Context) ([]Figure, error) {
 	}
 	return []Figure{
 		fig(FigController, "controller round trip, p50 (pipeline starts a step)", 0, &Target{Of: "ratio", Op: "<=", Limit: 2.5},
-			"flowgate plugin serve pipeline; 5 callbacks and 3 commits per event"),
+			"flowgate plugin serve pipeline; 4 callbacks and 2 commits per event"),
 		fig(FigControllerRead, "controller round trip, p50 (repeated event, no write)", 1, nil,
 			"2 read callbacks: mostly the transport"),
 	}, nil

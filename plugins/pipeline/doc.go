@@ -36,9 +36,12 @@
 // large output to a file and print its path). Up to sdk.InlineStdout
 // (4 KiB) it is kept in the state; a larger one stays in its task's log
 // file and the result holds {"stdoutFile", "stdoutSha256"} instead of
-// stdout and json. The controller reads the file back whenever a
-// reference ($step.stdout, $step.json) needs it, and fails the flow,
-// saying so, if the file is gone or changed (its task was pruned).
+// stdout and json. The controller reads the file back when a step it runs
+// refers to the result ($step. or LOBSTER_STEP_<STEP>_ in the step or in
+// the args and env it is templated with), and all of them when the run
+// ends, continues or asks for an input's subject, and fails the flow,
+// saying so, if the file is gone or changed (its task was pruned). Results
+// kept in the data directory (below) are read back the same way.
 //
 // A parallel or workflow step combines other steps' results. When its
 // combined result encodes to more than sdk.InlineStdout, the state keeps
