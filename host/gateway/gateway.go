@@ -267,6 +267,14 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.started = time.Now()
 	apiHandler := api.NewHandler(g.client(), g.cfg.Logger.Named("api"))
 	g.srv = &http.Server{Handler: g.socketHandler(apiHandler), ReadHeaderTimeout: 10 * time.Second}
+	// The run center listens before the socket answers, so the first
+	// status a client reads already names its address.
+	if err := g.startWeb(ctx, apiHandler); err != nil {
+		err = errors.Join(err, ln.Close(), group.Stop(ctx))
+		st.close()
+		g.st = nil
+		return err
+	}
 	g.served = make(chan struct{})
 	go func() {
 		defer close(g.served)
@@ -274,9 +282,6 @@ func (g *Gateway) Start(ctx context.Context) error {
 			g.log.Error("api server", "error", err)
 		}
 	}()
-	if err := g.startWeb(ctx, apiHandler); err != nil {
-		return errors.Join(err, g.stop(ctx))
-	}
 	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock, "max_running", run.MaxRunning())
 	return nil
 }
