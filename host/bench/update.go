@@ -43,14 +43,9 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		return nil, err
 	}
 	defer st.Close()
-	ids := make([]string, r.sz.Writers)
-	revs := make([]int64, r.sz.Writers)
-	for i := range ids {
-		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: "bench", Goal: "guarded updates", State: benchState})
-		if err != nil {
-			return nil, err
-		}
-		ids[i], revs[i] = f.ID, f.Revision
+	ids, revs, err := updateFlows(eng, r.sz.Writers)
+	if err != nil {
+		return nil, err
 	}
 	var fsync, one, many []float64
 	for range r.sz.Rounds {
@@ -76,15 +71,10 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		return nil, fmt.Errorf("a stale expected revision was not refused (err %v)", err)
 	}
 	raw := median(fsync)
-	upd := func(name, title string, rounds []float64, limit float64) Figure {
-		return Figure{Name: name, Title: title, Value: median(rounds), Unit: "updates/s", Rounds: rounds,
-			Baseline: raw, BaselineTitle: "raw fsync", BaselineUnit: "fsync/s",
-			Target: &Target{Of: "ratio", Op: ">=", Limit: limit}}
-	}
 	return []Figure{
 		{Name: FigFsync, Title: "raw fsync (4 KiB overwrite + fdatasync)", Value: raw, Unit: "fsync/s", Rounds: fsync},
-		upd(FigUpdate1, "guarded flow update, 1 writer", one, 0.3),
-		upd(FigUpdateN, fmt.Sprintf("guarded flow update, %d writers", r.sz.Writers), many, 3),
+		updateFigure(FigUpdate1, "guarded flow update, 1 writer", one, raw, 0.3),
+		updateFigure(FigUpdateN, fmt.Sprintf("guarded flow update, %d writers", r.sz.Writers), many, raw, 3),
 	}, nil
 }
 
@@ -123,4 +113,12 @@ func guarded(eng *engine.Engine, ids []string, revs []int64, d time.Duration) (f
 		return 0, first
 	}
 	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// updateFigure is a guarded-update figure over rounds against the raw
+// fsync rate raw, whose ratio to it should be at least limit.
+func updateFigure(name, title string, rounds []float64, raw, limit float64) Figure {
+	return Figure{Name: name, Title: title, Value: median(rounds), Unit: "updates/s", Rounds: rounds,
+		Baseline: raw, BaselineTitle: "raw fsync", BaselineUnit: "fsync/s",
+		Target: &Target{Of: "ratio", Op: ">=", Limit: limit}}
 }
