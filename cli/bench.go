@@ -53,8 +53,9 @@ and task claims per second by three gateways (three etcd clients) against
 three claimers on bbolt. It writes under PREFIX.bench-PID-TIME, beside the
 installation's prefix, and deletes that at the end. An etcd on the same
 disk as --dir makes the ratios to the raw fsync rate meaningful; flowgate
-links no etcd server, so start one (or run go test -bench EtcdStore
-./host/bench/, which embeds one).`,
+links no etcd server, so start one (or, in a source tree, run
+go test -run x -bench EtcdStore -benchtime 1x ./host/bench/, which embeds
+one).`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {

@@ -138,9 +138,8 @@ func (r *run) phases() []phase {
 	updates := phase{fmt.Sprintf("raw fsync and guarded flow updates: %d rounds of probe, 1 writer, %d writers", s.Rounds, s.Writers),
 		rounds * (s.Probe + 2*s.Updates), r.updates}
 	if r.cfg.Store.URL != "" {
-		return []phase{updates,
-			{fmt.Sprintf("etcd: %d rounds of probe, guarded updates with 1 and %d writers, %d task claims by %d gateways on etcd and on bbolt", s.Rounds, s.Writers, s.ClaimTasks, claimers),
-				rounds * (s.Probe + 2*s.Updates + time.Duration(s.ClaimTasks)*20*time.Millisecond), r.storeFigures}}
+		return []phase{{fmt.Sprintf("raw fsync, guarded flow updates and task claims on bbolt and etcd: %d rounds of probe, 1 writer, %d writers on each, %d tasks claimed by %d gateways on each",
+			s.Rounds, s.Writers, s.ClaimTasks, claimers), rounds * (s.Probe + 4*s.Updates + time.Duration(s.ClaimTasks)*10*time.Millisecond), r.updates}}
 	}
 	return []phase{
 		updates,

@@ -47,7 +47,7 @@ type Config struct {
 	// etcd://…): the run then measures the store figures only, the raw
 	// fsync rate and guarded updates on bbolt and, in a scratch prefix
 	// beside the URL's, on etcd, and task claims by three gateways on
-	// etcd and on bbolt (see storeFigures).
+	// etcd and on bbolt (see storeRounds).
 	Store backend.Spec
 	// Controller is the first-party pipeline controller (plugins/pipeline's
 	// New), called in process as the baseline of the controller round

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -56,61 +54,63 @@ func openEtcd(spec backend.Spec) (engs []*engine.Engine, done func() error, err 
 	return engs, done, nil
 }
 
-// storeFigures measures the etcd cluster of Config.Store through the
-// run's clients (openEtcd). In each round: the raw fsync rate of the
-// scratch directory, guarded flow updates on etcd with 1 and
-// Sizes.Writers writers, and Sizes.ClaimTasks task claims by three
-// gateways (the three clients) against the same on a bbolt file. etcd's
-// own figures on a machine of this class are about 0.13× raw fsync with
-// 1 writer and 0.6× with many: the targets.
-func (r *run) storeFigures(ctx context.Context) ([]Figure, error) {
-	engs := r.etcd
-	dir := filepath.Join(r.tmp, "claims")
-	bolt, boltEng, err := openEngine(mkdir(dir))
+// storeRounds measures, in each round of a store run's updates phase,
+// guarded flow updates on etcd with 1 and Sizes.Writers writers and
+// Sizes.ClaimTasks task claims by three gateways (the run's three etcd
+// clients) against three claimers on the phase's bbolt file. etcd's own
+// figures on a machine of this class are about 0.13× raw fsync with 1
+// writer and 0.6× with many: the targets.
+type storeRounds struct {
+	etcd []*engine.Engine
+	bolt *engine.Engine
+	sz   Sizes
+	ids  []string
+	revs []int64
+	// one, many, claims and boltClaims hold each round's rate.
+	one, many, claims, boltClaims []float64
+}
+
+// newStoreRounds makes the flows the etcd updates write.
+func newStoreRounds(etcd []*engine.Engine, bolt *engine.Engine, sz Sizes) (*storeRounds, error) {
+	ids, revs, err := updateFlows(etcd[0], sz.Writers)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("etcd: %w", err)
 	}
-	defer bolt.Close()
-	ids, revs, err := updateFlows(engs[0], r.sz.Writers)
+	return &storeRounds{etcd: etcd, bolt: bolt, sz: sz, ids: ids, revs: revs}, nil
+}
+
+// measure takes one round of each figure.
+func (s *storeRounds) measure() error {
+	u1, err := guarded(s.etcd[0], s.ids[:1], s.revs[:1], s.sz.Updates)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("etcd: %w", err)
 	}
-	var fsync, one, many, etcdClaims, boltClaims []float64
-	for range r.sz.Rounds {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		fs, err := store.ProbeFsync(dir, r.sz.Probe)
-		if err != nil {
-			return nil, err
-		}
-		u1, err := guarded(engs[0], ids[:1], revs[:1], r.sz.Updates)
-		if err != nil {
-			return nil, err
-		}
-		un, err := guarded(engs[0], ids, revs, r.sz.Updates)
-		if err != nil {
-			return nil, err
-		}
-		ce, err := Claims(engs, r.sz.ClaimTasks)
-		if err != nil {
-			return nil, fmt.Errorf("claims on etcd: %w", err)
-		}
-		cb, err := Claims([]*engine.Engine{boltEng, boltEng, boltEng}, r.sz.ClaimTasks)
-		if err != nil {
-			return nil, fmt.Errorf("claims on bbolt: %w", err)
-		}
-		fsync, one, many = append(fsync, fs), append(one, u1), append(many, un)
-		etcdClaims, boltClaims = append(etcdClaims, ce), append(boltClaims, cb)
+	un, err := guarded(s.etcd[0], s.ids, s.revs, s.sz.Updates)
+	if err != nil {
+		return fmt.Errorf("etcd: %w", err)
 	}
-	raw := median(fsync)
+	ce, err := Claims(s.etcd, s.sz.ClaimTasks)
+	if err != nil {
+		return fmt.Errorf("claims on etcd: %w", err)
+	}
+	cb, err := Claims([]*engine.Engine{s.bolt, s.bolt, s.bolt}, s.sz.ClaimTasks)
+	if err != nil {
+		return fmt.Errorf("claims on bbolt: %w", err)
+	}
+	s.one, s.many = append(s.one, u1), append(s.many, un)
+	s.claims, s.boltClaims = append(s.claims, ce), append(s.boltClaims, cb)
+	return nil
+}
+
+// figures are the rounds' figures; raw is the rounds' median fsync rate.
+func (s *storeRounds) figures(raw float64) []Figure {
 	return []Figure{
-		updateFigure(FigEtcdUpdate1, "guarded flow update on etcd, 1 writer", one, raw, 0.13),
-		updateFigure(FigEtcdUpdateN, fmt.Sprintf("guarded flow update on etcd, %d writers", r.sz.Writers), many, raw, 0.6),
-		{Name: FigClaims, Title: fmt.Sprintf("task claims on etcd, %d gateways", claimers), Value: median(etcdClaims), Unit: "claims/s", Rounds: etcdClaims,
-			Baseline: median(boltClaims), BaselineTitle: fmt.Sprintf("bbolt, %d claimers in one gateway", claimers), BaselineUnit: "claims/s",
-			Note: fmt.Sprintf("each round queues %d tasks, then %d gateways, each with its own etcd client, look at the queue %d tasks at a time and start what they saw (guarded writes; a lost race is no claim); every task must be taken once", r.sz.ClaimTasks, claimers, claimLook)},
-	}, nil
+		updateFigure(FigEtcdUpdate1, "guarded flow update on etcd, 1 writer", s.one, raw, 0.13),
+		updateFigure(FigEtcdUpdateN, fmt.Sprintf("guarded flow update on etcd, %d writers", s.sz.Writers), s.many, raw, 0.6),
+		{Name: FigClaims, Title: fmt.Sprintf("task claims on etcd, %d gateways", claimers), Value: median(s.claims), Unit: "claims/s", Rounds: s.claims,
+			Baseline: median(s.boltClaims), BaselineTitle: fmt.Sprintf("bbolt, %d claimers in one gateway", claimers), BaselineUnit: "claims/s",
+			Note: fmt.Sprintf("each round queues %d tasks, then %d gateways, each with its own etcd client, look at the queue %d tasks at a time and start what they saw (guarded writes; a lost race is no claim); every task must be taken once", s.sz.ClaimTasks, claimers, claimLook)},
+	}
 }
 
 // updateFlows creates n flows through eng for guarded updates, returning their

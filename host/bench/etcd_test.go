@@ -95,3 +95,29 @@ func claimBench(b *testing.B, engs []*engine.Engine, n int) {
 	slices.Sort(rounds)
 	b.ReportMetric(rounds[len(rounds)/2], "claims/s")
 }
+
+// BenchmarkEtcdStore is flowgate bench --store against an embedded
+// single-node etcd whose data directory is on the same file system as the
+// scratch directory (the system's temporary directory): the raw fsync
+// rate, guarded updates with 1 and 64 writers on bbolt and on etcd, and
+// task claims by three gateways on etcd and on bbolt, in one run. It
+// reports each figure's value and ratio to its baseline; -v logs every
+// round.
+//
+//	go test -run x -bench EtcdStore -benchtime 1x ./host/bench/
+func BenchmarkEtcdStore(b *testing.B) {
+	srv := sharedEtcd.Get(b)
+	for b.Loop() {
+		rep, err := bench.Run(context.Background(), bench.Config{Dir: b.TempDir(), Controller: pipeline.New(),
+			Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + srv.Prefix()}})
+		require.NoError(b, err)
+		for _, f := range rep.Figures {
+			b.ReportMetric(f.Value, f.Name+"_"+strings.ReplaceAll(f.Unit, "/", "_per_"))
+			if f.Baseline > 0 {
+				b.ReportMetric(f.Ratio, f.Name+"_x")
+			}
+			b.Logf("%s: %s %s, rounds %v, baseline %s %s, ratio %s", f.Title, bench.Format(f.Value), f.Unit, f.Rounds,
+				bench.Format(f.Baseline), f.BaselineUnit, bench.Format(f.Ratio))
+		}
+	}
+}

@@ -35,7 +35,9 @@ func openEngine(dir string) (*store.Bolt, *engine.Engine, error) {
 // updates measures the raw fsync rate of the scratch directory and, in
 // the same rounds, guarded flow updates (UpdateFlow with the expected
 // revision) by 1 writer and by Sizes.Writers writers, each on its own
-// flow, as the engine's BenchmarkGuardedFlowUpdate does.
+// flow, as the engine's BenchmarkGuardedFlowUpdate does. A store run
+// (Config.Store) measures etcd's figures in the same rounds too (see
+// storeRounds).
 func (r *run) updates(ctx context.Context) ([]Figure, error) {
 	dir := filepath.Join(r.tmp, "update")
 	st, eng, err := openEngine(mkdir(dir))
@@ -46,6 +48,12 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 	ids, revs, err := updateFlows(eng, r.sz.Writers)
 	if err != nil {
 		return nil, err
+	}
+	var etcd *storeRounds
+	if r.etcd != nil {
+		if etcd, err = newStoreRounds(r.etcd, eng, r.sz); err != nil {
+			return nil, err
+		}
 	}
 	var fsync, one, many []float64
 	for range r.sz.Rounds {
@@ -65,17 +73,26 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 			return nil, err
 		}
 		fsync, one, many = append(fsync, fs), append(one, u1), append(many, un)
+		if etcd != nil {
+			if err := etcd.measure(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The guard must have held while it was measured: a stale write fails.
 	if _, err := eng.UpdateFlow(ids[0], revs[0]-1, engine.FlowPatch{State: benchState}); !errors.Is(err, sdk.ErrRevisionConflict) {
 		return nil, fmt.Errorf("a stale expected revision was not refused (err %v)", err)
 	}
 	raw := median(fsync)
-	return []Figure{
+	figs := []Figure{
 		{Name: FigFsync, Title: "raw fsync (4 KiB overwrite + fdatasync)", Value: raw, Unit: "fsync/s", Rounds: fsync},
 		updateFigure(FigUpdate1, "guarded flow update, 1 writer", one, raw, 0.3),
 		updateFigure(FigUpdateN, fmt.Sprintf("guarded flow update, %d writers", r.sz.Writers), many, raw, 3),
-	}, nil
+	}
+	if etcd != nil {
+		figs = append(figs, etcd.figures(raw)...)
+	}
+	return figs, nil
 }
 
 // guarded runs one writer per id for about d, each updating its flow with
