@@ -166,27 +166,46 @@ func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
 	return fmt.Errorf("the gateway's history stream ended before the flow did; see the gateway's log")
 }
 
-// StreamStop ends the open streams when their server shuts down, which
-// otherwise waits for every connection to go idle: a follower would hold
-// a gateway's Stop until its deadline. The zero value is ready to use.
+// StreamStop ends the open streams when the server that serves them
+// shuts down, which otherwise waits for every connection to go idle: a
+// follower would hold a gateway's Stop until its deadline. One handler
+// may be served by several servers (the gateway's socket and its web
+// listener); each server's shutdown ends only its own streams. The zero
+// value is ready to use.
 type StreamStop struct {
-	once sync.Once
-	ctx  context.Context
-	stop context.CancelFunc
+	mu sync.Mutex
+	// ends holds, per server that served a stream, a context ended when
+	// that server shuts down.
+	ends map[*http.Server]context.Context
 }
 
 // Context returns r's context, ended also when the server that serves r
 // shuts down, and its cancel function.
 func (ss *StreamStop) Context(r *http.Request) (context.Context, context.CancelFunc) {
-	ss.once.Do(func() {
-		ss.ctx, ss.stop = context.WithCancel(context.Background())
-		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
-			srv.RegisterOnShutdown(ss.stop)
-		}
-	})
 	ctx, cancel := context.WithCancel(r.Context())
-	unhook := context.AfterFunc(ss.ctx, cancel)
+	srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if !ok {
+		return ctx, cancel
+	}
+	unhook := context.AfterFunc(ss.end(srv), cancel)
 	return ctx, func() { unhook(); cancel() }
+}
+
+// end returns the context that ends when srv shuts down, hooking it into
+// srv on first use.
+func (ss *StreamStop) end(srv *http.Server) context.Context {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ctx, ok := ss.ends[srv]; ok {
+		return ctx
+	}
+	if ss.ends == nil {
+		ss.ends = map[*http.Server]context.Context{}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	srv.RegisterOnShutdown(stop)
+	ss.ends[srv] = ctx
+	return ctx
 }
 
 // historyEnd is the event a history stream ends with once its flow has
