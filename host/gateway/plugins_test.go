@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
@@ -22,6 +24,7 @@ import (
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // testPluginEnv makes the test binary serve a controller plugin: "stepper"
@@ -99,6 +102,30 @@ func (silent) HandleEvent(ctx context.Context, _ sdk.Host, _ sdk.Event) error {
 	select {} // and ignore the cancel too
 }
 
+// serveNoAnswer serves the go-plugin handshake, and a gRPC server on
+// which every controller call (Setup first) waits until its caller gives
+// up.
+func serveNoAnswer() {
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: pluginclient.Handshake(),
+		Plugins:         plugin.PluginSet{"controller": noService{}},
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, grpc.UnknownServiceHandler(func(_ any, s grpc.ServerStream) error {
+				<-s.Context().Done()
+				return s.Context().Err()
+			}))...)
+		},
+	})
+}
+
+// noService is a gRPC plugin that registers no service.
+type noService struct{ plugin.NetRPCUnsupportedPlugin }
+
+func (noService) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error { return nil }
+func (noService) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, errors.New("noService serves no client")
+}
+
 func servePlugin(mode string) {
 	switch mode {
 	case "stepper":
@@ -117,6 +144,8 @@ func servePlugin(mode string) {
 	case "garbage":
 		fmt.Println("hello, I am not a plugin handshake")
 		os.Exit(0)
+	case "nosetup":
+		serveNoAnswer()
 	}
 	os.Exit(0)
 }
@@ -172,15 +201,26 @@ func newTestGateway(t *testing.T, restartBudget int, self string, specs ...plugi
 // newTestGatewayFile is newTestGateway with the config file fc.
 func newTestGatewayFile(t *testing.T, restartBudget int, self string, fc gateway.FileConfig) (*gateway.Gateway, string) {
 	t.Helper()
+	return newTestGatewayTuned(t, restartBudget, self, fc, nil)
+}
+
+// newTestGatewayTuned is newTestGatewayFile whose config tune changes,
+// when not nil, before the gateway is made.
+func newTestGatewayTuned(t *testing.T, restartBudget int, self string, fc gateway.FileConfig, tune func(*gateway.Config)) (*gateway.Gateway, string) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
-	g, err := gateway.New(gateway.Config{
+	cfg := gateway.Config{
 		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Self: self,
 		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
 		Supervisor: pluginhost.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
 		Delivery:   pluginhost.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	g, err := gateway.New(cfg)
 	require.NoError(t, err)
 	return g, home
 }

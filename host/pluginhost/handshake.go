@@ -54,7 +54,7 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 // callbacks, and checks what it reports: its name must be spec.Name
 // (unless that is empty, as for a file found in plugins_dir, which is
 // named by what it reports) and its controller API this gateway's. The
-// handshake and Info are each bounded by StartTimeout; Setup only by ctx.
+// handshake, Setup and Info are each bounded by StartTimeout.
 // On error the process and its group are killed and the
 // error says which step failed; one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
@@ -101,8 +101,14 @@ func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *plugin
 		}
 		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, err)
 	}
-	conn, err := pluginclient.Connect(ctx, rpc, h)
+	sctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	conn, err := pluginclient.Connect(sctx, rpc, h)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			return nil, sdk.Info{}, fmt.Errorf("plugin %s did not answer Setup within %s (the start timeout); it must answer Setup at once (docs/protocol.md, section 2): fix the plugin, or see its log",
+				logName(spec), c.StartTimeout)
+		}
 		return nil, sdk.Info{}, fmt.Errorf("plugin %s: connect: %w", spec.Name, err)
 	}
 	ictx, cancel := context.WithTimeout(ctx, c.StartTimeout)

@@ -27,7 +27,8 @@ type SupervisorConfig struct {
 	Self string
 	// Logger is the parent of every plugin's logger ("plugin.NAME").
 	Logger hclog.Logger
-	// StartTimeout bounds a plugin's handshake. If zero, 10s.
+	// StartTimeout bounds each step of a plugin's start: the handshake,
+	// Setup and GetInfo. If zero, 10s.
 	StartTimeout time.Duration
 	// Backoff and MaxBackoff space restarts: Backoff·2^(n-1), capped. If
 	// zero, 500ms and 30s.

@@ -1,0 +1,48 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/pluginhost"
+)
+
+// TestPluginSetupIsBoundedByStartTimeout: a plugin that completes the
+// handshake but never answers Setup, configured or found in plugins_dir,
+// does not hang the gateway's start: after StartTimeout the configured
+// one waits to restart with an error naming it, Setup and the timeout,
+// and the found one is skipped.
+func TestPluginSetupIsBoundedByStartTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := "#!/bin/sh\nexport " + testPluginEnv + "=nosetup GORACE=atexit_sleep_ms=0\nexec " + os.Args[0] + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hangs"), []byte(script), 0o700))
+	var fc gateway.FileConfig
+	fc.Plugins = []pluginhost.Spec{testPlugin("mute", "nosetup", nil)}
+	fc.PluginsDir = dir
+	g, home := newTestGatewayTuned(t, 1, "", fc, func(c *gateway.Config) { c.Supervisor.StartTimeout = time.Second })
+
+	started := make(chan error, 1)
+	go func() { started <- g.Start(context.Background()) }()
+	select {
+	case err := <-started:
+		require.NoError(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the gateway's start hangs on a plugin that never answers Setup")
+	}
+	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	ps, err := c.Plugins(context.Background())
+	require.NoError(t, err)
+	require.Len(t, ps, 1, "the plugins_dir file is skipped: %+v", ps)
+	require.Contains(t, ps[0].LastError, "plugin mute did not answer Setup within 1s")
+}
