@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -166,4 +168,44 @@ func TestHistoryStreamEndsWithItsOwnServer(t *testing.T) {
 	_, err = local.Engine().UpdateFlow(f.ID, 1, engine.FlowPatch{Status: sdk.FlowSucceeded})
 	require.NoError(t, err)
 	require.NoError(t, <-onA, "A's stream lives on until the flow ends")
+}
+
+// TestLocalFollowHistoryWakesAtTheWrite: a follower woken by the store's
+// change feed passes an entry on at its write, not at its backstop timer
+// (an hour here).
+func TestLocalFollowHistoryWakesAtTheWrite(t *testing.T) {
+	t.Parallel()
+	var changes api.Broadcast
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { changes.Notify() }})
+	require.NoError(t, err)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	local := api.NewLocal(st, eng, t.TempDir(), nil).WakeOn(&changes, time.Hour)
+	t.Cleanup(func() { local.Close() })
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+
+	entries := make(chan engine.HistoryEntry, 8)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- local.FollowHistory(t.Context(), f.ID, 0, func(e engine.HistoryEntry) error {
+			entries <- e
+			return nil
+		})
+	}()
+	next := func(what string) engine.HistoryEntry {
+		t.Helper()
+		select {
+		case e := <-entries:
+			return e
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s was not passed on at its write", what)
+			return engine.HistoryEntry{}
+		}
+	}
+	require.EqualValues(t, "flow.created", next("the first entry").Kind)
+	_, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowFailed})
+	require.NoError(t, err)
+	require.EqualValues(t, "status", next("the failure").Kind)
+	require.NoError(t, <-followed, "the follow ends with the flow")
 }

@@ -425,8 +425,15 @@ func (g *Gateway) Client() api.Client {
 }
 
 func (g *Gateway) client() *client {
-	return &client{Local: api.NewLocal(g.st.Store, g.eng, g.cfg.Home, g.sched), g: g}
+	local := api.NewLocal(g.st.Store, g.eng, g.cfg.Home, g.sched).WakeOn(&g.changes, followBackstop)
+	return &client{Local: local, g: g}
 }
+
+// followBackstop is how often the in-process client's followers (history
+// streams, /pulse) read again when no write woke them: the bound on how
+// late they show another gateway's write to a shared store, which this
+// gateway is not told of.
+const followBackstop = 5 * time.Second
 
 // client is the in-process client: the engine's calls, the cron calls on
 // the gateway's running scheduler, backups and checks of its store, and
