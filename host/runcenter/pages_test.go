@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -83,6 +84,28 @@ func TestPulseSendsThePageWhenItChanges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/pulse?page=/", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Contains(t, readEvent(t, resp), "No flows")
+	f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh", AllowUnknownController: true})
+	require.NoError(t, err)
+	require.Contains(t, readEvent(t, resp), f.ID)
+}
+
+// /pulse renders the page again at a write the client reports, not on
+// its timer (an hour here).
+func TestPulseWakesAtTheWrite(t *testing.T) {
+	t.Parallel()
+	s := startSite(t)
+	rc, err := runcenter.New(runcenter.Config{Client: s.c, Home: s.home, Pulse: time.Hour})
+	require.NoError(t, err)
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/pulse?page=/", nil)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
