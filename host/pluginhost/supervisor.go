@@ -50,6 +50,10 @@ type SupervisorConfig struct {
 	// DataDir is passed to plugins (sdk.DataDirEnv): where controllers
 	// keep flows' large values. If empty, plugins get none.
 	DataDir string
+	// Found are plugins of plugins_dir that FindDir left running: each
+	// is run as Plugins are, its first instance being the process FindDir
+	// started, so a file is started once. The supervisor owns them.
+	Found []Found
 	// InProcess are controllers run in this process instead of as
 	// plugins, by name (see InProcess): no process is started for them,
 	// they never restart, their Shutdown is not called (they live as long
@@ -131,6 +135,9 @@ type instance struct {
 	reloading bool
 	// reloadMu lets one Reload at a time replace the process.
 	reloadMu sync.Mutex
+	// adopt is the process FindDir started, which the first launch runs
+	// instead of starting another; nil once taken.
+	adopt *prestarted
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
@@ -142,23 +149,17 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 	cfg.Plugins = keyed(cfg.Plugins)
 	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
 	s.life.Name = "plugin supervisor"
-	for _, p := range cfg.Plugins {
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if err := p.checkFile(); err != nil {
-			return nil, err
-		}
-		if _, dup := s.instances[p.Name]; dup {
-			return nil, p.mistake("name", "%q names two plugins; give each its own name", p.Name)
-		}
-		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
+	err := s.addInstances()
+	if err == nil {
+		s.cfg, err = s.cfg.withSelf()
 	}
-	var err error
-	if s.cfg, err = s.cfg.withSelf(); err != nil {
-		return nil, err
+	if err == nil {
+		s.inProcess, err = s.inProcessHandlers()
 	}
-	if s.inProcess, err = s.inProcessHandlers(); err != nil {
+	if err != nil {
+		for _, f := range cfg.Found {
+			f.run.stop(cfg.ShutdownTimeout)
+		}
 		return nil, err
 	}
 	return s, nil
@@ -204,7 +205,15 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 // what is left (its whole process group). It returns when every plugin is
 // down, or with an error naming the supervisor when ctx ends first.
 // Stopping a stopped supervisor does nothing.
-func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
+func (s *Supervisor) Stop(ctx context.Context) error {
+	err := s.life.Stop(ctx)
+	for _, in := range s.instances {
+		if p := in.takeAdopted(); p != nil {
+			p.stop(s.cfg.ShutdownTimeout) // a plugins_dir process no Start ran
+		}
+	}
+	return err
+}
 
 // Handler returns the live instance of controller name, for delivery: a
 // controller of InProcess, or the plugin's current instance.
@@ -373,7 +382,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	if s.cfg.WrapHost != nil {
 		h = s.cfg.WrapHost(in.spec.Name, h)
 	}
-	client, conn, info, err := s.cfg.dial(ctx, in.spec, log, h)
+	client, conn, info, err := s.dial(ctx, in, log, h)
 	if err != nil {
 		return err
 	}

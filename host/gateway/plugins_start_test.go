@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // TestPluginSetupIsBoundedByStartTimeout: a plugin that completes the
@@ -45,4 +47,31 @@ func TestPluginSetupIsBoundedByStartTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 1, "the plugins_dir file is skipped: %+v", ps)
 	require.Contains(t, ps[0].LastError, "plugin mute did not answer Setup within 1s")
+}
+
+// TestPluginsDirStartsEachFileOnce: a plugins_dir file is started once at
+// the gateway's start (the process that reported its name is the one
+// that runs), and that process drives its flows with the gateway's host.
+func TestPluginsDirStartsEachFileOnce(t *testing.T) {
+	t.Parallel()
+	dir, starts := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	script := "#!/bin/sh\necho started >> " + starts + "\nexport " + testPluginEnv + "=stepper " + testPluginNameEnv + "=once FLOWGATE_TEST_MARKERS=" + t.TempDir() + " GORACE=atexit_sleep_ms=0\nexec " + os.Args[0] + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "once"), []byte(script), 0o700))
+	var fc gateway.FileConfig
+	fc.PluginsDir = dir
+	g, home := newTestGatewayFile(t, 2, "", fc)
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+
+	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "once", Goal: "from the dir", OwnerKey: "me"})
+	require.NoError(t, err)
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	b, err := os.ReadFile(starts)
+	require.NoError(t, err)
+	require.Equal(t, "started\n", string(b), "one start of the file")
+	require.Zero(t, pluginStatus(t, c, "once").Restarts)
 }
