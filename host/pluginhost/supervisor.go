@@ -203,7 +203,9 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 
 // Stop asks every plugin to shut down, waits ShutdownTimeout, then kills
 // what is left (its whole process group). It returns when every plugin is
-// down, or with an error naming the supervisor when ctx ends first.
+// down, or with an error naming the supervisor when ctx ends first. It
+// also stops the processes of SupervisorConfig.Found that no Start ran,
+// so a gateway whose start failed calls it even when Start was not.
 // Stopping a stopped supervisor does nothing.
 func (s *Supervisor) Stop(ctx context.Context) error {
 	err := s.life.Stop(ctx)
