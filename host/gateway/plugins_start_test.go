@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
@@ -39,10 +38,7 @@ func TestPluginSetupIsBoundedByStartTimeout(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the gateway's start hangs on a plugin that never answers Setup")
 	}
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	c := stopLater(t, g, home)
 	ps, err := c.Plugins(context.Background())
 	require.NoError(t, err)
 	require.Len(t, ps, 1, "the plugins_dir file is skipped: %+v", ps)
@@ -61,10 +57,7 @@ func TestPluginsDirStartsEachFileOnce(t *testing.T) {
 	fc.PluginsDir = dir
 	g, home := newTestGatewayFile(t, 2, "", fc)
 	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	c := stopLater(t, g, home)
 
 	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "once", Goal: "from the dir", OwnerKey: "me"})
 	require.NoError(t, err)

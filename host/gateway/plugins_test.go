@@ -182,11 +182,18 @@ func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plu
 	t.Helper()
 	g, home := newTestGateway(t, restartBudget, self, specs...)
 	require.NoError(t, g.Start(context.Background()))
+	return g, stopLater(t, g, home)
+}
+
+// stopLater stops started gateway g of home when the test ends, and
+// returns a client over its socket.
+func stopLater(t *testing.T, g *gateway.Gateway, home string) api.Client {
+	t.Helper()
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	return g, c
+	return c
 }
 
 // newTestGateway is an unstarted gateway on a fresh home with fast
