@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,4 +70,31 @@ func TestPluginsDirStartsEachFileOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "started\n", string(b), "one start of the file")
 	require.Zero(t, pluginStatus(t, c, "once").Restarts)
+}
+
+// TestRefusedPluginIsStopped: a plugin whose stages the gateway refuses
+// fails the start with the config mistake, and its process does not
+// outlive the failed start.
+func TestRefusedPluginIsStopped(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := "#!/bin/sh\necho $$ > " + pidFile + "\nexport " + testPluginEnv + "=clash " + testPluginNameEnv + "=clash GORACE=atexit_sleep_ms=0\nexec " + os.Args[0] + "\n"
+	wrapper := filepath.Join(t.TempDir(), "clash")
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o700))
+	spec := testPlugin("clash", "clash", nil)
+	spec.Path = wrapper
+	g, _ := newTestGateway(t, 2, "", spec)
+	err := g.Start(context.Background())
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+	require.Contains(t, err.Error(), `plugin clash: stage "where" is a built-in stage`)
+
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(pid, 0) == nil { // gone once go-plugin has reaped it
+		require.True(t, time.Now().Before(deadline), "the refused plugin (pid %d) still runs", pid)
+		time.Sleep(20 * time.Millisecond) // a bounded poll for the process to go
+	}
 }

@@ -94,6 +94,16 @@ func (s stepper) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) erro
 	return err
 }
 
+// clash is stepper declaring a stage named like the built-in "where",
+// which a gateway refuses.
+type clash struct{ stepper }
+
+func (c clash) Info(ctx context.Context) (sdk.Info, error) {
+	info, err := c.stepper.Info(ctx)
+	info.Stages = []sdk.Stage{{Name: "where"}}
+	return info, err
+}
+
 // silent never answers an event.
 type silent struct{ stepper }
 
@@ -132,6 +142,8 @@ func servePlugin(mode string) {
 		sdk.Serve(stepper{markers: os.Getenv("FLOWGATE_TEST_MARKERS"), delay: 150 * time.Millisecond})
 	case "silent":
 		sdk.Serve(silent{})
+	case "clash":
+		sdk.Serve(clash{})
 	case "bench":
 		sdk.Serve(benchController{})
 	case "exit":

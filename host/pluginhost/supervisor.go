@@ -388,6 +388,14 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	if err != nil {
 		return err
 	}
+	// The process is in's from here, so that a failed check below kills
+	// it (keep kills the instance after a failed launch).
+	in.mu.Lock()
+	in.client = client
+	if rc := client.ReattachConfig(); rc != nil {
+		in.pid = rc.Pid
+	}
+	in.mu.Unlock()
 	// Checked and recorded under stagesMu, so that two plugins starting
 	// at once cannot both claim a stage.
 	s.stagesMu.Lock()
@@ -396,10 +404,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		return err
 	}
 	in.mu.Lock()
-	in.client, in.conn, in.info, in.state, in.since = client, conn, info, StateRunning, time.Now()
-	if rc := client.ReattachConfig(); rc != nil {
-		in.pid = rc.Pid
-	}
+	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
 	in.mu.Unlock()
 	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
 	return nil
