@@ -41,7 +41,14 @@ func stagesToProto(st []Stage) []*pb.StageInfo {
 	return out
 }
 
+// stagesFromProto is nil for none, as pluginclient's stagesFromProto is
+// for an Info without stages. (The two cannot share one function: the
+// converters are on sdk types, and sdk cannot import a package that
+// imports it.)
 func stagesFromProto(r *pb.ListStagesResponse) []Stage {
+	if len(r.GetStages()) == 0 {
+		return nil
+	}
 	out := make([]Stage, len(r.GetStages()))
 	for i, s := range r.GetStages() {
 		out[i] = Stage{Name: s.GetName(), Description: s.GetDescription(), SideEffects: s.GetSideEffects(), Plugin: s.GetPlugin()}

@@ -330,8 +330,7 @@ func (cl *crashLoop) settle() {
 	c, err := api.DialRemote(gateway.SocketPath(cl.home))
 	require.NoError(cl.t, err)
 	defer c.Close()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitFor(cl.t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
 		active := 0
 		for _, task := range cl.tasks(c) {
 			if task.Status.Active() {
@@ -345,12 +344,8 @@ func (cl *crashLoop) settle() {
 				active++
 			}
 		}
-		if active == 0 {
-			return
-		}
-		require.True(cl.t, time.Now().Before(deadline), "%d tasks or pipelines still active after 60s", active)
-		time.Sleep(50 * time.Millisecond)
-	}
+		return active == 0, fmt.Sprintf("%d tasks or pipelines still active", active)
+	})
 }
 
 // tasks lists every task of the loop.

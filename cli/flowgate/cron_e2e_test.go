@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,11 +55,10 @@ steps:
 	}
 	waitLines := func(path string, n int) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for len(lines(path)) < n {
-			require.True(t, time.Now().Before(deadline), "%s has %d lines, want %d", path, len(lines(path)), n)
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitFor(t, 60*time.Second, 100*time.Millisecond, func() (bool, string) {
+			got := len(lines(path))
+			return got >= n, fmt.Sprintf("%s has %d lines, want %d", path, got, n)
+		})
 	}
 
 	g := startGateway(t, bin, home, logf)
@@ -83,9 +83,10 @@ steps:
 	defer c.Close()
 	ctx := context.Background()
 	settled := func(job string) []scheduler.Run {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			runs, err := c.JobRuns(ctx, job, 0)
+		var runs []scheduler.Run
+		waitFor(t, 60*time.Second, 100*time.Millisecond, func() (bool, string) {
+			var err error
+			runs, err = c.JobRuns(ctx, job, 0)
 			require.NoError(t, err)
 			open := 0
 			for _, r := range runs {
@@ -93,12 +94,9 @@ steps:
 					open++
 				}
 			}
-			if open == 0 {
-				return runs
-			}
-			require.True(t, time.Now().Before(deadline), "job %s still has %d open runs", job, open)
-			time.Sleep(100 * time.Millisecond)
-		}
+			return open == 0, fmt.Sprintf("job %s still has %d open runs", job, open)
+		})
+		return runs
 	}
 	cmdRuns, pipeRuns := settled("every-second"), settled("pipeline")
 	require.NoError(t, g.cmd.Process.Signal(syscall.SIGTERM))

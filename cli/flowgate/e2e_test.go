@@ -183,9 +183,8 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	c, err = api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	deadline := time.Now().Add(2 * time.Minute)
 	var tasks []*sdk.Task
-	for {
+	waitFor(t, 2*time.Minute, 100*time.Millisecond, func() (bool, string) {
 		page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
 		require.NoError(t, err)
 		tasks = page.Tasks
@@ -195,12 +194,8 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 				active++
 			}
 		}
-		if active == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d tasks still active after 2 minutes", active)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return active == 0, fmt.Sprintf("%d tasks still active", active)
+	})
 	require.Len(t, tasks, 50)
 
 	b, err := os.ReadFile(runs)
@@ -291,16 +286,11 @@ func TestCtrlCLeavesTheTaskRunning(t *testing.T) {
 	require.Contains(t, stderr.String(), "flowgate tasks cancel")
 
 	// No gateway runs now: each command settles what ended meanwhile.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
 		out, err := exec.Command(bin, "--home", home, "tasks", "list", "--json").Output()
 		require.NoError(t, err)
-		if strings.Contains(string(out), `"status": "succeeded"`) {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the task was not settled after its follower left: %s", out)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(string(out), `"status": "succeeded"`), "the task was not settled after its follower left: " + string(out)
+	})
 	_, err = os.Stat(marker)
 	require.NoError(t, err, "the task ran to its end")
 }
@@ -326,8 +316,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	var pid int
-	deadline := time.Now().Add(20 * time.Second)
-	for pid == 0 {
+	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
 		ps, err := c.Plugins(ctx)
 		require.NoError(t, err)
 		for _, p := range ps {
@@ -335,9 +324,8 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 				pid = p.PID
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "hello never ran: %+v", ps)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return pid != 0, fmt.Sprintf("hello never ran: %+v", ps)
+	})
 	var ids []string
 	for i := 0; i < 5; i++ {
 		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "hello", Goal: fmt.Sprint("flow ", i), OwnerKey: "e2e"})
@@ -360,19 +348,16 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	for _, id := range ids {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			v, err := c.ViewFlow(ctx, id)
+		var v engine.FlowView
+		waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+			var err error
+			v, err = c.ViewFlow(ctx, id)
 			require.NoError(t, err)
-			if v.Status.Terminal() {
-				require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
-				require.Len(t, v.Tasks, 3)
-				require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "flow %s is still %s", id, v.Status)
-			time.Sleep(50 * time.Millisecond)
-		}
+			return v.Status.Terminal(), fmt.Sprintf("flow %s is still %s", id, v.Status)
+		})
+		require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+		require.Len(t, v.Tasks, 3)
+		require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
 	}
 }
 
@@ -433,11 +418,10 @@ steps:
 	flowID := runDetached(t, bin, home, wf)
 	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func(engine.FlowView) bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for v := view(); !cond(v); v = view() {
-			require.True(t, time.Now().Before(deadline), "timed out waiting for %s: flow %s %s", what, v.Status, v.BlockedSummary)
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+			v := view()
+			return cond(v), fmt.Sprintf("waiting for %s: flow %s %s", what, v.Status, v.BlockedSummary)
+		})
 	}
 	until("step one to run", func(v engine.FlowView) bool {
 		return len(v.Tasks) == 1 && v.Tasks[0].Status == sdk.TaskRunning

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,16 +90,13 @@ func TestExampleControllersEndToEnd(t *testing.T) {
 // for at most a minute.
 func showUntilDone(t *testing.T, bin, home, id string) engine.FlowView {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var v engine.FlowView
+	waitFor(t, time.Minute, 100*time.Millisecond, func() (bool, string) {
 		out, err := exec.Command(bin, "--home", home, "tasks", "flow", "show", id, "--json").Output()
 		require.NoError(t, err, "flow show %s: %s", id, out)
-		var v engine.FlowView
+		v = engine.FlowView{}
 		require.NoError(t, json.Unmarshal(out, &v), "%s", out)
-		if v.Status.Terminal() {
-			return v
-		}
-		require.True(t, time.Now().Before(deadline), "flow %s is still %s: %s", id, v.Status, strings.TrimSpace(v.ControllerError))
-		time.Sleep(100 * time.Millisecond)
-	}
+		return v.Status.Terminal(), fmt.Sprintf("flow %s is still %s: %s", id, v.Status, strings.TrimSpace(v.ControllerError))
+	})
+	return v
 }

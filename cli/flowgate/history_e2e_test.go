@@ -51,11 +51,7 @@ steps:
 	flowID := runDetached(t, bin, home, wf)
 	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func() bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) { return cond(), "waiting for " + what })
 	}
 	until("step one to start", func() bool { _, err := os.Stat(started); return err == nil })
 	g.kill(t) // mid-step, its first milestone maybe not yet recorded

@@ -234,16 +234,11 @@ func (m *modeBound) exec(cmd *exec.Cmd) (stdout, stderr string, err error) {
 // is recorded: the last write the gateway makes for it.
 func waitRunning(t *testing.T, fg *modeBound, id string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
 		var task sdk.Task
 		require.NoError(t, json.Unmarshal([]byte(fg.ok("tasks", "show", id, "--json")), &task))
-		if task.Status == sdk.TaskRunning && task.PID != 0 {
-			return
-		}
-		require.True(t, time.Now().Before(deadline), "task %s did not start in 20s", id)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return task.Status == sdk.TaskRunning && task.PID != 0, "task " + id + " did not start"
+	})
 }
 
 // killShim SIGKILLs the shim of an attempt and its command, and waits,
@@ -256,11 +251,9 @@ func killShim(t *testing.T, dir string) {
 	require.NoError(t, err)
 	require.NoError(t, syscall.Kill(s.PID, syscall.SIGKILL))
 	require.NoError(t, syscall.Kill(-child.PGID, syscall.SIGKILL))
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(s.PID) {
-		require.True(t, time.Now().Before(deadline), "the shim survived SIGKILL")
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, 10*time.Millisecond, func() (bool, string) {
+		return !alive(s.PID), "the shim survived SIGKILL"
+	})
 }
 
 func hashOf(t *testing.T, path string) [32]byte {

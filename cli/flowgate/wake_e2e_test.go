@@ -114,11 +114,9 @@ func TestWakeSurvivesGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	var f sdk.Flow
 	require.NoError(t, json.Unmarshal(out, &f))
-	deadline := time.Now().Add(30 * time.Second)
-	for viewFlow(t, home, f.ID).Status != sdk.FlowRunning {
-		require.True(t, time.Now().Before(deadline), "the controller never set its wakes")
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		return viewFlow(t, home, f.ID).Status == sdk.FlowRunning, "the controller never set its wakes"
+	})
 	g.kill(t) // the wakes are set, in the store, and (most likely) not due yet
 
 	g = startGateway(t, bin, home, logf, "--config", cfg)

@@ -31,7 +31,8 @@ type Historian interface {
 	FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error
 }
 
-// historyPoll is how often a follower looks for new entries.
+// historyPoll is how often a follower with no change feed (see
+// Local.WakeOn) looks for new entries.
 const historyPoll = 200 * time.Millisecond
 
 // History reads a page of a flow's history from the store.
@@ -39,21 +40,25 @@ func (l *Local) History(_ context.Context, id string, after int64, limit int) (e
 	return l.eng.History(id, after, limit)
 }
 
-// FollowHistory follows a flow's history by reading the store every
-// historyPoll.
-func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
-	return followPages(ctx, after, fn, func(after int64) (engine.HistoryPage, error) {
-		return l.eng.History(id, after, 0)
-	})
+// WakeOn makes l's followers (FollowHistory) read again at each write ch
+// reports, and otherwise every backstop: the bound on how late they see
+// a write ch is not told of (another gateway's, on a shared etcd store).
+// Without it they read every 200ms. It returns l.
+func (l *Local) WakeOn(ch Changes, backstop time.Duration) *Local {
+	l.changes, l.backstop = ch, backstop
+	return l
 }
 
-// followPages passes every entry of the pages read after after to fn until
-// a page read of an ended flow comes back empty.
-func followPages(ctx context.Context, after int64, fn func(engine.HistoryEntry) error, read func(int64) (engine.HistoryPage, error)) error {
-	tick := time.NewTicker(historyPoll)
-	defer tick.Stop()
+// FollowHistory follows a flow's history by reading the store at every
+// write WakeOn reports, or on a timer.
+func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
+	wake, every := func() <-chan struct{} { return nil }, historyPoll
+	if l.changes != nil {
+		wake, every = l.changes.Changed, l.backstop
+	}
 	for {
-		page, err := read(after)
+		changed := wake() // taken before the read, so no write is missed
+		page, err := l.eng.History(id, after, 0)
 		if err != nil {
 			return err
 		}
@@ -69,11 +74,15 @@ func followPages(ctx context.Context, after int64, fn func(engine.HistoryEntry) 
 		if page.Status.Terminal() {
 			return nil
 		}
+		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
-		case <-tick.C:
+		case <-changed:
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 
@@ -166,27 +175,46 @@ func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
 	return fmt.Errorf("the gateway's history stream ended before the flow did; see the gateway's log")
 }
 
-// StreamStop ends the open streams when their server shuts down, which
-// otherwise waits for every connection to go idle: a follower would hold
-// a gateway's Stop until its deadline. The zero value is ready to use.
+// StreamStop ends the open streams when the server that serves them
+// shuts down, which otherwise waits for every connection to go idle: a
+// follower would hold a gateway's Stop until its deadline. One handler
+// may be served by several servers (the gateway's socket and its web
+// listener); each server's shutdown ends only its own streams. The zero
+// value is ready to use.
 type StreamStop struct {
-	once sync.Once
-	ctx  context.Context
-	stop context.CancelFunc
+	mu sync.Mutex
+	// ends holds, per server that served a stream, a context ended when
+	// that server shuts down.
+	ends map[*http.Server]context.Context
 }
 
 // Context returns r's context, ended also when the server that serves r
 // shuts down, and its cancel function.
 func (ss *StreamStop) Context(r *http.Request) (context.Context, context.CancelFunc) {
-	ss.once.Do(func() {
-		ss.ctx, ss.stop = context.WithCancel(context.Background())
-		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
-			srv.RegisterOnShutdown(ss.stop)
-		}
-	})
 	ctx, cancel := context.WithCancel(r.Context())
-	unhook := context.AfterFunc(ss.ctx, cancel)
+	srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if !ok {
+		return ctx, cancel
+	}
+	unhook := context.AfterFunc(ss.end(srv), cancel)
 	return ctx, func() { unhook(); cancel() }
+}
+
+// end returns the context that ends when srv shuts down, hooking it into
+// srv on first use.
+func (ss *StreamStop) end(srv *http.Server) context.Context {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ctx, ok := ss.ends[srv]; ok {
+		return ctx
+	}
+	if ss.ends == nil {
+		ss.ends = map[*http.Server]context.Context{}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	srv.RegisterOnShutdown(stop)
+	ss.ends[srv] = ctx
+	return ctx
 }
 
 // historyEnd is the event a history stream ends with once its flow has

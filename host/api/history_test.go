@@ -5,13 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -122,4 +127,85 @@ func TestHistoryStreamEndsWhenTheServerShutsDown(t *testing.T) {
 	defer cancel()
 	require.NoError(t, g.srv.Shutdown(ctx), "Shutdown returns once the stream has ended")
 	require.Error(t, <-followed, "the follower hears the stream ended before the flow did")
+}
+
+// TestHistoryStreamEndsWithItsOwnServer: one handler served by two
+// servers, as the gateway serves its socket and its web listener, ends
+// the streams of the server that shuts down, whichever served a stream
+// first, and keeps the other server's open.
+func TestHistoryStreamEndsWithItsOwnServer(t *testing.T) {
+	t.Parallel()
+	local := newLocal(t)
+	h := api.NewHandler(local, hclog.NewNullLogger())
+	sockA, _ := serve(t, h)
+	sockB, srvB := serve(t, h)
+	f, err := local.Engine().CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+	follow := func(sock string) <-chan error {
+		remote, err := api.DialRemote(sock)
+		require.NoError(t, err)
+		t.Cleanup(func() { remote.Close() })
+		followed := make(chan error, 1)
+		first := make(chan struct{})
+		go func() {
+			var once sync.Once
+			followed <- remote.FollowHistory(t.Context(), f.ID, 0, func(engine.HistoryEntry) error {
+				once.Do(func() { close(first) })
+				return nil
+			})
+		}()
+		<-first
+		return followed
+	}
+	onA := follow(sockA)
+	onB := follow(sockB)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, srvB.Shutdown(ctx), "B's Shutdown returns once B's stream has ended")
+	require.Error(t, <-onB, "B's follower hears its stream ended")
+
+	_, err = local.Engine().UpdateFlow(f.ID, 1, engine.FlowPatch{Status: sdk.FlowSucceeded})
+	require.NoError(t, err)
+	require.NoError(t, <-onA, "A's stream lives on until the flow ends")
+}
+
+// TestLocalFollowHistoryWakesAtTheWrite: a follower woken by the store's
+// change feed passes an entry on at its write, not at its backstop timer
+// (an hour here).
+func TestLocalFollowHistoryWakesAtTheWrite(t *testing.T) {
+	t.Parallel()
+	var changes api.Broadcast
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { changes.Notify() }})
+	require.NoError(t, err)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	local := api.NewLocal(st, eng, t.TempDir(), nil).WakeOn(&changes, time.Hour)
+	t.Cleanup(func() { local.Close() })
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	require.NoError(t, err)
+
+	entries := make(chan engine.HistoryEntry, 8)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- local.FollowHistory(t.Context(), f.ID, 0, func(e engine.HistoryEntry) error {
+			entries <- e
+			return nil
+		})
+	}()
+	next := func(what string) engine.HistoryEntry {
+		t.Helper()
+		select {
+		case e := <-entries:
+			return e
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s was not passed on at its write", what)
+			return engine.HistoryEntry{}
+		}
+	}
+	require.EqualValues(t, "flow.created", next("the first entry").Kind)
+	_, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowFailed})
+	require.NoError(t, err)
+	require.EqualValues(t, "status", next("the failure").Kind)
+	require.NoError(t, <-followed, "the follow ends with the flow")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
@@ -24,6 +25,10 @@ type Local struct {
 	// space measures the store file for maintenance; nil when the store
 	// is not one file this process can measure.
 	space func() (store.Space, error)
+	// changes and backstop pace FollowHistory (see WakeOn); nil changes
+	// means a read every historyPoll.
+	changes  Changes
+	backstop time.Duration
 }
 
 // OpenLocal opens the store in home dir (creating dir with mode 0700) and

@@ -139,8 +139,10 @@ func fitRecord[S ~string](b []byte, id string, status S, show string) json.RawMe
 	return stub
 }
 
-// DueNotices returns up to limit queued notices whose NextAt is not after
-// now, the oldest queued first, a task's interruption before its end.
+// DueNotices returns the queued notices whose NextAt is not after now,
+// the oldest queued first (a task's interruption before its end), at
+// most limit of them (0: all). It reads every queued notice and keeps
+// only the limit oldest due ones in memory.
 func (e *Engine) DueNotices(now time.Time, limit int) ([]Notice, error) {
 	var out []Notice
 	err := e.view(func(tx store.ReadTx) error {
@@ -153,19 +155,41 @@ func (e *Engine) DueNotices(now time.Time, limit int) ([]Notice, error) {
 				return false
 			}
 			if !n.NextAt.After(now) {
-				out = append(out, n)
+				out = keepOldest(out, n, limit)
 			}
-			return len(out) < limit
+			return true
 		})
 		return errors.Join(err, bad)
 	})
-	slices.SortStableFunc(out, func(a, b Notice) int {
-		if c := a.QueuedAt.Compare(b.QueuedAt); c != 0 {
+	return out, err
+}
+
+// keepOldest inserts n into out, which is in delivery order, after the
+// notices it does not precede, and drops the newest past limit (0: none).
+func keepOldest(out []Notice, n Notice, limit int) []Notice {
+	i, _ := slices.BinarySearchFunc(out, n, func(a, b Notice) int {
+		if c := noticeOrder(a, b); c != 0 {
 			return c
 		}
-		return cmp.Compare(noticeRank(a), noticeRank(b))
+		return -1 // after every equal one: scan order breaks ties
 	})
-	return out, err
+	if limit > 0 && i >= limit {
+		return out
+	}
+	out = slices.Insert(out, i, n)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// noticeOrder is the delivery order: the oldest queued first, and of
+// notices queued at the same instant an interruption before an end.
+func noticeOrder(a, b Notice) int {
+	if c := a.QueuedAt.Compare(b.QueuedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(noticeRank(a), noticeRank(b))
 }
 
 // NoticeDelivered removes a delivered notice. A notice already removed is

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"encoding/json"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,4 +220,45 @@ func keys(due []engine.Notice) []string {
 		out = append(out, n.Key)
 	}
 	return out
+}
+
+// TestDueNoticesOldestFirstPastTheLimit: the notices DueNotices returns
+// are the oldest queued, whatever their keys' order, and a limit of 0
+// returns them all.
+func TestDueNoticesOldestFirstPastTheLimit(t *testing.T) {
+	t.Parallel()
+	var tick atomic.Int64
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	eng, err := engine.New(openStore(t), engine.Config{Now: func() time.Time {
+		return start.Add(time.Duration(tick.Add(1)) * time.Second)
+	}})
+	require.NoError(t, err)
+	to := &sdk.FinishNotify{Webhook: "http://127.0.0.1:9/hook"}
+	var ids []string
+	for range 5 {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", OnFinish: to})
+		require.NoError(t, err)
+		ids = append(ids, f.ID)
+	}
+	// Ended in the reverse of their keys' order, so the oldest notice
+	// has the greatest key.
+	slices.Sort(ids)
+	slices.Reverse(ids)
+	for _, id := range ids {
+		_, err := eng.UpdateFlow(id, 1, engine.FlowPatch{Status: sdk.FlowFailed})
+		require.NoError(t, err)
+	}
+	later := start.Add(time.Hour)
+	for limit := 1; limit <= len(ids); limit++ {
+		due, err := eng.DueNotices(later, limit)
+		require.NoError(t, err)
+		var got []string
+		for _, n := range due {
+			got = append(got, n.FlowID)
+		}
+		require.Equal(t, ids[:limit], got, "limit %d: the oldest, oldest first", limit)
+	}
+	all, err := eng.DueNotices(later, 0)
+	require.NoError(t, err)
+	require.Len(t, all, len(ids), "limit 0 is no limit")
 }

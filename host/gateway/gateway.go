@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/lifecycle"
@@ -211,15 +210,23 @@ func (g *Gateway) Start(ctx context.Context) error {
 		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
 		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
 		sc.InProcess = g.inProcess()
-		if sc.Plugins, err = g.pluginSpecs(ctx, sc); err == nil {
+		if sc.Plugins, sc.Found, err = g.pluginSpecs(ctx, sc); err == nil {
 			sup, err = pluginhost.NewSupervisor(eng, sc)
 		}
 	}
 	if err == nil {
 		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space})
 	}
-	if err != nil {
+	// abandon undoes a start that failed: it stops the plugins_dir
+	// processes the supervisor owns but never ran, and closes the store.
+	abandon := func() {
+		if sup != nil {
+			_ = sup.Stop(ctx)
+		}
 		st.close()
+	}
+	if err != nil {
+		abandon()
 		return err
 	}
 	dc := g.cfg.Delivery
@@ -240,7 +247,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
 	})
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
-		st.close()
+		abandon()
 		return fmt.Errorf("gateway config cron: %w", err)
 	}
 	parts := []lifecycle.Named{
@@ -255,7 +262,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	group, err := lifecycle.StartAll(ctx, parts...)
 	if err != nil {
-		st.close()
+		abandon()
 		return fmt.Errorf("gateway: %w", err)
 	}
 	ln, err := api.Listen(sock)
@@ -287,11 +294,12 @@ func (g *Gateway) Start(ctx context.Context) error {
 	return nil
 }
 
-// pluginSpecs is the configured plugins, then those found in the plugin
-// directory (see pluginsDir), then the first-party ones neither names. A
-// first-party plugin (one flowgate serves itself, with no path) is told
-// firstPartyEnv, unless its entry sets the same variables.
-func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, error) {
+// pluginSpecs is the configured plugins, then the first-party ones
+// neither they nor the plugins found in the plugin directory (returned
+// second, still running: see pluginsDir) name. A first-party plugin (one
+// flowgate serves itself, with no path) is told firstPartyEnv, unless its
+// entry sets the same variables.
+func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, []pluginhost.Found, error) {
 	specs := g.cfg.File.PluginSpecs()
 	named := map[string]bool{}
 	for _, s := range specs {
@@ -299,9 +307,8 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 	}
 	found, err := g.pluginsDir(ctx, sc, named)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	specs = append(specs, found...)
 	for _, b := range g.cfg.Builtins {
 		if _, inProcess := g.cfg.Controllers[b]; !named[b] && !inProcess {
 			specs = append(specs, pluginhost.Spec{Name: b})
@@ -316,32 +323,30 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 		maps.Copy(env, s.Env)
 		specs[i].Env = env
 	}
-	return specs, nil
+	return specs, found, nil
 }
 
 // pluginsDir is the plugins of the config's plugins_dir that pass the
-// handshake and whose names are not in named (which it extends); it logs
-// every file it skips, and why. It fails only when the directory cannot
-// be read.
-func (g *Gateway) pluginsDir(ctx context.Context, sc pluginhost.SupervisorConfig, named map[string]bool) ([]pluginhost.Spec, error) {
+// handshake and whose names are not in named (which it extends), left
+// running for the supervisor (pluginhost.FindDir); it logs every file it
+// skips, and why. It fails only when the directory cannot be read.
+func (g *Gateway) pluginsDir(ctx context.Context, sc pluginhost.SupervisorConfig, named map[string]bool) ([]pluginhost.Found, error) {
 	dir := g.cfg.File.PluginsDir
 	if dir == "" {
 		return nil, nil
 	}
-	found, skipped, err := pluginhost.ScanDir(ctx, sc, dir, named)
+	found, skipped, err := pluginhost.FindDir(ctx, sc, dir, named)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range skipped {
 		g.log.Warn("plugins_dir: skipped a file that is not a plugin this gateway can run", "path", s.Path, "why", s.Error)
 	}
-	specs := make([]pluginhost.Spec, 0, len(found))
 	for _, f := range found {
 		g.log.Info("plugins_dir: found a plugin", "name", f.Spec.Name, "path", f.Spec.Path, "version", f.Info.Version)
 		named[f.Spec.Name] = true
-		specs = append(specs, f.Spec)
 	}
-	return specs, nil
+	return found, nil
 }
 
 // stagePathEnv is the variable that gives first-party plugins the
@@ -422,91 +427,3 @@ func (g *Gateway) stop(ctx context.Context) error {
 	g.log.Info("gateway stopped", "running_tasks_left_to_shims", g.run.Running())
 	return err
 }
-
-// Client returns a client that talks to this gateway in-process.
-func (g *Gateway) Client() api.Client {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.client()
-}
-
-func (g *Gateway) client() *client {
-	return &client{Local: api.NewLocal(g.st.Store, g.eng, g.cfg.Home, g.sched), g: g}
-}
-
-// client is the in-process client: the engine's calls, the cron calls on
-// the gateway's running scheduler, backups and checks of its store, and
-// the status of the gateway it belongs to. Closing it does not close the
-// gateway (Close is overridden below; the store is the gateway's).
-type client struct {
-	*api.Local
-	g *Gateway
-}
-
-// RunTask records a queued task; the values it holds (secrets, the
-// caller's environment) are kept by this gateway's runner, in memory only.
-// A detached run that asks for the default max budget gets this gateway's
-// (limits.detached_max_budget).
-func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
-	if in.DetachedBudget && in.Spec.MaxBudget == 0 {
-		in.Spec.MaxBudget = sdk.Duration(c.g.cfg.File.DetachedMaxBudget())
-	}
-	in.DetachedBudget = false
-	held := in.HeldEnv
-	in.HeldEnv = nil
-	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })
-}
-
-// Status reports this gateway, with whether its store takes writes.
-func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
-	s, err := c.Local.Status(ctx)
-	if err != nil {
-		return s, err
-	}
-	s.Running, s.PID = true, os.Getpid()
-	s.Started = c.g.started
-	s.Uptime = time.Since(c.g.started).Seconds()
-	s.MaxRunning = c.g.run.MaxRunning()
-	sh, fh := c.g.st.health(), c.g.run.FilesHealth()
-	s.Store, s.TaskFiles = &sh, &fh
-	if a := c.g.httpAddr.Load(); a != nil {
-		s.HTTPAddr, s.HTTPTLS = *a, c.g.cfg.File.HTTP.TLS()
-	}
-	return s, nil
-}
-
-// CronStatus reports every job, fired by this gateway's scheduler.
-func (c *client) CronStatus(ctx context.Context) (api.CronStatus, error) {
-	s, err := c.Local.CronStatus(ctx)
-	if err != nil {
-		return s, err
-	}
-	s.Running = true
-	return s, nil
-}
-
-// Plugins describes the gateway's controller plugins.
-func (c *client) Plugins(context.Context) ([]pluginhost.Status, error) {
-	return c.g.sup.Statuses(), nil
-}
-
-// Audit audits the records knowing the state of the controller plugins.
-func (c *client) Audit(ctx context.Context) (audit.Report, error) {
-	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true})
-}
-
-// Maintain runs a full maintenance pass with the configured retention,
-// beside the periodic sweep (the engine keeps the two from colliding).
-func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
-	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
-	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
-	cfg.Space = c.g.st.space
-	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
-}
-
-// Close does nothing: the gateway owns the store.
-func (c *client) Close() error { return nil }
-
-// Changed returns a channel closed at the next write to the store (see
-// api.Changes).
-func (c *client) Changed() <-chan struct{} { return c.g.changes.Changed() }

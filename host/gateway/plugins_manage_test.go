@@ -128,10 +128,7 @@ func TestPluginsDirLoadsWhatPassesTheHandshake(t *testing.T) {
 	fc.PluginsDir = dir
 	g, home := newTestGatewayFile(t, 2, "", fc)
 	require.NoError(t, g.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	c := stopLater(t, g, home)
 	ps, err := c.Plugins(context.Background())
 	require.NoError(t, err)
 	names := make([]string, 0, len(ps))

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
@@ -22,6 +24,7 @@ import (
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // testPluginEnv makes the test binary serve a controller plugin: "stepper"
@@ -91,6 +94,16 @@ func (s stepper) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) erro
 	return err
 }
 
+// clash is stepper declaring a stage named like the built-in "where",
+// which a gateway refuses.
+type clash struct{ stepper }
+
+func (c clash) Info(ctx context.Context) (sdk.Info, error) {
+	info, err := c.stepper.Info(ctx)
+	info.Stages = []sdk.Stage{{Name: "where"}}
+	return info, err
+}
+
 // silent never answers an event.
 type silent struct{ stepper }
 
@@ -99,12 +112,38 @@ func (silent) HandleEvent(ctx context.Context, _ sdk.Host, _ sdk.Event) error {
 	select {} // and ignore the cancel too
 }
 
+// serveNoAnswer serves the go-plugin handshake, and a gRPC server on
+// which every controller call (Setup first) waits until its caller gives
+// up.
+func serveNoAnswer() {
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: pluginclient.Handshake(),
+		Plugins:         plugin.PluginSet{"controller": noService{}},
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, grpc.UnknownServiceHandler(func(_ any, s grpc.ServerStream) error {
+				<-s.Context().Done()
+				return s.Context().Err()
+			}))...)
+		},
+	})
+}
+
+// noService is a gRPC plugin that registers no service.
+type noService struct{ plugin.NetRPCUnsupportedPlugin }
+
+func (noService) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error { return nil }
+func (noService) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, errors.New("noService serves no client")
+}
+
 func servePlugin(mode string) {
 	switch mode {
 	case "stepper":
 		sdk.Serve(stepper{markers: os.Getenv("FLOWGATE_TEST_MARKERS"), delay: 150 * time.Millisecond})
 	case "silent":
 		sdk.Serve(silent{})
+	case "clash":
+		sdk.Serve(clash{})
 	case "bench":
 		sdk.Serve(benchController{})
 	case "exit":
@@ -117,6 +156,8 @@ func servePlugin(mode string) {
 	case "garbage":
 		fmt.Println("hello, I am not a plugin handshake")
 		os.Exit(0)
+	case "nosetup":
+		serveNoAnswer()
 	}
 	os.Exit(0)
 }
@@ -153,11 +194,18 @@ func startGatewayWith(t *testing.T, restartBudget int, self string, specs ...plu
 	t.Helper()
 	g, home := newTestGateway(t, restartBudget, self, specs...)
 	require.NoError(t, g.Start(context.Background()))
+	return g, stopLater(t, g, home)
+}
+
+// stopLater stops started gateway g of home when the test ends, and
+// returns a client over its socket.
+func stopLater(t *testing.T, g *gateway.Gateway, home string) api.Client {
+	t.Helper()
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	return g, c
+	return c
 }
 
 // newTestGateway is an unstarted gateway on a fresh home with fast
@@ -172,15 +220,26 @@ func newTestGateway(t *testing.T, restartBudget int, self string, specs ...plugi
 // newTestGatewayFile is newTestGateway with the config file fc.
 func newTestGatewayFile(t *testing.T, restartBudget int, self string, fc gateway.FileConfig) (*gateway.Gateway, string) {
 	t.Helper()
+	return newTestGatewayTuned(t, restartBudget, self, fc, nil)
+}
+
+// newTestGatewayTuned is newTestGatewayFile whose config tune changes,
+// when not nil, before the gateway is made.
+func newTestGatewayTuned(t *testing.T, restartBudget int, self string, fc gateway.FileConfig, tune func(*gateway.Config)) (*gateway.Gateway, string) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "fgplug")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
-	g, err := gateway.New(gateway.Config{
+	cfg := gateway.Config{
 		Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Self: self,
 		Logger:     hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
 		Supervisor: pluginhost.SupervisorConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, RestartBudget: restartBudget, StartTimeout: 10 * time.Second},
 		Delivery:   pluginhost.DeliveryConfig{Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, MaxFailures: 4, Timeout: 2 * time.Second, Poll: 20 * time.Millisecond},
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	g, err := gateway.New(cfg)
 	require.NoError(t, err)
 	return g, home
 }

@@ -8,8 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
 )
 
 // Outcomes of checking one plugin entry.
@@ -91,30 +95,59 @@ func Check(ctx context.Context, cfg SupervisorConfig, dir string) []CheckResult 
 // name the plugin reports.
 func Probe(ctx context.Context, cfg SupervisorConfig, spec Spec) (sdk.Info, error) {
 	cfg = cfg.withDefaults()
-	cfg, err := cfg.withSelf()
+	p, info, err := prestart(ctx, cfg, spec)
 	if err != nil {
 		return sdk.Info{}, err
+	}
+	p.stop(cfg.ShutdownTimeout)
+	return info, nil
+}
+
+// prestarted is a plugin process started and checked before a supervisor
+// runs it (see Probe and FindDir). Its callbacks go through relay, which
+// refuses them until a supervisor adopts the process.
+type prestarted struct {
+	client *plugin.Client
+	conn   pluginclient.Plugin
+	info   sdk.Info
+	relay  *relay
+	pid    int
+	log    hclog.Logger
+}
+
+// prestart starts and checks the plugin of spec as Probe does, and
+// leaves it running. cfg has its defaults.
+func prestart(ctx context.Context, cfg SupervisorConfig, spec Spec) (*prestarted, sdk.Info, error) {
+	cfg, err := cfg.withSelf()
+	if err != nil {
+		return nil, sdk.Info{}, err
 	}
 	if spec.Name != "" {
 		if err := spec.Validate(); err != nil {
-			return sdk.Info{}, err
+			return nil, sdk.Info{}, err
 		}
 	}
 	if err := spec.checkFile(); err != nil {
-		return sdk.Info{}, err
+		return nil, sdk.Info{}, err
 	}
 	log := cfg.Logger.Named("plugin." + logName(spec))
-	h := &host{name: spec.Name, live: func(int64) bool { return false }, log: logTo(log)}
-	client, conn, info, err := cfg.dial(ctx, spec, log, h)
+	r := newRelay(&host{name: logName(spec), live: func(int64) bool { return false }, log: logTo(log)})
+	client, conn, info, err := cfg.dial(ctx, spec, log, r)
 	if err != nil {
-		return sdk.Info{}, err
+		return nil, sdk.Info{}, err
 	}
-	in := &instance{spec: spec, client: client, conn: conn}
+	p := &prestarted{client: client, conn: conn, info: info, relay: r, log: log}
 	if rc := client.ReattachConfig(); rc != nil {
-		in.pid = rc.Pid
+		p.pid = rc.Pid
 	}
-	in.shutdown(cfg.ShutdownTimeout, log)
-	return info, nil
+	return p, info, nil
+}
+
+// stop shuts the process down as a supervisor's stop does: Shutdown,
+// waiting at most timeout, then a kill of its process group.
+func (p *prestarted) stop(timeout time.Duration) {
+	in := &instance{client: p.client, conn: p.conn, pid: p.pid}
+	in.shutdown(timeout, p.log)
 }
 
 // logName is the spec's name, or its file's for an unnamed one.
@@ -125,10 +158,14 @@ func logName(spec Spec) string {
 	return filepath.Base(spec.Path)
 }
 
-// Found is a plugin ScanDir found: its entry, named by what it reported.
+// Found is a plugin ScanDir or FindDir found: its entry, named by what it
+// reported.
 type Found struct {
 	Spec Spec
 	Info sdk.Info
+	// run is its process, left running by FindDir for a supervisor to
+	// adopt (SupervisorConfig.Found); nil from ScanDir.
+	run *prestarted
 }
 
 // ScanDir finds the plugins in dir: every file in it, by name (hidden
@@ -140,6 +177,22 @@ type Found struct {
 // It fails, with a *ConfigError naming plugins_dir, only when dir cannot
 // be read.
 func ScanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[string]bool) ([]Found, []CheckResult, error) {
+	return scanDir(ctx, cfg, dir, taken, false)
+}
+
+// FindDir is ScanDir for a gateway's start: each plugin found is left
+// running, so that it is started once, and the supervisor made with it
+// in SupervisorConfig.Found runs that process as its first instance
+// (NewSupervisor stops them all when it fails; Stop stops those Start
+// never ran).
+func FindDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[string]bool) ([]Found, []CheckResult, error) {
+	return scanDir(ctx, cfg, dir, taken, true)
+}
+
+// scanDir is ScanDir, leaving the plugins found running when keep is
+// set.
+func scanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[string]bool, keep bool) ([]Found, []CheckResult, error) {
+	cfg = cfg.withDefaults()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -160,7 +213,11 @@ func ScanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[st
 			continue
 		}
 		spec := Spec{Path: filepath.Join(dir, e.Name()), Key: PluginsDirKey}
-		info, err := Probe(ctx, cfg, spec)
+		p, info, err := prestart(ctx, cfg, spec)
+		if err == nil && (names[info.Name] || !keep) {
+			p.stop(cfg.ShutdownTimeout)
+			p = nil
+		}
 		if err == nil && names[info.Name] {
 			err = fmt.Errorf("its name %q is taken by another plugin; rename one of them", info.Name)
 		}
@@ -170,7 +227,7 @@ func ScanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[st
 		}
 		names[info.Name] = true
 		spec.Name = info.Name
-		found = append(found, Found{Spec: spec, Info: info})
+		found = append(found, Found{Spec: spec, Info: info, run: p})
 	}
 	return found, skipped, nil
 }

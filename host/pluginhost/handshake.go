@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
@@ -50,31 +51,40 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 	return cmd
 }
 
+// ClientConfig is how a gateway runs plugin process cmd with go-plugin:
+// gRPC only, flowgate's handshake, the plugin's log and any stray stdout
+// or stderr lines to log, and the handshake bounded by startTimeout.
+// cmd.Env must hold the whole environment the plugin gets: go-plugin adds
+// none of the gateway's.
+func ClientConfig(cmd *exec.Cmd, log hclog.Logger, startTimeout time.Duration) *plugin.ClientConfig {
+	return &plugin.ClientConfig{
+		HandshakeConfig:  pluginclient.Handshake(),
+		Plugins:          pluginclient.PluginSet(),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           log,
+		StartTimeout:     startTimeout,
+		SyncStdout:       logWriter{log, "stdout"},
+		SyncStderr:       logWriter{log, "stderr"},
+		// cmd.Env already holds the environment; without this go-plugin
+		// appends the gateway's again, after the plugin's own settings,
+		// and it would win over them.
+		SkipHostEnv: true,
+	}
+}
+
 // dial starts spec's plugin process, connects to it with h serving its
 // callbacks, and checks what it reports: its name must be spec.Name
 // (unless that is empty, as for a file found in plugins_dir, which is
 // named by what it reports) and its controller API this gateway's. The
-// handshake and Info are each bounded by StartTimeout; Setup only by ctx.
+// handshake, Setup and Info are each bounded by StartTimeout.
 // On error the process and its group are killed and the
 // error says which step failed; one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
 // mismatch) wraps a *ConfigError.
 func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger, h sdk.Host) (*plugin.Client, pluginclient.Plugin, sdk.Info, error) {
 	cmd := c.command(spec)
-	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  pluginclient.Handshake(),
-		Plugins:          pluginclient.PluginSet(),
-		Cmd:              cmd,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           log,
-		StartTimeout:     c.StartTimeout,
-		SyncStdout:       logWriter{log, "stdout"},
-		SyncStderr:       logWriter{log, "stderr"},
-		// cmd.Env already holds the gateway's environment; without this
-		// go-plugin appends it again, after the plugin's own settings,
-		// and it would win over them.
-		SkipHostEnv: true,
-	}
+	cfg := ClientConfig(cmd, log, c.StartTimeout)
 	if spec.SHA256 != "" {
 		sum, _ := hex.DecodeString(spec.SHA256)
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
@@ -101,8 +111,14 @@ func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *plugin
 		}
 		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, err)
 	}
-	conn, err := pluginclient.Connect(ctx, rpc, h)
+	sctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	conn, err := pluginclient.Connect(sctx, rpc, h)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			return nil, sdk.Info{}, fmt.Errorf("plugin %s did not answer Setup within %s (the start timeout); it must answer Setup at once (docs/protocol.md, section 2): fix the plugin, or see its log",
+				logName(spec), c.StartTimeout)
+		}
 		return nil, sdk.Info{}, fmt.Errorf("plugin %s: connect: %w", spec.Name, err)
 	}
 	ictx, cancel := context.WithTimeout(ctx, c.StartTimeout)

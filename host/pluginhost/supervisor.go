@@ -27,7 +27,8 @@ type SupervisorConfig struct {
 	Self string
 	// Logger is the parent of every plugin's logger ("plugin.NAME").
 	Logger hclog.Logger
-	// StartTimeout bounds a plugin's handshake. If zero, 10s.
+	// StartTimeout bounds each step of a plugin's start: the handshake,
+	// Setup and GetInfo. If zero, 10s.
 	StartTimeout time.Duration
 	// Backoff and MaxBackoff space restarts: Backoff·2^(n-1), capped. If
 	// zero, 500ms and 30s.
@@ -49,6 +50,10 @@ type SupervisorConfig struct {
 	// DataDir is passed to plugins (sdk.DataDirEnv): where controllers
 	// keep flows' large values. If empty, plugins get none.
 	DataDir string
+	// Found are plugins of plugins_dir that FindDir left running: each
+	// is run as Plugins are, its first instance being the process FindDir
+	// started, so a file is started once. The supervisor owns them.
+	Found []Found
 	// InProcess are controllers run in this process instead of as
 	// plugins, by name (see InProcess): no process is started for them,
 	// they never restart, their Shutdown is not called (they live as long
@@ -130,6 +135,9 @@ type instance struct {
 	reloading bool
 	// reloadMu lets one Reload at a time replace the process.
 	reloadMu sync.Mutex
+	// adopt is the process FindDir started, which the first launch runs
+	// instead of starting another; nil once taken.
+	adopt *prestarted
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
@@ -141,23 +149,17 @@ func NewSupervisor(eng *engine.Engine, cfg SupervisorConfig) (*Supervisor, error
 	cfg.Plugins = keyed(cfg.Plugins)
 	s := &Supervisor{eng: eng, cfg: cfg, log: cfg.Logger.Named("plugins"), instances: map[string]*instance{}}
 	s.life.Name = "plugin supervisor"
-	for _, p := range cfg.Plugins {
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if err := p.checkFile(); err != nil {
-			return nil, err
-		}
-		if _, dup := s.instances[p.Name]; dup {
-			return nil, p.mistake("name", "%q names two plugins; give each its own name", p.Name)
-		}
-		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
+	err := s.addInstances()
+	if err == nil {
+		s.cfg, err = s.cfg.withSelf()
 	}
-	var err error
-	if s.cfg, err = s.cfg.withSelf(); err != nil {
-		return nil, err
+	if err == nil {
+		s.inProcess, err = s.inProcessHandlers()
 	}
-	if s.inProcess, err = s.inProcessHandlers(); err != nil {
+	if err != nil {
+		for _, f := range cfg.Found {
+			f.run.stop(cfg.ShutdownTimeout)
+		}
 		return nil, err
 	}
 	return s, nil
@@ -201,9 +203,19 @@ func (s *Supervisor) pluginLog(in *instance) hclog.Logger {
 
 // Stop asks every plugin to shut down, waits ShutdownTimeout, then kills
 // what is left (its whole process group). It returns when every plugin is
-// down, or with an error naming the supervisor when ctx ends first.
+// down, or with an error naming the supervisor when ctx ends first. It
+// also stops the processes of SupervisorConfig.Found that no Start ran,
+// so a gateway whose start failed calls it even when Start was not.
 // Stopping a stopped supervisor does nothing.
-func (s *Supervisor) Stop(ctx context.Context) error { return s.life.Stop(ctx) }
+func (s *Supervisor) Stop(ctx context.Context) error {
+	err := s.life.Stop(ctx)
+	for _, in := range s.instances {
+		if p := in.takeAdopted(); p != nil {
+			p.stop(s.cfg.ShutdownTimeout) // a plugins_dir process no Start ran
+		}
+	}
+	return err
+}
 
 // Handler returns the live instance of controller name, for delivery: a
 // controller of InProcess, or the plugin's current instance.
@@ -372,10 +384,18 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	if s.cfg.WrapHost != nil {
 		h = s.cfg.WrapHost(in.spec.Name, h)
 	}
-	client, conn, info, err := s.cfg.dial(ctx, in.spec, log, h)
+	client, conn, info, err := s.dial(ctx, in, log, h)
 	if err != nil {
 		return err
 	}
+	// The process is in's from here, so that a failed check below kills
+	// it (keep kills the instance after a failed launch).
+	in.mu.Lock()
+	in.client = client
+	if rc := client.ReattachConfig(); rc != nil {
+		in.pid = rc.Pid
+	}
+	in.mu.Unlock()
 	// Checked and recorded under stagesMu, so that two plugins starting
 	// at once cannot both claim a stage.
 	s.stagesMu.Lock()
@@ -384,10 +404,7 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 		return err
 	}
 	in.mu.Lock()
-	in.client, in.conn, in.info, in.state, in.since = client, conn, info, StateRunning, time.Now()
-	if rc := client.ReattachConfig(); rc != nil {
-		in.pid = rc.Pid
-	}
+	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
 	in.mu.Unlock()
 	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
 	return nil

@@ -28,15 +28,7 @@ func (h *harness) start(ctx context.Context) started {
 	for k, v := range h.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  pluginclient.Handshake(),
-		Plugins:          pluginclient.PluginSet(),
-		Cmd:              cmd,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           h.cfg.Logger,
-		StartTimeout:     h.cfg.Timeout,
-		SkipHostEnv:      true,
-	})
+	client := plugin.NewClient(pluginhost.ClientConfig(cmd, h.cfg.Logger, h.cfg.Timeout))
 	defer client.Kill()
 	rpc, err := client.Client()
 	if err != nil {

@@ -70,9 +70,15 @@ type Config struct {
 	Tokens []Token
 	// Secure marks the login cookie Secure: set it when serving TLS.
 	Secure bool
-	// Pulse is how often a page that follows /pulse is rendered again to
-	// look for a change; zero means 2s.
+	// Pulse is how often a page that follows /pulse is rendered again
+	// when no write woke it. With a Client that reports writes
+	// (api.Changes, as the gateway's does) it bounds how late a write the
+	// gateway is not told of (another gateway's, on a shared store)
+	// shows; with one that does not, it is the only pace. Zero means 5s.
 	Pulse time.Duration
+	// Settle is the least time between two renders of a followed page,
+	// so that a burst of writes draws it once. Zero means 250ms.
+	Settle time.Duration
 	// Logger logs failed requests; nil discards.
 	Logger hclog.Logger
 }
@@ -86,7 +92,10 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.Pulse <= 0 {
-		c.Pulse = 2 * time.Second
+		c.Pulse = 5 * time.Second
+	}
+	if c.Settle <= 0 {
+		c.Settle = 250 * time.Millisecond
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

@@ -34,6 +34,7 @@
 // /v1/flows/{id}/history/stream, the API's server-sent events): progress
 // moves the bars, and any other entry is added to the history and redraws
 // the tasks, steps and gate. Other pages follow /pulse, which renders the
-// page again every Config.Pulse and sends it when it changed. A reload
-// draws the page from the store, the history included.
+// page again at each write the gateway reports (at most once a
+// Config.Settle) and every Config.Pulse without one, and sends it when it
+// changed. A reload draws the page from the store, the history included.
 package runcenter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -80,9 +81,17 @@ func TestFlowListPagesThroughEveryFlow(t *testing.T) {
 func TestPulseSendsThePageWhenItChanges(t *testing.T) {
 	t.Parallel()
 	s := startSite(t)
+	pulseShowsNewFlow(t, s, s.base)
+}
+
+// pulseShowsNewFlow follows the flow list of the run center at base on
+// /pulse, and requires a flow created meanwhile through s to show within
+// 30 s.
+func pulseShowsNewFlow(t *testing.T, s *site, base string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/pulse?page=/", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/pulse?page=/", nil)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -91,6 +100,18 @@ func TestPulseSendsThePageWhenItChanges(t *testing.T) {
 	f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh", AllowUnknownController: true})
 	require.NoError(t, err)
 	require.Contains(t, readEvent(t, resp), f.ID)
+}
+
+// /pulse renders the page again at a write the client reports, not on
+// its timer (an hour here).
+func TestPulseWakesAtTheWrite(t *testing.T) {
+	t.Parallel()
+	s := startSite(t)
+	rc, err := runcenter.New(runcenter.Config{Client: s.c, Home: s.home, Pulse: time.Hour})
+	require.NoError(t, err)
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	pulseShowsNewFlow(t, s, srv.URL)
 }
 
 // A task's log is shown a page of 64 KiB at a time, with links to the

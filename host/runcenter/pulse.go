@@ -2,19 +2,24 @@ package runcenter
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/flowgate/flowgate/host/api"
 )
 
 // pulse follows a page as server-sent events: it renders the main part
-// of the page the page parameter names every Config.Pulse and sends it,
-// one "data:" line a line of HTML, at once and whenever it changed. The page's own
-// handler renders it, with the caller's rights, so the stream shows
-// nothing the page would not.
+// of the page the page parameter names and sends it, one "data:" line a
+// line of HTML, at once and whenever it changed. It renders again at
+// each write the client reports (api.Changes), at most once a
+// Config.Settle, and every Config.Pulse when no write woke it. The
+// page's own handler renders it, with the caller's rights, so the stream
+// shows nothing the page would not.
 func (s *Server) pulse(w http.ResponseWriter, r *http.Request) {
 	target, err := url.Parse(localPath(r.URL.Query().Get("page")))
 	if err != nil || strings.HasPrefix(target.Path, "/pulse") {
@@ -31,10 +36,14 @@ func (s *Server) pulse(w http.ResponseWriter, r *http.Request) {
 	_ = rc.Flush()
 	ctx, stop := s.streams.Context(r)
 	defer stop()
-	tick := time.NewTicker(s.cfg.Pulse)
-	defer tick.Stop()
+	changes, _ := s.cfg.Client.(api.Changes)
 	var last [sha256.Size]byte
 	for {
+		var changed <-chan struct{}
+		if changes != nil {
+			changed = changes.Changed() // taken before the render, so no write is missed
+		}
+		drawn := time.Now()
 		inner := r.Clone(ctx)
 		inner.URL, inner.RequestURI = target, target.RequestURI()
 		rec := &recorder{header: http.Header{}}
@@ -45,11 +54,32 @@ func (s *Server) pulse(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if !s.nextPulse(ctx, changed, drawn) {
 			return
-		case <-tick.C:
 		}
+	}
+}
+
+// nextPulse waits for the next render of a followed page drawn at drawn:
+// a write (changed), but not before drawn plus Config.Settle, so that a
+// burst of writes draws the page once; or Config.Pulse. It reports false
+// when ctx ended first.
+func (s *Server) nextPulse(ctx context.Context, changed <-chan struct{}, drawn time.Time) bool {
+	t := time.NewTimer(s.cfg.Pulse)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	case <-changed:
+	}
+	t.Reset(time.Until(drawn.Add(s.cfg.Settle)))
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

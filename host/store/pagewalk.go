@@ -55,6 +55,8 @@ type pageWalk struct {
 	visit    func(key, value []byte)
 	seen     map[uint64]bool
 	problems []string
+	// spare is a page buffer free for the next read (see pageBuffer).
+	spare []byte
 	// lost is what a damaged page cost a full walk: for each damaged
 	// page, the first key under it where its parent names one.
 	lost []lostPage
@@ -194,9 +196,16 @@ func (w *pageWalk) page(id uint64, want uint16, firstKey string, body bool) []by
 		return bad("referenced twice: the tree loops or two trees share it")
 	}
 	ps := int64(w.meta.pageSize)
+	// A page whose body is wanted is read whole in the same read as its
+	// header: one read a page, not two, for a writer's walk of every
+	// page. Its header is checked before a failed read of the rest is.
 	head := make([]byte, pageHeaderSize)
-	if _, err := w.f.ReadAt(head, int64(id)*ps); err != nil {
-		return bad("cannot be read: %v", err)
+	if body {
+		head = w.pageBuffer(ps)
+	}
+	n, readErr := w.f.ReadAt(head, int64(id)*ps)
+	if n < pageHeaderSize {
+		return bad("cannot be read: %v", readErr)
 	}
 	le := binary.LittleEndian
 	overflow := uint64(le.Uint32(head[12:]))
@@ -215,6 +224,12 @@ func (w *pageWalk) page(id uint64, want uint16, firstKey string, body bool) []by
 		w.seen[i] = true
 	}
 	if flags != branchPageFlag && !body {
+		return head
+	}
+	if body && readErr != nil {
+		return bad("cannot be read: %v", readErr)
+	}
+	if body && overflow == 0 {
 		return head
 	}
 	buf := make([]byte, int64(overflow+1)*ps)
@@ -272,6 +287,20 @@ func (w *pageWalk) tree(id uint64, s span) {
 		return
 	}
 	w.elements(id, p, s)
+	if binary.LittleEndian.Uint16(p[8:]) == leafPageFlag && w.visit == nil {
+		w.spare = p // done with: nothing kept a part of it
+	}
+}
+
+// pageBuffer returns a buffer of ps bytes: the last leaf page's, done
+// with, or a new one. A walk reads every page of the file, so reusing
+// one spares the collector as many buffers as the file has pages.
+func (w *pageWalk) pageBuffer(ps int64) []byte {
+	if b := w.spare; int64(len(b)) == ps {
+		w.spare = nil
+		return b
+	}
+	return make([]byte, ps)
 }
 
 // element is one decoded element of a page: a branch element's key and
