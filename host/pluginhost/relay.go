@@ -52,6 +52,10 @@ func (r *relay) UpdateFlow(ctx context.Context, flowID string, expected int64, u
 	return r.h().UpdateFlow(ctx, flowID, expected, u)
 }
 
+func (r *relay) Advance(ctx context.Context, flowID string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
+	return r.h().Advance(ctx, flowID, expected, a)
+}
+
 func (r *relay) SetWaiting(ctx context.Context, flowID string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
 	return r.h().SetWaiting(ctx, flowID, expected, w)
 }
