@@ -162,8 +162,14 @@ func (n *Notifier) deliver(ctx context.Context, no engine.Notice) error {
 		return nil // stopping: the notice stays queued
 	}
 	if sendErr == nil {
+		// Logged once recorded: a gateway killed between the send and
+		// the record sends the notice again (at least once), and the log
+		// must not say otherwise.
+		if err := n.eng.NoticeDelivered(no.Key); err != nil {
+			return err
+		}
 		n.cfg.Logger.Info("finish notice delivered", "key", no.Key, "status", no.Status)
-		return n.eng.NoticeDelivered(no.Key)
+		return nil
 	}
 	next := n.cfg.Now().Add(backoff(no.Attempts + 1))
 	n.cfg.Logger.Warn("finish notice not delivered; will retry", "key", no.Key, "status", no.Status, "attempt", no.Attempts+1, "next", next, "error", sendErr)
