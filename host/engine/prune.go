@@ -63,6 +63,9 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.del(seqPrefix + id); err != nil {
 			return err
 		}
+		if err := t.del(streamKey(id)); err != nil {
+			return err
+		}
 		if err := t.pruneWakes(id); err != nil {
 			return err
 		}
