@@ -206,7 +206,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
-			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(),
+			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
 			Labels: g.cfg.File.Cluster.Labels,
 		})
 		st.runner.Store(run)
@@ -243,9 +243,11 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Observer:    m,
 		Leader:      st.cronLeader(),
 	})
+	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
+	pass.Mine = st.mine(g.cfg.Home)
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
-		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
+		Pass: pass, Logger: g.cfg.Logger.Named("maintenance"),
 	})
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
 		st.close()
@@ -503,7 +505,7 @@ func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
 	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
 	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
-	cfg.Space = c.g.st.space
+	cfg.Space, cfg.Mine = c.g.st.space, c.g.st.mine(c.g.cfg.Home)
 	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -70,18 +69,22 @@ func (r *records) cronLeader() scheduler.Leader {
 	return r.cron
 }
 
-// cluster is the runner's Config.Cluster: nil on bbolt. A gateway is on
-// this machine when its member id (host.pid) names this host; one that
-// cannot be looked up counts as a member, so nothing is marked lost on a
-// guess.
-func (r *records) cluster() func(gateway string) (bool, bool) {
+// cluster is the runner's Config.Cluster: nil on bbolt. A task's files
+// are on this machine, under this home, when one of this home's gateways
+// started it (homeMembers): this one, or an earlier one before a
+// restart. Any other gateway's task is left to it, even one on this
+// machine (several gateways run on one machine, each with a home of its
+// own); when that gateway is no longer a member its tasks are settled as
+// lost. A gateway that cannot be looked up counts as a member, so nothing
+// is marked lost on a guess.
+func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil
 	}
 	es := r.Store.(*etcd.Store)
-	host := r.member.Host()
+	here := r.mine(dir)
 	return func(gateway string) (bool, bool) {
-		if memberHost(gateway) == host {
+		if here(gateway) {
 			return true, true
 		}
 		member, err := es.IsMember(context.Background(), gateway)
@@ -89,12 +92,16 @@ func (r *records) cluster() func(gateway string) (bool, bool) {
 	}
 }
 
-// memberHost is the host part of a member id: host.pid, or host.pid-N.
-func memberHost(id string) string {
-	if i := strings.LastIndexByte(id, '.'); i >= 0 {
-		return id[:i]
+// mine is maintenance's Config.Mine: nil on bbolt. A task's files are
+// in this home when one of this home's gateways started it, or when it
+// names no gateway (it was started on bbolt, before a migration).
+func (r *records) mine(dir string) func(gateway string) bool {
+	if r.member == nil {
+		return nil
 	}
-	return id
+	return func(gateway string) bool {
+		return gateway == "" || gateway == r.member.ID() || ranHere(dir, gateway)
+	}
 }
 
 // membersChanged passes a join or leave on to onMembers.
@@ -213,6 +220,10 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 		m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
 	}
 	if err != nil {
+		return err
+	}
+	if err := rememberMember(g.cfg.Home, info.ID); err != nil {
+		m.Leave()
 		return err
 	}
 	if g.cfg.Solo {
