@@ -96,7 +96,7 @@ func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
 	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
 	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
-	cfg.Space = c.g.st.space
+	cfg.Space, cfg.Mine = c.g.st.space, c.g.st.mine(c.g.cfg.Home)
 	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
 }
 
