@@ -233,6 +233,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,
 		Leader:      st.cronLeader(),
+		Member:      st.memberID(),
 	})
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),

@@ -54,6 +54,10 @@ type Config struct {
 	// fences each record of a scheduled time on its leadership (see
 	// Leader). Nil means this scheduler always leads (one gateway).
 	Leader Leader
+	// Member is this gateway's member id in an etcd installation,
+	// recorded on each run it claims or records missed (Run.Member).
+	// Empty means none (one gateway on bbolt).
+	Member string
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.

@@ -173,7 +173,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 				}
 				continue
 			}
-			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Session: session}
+			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Member: s.cfg.Member, Session: session}
 			if err := putJSON(tx, runKey(jobID, t), missed); err != nil {
 				return err
 			}
