@@ -109,5 +109,7 @@
 // time (a claim, a missed time, the next run) is written with
 // engine.UpdateRecordsFenced on the leadership's fence: a leader deposed
 // since it looked cannot record a fire (store.ErrFenced). A manual run or
-// a backfill is no scheduled time and is not fenced.
+// a backfill is no scheduled time and is not fenced. With Config.Member,
+// each run records the member that claimed it or recorded it missed
+// (Run.Member), so the history says which gateway fired each time.
 package scheduler
