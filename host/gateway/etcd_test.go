@@ -332,3 +332,64 @@ func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
 	require.Equal(t, 2, got.Attempts)
 	require.NotEqual(t, "far-host.998", got.Gateway)
 }
+
+// TestGatewayFollowsOnlyItsHomesTasks: a task's files are in the home of
+// the gateway that started it, so of the running tasks started on this
+// machine a gateway follows only those of its own home's earlier
+// gateways (listed in home.MembersFile). It leaves alone a live
+// gateway's of another home, and marks lost a gone one's, naming it.
+// Before, it took every task of this machine for its own, found no shim
+// for another home's and queued it again: its command ran twice.
+func TestGatewayFollowsOnlyItsHomesTasks(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	ctx := context.Background()
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	running := func(gateway string) string {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "ran-on-" + gateway, Spec: sdk.TaskSpec{Shell: "echo again"}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: gateway})
+		require.NoError(t, err)
+		return task.ID
+	}
+	neighbour, err := direct.Join(ctx, etcd.MemberInfo{ID: host + ".1000", Host: host, PID: 1000, Home: "/elsewhere"}, 5, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { neighbour.Leave() })
+	kept := running(host + ".1000")
+	lost := running(host + ".999")
+	ours := running(host + ".998")
+
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	require.NoError(t, os.WriteFile(filepath.Join(home, "members"), []byte(host+".998\n"), 0o600))
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Poll: 20 * time.Millisecond, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix}})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+
+	got, err := eng.GetTask(kept)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "a live gateway's task of another home was touched")
+	got, err = eng.GetTask(lost)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskLost, got.Status, "a gone gateway's task of another home: %v", got.Errors)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway "+host+".999")
+	waitFor(t, "this home's unstarted attempt to run again", func() bool {
+		got, err = eng.GetTask(ours)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.Equal(t, 2, got.Attempts)
+	b, err := os.ReadFile(filepath.Join(home, "members"))
+	require.NoError(t, err)
+	ids := strings.Fields(string(b))
+	require.Len(t, ids, 2, "the home lists its gateways' member ids")
+	require.Equal(t, host+".998", ids[0])
+	require.True(t, strings.HasPrefix(ids[1], fmt.Sprintf("%s.%d", host, os.Getpid())), "this gateway's id %s is listed", ids[1])
+}
