@@ -45,8 +45,13 @@
 //
 // Firing takes schedule.PlanCatchUp's times from the last scheduled time
 // handled (kept in "cron/sched/ID", with the active and buffered runs, the
-// last failure time and why the scheduler disabled the job) to now. Missed
-// times are recorded as "missed". Each time to run is claimed in one engine
+// last failure time and why the scheduler disabled the job) to now. A
+// time that fell due since this scheduler's last pass runs, however late
+// the pass (one up to five Ticks after the last is late, not downtime);
+// of the times that fell due while no pass ran (downtime, a suspend, a
+// clock jump, a change of leader) those within the job's catch-up window
+// run, or with none the latest, and the others are recorded "missed".
+// Each time to run is claimed in one engine
 // transaction that refuses a time that already has a record in
 // "cron/run/ID/<unix nanos>", applies the overlap policy, and moves the
 // job's NextRun on; so no time ever fires twice, across restarts. The work

@@ -170,11 +170,11 @@ func TestRunsNameTheirMember(t *testing.T) {
 	env := newLoopEnv(t, scheduler.Config{Member: "node-a.42"})
 	j := env.add(scheduler.JobInput{Name: "every-second", Schedule: schedule.Flags{Every: "1s"}, Command: "echo hi", Overlap: "allow_all"})
 	env.tickAt(t0.Add(1100 * time.Millisecond))
-	env.tickAt(t0.Add(5100 * time.Millisecond)) // 2s to 4s are missed, 5s runs
+	env.tickAt(t0.Add(8100 * time.Millisecond)) // downtime: 2s to 7s are missed, 8s runs
 	_, err := env.sched.RunNow(j.ID)
 	require.NoError(t, err)
 	runs := env.runs(j.ID)
-	require.Equal(t, map[string]int{scheduler.RunRunning: 3, scheduler.RunMissed: 3}, byStatus(runs))
+	require.Equal(t, map[string]int{scheduler.RunRunning: 3, scheduler.RunMissed: 6}, byStatus(runs))
 	for _, r := range runs {
 		require.Equal(t, "node-a.42", r.Member, "run %s (%s)", r.ID, r.Status)
 	}

@@ -94,8 +94,11 @@ type Scheduler struct {
 	jobs *Jobs
 	cfg  Config
 
-	mu   sync.Mutex    // serializes ticks
-	wake chan struct{} // something was queued for delivery
+	mu sync.Mutex // serializes ticks
+	// lastPass is when the last tick that led ran (see fire); zero
+	// before the first and after one that did not lead. Guarded by mu.
+	lastPass time.Time
+	wake     chan struct{} // something was queued for delivery
 
 	svc lifecycle.Service // runs the scheduling and delivery loops
 }
