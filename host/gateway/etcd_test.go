@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd"
@@ -139,7 +140,10 @@ func TestConfigStoreSection(t *testing.T) {
 
 // TestGatewaySaysWhenItLosesItsHold: when the gateway's lease on the etcd
 // installation ends while it runs (here revoked), it logs an error that
-// says another gateway may start and what to do.
+// says another gateway may start and what to do, and it takes no new
+// work: a task queued then is the next gateway's. Before, it went on
+// starting queued tasks under a member id that was no longer a member,
+// whose tasks the others take over as lost.
 func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 	t.Parallel()
 	srv := sharedEtcd.Get(t)
@@ -155,7 +159,8 @@ func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 		b, _ := os.ReadFile(logPath)
 		return string(b)
 	}
-	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix},
+	url := "etcd://" + srv.Endpoint() + prefix
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: url}, Poll: 20 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: logFile})})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -171,6 +176,24 @@ func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 		return strings.Contains(logs(), "lost the hold on the etcd installation")
 	})
 	require.Contains(t, logs(), "another gateway may now start on it")
+
+	mine, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { mine.Close() })
+	queued, _, err := mine.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "after-the-lease", Spec: sdk.TaskSpec{Shell: "echo next"}})
+	require.NoError(t, err)
+	next, nextHome := etcdGateway(t, url)
+	require.NoError(t, next.Start(ctx))
+	t.Cleanup(func() { next.Stop(ctx) })
+	c, err := api.DialRemote(gateway.SocketPath(nextHome))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	waitFor(t, "the next gateway to run the task", func() bool {
+		got, err := c.ResolveTask(ctx, queued.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.DirExists(t, runner.LogDir(nextHome, queued.ID, 1))
+	require.NoDirExists(t, runner.LogDir(home, queued.ID, 1), "the gateway that lost its lease started a task")
 }
 
 // TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a

@@ -92,9 +92,21 @@ func (r *records) memberID() string {
 	return r.member.ID()
 }
 
-// draining says whether this gateway was asked (flowgate cluster drain)
-// to take no new work.
-func (r *records) draining() bool { return r.member != nil && r.member.Draining() }
+// draining says whether this gateway must take no new work: it was
+// asked to (flowgate cluster drain), or its membership ended (its lease
+// expired while it was cut off or paused), after which the others take
+// the tasks naming it for lost.
+func (r *records) draining() bool {
+	if r.member == nil {
+		return false
+	}
+	select {
+	case <-r.member.Done():
+		return true
+	default:
+		return r.member.Draining()
+	}
+}
 
 // load is what the member's heartbeat reports.
 func (r *records) load() etcd.MemberLoad {
@@ -108,11 +120,11 @@ func (r *records) load() etcd.MemberLoad {
 // watchHold logs an error if the gateway loses its hold on the etcd
 // installation while it runs: its lease ended (etcd unreachable for
 // longer than its lease, or the lease revoked), so another gateway may start
-// on the same prefix.
+// on the same prefix, and this one starts no new task (draining).
 func (g *Gateway) watchHold(r *records, url string) {
 	<-r.member.Done()
 	if !r.closing.Load() {
-		g.log.Error("lost the hold on the etcd installation (its lease ended); another gateway may now start on it: stop this gateway and restart it once etcd is reachable", "store", url)
+		g.log.Error("lost the hold on the etcd installation (its lease ended); another gateway may now start on it, and this one starts no new task: stop this gateway and restart it once etcd is reachable", "store", url)
 	}
 }
 
