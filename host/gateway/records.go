@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -32,9 +33,6 @@ type records struct {
 	// whose lease its claim on the installation is bound; nil on bbolt,
 	// whose file lock does that job.
 	member *etcd.Member
-	// local holds the member ids this home's gateways have joined as,
-	// this one's included (homeMembers); nil on bbolt.
-	local map[string]bool
 	// cron is the member's campaign to lead cron; nil on bbolt.
 	cron *etcd.Leadership
 	// runner is the gateway's runner once made: the member's heartbeat
@@ -63,11 +61,8 @@ func (r *records) cronLeader() scheduler.Leader {
 	return r.cron
 }
 
-// cluster is the runner's Config.Cluster: nil on bbolt. A gateway's
-// tasks are this gateway's to follow (their files in this home) when its
-// member id is one this home's gateways have joined as (homeMembers).
-// Another's, even a gateway of another home on this machine, are left
-// to it while it is a member and taken over once it is not. One that
+// cluster is the runner's Config.Cluster: nil on bbolt. A gateway is on
+// this machine when its member id (host.pid) names this host; one that
 // cannot be looked up counts as a member, so nothing is marked lost on a
 // guess.
 func (r *records) cluster() func(gateway string) (bool, bool) {
@@ -75,13 +70,22 @@ func (r *records) cluster() func(gateway string) (bool, bool) {
 		return nil
 	}
 	es := r.Store.(*etcd.Store)
+	host := r.member.Host()
 	return func(gateway string) (bool, bool) {
-		if r.local[gateway] {
+		if memberHost(gateway) == host {
 			return true, true
 		}
 		member, err := es.IsMember(context.Background(), gateway)
 		return false, member || err != nil
 	}
+}
+
+// memberHost is the host part of a member id: host.pid, or host.pid-N.
+func memberHost(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // memberID is this gateway's member id; empty on bbolt.
@@ -204,10 +208,6 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 		if errors.Is(err, etcd.ErrHeld) {
 			return fmt.Errorf("%w on %s: %w; stop it first (one gateway per etcd prefix until several gateways are supported)", ErrAlreadyRunning, url, err)
 		}
-		return err
-	}
-	if r.local, err = homeMembers(g.cfg.Home, info.ID); err != nil {
-		m.Leave()
 		return err
 	}
 	r.member, r.cron = m, m.Campaign(CronRole)

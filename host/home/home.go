@@ -26,12 +26,6 @@ const LogsDir = "logs"
 // removed with the flow.
 const DataDir = "data"
 
-// MembersFile lists, one a line, the member ids the gateways of this home
-// have joined an etcd installation as. A running task names the member
-// that started it; its attempt's files are in this home exactly when that
-// member is listed here.
-const MembersFile = "members"
-
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {
