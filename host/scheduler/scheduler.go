@@ -127,6 +127,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		if err := s.Reindex(); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.lastPass = time.Time{} // the time since Stop was downtime
+		s.mu.Unlock()
 		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler tick", nil, s.safeTick) })
 		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler: deliveries", s.wake, s.DeliverOnce) })
 		return nil
