@@ -460,7 +460,7 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	require.NotZero(t, in.fences.end(a.id), "b leads while a's leader key lives")
 	t.Logf("b (started beside a: %v) leads %s after a was paused", standby, time.Since(paused).Round(time.Millisecond))
 	a.signal(syscall.SIGCONT)
-	waitUntil(t, "a to see that its lease ended", 30*time.Second, func() bool { return a.logged("of the etcd installation (its lease ended)") })
+	waitUntil(t, "a to see that its lease ended", 30*time.Second, func() bool { return a.logged("the etcd installation (its lease ended)") })
 	in.waitFired(job, b.id, 3)
 	rs := in.settle(b, job)
 	b.stop()
