@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd"
@@ -148,7 +149,10 @@ func TestConfigStoreSection(t *testing.T) {
 
 // TestGatewaySaysWhenItLosesItsMembership: when the gateway's lease on
 // the etcd installation ends while it runs (here revoked), it logs an
-// error that says the other gateways take its work and what to do.
+// error that says the other gateways take its work and what to do, and
+// it takes no new work: a task queued then is another gateway's. Before,
+// it went on starting queued tasks under a member id that was no longer a
+// member, whose tasks the others take over as lost.
 func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
 	t.Parallel()
 	srv := sharedEtcd.Get(t)
@@ -164,7 +168,8 @@ func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
 		b, _ := os.ReadFile(logPath)
 		return string(b)
 	}
-	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: "etcd://" + srv.Endpoint() + prefix},
+	url := "etcd://" + srv.Endpoint() + prefix
+	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: url}, Poll: 20 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: logFile})})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -180,6 +185,24 @@ func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
 		return strings.Contains(logs(), "lost the membership of the etcd installation")
 	})
 	require.Contains(t, logs(), "the other gateways now take its event streams and its tasks")
+
+	mine, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { mine.Close() })
+	queued, _, err := mine.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "after-the-lease", Spec: sdk.TaskSpec{Shell: "echo next"}})
+	require.NoError(t, err)
+	next, nextHome := etcdGateway(t, url)
+	require.NoError(t, next.Start(ctx))
+	t.Cleanup(func() { next.Stop(ctx) })
+	c, err := api.DialRemote(gateway.SocketPath(nextHome))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	waitFor(t, "the next gateway to run the task", func() bool {
+		got, err := c.ResolveTask(ctx, queued.ID)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.DirExists(t, runner.LogDir(nextHome, queued.ID, 1))
+	require.NoDirExists(t, runner.LogDir(home, queued.ID, 1), "the gateway that lost its lease started a task")
 }
 
 // TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a

@@ -250,6 +250,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,
 		Leader:      st.cronLeader(),
+		Member:      st.memberID(),
 	})
 	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
 	pass.Mine = st.mine(g.cfg.Home)

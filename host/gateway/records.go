@@ -135,9 +135,21 @@ func (r *records) memberID() string {
 	return r.member.ID()
 }
 
-// draining says whether this gateway was asked (flowgate cluster drain)
-// to take no new work.
-func (r *records) draining() bool { return r.member != nil && r.member.Draining() }
+// draining says whether this gateway must take no new work: it was
+// asked to (flowgate cluster drain), or its membership ended (its lease
+// expired while it was cut off or paused), after which the others take
+// the tasks naming it for lost.
+func (r *records) draining() bool {
+	if r.member == nil {
+		return false
+	}
+	select {
+	case <-r.member.Done():
+		return true
+	default:
+		return r.member.Draining()
+	}
+}
 
 // load is what the member's heartbeat reports.
 func (r *records) load() etcd.MemberLoad {
@@ -151,11 +163,12 @@ func (r *records) load() etcd.MemberLoad {
 // watchMembership logs an error if the gateway's membership of the etcd
 // installation ends while it runs: its lease ended (etcd unreachable for
 // longer than its lease, or the lease revoked), so the other gateways
-// take its event streams and its tasks.
+// take its event streams and its tasks, and this one starts no new task
+// (draining).
 func (g *Gateway) watchMembership(r *records, url string) {
 	<-r.member.Done()
 	if !r.closing.Load() {
-		g.log.Error("lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks: stop this gateway and restart it once etcd is reachable", "store", url)
+		g.log.Error("lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks, and this one starts no new task: stop this gateway and restart it once etcd is reachable", "store", url)
 	}
 }
 

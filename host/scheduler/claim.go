@@ -51,7 +51,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 			overlap = o.overlap
 		}
 		action = schedule.Decide(overlap, len(rec.Active) > 0, len(rec.Buffered))
-		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, Session: j.Session}
+		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, Member: s.cfg.Member, Session: j.Session}
 		switch action {
 		case schedule.ActionStart:
 			run.Status = RunStarting

@@ -45,20 +45,24 @@
 //
 // Firing takes schedule.PlanCatchUp's times from the last scheduled time
 // handled (kept in "cron/sched/ID", with the active and buffered runs, the
-// last failure time and why the scheduler disabled the job) to now. Missed
-// times are recorded as "missed". Each time to run is claimed in one engine
-// transaction that refuses a time that already has a record in
-// "cron/run/ID/<unix nanos>", applies the overlap policy, and moves the
-// job's NextRun on; so no time ever fires twice, across restarts. The work
-// is created after the claim, through the engine: a command job becomes a
-// task (runtime "cron", owner "cron:ID") with idempotency key
-// "cron:ID:<scheduled RFC 3339>", so redoing a create after a crash returns
-// the same task; a pipeline job becomes a flow managed by the "pipeline"
-// controller with state {"file", "args", "cwd": the file's directory},
-// which has no idempotency key, so it carries that key as its Origin and a
-// redo first looks for a flow of the job's owner with that origin. The
-// window left is a crash inside CreateFlow's own commit, which the engine
-// makes atomic.
+// last failure time and why the scheduler disabled the job) to now. A time
+// that fell due since this scheduler's last pass runs, however late the
+// pass (one up to five Ticks after the last is late, not downtime); of the
+// times that fell due while no pass ran (downtime, a suspend, a clock
+// jump, a change of leader) those within the job's catch-up window run, or
+// with none the latest, and the others are recorded "missed". Each time to
+// run is claimed in one engine transaction that refuses a time that
+// already has a record in "cron/run/ID/<unix nanos>", applies the overlap
+// policy, and moves the job's NextRun on; so no time ever fires twice,
+// across restarts. The work is created after the claim, through the
+// engine: a command job becomes a task (runtime "cron", owner "cron:ID")
+// with idempotency key "cron:ID:<scheduled RFC 3339>", so redoing a create
+// after a crash returns the same task; a pipeline job becomes a flow
+// managed by the "pipeline" controller with state {"file", "args", "cwd":
+// the file's directory}, which has no idempotency key, so it carries that
+// key as its Origin and a redo first looks for a flow of the job's owner
+// with that origin. The window left is a crash inside CreateFlow's own
+// commit, which the engine makes atomic.
 //
 // A run is active while its task is active or its flow is not terminal (a
 // pipeline waiting at an approval gate holds its job). When it ends, the
@@ -109,5 +113,7 @@
 // time (a claim, a missed time, the next run) is written with
 // engine.UpdateRecordsFenced on the leadership's fence: a leader deposed
 // since it looked cannot record a fire (store.ErrFenced). A manual run or
-// a backfill is no scheduled time and is not fenced.
+// a backfill is no scheduled time and is not fenced. With Config.Member,
+// each run records the member that claimed it or recorded it missed
+// (Run.Member), so the history says which gateway fired each time.
 package scheduler

@@ -37,14 +37,17 @@ func newCronNodes(t *testing.T, n int) []*cronNode {
 		t.Cleanup(func() { cli.Close() })
 		st, err := etcd.New(cli, etcd.Options{Prefix: prefix})
 		require.NoError(t, err)
-		m, err := st.Join(context.Background(), etcd.MemberInfo{ID: fmt.Sprintf("node-%d", i)}, 2, nil)
+		m, err := st.Join(context.Background(), etcd.MemberInfo{ID: nodeID(i)}, 2, nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { m.Leave() })
 		lead := m.Campaign("cron")
-		nodes = append(nodes, &cronNode{env: newLoopEnvOn(t, st, scheduler.Config{Leader: lead}), member: m, lead: lead})
+		nodes = append(nodes, &cronNode{env: newLoopEnvOn(t, st, scheduler.Config{Leader: lead, Member: m.ID()}), member: m, lead: lead})
 	}
 	return nodes
 }
+
+// nodeID is the member id of node i.
+func nodeID(i int) string { return fmt.Sprintf("node-%d", i) }
 
 // leader waits until exactly one node other than not leads, and returns
 // its index.
@@ -79,7 +82,8 @@ func tickAll(t *testing.T, nodes []*cronNode, at time.Time) {
 // TestEveryOneSecondFiresOnceAcrossLeaderChanges: three gateways
 // campaign for cron; an --every 1s job fires exactly once per scheduled
 // time, with no time missed, while the leader resigns and then its
-// session closes. The run history and the tasks (one per fire) prove it.
+// session closes. The run history and the tasks (one per fire) prove it,
+// and each run names the leader that fired it.
 func TestEveryOneSecondFiresOnceAcrossLeaderChanges(t *testing.T) {
 	t.Parallel()
 	nodes := newCronNodes(t, 3)
@@ -110,6 +114,8 @@ func TestEveryOneSecondFiresOnceAcrossLeaderChanges(t *testing.T) {
 		require.False(t, seen[r.Scheduled], "%s fired twice", r.Scheduled)
 		seen[r.Scheduled] = true
 		require.Equal(t, scheduler.TriggerSchedule, r.Trigger)
+		s := int(r.Scheduled.Sub(t0) / time.Second)
+		require.Equal(t, nodeID(leaders[s-1]), r.Member, "the run at second %d names the leader of that tick", s)
 	}
 	for i := 1; i < len(runs); i++ {
 		require.Equal(t, time.Second, runs[i-1].Scheduled.Sub(runs[i].Scheduled), "a scheduled time is missing between runs")
@@ -154,4 +160,22 @@ func TestDeposedLeaderCannotFire(t *testing.T) {
 	runs := nodes[next].env.runs(j.ID)
 	require.Len(t, runs, 1)
 	require.Equal(t, scheduler.RunRunning, runs[0].Status)
+}
+
+// TestRunsNameTheirMember: a scheduler given its member id records it on
+// every run it claims, by schedule or by hand, and on every time it
+// records missed.
+func TestRunsNameTheirMember(t *testing.T) {
+	t.Parallel()
+	env := newLoopEnv(t, scheduler.Config{Member: "node-a.42"})
+	j := env.add(scheduler.JobInput{Name: "every-second", Schedule: schedule.Flags{Every: "1s"}, Command: "echo hi", Overlap: "allow_all"})
+	env.tickAt(t0.Add(1100 * time.Millisecond))
+	env.tickAt(t0.Add(8100 * time.Millisecond)) // downtime: 2s to 7s are missed, 8s runs
+	_, err := env.sched.RunNow(j.ID)
+	require.NoError(t, err)
+	runs := env.runs(j.ID)
+	require.Equal(t, map[string]int{scheduler.RunRunning: 3, scheduler.RunMissed: 6}, byStatus(runs))
+	for _, r := range runs {
+		require.Equal(t, "node-a.42", r.Member, "run %s (%s)", r.ID, r.Status)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -434,4 +435,31 @@ func TestOverlapBufferAllRunsEveryTimeInOrder(t *testing.T) {
 		e.tickAt(minute(4).Add(time.Duration(i) * time.Second))
 	}
 	require.Equal(t, map[string]int{scheduler.RunOK: 4}, byStatus(e.runs(j.ID)))
+}
+
+// TestLateTickRunsEveryTimeDueSinceTheLast: a tick that comes late (here
+// 1.2 s after the last, for an --every 1s job) sees two times due; both
+// fell due while the loop ran, so both run, with no catch-up window.
+// Before, the earlier was recorded missed, as after downtime. A pass
+// more than five ticks after the last is downtime: only the latest time
+// runs and the others are missed, as before; and so is the first pass,
+// and the first after a start.
+func TestLateTickRunsEveryTimeDueSinceTheLast(t *testing.T) {
+	t.Parallel()
+	env := newLoopEnv(t, scheduler.Config{})
+	j := env.add(scheduler.JobInput{Name: "every-second", Schedule: schedule.Flags{Every: "1s"}, Command: "echo hi", Overlap: "allow_all"})
+	env.tickAt(t0.Add(1900 * time.Millisecond))
+	env.tickAt(t0.Add(3100 * time.Millisecond))
+	require.Equal(t, map[string]int{scheduler.RunRunning: 3}, byStatus(env.runs(j.ID)), "a late tick let a time due pass")
+	env.tickAt(t0.Add(9100 * time.Millisecond))
+	require.Equal(t, map[string]int{scheduler.RunRunning: 4, scheduler.RunMissed: 5}, byStatus(env.runs(j.ID)), "downtime")
+
+	// Started (after a Stop, or a gateway's restart), its first pass
+	// follows downtime: 10s is missed, 11s runs.
+	env.clock.set(t0.Add(11100 * time.Millisecond))
+	require.NoError(t, env.sched.Start(context.Background()))
+	t.Cleanup(func() { env.sched.Stop(context.Background()) })
+	want := map[string]int{scheduler.RunRunning: 5, scheduler.RunMissed: 6}
+	require.Eventually(t, func() bool { return maps.Equal(want, byStatus(env.runs(j.ID))) }, 5*time.Second, time.Millisecond,
+		"the first pass after a start did not count the time before as downtime")
 }

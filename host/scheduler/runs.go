@@ -92,7 +92,12 @@ type Run struct {
 	Status    string    `json:"status"`
 	// Trigger is TriggerSchedule, TriggerManual or TriggerBackfill; empty
 	// reads as TriggerSchedule.
-	Trigger   string    `json:"trigger,omitempty"`
+	Trigger string `json:"trigger,omitempty"`
+	// Member is the gateway (its member id in an etcd installation)
+	// that claimed the time or recorded it missed: the cron leader of
+	// the moment for a scheduled time. Empty on a store one gateway
+	// serves (bbolt).
+	Member    string    `json:"member,omitempty"`
 	Session   string    `json:"session,omitempty"`
 	TaskID    string    `json:"task_id,omitempty"`
 	FlowID    string    `json:"flow_id,omitempty"`

@@ -54,6 +54,10 @@ type Config struct {
 	// fences each record of a scheduled time on its leadership (see
 	// Leader). Nil means this scheduler always leads (one gateway).
 	Leader Leader
+	// Member is this gateway's member id in an etcd installation,
+	// recorded on each run it claims or records missed (Run.Member).
+	// Empty means none (one gateway on bbolt).
+	Member string
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.
@@ -90,8 +94,11 @@ type Scheduler struct {
 	jobs *Jobs
 	cfg  Config
 
-	mu   sync.Mutex    // serializes ticks
-	wake chan struct{} // something was queued for delivery
+	mu sync.Mutex // serializes ticks
+	// lastPass is when the last tick that led ran (see fire); zero
+	// before the first and after one that did not lead. Guarded by mu.
+	lastPass time.Time
+	wake     chan struct{} // something was queued for delivery
 
 	svc lifecycle.Service // runs the scheduling and delivery loops
 }
@@ -120,6 +127,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		if err := s.Reindex(); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.lastPass = time.Time{} // the time since Stop was downtime
+		s.mu.Unlock()
 		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler tick", nil, s.safeTick) })
 		s.svc.Go(func(ctx context.Context) { s.repeat(ctx, "scheduler: deliveries", s.wake, s.DeliverOnce) })
 		return nil

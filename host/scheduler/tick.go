@@ -20,6 +20,7 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.leading() {
+		s.lastPass = time.Time{}
 		return nil
 	}
 	var errs []error
@@ -33,7 +34,8 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 		}
 		errs = append(errs, s.settle(id))
 	}
-	now := s.cfg.Now()
+	now, prev := s.cfg.Now(), s.lastPass
+	s.lastPass = now
 	due, err := s.scanIDs(duePrefix, fmt.Sprintf("%s%020d/~", duePrefix, now.UnixNano()))
 	if err != nil {
 		return errors.Join(append(errs, err)...)
@@ -53,7 +55,7 @@ func (s *Scheduler) TickOnce(ctx context.Context) error {
 		if !j.Enabled || j.State.NextRun.IsZero() || j.State.NextRun.After(now) {
 			continue
 		}
-		if err := s.fire(j, now); err != nil {
+		if err := s.fire(j, now, prev); err != nil {
 			errs = append(errs, fmt.Errorf("job %s (%s): %w", j.ID, j.Name, err))
 		}
 	}
@@ -98,9 +100,19 @@ func (s *Scheduler) nextRunAfter(j Job, rec schedRecord, now time.Time) time.Tim
 	return s.jobs.scheduleOf(j).Next(after)
 }
 
+// lateTicks bounds a late pass: one at most lateTicks Ticks after the
+// last is the loop running late (a slow store, a loaded machine), not
+// downtime.
+const lateTicks = 5
+
 // fire handles a due job: it records the missed times, then claims and
-// starts (or skips, or buffers) each time to run.
-func (s *Scheduler) fire(j Job, now time.Time) error {
+// starts (or skips, or buffers) each time to run. prev is the time of
+// this scheduler's last pass while it led (zero if none): a time that
+// fell due since then is on time, however late this pass, and runs;
+// only times that fell due while no pass ran (downtime, a suspend, a
+// clock jump, a change of leader) are subject to the job's catch-up
+// window.
+func (s *Scheduler) fire(j Job, now, prev time.Time) error {
 	var rec schedRecord
 	if err := s.eng.ViewRecords(engine.CronRecords, func(tx engine.RecordReadTx) (err error) { rec, err = loadSched(tx, j.ID); return err }); err != nil {
 		return err
@@ -109,7 +121,11 @@ func (s *Scheduler) fire(j Job, now time.Time) error {
 	if rec.LastScheduled.After(base) {
 		base = rec.LastScheduled
 	}
-	run, missed := schedule.PlanCatchUp(s.jobs.scheduleOf(j), base, now, time.Duration(j.CatchUpWindow))
+	window := time.Duration(j.CatchUpWindow)
+	if since := now.Sub(prev); !prev.IsZero() && since <= lateTicks*s.cfg.Tick && since > window {
+		window = since
+	}
+	run, missed := schedule.PlanCatchUp(s.jobs.scheduleOf(j), base, now, window)
 	if err := s.recordMissed(j.ID, missed, now); err != nil {
 		return err
 	}
@@ -173,7 +189,7 @@ func (s *Scheduler) recordMissed(jobID string, times []time.Time, now time.Time)
 				}
 				continue
 			}
-			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Session: session}
+			missed := Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: TriggerSchedule, Status: RunMissed, EndedAt: now.UTC(), Member: s.cfg.Member, Session: session}
 			if err := putJSON(tx, runKey(jobID, t), missed); err != nil {
 				return err
 			}
