@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -82,14 +83,27 @@ func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 		return nil
 	}
 	es := r.Store.(*etcd.Store)
-	here := r.mine(dir)
+	here, host := r.mine(dir), r.member.Host()
 	return func(gateway string) (bool, bool) {
 		if here(gateway) {
 			return true, true
 		}
 		rec, err := es.Member(context.Background(), gateway)
-		return false, err != nil || rec != nil
+		if err == nil && rec == nil {
+			// Gone: it ran on this machine when its id names this host
+			// (the runner then finds no files of it in this home).
+			return memberHost(gateway) == host, false
+		}
+		return false, true
 	}
+}
+
+// memberHost is the host part of a member id: host.pid, or host.pid-N.
+func memberHost(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // departures is the runner's Config.Departures: nil on bbolt.
