@@ -21,8 +21,9 @@ type attempt struct {
 	n      int
 	dir    string
 	// exited is closed when the shim is known to have exited: for a shim
-	// this runner started, when Wait returns; for a reattached one, never
-	// (its liveness is checked through its identity instead).
+	// this runner started, when Wait returns. A reattached one has none;
+	// supervise watches its exit with shim.NotifyExit, and its liveness
+	// is checked through its identity.
 	exited chan struct{}
 	own    bool
 
@@ -68,6 +69,11 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
 	s := supervision{cancel: a.cancel, exited: a.exited}
+	if !a.own {
+		var stop func()
+		s.exited, stop = r.watchExit(a)
+		defer stop()
+	}
 	if t, err := r.eng.GetTask(a.taskID); err == nil {
 		if t.CancelRequested() {
 			a.requestCancel()
@@ -95,6 +101,26 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 			s.cancel, s.stopping = nil, true
 		}
 	}
+}
+
+// watchExit returns a channel closed when the shim of a, an attempt
+// reattached after a restart, exits, so that its end is settled at once
+// rather than at the next poll (see shim.NotifyExit), and the function
+// that stops the watch. Where the system gives no such notice, or the
+// record names no shim yet, the channel is nil and the poll paces the
+// checks. Whether the shim still runs is still decided by its identity
+// (attempt.alive): the notice only wakes supervise.
+func (r *Runner) watchExit(a *attempt) (<-chan struct{}, func()) {
+	rec, err := shim.ReadRecord(a.dir)
+	if err != nil || rec.Shim == nil {
+		return nil, func() {}
+	}
+	exited, stop, err := shim.NotifyExit(*rec.Shim)
+	if err != nil {
+		r.log.Debug("no exit notice for a reattached shim; polling it", "task", a.taskID, "error", err)
+		return nil, func() {}
+	}
+	return exited, stop
 }
 
 // supervision is what supervise knows of its attempt between two steps.
