@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
@@ -25,13 +24,10 @@ func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) 
 func (r *run) gateway(home string, maxRunning int, builtins []string) (*gateway.Gateway, error) {
 	var fc gateway.FileConfig
 	fc.Limits.MaxRunning = maxRunning
-	self := r.cfg.Self
+	self, log := r.cfg.Self, r.cfg.Logger.Named("bench")
 	return gateway.New(gateway.Config{
 		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: builtins,
-		Logger: r.cfg.Logger.Named("bench"),
-		Launch: func(dir string, env []string) (*os.Process, error) {
-			return runner.LaunchShim(self, dir, env)
-		},
+		Logger: log, Launch: runner.NewShims(self, log).Launch,
 	})
 }
 
