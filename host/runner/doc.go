@@ -12,7 +12,10 @@
 // outlives the runner: Stop leaves tasks running, and the next Start
 // reattaches to live shims (identified by pid and start time, never pid
 // alone), settles the attempts whose status was recorded meanwhile, and
-// marks the rest lost.
+// marks the rest lost. A reattached shim's exit is noticed when it
+// happens (shim.NotifyExit), not at the next poll. The lean binary is
+// used only when it was built from the same version as the executable
+// next to it (Shims).
 //
 // # Never twice
 //
