@@ -3,12 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // newGateway returns a gateway over home admitting maxRunning tasks at
@@ -25,38 +26,51 @@ func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) 
 func (r *run) gateway(home string, maxRunning int, builtins []string) (*gateway.Gateway, error) {
 	var fc gateway.FileConfig
 	fc.Limits.MaxRunning = maxRunning
-	self := r.cfg.Self
+	self, log := r.cfg.Self, r.cfg.Logger.Named("bench")
 	return gateway.New(gateway.Config{
 		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: builtins,
-		Logger: r.cfg.Logger.Named("bench"),
-		Launch: func(dir string, env []string) (*os.Process, error) {
-			return runner.LaunchShim(self, dir, env)
-		},
+		Logger: log, Launch: runner.NewShims(self, log).Launch,
 	})
 }
 
-// waitTasks polls c until no task is queued or running and want tasks
-// exist, or ctx ends.
+// waitTasks polls c every so often until no task is queued or running
+// and want tasks exist, or ctx ends. A look costs the gateway it measures
+// next to nothing: two one-task reads of the queued and running indexes,
+// and a count of every task (Status, which also reads every active
+// flow) only once those find none.
 func waitTasks(ctx context.Context, c api.Client, want int, every time.Duration) error {
 	for {
-		s, err := c.Status(ctx)
-		if err != nil {
+		done, err := tasksDone(ctx, c, want)
+		if done || err != nil {
 			return err
-		}
-		total, active := 0, 0
-		for st, n := range s.Tasks {
-			total += n
-			if !st.Terminal() {
-				active += n
-			}
-		}
-		if total >= want && active == 0 {
-			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w (%d of %d tasks still active)", ctx.Err(), active, want)
+			return fmt.Errorf("%w (tasks of the round still queued or running)", ctx.Err())
 		case <-time.After(every):
 		}
 	}
+}
+
+// tasksDone reports whether no task of c is queued or running and at
+// least want tasks exist.
+func tasksDone(ctx context.Context, c api.Client, want int) (bool, error) {
+	for _, s := range []sdk.TaskStatus{sdk.TaskQueued, sdk.TaskRunning} {
+		page, err := c.ListTasks(ctx, engine.TaskFilter{Status: s, Limit: 1})
+		if err != nil || len(page.Tasks) > 0 {
+			return false, err
+		}
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return false, err
+	}
+	total, active := 0, 0
+	for s, n := range st.Tasks {
+		total += n
+		if !s.Terminal() {
+			active += n
+		}
+	}
+	return total >= want && active == 0, nil
 }

@@ -164,10 +164,7 @@ func dispatchShim(b *testing.B) (func(dir string, env []string) (*os.Process, er
 		b.Fatalf("build the flowgate binaries: %v\n%s", err, out)
 	}
 	b.Logf("built flowgate and flowgate-shim in %s", time.Since(start).Round(time.Millisecond))
-	bin := filepath.Join(dir, "flowgate")
-	return func(dir string, env []string) (*os.Process, error) {
-		return runner.LaunchShim(bin, dir, env)
-	}, "flowgate-shim (built from ./cli/flowgate-shim, next to ./cli/flowgate)"
+	return runner.NewShims(filepath.Join(dir, "flowgate"), nil).Launch, "flowgate-shim (built from ./cli/flowgate-shim, next to ./cli/flowgate)"
 }
 
 // gatewayResult is one gateway round.

@@ -21,8 +21,9 @@ type attempt struct {
 	n      int
 	dir    string
 	// exited is closed when the shim is known to have exited: for a shim
-	// this runner started, when Wait returns; for a reattached one, never
-	// (its liveness is checked through its identity instead).
+	// this runner started, when Wait returns. A reattached one has none;
+	// supervise watches its exit with shim.NotifyExit, and its liveness
+	// is checked through its identity.
 	exited chan struct{}
 	own    bool
 
@@ -67,7 +68,12 @@ func (a *attempt) alive(rec shim.Record) bool {
 func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	s := supervision{cancel: a.cancel, exited: a.exited}
+	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.own}
+	defer func() {
+		if s.unwatch != nil {
+			s.unwatch()
+		}
+	}()
 	if t, err := r.eng.GetTask(a.taskID); err == nil {
 		if t.CancelRequested() {
 			a.requestCancel()
@@ -97,6 +103,25 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	}
 }
 
+// watchExit starts watching the shim that rec, the record of a, an
+// attempt reattached after a restart, names, so that its exit wakes
+// supervise at once rather than at the next poll (see shim.NotifyExit).
+// Where the system gives no such notice, the poll paces the checks.
+// Whether the shim still runs is still decided by its identity
+// (attempt.alive): the notice only wakes supervise.
+func (r *Runner) watchExit(a *attempt, rec shim.Record, s *supervision) {
+	if rec.Shim == nil {
+		return // not claimed yet: looked at again next step
+	}
+	s.watched = true
+	exited, stop, err := shim.NotifyExit(*rec.Shim)
+	if err != nil {
+		r.log.Debug("no exit notice for a reattached shim; polling it", "task", a.taskID, "error", err)
+		return
+	}
+	s.exited, s.unwatch = exited, stop
+}
+
 // supervision is what supervise knows of its attempt between two steps.
 type supervision struct {
 	cancel   <-chan struct{} // nil once the cancel is handled
@@ -104,6 +129,8 @@ type supervision struct {
 	stopping bool            // a cancel was asked for and not yet delivered
 	child    bool            // the child's identity is on the task
 	gaveUp   bool            // a give-up of the shim is recorded
+	watched  bool            // the shim's exit is watched (or cannot be)
+	unwatch  func()          // stops the watch; nil when there is none
 }
 
 // step does one round of supervise and reports whether the attempt is
@@ -118,6 +145,9 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 	if err != nil {
 		r.log.Warn("read the attempt record", "task", a.taskID, "error", err)
 		return false
+	}
+	if !s.watched {
+		r.watchExit(a, rec, s)
 	}
 	if !s.child && rec.Status == nil {
 		// A task that ended already gets its end recorded, not its

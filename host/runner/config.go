@@ -24,9 +24,9 @@ type Config struct {
 	// (shim.SpecEntry), which shim.Launch hands to the shim on a pipe, so
 	// a Launch must start the shim through shim.Launch. If nil, the lean shim
 	// binary (ShimBinary) next to the running executable is started as
-	// "flowgate-shim <dir>", or, when there is none, the running
-	// executable as "<exe> shim <dir>"; either detached in its own
-	// session.
+	// "flowgate-shim <dir>", or, when there is none or it was built from
+	// another version, the running executable as "<exe> shim <dir>"
+	// (see Shims); either detached in its own session.
 	Launch func(dir string, env []string) (*os.Process, error)
 	// Poll is how often a running task's progress and status files are
 	// read. If zero, 100ms.
@@ -107,7 +107,7 @@ func (c Config) WithDefaults() Config {
 		c.Logger = hclog.NewNullLogger()
 	}
 	if c.Launch == nil {
-		c.Launch = launchSelf
+		c.Launch = defaultLaunch(c.Logger)
 	}
 	if c.Observer == nil {
 		c.Observer = noObserver{}

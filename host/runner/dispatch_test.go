@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,4 +63,35 @@ func TestDispatchLaunchesUpToTheCapAtOnce(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, together, most, "launches under way at once after the probe")
+}
+
+// A slot that frees up while a launch is slow is filled at once: dispatch
+// does not wait for the launches it began before it looks at the queue
+// again. Here one launch is held until the test ends it, and other tasks
+// must run meanwhile.
+func TestDispatchDoesNotWaitForASlowLaunch(t *testing.T) {
+	t.Parallel()
+	const slow = "held-launch"
+	held := make(chan struct{})
+	h := startHome(t, func(c *runner.Config) {
+		c.MaxRunning = 2
+		c.Launch = func(dir string, env []string) (*os.Process, error) {
+			if strings.Contains(strings.Join(env, "\n"), slow) {
+				<-held
+			}
+			return launchShim(dir, env)
+		}
+	})
+	release := sync.OnceFunc(func() { close(held) })
+	t.Cleanup(release) // before the runner stops, should the test fail
+	// The first launch after the start goes alone: let it pass.
+	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(h.spec("true")).ID).Status)
+
+	task := h.create(h.spec("echo " + slow))
+	for range 3 {
+		require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(h.spec("true")).ID).Status,
+			"a task waited for the held launch of another")
+	}
+	release()
+	require.Equal(t, sdk.TaskSucceeded, h.wait(task.ID).Status)
 }

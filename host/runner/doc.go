@@ -12,7 +12,10 @@
 // outlives the runner: Stop leaves tasks running, and the next Start
 // reattaches to live shims (identified by pid and start time, never pid
 // alone), settles the attempts whose status was recorded meanwhile, and
-// marks the rest lost.
+// marks the rest lost. A reattached shim's exit is noticed when it
+// happens (shim.NotifyExit), not at the next poll. The lean binary is
+// used only when it was built from the same version as the executable
+// next to it (Shims).
 //
 // # Never twice
 //
@@ -26,7 +29,8 @@
 //
 // At most MaxRunning tasks run; the rest wait in FIFO order and survive
 // restarts. When there is room for several, they are launched at once,
-// so their commits share the store's group commits. A failed attempt is retried with backoff (Backoff) while its
+// so their commits share the store's group commits, and a slot freed
+// while others launch is filled without waiting for them. A failed attempt is retried with backoff (Backoff) while its
 // policy allows, after it is classified (see Failure classification).
 // Progress lines are read from
 // the task's progress file and recorded with their file offset, in one

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/runner/shim"
 )
@@ -12,32 +15,98 @@ import (
 // default launcher looks for next to the running executable.
 const ShimBinary = "flowgate-shim"
 
-// launchSelf starts the shim for dir: "flowgate-shim <dir>" when that
-// binary sits next to the running executable, else the running executable
-// itself as "<exe> shim <dir>". The lean binary saves each task the
-// initialisation of every package the full binary links (see
-// docs/performance.md); the fallback keeps a lone flowgate binary working.
-func launchSelf(dir string, env []string) (*os.Process, error) {
+// defaultLaunch is Config.Launch when none is given: the Shims of the
+// running executable.
+func defaultLaunch(log hclog.Logger) func(dir string, env []string) (*os.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("find the flowgate executable to run the shim: %w", err)
+		err = fmt.Errorf("find the flowgate executable to run the shim: %w", err)
+		return func(string, []string) (*os.Process, error) { return nil, err }
 	}
-	return LaunchShim(exe, dir, env)
+	return NewShims(exe, log).Launch
 }
 
-// LaunchShim starts the shim for attempt directory dir as a gateway whose
-// executable is exe does: ShimBinary next to exe when it is there, else
-// "exe shim dir". env is the shim's whole environment, with the spec
-// entry (see Config.Launch).
-func LaunchShim(exe, dir string, env []string) (*os.Process, error) {
-	if lean := filepath.Join(filepath.Dir(exe), ShimBinary); isExecutable(lean) {
+// Shims starts the shims of a gateway whose executable is exe:
+// "flowgate-shim <dir>" (ShimBinary) when that binary sits next to exe
+// and was built from the same version, else exe itself as
+// "<exe> shim <dir>". The lean binary saves each task the
+// initialisation of every package the full binary links (see
+// docs/performance.md); the fallback keeps a lone flowgate binary
+// working, and keeps a shim of another version, which may not speak the
+// same spec and record, from running tasks.
+//
+// The versions are read from the build information of the two files
+// (the module version, and the commit and whether the tree was modified
+// when the build stamped them); two files without any are taken to be
+// the same. The answer is kept until either file changes, and a mismatch
+// is logged once, naming both versions and what to do.
+type Shims struct {
+	exe string
+	log hclog.Logger
+
+	mu sync.Mutex
+	// seen is the pair of files the answer lean is for.
+	seen [2]os.FileInfo
+	lean bool
+}
+
+// NewShims returns the launcher of the shims of executable exe; log, if
+// not nil, receives the line about a lean shim of another version.
+func NewShims(exe string, log hclog.Logger) *Shims {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return &Shims{exe: exe, log: log}
+}
+
+// Launch starts the shim for attempt directory dir with env as its whole
+// environment, holding the spec entry (see Config.Launch).
+func (s *Shims) Launch(dir string, env []string) (*os.Process, error) {
+	if lean := s.leanPath(); lean != "" {
 		return shim.Launch(lean, []string{dir}, env)
 	}
-	return shim.Launch(exe, []string{"shim", dir}, env)
+	return shim.Launch(s.exe, []string{"shim", dir}, env)
 }
 
-// isExecutable reports whether path is a regular file with an execute bit.
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+// leanPath returns the path of the lean shim when it may be used, or "".
+func (s *Shims) leanPath() string {
+	lean := filepath.Join(filepath.Dir(s.exe), ShimBinary)
+	fi, err := os.Stat(lean)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	self, err := os.Stat(s.exe)
+	if err != nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sameFile(s.seen[0], self) || !sameFile(s.seen[1], fi) {
+		s.seen, s.lean = [2]os.FileInfo{self, fi}, s.sameVersion(lean)
+	}
+	if !s.lean {
+		return ""
+	}
+	return lean
+}
+
+// sameVersion reports whether the lean shim at lean was built from the
+// version exe was, and logs the difference when it was not.
+func (s *Shims) sameVersion(lean string) bool {
+	want, got := buildVersion(s.exe), buildVersion(lean)
+	if want == got {
+		return true
+	}
+	s.log.Warn(fmt.Sprintf("%s next to %s was built from another version, so tasks run under \"%s shim\" instead, "+
+		"which costs each about 5 ms more CPU: install both from the same version "+
+		"(go install github.com/flowgate/flowgate/cli/flowgate-shim@VERSION, as for flowgate) or remove %s",
+		ShimBinary, filepath.Base(s.exe), filepath.Base(s.exe), lean),
+		"shim", lean, "shim_version", describeVersion(got), "flowgate", s.exe, "flowgate_version", describeVersion(want))
+	return false
+}
+
+// sameFile reports whether a and b are the same file, unchanged: a nil
+// a (nothing seen yet) is not.
+func sameFile(a, b os.FileInfo) bool {
+	return a != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

@@ -224,6 +224,23 @@ func TestReattachAfterRestart(t *testing.T) {
 	require.Equal(t, []string{"x"}, h.lines("ran"))
 }
 
+// A reattached task's end is settled when its shim exits (a pidfd, a
+// kqueue), not at the next poll: with a poll of an hour the test would
+// time out.
+func TestReattachedEndNeedsNoPoll(t *testing.T) {
+	t.Parallel()
+	h := startHome(t, func(c *runner.Config) { c.Poll = time.Hour })
+	task := h.create(h.spec("while [ ! -e go ]; do sleep 0.01; done; echo done"))
+	dir := runner.LogDir(h.dir, task.ID, 1)
+	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	h.restart()
+
+	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskSucceeded, got.Status, "errors: %q", got.Errors)
+	require.Equal(t, "done", got.Result.Summary)
+}
+
 func TestCancelAfterRestart(t *testing.T) {
 	t.Parallel()
 	h := startHome(t, nil)

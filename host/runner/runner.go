@@ -34,6 +34,9 @@ type Runner struct {
 
 	mu     sync.Mutex
 	active map[string]*attempt // by task id
+	// launching holds the tasks being launched, by id: they count
+	// against MaxRunning until their launch returns (see dispatch).
+	launching map[string]bool
 
 	// holdMu guards held, the environment values of tasks that must
 	// never be stored (see CreateHolding), by task id.
@@ -86,8 +89,10 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
-		held:   map[string]map[string]string{},
-		life:   lifecycle.Service{Name: "runner"},
+
+		launching: map[string]bool{},
+		held:      map[string]map[string]string{},
+		life:      lifecycle.Service{Name: "runner"},
 
 		storeLog: &throttle.Log{Logger: cfg.Logger},
 		files:    store.NewHealth(),
@@ -156,82 +161,6 @@ func (r *Runner) Running() int {
 
 // MaxRunning returns the admission cap.
 func (r *Runner) MaxRunning() int { return r.cfg.MaxRunning }
-
-// dispatchLoop starts queued tasks while there is room, whenever a task
-// is queued or finishes, when a retry comes due, and at least every second;
-// while the store fails to write, only once the hold is over.
-func (r *Runner) dispatchLoop(ctx context.Context) {
-	for {
-		r.pruneHeld()
-		wait := time.Second
-		if next := r.dispatch(ctx); !next.IsZero() {
-			wait = min(wait, max(next.Sub(r.cfg.Now()), time.Millisecond))
-		}
-		if hold := r.hold.Wait(); hold > 0 {
-			wait, r.probe = hold, true
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-r.wake:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-// dispatch launches runnable tasks while there is room and returns the
-// earliest retry time it saw among the tasks still waiting. It first
-// records the launches that did not happen and could not be recorded, and
-// stops launching once the store fails to record one.
-//
-// The tasks of one look at the queue, up to the room left, are launched
-// at once, each on its own goroutine: their commits arrive together and
-// share the store's group commits, and one launch's disk and fork/exec
-// waits overlap the others'. The first launch after the start or after
-// the store failed to write goes alone first (see Runner.probe).
-func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
-	r.recordLaunches()
-	if r.cfg.Draining != nil && r.cfg.Draining() {
-		return nextRetry
-	}
-	for ctx.Err() == nil && r.hold.Wait() == 0 {
-		r.mu.Lock()
-		free := r.cfg.MaxRunning - len(r.active)
-		r.mu.Unlock()
-		if free <= 0 {
-			return nextRetry
-		}
-		tasks, next, err := r.eng.RunnableTasks(free, r.cfg.Labels...)
-		if err != nil {
-			r.storeLog.Error("list runnable tasks", "error", err)
-			return nextRetry
-		}
-		nextRetry = next
-		if len(tasks) == 0 {
-			return nextRetry
-		}
-		if r.probe {
-			r.launch(ctx, tasks[0])
-			if r.hold.Wait() > 0 {
-				return nextRetry
-			}
-			r.probe, tasks = false, tasks[1:]
-		}
-		var wg sync.WaitGroup
-		for _, t := range tasks {
-			wg.Go(func() {
-				if ctx.Err() == nil && r.hold.Wait() == 0 {
-					r.launch(ctx, t)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	return nextRetry
-}
 
 // attemptDir is where attempt n of a task keeps its files.
 func (r *Runner) attemptDir(taskID string, n int) string { return LogDir(r.cfg.Home, taskID, n) }

@@ -87,6 +87,12 @@
 // and no status means the shim died, and a child still Alive per the
 // record can be stopped with SignalGroup(child.PGID, ...).
 //
+// NotifyExit tells a gateway when a shim it reattached to (so not its
+// child) exits, without polling: a pidfd on Linux, a kqueue
+// EVFILT_PROC/NOTE_EXIT on macOS, waited on in the Go runtime's poller.
+// The process is pinned or registered before its identity is checked,
+// so a reused pid counts as exited at once.
+//
 // # Platforms
 //
 // What differs between Linux and macOS (reading the process table,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -58,10 +57,7 @@ const (
 	maxError = 2048
 )
 
-var (
-	slotMagic  = [4]byte{'F', 'G', 'R', '1'}
-	castagnoli = crc32.MakeTable(crc32.Castagnoli)
-)
+var slotMagic = [4]byte{'F', 'G', 'R', '1'}
 
 // recordWriter writes one attempt's record file.
 type recordWriter struct {
@@ -184,8 +180,7 @@ func (w *recordWriter) close() error { return w.f.Close() }
 
 // slotSum is the checksum of a slot: seq, n and the JSON.
 func slotSum(slot []byte) uint32 {
-	sum := crc32.Update(0, castagnoli, slot[4:16])
-	return crc32.Update(sum, castagnoli, slot[slotHeader:])
+	return crc32c(crc32c(0, slot[4:16]), slot[slotHeader:])
 }
 
 // slotBody returns the seq and the JSON of a slot, or ok false when the
