@@ -43,6 +43,16 @@ func openCounted(t *testing.T, dir string, launch func(string, []string) (*os.Pr
 	return c
 }
 
+// writesSince stops the runner and returns the writes made since the
+// count was before. A write is counted after its Update returns, which
+// is after a reader can see it; once Stop returns, every Update the
+// runner began has returned and been counted.
+func (c *counted) writesSince(t *testing.T, before int64) int64 {
+	t.Helper()
+	require.NoError(t, c.run.Stop(context.Background()))
+	return c.writes.Load() - before
+}
+
 func (c *counted) close(t *testing.T) {
 	t.Helper()
 	require.NoError(t, c.run.Stop(context.Background()))
@@ -71,7 +81,7 @@ func TestShortTaskWritesItsStartAndItsEnd(t *testing.T) {
 	require.NoError(t, err)
 	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
 	require.Equal(t, sdk.TaskSucceeded, got.Status)
-	require.Equal(t, int64(3), c.writes.Load()-before, "create, start, end")
+	require.Equal(t, int64(3), c.writesSince(t, before), "create, start, end")
 }
 
 // A runner that reattaches to a running task after a restart does not
@@ -93,5 +103,5 @@ func TestReattachWritesNothingAgain(t *testing.T) {
 	require.NoError(t, err)
 	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
 	require.Equal(t, sdk.TaskCancelled, got.Status)
-	require.Equal(t, int64(2), c.writes.Load()-before, "the cancel and the end")
+	require.Equal(t, int64(2), c.writesSince(t, before), "the cancel and the end")
 }
