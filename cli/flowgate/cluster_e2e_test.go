@@ -156,13 +156,31 @@ type gatekeeper struct {
 }
 
 // drive answers gates through live until cond holds of the tasks,
-// failing the test after d.
+// failing the test after d with where the tasks and gates stand.
 func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*sdk.Task) bool) {
-	g.f.t.Helper()
-	g.f.until(d, what, func() bool {
+	t := g.f.t
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
 		g.pass(live)
-		return cond(g.f.tasks())
-	})
+		ts := g.f.tasks()
+		if cond(ts) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s; tasks by status and gateway: %v; %d gates answered", d, what, tally(ts), len(g.by))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tally counts tasks by status and the gateway that started them.
+func tally(tasks []*sdk.Task) map[string]int {
+	n := map[string]int{}
+	for _, t := range tasks {
+		n[string(t.Status)+"@"+t.Gateway]++
+	}
+	return n
 }
 
 // pass answers each open gate it may once.
