@@ -29,6 +29,9 @@ type RequeueInput struct {
 	// Resume marks the next attempt as resuming the failed one (its
 	// session) after a network check.
 	Resume bool
+	// Gateway, if set, must be the gateway the task's record names as
+	// running it (see FinishInput.Gateway).
+	Gateway string
 }
 
 // RequeueTask moves a running task back to queued for its next attempt,
@@ -36,6 +39,9 @@ type RequeueInput struct {
 func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
 	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
 		if err := runningAttempt(task, in.Attempt); err != nil {
+			return err
+		}
+		if err := ranBy(task, in.Gateway); err != nil {
 			return err
 		}
 		if task.CancelRequested() {

@@ -298,6 +298,10 @@ type FinishInput struct {
 	Class sdk.FailureClass
 	// Diagnosis, if set, replaces the task's diagnosis.
 	Diagnosis *sdk.Diagnosis
+	// Gateway, if set, must be the gateway the task's record names as
+	// running it: a task another gateway took over since it was read
+	// (see AdoptTask) is refused.
+	Gateway string
 }
 
 // billingEvidence is the part of a billing failure's error kept on its
@@ -325,6 +329,9 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 			if err := runningAttempt(task, in.Attempt); err != nil {
 				return err
 			}
+		}
+		if err := ranBy(task, in.Gateway); err != nil {
+			return err
 		}
 		t.endTask(task, in.Status, in.Error)
 		task.ExitCode = in.ExitCode

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
 // ClusterConfig is the config file's cluster section: how this gateway
@@ -36,3 +38,13 @@ func (c ClusterConfig) Validate() error {
 
 // ttlSeconds is LeaseTTL in whole seconds; zero means the default.
 func (c ClusterConfig) ttlSeconds() int { return int(time.Duration(c.LeaseTTL) / time.Second) }
+
+// sweep is how often the gateway looks for running tasks of gateways
+// that left the installation without its watch seeing it: once a lease
+// TTL, so a dead gateway's tasks are taken over within two TTLs at most.
+func (c ClusterConfig) sweep() time.Duration {
+	if c.LeaseTTL == 0 {
+		return etcd.DefaultMemberTTL * time.Second
+	}
+	return time.Duration(c.LeaseTTL)
+}

@@ -332,3 +332,64 @@ func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
 	require.Equal(t, 2, got.Attempts)
 	require.NotEqual(t, "far-host.998", got.Gateway)
 }
+
+// TestRunningGatewayTakesOverTasksOfAGatewayThatDies: a running gateway
+// leaves alone the tasks of a live gateway on the same machine with
+// another home (before, it took them for its own and queued them again),
+// and once that gateway's lease ends it marks them lost, naming it, or
+// queues them again and runs them when they are safe to repeat, while
+// it runs (before, only a gateway starting afterwards did).
+func TestRunningGatewayTakesOverTasksOfAGatewayThatDies(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	ctx := context.Background()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	host, _ := os.Hostname()
+	other, err := direct.Join(ctx, etcd.MemberInfo{ID: host + ".999999", Host: host, PID: 999999, Home: "/var/lib/other-home"}, 5, nil)
+	require.NoError(t, err)
+	started := func(key string, retry *sdk.RetryPolicy) string {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: key, Spec: sdk.TaskSpec{Shell: "echo again", Retry: retry}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: other.ID()})
+		require.NoError(t, err)
+		return task.ID
+	}
+	lost := started("lost", nil)
+	again := started("again", &sdk.RetryPolicy{MaxAttempts: 2, SafeToRepeat: true, Backoff: sdk.Duration(10 * time.Millisecond)})
+
+	home, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var fc gateway.FileConfig
+	fc.Store.URL = "etcd://" + srv.Endpoint() + prefix
+	fc.Cluster.LeaseTTL = gateway.Duration(2 * time.Second)
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+	for _, id := range []string{lost, again} {
+		got, err := eng.GetTask(id)
+		require.NoError(t, err)
+		require.Equal(t, sdk.TaskRunning, got.Status, "the task of a live gateway with another home was touched: %q", got.Errors)
+		require.Equal(t, 1, got.Attempts)
+	}
+
+	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(other.Session().Lease()))
+	require.NoError(t, err)
+	var got *sdk.Task
+	waitFor(t, "the dead gateway's task to be marked lost", func() bool {
+		got, err = eng.GetTask(lost)
+		return err == nil && got.Status == sdk.TaskLost
+	})
+	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway "+other.ID()+", which ran it, left the installation (taken over by gateway "+host+".")
+	waitFor(t, "the dead gateway's safe task to run again here", func() bool {
+		got, err = eng.GetTask(again)
+		return err == nil && got.Status == sdk.TaskSucceeded
+	})
+	require.Equal(t, 2, got.Attempts)
+	require.NotEqual(t, other.ID(), got.Gateway)
+}

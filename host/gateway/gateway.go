@@ -200,7 +200,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
 			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
-			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(),
+			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
+			Departures: st.departures(), Sweep: g.cfg.File.Cluster.sweep(),
 			Labels: g.cfg.File.Cluster.Labels,
 		})
 		st.runner.Store(run)

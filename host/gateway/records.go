@@ -61,23 +61,40 @@ func (r *records) cronLeader() scheduler.Leader {
 	return r.cron
 }
 
-// cluster is the runner's Config.Cluster: nil on bbolt. A gateway is on
-// this machine when its member id (host.pid) names this host; one that
-// cannot be looked up counts as a member, so nothing is marked lost on a
-// guess.
-func (r *records) cluster() func(gateway string) (bool, bool) {
+// cluster is the runner's Config.Cluster: nil on bbolt. A gateway's
+// tasks are this machine's (their files in this home) when it is this
+// gateway, a live member registered with this host and home, or a member
+// gone whose id (host.pid) names this host: an earlier run of this
+// gateway, or so it is taken. A gateway that cannot be looked up counts
+// as a member, so nothing is marked lost on a guess.
+func (r *records) cluster(home string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil
 	}
 	es := r.Store.(*etcd.Store)
 	host := r.member.Host()
 	return func(gateway string) (bool, bool) {
-		if memberHost(gateway) == host {
+		if gateway == r.member.ID() {
 			return true, true
 		}
-		member, err := es.IsMember(context.Background(), gateway)
-		return false, member || err != nil
+		rec, err := es.Member(context.Background(), gateway)
+		switch {
+		case err != nil:
+			return memberHost(gateway) == host, true
+		case rec == nil:
+			return memberHost(gateway) == host, false
+		default:
+			return rec.Host == host && rec.Home == home, true
+		}
 	}
+}
+
+// departures is the runner's Config.Departures: nil on bbolt.
+func (r *records) departures() func(context.Context) <-chan string {
+	if r.member == nil {
+		return nil
+	}
+	return r.Store.(*etcd.Store).Departures
 }
 
 // memberHost is the host part of a member id: host.pid, or host.pid-N.

@@ -309,6 +309,10 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 // finish records how the task ended; it returns the error of that write.
 func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
 	ended, err := r.eng.FinishTask(task.ID, in)
+	if settledElsewhere(err) {
+		r.log.Debug("task end not recorded: the task moved on", "task", task.ID, "error", err)
+		return err
+	}
 	if r.hold.Observe(err) != nil {
 		r.storeLog.Error("record task end", "task", task.ID, "error", err)
 		return err
@@ -331,7 +335,10 @@ func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
 	}
 	in.RetryAt = r.cfg.Now().Add(delay)
 	in.Error = fmt.Sprintf("%s (%s failure; %s %s)", why, in.Class, kind, delay.Round(time.Millisecond))
-	if _, err := r.eng.RequeueTask(task.ID, in); r.hold.Observe(err) != nil {
+	if _, err := r.eng.RequeueTask(task.ID, in); settledElsewhere(err) {
+		r.log.Debug("retry not queued: the task moved on", "task", task.ID, "error", err)
+		return
+	} else if r.hold.Observe(err) != nil {
 		r.storeLog.Error("queue retry", "task", task.ID, "error", err)
 		return
 	}
@@ -360,13 +367,13 @@ func (r *Runner) settleLost(task *sdk.Task, why string) {
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", n, why)
 	p := task.Spec.Retry
 	if p != nil && p.SafeToRepeat && n < p.MaxAttempts {
-		r.retry(task, msg, engine.RequeueInput{Attempt: n, Class: sdk.FailureNeedsDiagnosis})
+		r.retry(task, msg, engine.RequeueInput{Attempt: n, Class: sdk.FailureNeedsDiagnosis, Gateway: task.Gateway})
 		return
 	}
 	if p == nil || !p.SafeToRepeat {
 		msg += " (not re-run: its retry policy does not mark it safe_to_repeat)"
 	}
-	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: n, Reason: "lost", Error: msg})
+	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: n, Reason: "lost", Error: msg, Gateway: task.Gateway})
 }
 
 // requeueUnstarted puts a task whose attempt certainly never ran its
@@ -437,6 +444,9 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 		}
 		a := newAttempt(task.ID, task.Attempts, dir, nil)
 		if follow {
+			if !r.adopt(task) {
+				continue
+			}
 			r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
 			r.follow(a)
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -27,8 +28,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv(shimEnv) == "1" {
 		os.Exit(shim.Main(os.Args[len(os.Args)-1]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedEtcd.Close()
+	os.Exit(code)
 }
+
+// sharedEtcd is the package's embedded etcd, started by the first test
+// that needs one.
+var sharedEtcd etcdtest.Lazy
 
 // waitLimit bounds every wait for a task, a file or a process.
 const waitLimit = 20 * time.Second

@@ -242,15 +242,24 @@ func (s *Store) Members(ctx context.Context) ([]MemberRecord, error) {
 	return out, nil
 }
 
-// IsMember says whether id is a registered member now.
-func (s *Store) IsMember(ctx context.Context, id string) (bool, error) {
+// Member returns the record of member id, or nil when id is not a
+// member now.
+func (s *Store) Member(ctx context.Context, id string) (*MemberRecord, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	resp, err := s.cli.Get(ctx, s.membersKey()+id, clientv3.WithCountOnly())
+	resp, err := s.cli.Get(ctx, s.membersKey()+id)
 	if err != nil {
-		return false, fmt.Errorf("etcd store: look up member %s: %w", id, unavailable(s, err))
+		return nil, fmt.Errorf("etcd store: look up member %s: %w", id, unavailable(s, err))
 	}
-	return resp.Count > 0, nil
+	if len(resp.Kvs) == 0 {
+		return nil, nil
+	}
+	var rec MemberRecord
+	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
+		return nil, fmt.Errorf("etcd store: member record %s is not valid JSON (%v); delete it with etcdctl del %s", resp.Kvs[0].Key, err, resp.Kvs[0].Key)
+	}
+	rec.Lease = resp.Kvs[0].Lease
+	return &rec, nil
 }
 
 // Drain marks member id to take no new work, bound to its lease (so the

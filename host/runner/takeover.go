@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// DefaultSweep is how often a runner of an installation of several
+// gateways looks for running tasks of gateways that left, when
+// Config.Sweep is zero.
+const DefaultSweep = 10 * time.Second
+
+// takeOverLoop takes over the tasks of gateways that leave the
+// installation while this runner runs: at each departure it hears of
+// (Config.Departures) and every Config.Sweep, the backstop for a
+// departure the watch missed.
+func (r *Runner) takeOverLoop(ctx context.Context) {
+	departures := r.cfg.Departures(ctx)
+	tick := time.NewTicker(r.cfg.Sweep)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-departures:
+			if !ok {
+				return
+			}
+		case <-tick.C:
+		}
+		r.takeOver()
+	}
+}
+
+// takeOver settles the running tasks whose gateway is no longer a member
+// of the installation (Config.Cluster): each is marked lost, naming that
+// gateway and this one, or queued again when its retry policy says it is
+// safe to repeat. Tasks this runner follows are its own, whatever gateway
+// their record names. Every gateway still running does this when one
+// leaves; each settle is a write guarded by the attempt and the gateway
+// it read, so a task is settled by one of them and the others are
+// refused.
+func (r *Runner) takeOver() {
+	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
+	if err != nil {
+		r.storeLog.Error("list running tasks to take over those of gateways that left", "error", err)
+		return
+	}
+	gone := map[string]bool{}
+	for _, task := range page.Tasks {
+		if task.Gateway == "" || task.Gateway == r.cfg.Member || r.following(task.ID) {
+			continue
+		}
+		left, seen := gone[task.Gateway]
+		if !seen {
+			_, member := r.cfg.Cluster(task.Gateway)
+			left, gone[task.Gateway] = !member, !member
+		}
+		if left {
+			r.log.Info("taking over a task of a gateway that left", "task", task.ID, "gateway", task.Gateway)
+			r.settleLost(task, fmt.Sprintf("gateway %s, which ran it, left the installation (taken over by gateway %s)", task.Gateway, r.cfg.Member))
+		}
+	}
+}
+
+// following says whether this runner follows a running attempt of task id.
+func (r *Runner) following(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active[id] != nil
+}
+
+// settledElsewhere says whether err refused a write because the task had
+// moved on since it was read: another gateway (or this one, by another
+// path) settled or took it over first, which is no failure.
+func settledElsewhere(err error) bool {
+	return errors.Is(err, sdk.ErrIllegalTransition) || errors.Is(err, sdk.ErrTerminal)
+}
+
+// adopt takes over for this gateway a running task that an earlier run
+// of it on this home (another member id) started, before this runner
+// follows it again: the gateways that see that member's lease end then
+// leave the task alone. It says whether the task is still this runner's
+// to follow: not when another gateway settled it first.
+func (r *Runner) adopt(task *sdk.Task) bool {
+	if r.cfg.Member == "" || task.Gateway == r.cfg.Member {
+		return true
+	}
+	_, err := r.eng.AdoptTask(task.ID, task.Attempts, task.Gateway, r.cfg.Member)
+	switch {
+	case settledElsewhere(err):
+		r.log.Info("not reattaching to a task another gateway settled", "task", task.ID, "error", err)
+		return false
+	case err != nil:
+		// It runs here all the same; a gateway that sees the earlier
+		// member leave may mark it lost meanwhile.
+		r.storeLog.Error("take over a task of an earlier run of this gateway", "task", task.ID, "error", err)
+	}
+	return true
+}
