@@ -27,8 +27,9 @@ const (
 	// fleetTTL is every gateway's session lease (cluster.lease_ttl).
 	fleetTTL = 3 * time.Second
 	// fleetSweep is one sweep: how long after a member's lease ends the
-	// gateways still running may take to mark its tasks.
-	fleetSweep = 2 * time.Second
+	// gateways still running may take to mark its tasks. A gateway
+	// sweeps once a lease TTL (beside watching the members).
+	fleetSweep = fleetTTL
 	// fleetSlack is the margin a loaded 2-core machine needs on top.
 	fleetSlack = 10 * time.Second
 )
@@ -268,7 +269,8 @@ func checkLedger(t *testing.T, tasks []*sdk.Task, runs map[string]int, gone map[
 			require.True(t, gone[task.Gateway], "task %s was lost on gateway %q, which is still a member", task.ID, task.Gateway)
 		}
 		if !safeToRepeat(task) {
-			require.LessOrEqual(t, n, 1, "task %s ran %d times, and its policy does not say that is safe", task.ID, n)
+			require.LessOrEqual(t, n, 1, "task %s (%s) ran %d times, and its policy does not say that is safe; it is %s after %d attempts, last on %s: %q",
+				task.ID, task.Label, n, task.Status, task.Attempts, task.Gateway, task.Errors)
 			continue
 		}
 		require.LessOrEqual(t, n, task.Spec.Retry.MaxAttempts, "task %s", task.ID)
