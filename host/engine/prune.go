@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -19,33 +20,58 @@ import (
 // refuses a flow that is not terminal (a flow waiting at a gate or blocked
 // can still move), that ended after cutoff, that has a task still
 // active, or whose continuation has not ended before cutoff too (it
-// reuses the source's results). It returns the ids of the tasks deleted, so the caller can
-// remove their logs.
+// reuses the source's results). It returns the ids of the tasks deleted,
+// so the caller can remove their logs, also when it fails part way.
+//
+// A flow is pruned in one transaction when the store takes it. One with
+// more tasks than a backend takes in one transaction (etcd: 128
+// operations, about 25 tasks) is pruned in steps: its tasks pruneStep at
+// a time, each step a transaction of its own that checks again that the
+// flow may go, then the flow with what is left. A crash between steps
+// leaves a terminal flow with fewer tasks and every index in step; the
+// next prune finishes it.
 func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
+	pruned, err := e.pruneFlow(id, cutoff)
+	if !errors.Is(err, store.ErrTxnTooLarge) {
+		return pruned, err
+	}
+	if err := e.view(func(tx store.ReadTx) error { return prunable(tx, id, cutoff) }); err != nil {
+		return nil, err
+	}
+	var done []string
+	for {
+		ids, err := e.pruneFlowTasks(id, cutoff, pruneStep)
+		done = append(done, ids...)
+		if err != nil {
+			return done, err
+		}
+		if len(ids) < pruneStep {
+			break
+		}
+	}
+	pruned, err = e.pruneFlow(id, cutoff)
+	return append(done, pruned...), err
+}
+
+// pruneStep is how many tasks one step of a prune in steps deletes: each
+// is about five writes and two reads, well within etcd's 128 operations.
+const pruneStep = 16
+
+// pruneFlow prunes flow id in one transaction (see PruneFlow).
+func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 	var pruned []string
 	err := e.write(func(t *txn) error {
 		pruned = nil
-		f, err := loadFlow(t.tx, id)
+		f, err := prunableFlow(t.tx, id, cutoff)
 		if err != nil {
-			return err
-		}
-		switch {
-		case !f.Status.Terminal():
-			return fmt.Errorf("%w: flow %s is %s and can still move; only terminal flows are pruned", sdk.ErrInvalid, id, f.Status)
-		case f.EndedAt.After(cutoff):
-			return fmt.Errorf("%w: flow %s ended at %s, inside the retention", sdk.ErrInvalid, id, f.EndedAt.Format(time.RFC3339))
-		}
-		if err := continuationDone(t.tx, f, cutoff); err != nil {
 			return err
 		}
 		tasks, err := flowTasks(t.tx, id)
 		if err != nil {
 			return err
 		}
-		for _, task := range tasks {
-			if !task.Status.Terminal() {
-				return fmt.Errorf("%w: flow %s has task %s still %s", sdk.ErrInvalid, id, task.ID, task.Status)
-			}
+		if err := allTerminal(id, tasks); err != nil {
+			return err
 		}
 		for _, task := range tasks {
 			if err := t.deleteTask(task); err != nil {
@@ -78,6 +104,85 @@ func (e *Engine) PruneFlow(id string, cutoff time.Time) ([]string, error) {
 		return t.pruneChain(f.Chain())
 	})
 	return pruned, err
+}
+
+// pruneFlowTasks is one step of a prune in steps: it deletes up to n of
+// flow id's tasks, the oldest first, once prunable says the flow may go
+// (the flow itself stays), and returns their ids.
+func (e *Engine) pruneFlowTasks(id string, cutoff time.Time, n int) ([]string, error) {
+	var pruned []string
+	err := e.write(func(t *txn) error {
+		pruned = nil
+		if _, err := prunableFlow(t.tx, id, cutoff); err != nil {
+			return err
+		}
+		var tasks []*sdk.Task
+		var loadErr error
+		err := t.tx.Scan(idxTaskFlow+id+"/", store.ScanOptions{}, func(it store.Item) bool {
+			task, ok, err := indexed[sdk.Task](t.tx, taskPrefix, it.Key)
+			if loadErr = err; err != nil {
+				return false
+			}
+			if ok {
+				tasks = append(tasks, task)
+			}
+			return len(tasks) < n
+		})
+		if err = cmp.Or(err, loadErr); err != nil {
+			return err
+		}
+		if err := allTerminal(id, tasks); err != nil {
+			return err
+		}
+		for _, task := range tasks {
+			if err := t.deleteTask(task); err != nil {
+				return err
+			}
+			pruned = append(pruned, task.ID)
+		}
+		return nil
+	})
+	return pruned, err
+}
+
+// prunable refuses (with sdk.ErrInvalid) to prune flow id unless the flow
+// and every task of it are terminal, it ended by cutoff, and its
+// continuation is done (see PruneFlow).
+func prunable(tx store.ReadTx, id string, cutoff time.Time) error {
+	if _, err := prunableFlow(tx, id, cutoff); err != nil {
+		return err
+	}
+	tasks, err := flowTasks(tx, id)
+	if err != nil {
+		return err
+	}
+	return allTerminal(id, tasks)
+}
+
+// prunableFlow is prunable without the look at the flow's tasks; it
+// returns the flow.
+func prunableFlow(tx store.ReadTx, id string, cutoff time.Time) (*sdk.Flow, error) {
+	f, err := loadFlow(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !f.Status.Terminal():
+		return nil, fmt.Errorf("%w: flow %s is %s and can still move; only terminal flows are pruned", sdk.ErrInvalid, id, f.Status)
+	case f.EndedAt.After(cutoff):
+		return nil, fmt.Errorf("%w: flow %s ended at %s, inside the retention", sdk.ErrInvalid, id, f.EndedAt.Format(time.RFC3339))
+	}
+	return f, continuationDone(tx, f, cutoff)
+}
+
+// allTerminal refuses to prune flow id while one of tasks is not terminal.
+func allTerminal(id string, tasks []*sdk.Task) error {
+	for _, task := range tasks {
+		if !task.Status.Terminal() {
+			return fmt.Errorf("%w: flow %s has task %s still %s", sdk.ErrInvalid, id, task.ID, task.Status)
+		}
+	}
+	return nil
 }
 
 // continuationDone refuses to prune f while its continuation may still

@@ -241,3 +241,55 @@ func TestPruneFlowWithALongHistory(t *testing.T) {
 	_, err = eng.GetFlow(f.ID)
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 }
+
+// TestPruneFlowInSteps: a flow of 200 tasks needs more operations than
+// etcd takes in one transaction (128), so it is pruned in steps. A prune
+// stopped after a step, as by a crash, leaves the flow with fewer tasks
+// and every index in step, and the next prune finishes it. Before, etcd
+// refused to prune a flow of more than about 25 tasks.
+func TestPruneFlowInSteps(t *testing.T) {
+	t.Parallel()
+	eng, st, c := newClockEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	require.NoError(t, err)
+	const n = 200
+	all := map[string]bool{}
+	for i := range n {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, OwnerKey: "o", Runtime: "cli", IdempotencyKey: fmt.Sprintf("step-%d", i)})
+		require.NoError(t, err)
+		finish(t, eng, task.ID, sdk.TaskSucceeded)
+		all[task.ID] = true
+	}
+	f, err = eng.GetFlow(f.ID)
+	require.NoError(t, err)
+	_, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+
+	first, err := eng.PruneFlowStep(f.ID, c.t, 16)
+	require.NoError(t, err)
+	require.Len(t, first, 16)
+	problems, err := eng.CheckIndexes()
+	require.NoError(t, err)
+	require.Empty(t, problems, "a prune stopped between steps left the indexes out of step")
+	_, err = eng.GetFlow(f.ID)
+	require.NoError(t, err, "a step prunes the flow")
+	require.Len(t, keysUnder(t, st, "idx/task/flow/"+f.ID+"/"), n-16)
+
+	rest, err := eng.PruneFlow(f.ID, c.t)
+	require.NoError(t, err)
+	require.Len(t, rest, n-16)
+	for _, id := range append(first, rest...) {
+		require.True(t, all[id], id)
+		delete(all, id)
+	}
+	require.Empty(t, all, "tasks left unpruned")
+	_, err = eng.GetFlow(f.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	_, err = eng.ResolveTask("step-7")
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	require.Empty(t, keysUnder(t, st, "idx/task/"))
+	require.Empty(t, keysUnder(t, st, "task/"))
+	problems, err = eng.CheckIndexes()
+	require.NoError(t, err)
+	require.Empty(t, problems)
+}

@@ -437,12 +437,14 @@ func (p *pass) flow(f *sdk.Flow) {
 	default:
 		var pruned []string
 		prune := func() (err error) { pruned, err = p.eng.PruneFlow(f.ID, p.now.Add(-p.cfg.FlowRetention)); return err }
-		if p.act("prune flow "+f.ID, prune) {
+		done := p.act("prune flow "+f.ID, prune)
+		// A prune in steps that failed part way deleted these tasks too.
+		p.sum.Tasks.Pruned += len(pruned)
+		for _, id := range pruned {
+			p.removeLogs(id)
+		}
+		if done {
 			p.sum.TaskFlows.Pruned++
-			p.sum.Tasks.Pruned += len(pruned)
-			for _, id := range pruned {
-				p.removeLogs(id)
-			}
 			p.removeData(f.ID)
 		}
 	}
