@@ -89,41 +89,65 @@ func (e *Engine) SetWake(flowID, key string, at time.Time) (created bool, err er
 	return created, err
 }
 
+// wakeBatch bounds the wakes one transaction fires: each writes about
+// eight keys, and etcd takes at most 128 operations in one transaction.
+const wakeBatch = 12
+
 // FireWakes fires the wakes due at the engine's clock, earliest first, at
 // most limit of them (0: all): each becomes a flow.woken event of its
 // flow, with sdk.Woken as its data, in the transaction that marks it
-// fired. The wake of a flow that has ended fires without an event. It
-// returns how many events it queued. When nothing is due it only reads,
-// so calling it on every poll costs no commit.
+// fired, wakeBatch wakes a transaction. The wake of a flow that has ended
+// fires without an event. It returns how many events it queued. When
+// nothing is due it only reads, so calling it on every poll costs no
+// commit.
 func (e *Engine) FireWakes(limit int) (int, error) {
+	queued := 0
+	for fired := 0; limit <= 0 || fired < limit; {
+		n := wakeBatch
+		if limit > 0 {
+			n = min(n, limit-fired)
+		}
+		got, q, err := e.fireWakeBatch(n)
+		queued += q
+		if err != nil || got < n {
+			return queued, err
+		}
+		fired += got
+	}
+	return queued, nil
+}
+
+// fireWakeBatch fires up to n due wakes in one transaction. It returns
+// how many it fired and how many events those queued.
+func (e *Engine) fireWakeBatch(n int) (fired, queued int, err error) {
 	var due []string
-	err := e.view(func(tx store.ReadTx) error {
+	err = e.view(func(tx store.ReadTx) error {
 		var err error
-		due, err = dueWakes(tx, e.now(), limit)
+		due, err = dueWakes(tx, e.now(), n)
 		return err
 	})
 	if err != nil || len(due) == 0 {
-		return 0, err
+		return 0, 0, err
 	}
-	queued := 0
 	err = e.write(func(t *txn) error {
-		queued = 0
-		due, err := dueWakes(t.tx, t.now, limit)
+		fired, queued = 0, 0
+		due, err := dueWakes(t.tx, t.now, n)
 		if err != nil {
 			return err
 		}
 		for _, k := range due {
-			fired, err := t.fireWake(k)
+			ok, err := t.fireWake(k)
 			if err != nil {
 				return err
 			}
-			if fired {
+			if ok {
 				queued++
 			}
 		}
+		fired = len(due)
 		return nil
 	})
-	return queued, err
+	return fired, queued, err
 }
 
 // dueWakes lists the queue entries of the wakes due at now, earliest

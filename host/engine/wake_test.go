@@ -138,3 +138,31 @@ func TestSetWakeRefusals(t *testing.T) {
 	_, err = eng.SetWake("nope", "k", now)
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 }
+
+// More wakes come due at once than one etcd transaction can fire (128
+// operations): they fire in batches, every one of them. Before, the
+// whole lot was one transaction, refused on etcd at every pass, so none
+// ever fired.
+func TestManyDueWakesFireInBatches(t *testing.T) {
+	t.Parallel()
+	eng, _, c := newClockEngine(t)
+	var flows []string
+	for range 40 {
+		f := createFlow(t, eng)
+		flows = append(flows, f.ID)
+		for _, key := range []string{"a", "b"} {
+			_, err := eng.SetWake(f.ID, key, c.t.Add(time.Minute))
+			require.NoError(t, err)
+		}
+	}
+	c.t = c.t.Add(time.Hour)
+	n, err := eng.FireWakes(50)
+	require.NoError(t, err)
+	require.Equal(t, 50, n, "the limit holds across batches")
+	n, err = eng.FireWakes(0)
+	require.NoError(t, err)
+	require.Equal(t, 30, n)
+	for _, id := range flows {
+		require.Len(t, eventTypes(t, eng, id), 3, "flow %s: its start and two wakes", id)
+	}
+}
