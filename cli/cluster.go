@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -47,9 +48,16 @@ type ClusterStatus struct {
 	Running map[string]int `json:"running"`
 	// Orphaned counts running tasks whose gateway is no longer a member.
 	Orphaned int `json:"orphaned"`
-	// Queued is the installation's queued tasks, not yet taken by any
-	// member.
+	// Queued counts the queued tasks that ask for no label: the
+	// installation's, for any member to take.
 	Queued int `json:"queued"`
+	// QueuedOn counts, by member id, the queued tasks that ask for a
+	// label (tasks run --on) the member carries; such a task counts for
+	// every member that carries its label.
+	QueuedOn map[string]int `json:"queued_on"`
+	// Unplaced counts the queued tasks that ask for a label no member
+	// carries: they wait for a gateway that has it.
+	Unplaced int `json:"unplaced"`
 }
 
 func newClusterStatusCmd(e *env) *cobra.Command {
@@ -60,10 +68,13 @@ func newClusterStatusCmd(e *env) *cobra.Command {
 		Long: `List the members of the installation and the one that leads cron (fires
 scheduled jobs): each gateway's id (host.pid), address, labels, lease
 (seconds left of its TTL), last heartbeat, running tasks (as the task
-records name their gateway) of its cap, and its state: active, draining
-(asked to drain), or drained (it has seen the mark and starts no queued
-task). Then the installation's queued tasks, and the running tasks of
-gateways that are no longer members.
+records name their gateway) of its cap, queued tasks bound to it (run with
+--on a label it carries; such a task counts for every member with the
+label), and its state: active, draining (asked to drain), or drained (it
+has seen the mark and starts no queued task). Then the installation's
+queued tasks, which any member may take, those asking for a label no
+member carries, and the running tasks of gateways that are no longer
+members.
 
 Exit status: 0, 1 when the store cannot be read.`,
 		Args: args(0, "no arguments"),
@@ -72,7 +83,7 @@ Exit status: 0, 1 when the store cannot be read.`,
 			if err != nil {
 				return err
 			}
-			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}, Running: map[string]int{}}
+			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}, Running: map[string]int{}, QueuedOn: map[string]int{}}
 			if spec.IsEtcd() {
 				out.Backend = "etcd"
 				if err := readCluster(cmd.Context(), spec, &out); err != nil {
@@ -173,11 +184,13 @@ func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) err
 	if err != nil {
 		return err
 	}
-	counts, err := eng.CountTasks()
+	queued, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskQueued})
 	if err != nil {
-		return fmt.Errorf("count the queued tasks: %w", err)
+		return fmt.Errorf("list the queued tasks: %w", err)
 	}
-	out.Queued = counts[sdk.TaskQueued]
+	for _, t := range queued.Tasks {
+		placeQueued(out, t.Spec.On)
+	}
 	running, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
 		return fmt.Errorf("list the running tasks: %w", err)
@@ -193,6 +206,26 @@ func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) err
 		}
 	}
 	return nil
+}
+
+// placeQueued counts a queued task that asks for label on (none when
+// empty) in out: for the installation, for every member that carries
+// the label, or as unplaced.
+func placeQueued(out *ClusterStatus, on string) {
+	if on == "" {
+		out.Queued++
+		return
+	}
+	placed := false
+	for _, m := range out.Members {
+		if slices.Contains(m.Labels, on) {
+			out.QueuedOn[m.ID]++
+			placed = true
+		}
+	}
+	if !placed {
+		out.Unplaced++
+	}
 }
 
 // printCluster writes the status as text.
@@ -211,7 +244,7 @@ func printCluster(w io.Writer, s ClusterStatus) {
 		fmt.Fprintln(w, "No gateway is a member: none runs on this store.")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "MEMBER\tADDRESS\tLABELS\tLEASE\tHEARTBEAT\tRUNNING\tSTATE")
+		fmt.Fprintln(tw, "MEMBER\tADDRESS\tLABELS\tLEASE\tHEARTBEAT\tRUNNING\tQUEUED\tSTATE")
 		for _, m := range s.Members {
 			state := "active"
 			switch {
@@ -220,13 +253,16 @@ func printCluster(w io.Writer, s ClusterStatus) {
 			case m.Draining:
 				state = "draining"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%ds of %ds\t%s\t%d/%d\t%s\n", m.ID, m.Address, strings.Join(m.Labels, ","),
-				m.LeaseLeft, m.TTL, m.Heartbeat.Local().Format("15:04:05"), s.Running[m.ID], m.Load.MaxRunning, state)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%ds of %ds\t%s\t%d/%d\t%d\t%s\n", m.ID, m.Address, strings.Join(m.Labels, ","),
+				m.LeaseLeft, m.TTL, m.Heartbeat.Local().Format("15:04:05"), s.Running[m.ID], m.Load.MaxRunning, s.QueuedOn[m.ID], state)
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "Queued tasks (not yet taken by a member): %d\n", s.Queued)
+	fmt.Fprintf(w, "Queued tasks for any member: %d\n", s.Queued)
+	if s.Unplaced > 0 {
+		fmt.Fprintf(w, "Queued tasks asking for a label no member carries: %d (they wait for a gateway with it: add the label to a gateway's cluster.labels, or cancel them)\n", s.Unplaced)
+	}
 	if s.Orphaned > 0 {
-		fmt.Fprintf(w, "Running tasks of gateways that are no longer members: %d (the next gateway on their machine's home takes them over at its start)\n", s.Orphaned)
+		fmt.Fprintf(w, "Running tasks of gateways that are no longer members: %d (a running gateway marks them lost, or queues them again when safe to repeat, within a sweep; with none running, the next to start does)\n", s.Orphaned)
 	}
 }

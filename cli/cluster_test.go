@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -72,8 +73,8 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Cron leader: node-a.42")
 	require.Contains(t, out, "Running tasks of gateways that are no longer members: 1")
-	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+active`, out, "the task it started counts")
-	require.Contains(t, out, "Queued tasks (not yet taken by a member): 0")
+	require.Regexp(t, `node-a\.42\s+10\.0\.0\.1:7070\s+gpu\s+\d+s of 5s\s+\S+\s+1/4\s+0\s+active`, out, "the task it started counts")
+	require.Contains(t, out, "Queued tasks for any member: 0")
 
 	code, _, errOut = run(t, home, "--store", url, "cluster", "drain", "node-b.1")
 	require.Equal(t, 1, code)
@@ -109,4 +110,50 @@ func TestRunOnLabel(t *testing.T) {
 	code, _, errOut = run(t, home, "tasks", "run", "--detach", "--on", "gpu cpu", "--", "true")
 	require.NotEqual(t, 0, code)
 	require.Contains(t, errOut, "is not a label")
+}
+
+// TestClusterStatusShowsQueuedTasksPerMember: a queued task that asks for
+// a label counts for every member carrying it, one that asks for none is
+// the installation's, and one whose label no member carries is shown as
+// waiting for one. Before, status showed only the installation's total.
+func TestClusterStatusShowsQueuedTasksPerMember(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	st, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, info := range []etcd.MemberInfo{
+		{ID: "node-a.1", Host: "node-a", PID: 1, Labels: []string{"gpu"}},
+		{ID: "node-b.2", Host: "node-b", PID: 2, Labels: []string{"gpu", "arm"}},
+		{ID: "node-c.3", Host: "node-c", PID: 3},
+	} {
+		m, err := st.Join(ctx, info, 5, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { m.Leave() })
+	}
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	for i, on := range []string{"", "", "gpu", "arm", "arm", "tpu"} {
+		_, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: fmt.Sprintf("q-%d", i), Spec: sdk.TaskSpec{Shell: "true", On: on}})
+		require.NoError(t, err)
+	}
+
+	home := t.TempDir()
+	code, out, errOut := run(t, home, "--store", url, "cluster", "status", "--json")
+	require.Equal(t, 0, code, errOut)
+	var status cli.ClusterStatus
+	require.NoError(t, json.Unmarshal([]byte(out), &status))
+	require.Equal(t, 2, status.Queued)
+	require.Equal(t, map[string]int{"node-a.1": 1, "node-b.2": 3}, status.QueuedOn)
+	require.Equal(t, 1, status.Unplaced)
+
+	code, out, errOut = run(t, home, "--store", url, "cluster", "status")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `node-a\.1\s.*\s0/0\s+1\s+active`, out)
+	require.Regexp(t, `node-b\.2\s.*\s0/0\s+3\s+active`, out)
+	require.Regexp(t, `node-c\.3\s.*\s0/0\s+0\s+active`, out)
+	require.Contains(t, out, "Queued tasks for any member: 2")
+	require.Contains(t, out, "Queued tasks asking for a label no member carries: 1")
 }

@@ -291,7 +291,7 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
 		}
-		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store, Controllers: plugins.Controllers()})
+		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store, Controllers: plugins.Controllers(), Solo: true})
 		if err != nil {
 			return nil, nil, err
 		}

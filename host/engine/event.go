@@ -68,11 +68,15 @@ func (e *Engine) Events(flowID string) ([]*sdk.Event, error) {
 }
 
 // AckEvent removes event seq of flow flowID from the outbox once its
-// controller handled it. Acknowledging an event that is already gone is not
+// controller handled it, and the flow's stream claim with the last event
+// (see ClaimStreams). Acknowledging an event that is already gone is not
 // an error: delivery is at least once.
 func (e *Engine) AckEvent(flowID string, seq int64) error {
 	return e.write(func(t *txn) error {
-		return t.del(eventKey(flowID, seq))
+		if err := t.del(eventKey(flowID, seq)); err != nil {
+			return err
+		}
+		return t.dropStreamIfDone(flowID)
 	})
 }
 
@@ -81,6 +85,9 @@ func (e *Engine) AckEvent(flowID string, seq int64) error {
 type Delivery struct {
 	Event      *sdk.Event
 	Controller string
+	// Holder is the member whose claim the flow's event stream is under
+	// (see ClaimStreams); empty when no one claims it.
+	Holder string
 }
 
 // NextDeliveries returns, for up to limit flows, the oldest undelivered
@@ -115,7 +122,12 @@ func (e *Engine) NextDeliveries(limit int) ([]Delivery, error) {
 				readErr = err
 				return false
 			}
-			out = append(out, Delivery{Event: ev, Controller: f.ControllerID})
+			holder, err := streamHolder(tx, ev.FlowID)
+			if err != nil {
+				readErr = err
+				return false
+			}
+			out = append(out, Delivery{Event: ev, Controller: f.ControllerID, Holder: holder})
 			return limit <= 0 || len(out) < limit
 		})
 		if err != nil {

@@ -89,6 +89,9 @@ func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.del(seqPrefix + id); err != nil {
 			return err
 		}
+		if err := t.del(streamKey(id)); err != nil {
+			return err
+		}
 		if err := t.pruneWakes(id); err != nil {
 			return err
 		}

@@ -43,8 +43,9 @@ func etcdGateway(t *testing.T, url string) (*gateway.Gateway, string) {
 }
 
 // TestGatewayOnEtcd runs a task through a gateway whose records are in
-// etcd, and holds the installation: a second gateway on the prefix is
-// refused, naming the first, until the first stops.
+// etcd. A second gateway on the prefix joins it; a Solo one (a command's
+// gateway) is refused, naming a gateway that serves the installation,
+// until none does.
 func TestGatewayOnEtcd(t *testing.T) {
 	t.Parallel()
 	srv := sharedEtcd.Get(t)
@@ -90,15 +91,23 @@ func TestGatewayOnEtcd(t *testing.T) {
 	})
 
 	second, _ := etcdGateway(t, url)
-	err = second.Start(ctx)
+	require.NoError(t, second.Start(ctx), "several gateways serve one installation")
+	require.NoError(t, second.Stop(ctx))
+
+	soloHome, err := os.MkdirTemp("", "fgetcd")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(soloHome) })
+	solo, err := gateway.New(gateway.Config{Home: soloHome, Launch: testLaunch, Store: backend.Spec{URL: url}, Solo: true})
+	require.NoError(t, err)
+	err = solo.Start(ctx)
 	require.ErrorIs(t, err, gateway.ErrAlreadyRunning)
 	require.ErrorIs(t, err, etcd.ErrHeld)
-	require.ErrorContains(t, err, "is held by flowgate gateway (pid ")
+	require.ErrorContains(t, err, fmt.Sprintf("(pid %d on ", os.Getpid()))
 	require.ErrorContains(t, err, home)
 
 	require.NoError(t, first.Stop(ctx))
-	require.NoError(t, second.Start(ctx), "a gateway that stops lets go of the installation at once")
-	require.NoError(t, second.Stop(ctx))
+	require.NoError(t, solo.Start(ctx), "a gateway that stops leaves the installation at once")
+	require.NoError(t, solo.Stop(ctx))
 }
 
 func TestGatewayRefusesABadStoreURL(t *testing.T) {
@@ -137,10 +146,10 @@ func TestConfigStoreSection(t *testing.T) {
 	require.ErrorContains(t, err, "names no key prefix")
 }
 
-// TestGatewaySaysWhenItLosesItsHold: when the gateway's lease on the etcd
-// installation ends while it runs (here revoked), it logs an error that
-// says another gateway may start and what to do.
-func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
+// TestGatewaySaysWhenItLosesItsMembership: when the gateway's lease on
+// the etcd installation ends while it runs (here revoked), it logs an
+// error that says the other gateways take its work and what to do.
+func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
 	t.Parallel()
 	srv := sharedEtcd.Get(t)
 	prefix := srv.Prefix()
@@ -162,15 +171,15 @@ func TestGatewaySaysWhenItLosesItsHold(t *testing.T) {
 	require.NoError(t, g.Start(ctx))
 	t.Cleanup(func() { g.Stop(ctx) })
 
-	hold, err := srv.Client().Get(ctx, strings.TrimSuffix(prefix, "/")+".gateway")
+	member, err := srv.Client().Get(ctx, strings.TrimSuffix(prefix, "/")+".members/", clientv3.WithPrefix())
 	require.NoError(t, err)
-	require.Len(t, hold.Kvs, 1)
-	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(hold.Kvs[0].Lease))
+	require.Len(t, member.Kvs, 1)
+	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(member.Kvs[0].Lease))
 	require.NoError(t, err)
-	waitFor(t, "the gateway to log the lost hold", func() bool {
-		return strings.Contains(logs(), "lost the hold on the etcd installation")
+	waitFor(t, "the gateway to log the lost membership", func() bool {
+		return strings.Contains(logs(), "lost the membership of the etcd installation")
 	})
-	require.Contains(t, logs(), "another gateway may now start on it")
+	require.Contains(t, logs(), "the other gateways now take its event streams and its tasks")
 }
 
 // TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a

@@ -78,6 +78,12 @@ type Config struct {
 	// Store, when its URL is set, is the store to keep the records in,
 	// over the config file's store section (--store and its flags).
 	Store backend.Spec
+	// Solo makes Start refuse an etcd installation that another gateway
+	// serves, with an error wrapping ErrAlreadyRunning and etcd.ErrHeld
+	// that names it. A command that hosts a gateway for its own duration
+	// sets it: joining, it would take the installation's queued tasks
+	// and run them on this machine, where they outlive the command.
+	Solo bool
 }
 
 // Gateway is the host: the store, the engine, the runner and the API
@@ -223,12 +229,15 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	dc := g.cfg.Delivery
-	dc.Logger = g.cfg.Logger.Named("events")
+	dc.Logger, dc.Member, dc.Live = g.cfg.Logger.Named("events"), st.memberID(), st.live()
 	if dc.Observer == nil {
 		dc.Observer = m
 	}
 	del = pluginhost.NewDeliverer(eng, sup.Handler, dc)
-	ntf = notify.New(eng, notify.Config{Logger: g.cfg.Logger.Named("notify"), Tick: g.cfg.Poll * 10})
+	// A member that joins or leaves may free event streams: look now.
+	wake := del.Wake
+	st.onMembers.Store(&wake)
+	ntf = notify.New(eng, notify.Config{Logger: g.cfg.Logger.Named("notify"), Tick: g.cfg.Poll * 10, Leader: st.cronLeader()})
 	sched := scheduler.New(eng, scheduler.Config{
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),

@@ -35,6 +35,12 @@ type records struct {
 	member *etcd.Member
 	// cron is the member's campaign to lead cron; nil on bbolt.
 	cron *etcd.Leadership
+	// roster follows the installation's members, for whose event streams
+	// are free (a stream's holder that is gone); nil on bbolt. Its watch
+	// ends with stopWatch. onMembers, once set, hears each join and leave.
+	roster    *etcd.Roster
+	stopWatch context.CancelFunc
+	onMembers atomic.Pointer[func()]
 	// runner is the gateway's runner once made: the member's heartbeat
 	// reports its load.
 	runner atomic.Pointer[runner.Runner]
@@ -48,6 +54,9 @@ func (r *records) close() error {
 	var err error
 	if r.member != nil {
 		err = r.member.Leave()
+	}
+	if r.stopWatch != nil {
+		r.stopWatch()
 	}
 	return errors.Join(err, r.Close())
 }
@@ -105,6 +114,21 @@ func memberHost(id string) string {
 	return id
 }
 
+// membersChanged passes a join or leave on to onMembers.
+func (r *records) membersChanged() {
+	if fn := r.onMembers.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
+// live is the deliverer's DeliveryConfig.Live: nil on bbolt.
+func (r *records) live() func(member string) bool {
+	if r.roster == nil {
+		return nil
+	}
+	return r.roster.Live
+}
+
 // memberID is this gateway's member id; empty on bbolt.
 func (r *records) memberID() string {
 	if r.member == nil {
@@ -126,14 +150,14 @@ func (r *records) load() etcd.MemberLoad {
 	return l
 }
 
-// watchHold logs an error if the gateway loses its hold on the etcd
-// installation while it runs: its lease ended (etcd unreachable for
-// longer than its lease, or the lease revoked), so another gateway may start
-// on the same prefix.
-func (g *Gateway) watchHold(r *records, url string) {
+// watchMembership logs an error if the gateway's membership of the etcd
+// installation ends while it runs: its lease ended (etcd unreachable for
+// longer than its lease, or the lease revoked), so the other gateways
+// take its event streams and its tasks.
+func (g *Gateway) watchMembership(r *records, url string) {
 	<-r.member.Done()
 	if !r.closing.Load() {
-		g.log.Error("lost the hold on the etcd installation (its lease ended); another gateway may now start on it: stop this gateway and restart it once etcd is reachable", "store", url)
+		g.log.Error("lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks: stop this gateway and restart it once etcd is reachable", "store", url)
 	}
 }
 
@@ -184,11 +208,12 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 }
 
 // join registers the gateway as a member of the etcd installation s
-// (host.pid, or host.pid-N when that is taken, with its address and the config's labels, under a session
-// lease of cluster.lease_ttl), campaigns to lead cron, and holds the
-// installation with the
-// member's lease: a second gateway on the same prefix fails with an error
-// wrapping ErrAlreadyRunning that names the first.
+// (host.pid, or host.pid-N when that is taken, with its address and the
+// config's labels, under a session lease of cluster.lease_ttl), follows
+// the other members (records.roster), and campaigns to lead cron. Several
+// gateways serve one installation at once. A Solo gateway (Config.Solo)
+// refuses an installation another member serves, with an error wrapping
+// ErrAlreadyRunning and etcd.ErrHeld that names it.
 func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url string) error {
 	host, _ := os.Hostname()
 	info := etcd.MemberInfo{ID: fmt.Sprintf("%s.%d", host, os.Getpid()), Host: host, PID: os.Getpid(),
@@ -207,16 +232,36 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	if err != nil {
 		return err
 	}
-	who := fmt.Sprintf("%s (pid %d on %s, home %s)", g.cfg.Owner, info.PID, host, g.cfg.Home)
-	if _, err := m.Hold(ctx, "gateway", who); err != nil {
-		m.Leave()
-		if errors.Is(err, etcd.ErrHeld) {
-			return fmt.Errorf("%w on %s: %w; stop it first (one gateway per etcd prefix until several gateways are supported)", ErrAlreadyRunning, url, err)
+	if g.cfg.Solo {
+		if err := refuseServed(ctx, s, m, url); err != nil {
+			m.Leave()
+			return err
 		}
+	}
+	wctx, stopWatch := context.WithCancel(context.Background())
+	roster, err := s.WatchMembers(wctx, r.membersChanged)
+	if err != nil {
+		stopWatch()
+		m.Leave()
 		return err
 	}
-	r.member, r.cron = m, m.Campaign(CronRole)
+	r.member, r.roster, r.stopWatch, r.cron = m, roster, stopWatch, m.Campaign(CronRole)
 	g.log.Info("joined the etcd installation", "store", url, "member", info.ID)
-	go g.watchHold(r, url)
+	go g.watchMembership(r, url)
+	return nil
+}
+
+// refuseServed fails when a member other than m serves the installation,
+// naming it (see Config.Solo).
+func refuseServed(ctx context.Context, s *etcd.Store, m *etcd.Member, url string) error {
+	members, err := s.Members(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range members {
+		if o.ID != m.ID() {
+			return fmt.Errorf("%w on %s: %w: the installation is held by flowgate gateway (pid %d on %s, home %s; member %s)", ErrAlreadyRunning, url, etcd.ErrHeld, o.PID, o.Host, o.Home, o.ID)
+		}
+	}
 	return nil
 }

@@ -33,6 +33,11 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives the notifier's log lines; if nil, they are discarded.
 	Logger hclog.Logger
+	// Leader, if set, is the leadership under which the notifier sends:
+	// it sends only while that leads. Gateways sharing an etcd store
+	// pass their cron leadership, so that one of them sends each notice.
+	// If nil, the notifier always sends.
+	Leader scheduler.Leader
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -103,10 +108,16 @@ func (n *Notifier) loop(ctx context.Context) {
 const batch = 64
 
 // DeliverOnce sends the due notices, one after the other in the order
-// they were queued, and records each outcome. It returns the errors of
-// the deliveries and of the records; a notice whose delivery failed
-// stays queued with its next try later.
+// they were queued, and records each outcome; under a Leader that does
+// not lead it sends nothing. It returns the errors of the deliveries and
+// of the records; a notice whose delivery failed stays queued with its
+// next try later.
 func (n *Notifier) DeliverOnce(ctx context.Context) error {
+	if n.cfg.Leader != nil {
+		if _, leads := n.cfg.Leader.Fence(); !leads {
+			return nil
+		}
+	}
 	due, err := n.eng.DueNotices(n.cfg.Now(), batch)
 	if err != nil {
 		return fmt.Errorf("read the queued finish notices: %w", err)

@@ -102,3 +102,33 @@ func TestFlowNoticeDelivered(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, due, "a delivered notice is removed")
 }
+
+// leadership is a scheduler.Leader that leads while leads is set.
+type leadership struct{ leads bool }
+
+func (l *leadership) Fence() (store.Fence, bool) { return store.Fence{}, l.leads }
+
+// Under a Leader, notices are sent only while it leads, so that of the
+// gateways sharing a store one sends each notice.
+func TestNoticesSentOnlyByTheLeader(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "notice")
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
+		OnFinish: &sdk.FinishNotify{Command: `cat > ` + out}})
+	require.NoError(t, err)
+	_, err = eng.CancelFlow(f.ID, "")
+	require.NoError(t, err)
+
+	l := &leadership{}
+	n := notify.New(eng, notify.Config{Leader: l})
+	require.NoError(t, n.DeliverOnce(context.Background()))
+	require.NoFileExists(t, out, "a gateway that does not lead sent a notice")
+	l.leads = true
+	require.NoError(t, n.DeliverOnce(context.Background()))
+	require.FileExists(t, out)
+}

@@ -46,6 +46,17 @@ type DeliveryConfig struct {
 	Logger hclog.Logger
 	// Observer hears how deliveries end (metrics). If nil, nothing does.
 	Observer DeliveryObserver
+	// Member is this gateway's member id when several gateways share the
+	// store (etcd). The deliverer then delivers only the flows whose
+	// event stream it holds or claims (engine.ClaimStreams): a stream no
+	// one holds, or one whose holder Live says is gone. It claims no
+	// more new streams at a pass than it has deliveries free, and
+	// releases every stream it holds when it stops. If empty, the
+	// gateway is the store's only one and delivers every flow.
+	Member string
+	// Live says whether a member is still a member of the installation;
+	// required with Member.
+	Live func(member string) bool
 }
 
 func (c DeliveryConfig) withDefaults() DeliveryConfig {
@@ -133,9 +144,20 @@ func (d *Deliverer) Start(ctx context.Context) error {
 }
 
 // Stop stops delivering and waits for deliveries in flight, which are
-// cancelled; their events stay in the outbox. When ctx ends first, the
-// error names event delivery. Stopping a stopped deliverer does nothing.
-func (d *Deliverer) Stop(ctx context.Context) error { return d.life.Stop(ctx) }
+// cancelled; their events stay in the outbox. With a Member, it then
+// releases the event streams it holds, so that another gateway takes
+// them at once. When ctx ends first, the error names event delivery.
+// Stopping a stopped deliverer does nothing.
+func (d *Deliverer) Stop(ctx context.Context) error {
+	err := d.life.Stop(ctx)
+	if d.cfg.Member == "" || err != nil {
+		return err
+	}
+	if _, err := d.eng.ReleaseStreams(d.cfg.Member); err != nil {
+		return fmt.Errorf("event delivery: release the event streams of member %s (the other gateways take them when its lease ends): %w", d.cfg.Member, err)
+	}
+	return nil
+}
 
 func (d *Deliverer) loop(ctx context.Context) {
 	t := time.NewTicker(d.cfg.Poll)
@@ -171,6 +193,12 @@ func (d *Deliverer) deliverDue() {
 	if err != nil {
 		d.storeLog.Error("read the outbox", "error", err)
 		return
+	}
+	if d.cfg.Member != "" {
+		if due, err = d.held(due, wasBusy); err != nil {
+			d.storeLog.Error("claim event streams", "error", err)
+			return
+		}
 	}
 	for _, del := range due {
 		d.mu.Lock()

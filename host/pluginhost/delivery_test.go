@@ -49,8 +49,8 @@ func newDeliverer(t *testing.T, lookup func(string) (pluginhost.Handler, error),
 }
 
 // newDelivererAt is newDeliverer with the store in dir, returning the store
-// and a function that starts the deliverer.
-func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Handler, error), cfg pluginhost.DeliveryConfig) (*engine.Engine, *store.Bolt, func()) {
+// and a function that starts the deliverer and returns it.
+func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Handler, error), cfg pluginhost.DeliveryConfig) (*engine.Engine, *store.Bolt, func() *pluginhost.Deliverer) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(dir, "flowgate.db"), store.Options{})
 	require.NoError(t, err)
@@ -64,9 +64,10 @@ func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Ha
 	require.NoError(t, err)
 	cfg.Poll = 10 * time.Millisecond
 	d = pluginhost.NewDeliverer(eng, lookup, cfg)
-	return eng, st, func() {
+	return eng, st, func() *pluginhost.Deliverer {
 		require.NoError(t, d.Start(context.Background()))
 		t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
+		return d
 	}
 }
 

@@ -1,0 +1,246 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// ledgerController is the controller "ledger" of one gateway: it writes
+// every event it is handed into a ledger shared by every gateway of the
+// test, under its gateway's name, and acknowledges it unless refuse says
+// no.
+type ledgerController struct {
+	gateway string
+	ledger  *ledger
+	refuse  func() bool
+}
+
+const ledgerName = "ledger"
+
+func (c *ledgerController) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: ledgerName, Version: "1", APIVersion: sdk.APIVersion}, nil
+}
+
+func (c *ledgerController) HandleEvent(_ context.Context, _ sdk.Host, ev sdk.Event) error {
+	if c.refuse != nil && c.refuse() {
+		return errors.New("not now")
+	}
+	c.ledger.record(c.gateway, ev)
+	return nil
+}
+
+func (c *ledgerController) Shutdown(context.Context) error { return nil }
+
+// ledger is who handled each event, by "flow/seq".
+type ledger struct {
+	mu  sync.Mutex
+	got map[string][]string
+}
+
+func (l *ledger) record(gateway string, ev sdk.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.got == nil {
+		l.got = map[string][]string{}
+	}
+	k := fmt.Sprintf("%s/%d", ev.FlowID, ev.Seq)
+	l.got[k] = append(l.got[k], gateway)
+}
+
+// by returns who handled event seq of flow, in order.
+func (l *ledger) by(flow string, seq int64) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.got[fmt.Sprintf("%s/%d", flow, seq)]...)
+}
+
+// snapshot copies the ledger.
+func (l *ledger) snapshot() map[string][]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string][]string{}
+	for k, v := range l.got {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// streamsGateway starts a gateway named name on the etcd installation
+// url with a member lease of ttl and the ledger controller in process.
+func streamsGateway(t *testing.T, url, name string, ttl time.Duration, l *ledger, refuse func() bool) *gateway.Gateway {
+	t.Helper()
+	home, err := os.MkdirTemp("", "fgstream")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var fc gateway.FileConfig
+	fc.Store.URL = url
+	fc.Cluster.LeaseTTL = gateway.Duration(ttl)
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Logger: hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.Warn}),
+		Self: home + "/no-such-flowgate",
+		Controllers: map[string]func(func(string) string) sdk.Controller{ledgerName: func(func(string) string) sdk.Controller {
+			return &ledgerController{gateway: name, ledger: l, refuse: refuse}
+		}},
+		Delivery: pluginhost.DeliveryConfig{Backoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxFailures: 1 << 20, Concurrency: 4},
+	})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(context.Background()))
+	t.Cleanup(func() { g.Stop(context.Background()) })
+	return g
+}
+
+// streamsEngine is an engine straight on the installation's prefix, as a
+// command with --store would have.
+func streamsEngine(t *testing.T, srv *etcdtest.Server, prefix string) (*engine.Engine, *etcd.Store) {
+	t.Helper()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	return eng, direct
+}
+
+// TestEventStreamsOneGatewayAtATime runs three gateways on one etcd
+// installation: every event of 24 managed flows (their start and three
+// wakes each, all due at once) is handled once, by one gateway.
+func TestEventStreamsOneGatewayAtATime(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	l := &ledger{}
+	for _, name := range []string{"a", "b", "c"} {
+		streamsGateway(t, url, name, 10*time.Second, l, nil)
+	}
+	eng, _ := streamsEngine(t, srv, prefix)
+	var flows []string
+	for i := range 24 {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "streams", ControllerID: ledgerName, Goal: fmt.Sprint(i)})
+		require.NoError(t, err)
+		flows = append(flows, f.ID)
+	}
+	past := time.Now().Add(-time.Second)
+	for _, id := range flows {
+		for k := range 3 {
+			_, err := eng.SetWake(id, fmt.Sprint("w", k), past)
+			require.NoError(t, err)
+		}
+	}
+	waitFor(t, "every event to be handled", func() bool {
+		got := l.snapshot()
+		for _, id := range flows {
+			for seq := int64(1); seq <= 4; seq++ {
+				if len(got[fmt.Sprintf("%s/%d", id, seq)]) == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprint(l.snapshot()) })
+	got := l.snapshot()
+	require.Len(t, got, 4*len(flows), "an event no flow queued was handled")
+	for k, by := range got {
+		require.Len(t, by, 1, "event %s was handled by %v", k, by)
+	}
+	holders, err := eng.StreamHolders()
+	require.NoError(t, err)
+	require.Empty(t, holders, "a claim outlived its flow's last event")
+}
+
+// TestStoppedGatewayHandsItsStreamsOver: a gateway that holds a flow's
+// stream (its controller keeps failing the event) and stops gracefully
+// releases it, and the other gateway delivers the event at once, not a
+// lease later (the lease is 60 s; the wait gives up after 30).
+func TestStoppedGatewayHandsItsStreamsOver(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	l := &ledger{}
+	a := streamsGateway(t, url, "a", time.Minute, l, func() bool { return true })
+	eng, _ := streamsEngine(t, srv, prefix)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "handover", ControllerID: ledgerName, Goal: "handover"})
+	require.NoError(t, err)
+	holderIs := func(want string) func() bool {
+		return func() bool {
+			h, err := eng.StreamHolders()
+			return err == nil && h[f.ID] != "" && (want == "" || h[f.ID] == want)
+		}
+	}
+	waitFor(t, "gateway a to claim the flow's stream", holderIs(""))
+	holders, err := eng.StreamHolders()
+	require.NoError(t, err)
+	aID := holders[f.ID]
+	waitFor(t, "gateway a to fail the event", func() bool {
+		evs, err := eng.Events(f.ID)
+		return err == nil && len(evs) == 1 && evs[0].Deliveries >= 2
+	})
+
+	streamsGateway(t, url, "b", time.Minute, l, nil)
+	waitFor(t, "gateway a to fail the event again while b runs", func() bool {
+		evs, err := eng.Events(f.ID)
+		return err == nil && len(evs) == 1 && evs[0].Deliveries >= 6
+	})
+	require.Empty(t, l.by(f.ID, 1), "gateway b took a stream a live gateway holds")
+	require.True(t, holderIs(aID)())
+
+	require.NoError(t, a.Stop(context.Background()))
+	waitFor(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
+	require.Equal(t, []string{"b"}, l.by(f.ID, 1))
+}
+
+// TestDeadGatewaysStreamsMove: when a gateway's member lease ends (here
+// revoked, as etcd does when the gateway dies), the other gateway takes
+// the streams it held, and the gateway whose lease ended delivers no
+// more.
+func TestDeadGatewaysStreamsMove(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	l := &ledger{}
+	streamsGateway(t, url, "a", time.Minute, l, func() bool { return true })
+	eng, direct := streamsEngine(t, srv, prefix)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "dead", ControllerID: ledgerName, Goal: "dead"})
+	require.NoError(t, err)
+	var aID string
+	waitFor(t, "gateway a to claim the flow's stream", func() bool {
+		h, err := eng.StreamHolders()
+		aID = h[f.ID]
+		return err == nil && aID != ""
+	})
+	streamsGateway(t, url, "b", time.Minute, l, nil)
+
+	ctx := context.Background()
+	members, err := direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 2)
+	for _, m := range members {
+		if m.ID == aID {
+			_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(m.Lease))
+			require.NoError(t, err)
+		}
+	}
+	waitFor(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
+	require.Equal(t, []string{"b"}, l.by(f.ID, 1))
+	h, err := eng.StreamHolders()
+	require.NoError(t, err)
+	require.NotContains(t, h, f.ID)
+	require.False(t, strings.Contains(fmt.Sprint(h), aID), "a claim of the gone member is left: %v", h)
+}

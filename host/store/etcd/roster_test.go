@@ -1,0 +1,38 @@
+package etcd_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/flowgate/flowgate/host/store/etcd"
+)
+
+// A roster sees members join, leave, and lose their lease, and says so
+// at each change.
+func TestRosterFollowsMembers(t *testing.T) {
+	t.Parallel()
+	s, cli := openOwn(t, server.Prefix())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, err := s.Join(ctx, etcd.MemberInfo{ID: "a.1"}, 60, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Leave() })
+	var changes atomic.Int32
+	r, err := s.WatchMembers(ctx, func() { changes.Add(1) })
+	require.NoError(t, err)
+	require.True(t, r.Live("a.1"))
+	require.False(t, r.Live("b.2"))
+
+	b, err := s.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
+	require.NoError(t, err)
+	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
+	require.NoError(t, b.Leave())
+	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
+	_, err = cli.Revoke(ctx, clientv3.LeaseID(a.Session().Lease()))
+	require.NoError(t, err)
+	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
+}
