@@ -94,24 +94,18 @@ steps:
 	a.kill(t)
 	killed := time.Now()
 	live = []*fleetMember{b, c}
-	orphans := runningOn(f.tasks(), a.id)
-	require.NotEmpty(t, orphans, "gateway a had running tasks when it was killed")
-
 	g.upTo = 30
-	bound := fleetTTL + fleetSweep + fleetSlack
-	g.drive(live, bound, "gateway a's running tasks to be marked lost or queued again", func(ts []*sdk.Task) bool {
-		return len(runningOn(ts, a.id)) == 0
-	})
-	took := time.Since(killed)
-	t.Logf("gateway a's %d running tasks were taken over %s after the kill (lease %s, sweep %s)", len(orphans), took, fleetTTL, fleetSweep)
-	require.Less(t, took, bound)
+	orphans := g.takeover(live, a, killed, runningOn(f.tasks(), a.id))
 
-	g.drive(live, time.Minute, "gateway b to run tasks", func(ts []*sdk.Task) bool { return len(runningOn(ts, b.id)) > 0 })
+	ts := g.drive(live, time.Minute, "gateway b to run tasks", func(ts []*sdk.Task) bool { return len(runningOn(ts, b.id)) > 0 })
 	b.stop(t)
+	stopped := time.Now()
+	require.False(t, f.isMember(b), "a gateway that stops leaves the installation at once")
 	live = []*fleetMember{c}
 	d := f.join("d")
 	live = append(live, d)
 	g.upTo = fleetFlows
+	orphans = append(orphans, g.takeover(live, b, stopped, runningOn(ts, b.id))...)
 	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*sdk.Task) bool {
 		return count(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
 	})
@@ -121,11 +115,13 @@ steps:
 	for _, o := range orphans {
 		now, err := f.eng.GetTask(o.ID)
 		require.NoError(t, err)
-		if now.Status == sdk.TaskLost {
-			require.Contains(t, strings.Join(now.Errors, "\n"), a.id, "task %s: the lost mark names the dead gateway", o.ID)
-		} else {
-			require.True(t, safeToRepeat(now), "task %s of the dead gateway ran again: %s", o.ID, now.Status)
-			require.Greater(t, now.Attempts, o.Attempts, "task %s was queued again", o.ID)
+		switch {
+		case now.Status == sdk.TaskLost:
+			require.Contains(t, strings.Join(now.Errors, "\n"), o.Gateway, "task %s: the lost mark names its gateway", o.ID)
+		case now.Attempts > o.Attempts:
+			require.True(t, safeToRepeat(now), "task %s of gateway %s ran again: %s", o.ID, o.Gateway, now.Status)
+		default: // it ended before its gateway stopped
+			require.Equal(t, o.Gateway, now.Gateway, "task %s", o.ID)
 		}
 	}
 	g.check(t, gone)
@@ -163,9 +159,10 @@ type gatekeeper struct {
 	turn     int
 }
 
-// drive answers gates through live until cond holds of the tasks,
-// failing the test after d with where the tasks and gates stand.
-func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*sdk.Task) bool) {
+// drive answers gates through live until cond holds of the tasks, and
+// returns the tasks it held of; after d it fails the test with where the
+// tasks and gates stand.
+func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*sdk.Task) bool) []*sdk.Task {
 	t := g.f.t
 	t.Helper()
 	deadline := time.Now().Add(d)
@@ -173,13 +170,31 @@ func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, co
 		g.pass(live)
 		ts := g.f.tasks()
 		if cond(ts) {
-			return
+			return ts
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s; tasks by status and gateway: %v; %d gates answered", d, what, tally(ts), len(g.by))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// takeover returns orphans, the tasks gone ran when it was killed or
+// stopped at since, after it waited (answering gates through live) until
+// the gateways still running marked each lost or queued it again, which
+// must take less than one lease TTL plus one sweep (and a margin).
+func (g *gatekeeper) takeover(live []*fleetMember, gone *fleetMember, since time.Time, orphans []*sdk.Task) []*sdk.Task {
+	t := g.f.t
+	t.Helper()
+	require.NotEmpty(t, orphans, "gateway %s had running tasks when it went", gone.name)
+	bound := fleetTTL + fleetSweep + fleetSlack
+	g.drive(live, bound, "gateway "+gone.name+"'s running tasks to be marked lost or queued again", func(ts []*sdk.Task) bool {
+		return len(runningOn(ts, gone.id)) == 0
+	})
+	took := time.Since(since)
+	t.Logf("gateway %s's %d running tasks were taken over %s after it went (lease %s, sweep %s)", gone.name, len(orphans), took.Round(time.Millisecond), fleetTTL, fleetSweep)
+	require.Less(t, took, bound)
+	return orphans
 }
 
 // tally counts tasks by status and the gateway that started them.

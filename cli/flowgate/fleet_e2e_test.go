@@ -112,6 +112,14 @@ func (f *fleet) join(name string) *fleetMember {
 	return m
 }
 
+// isMember says whether m is a member of the installation now.
+func (f *fleet) isMember(m *fleetMember) bool {
+	f.t.Helper()
+	rec, err := f.es.Member(context.Background(), m.id)
+	require.NoError(f.t, err)
+	return rec != nil
+}
+
 // kill SIGKILLs the member's gateway and waits for it to exit.
 func (m *fleetMember) kill(t *testing.T) {
 	t.Helper()
