@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -156,4 +157,23 @@ func TestClusterStatusShowsQueuedTasksPerMember(t *testing.T) {
 	require.Regexp(t, `node-c\.3\s.*\s0/0\s+0\s+active`, out)
 	require.Contains(t, out, "Queued tasks for any member: 2")
 	require.Contains(t, out, "Queued tasks asking for a label no member carries: 1")
+}
+
+// TestBenchStoreNeedsAReachableEtcd: flowgate bench --store with no etcd
+// at the address fails, naming the endpoint and what to check, and a
+// bbolt URL is refused (bench measures bbolt on every run).
+func TestBenchStoreNeedsAReachableEtcd(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close()) // nothing listens there now
+	code, _, errOut := run(t, home, "--store", "etcd://"+addr+"/flowgate", "bench", "--quick", "--no-lobster", "--dir", t.TempDir())
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, addr)
+	require.Contains(t, errOut, "open the etcd store")
+	code, _, errOut = run(t, home, "--store", "bolt:///tmp/x.db", "bench")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "bench --store takes an etcd:// URL")
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
 )
 
 // The names of the figures, in the order of the report.
@@ -45,6 +47,8 @@ type run struct {
 	start time.Time
 	// skipped lists the figures left out, each with why (Report.Skipped).
 	skipped []string
+	// etcd are the engines of a store run's etcd clients (Config.Store).
+	etcd []*engine.Engine
 }
 
 // phase is one part of a run.
@@ -83,6 +87,13 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		}
 	}()
 	r := &run{cfg: cfg, sz: cfg.Sizes, tmp: tmp, start: time.Now()}
+	if cfg.Store.URL != "" {
+		var done func() error
+		if r.etcd, done, err = openEtcd(cfg.Store); err != nil {
+			return rep, fmt.Errorf("bench: %w", err)
+		}
+		defer func() { err = errors.Join(err, done()) }()
+	}
 	dir, _ := filepath.Abs(cfg.Dir)
 	rep = Report{Dir: dir, Quick: cfg.Quick, Sizes: r.sz, Started: r.start,
 		Machine: Machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}}
@@ -124,9 +135,14 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 func (r *run) phases() []phase {
 	s := r.sz
 	rounds := time.Duration(s.Rounds)
+	updates := phase{fmt.Sprintf("raw fsync and guarded flow updates: %d rounds of probe, 1 writer, %d writers", s.Rounds, s.Writers),
+		rounds * (s.Probe + 2*s.Updates), r.updates}
+	if r.cfg.Store.URL != "" {
+		return []phase{{fmt.Sprintf("raw fsync, guarded flow updates and task claims on bbolt and etcd: %d rounds of probe, 1 writer, %d writers on each, %d tasks claimed by %d gateways on each",
+			s.Rounds, s.Writers, s.ClaimTasks, claimers), rounds * (s.Probe + 4*s.Updates + time.Duration(s.ClaimTasks)*10*time.Millisecond), r.updates}}
+	}
 	return []phase{
-		{fmt.Sprintf("raw fsync and guarded flow updates: %d rounds of probe, 1 writer, %d writers", s.Rounds, s.Writers),
-			rounds * (s.Probe + 2*s.Updates), r.updates},
+		updates,
 		{fmt.Sprintf("task dispatch: %d rounds of %d tasks of true through a gateway, then by bare fork/exec", s.Rounds, s.DispatchTasks),
 			rounds * time.Duration(s.DispatchTasks) * 11 * time.Millisecond, r.dispatch},
 		{fmt.Sprintf("created to started: %d tasks of true one at a time", s.DispatchTasks/10),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -42,6 +43,12 @@ type Config struct {
 	// command hosting a gateway runs them. Optional: without them that
 	// gateway has none.
 	Controllers map[string]func(getenv func(string) string) sdk.Controller
+	// Store, when set, names an etcd cluster (flowgate bench --store
+	// etcd://…): the run then measures the store figures only, the raw
+	// fsync rate and guarded updates on bbolt and, in a scratch prefix
+	// beside the URL's, on etcd, and task claims by three gateways on
+	// etcd and on bbolt (see storeRounds).
+	Store backend.Spec
 	// Controller is the first-party pipeline controller (plugins/pipeline's
 	// New), called in process as the baseline of the controller round
 	// trip; the same controller is measured as Self serves it. Required:
@@ -77,6 +84,9 @@ type Sizes struct {
 	// RunningTasks is the number of tasks left running across the
 	// gateway restarts.
 	RunningTasks int
+	// ClaimTasks is the number of tasks claimed per round of the claims
+	// figure (Config.Store).
+	ClaimTasks int
 }
 
 // FullSizes returns the workload of flowgate bench: the sizes the targets
@@ -85,7 +95,7 @@ func FullSizes() Sizes {
 	return Sizes{
 		Rounds: 3, Probe: 300 * time.Millisecond, Updates: time.Second, Writers: 64,
 		DispatchTasks: 1000, Concurrency: 8, ControllerCalls: 500,
-		Flows: 100_000, ListCalls: 3, RunningTasks: 1000,
+		Flows: 100_000, ListCalls: 3, RunningTasks: 1000, ClaimTasks: 300,
 	}
 }
 
@@ -96,7 +106,7 @@ func QuickSizes() Sizes {
 	return Sizes{
 		Rounds: 2, Probe: 100 * time.Millisecond, Updates: 300 * time.Millisecond, Writers: 64,
 		DispatchTasks: 100, Concurrency: 8, ControllerCalls: 100,
-		Flows: 10_000, ListCalls: 3, RunningTasks: 100,
+		Flows: 10_000, ListCalls: 3, RunningTasks: 100, ClaimTasks: 100,
 	}
 }
 
@@ -115,6 +125,7 @@ func (s Sizes) withDefaults(d Sizes) Sizes {
 	set(&s.Flows, d.Flows)
 	set(&s.ListCalls, d.ListCalls)
 	set(&s.RunningTasks, d.RunningTasks)
+	set(&s.ClaimTasks, d.ClaimTasks)
 	if s.Probe == 0 {
 		s.Probe = d.Probe
 	}
@@ -146,12 +157,14 @@ func (c Config) Validate() error {
 	switch {
 	case c.Dir == "":
 		return errors.New("bench config: Dir is required (the directory whose file system is measured)")
-	case s.Rounds < 1, s.Writers < 1, s.DispatchTasks < 1, s.Concurrency < 1, s.ControllerCalls < 1, s.ListCalls < 1, s.RunningTasks < 1:
+	case s.Rounds < 1, s.Writers < 1, s.DispatchTasks < 1, s.Concurrency < 1, s.ControllerCalls < 1, s.ListCalls < 1, s.RunningTasks < 1, s.ClaimTasks < 1:
 		return fmt.Errorf("bench config: every count in Sizes must be at least 1 (got %+v)", s)
 	case s.Flows < 100:
 		return fmt.Errorf("bench config: Sizes.Flows must be at least 100 (got %d)", s.Flows)
 	case s.Probe <= 0 || s.Updates <= 0:
 		return fmt.Errorf("bench config: Sizes.Probe and Sizes.Updates must be positive (got %s and %s)", s.Probe, s.Updates)
+	case c.Store.URL != "" && !c.Store.IsEtcd():
+		return fmt.Errorf("bench config: Store %q is no etcd:// URL; bench measures bbolt in its scratch directory already", c.Store.URL)
 	case c.Controller == nil:
 		return errors.New("bench config: Controller is required (the pipeline controller run in process as the baseline of the controller round trip: plugins/pipeline's New)")
 	}

@@ -35,7 +35,9 @@ func openEngine(dir string) (*store.Bolt, *engine.Engine, error) {
 // updates measures the raw fsync rate of the scratch directory and, in
 // the same rounds, guarded flow updates (UpdateFlow with the expected
 // revision) by 1 writer and by Sizes.Writers writers, each on its own
-// flow, as the engine's BenchmarkGuardedFlowUpdate does.
+// flow, as the engine's BenchmarkGuardedFlowUpdate does. A store run
+// (Config.Store) measures etcd's figures in the same rounds too (see
+// storeRounds).
 func (r *run) updates(ctx context.Context) ([]Figure, error) {
 	dir := filepath.Join(r.tmp, "update")
 	st, eng, err := openEngine(mkdir(dir))
@@ -43,14 +45,15 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		return nil, err
 	}
 	defer st.Close()
-	ids := make([]string, r.sz.Writers)
-	revs := make([]int64, r.sz.Writers)
-	for i := range ids {
-		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: "bench", Goal: "guarded updates", State: benchState})
-		if err != nil {
+	ids, revs, err := updateFlows(eng, r.sz.Writers)
+	if err != nil {
+		return nil, err
+	}
+	var etcd *storeRounds
+	if r.etcd != nil {
+		if etcd, err = newStoreRounds(r.etcd, eng, r.sz); err != nil {
 			return nil, err
 		}
-		ids[i], revs[i] = f.ID, f.Revision
 	}
 	var fsync, one, many []float64
 	for range r.sz.Rounds {
@@ -70,22 +73,26 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 			return nil, err
 		}
 		fsync, one, many = append(fsync, fs), append(one, u1), append(many, un)
+		if etcd != nil {
+			if err := etcd.measure(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The guard must have held while it was measured: a stale write fails.
 	if _, err := eng.UpdateFlow(ids[0], revs[0]-1, engine.FlowPatch{State: benchState}); !errors.Is(err, sdk.ErrRevisionConflict) {
 		return nil, fmt.Errorf("a stale expected revision was not refused (err %v)", err)
 	}
 	raw := median(fsync)
-	upd := func(name, title string, rounds []float64, limit float64) Figure {
-		return Figure{Name: name, Title: title, Value: median(rounds), Unit: "updates/s", Rounds: rounds,
-			Baseline: raw, BaselineTitle: "raw fsync", BaselineUnit: "fsync/s",
-			Target: &Target{Of: "ratio", Op: ">=", Limit: limit}}
-	}
-	return []Figure{
+	figs := []Figure{
 		{Name: FigFsync, Title: "raw fsync (4 KiB overwrite + fdatasync)", Value: raw, Unit: "fsync/s", Rounds: fsync},
-		upd(FigUpdate1, "guarded flow update, 1 writer", one, 0.3),
-		upd(FigUpdateN, fmt.Sprintf("guarded flow update, %d writers", r.sz.Writers), many, 3),
-	}, nil
+		updateFigure(FigUpdate1, "guarded flow update, 1 writer", one, raw, 0.3),
+		updateFigure(FigUpdateN, fmt.Sprintf("guarded flow update, %d writers", r.sz.Writers), many, raw, 3),
+	}
+	if etcd != nil {
+		figs = append(figs, etcd.figures(raw)...)
+	}
+	return figs, nil
 }
 
 // guarded runs one writer per id for about d, each updating its flow with
@@ -123,4 +130,12 @@ func guarded(eng *engine.Engine, ids []string, revs []int64, d time.Duration) (f
 		return 0, first
 	}
 	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// updateFigure is a guarded-update figure over rounds against the raw
+// fsync rate raw, whose ratio to it should be at least limit.
+func updateFigure(name, title string, rounds []float64, raw, limit float64) Figure {
+	return Figure{Name: name, Title: title, Value: median(rounds), Unit: "updates/s", Rounds: rounds,
+		Baseline: raw, BaselineTitle: "raw fsync", BaselineUnit: "fsync/s",
+		Target: &Target{Of: "ratio", Op: ">=", Limit: limit}}
 }

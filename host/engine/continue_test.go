@@ -301,7 +301,7 @@ func TestAcceptedContinuationStartsAfterARestart(t *testing.T) {
 	eng, err = engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	starts := func() []*sdk.Event {
-		ds, err := eng.NextDeliveries(0)
+		ds, err := eng.NextDeliveries(0, nil)
 		require.NoError(t, err)
 		var out []*sdk.Event
 		for _, d := range ds {

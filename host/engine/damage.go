@@ -138,7 +138,7 @@ func (e *Engine) Quarantine(key string) (Quarantined, error) {
 	return out, err
 }
 
-// dropOutbox deletes flow id's event outbox, sequence and stream claim, and returns how
+// dropOutbox deletes flow id's event outbox, its queue entry, sequence and stream claim, and returns how
 // many events it held.
 func (t *txn) dropOutbox(id string) (int, error) {
 	n := 0
@@ -146,6 +146,9 @@ func (t *txn) dropOutbox(id string) (int, error) {
 		n++
 		return true
 	}); err != nil {
+		return 0, err
+	}
+	if err := t.dropDue(id); err != nil {
 		return 0, err
 	}
 	if err := t.deletePrefix(eventPrefix + id + "/"); err != nil {

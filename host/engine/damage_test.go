@@ -109,7 +109,7 @@ func TestQuarantineMovesOnlyDamagedRecords(t *testing.T) {
 	bad, good := createFlow(t, eng), createFlow(t, eng)
 	raw := storetest.EditRecord(t, st, "flow/"+bad.ID, map[string]any{"status": "done"})
 	require.NotEmpty(t, eventTypes(t, eng, bad.ID), "the flow has an outbox")
-	ds, err := eng.NextDeliveries(0)
+	ds, err := eng.NextDeliveries(0, nil)
 	require.NoError(t, err, "a damaged flow never stops the delivery of the others")
 	require.Len(t, ds, 1)
 	require.Equal(t, good.ID, ds[0].Event.FlowID)

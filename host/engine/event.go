@@ -28,7 +28,17 @@ func (t *txn) appendEvent(f *sdk.Flow, typ sdk.EventType, taskID string, data js
 		return err
 	}
 	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: f.ID})
-	return t.put(eventKey(f.ID, seq), &sdk.Event{FlowID: f.ID, Seq: seq, Type: typ, TaskID: taskID, Data: data, CreatedAt: t.now})
+	head, err := headEvent(t.tx, f.ID)
+	if err != nil {
+		return err
+	}
+	if err := t.put(eventKey(f.ID, seq), &sdk.Event{FlowID: f.ID, Seq: seq, Type: typ, TaskID: taskID, Data: data, CreatedAt: t.now}); err != nil {
+		return err
+	}
+	if head != nil {
+		return nil // the new event waits behind the head
+	}
+	return t.requeueHead(f.ID, nil)
 }
 
 func lastSeq(tx store.ReadTx, flowID string) (int64, error) {
@@ -73,7 +83,14 @@ func (e *Engine) Events(flowID string) ([]*sdk.Event, error) {
 // an error: delivery is at least once.
 func (e *Engine) AckEvent(flowID string, seq int64) error {
 	return e.write(func(t *txn) error {
+		head, err := headEvent(t.tx, flowID)
+		if err != nil {
+			return err
+		}
 		if err := t.del(eventKey(flowID, seq)); err != nil {
+			return err
+		}
+		if err := t.requeueHead(flowID, head); err != nil {
 			return err
 		}
 		return t.dropStreamIfDone(flowID)
@@ -90,44 +107,33 @@ type Delivery struct {
 	Holder string
 }
 
-// NextDeliveries returns, for up to limit flows, the oldest undelivered
-// event whose retry time has come, skipping flows whose head event is
-// parked. Events of one flow are delivered one at a time, in order: only
-// the head of each flow's outbox is returned.
-func (e *Engine) NextDeliveries(limit int) ([]Delivery, error) {
+// NextDeliveries returns, for up to limit flows (0: no limit), the
+// oldest undelivered event whose retry time has come, skipping flows
+// whose head event is parked and flows skip (if not nil) names, given
+// the member holding the flow's stream ("" for none). Events of one flow
+// are delivered one at a time, in order: only the head of each flow's
+// outbox is returned. The heads come in the order they came due, from
+// the delivery queue, so a pass reads what it returns and the flows it
+// skips, never the events waiting behind a head or not yet due. A flow
+// whose record cannot be read is skipped: delivery of the others goes on.
+func (e *Engine) NextDeliveries(limit int, skip func(flowID, holder string) bool) ([]Delivery, error) {
 	now := e.now()
 	var out []Delivery
 	err := e.view(func(tx store.ReadTx) error {
-		var (
-			lastFlow string
-			readErr  error
-		)
-		err := tx.Scan(eventPrefix, store.ScanOptions{}, func(it store.Item) bool {
-			ev := new(sdk.Event)
-			if readErr = json.Unmarshal(it.Value, ev); readErr != nil {
+		out = nil
+		var readErr error
+		end := eventDue + timeKey(now) + "0" // sorts after every entry due at or before now
+		err := tx.Scan(eventDue, store.ScanOptions{}, func(it store.Item) bool {
+			if it.Key >= end {
 				return false
 			}
-			if ev.FlowID == lastFlow {
-				return true // not the head of its outbox
-			}
-			lastFlow = ev.FlowID
-			if ev.Parked || ev.RetryAt.After(now) {
-				return true
-			}
-			f, err := loadFlow(tx, ev.FlowID)
-			if damaged(err) != nil {
-				return true // its flow cannot be read; delivery of the others goes on
-			}
-			if err != nil {
-				readErr = err
+			var d *Delivery
+			if d, readErr = dueDelivery(tx, it.Key, skip); readErr != nil {
 				return false
 			}
-			holder, err := streamHolder(tx, ev.FlowID)
-			if err != nil {
-				readErr = err
-				return false
+			if d != nil {
+				out = append(out, *d)
 			}
-			out = append(out, Delivery{Event: ev, Controller: f.ControllerID, Holder: holder})
 			return limit <= 0 || len(out) < limit
 		})
 		if err != nil {
@@ -136,6 +142,34 @@ func (e *Engine) NextDeliveries(limit int) ([]Delivery, error) {
 		return readErr
 	})
 	return out, err
+}
+
+// dueDelivery is the delivery queue entry key names, or nil when it is
+// skipped: skip names it, its head is gone, or its flow cannot be read.
+func dueDelivery(tx store.ReadTx, key string, skip func(flowID, holder string) bool) (*Delivery, error) {
+	flowID, seq, ok := parseDueKey(key)
+	if !ok {
+		return nil, nil
+	}
+	holder, err := streamHolder(tx, flowID)
+	if err != nil || (skip != nil && skip(flowID, holder)) {
+		return nil, err
+	}
+	ev, err := getRecord[sdk.Event](tx, eventKey(flowID, seq))
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := loadFlow(tx, flowID)
+	if damaged(err) != nil {
+		return nil, nil // its flow cannot be read; delivery of the others goes on
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Delivery{Event: ev, Controller: f.ControllerID, Holder: holder}, nil
 }
 
 // PendingEvents counts undelivered events by controller.
@@ -204,6 +238,7 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flo
 			}
 			return err
 		}
+		before := *ev
 		if f.Counted {
 			ev.Deliveries++
 		}
@@ -212,6 +247,9 @@ func (e *Engine) EventFailed(flowID string, seq int64, f EventFailure) (*sdk.Flo
 			t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
 		}
 		if err := t.put(eventKey(flowID, seq), ev); err != nil {
+			return err
+		}
+		if err := t.requeueHead(flowID, &before); err != nil {
 			return err
 		}
 		if err := t.recordDeliveryFailure(ev, f.Counted || f.Park); err != nil {
@@ -262,7 +300,11 @@ func (t *txn) unparkHead(flowID string) error {
 	if err != nil || head == nil || !head.Parked {
 		return err
 	}
+	before := *head
 	head.Parked, head.Deliveries, head.RetryAt = false, 0, time.Time{}
 	t.changes = append(t.changes, Change{Kind: EventQueued, FlowID: flowID})
-	return t.put(eventKey(flowID, head.Seq), head)
+	if err := t.put(eventKey(flowID, head.Seq), head); err != nil {
+		return err
+	}
+	return t.requeueHead(flowID, &before)
 }

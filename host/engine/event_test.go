@@ -177,11 +177,11 @@ func TestEventRetryWaitsOnTheEnginesClock(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, at.Add(30*time.Second), evs[0].RetryAt)
 
-	due, err := eng.NextDeliveries(0)
+	due, err := eng.NextDeliveries(0, nil)
 	require.NoError(t, err)
 	require.Empty(t, due, "not due before its retry time")
 	at = at.Add(30 * time.Second)
-	due, err = eng.NextDeliveries(0)
+	due, err = eng.NextDeliveries(0, nil)
 	require.NoError(t, err)
 	require.Len(t, due, 1, "due once the engine's clock reaches it")
 }

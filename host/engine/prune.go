@@ -79,8 +79,12 @@ func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 			}
 			pruned = append(pruned, task.ID)
 		}
-		// The outbox, and any task index entries left without their task
-		// (a stray entry would outlive the flow it names).
+		// The outbox with its queue entry, and any task index entries
+		// left without their task (a stray entry would outlive the flow
+		// it names).
+		if err := t.dropDue(id); err != nil {
+			return err
+		}
 		for _, prefix := range []string{eventPrefix + id + "/", idxTaskFlow + id + "/"} {
 			if err := t.deletePrefix(prefix); err != nil {
 				return err

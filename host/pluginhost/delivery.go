@@ -113,6 +113,9 @@ type Deliverer struct {
 	life     lifecycle.Service
 	mu       sync.Mutex
 	inflight map[string]bool // flow ids
+	// indexed is set once the delivery queue matches the outbox
+	// (engine.IndexOutbox), which the first pass makes sure of.
+	indexed bool
 }
 
 // NewDeliverer returns a deliverer that finds the live instance of a
@@ -181,6 +184,17 @@ func (d *Deliverer) deliverDue() {
 	if d.hold.Wait() > 0 {
 		return // the store failed to write: the poll comes back after the hold
 	}
+	if !d.indexed {
+		// Events an older flowgate queued have no place in the delivery
+		// queue yet.
+		n, err := d.eng.IndexOutbox()
+		if err != nil {
+			d.storeLog.Error("index the outbox for delivery; events queued before this version wait until it works", "error", err)
+		} else if n > 0 {
+			d.log.Info("indexed the outbox for delivery", "entries", n)
+		}
+		d.indexed = err == nil
+	}
 	// Wakes that came due (sdk.Host.WakeAt) become flow.woken events
 	// first, so this read of the outbox delivers them.
 	if _, err := d.eng.FireWakes(0); err != nil {
@@ -188,8 +202,12 @@ func (d *Deliverer) deliverDue() {
 	}
 	d.mu.Lock()
 	wasBusy := maps.Clone(d.inflight)
+	room := d.cfg.Concurrency - len(d.inflight)
 	d.mu.Unlock()
-	due, err := d.eng.NextDeliveries(0)
+	if room <= 0 {
+		return // every delivery is taken; the one that ends wakes the loop
+	}
+	due, err := d.eng.NextDeliveries(room, d.skip(wasBusy))
 	if err != nil {
 		d.storeLog.Error("read the outbox", "error", err)
 		return

@@ -4,6 +4,18 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 )
 
+// skip is the deliverer's filter of the delivery queue: the flows whose
+// delivery is in flight (busy), and, with a Member, the streams another
+// live member holds.
+func (d *Deliverer) skip(busy map[string]bool) func(flowID, holder string) bool {
+	return func(flowID, holder string) bool {
+		if busy[flowID] {
+			return true
+		}
+		return d.cfg.Member != "" && holder != "" && holder != d.cfg.Member && d.cfg.Live(holder)
+	}
+}
+
 // held narrows due to the deliveries of the event streams this gateway
 // (DeliveryConfig.Member) holds or claims now. It claims streams that are
 // free (no holder, or a holder no longer live) only for the deliveries it

@@ -84,7 +84,7 @@ func fill(tb testing.TB, eng *engine.Engine, n, activeOne int) {
 	close(errs)
 	require.NoError(tb, <-errs)
 	for {
-		due, err := eng.NextDeliveries(0)
+		due, err := eng.NextDeliveries(0, nil)
 		require.NoError(tb, err)
 		if len(due) == 0 {
 			return

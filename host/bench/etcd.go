@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/store/backend"
+)
+
+// The names of the figures of a store run (Config.Store).
+const (
+	FigEtcdUpdate1 = "guarded_update_1_writer_etcd"
+	FigEtcdUpdateN = "guarded_update_many_writers_etcd"
+	FigClaims      = "task_claims_3_gateways_etcd"
+)
+
+// openEtcd opens three clients (claimers) of the etcd cluster spec
+// names, on a scratch prefix beside the URL's (PREFIX.bench-PID-TIME,
+// outside the installation), with an engine over each. done deletes the
+// scratch prefix and closes the clients. An etcd that does not answer
+// fails here, before anything is measured.
+func openEtcd(spec backend.Spec) (engs []*engine.Engine, done func() error, err error) {
+	spec.URL = fmt.Sprintf("%s.bench-%d-%d", strings.TrimRight(spec.URL, "/"), os.Getpid(), time.Now().UnixNano())
+	var stores []store.Store
+	done = func() error {
+		var err error
+		if len(stores) > 0 {
+			if werr := wipe(stores[0]); werr != nil {
+				err = fmt.Errorf("delete the bench's scratch prefix %s: %w; delete it with etcdctl del --prefix", spec.URL, werr)
+			}
+		}
+		for _, st := range stores {
+			err = errors.Join(err, st.Close())
+		}
+		return err
+	}
+	for range claimers {
+		st, err := backend.Open(spec, store.Options{Owner: "flowgate bench"})
+		if err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("open the etcd store: %w", err), done())
+		}
+		stores = append(stores, st)
+		eng, err := engine.New(st, engine.Config{})
+		if err != nil {
+			return nil, nil, errors.Join(err, done())
+		}
+		engs = append(engs, eng)
+	}
+	return engs, done, nil
+}
+
+// storeRounds measures, in each round of a store run's updates phase,
+// guarded flow updates on etcd with 1 and Sizes.Writers writers and
+// Sizes.ClaimTasks task claims by three gateways (the run's three etcd
+// clients) against three claimers on the phase's bbolt file. etcd's own
+// figures on a machine of this class are about 0.13× raw fsync with 1
+// writer and 0.6× with many: the targets.
+type storeRounds struct {
+	etcd []*engine.Engine
+	bolt *engine.Engine
+	sz   Sizes
+	ids  []string
+	revs []int64
+	// one, many, claims and boltClaims hold each round's rate.
+	one, many, claims, boltClaims []float64
+}
+
+// newStoreRounds makes the flows the etcd updates write.
+func newStoreRounds(etcd []*engine.Engine, bolt *engine.Engine, sz Sizes) (*storeRounds, error) {
+	ids, revs, err := updateFlows(etcd[0], sz.Writers)
+	if err != nil {
+		return nil, fmt.Errorf("etcd: %w", err)
+	}
+	return &storeRounds{etcd: etcd, bolt: bolt, sz: sz, ids: ids, revs: revs}, nil
+}
+
+// measure takes one round of each figure.
+func (s *storeRounds) measure() error {
+	u1, err := guarded(s.etcd[0], s.ids[:1], s.revs[:1], s.sz.Updates)
+	if err != nil {
+		return fmt.Errorf("etcd: %w", err)
+	}
+	un, err := guarded(s.etcd[0], s.ids, s.revs, s.sz.Updates)
+	if err != nil {
+		return fmt.Errorf("etcd: %w", err)
+	}
+	ce, err := Claims(s.etcd, s.sz.ClaimTasks)
+	if err != nil {
+		return fmt.Errorf("claims on etcd: %w", err)
+	}
+	cb, err := Claims([]*engine.Engine{s.bolt, s.bolt, s.bolt}, s.sz.ClaimTasks)
+	if err != nil {
+		return fmt.Errorf("claims on bbolt: %w", err)
+	}
+	s.one, s.many = append(s.one, u1), append(s.many, un)
+	s.claims, s.boltClaims = append(s.claims, ce), append(s.boltClaims, cb)
+	return nil
+}
+
+// figures are the rounds' figures; raw is the rounds' median fsync rate.
+func (s *storeRounds) figures(raw float64) []Figure {
+	return []Figure{
+		updateFigure(FigEtcdUpdate1, "guarded flow update on etcd, 1 writer", s.one, raw, 0.13),
+		updateFigure(FigEtcdUpdateN, fmt.Sprintf("guarded flow update on etcd, %d writers", s.sz.Writers), s.many, raw, 0.6),
+		{Name: FigClaims, Title: fmt.Sprintf("task claims on etcd, %d gateways", claimers), Value: median(s.claims), Unit: "claims/s", Rounds: s.claims,
+			Baseline: median(s.boltClaims), BaselineTitle: fmt.Sprintf("bbolt, %d claimers in one gateway", claimers), BaselineUnit: "claims/s",
+			Note: fmt.Sprintf("each round queues %d tasks, then %d gateways, each with its own etcd client, look at the queue %d tasks at a time and start what they saw (guarded writes; a lost race is no claim); every task must be taken once", s.sz.ClaimTasks, claimers, claimLook)},
+	}
+}
+
+// updateFlows creates n flows through eng for guarded updates, returning their
+// ids and revisions.
+func updateFlows(eng *engine.Engine, n int) ([]string, []int64, error) {
+	ids, revs := make([]string, n), make([]int64, n)
+	for i := range ids {
+		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "bench", ControllerID: "bench", Goal: "guarded updates", State: benchState})
+		if err != nil {
+			return nil, nil, err
+		}
+		ids[i], revs[i] = f.ID, f.Revision
+	}
+	return ids, revs, nil
+}
+
+// wipe deletes every record of st, in one transaction: a prefix emptied
+// whole is one etcd operation.
+func wipe(st store.Store) error {
+	return st.Update(func(tx store.Tx) error {
+		var keys []string
+		if err := tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
+			keys = append(keys, it.Key)
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
