@@ -402,3 +402,34 @@ func TestRunningGatewayTakesOverTasksOfAGatewayThatDies(t *testing.T) {
 	require.Equal(t, 2, got.Attempts)
 	require.NotEqual(t, other.ID(), got.Gateway)
 }
+
+// TestGatewayLeavesTasksOfAnotherHomeOnThisMachine: a gateway starting
+// beside the running task of a gone gateway of this machine that ran from
+// another home (its attempt has no files in this home) marks it lost,
+// naming that gateway. Before, it took the task for its own earlier
+// run's attempt whose shim never started and ran it again.
+func TestGatewayLeavesTasksOfAnotherHomeOnThisMachine(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
+	host, _ := os.Hostname()
+	gone := host + ".999998"
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "other-home", Spec: sdk.TaskSpec{Shell: "echo twice"}})
+	require.NoError(t, err)
+	_, err = eng.StartTask(task.ID, engine.StartInput{Gateway: gone})
+	require.NoError(t, err)
+
+	g, _ := etcdGateway(t, "etcd://"+srv.Endpoint()+prefix)
+	ctx := context.Background()
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { g.Stop(ctx) })
+	got, err := eng.GetTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskLost, got.Status, "errors: %q", got.Errors)
+	require.Equal(t, 1, got.Attempts)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway "+gone+", which ran it, left the installation, and this gateway's home has no files of its attempt")
+}

@@ -393,23 +393,6 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 	return err
 }
 
-// elsewhere says whether task runs on another machine (Config.Cluster),
-// so that its files are not here. One whose gateway is no longer a member
-// is settled as lost (or queued again when safe), naming that gateway.
-func (r *Runner) elsewhere(task *sdk.Task) bool {
-	if task.Gateway == "" || r.cfg.Cluster == nil {
-		return false
-	}
-	here, member := r.cfg.Cluster(task.Gateway)
-	if here {
-		return false
-	}
-	if !member && !r.preview {
-		r.settleLost(task, fmt.Sprintf("gateway %s, which ran it on another machine, left the installation", task.Gateway))
-	}
-	return true
-}
-
 // recover settles or reattaches every task a previous runner left
 // running: a task of another machine's gateway is left to it, or lost
 // when that gateway is gone (see elsewhere); a status file means the task ended while no runner watched; a

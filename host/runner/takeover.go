@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -100,6 +102,33 @@ func (r *Runner) adopt(task *sdk.Task) bool {
 		// It runs here all the same; a gateway that sees the earlier
 		// member leave may mark it lost meanwhile.
 		r.storeLog.Error("take over a task of an earlier run of this gateway", "task", task.ID, "error", err)
+	}
+	return true
+}
+
+// elsewhere says whether task's files are in another home, so that this
+// runner leaves it to its gateway: one on another machine (Config.Cluster),
+// or a gone gateway of this machine whose attempt has no files in this
+// home (another home's gateway, not an earlier run of this one). Such a
+// task whose gateway is no longer a member is settled as lost (or queued
+// again when safe), naming that gateway.
+func (r *Runner) elsewhere(task *sdk.Task) bool {
+	if task.Gateway == "" || r.cfg.Cluster == nil || task.Gateway == r.cfg.Member {
+		return false
+	}
+	here, member := r.cfg.Cluster(task.Gateway)
+	why := fmt.Sprintf("gateway %s, which ran it on another machine, left the installation", task.Gateway)
+	if here {
+		if member {
+			return false
+		}
+		if _, err := os.Stat(r.attemptDir(task.ID, task.Attempts)); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		why = fmt.Sprintf("gateway %s, which ran it, left the installation, and this gateway's home has no files of its attempt", task.Gateway)
+	}
+	if !member && !r.preview {
+		r.settleLost(task, why)
 	}
 	return true
 }
