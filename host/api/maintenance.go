@@ -7,6 +7,7 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -34,6 +35,11 @@ type MaintenanceReport struct {
 // gateway, the plugins' state is unknown to the audits.
 func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
 	cfg := maintenance.Config{Home: l.home, Space: l.space}
+	if _, shared := l.st.(*etcd.Store); shared {
+		// Every running task on etcd is a gateway's, with its files in
+		// that gateway's home, none in this command's.
+		cfg.Mine = func(gateway string) bool { return gateway == "" }
+	}
 	return Maintain(ctx, l.eng, cfg, audit.Input{Engine: l.eng}, apply)
 }
 

@@ -79,7 +79,7 @@ func (e *Engine) Events(flowID string) ([]*sdk.Event, error) {
 
 // AckEvent removes event seq of flow flowID from the outbox once its
 // controller handled it, and the flow's stream claim with the last event
-// (see ClaimStreams). Acknowledging an event that is already gone is not
+// of an ended flow (see ClaimStreams). Acknowledging an event that is already gone is not
 // an error: delivery is at least once.
 func (e *Engine) AckEvent(flowID string, seq int64) error {
 	return e.write(func(t *txn) error {

@@ -76,8 +76,9 @@ func (t *txn) dropDue(flowID string) error {
 }
 
 // dueBatch bounds the queue entries one transaction of IndexOutbox
-// writes, within etcd's 128 operations.
-const dueBatch = 100
+// writes, within etcd's 128 operations (each reads its flow's head and
+// writes or deletes one entry).
+const dueBatch = 40
 
 // IndexOutbox makes the delivery queue match the outboxes: it adds the
 // entry of every head that lacks one (an outbox written before the queue

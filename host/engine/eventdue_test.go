@@ -136,3 +136,39 @@ func TestIndexOutboxQueuesOldHeads(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "a second pass found work")
 }
+
+// IndexOutbox queues more heads than one etcd transaction can write, in
+// batches.
+func TestIndexOutboxInBatches(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	for range 90 {
+		createFlow(t, eng)
+	}
+	var entries []string
+	require.NoError(t, st.View(func(tx store.ReadTx) error {
+		return tx.Scan("evdue/", store.ScanOptions{}, func(it store.Item) bool {
+			entries = append(entries, it.Key)
+			return true
+		})
+	}))
+	require.Len(t, entries, 90)
+	for i := 0; i < len(entries); i += 30 {
+		require.NoError(t, st.Update(func(tx store.Tx) error {
+			for _, k := range entries[i : i+30] {
+				if err := tx.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	n, err := eng.IndexOutbox()
+	require.NoError(t, err)
+	require.Equal(t, 90, n)
+	ds, err := eng.NextDeliveries(0, nil)
+	require.NoError(t, err)
+	require.Len(t, ds, 90)
+}

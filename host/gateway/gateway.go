@@ -244,9 +244,11 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Observer:    m,
 		Leader:      st.cronLeader(),
 	})
+	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
+	pass.Mine = st.mine(g.cfg.Home)
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
 		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
-		Pass: g.cfg.File.MaintenanceConfig(g.cfg.Home), Logger: g.cfg.Logger.Named("maintenance"),
+		Pass: pass, Logger: g.cfg.Logger.Named("maintenance"),
 	})
 	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
 		st.close()
@@ -504,7 +506,7 @@ func (c *client) Audit(ctx context.Context) (audit.Report, error) {
 func (c *client) Maintain(ctx context.Context, apply bool) (api.MaintenanceReport, error) {
 	in := audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true}
 	cfg := c.g.cfg.File.MaintenanceConfig(c.g.cfg.Home)
-	cfg.Space = c.g.st.space
+	cfg.Space, cfg.Mine = c.g.st.space, c.g.st.mine(c.g.cfg.Home)
 	return api.Maintain(ctx, c.g.eng, cfg, in, apply)
 }
 

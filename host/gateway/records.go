@@ -70,32 +70,40 @@ func (r *records) cronLeader() scheduler.Leader {
 	return r.cron
 }
 
-// cluster is the runner's Config.Cluster: nil on bbolt. A gateway's
-// tasks are this machine's (their files in this home) when it is this
-// gateway, a live member registered with this host and home, or a member
-// gone whose id (host.pid) names this host: an earlier run of this
-// gateway, or so it is taken. A gateway that cannot be looked up counts
-// as a member, so nothing is marked lost on a guess.
-func (r *records) cluster(home string) func(gateway string) (bool, bool) {
+// cluster is the runner's Config.Cluster: nil on bbolt. A task's files
+// are on this machine, under this home, when one of this home's gateways
+// started it (homeMembers): this one, or an earlier one before a
+// restart. Any other gateway's task is left to it, even one on this
+// machine (several gateways run on one machine, each with a home of its
+// own); when that gateway is no longer a member its tasks are settled as
+// lost. A gone gateway whose id (host.pid) names this machine is
+// reported as this machine's, so that the runner tells by the attempt's
+// files in this home whether it ran from here. A gateway that cannot be
+// looked up counts as a member, so nothing is marked lost on a guess.
+func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil
 	}
 	es := r.Store.(*etcd.Store)
-	host := r.member.Host()
+	here, host := r.mine(dir), r.member.Host()
 	return func(gateway string) (bool, bool) {
-		if gateway == r.member.ID() {
+		if here(gateway) {
 			return true, true
 		}
 		rec, err := es.Member(context.Background(), gateway)
-		switch {
-		case err != nil:
-			return memberHost(gateway) == host, true
-		case rec == nil:
+		if err == nil && rec == nil {
 			return memberHost(gateway) == host, false
-		default:
-			return rec.Host == host && rec.Home == home, true
 		}
+		return false, true
 	}
+}
+
+// memberHost is the host part of a member id: host.pid, or host.pid-N.
+func memberHost(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // departures is the runner's Config.Departures: nil on bbolt.
@@ -106,12 +114,16 @@ func (r *records) departures() func(context.Context) <-chan string {
 	return r.Store.(*etcd.Store).Departures
 }
 
-// memberHost is the host part of a member id: host.pid, or host.pid-N.
-func memberHost(id string) string {
-	if i := strings.LastIndexByte(id, '.'); i >= 0 {
-		return id[:i]
+// mine is maintenance's Config.Mine: nil on bbolt. A task's files are
+// in this home when one of this home's gateways started it, or when it
+// names no gateway (it was started on bbolt, before a migration).
+func (r *records) mine(dir string) func(gateway string) bool {
+	if r.member == nil {
+		return nil
 	}
-	return id
+	return func(gateway string) bool {
+		return gateway == "" || gateway == r.member.ID() || ranHere(dir, gateway)
+	}
 }
 
 // membersChanged passes a join or leave on to onMembers.
@@ -230,6 +242,10 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 		m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
 	}
 	if err != nil {
+		return err
+	}
+	if err := rememberMember(g.cfg.Home, info.ID); err != nil {
+		m.Leave()
 		return err
 	}
 	if g.cfg.Solo {

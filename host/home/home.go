@@ -26,6 +26,12 @@ const LogsDir = "logs"
 // removed with the flow.
 const DataDir = "data"
 
+// MembersFile is the file inside the home that lists the member ids its
+// gateways took on an etcd installation, one a line, the latest last: a
+// task one of them started runs under this home's shims, with its files
+// in this home.
+const MembersFile = "members"
+
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {

@@ -80,6 +80,12 @@ type Config struct {
 	// Grace is how long a task whose process is gone stays running before
 	// it is marked lost. Zero means DefaultGrace.
 	Grace time.Duration
+	// Mine says whether the gateway that started a running task (its
+	// member id, sdk.Task.Gateway) kept the task's files in Home: the
+	// reconcile rule judges only those, since another gateway's task
+	// has no files here although it runs. If nil, every task's files are
+	// in Home (one gateway).
+	Mine func(gateway string) bool
 	// FlowRetention is how long a terminal flow is kept after it ended.
 	// Zero means DefaultFlowRetention.
 	FlowRetention time.Duration
@@ -321,6 +327,9 @@ func (p *pass) task(t *sdk.Task) {
 	switch {
 	case t.Status == sdk.TaskRunning:
 		if p.cfg.Home == "" || !engine.Runnable(t) || p.now.Sub(t.UpdatedAt) < p.cfg.Grace {
+			return
+		}
+		if p.cfg.Mine != nil && !p.cfg.Mine(t.Gateway) {
 			return
 		}
 		if runner.AttemptState(p.cfg.Home, t) != runner.AttemptGone {

@@ -256,3 +256,34 @@ func TestQuickPassReadsOnlyLiveAndExpiringWork(t *testing.T) {
 	_, err = e.eng.GetFlow(old.FlowID)
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 }
+
+// A running task another gateway started (Config.Mine says its files are
+// not in this home) is not marked lost for having no shim here: it runs
+// under that gateway's home. One this home's gateway started is.
+func TestReconcileJudgesOnlyThisHomesTasks(t *testing.T) {
+	e := newEnv(t)
+	start := func(gateway string) *sdk.Task {
+		task, _, err := e.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli", Spec: sdk.TaskSpec{Shell: "true"}})
+		require.NoError(t, err)
+		task, err = e.eng.StartTask(task.ID, engine.StartInput{Gateway: gateway})
+		require.NoError(t, err)
+		// The shim's record names a process that is gone.
+		dir := runner.LogDir(e.home, task.ID, task.Attempts)
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		require.NoError(t, shim.WriteJSONAtomic(filepath.Join(dir, shim.InfoFile), shim.ProcInfo{PID: 1 << 22, StartTime: 1}))
+		return task
+	}
+	theirs, ours := start("node-b.2"), start("node-a.1")
+	e.now = t0.Add(time.Hour)
+	cfg := maintenance.Config{Home: e.home, Now: func() time.Time { return e.now }, Apply: true,
+		Mine: func(gateway string) bool { return gateway == "node-a.1" }}
+	s, err := maintenance.Run(context.Background(), e.eng, cfg)
+	require.NoError(t, err)
+	require.Equal(t, 1, s.Tasks.Reconciled)
+	got, err := e.eng.GetTask(theirs.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "another gateway's task was marked lost")
+	got, err = e.eng.GetTask(ours.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskLost, got.Status)
+}

@@ -1,0 +1,25 @@
+package gateway
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A home remembers the member ids its gateways took, the latest
+// keptMemberIDs of them, so that a gateway restarted with a new pid
+// knows its predecessors' tasks for its own.
+func TestHomeRemembersItsMemberIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.False(t, ranHere(dir, "node-a.1"), "an empty home ran nothing")
+	for i := range keptMemberIDs + 5 {
+		require.NoError(t, rememberMember(dir, fmt.Sprintf("node-a.%d", i)))
+	}
+	require.True(t, ranHere(dir, "node-a.5"))
+	require.True(t, ranHere(dir, fmt.Sprintf("node-a.%d", keptMemberIDs+4)))
+	require.False(t, ranHere(dir, "node-a.4"), "kept more than the bound")
+	require.False(t, ranHere(dir, "node-b.5"))
+	require.Len(t, homeMembers(dir), keptMemberIDs)
+}
