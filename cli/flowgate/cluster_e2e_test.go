@@ -89,7 +89,7 @@ steps:
 	// While all three run, the first 15 gates are answered as they open.
 	g.upTo = 15
 	g.drive(live, time.Minute, "gateway a to run tasks while others have ended", func(ts []*sdk.Task) bool {
-		return len(runningOn(ts, a.id)) >= 2 && count(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 10
+		return len(runningOn(ts, a.id)) >= 2 && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 10
 	})
 	a.kill(t)
 	killed := time.Now()
@@ -107,11 +107,11 @@ steps:
 	g.upTo = fleetFlows
 	orphans = append(orphans, g.takeover(live, b, stopped, runningOn(ts, b.id))...)
 	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*sdk.Task) bool {
-		return count(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
+		return countOf(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
 	})
 
 	gone := map[string]bool{a.id: true, b.id: true}
-	checkLedger(t, f.tasks(), ledger(t, runs), gone)
+	checkFleetLedger(t, f.tasks(), fleetLedger(t, runs), gone)
 	for _, o := range orphans {
 		now, err := f.eng.GetTask(o.ID)
 		require.NoError(t, err)
@@ -239,7 +239,7 @@ func (g *gatekeeper) pass(live []*fleetMember) {
 func (g *gatekeeper) settled() bool {
 	page, err := g.f.eng.ListFlows(engine.FlowFilter{})
 	require.NoError(g.f.t, err)
-	return count(page.Flows, func(f *sdk.Flow) bool { return !f.Status.Terminal() }) == 0
+	return countOf(page.Flows, func(f *sdk.Flow) bool { return !f.Status.Terminal() }) == 0
 }
 
 // check asserts how each pipeline flow ended: it succeeded after both
@@ -285,13 +285,13 @@ func (g *gatekeeper) answerers() []string {
 	return names
 }
 
-// checkLedger asserts that every task ended, that a task that succeeded
+// checkFleetLedger asserts that every task ended, that a task that succeeded
 // ran, and that no task ran more than once unless its retry policy marks
 // it safe to repeat (then at most its attempts); a lost task names the
 // gateway that ran it, which is gone.
-func checkLedger(t *testing.T, tasks []*sdk.Task, runs map[string]int, gone map[string]bool) {
+func checkFleetLedger(t *testing.T, tasks []*sdk.Task, runs map[string]int, gone map[string]bool) {
 	t.Helper()
-	require.Equal(t, fleetTasks, count(tasks, func(t *sdk.Task) bool { return strings.HasPrefix(t.Label, "task-") }), "every task is listed")
+	require.Equal(t, fleetTasks, countOf(tasks, func(t *sdk.Task) bool { return strings.HasPrefix(t.Label, "task-") }), "every task is listed")
 	again := 0
 	for _, task := range tasks {
 		n := runs[task.ID]
@@ -330,8 +330,8 @@ func runningOn(tasks []*sdk.Task, gateway string) []*sdk.Task {
 	return out
 }
 
-// count counts the elements of s for which keep holds.
-func count[T any](s []T, keep func(T) bool) int {
+// countOf counts the elements of s for which keep holds.
+func countOf[T any](s []T, keep func(T) bool) int {
 	n := 0
 	for _, v := range s {
 		if keep(v) {

@@ -205,9 +205,9 @@ func (f *fleet) tasks() []*sdk.Task {
 	return page.Tasks
 }
 
-// ledger counts the lines of the ledger file by their first word (a
+// fleetLedger counts the lines of the ledger file by their first word (a
 // task id): how many times each task's command ran.
-func ledger(t *testing.T, path string) map[string]int {
+func fleetLedger(t *testing.T, path string) map[string]int {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
