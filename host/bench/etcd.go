@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
+	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
 // The names of the figures of a store run (Config.Store).
@@ -26,11 +28,11 @@ const (
 // fails here, before anything is measured.
 func openEtcd(spec backend.Spec) (engs []*engine.Engine, done func() error, err error) {
 	spec.URL = fmt.Sprintf("%s.bench-%d-%d", strings.TrimRight(spec.URL, "/"), os.Getpid(), time.Now().UnixNano())
-	var stores []store.Store
+	var stores []*etcd.Store
 	done = func() error {
 		var err error
 		if len(stores) > 0 {
-			if werr := wipe(stores[0]); werr != nil {
+			if werr := stores[0].DeleteAll(context.Background()); werr != nil {
 				err = fmt.Errorf("delete the bench's scratch prefix %s: %w; delete it with etcdctl del --prefix", spec.URL, werr)
 			}
 		}
@@ -44,7 +46,7 @@ func openEtcd(spec backend.Spec) (engs []*engine.Engine, done func() error, err 
 		if err != nil {
 			return nil, nil, errors.Join(fmt.Errorf("open the etcd store: %w", err), done())
 		}
-		stores = append(stores, st)
+		stores = append(stores, st.(*etcd.Store))
 		eng, err := engine.New(st, engine.Config{})
 		if err != nil {
 			return nil, nil, errors.Join(err, done())
@@ -125,24 +127,4 @@ func updateFlows(eng *engine.Engine, n int) ([]string, []int64, error) {
 		ids[i], revs[i] = f.ID, f.Revision
 	}
 	return ids, revs, nil
-}
-
-// wipe deletes every record of st, in one transaction: a prefix emptied
-// whole is one etcd operation.
-func wipe(st store.Store) error {
-	return st.Update(func(tx store.Tx) error {
-		var keys []string
-		if err := tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
-			keys = append(keys, it.Key)
-			return true
-		}); err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }

@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -174,5 +175,16 @@ func (s *Store) acquire() error {
 		return store.ErrClosed
 	}
 	s.active.Add(1)
+	return nil
+}
+
+// DeleteAll deletes every key of the store's prefix in one request: for a
+// scratch prefix (flowgate bench's) once it is done with.
+func (s *Store) DeleteAll(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	if _, err := s.cli.Delete(ctx, s.prefix, clientv3.WithPrefix()); err != nil {
+		return fmt.Errorf("etcd store: delete the keys under %s: %w", s.prefix, unavailable(s, err))
+	}
 	return nil
 }
