@@ -94,6 +94,24 @@ func TestDeliveryPassReadsWhatItDelivers(t *testing.T) {
 	}
 }
 
+// dropKeys deletes keys from st, 30 a transaction, as an older flowgate
+// that kept no delivery queue would have left them.
+func dropKeys(t *testing.T, st store.Store, keys []string) {
+	t.Helper()
+	for len(keys) > 0 {
+		batch := keys[:min(len(keys), 30)]
+		keys = keys[len(batch):]
+		require.NoError(t, st.Update(func(tx store.Tx) error {
+			for _, k := range batch {
+				if err := tx.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+}
+
 // An outbox written before the delivery queue existed is queued by
 // IndexOutbox, and a queue entry that names no head is dropped.
 func TestIndexOutboxQueuesOldHeads(t *testing.T) {
@@ -102,22 +120,12 @@ func TestIndexOutboxQueuesOldHeads(t *testing.T) {
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	a, b := createFlow(t, eng), createFlow(t, eng)
-	// An older flowgate wrote b's outbox without a queue entry, and left
-	// an entry behind for an event that is gone.
-	var entries []string
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
-		return tx.Scan("evdue/", store.ScanOptions{}, func(it store.Item) bool {
-			entries = append(entries, it.Key)
-			return true
-		})
-	}))
+	// An older flowgate wrote the outboxes without queue entries, and
+	// left an entry behind for an event that is gone.
+	entries := keysUnder(t, st, "evdue/")
 	require.Len(t, entries, 2)
+	dropKeys(t, st, entries)
 	require.NoError(t, st.Update(func(tx store.Tx) error {
-		for _, k := range entries {
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-		}
 		_, err := tx.Put("evdue/00000000000000000001/"+a.ID+"/00000000000000000009", nil)
 		return err
 	}))
@@ -147,24 +155,9 @@ func TestIndexOutboxInBatches(t *testing.T) {
 	for range 90 {
 		createFlow(t, eng)
 	}
-	var entries []string
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
-		return tx.Scan("evdue/", store.ScanOptions{}, func(it store.Item) bool {
-			entries = append(entries, it.Key)
-			return true
-		})
-	}))
+	entries := keysUnder(t, st, "evdue/")
 	require.Len(t, entries, 90)
-	for i := 0; i < len(entries); i += 30 {
-		require.NoError(t, st.Update(func(tx store.Tx) error {
-			for _, k := range entries[i : i+30] {
-				if err := tx.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
+	dropKeys(t, st, entries)
 	n, err := eng.IndexOutbox()
 	require.NoError(t, err)
 	require.Equal(t, 90, n)

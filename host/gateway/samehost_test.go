@@ -2,9 +2,7 @@ package gateway_test
 
 import (
 	"context"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -25,13 +23,7 @@ func TestGatewayLeavesAnotherHomesTaskOnTheSameMachine(t *testing.T) {
 	url := "etcd://" + srv.Endpoint() + prefix
 	ctx := context.Background()
 	start := func() *gateway.Gateway {
-		home, err := os.MkdirTemp("", "fgsame")
-		require.NoError(t, err)
-		t.Cleanup(func() { os.RemoveAll(home) })
-		var fc gateway.FileConfig
-		fc.Store.URL = url
-		g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
-		require.NoError(t, err)
+		g, _ := etcdGateway(t, url)
 		require.NoError(t, g.Start(ctx))
 		t.Cleanup(func() { g.Stop(ctx) })
 		return g

@@ -73,19 +73,26 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 // TestFlowNoticeDelivered: a flow's notice goes out as flow.finished with
 // the flow's id, status and final record, its command getting
 // FLOWGATE_FLOW_ID and FLOWGATE_FLOW_STATUS.
-func TestFlowNoticeDelivered(t *testing.T) {
-	t.Parallel()
-	out := filepath.Join(t.TempDir(), "notice")
+// cancelledFlow is a flow, cancelled, whose finish notice runs command,
+// in an engine on a bbolt file of its own.
+func cancelledFlow(t *testing.T, command string) (*engine.Engine, *sdk.Flow) {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
 	require.NoError(t, err)
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
-	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
-		OnFinish: &sdk.FinishNotify{Command: `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_ID $FLOWGATE_FLOW_STATUS"; cat; } > ` + out}})
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", OnFinish: &sdk.FinishNotify{Command: command}})
 	require.NoError(t, err)
 	_, err = eng.CancelFlow(f.ID, "")
 	require.NoError(t, err)
+	return eng, f
+}
+
+func TestFlowNoticeDelivered(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "notice")
+	eng, f := cancelledFlow(t, `{ echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_FLOW_ID $FLOWGATE_FLOW_STATUS"; cat; } > `+out)
 
 	require.NoError(t, notify.New(eng, notify.Config{}).DeliverOnce(context.Background()))
 	b, err := os.ReadFile(out)
@@ -113,16 +120,7 @@ func (l *leadership) Fence() (store.Fence, bool) { return store.Fence{}, l.leads
 func TestNoticesSentOnlyByTheLeader(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notice")
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	defer st.Close()
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
-	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
-		OnFinish: &sdk.FinishNotify{Command: `cat > ` + out}})
-	require.NoError(t, err)
-	_, err = eng.CancelFlow(f.ID, "")
-	require.NoError(t, err)
+	eng, _ := cancelledFlow(t, `cat > `+out)
 
 	l := &leadership{}
 	n := notify.New(eng, notify.Config{Leader: l})
