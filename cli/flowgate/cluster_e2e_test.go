@@ -37,13 +37,14 @@ const (
 // TestThreeGatewaysShareOneEtcd is issue 20's acceptance run: three real
 // gateway processes on one embedded etcd share 300 tasks and 50 pipeline
 // flows with approval gates. One gateway is SIGKILLed mid-run, another
-// stopped gracefully, and a fourth joins. Every flow settles; a ledger
-// that every command appends to proves that no task ran twice unless its
-// retry policy says it is safe to repeat; the dead gateway's running
-// tasks are marked lost or queued again within one lease TTL plus one
-// sweep of the kill; and every gate is answered, through the API or the
-// CLI, from a gateway other than the one that parked the flow there, the
-// dead and the stopped ones' gates included.
+// stopped gracefully, and a fourth joins and takes work. Every flow
+// settles; a ledger that every command appends to proves that no task
+// ran twice unless its retry policy says it is safe to repeat; the
+// running tasks of the killed gateway, and of the stopped one, are
+// marked lost or queued again within one lease TTL plus one sweep; and
+// every gate is answered, through the API or the CLI, from a gateway
+// other than the one that parked the flow there, the killed and the
+// stopped ones' gates included.
 func TestThreeGatewaysShareOneEtcd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
@@ -75,16 +76,24 @@ steps:
 		require.NoError(t, err)
 		g.index[fl.ID] = i
 	}
-	for i := range fleetTasks {
-		in := engine.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
-			Shell: fmt.Sprintf("%s; sleep %.2f", record, 0.5+float64(i%8)*0.15)}}
-		if i%3 == 0 {
-			in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(100 * time.Millisecond), SafeToRepeat: true}
+	// The tasks come in three batches, half, a quarter and a quarter,
+	// so that every phase has work however fast a loaded machine runs
+	// the earlier ones: the gateway stopped and the one joining get some.
+	queued := 0
+	queue := func(upTo int, via []*fleetMember) {
+		for ; queued < upTo; queued++ {
+			i := queued
+			in := engine.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
+				Shell: fmt.Sprintf("%s; sleep %.2f", record, 0.5+float64(i%8)*0.15)}}
+			if i%3 == 0 {
+				in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(100 * time.Millisecond), SafeToRepeat: true}
+			}
+			_, created, err := via[i%len(via)].api.RunTask(ctx, in)
+			require.NoError(t, err)
+			require.True(t, created)
 		}
-		_, created, err := live[i%3].api.RunTask(ctx, in)
-		require.NoError(t, err)
-		require.True(t, created)
 	}
+	queue(fleetTasks/2, live)
 
 	// While all three run, the first 15 gates are answered as they open.
 	g.upTo = 15
@@ -97,6 +106,7 @@ steps:
 	g.upTo = 30
 	orphans := g.takeover(live, a, killed, runningOn(f.tasks(), a.id))
 
+	queue(fleetTasks*3/4, live)
 	ts := g.drive(live, time.Minute, "gateway b to run tasks", func(ts []*sdk.Task) bool { return len(runningOn(ts, b.id)) > 0 })
 	b.stop(t)
 	stopped := time.Now()
@@ -106,12 +116,15 @@ steps:
 	live = append(live, d)
 	g.upTo = fleetFlows
 	orphans = append(orphans, g.takeover(live, b, stopped, runningOn(ts, b.id))...)
+	queue(fleetTasks, live)
 	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*sdk.Task) bool {
 		return countOf(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
 	})
 
 	gone := map[string]bool{a.id: true, b.id: true}
-	checkFleetLedger(t, f.tasks(), fleetLedger(t, runs), gone)
+	tasks := f.tasks()
+	checkFleetLedger(t, tasks, fleetLedger(t, runs), gone)
+	require.NotZero(t, countOf(tasks, func(t *sdk.Task) bool { return t.Gateway == d.id }), "the gateway that joined ran tasks")
 	for _, o := range orphans {
 		now, err := f.eng.GetTask(o.ID)
 		require.NoError(t, err)
