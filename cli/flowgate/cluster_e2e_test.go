@@ -30,6 +30,9 @@ const (
 	// gateways still running may take to mark its tasks. A gateway
 	// sweeps once a lease TTL (beside watching the members).
 	fleetSweep = fleetTTL
+	// fleetPinned is how many long tasks of a batch ask for the gateway
+	// that is to go.
+	fleetPinned = 4
 	// fleetSlack is the margin a loaded 2-core machine needs on top.
 	fleetSlack = 10 * time.Second
 )
@@ -79,12 +82,19 @@ steps:
 	// The tasks come in three batches, half, a quarter and a quarter,
 	// so that every phase has work however fast a loaded machine runs
 	// the earlier ones: the gateway stopped and the one joining get some.
+	// A batch queued for a gateway that is to go starts with a few long
+	// tasks that ask for it by label (--on), so that it runs some when
+	// it goes; the gateway that joins carries those labels too, and runs
+	// the ones queued again.
 	queued := 0
-	queue := func(upTo int, via []*fleetMember) {
-		for ; queued < upTo; queued++ {
+	queue := func(upTo int, via []*fleetMember, pinned *fleetMember) {
+		for first := queued; queued < upTo; queued++ {
 			i := queued
 			in := engine.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
 				Shell: fmt.Sprintf("%s; sleep %.2f", record, 0.5+float64(i%8)*0.15)}}
+			if pinned != nil && i < first+fleetPinned {
+				in.Spec.On, in.Spec.Shell = pinned.name, record+"; sleep 6"
+			}
 			if i%3 == 0 {
 				in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(100 * time.Millisecond), SafeToRepeat: true}
 			}
@@ -93,12 +103,12 @@ steps:
 			require.True(t, created)
 		}
 	}
-	queue(fleetTasks/2, live)
+	queue(fleetTasks/2, live, a)
 
 	// While all three run, the first 15 gates are answered as they open.
 	g.upTo = 15
-	g.drive(live, time.Minute, "gateway a to run tasks while others have ended", func(ts []*sdk.Task) bool {
-		return len(runningOn(ts, a.id)) >= 2 && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 10
+	g.drive(live, time.Minute, "gateway a to run the tasks that ask for it, while others have ended", func(ts []*sdk.Task) bool {
+		return len(runningOn(ts, a.id)) >= fleetPinned && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 10
 	})
 	a.kill(t)
 	killed := time.Now()
@@ -106,17 +116,19 @@ steps:
 	g.upTo = 30
 	orphans := g.takeover(live, a, killed, runningOn(f.tasks(), a.id))
 
-	queue(fleetTasks*3/4, live)
-	ts := g.drive(live, time.Minute, "gateway b to run tasks", func(ts []*sdk.Task) bool { return len(runningOn(ts, b.id)) > 0 })
+	queue(fleetTasks*3/4, live, b)
+	ts := g.drive(live, time.Minute, "gateway b to run the tasks that ask for it", func(ts []*sdk.Task) bool {
+		return len(runningOn(ts, b.id)) >= fleetPinned
+	})
 	b.stop(t)
 	stopped := time.Now()
 	require.False(t, f.isMember(b), "a gateway that stops leaves the installation at once")
 	live = []*fleetMember{c}
-	d := f.join("d")
+	d := f.join("d", a.name, b.name)
 	live = append(live, d)
 	g.upTo = fleetFlows
 	orphans = append(orphans, g.takeover(live, b, stopped, runningOn(ts, b.id))...)
-	queue(fleetTasks, live)
+	queue(fleetTasks, live, nil)
 	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*sdk.Task) bool {
 		return countOf(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
 	})

@@ -72,17 +72,18 @@ func newFleet(t *testing.T, ttl time.Duration) *fleet {
 	return &fleet{t: t, bin: bin, url: "etcd://" + srv.Endpoint() + prefix, work: t.TempDir(), ttl: ttl, es: es, eng: eng}
 }
 
-// join starts a gateway named name (its label too) on a home of its own
+// join starts a gateway named name, labelled name and more, on a home of its own
 // whose gateway.yaml names the installation and the lease, waits until
 // its socket answers and it is a member, and returns it. Its log is
 // printed, the last lines, if the test fails.
-func (f *fleet) join(name string) *fleetMember {
+func (f *fleet) join(name string, more ...string) *fleetMember {
 	t := f.t
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgf"+name) // short: the socket path is bounded
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
-	cfg := fmt.Sprintf("store: %s\ncluster:\n  labels: [%s]\n  lease_ttl: %s\n", f.url, name, f.ttl)
+	labels := strings.Join(append([]string{name}, more...), ", ")
+	cfg := fmt.Sprintf("store: %s\ncluster:\n  labels: [%s]\n  lease_ttl: %s\n", f.url, labels, f.ttl)
 	require.NoError(t, os.WriteFile(filepath.Join(home, gateway.ConfigFile), []byte(cfg), 0o600))
 	logf, err := os.Create(filepath.Join(f.work, "gateway-"+name+".log"))
 	require.NoError(t, err)
