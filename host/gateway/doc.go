@@ -55,6 +55,18 @@
 // picks them up, exactly as after a crash. Stop reports every part that
 // failed to stop in time, each by name. Start and Stop are idempotent.
 //
+// # Several gateways
+//
+// On etcd several gateways, each with a home of its own, serve one
+// installation at once. Each joins as a member, follows the others
+// (etcd.Roster), and delivers the events of the flows whose event
+// streams it holds (engine.ClaimStreams); stopping, its event delivery
+// releases them before it leaves, and the others, woken by the leave,
+// take them at once. Cron and finish notices run on the cron leader. A
+// running task is this gateway's when one of its home's gateways started
+// it (home.MembersFile); the others' are left to them. Config.Solo keeps
+// a command's gateway off an installation another gateway serves.
+//
 // # The socket
 //
 // The API is HTTP/JSON on the unix socket gateway.sock in the home

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 	"testing"
@@ -21,14 +22,14 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// ledgerController is the controller "ledger" of one gateway: it writes
-// every event it is handed into a ledger shared by every gateway of the
-// test, under its gateway's name, and acknowledges it unless refuse says
-// no.
+// ledgerController is the controller "ledger" of one gateway: it asks
+// first (if set), then writes every event first let through into a
+// ledger shared by every gateway of the test, under its gateway's name,
+// and acknowledges it.
 type ledgerController struct {
 	gateway string
 	ledger  *ledger
-	refuse  func() bool
+	first   func(ctx context.Context, gateway string) error
 }
 
 const ledgerName = "ledger"
@@ -37,15 +38,20 @@ func (c *ledgerController) Info(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: ledgerName, Version: "1", APIVersion: sdk.APIVersion}, nil
 }
 
-func (c *ledgerController) HandleEvent(_ context.Context, _ sdk.Host, ev sdk.Event) error {
-	if c.refuse != nil && c.refuse() {
-		return errors.New("not now")
+func (c *ledgerController) HandleEvent(ctx context.Context, _ sdk.Host, ev sdk.Event) error {
+	if c.first != nil {
+		if err := c.first(ctx, c.gateway); err != nil {
+			return err
+		}
 	}
 	c.ledger.record(c.gateway, ev)
 	return nil
 }
 
 func (c *ledgerController) Shutdown(context.Context) error { return nil }
+
+// refuseAll fails every event.
+func refuseAll(context.Context, string) error { return errors.New("not now") }
 
 // ledger is who handled each event, by "flow/seq".
 type ledger struct {
@@ -82,8 +88,16 @@ func (l *ledger) snapshot() map[string][]string {
 }
 
 // streamsGateway starts a gateway named name on the etcd installation
-// url with a member lease of ttl and the ledger controller in process.
-func streamsGateway(t *testing.T, url, name string, ttl time.Duration, l *ledger, refuse func() bool) *gateway.Gateway {
+// url with a member lease of ttl and the ledger controller in process,
+// which retries a failed event at once.
+func streamsGateway(t *testing.T, url, name string, ttl time.Duration, l *ledger, first func(context.Context, string) error) *gateway.Gateway {
+	t.Helper()
+	return streamsGatewayWith(t, url, name, ttl, l, first,
+		pluginhost.DeliveryConfig{Backoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxFailures: 1 << 20, Concurrency: 4})
+}
+
+// streamsGatewayWith is streamsGateway with delivery tuned by dc.
+func streamsGatewayWith(t *testing.T, url, name string, ttl time.Duration, l *ledger, first func(context.Context, string) error, dc pluginhost.DeliveryConfig) *gateway.Gateway {
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgstream")
 	require.NoError(t, err)
@@ -94,9 +108,9 @@ func streamsGateway(t *testing.T, url, name string, ttl time.Duration, l *ledger
 	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond, Logger: hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.Warn}),
 		Self: home + "/no-such-flowgate",
 		Controllers: map[string]func(func(string) string) sdk.Controller{ledgerName: func(func(string) string) sdk.Controller {
-			return &ledgerController{gateway: name, ledger: l, refuse: refuse}
+			return &ledgerController{gateway: name, ledger: l, first: first}
 		}},
-		Delivery: pluginhost.DeliveryConfig{Backoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxFailures: 1 << 20, Concurrency: 4},
+		Delivery: dc,
 	})
 	require.NoError(t, err)
 	require.NoError(t, g.Start(context.Background()))
@@ -175,7 +189,7 @@ func TestStoppedGatewayHandsItsStreamsOver(t *testing.T) {
 	prefix := srv.Prefix()
 	url := "etcd://" + srv.Endpoint() + prefix
 	l := &ledger{}
-	a := streamsGateway(t, url, "a", time.Minute, l, func() bool { return true })
+	a := streamsGateway(t, url, "a", time.Minute, l, refuseAll)
 	eng, _ := streamsEngine(t, srv, prefix)
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "handover", ControllerID: ledgerName, Goal: "handover"})
 	require.NoError(t, err)
@@ -217,7 +231,7 @@ func TestDeadGatewaysStreamsMove(t *testing.T) {
 	prefix := srv.Prefix()
 	url := "etcd://" + srv.Endpoint() + prefix
 	l := &ledger{}
-	streamsGateway(t, url, "a", time.Minute, l, func() bool { return true })
+	streamsGateway(t, url, "a", time.Minute, l, refuseAll)
 	eng, direct := streamsEngine(t, srv, prefix)
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "dead", ControllerID: ledgerName, Goal: "dead"})
 	require.NoError(t, err)
@@ -245,4 +259,52 @@ func TestDeadGatewaysStreamsMove(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, aID, h[f.ID], "the stream still names the gone member")
 	require.NotEmpty(t, h[f.ID], "the flow goes on, so its stream stays with the gateway that took it")
+}
+
+// TestNewStreamsSpreadOverGateways: a gateway claims no more new streams
+// than it has deliveries free, so six flows that start at once, on three
+// gateways that deliver to two flows at a time, go two to each.
+func TestNewStreamsSpreadOverGateways(t *testing.T) {
+	t.Parallel()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix()
+	url := "etcd://" + srv.Endpoint() + prefix
+	l := &ledger{}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	inFlight := map[string]int{}
+	hold := func(ctx context.Context, gateway string) error {
+		mu.Lock()
+		inFlight[gateway]++
+		mu.Unlock()
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		streamsGatewayWith(t, url, name, 10*time.Second, l, hold, pluginhost.DeliveryConfig{Concurrency: 2})
+	}
+	eng, _ := streamsEngine(t, srv, prefix)
+	for i := range 6 {
+		_, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "spread", ControllerID: ledgerName, Goal: fmt.Sprint(i)})
+		require.NoError(t, err)
+	}
+	counts := func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(inFlight)
+	}
+	waitFor(t, "six deliveries in flight", func() bool {
+		n := 0
+		for _, c := range counts() {
+			n += c
+		}
+		return n == 6
+	}, func() string { return fmt.Sprint(counts()) })
+	require.Equal(t, map[string]int{"a": 2, "b": 2, "c": 2}, counts())
+	close(release)
+	waitFor(t, "every start to be handled", func() bool { return len(l.snapshot()) == 6 })
 }

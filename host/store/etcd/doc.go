@@ -84,5 +84,8 @@
 // Campaign (etcd's concurrency.Election under PREFIX.leader/ROLE); the
 // Leadership's Fence is the leader key and its creation revision, and
 // UpdateFenced (store.Fencer) commits a change only while that key is
-// the one created then, checked in the change's own Txn.
+// the one created then, checked in the change's own Txn. A Roster
+// (WatchMembers) follows who the members are, by a watch on
+// PREFIX.members/, so that the others take a member's work as soon as it
+// leaves or its lease ends.
 package etcd

@@ -18,6 +18,9 @@ type Roster struct {
 	onChange func()
 	mu       sync.Mutex
 	live     map[string]bool
+	// seen holds every id the roster has seen join or leave, or found
+	// gone (see Live).
+	seen map[string]bool
 }
 
 // WatchMembers lists the members and follows them until ctx ends,
@@ -34,11 +37,25 @@ func (s *Store) WatchMembers(ctx context.Context, onChange func()) (*Roster, err
 }
 
 // Live says whether member id is a member now, as far as the watch has
-// seen.
+// seen. An id the watch has not seen either way (a member that joined a
+// moment ago, whose join is still on its way) is looked up in etcd, so
+// that a new member is never taken for gone; one that cannot be looked
+// up counts as live.
 func (r *Roster) Live(id string) bool {
 	r.mu.Lock()
+	live, seen := r.live[id], r.seen[id]
+	r.mu.Unlock()
+	if live || seen {
+		return live
+	}
+	member, err := r.s.IsMember(context.Background(), id)
+	if err != nil || member {
+		return true
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.live[id]
+	r.seen[id] = true
+	return r.live[id] // its join may have come in meanwhile
 }
 
 // list reads the members afresh and returns the etcd revision it read at.
@@ -55,6 +72,12 @@ func (r *Roster) list(ctx context.Context) (int64, error) {
 	}
 	r.mu.Lock()
 	r.live = live
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	for id := range live {
+		r.seen[id] = true
+	}
 	r.mu.Unlock()
 	return resp.Header.Revision, nil
 }
@@ -90,6 +113,7 @@ func (r *Roster) apply(events []*clientv3.Event) {
 	r.mu.Lock()
 	for _, ev := range events {
 		id := strings.TrimPrefix(string(ev.Kv.Key), r.s.membersKey())
+		r.seen[id] = true
 		was := r.live[id]
 		r.live[id] = ev.Type == clientv3.EventTypePut
 		changed = changed || was != r.live[id]

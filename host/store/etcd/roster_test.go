@@ -36,3 +36,20 @@ func TestRosterFollowsMembers(t *testing.T) {
 	require.NoError(t, err)
 	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
 }
+
+// A member the watch has not seen yet is looked up, so that it is not
+// taken for gone; an id that is no member is gone.
+func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
+	t.Parallel()
+	s, _ := openOwn(t, server.Prefix())
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := s.WatchMembers(ctx, nil)
+	require.NoError(t, err)
+	cancel() // the watch sees no more
+	b, err := s.Join(context.Background(), etcd.MemberInfo{ID: "b.2"}, 60, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Leave() })
+	require.True(t, r.Live("b.2"), "a member the watch missed was taken for gone")
+	require.False(t, r.Live("c.3"))
+	require.False(t, r.Live("c.3"), "asked again")
+}
