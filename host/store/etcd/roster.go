@@ -48,8 +48,8 @@ func (r *Roster) Live(id string) bool {
 	if live || seen {
 		return live
 	}
-	member, err := r.s.IsMember(context.Background(), id)
-	if err != nil || member {
+	rec, err := r.s.Member(context.Background(), id)
+	if err != nil || rec != nil {
 		return true
 	}
 	r.mu.Lock()
