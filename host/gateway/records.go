@@ -76,8 +76,10 @@ func (r *records) cronLeader() scheduler.Leader {
 // restart. Any other gateway's task is left to it, even one on this
 // machine (several gateways run on one machine, each with a home of its
 // own); when that gateway is no longer a member its tasks are settled as
-// lost. A gateway that cannot be looked up counts as a member, so nothing
-// is marked lost on a guess.
+// lost. A gone gateway whose id (host.pid) names this machine is
+// reported as this machine's, so that the runner tells by the attempt's
+// files in this home whether it ran from here. A gateway that cannot be
+// looked up counts as a member, so nothing is marked lost on a guess.
 func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil

@@ -1,0 +1,228 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// fleet is one installation on an embedded etcd, served by real
+// `flowgate gateway` processes on this machine, each with a home of its
+// own. The test reads the records straight from etcd (eng), as any
+// machine could, so that what it sees never depends on a gateway it
+// killed.
+type fleet struct {
+	t    *testing.T
+	bin  string
+	url  string
+	work string
+	ttl  time.Duration
+	es   *etcd.Store
+	eng  *engine.Engine
+	// members are the gateways that joined, in order, dead ones too.
+	members []*fleetMember
+}
+
+// fleetMember is one gateway process of a fleet.
+type fleetMember struct {
+	// name is the member's name in the test and its one label.
+	name string
+	home string
+	// id is its member id in the installation (host.pid).
+	id   string
+	proc *gatewayProc
+	api  api.Client
+	// log is the path of the gateway's log (level debug).
+	log string
+}
+
+// newFleet builds the binary, starts an embedded etcd (loopback ports,
+// its data in a temporary directory) and returns an installation on a
+// fresh prefix whose gateways hold leases of ttl.
+func newFleet(t *testing.T, ttl time.Duration) *fleet {
+	t.Helper()
+	bin := buildFlowgate(t)
+	srv, err := etcdtest.Start()
+	require.NoError(t, err)
+	// Registered first, so it runs last: after every gateway is gone.
+	t.Cleanup(func() { srv.Close() })
+	prefix := srv.Prefix()
+	es, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	t.Cleanup(func() { es.Close() })
+	eng, err := engine.New(es, engine.Config{})
+	require.NoError(t, err)
+	return &fleet{t: t, bin: bin, url: "etcd://" + srv.Endpoint() + prefix, work: t.TempDir(), ttl: ttl, es: es, eng: eng}
+}
+
+// join starts a gateway named name, labelled name and more, on a home of its own
+// whose gateway.yaml names the installation and the lease, waits until
+// its socket answers and it is a member, and returns it. Its log is
+// printed, the last lines, if the test fails.
+func (f *fleet) join(name string, more ...string) *fleetMember {
+	t := f.t
+	t.Helper()
+	home, err := os.MkdirTemp("", "fgf"+name) // short: the socket path is bounded
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	labels := strings.Join(append([]string{name}, more...), ", ")
+	cfg := fmt.Sprintf("store: %s\ncluster:\n  labels: [%s]\n  lease_ttl: %s\n", f.url, labels, f.ttl)
+	require.NoError(t, os.WriteFile(filepath.Join(home, gateway.ConfigFile), []byte(cfg), 0o600))
+	logf, err := os.Create(filepath.Join(f.work, "gateway-"+name+".log"))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("gateway %s log (last lines):\n%s", name, lastLines(b, 80))
+		}
+		logf.Close()
+	})
+	m := &fleetMember{name: name, home: home, log: logf.Name(), proc: startGateway(t, f.bin, home, logf)}
+	f.members = append(f.members, m)
+	t.Cleanup(m.gone)
+	pid := m.proc.cmd.Process.Pid
+	f.until(20*time.Second, "gateway "+name+" to register as a member", func() bool {
+		members, err := f.es.Members(context.Background())
+		for _, rec := range members {
+			if err == nil && rec.PID == pid {
+				m.id = rec.ID
+			}
+		}
+		return m.id != ""
+	})
+	m.api, err = api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	t.Cleanup(func() { m.api.Close() })
+	return m
+}
+
+// isMember says whether m is a member of the installation now.
+func (f *fleet) isMember(m *fleetMember) bool {
+	f.t.Helper()
+	rec, err := f.es.Member(context.Background(), m.id)
+	require.NoError(f.t, err)
+	return rec != nil
+}
+
+// kill SIGKILLs the member's gateway and waits for it to exit.
+func (m *fleetMember) kill(t *testing.T) {
+	t.Helper()
+	require.NoError(t, m.proc.cmd.Process.Kill())
+	<-m.proc.done
+}
+
+// stop asks the member's gateway to stop (SIGTERM, as systemd does) and
+// waits, bounded, for it to exit cleanly.
+func (m *fleetMember) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, m.proc.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-m.proc.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gateway %s did not stop within 30s of SIGTERM", m.name)
+	}
+	require.True(t, m.proc.cmd.ProcessState.Success(), "gateway %s stopped with %v", m.name, m.proc.cmd.ProcessState)
+}
+
+// gone makes sure the member's process is gone when the test ends.
+func (m *fleetMember) gone() {
+	select {
+	case <-m.proc.done:
+	default:
+		_ = m.proc.cmd.Process.Kill()
+		<-m.proc.done
+	}
+}
+
+// slowProbe is what a command says when the gateway it found did not
+// answer its first request in time.
+const slowProbe = "did not answer a status request"
+
+// approve answers the gate of flow through the member's gateway, as by:
+// over the API when cli is false, else with `flowgate --home HOME tasks
+// flow approve`. A flow that moved since (rev) is left for the next pass.
+func (m *fleetMember) approve(t *testing.T, bin, flow string, rev int64, by string, cli bool) bool {
+	t.Helper()
+	if cli {
+		out, err := exec.Command(bin, "--home", m.home, "tasks", "flow", "approve", flow,
+			"--by", by, "--expected-revision", fmt.Sprint(rev)).CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 3 { // a revision conflict
+			return false
+		}
+		if bytes.Contains(out, []byte(slowProbe)) {
+			// The command's first request, the gateway's status, counts
+			// every task and flow in etcd, within a second; a loaded
+			// machine can take longer. Not what this test is about.
+			t.Logf("approve %s through gateway %s: the gateway was slow to answer; trying again on a later pass: %s", flow, m.name, out)
+			return false
+		}
+		require.NoError(t, err, "approve %s through gateway %s: %s", flow, m.name, out)
+		return true
+	}
+	yes := true
+	_, err := m.api.DecideGate(context.Background(), engine.GateDecision{Flow: flow, Kind: sdk.GateApproval, Expected: &rev,
+		Decision: sdk.Decision{Approved: &yes, By: by}})
+	var conflict *sdk.RevisionConflictError
+	if errors.As(err, &conflict) {
+		return false
+	}
+	require.NoError(t, err, "approve %s through gateway %s", flow, m.name)
+	return true
+}
+
+// until polls cond every 50 ms until it holds, failing the test after d.
+func (f *fleet) until(d time.Duration, what string, cond func() bool) {
+	f.t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		require.True(f.t, time.Now().Before(deadline), "timed out after %s waiting for %s", d, what)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tasks lists every task of the installation.
+func (f *fleet) tasks() []*sdk.Task {
+	f.t.Helper()
+	page, err := f.eng.ListTasks(engine.TaskFilter{})
+	require.NoError(f.t, err)
+	return page.Tasks
+}
+
+// fleetLedger counts the lines of the ledger file by their first word (a
+// task id): how many times each task's command ran.
+func fleetLedger(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	runs := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if id, _, ok := strings.Cut(line, " "); ok {
+			runs[id]++
+		}
+	}
+	return runs
+}
+
+// lastLines is the last n lines of b.
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
