@@ -153,7 +153,7 @@ func (m *fleetMember) gone() {
 
 // slowProbe is what a command says when the gateway it found did not
 // answer its first request in time.
-const slowProbe = "did not answer a status request"
+const slowProbe = "did not answer a health check"
 
 // approve answers the gate of flow through the member's gateway, as by:
 // over the API when cli is false, else with `flowgate --home HOME tasks

@@ -85,7 +85,10 @@ func DialRemote(sockPath string) (*Remote, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	if _, err := c.Status(ctx); err != nil {
+	// The probe asks only whether the gateway serves: a status counts
+	// every record, which on a large etcd installation can outlast it.
+	var alive json.RawMessage
+	if err := c.call(ctx, http.MethodGet, "/healthz", nil, nil, &alive); err != nil {
 		c.Close()
 		switch {
 		case errors.Is(err, ErrNoGateway) || errors.Is(err, ErrUntrustedGateway):
@@ -95,7 +98,7 @@ func DialRemote(sockPath string) (*Remote, error) {
 			// nothing, so there simply is no gateway now.
 			return nil, fmt.Errorf("%w: the gateway on %s stopped (%v)", ErrNoGateway, sockPath, err)
 		}
-		return nil, fmt.Errorf("the gateway on %s did not answer a status request: %w; see the gateway's log", sockPath, err)
+		return nil, fmt.Errorf("the gateway on %s did not answer a health check (GET /healthz): %w; see the gateway's log", sockPath, err)
 	}
 	return c, nil
 }

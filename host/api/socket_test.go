@@ -138,7 +138,7 @@ func TestDialRemoteStuckGateway(t *testing.T) {
 	_, err = api.DialRemote(sock)
 	require.Error(t, err)
 	require.NotErrorIs(t, err, api.ErrNoGateway)
-	require.Contains(t, err.Error(), "did not answer a status request")
+	require.Contains(t, err.Error(), "did not answer a health check")
 	require.Less(t, time.Since(start), 3*time.Second)
 }
 
