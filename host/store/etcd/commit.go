@@ -1,10 +1,13 @@
 package etcd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -19,7 +22,9 @@ const opOverhead = 32
 // commit sends writes as one Txn guarded by what r read, and by fence f
 // when it is not nil. It reports whether the Txn applied; false means
 // another writer changed something r read (or the fence fell), and the
-// caller runs its function again (or checks the fence).
+// caller runs its function again (or checks the fence). Either way the
+// Store's cache learns the outcome: the keys written as of the Txn's
+// revision, or the keys compared as they are now.
 func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, error) {
 	ops := make([]clientv3.Op, 0, len(writes))
 	size := 0
@@ -45,7 +50,7 @@ func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, e
 	if f != nil {
 		maxCmps-- // the fence's compare
 	}
-	cmps, ok := r.seen.compares(r.rev, maxCmps)
+	cmps, compared, ok := r.seen.compares(maxCmps)
 	if !ok {
 		return false, fmt.Errorf("%w: this change read more keys and ranges than the %d checks etcd takes in one transaction (--max-txn-ops); nothing was written: read less in one change",
 			store.ErrTxnTooLarge, s.opts.MaxTxnOps)
@@ -60,10 +65,11 @@ func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, e
 		return false, fmt.Errorf("%w: this change needs a request of about %d bytes and etcd takes at most %d (--max-request-bytes); nothing was written: make the change in smaller steps",
 			store.ErrTxnTooLarge, size, s.opts.MaxRequestBytes)
 	}
+	compared, gets := s.refreshOps(compared, size)
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
 	defer cancel()
-	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(gets...).Commit()
 	switch {
 	case errors.Is(err, rpctypes.ErrTooManyOps), errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return false, fmt.Errorf("%w: etcd refused the change (%v): its limits are lower than this store's Options say; nothing was written: set MaxTxnOps and MaxRequestBytes to the cluster's --max-txn-ops and --max-request-bytes",
@@ -72,7 +78,68 @@ func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, e
 		return false, fmt.Errorf("%w: etcd store: commit %d writes: %w (the change may or may not have been applied; read it back before repeating it)",
 			store.ErrWriteFailed, len(ops), unavailable(s, err))
 	}
-	return resp.Succeeded, nil
+	if !resp.Succeeded {
+		s.refresh(r, compared, resp)
+		return false, nil
+	}
+	s.committed(r, ranges, writes, resp.Header.Revision)
+	return true, nil
+}
+
+// refreshOps returns Gets of keys for a failed Txn's Else, as many as fit
+// beside a request of size bytes, and the keys they get.
+func (s *Store) refreshOps(keys []string, size int) ([]string, []clientv3.Op) {
+	gets := make([]clientv3.Op, 0, len(keys))
+	for i, k := range keys {
+		if size += len(k) + opOverhead; size > s.opts.MaxRequestBytes {
+			return keys[:i], gets
+		}
+		gets = append(gets, clientv3.OpGet(k))
+	}
+	return keys, gets
+}
+
+// refresh puts in the cache what the Gets of keys in a failed Txn's Else
+// found, and drops the other keys r read: one of them may be what failed
+// it.
+func (s *Store) refresh(r *reader, keys []string, resp *clientv3.TxnResponse) {
+	for i, k := range keys {
+		var kv *mvccpb.KeyValue
+		if kvs := resp.Responses[i].GetResponseRange().GetKvs(); len(kvs) > 0 {
+			kv = kvs[0]
+		}
+		s.cache.put(k, kv, resp.Header.Revision)
+	}
+	for k := range r.seen.keys {
+		if !slices.Contains(keys, k) {
+			s.cache.drop(k)
+		}
+	}
+}
+
+// committed puts in the cache what a Txn that applied writes and deleted
+// ranges left at revision rev. A key written over one r read and compared
+// takes the next version; another is dropped, as its version is not known.
+func (s *Store) committed(r *reader, ranges []keyRange, writes []store.Write, rev int64) {
+	for _, rg := range ranges {
+		s.cache.emptied(rg.start, rg.end, rev)
+	}
+	for _, w := range writes {
+		key := s.prefix + w.Key
+		seen, ok := r.seen.keys[key]
+		switch {
+		case w.Delete:
+			s.cache.put(key, nil, rev)
+		case !ok || seen.kind == scanned:
+			s.cache.drop(key)
+		default:
+			kv := &mvccpb.KeyValue{Key: []byte(key), Value: bytes.Clone(w.Value), CreateRevision: rev, ModRevision: rev, Version: seen.version + 1}
+			if old := r.known[w.Key].kv; old != nil {
+				kv.CreateRevision = old.CreateRevision
+			}
+			s.cache.put(key, kv, rev)
+		}
+	}
 }
 
 // confirm checks, for an Update that wrote nothing, that what it read
@@ -81,24 +148,28 @@ func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, e
 // the snapshot was stale and the function must run again. A read set too
 // large for one check is read again at a linearizable revision instead.
 func (s *Store) confirm(r *reader) (bool, error) {
-	if r.rev == 0 {
-		return true, nil // nothing was read
+	if r.seen.empty() {
+		return true, nil
 	}
-	cmps, ok := r.seen.compares(r.rev, s.opts.MaxTxnOps)
+	cmps, compared, ok := r.seen.compares(s.opts.MaxTxnOps)
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
 	defer cancel()
 	if !ok {
-		// The current revision, read linearizably, is the snapshot's if
-		// nothing was written since.
+		// The current revision, read linearizably, is that of every read
+		// if nothing was written since the oldest.
 		resp, err := s.cli.Get(ctx, s.prefix, clientv3.WithCountOnly())
 		if err != nil {
 			return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
 		}
-		return resp.Header.Revision == r.rev, nil
+		return resp.Header.Revision == r.seen.oldest(), nil
 	}
-	resp, err := s.cli.Txn(ctx).If(cmps...).Commit()
+	compared, gets := s.refreshOps(compared, 0)
+	resp, err := s.cli.Txn(ctx).If(cmps...).Else(gets...).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
+	}
+	if !resp.Succeeded {
+		s.refresh(r, compared, resp)
 	}
 	return resp.Succeeded, nil
 }

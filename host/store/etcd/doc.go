@@ -27,7 +27,16 @@
 //	If(ModRevision(k) = as read, for every key it got or a scan passed on;
 //	   ModRevision < snapshot+1 over every range it scanned)
 //	Then(Put and Delete every key it wrote)
+//	Else(Get every key compared one by one)
 //
+// Its point reads (Get, and the revision a Put starts from) are first
+// answered from the Store's cache of what it last read and wrote
+// (Options.CacheSize keys, absent keys included, its own commits entered
+// at the Txn's revision), then from a scan of the same Update that covered
+// the key, and only then read from etcd; so a guarded write of a flow this
+// Store wrote before is that one Txn and no read. A stale cache entry
+// fails the compare; the Else reads the compared keys back into the cache
+// in the same round trip.
 // A guarded write of a flow is thus one Txn that compares the flow's
 // ModRevision (which moves whenever its Version does, and also when the
 // key is deleted and re-created) and puts the flow, its indexes and its
@@ -35,10 +44,11 @@
 // there first: the function runs again on a fresh snapshot, where it sees
 // the newer record and refuses with sdk.ErrRevisionConflict as on bbolt.
 // The store's contract already says a function may run more than once.
-// Up to Options.MaxAttempts runs, then it fails. An Update that wrote
-// nothing still checks its reads with the same compares in a read-only
-// Txn (linearizable), so a refusal it reports was true at that point; a
-// stale snapshot only ever costs another run.
+// Up to Options.MaxAttempts runs (from the third, without the cache), then
+// it fails. An Update that wrote nothing, or whose function returned an
+// error, still checks its reads with the same compares in a read-only Txn
+// (linearizable), so a refusal it reports was true at that point; a stale
+// snapshot only ever costs another run.
 //
 // storetest's linearizability check (porcupine over concurrent guarded
 // writes and reads) passes on this backend.

@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
 // openOwn returns a store on prefix over a client of its own, so that
-// closing the client is a process dying.
-func openOwn(t *testing.T, prefix string) (*etcd.Store, *clientv3.Client) {
+// closing the client is a process dying; dial adds to how it dials.
+func openOwn(t *testing.T, prefix string, dial ...grpc.DialOption) (*etcd.Store, *clientv3.Client) {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{server.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{server.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(), DialOptions: dial})
 	require.NoError(t, err)
 	t.Cleanup(func() { cli.Close() })
 	s, err := etcd.New(cli, etcd.Options{Prefix: prefix})

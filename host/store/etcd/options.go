@@ -18,6 +18,7 @@ const (
 	DefaultRequestTimeout  = 10 * time.Second
 	DefaultPageSize        = 256
 	DefaultMaxAttempts     = 1000
+	DefaultCacheSize       = 4096
 )
 
 // Options configures a Store. Prefix is required; every other zero field
@@ -47,6 +48,9 @@ type Options struct {
 	// other writers keep changing what it read. Zero means
 	// DefaultMaxAttempts.
 	MaxAttempts int
+	// CacheSize is how many keys the Store's cache of point reads holds
+	// (see Store.Update). Zero means DefaultCacheSize.
+	CacheSize int
 	// OnCommit, if set, is called after every Update with how long the
 	// call took, retries included (a failed Update too). It must not block.
 	OnCommit func(took time.Duration)
@@ -76,6 +80,9 @@ func (o Options) WithDefaults() Options {
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
+	if o.CacheSize == 0 {
+		o.CacheSize = DefaultCacheSize
+	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
@@ -100,6 +107,8 @@ func (o Options) Validate() error {
 		return errors.New("etcd store: Options.PageSize must not be negative")
 	case o.MaxAttempts < 0:
 		return errors.New("etcd store: Options.MaxAttempts must not be negative")
+	case o.CacheSize < 0:
+		return errors.New("etcd store: Options.CacheSize must not be negative")
 	}
 	return nil
 }

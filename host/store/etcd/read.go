@@ -19,16 +19,25 @@ import (
 // (the member's own copy, no round of the cluster, no wait for writes in
 // flight): the reader records what it read, and the commit's compares, or
 // a check when nothing was written (Store.confirm), turn a stale snapshot
-// into a conflict and another run.
+// into a conflict and another run. An Update's point reads may also be
+// answered from the Store's cache, as current at an older revision: the
+// same compares catch a stale one.
 type reader struct {
 	s   *Store
 	rev int64 // the snapshot's etcd revision; 0 until the first read
 	// seen is nil in a View. In an Update it collects the reads, and reads
 	// are serializable.
 	seen *readSet
-	// known holds the keys read so far by key (without the prefix), nil
-	// for one that does not exist (see point).
-	known map[string]*mvccpb.KeyValue
+	// cached says that point reads may be answered from s.cache (only in
+	// an Update).
+	cached bool
+	// failed says that a read failed (etcd unreachable, a compacted
+	// revision): the function's error is then not a conclusion drawn from
+	// what it read.
+	failed bool
+	// known holds the keys read so far by key (without the prefix), with
+	// a nil kv for one that does not exist (see point).
+	known map[string]cached
 }
 
 var _ store.ReadTx = (*reader)(nil)
@@ -38,11 +47,11 @@ func (r *reader) Get(key string) (store.Item, error) {
 	if key == "" {
 		return store.Item{}, store.ErrEmptyKey
 	}
-	kv, err := r.point(key)
+	kv, at, err := r.point(key)
 	if err != nil {
 		return store.Item{}, err
 	}
-	r.seen.saw(r.s.prefix+key, kv, got)
+	r.seen.saw(r.s.prefix+key, kv, at, got)
 	if kv == nil {
 		return store.Item{}, store.ErrKeyNotFound
 	}
@@ -52,42 +61,59 @@ func (r *reader) Get(key string) (store.Item, error) {
 // Revision implements store.RevisionReader: the revision a Put of key
 // starts from, recorded as read only for that (see readSet.compares).
 func (r *reader) Revision(key string) (int64, error) {
-	kv, err := r.point(key)
+	kv, at, err := r.point(key)
 	if err != nil {
 		return 0, err
 	}
-	r.seen.saw(r.s.prefix+key, kv, numbered)
+	r.seen.saw(r.s.prefix+key, kv, at, numbered)
 	if kv == nil {
 		return 0, nil
 	}
 	return kv.Version, nil
 }
 
-// point returns key as the snapshot holds it, nil when it does not exist.
-// The snapshot never changes, so a key read once (by Get, Revision, or a
-// Scan in an Update) is answered again without asking etcd.
-func (r *reader) point(key string) (*mvccpb.KeyValue, error) {
-	if kv, ok := r.known[key]; ok {
-		return kv, nil
+// point returns key as the snapshot holds it, nil when it does not exist,
+// and the revision at which that was current. A key read once (by Get,
+// Revision, or a Scan in an Update) is answered again without asking
+// etcd, and so is one a scan of the Update found absent, or one in the
+// Store's cache when r.cached.
+func (r *reader) point(key string) (*mvccpb.KeyValue, int64, error) {
+	if k, ok := r.known[key]; ok {
+		return k.kv, k.at, nil
+	}
+	if at, ok := r.seen.scannedAt(r.s.prefix + key); ok {
+		// A scan saw every key of a range holding key, and not key.
+		r.remember(key, nil, at)
+		return nil, at, nil
+	}
+	if r.cached {
+		if k, ok := r.s.cache.get(r.s.prefix + key); ok {
+			r.remember(key, k.kv, k.at)
+			return k.kv, k.at, nil
+		}
 	}
 	resp, err := r.get(r.s.prefix+key, nil)
 	if err != nil {
-		return nil, fmt.Errorf("etcd store: read %q: %w", key, err)
+		return nil, 0, fmt.Errorf("etcd store: read %q: %w", key, err)
 	}
 	var kv *mvccpb.KeyValue
 	if len(resp.Kvs) > 0 {
 		kv = resp.Kvs[0]
 	}
-	r.remember(key, kv)
-	return kv, nil
+	r.remember(key, kv, r.rev)
+	if r.seen != nil {
+		r.s.cache.put(r.s.prefix+key, kv, r.rev)
+	}
+	return kv, r.rev, nil
 }
 
-// remember keeps what the snapshot holds at key (nil: nothing).
-func (r *reader) remember(key string, kv *mvccpb.KeyValue) {
+// remember keeps what the snapshot holds at key (nil: nothing), as
+// current at revision at.
+func (r *reader) remember(key string, kv *mvccpb.KeyValue, at int64) {
 	if r.known == nil {
-		r.known = map[string]*mvccpb.KeyValue{}
+		r.known = map[string]cached{}
 	}
-	r.known[key] = kv
+	r.known[key] = cached{kv: kv, at: at}
 }
 
 // Scan implements store.ReadTx. It reads a page of keys at a time, so a
@@ -124,15 +150,16 @@ func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item)
 				// Deletes of those keys read their revisions. A View
 				// scanning the whole store (a migration's source) would
 				// otherwise hold every value until it ends.
-				r.seen.saw(string(kv.Key), kv, scanned)
-				r.remember(string(kv.Key[len(r.s.prefix):]), kv)
+				r.seen.saw(string(kv.Key), kv, r.rev, scanned)
+				r.remember(string(kv.Key[len(r.s.prefix):]), kv, r.rev)
+				r.s.cache.update(string(kv.Key), kv, r.rev)
 			}
 			n++
 			if !fn(r.item(kv)) || n == opts.Limit {
 				if opts.Reverse {
-					r.seen.covered(to, hi)
+					r.seen.covered(to, hi, r.rev)
 				} else {
-					r.seen.covered(lo, from)
+					r.seen.covered(lo, from, r.rev)
 				}
 				return nil
 			}
@@ -141,7 +168,7 @@ func (r *reader) Scan(prefix string, opts store.ScanOptions, fn func(store.Item)
 			break
 		}
 	}
-	r.seen.covered(lo, hi)
+	r.seen.covered(lo, hi, r.rev)
 	return nil
 }
 
@@ -194,6 +221,7 @@ func (r *reader) get(key string, opts []clientv3.OpOption) (*clientv3.GetRespons
 		// another one): a linearizable read waits for it to catch up.
 		resp, err = r.s.cli.Get(ctx, key, opts...)
 	}
+	r.failed = r.failed || err != nil
 	switch {
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return nil, fmt.Errorf("etcd compacted revision %d while this transaction read at it; retry the command (%w)", r.rev, err)

@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ type Store struct {
 	prefix string
 	opts   Options
 	health *store.Health
+	cache  *cache // what Updates read and wrote, for their point reads
 
 	mu     sync.Mutex
 	closed bool
@@ -43,7 +45,7 @@ func New(cli *clientv3.Client, opts Options) (*Store, error) {
 		return nil, err
 	}
 	opts = opts.WithDefaults()
-	return &Store{cli: cli, prefix: opts.Prefix, opts: opts, health: store.NewHealth()}, nil
+	return &Store{cli: cli, prefix: opts.Prefix, opts: opts, health: store.NewHealth(), cache: newCache(opts.CacheSize)}, nil
 }
 
 // WriteHealth says whether the last commit reached etcd, as
@@ -70,7 +72,15 @@ func (s *Store) View(fn func(store.ReadTx) error) error {
 // etcd Txn applies them all if nothing fn read has changed since (see
 // readSet.compares), and otherwise fn runs again on a new snapshot. So a
 // guarded write of a flow is one Txn: If(its ModRevision is still the one
-// read).Then(Put the record, its indexes, its history). A change over
+// read).Then(Put the record, its indexes, its history). Its point reads
+// (Get, and the revisions its Puts start from) come from a cache of what
+// this Store last read and wrote (Options.CacheSize keys) when it holds
+// them, so a guarded write of a flow this Store wrote before costs that
+// one round trip; when another process changed a key since, the Txn
+// fails, brings the keys it compared up to date in the same round trip,
+// and fn runs again. When fn returns an error (a refusal), Update first
+// checks that what fn read is still current, and runs fn again if not,
+// so that the refusal holds at one point in etcd's order. A change over
 // etcd's limits fails with an error wrapping store.ErrTxnTooLarge and
 // writes nothing; a request that fails on the way (etcd unreachable, a
 // timeout) fails with one wrapping store.ErrWriteFailed, and then the
@@ -104,20 +114,29 @@ func (s *Store) updateFenced(f *store.Fence, fn func(store.Tx) error) error {
 // conflicts MaxAttempts times; under fence f, if not nil.
 func (s *Store) update(f *store.Fence, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		r := &reader{s: s, seen: newReadSet()}
+		// A third run reads etcd only, in case the cache is stale where
+		// a failed Txn could not refresh it (see readSet.compares).
+		r := &reader{s: s, seen: newReadSet(), cached: attempt <= 2}
 		buf := store.NewBuffer(r)
-		if err := s.apply(fn, buf); err != nil {
-			return err
-		}
+		err := s.apply(fn, buf)
 		writes := buf.Writes()
-		var (
-			done bool
-			err  error
-		)
-		if len(writes) == 0 {
+		var done bool
+		switch {
+		case err != nil && (r.failed || r.seen.empty()):
+			return err
+		case err != nil:
+			// fn concluded from what it read: return that if it holds.
+			var cerr error
+			if done, cerr = s.confirm(r); cerr != nil || done {
+				return cmp.Or(cerr, err)
+			}
+			err = nil
+		case len(writes) == 0:
 			done, err = s.confirm(r)
-		} else if done, err = s.commit(r, writes, f); err == nil || errors.Is(err, store.ErrWriteFailed) {
-			s.health.Record(err)
+		default:
+			if done, err = s.commit(r, writes, f); err == nil || errors.Is(err, store.ErrWriteFailed) {
+				s.health.Record(err)
+			}
 		}
 		if err == nil && !done && f != nil {
 			err = s.checkFence(*f)
