@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
 )
 
 // The names of the figures, in the order of the report.
@@ -49,6 +50,8 @@ type run struct {
 	skipped []string
 	// etcd are the engines of a store run's etcd clients (Config.Store).
 	etcd []*engine.Engine
+	// etcdStore is the first of those clients' store.
+	etcdStore store.Store
 }
 
 // phase is one part of a run.
@@ -89,7 +92,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	r := &run{cfg: cfg, sz: cfg.Sizes, tmp: tmp, start: time.Now()}
 	if cfg.Store.URL != "" {
 		var done func() error
-		if r.etcd, done, err = openEtcd(cfg.Store); err != nil {
+		if r.etcd, r.etcdStore, done, err = openEtcd(cfg.Store); err != nil {
 			return rep, fmt.Errorf("bench: %w", err)
 		}
 		defer func() { err = errors.Join(err, done()) }()

@@ -51,7 +51,7 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 	}
 	var etcd *storeRounds
 	if r.etcd != nil {
-		if etcd, err = newStoreRounds(r.etcd, eng, r.sz); err != nil {
+		if etcd, err = newStoreRounds(r.etcd, r.etcdStore, eng, r.sz); err != nil {
 			return nil, err
 		}
 	}
