@@ -24,12 +24,14 @@ type warmSlot struct {
 }
 
 // KeepWarm keeps one warm lean shim ("flowgate-shim --warm",
-// shim.MainWarm) waiting for the next attempt until ctx ends: Launch
-// hands the attempt to it over the pipe it waits on instead of starting
-// a process, which takes a Go process's start off a task's start, and
-// starts the next warm shim in the background. A launch that finds none
-// ready (several at once, or right after one) starts its shim as
-// without KeepWarm. A warm shim handed an attempt is that attempt's shim
+// shim.MainWarm) waiting for the next attempt from the first Launch on
+// until ctx ends: Launch hands the attempt to it over the pipe it waits
+// on instead of starting a process, which takes a Go process's start off
+// a task's start, and starts the next warm shim in the background. A
+// launch that finds none ready (the first one, several at once, or one
+// right after another) starts its shim as without KeepWarm. None is
+// started before the first launch, so a gateway that runs no task (or
+// is busy reattaching to its tasks at start) pays for none. A warm shim handed an attempt is that attempt's shim
 // in every way: its process is the one Launch returns and the one the
 // attempt's record names.
 //
@@ -42,9 +44,6 @@ func (s *Shims) KeepWarm(ctx context.Context) {
 	w.mu.Lock()
 	w.keep = true
 	w.mu.Unlock()
-	if lean, fi := s.leanPath(); lean != "" {
-		s.startWarm(lean, fi)
-	}
 	<-ctx.Done()
 	w.mu.Lock()
 	w.keep = false
