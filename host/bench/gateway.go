@@ -29,7 +29,7 @@ func (r *run) gateway(home string, maxRunning int, builtins []string) (*gateway.
 	self, log := r.cfg.Self, r.cfg.Logger.Named("bench")
 	return gateway.New(gateway.Config{
 		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: builtins,
-		Logger: log, Launch: runner.NewShims(self, log).Launch,
+		Logger: log, Shims: runner.NewShims(self, log),
 	})
 }
 

@@ -49,6 +49,10 @@ type Config struct {
 	Owner string
 	// Launch overrides how shims are started (tests).
 	Launch func(dir string, env []string) (*os.Process, error)
+	// Shims starts the shims when Launch is nil, keeping one warm while
+	// the gateway runs (runner.Config.Shims); nil means those of the
+	// running executable.
+	Shims *runner.Shims
 	// Poll overrides how often running tasks are checked (tests).
 	Poll time.Duration
 	// Self is the flowgate executable that serves first-party plugins; if
@@ -203,7 +207,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err == nil {
 		run, err = runner.New(eng, runner.Config{
 			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
-			Launch: g.cfg.Launch, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
+			Launch: g.cfg.Launch, Shims: g.cfg.Shims, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
 			Departures: st.departures(), Sweep: g.cfg.File.Cluster.sweep(),

@@ -22,12 +22,18 @@ type Config struct {
 	// Launch starts the shim for an attempt directory with env as its
 	// whole environment and returns its process. env carries the spec
 	// (shim.SpecEntry), which shim.Launch hands to the shim on a pipe, so
-	// a Launch must start the shim through shim.Launch. If nil, the lean shim
-	// binary (ShimBinary) next to the running executable is started as
-	// "flowgate-shim <dir>", or, when there is none or it was built from
-	// another version, the running executable as "<exe> shim <dir>"
-	// (see Shims); either detached in its own session.
+	// a Launch must start the shim through shim.Launch. If nil, Shims
+	// starts them: the lean shim binary (ShimBinary) next to the
+	// executable as "flowgate-shim <dir>" or as a warm shim handed the
+	// attempt, or, when there is none or it was built from another
+	// version, the executable as "<exe> shim <dir>"; each detached in its
+	// own session.
 	Launch func(dir string, env []string) (*os.Process, error)
+	// Shims starts the shims when Launch is nil; nil means NewShims of
+	// the running executable. While the runner runs, it keeps one warm
+	// shim of Shims waiting for the next task (Shims.KeepWarm). Shims is
+	// not used when Launch is set.
+	Shims *Shims
 	// Poll is how often a running task's progress and status files are
 	// read. If zero, 100ms.
 	Poll time.Duration
@@ -106,8 +112,13 @@ func (c Config) WithDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
 	}
-	if c.Launch == nil {
-		c.Launch = defaultLaunch(c.Logger)
+	switch {
+	case c.Launch != nil:
+		c.Shims = nil
+	case c.Shims != nil:
+		c.Launch = c.Shims.Launch
+	default:
+		c.Shims, c.Launch = defaultShims(c.Logger)
 	}
 	if c.Observer == nil {
 		c.Observer = noObserver{}

@@ -9,3 +9,14 @@ func (r *Runner) Held() int {
 	defer r.holdMu.RUnlock()
 	return len(r.held)
 }
+
+// WarmPID returns the pid of the warm shim waiting for the next attempt,
+// or 0 when none waits.
+func (s *Shims) WarmPID() int {
+	s.warm.mu.Lock()
+	defer s.warm.mu.Unlock()
+	if s.warm.shim == nil {
+		return 0
+	}
+	return s.warm.shim.Process().Pid
+}

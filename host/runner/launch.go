@@ -15,15 +15,17 @@ import (
 // default launcher looks for next to the running executable.
 const ShimBinary = "flowgate-shim"
 
-// defaultLaunch is Config.Launch when none is given: the Shims of the
-// running executable.
-func defaultLaunch(log hclog.Logger) func(dir string, env []string) (*os.Process, error) {
+// defaultShims returns the Shims of the running executable and their
+// Launch, the defaults of Config.Shims and Config.Launch; when the
+// executable cannot be found, no Shims and a Launch that says so.
+func defaultShims(log hclog.Logger) (*Shims, func(dir string, env []string) (*os.Process, error)) {
 	exe, err := os.Executable()
 	if err != nil {
 		err = fmt.Errorf("find the flowgate executable to run the shim: %w", err)
-		return func(string, []string) (*os.Process, error) { return nil, err }
+		return nil, func(string, []string) (*os.Process, error) { return nil, err }
 	}
-	return NewShims(exe, log).Launch
+	s := NewShims(exe, log)
+	return s, s.Launch
 }
 
 // Shims starts the shims of a gateway whose executable is exe:
@@ -33,7 +35,8 @@ func defaultLaunch(log hclog.Logger) func(dir string, env []string) (*os.Process
 // initialisation of every package the full binary links (see
 // docs/performance.md); the fallback keeps a lone flowgate binary
 // working, and keeps a shim of another version, which may not speak the
-// same spec and record, from running tasks.
+// same spec and record, from running tasks. While KeepWarm runs, a
+// warm lean shim waits for the next attempt (see KeepWarm).
 //
 // The versions are read from the build information of the two files
 // (the module version, and the commit and whether the tree was modified
@@ -48,6 +51,8 @@ type Shims struct {
 	// seen is the pair of files the answer lean is for.
 	seen [2]os.FileInfo
 	lean bool
+
+	warm warmSlot
 }
 
 // NewShims returns the launcher of the shims of executable exe; log, if
@@ -62,22 +67,26 @@ func NewShims(exe string, log hclog.Logger) *Shims {
 // Launch starts the shim for attempt directory dir with env as its whole
 // environment, holding the spec entry (see Config.Launch).
 func (s *Shims) Launch(dir string, env []string) (*os.Process, error) {
-	if lean := s.leanPath(); lean != "" {
+	if lean, fi := s.leanPath(); lean != "" {
+		if p, ok := s.handWarm(lean, fi, dir, env); ok {
+			return p, nil
+		}
 		return shim.Launch(lean, []string{dir}, env)
 	}
 	return shim.Launch(s.exe, []string{"shim", dir}, env)
 }
 
-// leanPath returns the path of the lean shim when it may be used, or "".
-func (s *Shims) leanPath() string {
+// leanPath returns the path of the lean shim and what it was when it
+// may be used, or "".
+func (s *Shims) leanPath() (string, os.FileInfo) {
 	lean := filepath.Join(filepath.Dir(s.exe), ShimBinary)
 	fi, err := os.Stat(lean)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-		return ""
+		return "", nil
 	}
 	self, err := os.Stat(s.exe)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -85,9 +94,9 @@ func (s *Shims) leanPath() string {
 		s.seen, s.lean = [2]os.FileInfo{self, fi}, s.sameVersion(lean)
 	}
 	if !s.lean {
-		return ""
+		return "", nil
 	}
-	return lean
+	return lean, fi
 }
 
 // sameVersion reports whether the lean shim at lean was built from the

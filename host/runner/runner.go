@@ -139,6 +139,9 @@ func (r *Runner) Start(ctx context.Context) error {
 			return err
 		}
 		r.poke()
+		if r.cfg.Shims != nil {
+			r.life.Go(r.cfg.Shims.KeepWarm)
+		}
 		r.life.Go(r.dispatchLoop)
 		if r.cfg.Departures != nil && r.cfg.Cluster != nil {
 			r.life.Go(r.takeOverLoop)

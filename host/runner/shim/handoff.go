@@ -63,20 +63,36 @@ func readSpecFrom(stdin *os.File, dir string) (Spec, error) {
 	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		return ReadSpec(dir)
 	}
-	b, err := io.ReadAll(stdin)
+	body, err := readFrame(stdin)
 	if err != nil {
-		return Spec{}, fmt.Errorf("read the spec from stdin: %w", err)
+		return Spec{}, err
+	}
+	return decodeSpec(body)
+}
+
+// readFrame reads r to its end and returns the body of the one frame it
+// holds (see frame): errHandoffCut when it was cut short or is empty.
+func readFrame(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read the spec from stdin: %w", err)
 	}
 	head, body, ok := bytes.Cut(b, []byte("\n"))
 	n, nerr := strconv.Atoi(string(head))
 	switch {
 	case len(b) == 0, ok && nerr == nil && len(body) < n, !ok && nerr == nil:
-		return Spec{}, errHandoffCut
+		return nil, errHandoffCut
 	case !ok || nerr != nil || len(body) != n:
-		return Spec{}, errors.New("the spec on stdin is not framed as <length>\\n<json>")
+		return nil, errors.New("the spec on stdin is not framed as <length>\\n<json>")
 	}
+	return body, nil
+}
+
+// decodeSpec decodes and validates the JSON of a spec handed over on
+// stdin.
+func decodeSpec(b []byte) (Spec, error) {
 	var s Spec
-	if err := json.Unmarshal(body, &s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		return Spec{}, fmt.Errorf("read the spec from stdin: %w", err)
 	}
 	if err := s.Validate(); err != nil {

@@ -24,19 +24,36 @@ import (
 // enough to reap it; if the caller dies first, init (or the nearest
 // subreaper) reaps it.
 func Launch(exe string, args []string, env []string) (*os.Process, error) {
+	env, spec := takeSpec(env)
+	p, w, err := start(exe, args, env, spec != nil)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil {
+		defer w.Close()
+		// A shim that is gone before it read the spec ran nothing; the
+		// gateway sees it exit without a record.
+		_, _ = w.Write(frame(spec))
+	}
+	return p, nil
+}
+
+// start starts exe detached as Launch describes. With pipe, the new
+// process's stdin is a pipe whose write end start returns; else stdin is
+// /dev/null and the write end is nil.
+func start(exe string, args, env []string, pipe bool) (*os.Process, *os.File, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return nil, fmt.Errorf("launch %s: %w", exe, err)
+		return nil, nil, fmt.Errorf("launch %s: %w", exe, err)
 	}
 	defer null.Close()
-	env, spec := takeSpec(env)
 	stdin, w := null, (*os.File)(nil)
-	if spec != nil {
+	if pipe {
 		r, pw, err := os.Pipe()
 		if err != nil {
-			return nil, fmt.Errorf("launch %s: pipe for the spec: %w", exe, err)
+			return nil, nil, fmt.Errorf("launch %s: pipe for the spec: %w", exe, err)
 		}
-		defer pw.Close()
+		defer r.Close() // the shim has its own copy
 		stdin, w = r, pw
 	}
 	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{
@@ -44,16 +61,11 @@ func Launch(exe string, args []string, env []string) (*os.Process, error) {
 		Files: []*os.File{stdin, null, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
-	if stdin != null {
-		stdin.Close() // the shim has its own copy
-	}
 	if err != nil {
-		return nil, fmt.Errorf("launch %s: %w", exe, err)
+		if w != nil {
+			w.Close()
+		}
+		return nil, nil, fmt.Errorf("launch %s: %w", exe, err)
 	}
-	if w != nil {
-		// A shim that is gone before it read the spec ran nothing; the
-		// gateway sees it exit without a record.
-		_, _ = w.Write(frame(spec))
-	}
-	return p, nil
+	return p, w, nil
 }

@@ -38,6 +38,13 @@ func Main(dir string) int {
 	if errors.Is(specErr, errHandoffCut) {
 		return 3
 	}
+	return attend(dir, spec, specErr, now, sigs)
+}
+
+// attend claims attempt dir, whose spec (or why it could not be read)
+// the shim received at now, runs it and records how it ended; it returns
+// Main's exit code.
+func attend(dir string, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) int {
 	_ = becomeSubreaper()
 	self, err := identify(os.Getpid())
 	if err != nil {
