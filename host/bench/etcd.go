@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -74,12 +72,11 @@ func openEtcd(spec backend.Spec) (engs []*engine.Engine, first store.Store, done
 // the newest one, found by a scan), so it has no target of etcd's.
 type storeRounds struct {
 	etcd []*engine.Engine
-	st   store.Store
 	bolt *engine.Engine
 	sz   Sizes
 	ids  []string
 	revs []int64
-	recs *records
+	recs *store.GuardedRecords
 	// one, many, recOne, recMany, claims and boltClaims hold each
 	// round's rate.
 	one, many, recOne, recMany, claims, boltClaims []float64
@@ -91,11 +88,11 @@ func newStoreRounds(etcd []*engine.Engine, st store.Store, bolt *engine.Engine, 
 	if err != nil {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}
-	recs, err := newRecords(st, sz.Writers)
+	recs, err := store.NewGuardedRecords(st, sz.Writers, benchState)
 	if err != nil {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}
-	return &storeRounds{etcd: etcd, st: st, bolt: bolt, sz: sz, ids: ids, revs: revs, recs: recs}, nil
+	return &storeRounds{etcd: etcd, bolt: bolt, sz: sz, ids: ids, revs: revs, recs: recs}, nil
 }
 
 // measure takes one round of each figure.
@@ -108,11 +105,11 @@ func (s *storeRounds) measure() error {
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	r1, err := s.recs.update(1, s.sz.Updates)
+	r1, err := s.recs.Rate(1, s.sz.Updates)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	rn, err := s.recs.update(s.sz.Writers, s.sz.Updates)
+	rn, err := s.recs.Rate(s.sz.Writers, s.sz.Updates)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
@@ -158,83 +155,4 @@ func updateFlows(eng *engine.Engine, n int) ([]string, []int64, error) {
 		ids[i], revs[i] = f.ID, f.Revision
 	}
 	return ids, revs, nil
-}
-
-// records are the keys guarded record updates write, one per writer,
-// with the revision each is at.
-type records struct {
-	st   store.Store
-	keys []string
-	revs []int64
-}
-
-// newRecords writes n records of about 300 bytes into st.
-func newRecords(st store.Store, n int) (*records, error) {
-	r := &records{st: st, keys: make([]string, n), revs: make([]int64, n)}
-	for i := range r.keys {
-		r.keys[i] = fmt.Sprintf("bench/record/%04d", i)
-		err := st.Update(func(tx store.Tx) error {
-			var err error
-			r.revs[i], err = tx.Put(r.keys[i], benchState)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-// update has writers writers, each on its own record, update their
-// records for d: read, check the revision is the one it wrote last,
-// write the next. It returns the updates per second, and an error when
-// a record was not at the revision its writer expected.
-func (r *records) update(writers int, d time.Duration) (float64, error) {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int
-		first error
-	)
-	start := time.Now()
-	deadline := start.Add(d)
-	for w := range writers {
-		wg.Go(func() {
-			n, err := r.updateOne(w, deadline)
-			mu.Lock()
-			defer mu.Unlock()
-			total += n
-			first = cmp.Or(first, err)
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return 0, first
-	}
-	return float64(total) / time.Since(start).Seconds(), nil
-}
-
-// updateOne updates record w until deadline and returns how many times.
-func (r *records) updateOne(w int, deadline time.Time) (int, error) {
-	n := 0
-	for time.Now().Before(deadline) {
-		var next int64
-		err := r.st.Update(func(tx store.Tx) error {
-			it, err := tx.Get(r.keys[w])
-			if err != nil {
-				return err
-			}
-			if it.Revision != r.revs[w] {
-				return fmt.Errorf("record %s is at revision %d, its only writer left it at %d", r.keys[w], it.Revision, r.revs[w])
-			}
-			next, err = tx.Put(r.keys[w], benchState)
-			return err
-		})
-		if err != nil {
-			return n, err
-		}
-		r.revs[w] = next
-		n++
-	}
-	return n, nil
 }

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"cmp"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// GuardedRecords measures guarded record updates at a store, as etcd's
+// own figure is measured (one record read, its revision checked, the
+// next written: on etcd one Txn compared on the record's version). It is
+// what flowgate bench --store holds to etcd's figure. Each writer has a
+// record of its own, so a refusal is an error, not contention.
+type GuardedRecords struct {
+	st    Store
+	value []byte
+	keys  []string
+	revs  []int64
+}
+
+// NewGuardedRecords writes n records holding value into s, under
+// bench/record/, one transaction each.
+func NewGuardedRecords(s Store, n int, value []byte) (*GuardedRecords, error) {
+	g := &GuardedRecords{st: s, value: value, keys: make([]string, n), revs: make([]int64, n)}
+	for i := range g.keys {
+		g.keys[i] = fmt.Sprintf("bench/record/%04d", i)
+		var rev int64
+		err := s.Update(func(tx Tx) error {
+			var err error
+			rev, err = tx.Put(g.keys[i], value)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		g.revs[i] = rev
+	}
+	return g, nil
+}
+
+// Rate has writers writers (at most the records made), each on its own
+// record, update it for d, and returns the updates per second. A record
+// not at the revision its writer left it at is an error.
+func (g *GuardedRecords) Rate(writers int, d time.Duration) (float64, error) {
+	if writers > len(g.keys) {
+		return 0, fmt.Errorf("guarded records: %d writers for %d records", writers, len(g.keys))
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int
+		first error
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for w := range writers {
+		wg.Go(func() {
+			n, err := g.updateUntil(w, deadline)
+			mu.Lock()
+			defer mu.Unlock()
+			total += n
+			first = cmp.Or(first, err)
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return 0, first
+	}
+	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// updateUntil updates record w until deadline and returns how many times.
+func (g *GuardedRecords) updateUntil(w int, deadline time.Time) (int, error) {
+	n := 0
+	for time.Now().Before(deadline) {
+		var next int64
+		err := g.st.Update(func(tx Tx) error {
+			it, err := tx.Get(g.keys[w])
+			if err != nil {
+				return err
+			}
+			if it.Revision != g.revs[w] {
+				return fmt.Errorf("record %s is at revision %d; its only writer left it at %d", g.keys[w], it.Revision, g.revs[w])
+			}
+			next, err = tx.Put(g.keys[w], g.value)
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+		g.revs[w] = next
+		n++
+	}
+	return n, nil
+}
