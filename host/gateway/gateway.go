@@ -435,11 +435,12 @@ func (g *Gateway) stop(ctx context.Context) error {
 	}
 	err = errors.Join(err, g.srv.Shutdown(ctx))
 	<-g.served
+	left := g.run.Running() // the runner forgets its tasks as it stops
 	err = errors.Join(err, g.parts.Stop(ctx))
 	if cerr := g.st.close(); err == nil {
 		err = cerr
 	}
 	g.st = nil
-	g.log.Info("gateway stopped", "running_tasks_left_to_shims", g.run.Running())
+	g.log.Info("gateway stopped", "running_tasks_left_to_shims", left)
 	return err
 }

@@ -5,13 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // A part that cannot start (here the runner: its task log directory is
@@ -45,4 +49,39 @@ func TestAPartThatCannotStartStopsTheGateway(t *testing.T) {
 	st, err := c.Status(ctx)
 	require.NoError(t, err)
 	require.Equal(t, os.Getpid(), st.PID)
+}
+
+// A gateway that stops with tasks running says how many it leaves to
+// their shims. It counted after its runner had forgotten them, and said 0.
+func TestStopSaysHowManyTasksItLeavesRunning(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "fgleft") // short: the socket path is bounded
+	require.NoError(t, err)
+	logFile := filepath.Join(t.TempDir(), "gateway.log")
+	out, err := os.Create(logFile)
+	require.NoError(t, err)
+	t.Cleanup(func() { out.Close() })
+	g, err := gateway.New(gateway.Config{Home: dir, Launch: testLaunch,
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Output: out})})
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	c := g.Client()
+	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
+	require.NoError(t, err)
+	var running *sdk.Task
+	waitFor(t, "the task to run", func() bool {
+		running, err = c.ResolveTask(ctx, task.ID)
+		return err == nil && running.PID != 0
+	})
+	require.NoError(t, g.Stop(ctx))
+	t.Cleanup(func() {
+		// The task's child leads its own process group, the shim another.
+		_ = syscall.Kill(-running.PID, syscall.SIGKILL)
+		_ = syscall.Kill(-running.ShimPID, syscall.SIGKILL)
+		os.RemoveAll(dir)
+	})
+	b, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "running_tasks_left_to_shims=1")
 }
