@@ -70,14 +70,8 @@ func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if err := allTerminal(id, tasks); err != nil {
+		if pruned, err = t.deleteEnded(id, tasks); err != nil {
 			return err
-		}
-		for _, task := range tasks {
-			if err := t.deleteTask(task); err != nil {
-				return err
-			}
-			pruned = append(pruned, task.ID)
 		}
 		// The outbox with its queue entry, and any task index entries
 		// left without their task (a stray entry would outlive the flow
@@ -138,16 +132,8 @@ func (e *Engine) pruneFlowTasks(id string, cutoff time.Time, n int) ([]string, e
 		if err = cmp.Or(err, loadErr); err != nil {
 			return err
 		}
-		if err := allTerminal(id, tasks); err != nil {
-			return err
-		}
-		for _, task := range tasks {
-			if err := t.deleteTask(task); err != nil {
-				return err
-			}
-			pruned = append(pruned, task.ID)
-		}
-		return nil
+		pruned, err = t.deleteEnded(id, tasks)
+		return err
 	})
 	return pruned, err
 }
@@ -386,4 +372,20 @@ func (e *Engine) FlowsEndedBefore(cutoff time.Time, limit int) ([]string, error)
 		})
 	})
 	return ids, err
+}
+
+// deleteEnded deletes tasks of flow id, once every one of them has
+// ended, and returns their ids.
+func (t *txn) deleteEnded(id string, tasks []*sdk.Task) ([]string, error) {
+	if err := allTerminal(id, tasks); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, task := range tasks {
+		if err := t.deleteTask(task); err != nil {
+			return nil, err
+		}
+		ids = append(ids, task.ID)
+	}
+	return ids, nil
 }
