@@ -113,10 +113,8 @@ const batch = 64
 // of the records; a notice whose delivery failed stays queued with its
 // next try later.
 func (n *Notifier) DeliverOnce(ctx context.Context) error {
-	if n.cfg.Leader != nil {
-		if _, leads := n.cfg.Leader.Fence(); !leads {
-			return nil
-		}
+	if !scheduler.Leads(n.cfg.Leader) {
+		return nil
 	}
 	due, err := n.eng.DueNotices(n.cfg.Now(), batch)
 	if err != nil {

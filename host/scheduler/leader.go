@@ -17,15 +17,20 @@ type Leader interface {
 	Fence() (store.Fence, bool)
 }
 
-// leading says whether this scheduler fires scheduled times now: always
-// without a Leader.
-func (s *Scheduler) leading() bool {
-	if s.cfg.Leader == nil {
+// Leads says whether a loop confined to l's leader runs now: always
+// when l is nil (one gateway). The scheduler and the finish notifier
+// both ask it.
+func Leads(l Leader) bool {
+	if l == nil {
 		return true
 	}
-	_, ok := s.cfg.Leader.Fence()
+	_, ok := l.Fence()
 	return ok
 }
+
+// leading says whether this scheduler fires scheduled times now: always
+// without a Leader.
+func (s *Scheduler) leading() bool { return Leads(s.cfg.Leader) }
 
 // updateScheduled writes the record of a scheduled time (a claim, a
 // missed time, the next run): fenced on the leadership when there is a
