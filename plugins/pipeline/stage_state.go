@@ -204,43 +204,15 @@ func readValue(file string) (any, error) {
 	return v, nil
 }
 
-// writeValue replaces file with v as indented JSON, atomically: a temp
-// file in the same directory, synced, renamed over it, and the directory
-// synced. The file is 0600 and its directory 0700.
+// writeValue replaces file with v as indented JSON, atomically (see
+// writeAtomic). The file is 0600 and its directory 0700.
 func writeValue(file string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create the state directory %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("store state in %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
+	if err := writeAtomic(file, append(b, '\n')); err != nil {
 		return fmt.Errorf("store state in %s: %w", file, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
