@@ -159,11 +159,17 @@ var (
 	keyRuns   = regexp.MustCompile(`_+`)
 )
 
+// safeName is s in lower case with each run of other characters than
+// a-z, 0-9, ".", "_" and "-" made one "_".
+func safeName(s string) string {
+	return keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(s), "_"), "_")
+}
+
 // keyFile is Lobster's file name for a state key (lobster-format §10.2):
 // lower case, each run of other characters than a-z, 0-9, ".", "_" and
 // "-" made one "_", one leading and one trailing "_" dropped.
 func keyFile(key string) (string, error) {
-	s := keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(key), "_"), "_")
+	s := safeName(key)
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "_"), "_")
 	if s == "" || strings.Trim(s, ".") == "" {
 		return "", fmt.Errorf("state key %q is empty/invalid; use letters, digits, '.', '_' or '-'", key)
@@ -184,7 +190,7 @@ func (r *run) stateScope() string {
 	}
 	name := strings.TrimSuffix(filepath.Base(r.st.File), filepath.Ext(r.st.File))
 	sum := sha256.Sum256([]byte(r.st.File))
-	name = keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(name), "_"), "_")
+	name = safeName(name)
 	return name + "-" + hex.EncodeToString(sum[:])[:12]
 }
 
