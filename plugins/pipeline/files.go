@@ -49,18 +49,25 @@ func (f files) put(b []byte) (string, error) {
 	if _, err := os.Stat(dst); err == nil {
 		return sum, nil
 	}
-	dir := filepath.Dir(dst)
+	if err := writeAtomic(dst, b); err != nil {
+		return "", fmt.Errorf("keep a large value of flow %s in %s: %w", f.flow, filepath.Dir(dst), err)
+	}
+	return sum, nil
+}
+
+// writeAtomic replaces file with b so that a reader sees either the old
+// file or the whole new one: a temp file in the same directory (0600),
+// synced, renamed over file, and the directory synced so the rename is
+// durable too. It creates the directory (0700) if need be, and leaves no
+// temp file behind on failure.
+func writeAtomic(file string, b []byte) error {
+	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
+		return err
 	}
-	d, err := os.Open(dir)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+".*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
-	}
-	defer d.Close()
-	tmp, err := os.CreateTemp(dir, "tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("keep a large value of flow %s: %w", f.flow, err)
+		return err
 	}
 	_, err = tmp.Write(b)
 	if err == nil {
@@ -70,16 +77,18 @@ func (f files) put(b []byte) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err == nil {
-		err = d.Sync() // the rename is durable too
+		err = os.Rename(tmp.Name(), file)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("keep a large value of flow %s in %s: %w", f.flow, dir, err)
+		return err
 	}
-	return sum, nil
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // get reads back the value with digest sum, from the flow's directory or

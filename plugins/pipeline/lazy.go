@@ -89,6 +89,9 @@ func (r *run) need(fr *frame, all bool, text ...string) error {
 // too. For a step that has run and is a parallel or workflow step or an
 // approval gate, the pass reads its own result as well.
 func (r *run) needFor(fr *frame, s *flows.Step, done bool) error {
+	if len(r.st.unread) == 0 {
+		return nil // nothing left to read: skip encoding the step
+	}
 	if done && s.Kind() != "parallel" && s.Kind() != "workflow" && s.Approval == nil {
 		return nil
 	}

@@ -159,11 +159,17 @@ var (
 	keyRuns   = regexp.MustCompile(`_+`)
 )
 
+// safeName is s in lower case with each run of other characters than
+// a-z, 0-9, ".", "_" and "-" made one "_".
+func safeName(s string) string {
+	return keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(s), "_"), "_")
+}
+
 // keyFile is Lobster's file name for a state key (lobster-format §10.2):
 // lower case, each run of other characters than a-z, 0-9, ".", "_" and
 // "-" made one "_", one leading and one trailing "_" dropped.
 func keyFile(key string) (string, error) {
-	s := keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(key), "_"), "_")
+	s := safeName(key)
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "_"), "_")
 	if s == "" || strings.Trim(s, ".") == "" {
 		return "", fmt.Errorf("state key %q is empty/invalid; use letters, digits, '.', '_' or '-'", key)
@@ -184,7 +190,7 @@ func (r *run) stateScope() string {
 	}
 	name := strings.TrimSuffix(filepath.Base(r.st.File), filepath.Ext(r.st.File))
 	sum := sha256.Sum256([]byte(r.st.File))
-	name = keyRuns.ReplaceAllString(keyUnsafe.ReplaceAllString(strings.ToLower(name), "_"), "_")
+	name = safeName(name)
 	return name + "-" + hex.EncodeToString(sum[:])[:12]
 }
 
@@ -204,43 +210,15 @@ func readValue(file string) (any, error) {
 	return v, nil
 }
 
-// writeValue replaces file with v as indented JSON, atomically: a temp
-// file in the same directory, synced, renamed over it, and the directory
-// synced. The file is 0600 and its directory 0700.
+// writeValue replaces file with v as indented JSON, atomically (see
+// writeAtomic). The file is 0600 and its directory 0700.
 func writeValue(file string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create the state directory %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("store state in %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
+	if err := writeAtomic(file, append(b, '\n')); err != nil {
 		return fmt.Errorf("store state in %s: %w", file, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
