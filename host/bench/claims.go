@@ -2,6 +2,7 @@ package bench
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -92,28 +93,11 @@ func Claims(engs []*engine.Engine, n int) (float64, error) {
 
 // queue creates n tasks of true through eng, 16 at a time.
 func queue(eng *engine.Engine, n int) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range 16 {
-		wg.Go(func() {
-			for i := range next {
-				_, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "bench-claims", Spec: sdk.TaskSpec{Shell: "true"}})
-				if err != nil {
-					mu.Lock()
-					first = cmp.Or(first, fmt.Errorf("queue task %d: %w", i, err))
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
+	return parallel(context.Background(), n, 16, func() error {
+		_, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "bench-claims", Spec: sdk.TaskSpec{Shell: "true"}})
+		if err != nil {
+			return fmt.Errorf("queue a task: %w", err)
+		}
+		return nil
+	})
 }

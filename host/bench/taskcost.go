@@ -3,9 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -180,7 +182,7 @@ func (r *run) commands(ctx context.Context) ([]Figure, error) {
 				cfg  gateway.Config
 			}{
 				{&is, gateway.Config{Controllers: r.cfg.Controllers}},
-				{&ps, gateway.Config{Builtins: names(r.cfg.Controllers)}},
+				{&ps, gateway.Config{Builtins: slices.Collect(maps.Keys(r.cfg.Controllers))}},
 			} {
 				d, err := r.startStop(ctx, filepath.Join(r.tmp, "ss"), v.cfg)
 				if err != nil {
@@ -219,13 +221,4 @@ func (r *run) startStop(ctx context.Context, home string, cfg gateway.Config) (t
 		return 0, err
 	}
 	return time.Since(start), nil
-}
-
-// names lists the names of cs.
-func names[V any](cs map[string]V) []string {
-	var ns []string
-	for n := range cs {
-		ns = append(ns, n)
-	}
-	return ns
 }
