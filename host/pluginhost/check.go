@@ -62,7 +62,7 @@ func Check(ctx context.Context, cfg SupervisorConfig, dir string) []CheckResult 
 			err  error
 		)
 		if taken[spec.Name] {
-			err = spec.mistake("name", "%q names two plugins; give each its own name", spec.Name)
+			err = spec.namedTwice()
 		} else {
 			info, err = Probe(ctx, cfg, spec)
 		}

@@ -3,14 +3,11 @@ package pluginhost_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,11 +30,7 @@ func (c *nopController) Shutdown(context.Context) error { return nil }
 // also a plugin's is refused.
 func TestInProcessController(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
+	eng := conformanceEngine(t)
 	c := &nopController{}
 	sup, err := pluginhost.NewSupervisor(eng, pluginhost.SupervisorConfig{Self: "/nonexistent/flowgate",
 		InProcess: map[string]sdk.Controller{"nop": c}})

@@ -25,13 +25,13 @@ func (s *Supervisor) addInstances() error {
 			return err
 		}
 		if _, dup := s.instances[p.Name]; dup {
-			return p.mistake("name", "%q names two plugins; give each its own name", p.Name)
+			return p.namedTwice()
 		}
 		s.instances[p.Name] = &instance{spec: p, state: StateStopped}
 	}
 	for _, f := range s.cfg.Found {
 		if _, dup := s.instances[f.Spec.Name]; dup {
-			return f.Spec.mistake("name", "%q names two plugins; give each its own name", f.Spec.Name)
+			return f.Spec.namedTwice()
 		}
 		s.instances[f.Spec.Name] = &instance{spec: f.Spec, state: StateStopped, adopt: f.run}
 	}

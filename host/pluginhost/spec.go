@@ -79,6 +79,12 @@ func (s Spec) mistake(field, format string, a ...any) error {
 	return &ConfigError{Key: key, Err: fmt.Errorf(format, a...)}
 }
 
+// namedTwice is the mistake of a spec whose name an earlier entry
+// already has.
+func (s Spec) namedTwice() error {
+	return s.mistake("name", "%q names two plugins; give each its own name", s.Name)
+}
+
 // which names the plugin in a message, when it has a name.
 func (s Spec) which() string {
 	if s.Name == "" {

@@ -15,7 +15,7 @@ import (
 // toolchains), a missing setup fails the test instead: CI must run it.
 func RequireExample(t testing.TB, dir string) {
 	t.Helper()
-	err := ExampleReady(dir)
+	err := exampleReady(dir)
 	if err == nil {
 		return
 	}
@@ -25,12 +25,12 @@ func RequireExample(t testing.TB, dir string) {
 	t.Skipf("%v; skipped here, run in CI", err)
 }
 
-// ExampleReady reports whether the non-Go example controller in dir can
+// exampleReady reports whether the non-Go example controller in dir can
 // start: a TypeScript example (package.json) needs node and its compiled
 // dist/controller.js, a Python one (controller.py) a python3 with grpcio
 // and protobuf, found as its plugin script finds it. The error names the
 // setup step.
-func ExampleReady(dir string) error {
+func exampleReady(dir string) error {
 	switch {
 	case exists(filepath.Join(dir, "package.json")):
 		if _, err := exec.LookPath("node"); err != nil {
