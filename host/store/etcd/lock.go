@@ -17,9 +17,7 @@ var ErrHeld = errors.New("etcd store: held by another process")
 // Held is a name this process holds on the installation (see Hold). Its
 // zero value is not usable.
 type Held struct {
-	s       *Store
 	session *concurrency.Session
-	owned   bool // Release closes session (Hold's own) rather than deleting key
 	key     string
 	once    sync.Once
 	err     error
@@ -39,23 +37,6 @@ func (s *Store) Hold(ctx context.Context, name, holder string, ttl int) (*Held, 
 	if err != nil {
 		return nil, fmt.Errorf("etcd store: take a lease for %s: %w", name, unavailable(s, err))
 	}
-	h, err := s.holdOn(ctx, session, name, holder)
-	if err != nil {
-		session.Close()
-		return nil, err
-	}
-	h.owned = true
-	return h, nil
-}
-
-// Hold claims name as Store.Hold does, bound to the member's lease
-// instead of a lease of its own: it goes when the member leaves.
-func (m *Member) Hold(ctx context.Context, name, holder string) (*Held, error) {
-	return m.s.holdOn(ctx, m.session, name, holder)
-}
-
-// holdOn claims name under session's lease.
-func (s *Store) holdOn(ctx context.Context, session *concurrency.Session, name, holder string) (*Held, error) {
 	key := strings.TrimSuffix(s.prefix, "/") + "." + name
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
@@ -65,16 +46,18 @@ func (s *Store) holdOn(ctx context.Context, session *concurrency.Session, name, 
 		Else(clientv3.OpGet(key)).
 		Commit()
 	if err != nil {
+		session.Close()
 		return nil, fmt.Errorf("etcd store: claim %s: %w", name, unavailable(s, err))
 	}
 	if !resp.Succeeded {
+		session.Close()
 		current := "someone"
 		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 			current = string(kvs[0].Value)
 		}
 		return nil, fmt.Errorf("%w: %s of %s is held by %s", ErrHeld, name, strings.TrimSuffix(s.prefix, "/"), current)
 	}
-	return &Held{s: s, session: session, key: key}, nil
+	return &Held{session: session, key: key}, nil
 }
 
 // Done is closed when the hold is lost: Release, or a lease etcd let
@@ -82,18 +65,10 @@ func (s *Store) holdOn(ctx context.Context, session *concurrency.Session, name, 
 func (h *Held) Done() <-chan struct{} { return h.session.Done() }
 
 // Release lets go of the name at once (revoking the lease deletes the
-// key; a hold bound to a member deletes its key). It is idempotent.
+// key). It is idempotent.
 func (h *Held) Release() error {
 	h.once.Do(func() {
-		var err error
-		if h.owned {
-			err = h.session.Close()
-		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), h.s.opts.RequestTimeout)
-			defer cancel()
-			_, err = h.s.cli.Delete(ctx, h.key)
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if err := h.session.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			h.err = fmt.Errorf("etcd store: release %s: %w", h.key, err)
 		}
 	})
