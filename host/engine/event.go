@@ -122,11 +122,7 @@ func (e *Engine) NextDeliveries(limit int, skip func(flowID, holder string) bool
 	err := e.view(func(tx store.ReadTx) error {
 		out = nil
 		var readErr error
-		end := eventDue + timeKey(now) + "0" // sorts after every entry due at or before now
-		err := tx.Scan(eventDue, store.ScanOptions{}, func(it store.Item) bool {
-			if it.Key >= end {
-				return false
-			}
+		err := scanDue(tx, eventDue, now, func(it store.Item) bool {
 			var d *Delivery
 			if d, readErr = dueDelivery(tx, it.Key, skip); readErr != nil {
 				return false

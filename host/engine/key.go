@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -42,6 +43,16 @@ func idemKey(k string) string { return idxTaskIdem + esc(k) }
 
 // timeKey renders t so that keys sort by time.
 func timeKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }
+
+// scanDue calls fn, in time order, for each entry of the time-keyed queue
+// under prefix ("<prefix><timeKey>/...") due at or before now, until fn
+// returns false.
+func scanDue(tx store.ReadTx, prefix string, now time.Time, fn func(store.Item) bool) error {
+	end := prefix + timeKey(now) + "0" // sorts after every entry at or before now
+	return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
+		return it.Key < end && fn(it)
+	})
+}
 
 func eventKey(flowID string, seq int64) string {
 	return fmt.Sprintf("%s%s/%020d", eventPrefix, flowID, seq)

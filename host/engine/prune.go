@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -117,19 +116,8 @@ func (e *Engine) pruneFlowTasks(id string, cutoff time.Time, n int) ([]string, e
 		if _, err := prunableFlow(t.tx, id, cutoff); err != nil {
 			return err
 		}
-		var tasks []*sdk.Task
-		var loadErr error
-		err := t.tx.Scan(idxTaskFlow+id+"/", store.ScanOptions{}, func(it store.Item) bool {
-			task, ok, err := indexed[sdk.Task](t.tx, taskPrefix, it.Key)
-			if loadErr = err; err != nil {
-				return false
-			}
-			if ok {
-				tasks = append(tasks, task)
-			}
-			return len(tasks) < n
-		})
-		if err = cmp.Or(err, loadErr); err != nil {
+		tasks, err := firstFlowTasks(t.tx, id, n)
+		if err != nil {
 			return err
 		}
 		pruned, err = t.deleteEnded(id, tasks)

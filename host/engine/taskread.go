@@ -118,7 +118,12 @@ func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
 // flowTasks returns the tasks of flow flowID, oldest first. A damaged
 // task fails it: a write must not act on a flow whose tasks it cannot see.
 func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
-	tasks, bad, err := flowTasksReadable(tx, flowID)
+	return firstFlowTasks(tx, flowID, 0)
+}
+
+// firstFlowTasks is flowTasks stopped at the limit oldest (0: all).
+func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*sdk.Task, error) {
+	tasks, bad, err := flowTasksReadable(tx, flowID, limit)
 	if err == nil && len(bad) > 0 {
 		err = &bad[0]
 	}
@@ -126,8 +131,9 @@ func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
 }
 
 // flowTasksReadable returns the tasks of flow flowID, oldest first, and
-// the damaged task records it skipped, for listings.
-func flowTasksReadable(tx store.ReadTx, flowID string) (tasks []*sdk.Task, bad []DamagedRecord, err error) {
+// the damaged task records it skipped, for listings; at most limit tasks
+// (0: all).
+func flowTasksReadable(tx store.ReadTx, flowID string, limit int) (tasks []*sdk.Task, bad []DamagedRecord, err error) {
 	var loadErr error
 	err = tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
 		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
@@ -141,7 +147,7 @@ func flowTasksReadable(tx store.ReadTx, flowID string) (tasks []*sdk.Task, bad [
 		if ok {
 			tasks = append(tasks, task)
 		}
-		return true
+		return limit <= 0 || len(tasks) < limit
 	})
 	if err != nil {
 		return nil, nil, err

@@ -87,7 +87,7 @@ func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
 // viewOf returns f with its readable tasks, and the damaged task records
 // it skipped.
 func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
-	tasks, bad, err := flowTasksReadable(tx, f.ID)
+	tasks, bad, err := flowTasksReadable(tx, f.ID, 0)
 	if err != nil {
 		return FlowView{}, nil, err
 	}

@@ -154,11 +154,7 @@ func (e *Engine) fireWakeBatch(n int) (fired, queued int, err error) {
 // first, at most limit (0: all).
 func dueWakes(tx store.ReadTx, now time.Time, limit int) ([]string, error) {
 	var due []string
-	end := wakeDue + timeKey(now) + "0" // sorts after every entry at or before now
-	err := tx.Scan(wakeDue, store.ScanOptions{}, func(it store.Item) bool {
-		if it.Key >= end {
-			return false
-		}
+	err := scanDue(tx, wakeDue, now, func(it store.Item) bool {
 		due = append(due, it.Key)
 		return limit <= 0 || len(due) < limit
 	})

@@ -29,10 +29,7 @@ func (s *Store) Departures(ctx context.Context) <-chan string {
 					}
 				}
 			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
+			sleepCtx(ctx, time.Second)
 		}
 	}()
 	return out

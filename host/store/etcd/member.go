@@ -82,7 +82,7 @@ type Member struct {
 	err       error
 }
 
-// membersKey and drainKey sit beside the prefix (like Hold's keys), so
+// membersKey and drainKey sit beside the prefix, so
 // they are no records of the store.
 func (s *Store) membersKey() string { return strings.TrimSuffix(s.prefix, "/") + ".members/" }
 func (s *Store) drainKey() string   { return strings.TrimSuffix(s.prefix, "/") + ".drain/" }

@@ -91,29 +91,3 @@ func TestMembersJoinBeatDrainAndLeave(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, members, "a member that leaves is gone at once")
 }
-
-// TestMemberHoldGoesWithTheMember: a hold bound to a member refuses a
-// second claimant and is free once the member leaves.
-func TestMemberHoldGoesWithTheMember(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	prefix := server.Prefix()
-	a, _ := openOwn(t, prefix)
-	b, _ := openOwn(t, prefix)
-	ma, err := a.Join(ctx, etcd.MemberInfo{ID: "a.1"}, 2, nil)
-	require.NoError(t, err)
-	mb, err := b.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 2, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { mb.Leave() })
-	_, err = ma.Hold(ctx, "gateway", "member a.1")
-	require.NoError(t, err)
-	_, err = mb.Hold(ctx, "gateway", "member b.2")
-	require.ErrorIs(t, err, etcd.ErrHeld)
-	require.ErrorContains(t, err, "is held by member a.1")
-	require.NoError(t, ma.Leave())
-	held, err := mb.Hold(ctx, "gateway", "member b.2")
-	require.NoError(t, err, "the hold went with its member")
-	require.NoError(t, held.Release())
-	_, err = ma.Hold(ctx, "gateway", "again")
-	require.Error(t, err, "a member that left holds nothing")
-}
