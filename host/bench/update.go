@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
@@ -98,38 +96,13 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 // guarded runs one writer per id for about d, each updating its flow with
 // the revision it last wrote, and returns the updates per second.
 func guarded(eng *engine.Engine, ids []string, revs []int64, d time.Duration) (float64, error) {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int
-		first error
-	)
-	start := time.Now()
-	deadline := start.Add(d)
-	for w := range ids {
-		wg.Go(func() {
-			n := 0
-			for time.Now().Before(deadline) {
-				f, err := eng.UpdateFlow(ids[w], revs[w], engine.FlowPatch{State: benchState})
-				if err != nil {
-					mu.Lock()
-					first = cmp.Or(first, err)
-					mu.Unlock()
-					break
-				}
-				revs[w] = f.Revision
-				n++
-			}
-			mu.Lock()
-			total += n
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return 0, first
-	}
-	return float64(total) / time.Since(start).Seconds(), nil
+	return store.WritersRate(len(ids), d, func(w int) error {
+		f, err := eng.UpdateFlow(ids[w], revs[w], engine.FlowPatch{State: benchState})
+		if err == nil {
+			revs[w] = f.Revision
+		}
+		return err
+	})
 }
 
 // updateFigure is a guarded-update figure over rounds against the raw

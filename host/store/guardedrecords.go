@@ -46,6 +46,33 @@ func (g *GuardedRecords) Rate(writers int, d time.Duration) (float64, error) {
 	if writers > len(g.keys) {
 		return 0, fmt.Errorf("guarded records: %d writers for %d records", writers, len(g.keys))
 	}
+	return WritersRate(writers, d, g.update)
+}
+
+// update updates record w once.
+func (g *GuardedRecords) update(w int) error {
+	var next int64
+	err := g.st.Update(func(tx Tx) error {
+		it, err := tx.Get(g.keys[w])
+		if err != nil {
+			return err
+		}
+		if it.Revision != g.revs[w] {
+			return fmt.Errorf("record %s is at revision %d; its only writer left it at %d", g.keys[w], it.Revision, g.revs[w])
+		}
+		next, err = tx.Put(g.keys[w], g.value)
+		return err
+	})
+	if err == nil {
+		g.revs[w] = next
+	}
+	return err
+}
+
+// WritersRate has writers goroutines each call one(w), w its number,
+// until d has passed or one(w) fails, and returns the successful calls
+// per second; or the first failure.
+func WritersRate(writers int, d time.Duration, one func(w int) error) (float64, error) {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -56,7 +83,13 @@ func (g *GuardedRecords) Rate(writers int, d time.Duration) (float64, error) {
 	deadline := start.Add(d)
 	for w := range writers {
 		wg.Go(func() {
-			n, err := g.updateUntil(w, deadline)
+			n := 0
+			var err error
+			for err == nil && time.Now().Before(deadline) {
+				if err = one(w); err == nil {
+					n++
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			total += n
@@ -68,29 +101,4 @@ func (g *GuardedRecords) Rate(writers int, d time.Duration) (float64, error) {
 		return 0, first
 	}
 	return float64(total) / time.Since(start).Seconds(), nil
-}
-
-// updateUntil updates record w until deadline and returns how many times.
-func (g *GuardedRecords) updateUntil(w int, deadline time.Time) (int, error) {
-	n := 0
-	for time.Now().Before(deadline) {
-		var next int64
-		err := g.st.Update(func(tx Tx) error {
-			it, err := tx.Get(g.keys[w])
-			if err != nil {
-				return err
-			}
-			if it.Revision != g.revs[w] {
-				return fmt.Errorf("record %s is at revision %d; its only writer left it at %d", g.keys[w], it.Revision, g.revs[w])
-			}
-			next, err = tx.Put(g.keys[w], g.value)
-			return err
-		})
-		if err != nil {
-			return n, err
-		}
-		g.revs[w] = next
-		n++
-	}
-	return n, nil
 }
