@@ -270,14 +270,3 @@ func (in *etcdInstall) flowgate(args ...string) string {
 	require.NoError(in.t, err, "flowgate %s: %s", strings.Join(args, " "), out)
 	return string(out)
 }
-
-// waitUntil polls cond every 50 ms until it holds, failing t after
-// timeout with what it waited for.
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "waited %s for %s", timeout, what)
-		time.Sleep(50 * time.Millisecond)
-	}
-}

@@ -98,7 +98,7 @@ func (f *fleet) join(name string, more ...string) *fleetMember {
 	f.members = append(f.members, m)
 	t.Cleanup(m.gone)
 	pid := m.proc.cmd.Process.Pid
-	f.until(20*time.Second, "gateway "+name+" to register as a member", func() bool {
+	waitUntil(t, "gateway "+name+" to register as a member", 20*time.Second, func() bool {
 		members, err := f.es.Members(context.Background())
 		for _, rec := range members {
 			if err == nil && rec.PID == pid {
@@ -186,16 +186,6 @@ func (m *fleetMember) approve(t *testing.T, bin, flow string, rev int64, by stri
 	}
 	require.NoError(t, err, "approve %s through gateway %s", flow, m.name)
 	return true
-}
-
-// until polls cond every 50 ms until it holds, failing the test after d.
-func (f *fleet) until(d time.Duration, what string, cond func() bool) {
-	f.t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		require.True(f.t, time.Now().Before(deadline), "timed out after %s waiting for %s", d, what)
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // tasks lists every task of the installation.
