@@ -54,16 +54,9 @@ func newEtcdInstall(t *testing.T) *etcdInstall {
 		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
 	}
 	bin := buildFlowgate(t)
-	srv, err := etcdtest.Start()
-	require.NoError(t, err)
-	t.Cleanup(func() { srv.Close() })
-	prefix := srv.Prefix()
-	es, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
-	require.NoError(t, err)
-	eng, err := engine.New(es, engine.Config{})
-	require.NoError(t, err)
-	in := &etcdInstall{t: t, bin: bin, srv: srv, prefix: prefix, url: "etcd://" + srv.Endpoint() + prefix, es: es, eng: eng, work: t.TempDir()}
-	in.fences = watchFences(t, srv.Client(), strings.TrimSuffix(prefix, "/")+".leader/"+gateway.CronRole+"/")
+	e := startEtcdInstallation(t)
+	in := &etcdInstall{t: t, bin: bin, srv: e.srv, prefix: e.prefix, url: e.url, es: e.es, eng: e.eng, work: t.TempDir()}
+	in.fences = watchFences(t, e.srv.Client(), strings.TrimSuffix(e.prefix, "/")+".leader/"+gateway.CronRole+"/")
 	return in
 }
 
