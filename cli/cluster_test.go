@@ -36,15 +36,22 @@ func TestClusterOnBolt(t *testing.T) {
 	require.Contains(t, errOut, "served by one gateway; there are no members to drain")
 }
 
+// etcdInstallation opens a store on a fresh prefix of the shared etcd and
+// returns the URL a command reaches that same installation by.
+func etcdInstallation(t *testing.T) (string, *etcd.Store) {
+	t.Helper()
+	srv := sharedEtcd.Get(t)
+	prefix := srv.Prefix() // each call gives a new prefix: take one
+	st, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	return "etcd://" + srv.Endpoint() + prefix, st
+}
+
 // TestClusterStatusAndDrainOnEtcd lists the members of an etcd
 // installation with their labels, leases and load, and drains one by id.
 func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	t.Parallel()
-	srv := sharedEtcd.Get(t)
-	prefix := srv.Prefix()
-	url := "etcd://" + srv.Endpoint() + prefix
-	st, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
-	require.NoError(t, err)
+	url, st := etcdInstallation(t)
 	ctx := context.Background()
 	m, err := st.Join(ctx, etcd.MemberInfo{ID: "node-a.42", Host: "node-a", PID: 42, Address: "10.0.0.1:7070", Labels: []string{"gpu"}}, 5,
 		func() etcd.MemberLoad { return etcd.MemberLoad{Running: 7, MaxRunning: 4} })
@@ -119,11 +126,7 @@ func TestRunOnLabel(t *testing.T) {
 // waiting for one. Before, status showed only the installation's total.
 func TestClusterStatusShowsQueuedTasksPerMember(t *testing.T) {
 	t.Parallel()
-	srv := sharedEtcd.Get(t)
-	prefix := srv.Prefix()
-	url := "etcd://" + srv.Endpoint() + prefix
-	st, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
-	require.NoError(t, err)
+	url, st := etcdInstallation(t)
 	ctx := context.Background()
 	for _, info := range []etcd.MemberInfo{
 		{ID: "node-a.1", Host: "node-a", PID: 1, Labels: []string{"gpu"}},

@@ -54,16 +54,9 @@ func newEtcdInstall(t *testing.T) *etcdInstall {
 		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
 	}
 	bin := buildFlowgate(t)
-	srv, err := etcdtest.Start()
-	require.NoError(t, err)
-	t.Cleanup(func() { srv.Close() })
-	prefix := srv.Prefix()
-	es, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
-	require.NoError(t, err)
-	eng, err := engine.New(es, engine.Config{})
-	require.NoError(t, err)
-	in := &etcdInstall{t: t, bin: bin, srv: srv, prefix: prefix, url: "etcd://" + srv.Endpoint() + prefix, es: es, eng: eng, work: t.TempDir()}
-	in.fences = watchFences(t, srv.Client(), strings.TrimSuffix(prefix, "/")+".leader/"+gateway.CronRole+"/")
+	e := startEtcdInstallation(t)
+	in := &etcdInstall{t: t, bin: bin, srv: e.srv, prefix: e.prefix, url: e.url, es: e.es, eng: e.eng, work: t.TempDir()}
+	in.fences = watchFences(t, e.srv.Client(), strings.TrimSuffix(e.prefix, "/")+".leader/"+gateway.CronRole+"/")
 	return in
 }
 
@@ -269,15 +262,4 @@ func (in *etcdInstall) flowgate(args ...string) string {
 	out, err := exec.Command(in.bin, args...).CombinedOutput()
 	require.NoError(in.t, err, "flowgate %s: %s", strings.Join(args, " "), out)
 	return string(out)
-}
-
-// waitUntil polls cond every 50 ms until it holds, failing t after
-// timeout with what it waited for.
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "waited %s for %s", timeout, what)
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -100,3 +100,14 @@ func showUntilDone(t *testing.T, bin, home, id string) engine.FlowView {
 	})
 	return v
 }
+
+// flowHistory reads the history of flow id with `flowgate tasks flow
+// history --json`.
+func flowHistory(t *testing.T, bin, home, id string) engine.HistoryPage {
+	t.Helper()
+	out, err := exec.Command(bin, "--home", home, "tasks", "flow", "history", id, "--json").Output()
+	require.NoError(t, err, "flow history %s: %s", id, out)
+	var page engine.HistoryPage
+	require.NoError(t, json.Unmarshal(out, &page), "%s", out)
+	return page
+}

@@ -59,17 +59,36 @@ type fleetMember struct {
 func newFleet(t *testing.T, ttl time.Duration) *fleet {
 	t.Helper()
 	bin := buildFlowgate(t)
+	e := startEtcdInstallation(t)
+	return &fleet{t: t, bin: bin, url: e.url, work: t.TempDir(), ttl: ttl, es: e.es, eng: e.eng}
+}
+
+// embeddedInstallation is an installation on a fresh prefix of an
+// embedded etcd that the test process runs, read directly.
+type embeddedInstallation struct {
+	srv    *etcdtest.Server
+	prefix string
+	url    string // what gateways and commands name it by
+	es     *etcd.Store
+	eng    *engine.Engine
+}
+
+// startEtcdInstallation starts an embedded etcd (loopback ports, its
+// data in a temporary directory) and opens an installation on it; both
+// are closed when the test ends.
+func startEtcdInstallation(t *testing.T) embeddedInstallation {
+	t.Helper()
 	srv, err := etcdtest.Start()
 	require.NoError(t, err)
 	// Registered first, so it runs last: after every gateway is gone.
 	t.Cleanup(func() { srv.Close() })
-	prefix := srv.Prefix()
+	prefix := srv.Prefix() // each call gives a new prefix: take one
 	es, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
 	require.NoError(t, err)
 	t.Cleanup(func() { es.Close() })
 	eng, err := engine.New(es, engine.Config{})
 	require.NoError(t, err)
-	return &fleet{t: t, bin: bin, url: "etcd://" + srv.Endpoint() + prefix, work: t.TempDir(), ttl: ttl, es: es, eng: eng}
+	return embeddedInstallation{srv: srv, prefix: prefix, url: "etcd://" + srv.Endpoint() + prefix, es: es, eng: eng}
 }
 
 // join starts a gateway named name, labelled name and more, on a home of its own
@@ -98,7 +117,7 @@ func (f *fleet) join(name string, more ...string) *fleetMember {
 	f.members = append(f.members, m)
 	t.Cleanup(m.gone)
 	pid := m.proc.cmd.Process.Pid
-	f.until(20*time.Second, "gateway "+name+" to register as a member", func() bool {
+	waitUntil(t, "gateway "+name+" to register as a member", 20*time.Second, func() bool {
 		members, err := f.es.Members(context.Background())
 		for _, rec := range members {
 			if err == nil && rec.PID == pid {
@@ -186,16 +205,6 @@ func (m *fleetMember) approve(t *testing.T, bin, flow string, rev int64, by stri
 	}
 	require.NoError(t, err, "approve %s through gateway %s", flow, m.name)
 	return true
-}
-
-// until polls cond every 50 ms until it holds, failing the test after d.
-func (f *fleet) until(d time.Duration, what string, cond func() bool) {
-	f.t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		require.True(f.t, time.Now().Before(deadline), "timed out after %s waiting for %s", d, what)
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // tasks lists every task of the installation.

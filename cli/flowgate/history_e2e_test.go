@@ -68,10 +68,7 @@ steps:
 	v := view()
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 
-	out, err = exec.Command(bin, "--home", home, "tasks", "flow", "history", flowID, "--json").Output()
-	require.NoError(t, err)
-	var page engine.HistoryPage
-	require.NoError(t, json.Unmarshal(out, &page))
+	page := flowHistory(t, bin, home, flowID)
 	checkComplete(t, v, page)
 
 	// Following an ended flow prints the same entries and returns.

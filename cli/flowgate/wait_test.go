@@ -22,3 +22,11 @@ func waitFor(t testing.TB, limit, poll time.Duration, check func() (done bool, w
 		time.Sleep(poll) // a bounded poll of a condition
 	}
 }
+
+// waitUntil is waitFor for a condition that has no reason of its own to
+// give: it polls cond every 50 ms and, after timeout, says what it
+// waited for.
+func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	waitFor(t, timeout, 50*time.Millisecond, func() (bool, string) { return cond(), "waiting for " + what })
+}

@@ -132,12 +132,8 @@ func TestWakeSurvivesGatewaySIGKILL(t *testing.T) {
 	require.Equal(t, map[string]int{"a": 1, "b": 1}, keys, "each key wakes the flow once: %v", st.Woken)
 
 	// The gateway fired each key once, whatever the controller recorded.
-	out, err = exec.Command(bin, "--home", home, "tasks", "flow", "history", f.ID, "--json").Output()
-	require.NoError(t, err, "%s", out)
-	var page engine.HistoryPage
-	require.NoError(t, json.Unmarshal(out, &page), "%s", out)
 	fired := map[string]int{}
-	for _, e := range page.Entries {
+	for _, e := range flowHistory(t, bin, home, f.ID).Entries {
 		if e.Kind == engine.HistoryTimerFired {
 			var d struct{ Key string }
 			require.NoError(t, json.Unmarshal(e.Data, &d))
