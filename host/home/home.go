@@ -18,7 +18,8 @@ const DBFile = "flowgate.db"
 const SessionsDir = "sessions"
 
 // LogsDir is the directory inside the home that holds one directory per
-// task: each attempt's files and the task's progress file.
+// task: its first attempt's files, a subdirectory per later attempt, and
+// the task's progress file (see runner.TaskDir and runner.LogDir).
 const LogsDir = "logs"
 
 // DataDir is the directory inside the home that controllers keep large

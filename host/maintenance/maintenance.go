@@ -464,7 +464,7 @@ func (p *pass) removeLogs(taskID string) {
 	if p.cfg.Home == "" || !p.cfg.Apply {
 		return
 	}
-	dir := filepath.Join(p.cfg.Home, home.LogsDir, taskID)
+	dir := runner.TaskDir(p.cfg.Home, taskID)
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}

@@ -65,7 +65,8 @@ func TestCancelWhileShimStarts(t *testing.T) {
 	var h *home
 	h = newHome(t, func(c *runner.Config) {
 		c.Launch = func(dir string, env []string) (*os.Process, error) {
-			if _, err := h.eng().CancelTask(filepath.Base(filepath.Dir(dir))); err != nil {
+			// The first attempt's directory is the task's, logs/<task>.
+			if _, err := h.eng().CancelTask(filepath.Base(dir)); err != nil {
 				return nil, err
 			}
 			return launchShim(dir, env)

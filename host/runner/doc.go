@@ -35,8 +35,18 @@
 // Progress lines are read from
 // the task's progress file and recorded with their file offset, in one
 // transaction, so a milestone is stored exactly once across crashes. The
-// runner creates the progress file 0600 before the task starts, whatever
-// the task's umask.
+// progress file exists once the task writes to it; none means no progress
+// yet. A task that creates it with its own umask's mode (the shell's >>)
+// has it made 0600 by its shim when it ends.
+//
+// # Files
+//
+// A task's files live in its TaskDir, logs/<task> under the home, which
+// is all a task's start creates besides the attempt's record, stdout and
+// stderr: the first attempt's files are in the TaskDir itself, attempt n
+// > 1's in its subdirectory n, and the progress file (ProgressFile) in
+// the TaskDir, shared by the attempts. LogDir finds an attempt's
+// directory, an older gateway's logs/<task>/1 included.
 //
 // # Failure classification and diagnosis
 //

@@ -10,8 +10,9 @@ import (
 )
 
 // TestProgressFileIsPrivateWhateverTheUmask: a task that appends to its
-// progress file with the shell's >> would create it with its umask's mode;
-// the runner creates it 0600 before the task starts. Not parallel: the
+// progress file with the shell's >> creates it with its umask's mode (no
+// one creates it before the task writes progress); the shim makes it 0600
+// when the task ends, before it records the status. Not parallel: the
 // umask is the process's.
 func TestProgressFileIsPrivateWhateverTheUmask(t *testing.T) {
 	old := syscall.Umask(0)

@@ -154,7 +154,11 @@ func (h *home) cleanup() {
 			h.t.Errorf("close the store: %v", err)
 		}
 	}
-	dirs, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*"))
+	// A first attempt's directory is the task's own (logs/<task>), a
+	// later one's or an older gateway's a subdirectory of it.
+	dirs, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*"))
+	later, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*"))
+	dirs = append(dirs, later...)
 	for _, dir := range dirs {
 		path := filepath.Join(dir, shim.InfoFile)
 		if c, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile)); err == nil && c.PID != os.Getpid() && shim.Alive(c) {

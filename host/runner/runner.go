@@ -170,12 +170,37 @@ func (r *Runner) attemptDir(taskID string, n int) string { return LogDir(r.cfg.H
 
 // progressPath is the task's progress file, shared by its attempts.
 func (r *Runner) progressPath(taskID string) string {
-	return filepath.Join(r.cfg.Home, home.LogsDir, taskID, "progress.jsonl")
+	return filepath.Join(TaskDir(r.cfg.Home, taskID), ProgressFile)
 }
 
-// LogDir returns the directory of attempt n of task taskID under home.
+// ProgressFile is the name of a task's progress file ($FLOWGATE_PROGRESS)
+// in its TaskDir, shared by its attempts. It exists once the task wrote
+// to it: no file means no progress yet.
+const ProgressFile = "progress.jsonl"
+
+// TaskDir returns the directory of task taskID's files under home dir:
+// its first attempt's files and progress file, and a directory for each
+// later attempt (see LogDir). Removing it removes all of them.
+func TaskDir(dir, taskID string) string { return filepath.Join(dir, home.LogsDir, taskID) }
+
+// LogDir returns the directory of attempt n of task taskID under home
+// dir. The first attempt keeps its files in the TaskDir itself, so that
+// starting a task makes one directory; attempt n > 1 keeps them in the
+// TaskDir's subdirectory n. A gateway from before this layout put every
+// attempt in a subdirectory, 1 included: when TaskDir/1 is a directory,
+// LogDir returns it for attempt 1, so that such an attempt is still
+// found, reattached and read. Nothing else makes that directory, as
+// attempt numbers only grow.
 func LogDir(dir, taskID string, n int) string {
-	return filepath.Join(dir, home.LogsDir, taskID, strconv.Itoa(n))
+	task := TaskDir(dir, taskID)
+	sub := filepath.Join(task, strconv.Itoa(n))
+	if n > 1 {
+		return sub
+	}
+	if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
+		return sub
+	}
+	return task
 }
 
 // launch starts the next attempt of a queued task: it records the attempt
@@ -211,9 +236,6 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	}
 	if err == nil {
 		err = os.MkdirAll(dir, 0o700)
-	}
-	if err == nil {
-		err = createPrivate(spec.ProgressPath)
 	}
 	if err == nil {
 		err = shim.Prepare(dir)
@@ -254,22 +276,6 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
 	r.follow(a)
-}
-
-// createPrivate makes sure the file at path exists with mode 0600. The
-// task appends to its progress file however it likes (a shell's >> would
-// create it with the task's umask), so the runner creates it first; an
-// existing file made by an older version is made private too.
-func createPrivate(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	err = f.Chmod(0o600)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // specFor builds the shim's spec for the attempt now starting.

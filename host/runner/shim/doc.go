@@ -23,6 +23,12 @@
 //	stderr       O_WRONLY|O_CREATE|O_APPEND 0600. The shim never copies
 //	             output, so its memory stays flat whatever the volume.
 //
+// The task's progress file (Spec.ProgressPath, $FLOWGATE_PROGRESS) is
+// shared by the task's attempts and is the task's to create: the shim
+// only watches its size, a missing file counting as empty, and makes it
+// 0600 once the child's group is gone, whatever umask the task made it
+// with.
+//
 // The record is written in place: two checksummed slots of 4 KiB,
 // written alternately, as bbolt writes its meta pages; a write torn by a
 // crash leaves the slot before it. The claim and the status are synced

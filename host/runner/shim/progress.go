@@ -3,6 +3,8 @@ package shim
 import (
 	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // progressWatch tells when a task stopped reporting progress: it is armed
@@ -42,4 +44,28 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// privateProgress makes the task's progress file at path private (mode
+// 0600) when the task made it with another mode: a task that appends to
+// $FLOWGATE_PROGRESS with the shell's >> creates the file with its own
+// umask's mode, since nothing creates it before the task writes to it.
+// The file sits in the task's directory, mode 0700, so no other user can
+// reach it meanwhile; the shim calls privateProgress once the task's
+// process group is gone, before it records the status. It does not
+// follow a symbolic link (the task's own files elsewhere keep their
+// modes) and does not block on a FIFO. No file, or an empty path, is
+// left as it is: the task wrote no progress.
+func privateProgress(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+		_ = f.Chmod(0o600)
+	}
 }

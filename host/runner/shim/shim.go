@@ -128,6 +128,7 @@ func run(dir string, rec *recordWriter, spec Spec, sigs <-chan os.Signal) Status
 	_ = SignalGroup(pid, unix.SIGKILL)
 	ws := reap(pid)
 	drainGroup(pid, sigs)
+	privateProgress(spec.ProgressPath)
 	st := Status{Reason: w.reason, Error: w.detail, StartedAt: started, EndedAt: time.Now()}
 	switch {
 	case w.reason == ReasonStartFailed:
