@@ -156,16 +156,19 @@ func (h *home) cleanup() {
 	}
 	dirs, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*"))
 	for _, dir := range dirs {
-		path := filepath.Join(dir, shim.InfoFile)
-		if c, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile)); err == nil && c.PID != os.Getpid() && shim.Alive(c) {
-			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
-		}
-		s, err := shim.ReadInfo(path)
-		if err != nil || s.PID == os.Getpid() {
+		rec, err := shim.ReadRecord(dir)
+		if err != nil {
 			continue
 		}
-		_ = shim.Signal(s, syscall.SIGKILL)
-		for end := time.Now().Add(waitLimit); shim.Alive(s) && time.Now().Before(end); {
+		if c := rec.Child; c != nil && c.PID != os.Getpid() && shim.Alive(*c) {
+			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
+		}
+		s := rec.Shim
+		if s == nil || s.PID == os.Getpid() {
+			continue
+		}
+		_ = shim.Signal(*s, syscall.SIGKILL)
+		for end := time.Now().Add(waitLimit); shim.Alive(*s) && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
@@ -246,13 +249,31 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // childStarted reports whether the shim of attempt directory dir recorded
 // its child's start.
 func childStarted(dir string) bool {
-	_, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-	return err == nil
+	rec, err := shim.ReadRecord(dir)
+	return err == nil && rec.Child != nil
 }
 
 // attemptEnded reports whether the shim of attempt directory dir recorded
 // how the attempt ended.
 func attemptEnded(dir string) bool {
-	_, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
-	return err == nil
+	rec, err := shim.ReadRecord(dir)
+	return err == nil && rec.Status != nil
+}
+
+// shimOf returns the shim's identity recorded in attempt directory dir.
+func shimOf(t *testing.T, dir string) shim.ProcInfo {
+	t.Helper()
+	rec, err := shim.ReadRecord(dir)
+	require.NoError(t, err)
+	require.NotNil(t, rec.Shim, "the shim of %s recorded no identity", dir)
+	return *rec.Shim
+}
+
+// childOf returns the child's identity recorded in attempt directory dir.
+func childOf(t *testing.T, dir string) shim.ProcInfo {
+	t.Helper()
+	rec, err := shim.ReadRecord(dir)
+	require.NoError(t, err)
+	require.NotNil(t, rec.Child, "the shim of %s recorded no child", dir)
+	return *rec.Child
 }
