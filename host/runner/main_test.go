@@ -260,20 +260,26 @@ func attemptEnded(dir string) bool {
 	return err == nil && rec.Status != nil
 }
 
-// shimOf returns the shim's identity recorded in attempt directory dir.
-func shimOf(t *testing.T, dir string) shim.ProcInfo {
+// recorded returns the record of attempt directory dir.
+func recorded(t *testing.T, dir string) shim.Record {
 	t.Helper()
 	rec, err := shim.ReadRecord(dir)
 	require.NoError(t, err)
-	require.NotNil(t, rec.Shim, "the shim of %s recorded no identity", dir)
-	return *rec.Shim
+	return rec
+}
+
+// shimOf returns the shim's identity recorded in attempt directory dir.
+func shimOf(t *testing.T, dir string) shim.ProcInfo {
+	t.Helper()
+	s := recorded(t, dir).Shim
+	require.NotNil(t, s, "the shim of %s recorded no identity", dir)
+	return *s
 }
 
 // childOf returns the child's identity recorded in attempt directory dir.
 func childOf(t *testing.T, dir string) shim.ProcInfo {
 	t.Helper()
-	rec, err := shim.ReadRecord(dir)
-	require.NoError(t, err)
-	require.NotNil(t, rec.Child, "the shim of %s recorded no child", dir)
-	return *rec.Child
+	c := recorded(t, dir).Child
+	require.NotNil(t, c, "the shim of %s recorded no child", dir)
+	return *c
 }
