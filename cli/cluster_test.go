@@ -62,11 +62,7 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Cron leader: none (no member leads)")
 	lead := m.Campaign(gateway.CronRole)
-	deadline := time.Now().Add(20 * time.Second)
-	for _, ok := lead.Fence(); !ok; _, ok = lead.Fence() {
-		require.True(t, time.Now().Before(deadline), "the only member never led")
-		time.Sleep(20 * time.Millisecond)
-	}
+	require.Eventually(t, func() bool { _, ok := lead.Fence(); return ok }, 20*time.Second, 20*time.Millisecond, "the only member never led")
 
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)

@@ -17,7 +17,8 @@ import (
 // on the home's stage path, and the stages the running gateway's plugins
 // provide.
 type stageSet struct {
-	opts pipeline.Options
+	// commands are the names a stage may use, listed once.
+	commands pipeline.CommandSet
 	// plugins are the gateway's plugins; gateway says one answered.
 	plugins []pluginhost.Status
 	gateway bool
@@ -34,9 +35,10 @@ func (e *env) stageSet(ctx context.Context) (stageSet, error) {
 	if err != nil {
 		return stageSet{}, err
 	}
-	s := stageSet{opts: opts}
+	var s stageSet
 	c, err := gateway.Dial(dir, gateway.StartWait)
 	if errors.Is(err, api.ErrNoGateway) {
+		s.commands = opts.Commands()
 		return s, nil
 	}
 	if err != nil {
@@ -52,15 +54,16 @@ func (e *env) stageSet(ctx context.Context) (stageSet, error) {
 		if p.State == pluginhost.StateRunning {
 			for _, st := range p.Stages {
 				st.Plugin = p.Name
-				s.opts.PluginStages = append(s.opts.PluginStages, st)
+				opts.PluginStages = append(opts.PluginStages, st)
 			}
 		}
 	}
+	s.commands = opts.Commands()
 	return s, nil
 }
 
 // has reports whether a stage may name the command.
-func (s stageSet) has(name string) bool { return s.opts.HasCommand(name) }
+func (s stageSet) has(name string) bool { return s.commands.Has(name) }
 
 // refuse is the usage error for err, about stage name that nothing
 // available provides: which plugin provides it and why it cannot run, or

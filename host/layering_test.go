@@ -3,7 +3,9 @@ package host_test
 import (
 	"go/build"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,4 +53,30 @@ func TestHostImportsNoPluginOrCLI(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Greater(t, checked, 5, "the walk found the host packages")
+}
+
+// binaries are the commands the module ships.
+var binaries = []string{"../cli/flowgate", "../cli/flowgate-shim"}
+
+// No package of the module that a shipped binary links imports testing:
+// test helpers that take a testing.TB live in _test files or in packages
+// only tests import. (go-plugin's own testing.go links the package
+// anyway; that is the library's choice, not ours.)
+func TestBinariesLinkNoTestHelpers(t *testing.T) {
+	t.Parallel()
+	args := append([]string{"list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`}, binaries...)
+	out, err := exec.Command("go", args...).Output()
+	require.NoError(t, err, "go list the binaries' dependencies")
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		pkg, imports, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if pkg != module && !strings.HasPrefix(pkg, module+"/") {
+			continue
+		}
+		checked++
+		if slices.Contains(strings.Fields(imports), "testing") {
+			t.Errorf("%s imports testing and is linked into a shipped binary: move its testing.TB helpers to a _test.go file or a package only tests import", pkg)
+		}
+	}
+	require.Greater(t, checked, 5, "go list found the module's packages")
 }

@@ -24,7 +24,7 @@ import (
 // second and appends its scheduled time to ledger; runs may overlap, and
 // catchUp is its --catchup-window ("" for the default). It returns the
 // job's id.
-func (in *etcdInstall) addEverySecond(g *clusterGateway, name, ledger, catchUp string) string {
+func (in *etcdInstall) addEverySecond(g *fleetMember, name, ledger, catchUp string) string {
 	in.t.Helper()
 	args := []string{"--home", g.home, "cron", "add", "--json", "--name", name, "--every", "1s", "--overlap", "allow_all",
 		"--command", `echo "$FLOWGATE_CRON_SCHEDULED" >> ` + ledger}
@@ -32,7 +32,7 @@ func (in *etcdInstall) addEverySecond(g *clusterGateway, name, ledger, catchUp s
 		args = append(args, "--catchup-window", catchUp)
 	}
 	var j scheduler.Job
-	require.NoError(in.t, json.Unmarshal([]byte(in.flowgate(args...)), &j))
+	require.NoError(in.t, json.Unmarshal([]byte(flowgate(in.t, in.bin, args...)), &j))
 	return j.ID
 }
 
@@ -64,7 +64,7 @@ func (in *etcdInstall) history(job string) []scheduler.Run {
 	var list struct {
 		Runs []scheduler.Run `json:"runs"`
 	}
-	require.NoError(in.t, json.Unmarshal([]byte(in.flowgate("--store", in.url, "cron", "runs", job, "--json", "--limit", "0")), &list))
+	require.NoError(in.t, json.Unmarshal([]byte(flowgate(in.t, in.bin, "--store", in.url, "cron", "runs", job, "--json", "--limit", "0")), &list))
 	return list.Runs
 }
 
@@ -92,7 +92,7 @@ func (in *etcdInstall) waitFired(job, member string, n int) {
 // local to the gateway that started them), its run is interrupted, and
 // an interrupted run is a failure: the job would wait out its failure
 // backoff (30 s) and fire nothing meanwhile.
-func (in *etcdInstall) between(g *clusterGateway, jobs ...string) {
+func (in *etcdInstall) between(g *fleetMember, jobs ...string) {
 	in.t.Helper()
 	idle := func(job string) bool {
 		rs := in.runs(job)
@@ -125,9 +125,9 @@ func (in *etcdInstall) between(g *clusterGateway, jobs ...string) {
 
 // settle disables job (through g) and waits, bounded, until none of its
 // runs is open; it returns the history then.
-func (in *etcdInstall) settle(g *clusterGateway, job string) []storedRun {
+func (in *etcdInstall) settle(g *fleetMember, job string) []storedRun {
 	in.t.Helper()
-	in.flowgate("--home", g.home, "cron", "disable", job)
+	flowgate(in.t, in.bin, "--home", g.home, "cron", "disable", job)
 	var rs []storedRun
 	waitUntil(in.t, "every run to end", 60*time.Second, func() bool {
 		rs = in.runs(job)
@@ -162,9 +162,8 @@ func checkLedger(t *testing.T, ledger string, rs []storedRun) {
 
 // TestPausedCronLeaderCannotFireAfterItsLease: gateway a leads cron for
 // an --every 1s job, and is paused with SIGSTOP past its lease, as a
-// gateway cut off from etcd would be. Gateway b takes over (it campaigns
-// beside a where several gateways may serve one installation, else it
-// starts once a's lease, and with it a's hold, has ended). a is resumed
+// gateway cut off from etcd would be. Gateway b, which campaigns beside
+// a, takes over. a is resumed
 // as soon as b leads, before b's first fire, still believing for a moment
 // that it leads, so the two race for the next due times. The run history
 // and the store prove that a recorded no fire after its lease ended:
@@ -179,28 +178,24 @@ func checkLedger(t *testing.T, ledger string, rs []storedRun) {
 func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	in := newEtcdInstall(t)
 	ledger := filepath.Join(in.work, "ledger")
-	a, b := in.gateway("a"), in.gateway("b")
-	require.True(t, a.tryStart(), "the first gateway of an installation was refused")
+	a := in.join("a")
 	job := in.addEverySecond(a, "tick", ledger, "")
 	require.Equal(t, a.id, in.waitLeader())
 	in.waitFired(job, a.id, 2)
 
-	standby := b.tryStart()
+	b := in.join("b")
 	in.between(a, job)
-	a.signal(syscall.SIGSTOP)
+	a.signal(t, syscall.SIGSTOP)
 	paused := time.Now()
-	if !standby {
-		b.startWhenLetIn()
-	}
 	require.Equal(t, b.id, in.waitLeader(a.id))
 	require.NotZero(t, in.fences.end(a.id), "b leads while a's leader key lives")
-	t.Logf("b (started beside a: %v) leads %s after a was paused", standby, time.Since(paused).Round(time.Millisecond))
-	a.signal(syscall.SIGCONT)
+	t.Logf("b leads %s after a was paused", time.Since(paused).Round(time.Millisecond))
+	a.signal(t, syscall.SIGCONT)
 	waitUntil(t, "a to see that its lease ended", 30*time.Second, func() bool { return a.logged("the etcd installation (its lease ended)") })
 	in.waitFired(job, b.id, 3)
 	rs := in.settle(b, job)
-	b.stop()
-	a.stop()
+	b.stop(t)
+	a.stop(t)
 
 	end := in.fences.end(a.id)
 	byA := 0
@@ -242,8 +237,7 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 //     after another leader's last run, just before its own first run.
 func TestCronFiresOnceAcrossTwoLeaderChanges(t *testing.T) {
 	in := newEtcdInstall(t)
-	a, b, c := in.gateway("a"), in.gateway("b"), in.gateway("c")
-	require.True(t, a.tryStart(), "the first gateway of an installation was refused")
+	a := in.join("a")
 	type cronJob struct {
 		id, ledger string
 		caughtUp   bool
@@ -259,7 +253,7 @@ func TestCronFiresOnceAcrossTwoLeaderChanges(t *testing.T) {
 		jobs = append(jobs, j)
 	}
 	require.Equal(t, a.id, in.waitLeader())
-	fireAll := func(g *clusterGateway) {
+	fireAll := func(g *fleetMember) {
 		t.Helper()
 		for _, j := range jobs {
 			in.waitFired(j.id, g.id, 3)
@@ -268,21 +262,15 @@ func TestCronFiresOnceAcrossTwoLeaderChanges(t *testing.T) {
 	fireAll(a)
 
 	ids := []string{jobs[0].id, jobs[1].id}
-	standby := b.tryStart()
+	b := in.join("b")
 	in.between(a, ids...)
-	a.kill()
-	if !standby {
-		b.startWhenLetIn()
-	}
+	a.kill(t)
 	require.Equal(t, b.id, in.waitLeader(a.id))
 	fireAll(b)
 
-	standby = c.tryStart()
+	c := in.join("c")
 	in.between(b, ids...)
-	b.stop()
-	if !standby {
-		c.startWhenLetIn()
-	}
+	b.stop(t)
 	require.Equal(t, c.id, in.waitLeader(a.id, b.id))
 	fireAll(c)
 
@@ -294,7 +282,7 @@ func TestCronFiresOnceAcrossTwoLeaderChanges(t *testing.T) {
 		checkTimes(t, rs, j.caughtUp)
 		t.Logf("job %s (catch-up window: %v): %d times, %d by a, %d by b, %d by c", j.id, j.caughtUp, len(rs), firedBy(rs, a.id), firedBy(rs, b.id), firedBy(rs, c.id))
 	}
-	c.stop()
+	c.stop(t)
 }
 
 // checkLeaders checks that each run (oldest first) was recorded by one of

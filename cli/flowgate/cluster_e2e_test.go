@@ -121,6 +121,7 @@ steps:
 		return len(runningOn(ts, b.id)) >= fleetPinned
 	})
 	b.stop(t)
+	require.True(t, b.cmd.ProcessState.Success(), "gateway %s stopped with %v", b.name, b.cmd.ProcessState)
 	stopped := time.Now()
 	require.False(t, f.isMember(b), "a gateway that stops leaves the installation at once")
 	live = []*fleetMember{c}
@@ -190,18 +191,13 @@ type gatekeeper struct {
 func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*sdk.Task) bool) []*sdk.Task {
 	t := g.f.t
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
+	var ts []*sdk.Task
+	waitFor(t, d, 50*time.Millisecond, func() (bool, string) {
 		g.pass(live)
-		ts := g.f.tasks()
-		if cond(ts) {
-			return ts
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s; tasks by status and gateway: %v; %d gates answered", d, what, tally(ts), len(g.by))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		ts = g.f.tasks()
+		return cond(ts), fmt.Sprintf("waiting for %s; tasks by status and gateway: %v; %d gates answered", what, tally(ts), len(g.by))
+	})
+	return ts
 }
 
 // takeover returns orphans, the tasks gone ran when it was killed or

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,12 +37,6 @@ steps:
   - id: note
     run: echo "$FLOWGATE_CRON_RUN_ID" >> `+pipeLog+`
 `), 0o600))
-	flowgate := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(bin, append([]string{"--home", home}, args...)...).CombinedOutput()
-		require.NoError(t, err, "flowgate %s: %s", strings.Join(args, " "), out)
-		return string(out)
-	}
 	lines := func(path string) []string {
 		b, err := os.ReadFile(path)
 		if os.IsNotExist(err) {
@@ -62,9 +54,9 @@ steps:
 	}
 
 	g := startGateway(t, bin, home, logf)
-	flowgate("cron", "add", "--name", "every-second", "--cron", "@every 1s", "--overlap", "allow_all",
+	flowgate(t, bin, "--home", home, "cron", "add", "--name", "every-second", "--cron", "@every 1s", "--overlap", "allow_all",
 		"--command", `echo "$FLOWGATE_CRON_SCHEDULED" >> `+cmdLog)
-	flowgate("cron", "add", "--name", "pipeline", "--every", "2s", "--pipeline", wf)
+	flowgate(t, bin, "--home", home, "cron", "add", "--name", "pipeline", "--every", "2s", "--pipeline", wf)
 
 	for round := range 2 {
 		waitLines(cmdLog, 3*(round+1))
@@ -74,8 +66,8 @@ steps:
 	}
 	waitLines(cmdLog, 9)
 	waitLines(pipeLog, 3)
-	flowgate("cron", "disable", "every-second")
-	flowgate("cron", "disable", "pipeline")
+	flowgate(t, bin, "--home", home, "cron", "disable", "every-second")
+	flowgate(t, bin, "--home", home, "cron", "disable", "pipeline")
 
 	// Every run ends; then the files and the history must agree.
 	c, err := api.DialRemote(gateway.SocketPath(home))
@@ -99,8 +91,7 @@ steps:
 		return runs
 	}
 	cmdRuns, pipeRuns := settled("every-second"), settled("pipeline")
-	require.NoError(t, g.cmd.Process.Signal(syscall.SIGTERM))
-	<-g.done
+	g.stop(t)
 
 	okTimes := map[string]bool{}
 	for _, r := range cmdRuns {
@@ -139,6 +130,6 @@ steps:
 		Count int             `json:"count"`
 		Runs  []scheduler.Run `json:"runs"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(flowgate("cron", "runs", "every-second", "--json", "--limit", "0")), &list))
+	require.NoError(t, json.Unmarshal([]byte(flowgate(t, bin, "--home", home, "cron", "runs", "every-second", "--json", "--limit", "0")), &list))
 	require.Equal(t, len(cmdRuns), list.Count, "cron runs works with no gateway running")
 }

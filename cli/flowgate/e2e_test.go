@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ func e2eDirs(t *testing.T) (home, work string, logf *os.File) {
 // gatewayProc is a flowgate gateway running as a real subprocess.
 type gatewayProc struct {
 	cmd  *exec.Cmd
+	home string
 	done chan struct{}
 }
 
@@ -71,29 +73,76 @@ func startGatewayEnv(t *testing.T, bin, home string, logf *os.File, env []string
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
-	g := &gatewayProc{cmd: cmd, done: make(chan struct{})}
+	g := &gatewayProc{cmd: cmd, home: home, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(g.done) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
 		c, err := api.DialRemote(gateway.SocketPath(home))
 		if err == nil {
 			c.Close()
-			return g
+			return true, ""
 		}
 		select {
 		case <-g.done:
-			t.Fatalf("gateway exited at start: %v", cmd.ProcessState)
+			t.Fatalf("gateway on %s exited at start: %v", home, cmd.ProcessState)
 		default:
 		}
-		require.True(t, time.Now().Before(deadline), "gateway socket did not answer in 20s: %v", err)
-		time.Sleep(20 * time.Millisecond)
+		return false, fmt.Sprintf("the socket of the gateway on %s did not answer: %v", home, err)
+	})
+	return g
+}
+
+// kill SIGKILLs the gateway and waits for it to exit.
+func (g *gatewayProc) kill(t *testing.T) {
+	t.Helper()
+	g.signal(t, syscall.SIGKILL)
+	<-g.done
+}
+
+// stop asks the gateway to stop (SIGTERM, as systemd does) and waits,
+// bounded, until it has exited; g.cmd.ProcessState says how.
+func (g *gatewayProc) stop(t *testing.T) {
+	t.Helper()
+	g.signal(t, syscall.SIGTERM)
+	select {
+	case <-g.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the gateway on %s did not stop within 30s of SIGTERM", g.home)
 	}
 }
 
-func (g *gatewayProc) kill(t *testing.T) {
+// signal sends sig to the gateway process.
+func (g *gatewayProc) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	require.NoError(t, g.cmd.Process.Kill())
-	<-g.done
+	require.NoError(t, g.cmd.Process.Signal(sig))
+}
+
+// reap kills the gateway, paused or not, unless it has exited, and
+// waits for it: a cleanup, so it reports nothing.
+func (g *gatewayProc) reap() {
+	select {
+	case <-g.done:
+	default:
+		_ = g.cmd.Process.Kill()
+		<-g.done
+	}
+}
+
+// flowgate runs the flowgate binary bin with args, fails the test if it
+// fails, and returns what it printed, stdout and stderr together.
+func flowgate(t testing.TB, bin string, args ...string) string {
+	t.Helper()
+	return flowgateEnv(t, nil, bin, args...)
+}
+
+// flowgateEnv is flowgate with env as the command's whole environment
+// (nil: this process's).
+func flowgateEnv(t testing.TB, env []string, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "flowgate %s: %s", strings.Join(args, " "), out)
+	return string(out)
 }
 
 // kinds of task in the end-to-end run, by index modulo 6.
@@ -366,9 +415,8 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 // gateway and returns the flow's id.
 func runDetached(t *testing.T, bin, home, wf string) string {
 	t.Helper()
-	out, err := exec.Command(bin, "--home", home, "pipeline", "run", "--detach", wf).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return strings.Fields(string(out))[2]
+	out := flowgate(t, bin, "--home", home, "pipeline", "run", "--detach", wf)
+	return strings.Fields(out)[2]
 }
 
 // viewFlow reads flow id through home's gateway socket.
@@ -434,8 +482,7 @@ steps:
 	defer g.kill(t)
 	require.Equal(t, sdk.FlowWaiting, view().Status, "a gate waits across restarts")
 
-	out, err := exec.Command(bin, "--home", home, "pipeline", "resume", "--id", flowID, "--approve", "yes", "--by", "tester").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	flowgate(t, bin, "--home", home, "pipeline", "resume", "--id", flowID, "--approve", "yes", "--by", "tester")
 	v := view()
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 2)

@@ -64,35 +64,25 @@ func TestSecretEnvIsNeverStored(t *testing.T) {
 	require.NoError(t, os.WriteFile(secretFile, []byte(fromFile+"\n"), 0o600))
 	g := startGateway(t, bin, home, logf)
 	defer g.kill(t)
-	flowgate := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
-		cmd.Env = append(os.Environ(), "API_TOKEN="+fromEnv)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	env := append(os.Environ(), "API_TOKEN="+fromEnv)
 	// The task proves it got the values without printing them: its
 	// output is kept in the record.
-	out, err := flowgate("tasks", "run", "--idempotency-key", "secret", "--secret-env", "API_TOKEN", "--secret-env", "FILE_TOKEN=@"+secretFile,
+	out := flowgateEnv(t, env, bin, "--home", home, "tasks", "run", "--idempotency-key", "secret", "--secret-env", "API_TOKEN", "--secret-env", "FILE_TOKEN=@"+secretFile,
 		"--env", "PLAIN="+plain, "--", "sh", "-c", `printf %s "$API_TOKEN $FILE_TOKEN $PLAIN" | sha256sum`)
-	require.NoError(t, err, out)
 	sum := sha256.Sum256([]byte(fromEnv + " " + fromFile + " " + plain))
 	require.Contains(t, out, hex.EncodeToString(sum[:]), "the secrets reach the task")
 
-	out, err = flowgate("tasks", "show", "secret")
-	require.NoError(t, err, out)
+	out = flowgateEnv(t, env, bin, "--home", home, "tasks", "show", "secret")
 	require.Contains(t, out, "PLAIN=(redacted)")
 	require.Contains(t, out, "API_TOKEN FILE_TOKEN (values never stored)")
-	out, err = flowgate("tasks", "show", "secret", "--json")
-	require.NoError(t, err, out)
+	out = flowgateEnv(t, env, bin, "--home", home, "tasks", "show", "secret", "--json")
 	require.Contains(t, out, `"PLAIN": "(redacted)"`)
 	require.NotContains(t, out, plain)
-	out, err = flowgate("tasks", "show", "secret", "--json", "--show-env")
-	require.NoError(t, err, out)
+	out = flowgateEnv(t, env, bin, "--home", home, "tasks", "show", "secret", "--json", "--show-env")
 	require.Contains(t, out, plain, "--show-env shows plain --env values")
 
 	backup := filepath.Join(work, "backup.db")
-	out, err = flowgate("backup", backup)
-	require.NoError(t, err, out)
+	flowgateEnv(t, env, bin, "--home", home, "backup", backup)
 	var looked []string
 	for _, root := range []string{home, backup} {
 		require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

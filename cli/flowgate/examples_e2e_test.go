@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/plugintest"
+	"github.com/flowgate/flowgate/host/plugintest/exampletest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -27,8 +27,8 @@ func TestExampleControllersEndToEnd(t *testing.T) {
 		t.Skip("end-to-end run with a real gateway binary")
 	}
 	ts := "../../examples/controllers/two-step-ts"
-	plugintest.RequireExample(t, ts)
-	plugintest.RequireExample(t, "../../examples/controllers/two-step-py")
+	exampletest.Require(t, ts)
+	exampletest.Require(t, "../../examples/controllers/two-step-py")
 	bin := buildFlowgate(t)
 	hello := filepath.Join(t.TempDir(), "hello")
 	out, err := exec.Command("go", "build", "-o", hello, "../../examples/controllers/hello").CombinedOutput()

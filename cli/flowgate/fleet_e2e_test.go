@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,26 +28,24 @@ import (
 // machine could, so that what it sees never depends on a gateway it
 // killed.
 type fleet struct {
-	t    *testing.T
-	bin  string
-	url  string
-	work string
+	t   *testing.T
+	bin string
+	embeddedInstallation
+	work string // ledgers and gateway logs
 	ttl  time.Duration
-	es   *etcd.Store
-	eng  *engine.Engine
 	// members are the gateways that joined, in order, dead ones too.
 	members []*fleetMember
 }
 
-// fleetMember is one gateway process of a fleet.
+// fleetMember is one gateway process of a fleet: kill, stop and signal
+// it as a gatewayProc.
 type fleetMember struct {
-	// name is the member's name in the test and its one label.
+	*gatewayProc
+	// name is the member's name in the test and its first label.
 	name string
-	home string
 	// id is its member id in the installation (host.pid).
-	id   string
-	proc *gatewayProc
-	api  api.Client
+	id  string
+	api api.Client
 	// log is the path of the gateway's log (level debug).
 	log string
 }
@@ -59,8 +56,7 @@ type fleetMember struct {
 func newFleet(t *testing.T, ttl time.Duration) *fleet {
 	t.Helper()
 	bin := buildFlowgate(t)
-	e := startEtcdInstallation(t)
-	return &fleet{t: t, bin: bin, url: e.url, work: t.TempDir(), ttl: ttl, es: e.es, eng: e.eng}
+	return &fleet{t: t, bin: bin, embeddedInstallation: startEtcdInstallation(t), work: t.TempDir(), ttl: ttl}
 }
 
 // embeddedInstallation is an installation on a fresh prefix of an
@@ -113,10 +109,10 @@ func (f *fleet) join(name string, more ...string) *fleetMember {
 		}
 		logf.Close()
 	})
-	m := &fleetMember{name: name, home: home, log: logf.Name(), proc: startGateway(t, f.bin, home, logf)}
+	m := &fleetMember{gatewayProc: startGateway(t, f.bin, home, logf), name: name, log: logf.Name()}
 	f.members = append(f.members, m)
-	t.Cleanup(m.gone)
-	pid := m.proc.cmd.Process.Pid
+	t.Cleanup(m.reap)
+	pid := m.cmd.Process.Pid
 	waitUntil(t, "gateway "+name+" to register as a member", 20*time.Second, func() bool {
 		members, err := f.es.Members(context.Background())
 		for _, rec := range members {
@@ -140,34 +136,10 @@ func (f *fleet) isMember(m *fleetMember) bool {
 	return rec != nil
 }
 
-// kill SIGKILLs the member's gateway and waits for it to exit.
-func (m *fleetMember) kill(t *testing.T) {
-	t.Helper()
-	require.NoError(t, m.proc.cmd.Process.Kill())
-	<-m.proc.done
-}
-
-// stop asks the member's gateway to stop (SIGTERM, as systemd does) and
-// waits, bounded, for it to exit cleanly.
-func (m *fleetMember) stop(t *testing.T) {
-	t.Helper()
-	require.NoError(t, m.proc.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-m.proc.done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("gateway %s did not stop within 30s of SIGTERM", m.name)
-	}
-	require.True(t, m.proc.cmd.ProcessState.Success(), "gateway %s stopped with %v", m.name, m.proc.cmd.ProcessState)
-}
-
-// gone makes sure the member's process is gone when the test ends.
-func (m *fleetMember) gone() {
-	select {
-	case <-m.proc.done:
-	default:
-		_ = m.proc.cmd.Process.Kill()
-		<-m.proc.done
-	}
+// logged says whether the member's gateway log holds s.
+func (m *fleetMember) logged(s string) bool {
+	b, err := os.ReadFile(m.log)
+	return err == nil && bytes.Contains(b, []byte(s))
 }
 
 // slowProbe is what a command says when the gateway it found did not

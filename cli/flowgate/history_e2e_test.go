@@ -62,8 +62,7 @@ steps:
 	g = startGateway(t, bin, home, logf)
 	defer g.kill(t)
 
-	out, err := exec.Command(bin, "--home", home, "tasks", "flow", "approve", flowID, "--by", "tester").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	flowgate(t, bin, "--home", home, "tasks", "flow", "approve", flowID, "--by", "tester")
 	until("the flow to end", func() bool { return view().Status.Terminal() })
 	v := view()
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
@@ -72,7 +71,7 @@ steps:
 	checkComplete(t, v, page)
 
 	// Following an ended flow prints the same entries and returns.
-	out, err = exec.Command(bin, "--home", home, "tasks", "flow", "history", flowID, "--follow").Output()
+	out, err := exec.Command(bin, "--home", home, "tasks", "flow", "history", flowID, "--follow").Output()
 	require.NoError(t, err)
 	require.Equal(t, len(page.Entries)+1, strings.Count(string(out), "\n"), "%s", out)
 	require.Contains(t, string(out), "approval gate gate approved by tester")

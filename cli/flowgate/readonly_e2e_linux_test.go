@@ -245,10 +245,10 @@ func waitRunning(t *testing.T, fg *modeBound, id string) {
 // bounded, until the shim is gone.
 func killShim(t *testing.T, dir string) {
 	t.Helper()
-	s, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile))
+	rec, err := shim.ReadRecord(dir)
 	require.NoError(t, err)
-	child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-	require.NoError(t, err)
+	s, child := rec.Shim, rec.Child
+	require.True(t, s != nil && child != nil, "the attempt record holds shim %v, child %v; want both", s, child)
 	require.NoError(t, syscall.Kill(s.PID, syscall.SIGKILL))
 	require.NoError(t, syscall.Kill(-child.PGID, syscall.SIGKILL))
 	waitFor(t, 10*time.Second, 10*time.Millisecond, func() (bool, string) {

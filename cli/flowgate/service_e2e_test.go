@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,26 +46,19 @@ func TestTaskSurvivesServiceStop(t *testing.T) {
 	requireUserSystemd(t)
 	bin := buildFlowgate(t)
 	home, work, _ := e2eDirs(t)
-	flowgate := func(args ...string) {
-		t.Helper()
-		out, err := exec.Command(bin, append([]string{"--home", home}, args...)...).CombinedOutput()
-		require.NoError(t, err, "flowgate %s: %s", strings.Join(args, " "), out)
-	}
-	flowgate("gateway", "install-service", "--user")
-	t.Cleanup(func() { flowgate("gateway", "uninstall-service", "--user") })
+	flowgate(t, bin, "--home", home, "gateway", "install-service", "--user")
+	t.Cleanup(func() { flowgate(t, bin, "--home", home, "gateway", "uninstall-service", "--user") })
 
 	c, err := gateway.Dial(home, 20*time.Second)
 	require.NoError(t, err)
 	ctx := context.Background()
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "svc", Spec: sdk.TaskSpec{Cwd: work, Shell: "sleep 300"}})
 	require.NoError(t, err)
-	deadline := time.Now().Add(30 * time.Second)
-	for task.ShimPID == 0 || task.Status != sdk.TaskRunning {
-		require.True(t, time.Now().Before(deadline), "the task did not start in 30s: %+v", task)
-		time.Sleep(20 * time.Millisecond)
+	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
 		task, err = c.ResolveTask(ctx, task.ID)
 		require.NoError(t, err)
-	}
+		return task.ShimPID != 0 && task.Status == sdk.TaskRunning, fmt.Sprintf("the task did not start: %+v", task)
+	})
 	c.Close()
 	sh := shim.ProcInfo{PID: task.ShimPID, StartTime: task.ShimStartTime}
 	t.Cleanup(func() { _ = shim.SignalGroup(sh.PID, 9) })

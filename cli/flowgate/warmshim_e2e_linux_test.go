@@ -2,8 +2,8 @@ package main_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -20,21 +20,21 @@ import (
 func warmShimOf(t *testing.T, bin string) shim.ProcInfo {
 	t.Helper()
 	want := []byte(filepath.Join(filepath.Dir(bin), "flowgate-shim") + "\x00" + shim.WarmArg + "\x00")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var warm shim.ProcInfo
+	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
 		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 		for _, path := range cmdlines {
 			if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, want) {
 				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
 				start, err := shim.StartTime(pid)
-				if p := (shim.ProcInfo{PID: pid, StartTime: start}); err == nil && shim.Alive(p) {
-					return p
+				if warm = (shim.ProcInfo{PID: pid, StartTime: start}); err == nil && shim.Alive(warm) {
+					return true, ""
 				}
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "no warm shim (%q) appeared in 20s", want)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("no warm shim (%q) appeared", want)
+	})
+	return warm
 }
 
 // A gateway killed with SIGKILL leaves no warm shim behind: the shim
@@ -46,15 +46,10 @@ func TestWarmShimDiesWithItsGateway(t *testing.T) {
 	home, _, logf := e2eDirs(t)
 	g := startGateway(t, bin, home, logf)
 	// The first task's launch starts the warm shim for the next one.
-	out, err := exec.Command(bin, "--home", home, "tasks", "run", "--", "true").CombinedOutput()
-	require.NoError(t, err, "tasks run: %s", out)
+	flowgate(t, bin, "--home", home, "tasks", "run", "--", "true")
 	warm := warmShimOf(t, bin)
 	g.kill(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for shim.Alive(warm) {
-		require.True(t, time.Now().Before(deadline), "the warm shim %d outlived its SIGKILLed gateway by 20s", warm.PID)
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, fmt.Sprintf("the warm shim %d to exit with its SIGKILLed gateway", warm.PID), 20*time.Second, func() bool { return !shim.Alive(warm) })
 	logs, err := filepath.Glob(filepath.Join(home, "logs", "*"))
 	require.NoError(t, err)
 	require.Len(t, logs, 1, "only the task ran; a warm shim with no task writes nothing: %v", logs)

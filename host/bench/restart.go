@@ -150,7 +150,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int)
 			}
 			started := 0
 			for _, t := range page.Tasks {
-				if _, err := shim.ReadInfo(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile)); err == nil {
+				if rec, err := shim.ReadRecord(runner.LogDir(home, t.ID, t.Attempts)); err == nil && rec.Child != nil {
 					started++
 				}
 			}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -143,11 +144,14 @@ func oneTask(ctx context.Context, c api.Client, home, truePath string) (time.Dur
 	if t.Status != sdk.TaskSucceeded {
 		return 0, fmt.Errorf("task %s ended %s (%v); a task of true must succeed", t.ID, t.Status, t.Errors)
 	}
-	child, err := shim.ReadInfo(filepath.Join(runner.LogDir(home, t.ID, t.Attempts), shim.ChildFile))
+	rec, err := shim.ReadRecord(runner.LogDir(home, t.ID, t.Attempts))
+	if err == nil && rec.Child == nil {
+		err = errors.New("its shim recorded no child")
+	}
 	if err != nil {
 		return 0, fmt.Errorf("task %s: read its child's start: %w", t.ID, err)
 	}
-	return child.StartedAt.Sub(t.CreatedAt), nil
+	return rec.Child.StartedAt.Sub(t.CreatedAt), nil
 }
 
 // commands measures what a user waits for with no gateway running:

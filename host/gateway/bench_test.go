@@ -357,16 +357,16 @@ func checkTasks(b *testing.B, c api.Client, home string, want int) taskTimes {
 				t.ID, t.Status, code, t.Attempts, t.Errors)
 		}
 		dir := runner.LogDir(home, t.ID, 1)
-		child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
+		rec, err := shim.ReadRecord(dir)
 		if err != nil {
 			b.Fatalf("task %s: %v", t.ID, err)
 		}
-		st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
-		if err != nil {
-			b.Fatalf("task %s: %v", t.ID, err)
+		child, st := rec.Child, rec.Status
+		if child == nil || st == nil {
+			b.Fatalf("task %s: the attempt record holds child %v, status %v; want both", t.ID, child, st)
 		}
 		if st.ExitCode != 0 || st.Reason != "" {
-			b.Fatalf("task %s: status.json says exit code %d, reason %q", t.ID, st.ExitCode, st.Reason)
+			b.Fatalf("task %s: the attempt record says exit code %d, reason %q", t.ID, st.ExitCode, st.Reason)
 		}
 		tt.toStart = append(tt.toStart, child.StartedAt.Sub(t.CreatedAt))
 		tt.done = append(tt.done, t.EndedAt.Sub(t.CreatedAt))

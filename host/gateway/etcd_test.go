@@ -410,8 +410,7 @@ func TestRunningGatewayTakesOverTasksOfAGatewayThatDies(t *testing.T) {
 		require.Equal(t, 1, got.Attempts)
 	}
 
-	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(other.Session().Lease()))
-	require.NoError(t, err)
+	srv.EndLease(t, direct, other.ID())
 	var got *sdk.Task
 	waitFor(t, "the dead gateway's task to be marked lost", func() bool {
 		got, err = eng.GetTask(lost)

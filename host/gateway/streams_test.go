@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
@@ -243,16 +242,10 @@ func TestDeadGatewaysStreamsMove(t *testing.T) {
 	})
 	streamsGateway(t, url, "b", time.Minute, l, nil)
 
-	ctx := context.Background()
-	members, err := direct.Members(ctx)
+	members, err := direct.Members(context.Background())
 	require.NoError(t, err)
 	require.Len(t, members, 2)
-	for _, m := range members {
-		if m.ID == aID {
-			_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(m.Lease))
-			require.NoError(t, err)
-		}
-	}
+	srv.EndLease(t, direct, aID)
 	waitFor(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
 	require.Equal(t, []string{"b"}, l.by(f.ID, 1))
 	h, err := eng.StreamHolders()

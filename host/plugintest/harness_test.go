@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/plugintest"
+	"github.com/flowgate/flowgate/host/plugintest/exampletest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -79,7 +80,7 @@ func TestGoExamplePasses(t *testing.T) {
 // python3-grpcio python3-protobuf).
 func TestPythonExamplePasses(t *testing.T) {
 	t.Parallel()
-	plugintest.RequireExample(t, "../../examples/controllers/two-step-py")
+	exampletest.Require(t, "../../examples/controllers/two-step-py")
 	requirePasses(t, "../../examples/controllers/two-step-py/plugin", "two-step-py")
 }
 
@@ -88,7 +89,7 @@ func TestPythonExamplePasses(t *testing.T) {
 func TestTypeScriptExamplePasses(t *testing.T) {
 	t.Parallel()
 	dir := "../../examples/controllers/two-step-ts"
-	plugintest.RequireExample(t, dir)
+	exampletest.Require(t, dir)
 	requirePasses(t, filepath.Join(dir, "plugin"), "two-step-ts")
 }
 

@@ -164,8 +164,8 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
 	}
 	if !a.alive(rec) {
 		// The status may have landed between the two reads.
-		if st, err := shim.ReadStatus(filepath.Join(a.dir, shim.StatusFile)); err == nil {
-			r.settle(ctx, a, st)
+		if again, err := shim.ReadRecord(a.dir); err == nil && again.Status != nil {
+			r.settle(ctx, a, *again.Status)
 		} else {
 			r.lose(a, "its shim exited without recording how the task ended")
 		}
@@ -213,11 +213,12 @@ func (r *Runner) recordChild(a *attempt, rec shim.Record) bool {
 // whether the request is delivered, or needs none (the shim is gone); a
 // shim that has not written its identity yet is asked again next time.
 func (r *Runner) signalShim(a *attempt) bool {
-	info, err := shim.ReadInfo(filepath.Join(a.dir, shim.InfoFile))
-	if err != nil {
+	rec, err := shim.ReadRecord(a.dir)
+	if err != nil || rec.Shim == nil {
 		r.log.Debug("cancel: shim identity not written yet", "task", a.taskID, "error", err)
 		return false
 	}
+	info := *rec.Shim
 	if err := shim.Signal(info, syscall.SIGTERM); err != nil {
 		r.log.Warn("cancel: signal shim", "task", a.taskID, "error", err)
 		return true
@@ -380,8 +381,8 @@ func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
 // policy says the command is safe to repeat. A child left behind by the
 // dead shim is stopped first.
 func (r *Runner) lose(a *attempt, why string) {
-	if child, err := shim.ReadInfo(filepath.Join(a.dir, shim.ChildFile)); err == nil && !r.preview && shim.Alive(child) {
-		_ = shim.SignalGroup(child.PID, syscall.SIGKILL)
+	if rec, err := shim.ReadRecord(a.dir); err == nil && rec.Child != nil && !r.preview && shim.Alive(*rec.Child) {
+		_ = shim.SignalGroup(rec.Child.PID, syscall.SIGKILL)
 	}
 	task, err := r.eng.GetTask(a.taskID)
 	if err != nil || task.Status.Terminal() || task.Attempts != a.n {

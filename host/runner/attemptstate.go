@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"path/filepath"
-
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -42,7 +40,7 @@ func AttemptState(home string, t *sdk.Task) string {
 		return AttemptUnclaimed
 	}
 	// A status written while we looked counts as ended, not gone.
-	if _, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
+	if rec, err := shim.ReadRecord(dir); err == nil && rec.Status != nil {
 		return AttemptEnded
 	}
 	return AttemptGone

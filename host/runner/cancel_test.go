@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -18,10 +17,9 @@ import (
 // longer exists.
 func requireGroupGone(t *testing.T, h *home, id string, n int) {
 	t.Helper()
-	child, err := shim.ReadInfo(filepath.Join(runner.LogDir(h.dir, id, n), shim.ChildFile))
-	require.NoError(t, err)
+	child := childOf(t, runner.LogDir(h.dir, id, n))
 	require.Greater(t, child.PGID, 1)
-	err = syscall.Kill(-child.PGID, 0)
+	err := syscall.Kill(-child.PGID, 0)
 	require.True(t, errors.Is(err, syscall.ESRCH), "process group %d: kill 0 gave %v, want ESRCH", child.PGID, err)
 }
 
@@ -32,8 +30,7 @@ func TestCancelRunningTask(t *testing.T) {
 	task := h.create(h.spec("sleep 30 & sleep 30; wait"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
 	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
-	child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-	require.NoError(t, err)
+	child := childOf(t, dir)
 	waitFor(t, "the child's identity on the task", func() bool {
 		got, err := h.eng().GetTask(task.ID)
 		return err == nil && got.PID != 0

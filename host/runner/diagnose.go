@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/shell"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -222,19 +222,11 @@ func (r *Runner) runDiagnoser(ctx context.Context, a *attempt, req DiagnosisRequ
 		}
 	}()
 	var stdout limitedBuffer
-	cmd := exec.CommandContext(dctx, "/bin/sh", "-c", r.cfg.Diagnoser.Command)
+	cmd := shell.Command(dctx, r.cfg.Diagnoser.Command, time.Second)
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout = &stdout
 	cmd.Dir = r.cfg.Home
 	cmd.Env = append(os.Environ(), "FLOWGATE_TASK_ID="+req.TaskID, "FLOWGATE_FLOW_ID="+req.FlowID)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return err
-		}
-		return os.ErrProcessDone
-	}
-	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	switch {
 	case errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:

@@ -160,16 +160,19 @@ func (h *home) cleanup() {
 	later, _ := filepath.Glob(filepath.Join(h.dir, "logs", "*", "*"))
 	dirs = append(dirs, later...)
 	for _, dir := range dirs {
-		path := filepath.Join(dir, shim.InfoFile)
-		if c, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile)); err == nil && c.PID != os.Getpid() && shim.Alive(c) {
-			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
-		}
-		s, err := shim.ReadInfo(path)
-		if err != nil || s.PID == os.Getpid() {
+		rec, err := shim.ReadRecord(dir)
+		if err != nil {
 			continue
 		}
-		_ = shim.Signal(s, syscall.SIGKILL)
-		for end := time.Now().Add(waitLimit); shim.Alive(s) && time.Now().Before(end); {
+		if c := rec.Child; c != nil && c.PID != os.Getpid() && shim.Alive(*c) {
+			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
+		}
+		s := rec.Shim
+		if s == nil || s.PID == os.Getpid() {
+			continue
+		}
+		_ = shim.Signal(*s, syscall.SIGKILL)
+		for end := time.Now().Add(waitLimit); shim.Alive(*s) && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
@@ -250,13 +253,37 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // childStarted reports whether the shim of attempt directory dir recorded
 // its child's start.
 func childStarted(dir string) bool {
-	_, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-	return err == nil
+	rec, err := shim.ReadRecord(dir)
+	return err == nil && rec.Child != nil
 }
 
 // attemptEnded reports whether the shim of attempt directory dir recorded
 // how the attempt ended.
 func attemptEnded(dir string) bool {
-	_, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
-	return err == nil
+	rec, err := shim.ReadRecord(dir)
+	return err == nil && rec.Status != nil
+}
+
+// recorded returns the record of attempt directory dir.
+func recorded(t *testing.T, dir string) shim.Record {
+	t.Helper()
+	rec, err := shim.ReadRecord(dir)
+	require.NoError(t, err)
+	return rec
+}
+
+// shimOf returns the shim's identity recorded in attempt directory dir.
+func shimOf(t *testing.T, dir string) shim.ProcInfo {
+	t.Helper()
+	s := recorded(t, dir).Shim
+	require.NotNil(t, s, "the shim of %s recorded no identity", dir)
+	return *s
+}
+
+// childOf returns the child's identity recorded in attempt directory dir.
+func childOf(t *testing.T, dir string) shim.ProcInfo {
+	t.Helper()
+	c := recorded(t, dir).Child
+	require.NotNil(t, c, "the shim of %s recorded no child", dir)
+	return *c
 }

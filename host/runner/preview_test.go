@@ -60,7 +60,7 @@ func TestPreview(t *testing.T) {
 	require.NoError(t, o.Close())
 	require.Equal(t, before, fileHash(t, path), "Preview changed the store file")
 	require.FileExists(t, filepath.Join(unclaimedDir, shim.SpecFile), "Preview withdrew a launch")
-	require.True(t, shim.Alive(mustReadInfo(t, filepath.Join(liveDir, shim.InfoFile))), "Preview signalled a task")
+	require.True(t, shim.Alive(shimOf(t, liveDir)), "Preview signalled a task")
 
 	h.open()
 	for id := range want {

@@ -266,12 +266,10 @@ func TestRecoverDeadShimStopsOrphan(t *testing.T) {
 	dir := runner.LogDir(h.dir, task.ID, 1)
 	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 	h.close()
-	s, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile))
-	require.NoError(t, err)
+	s := shimOf(t, dir)
 	require.NoError(t, shim.Signal(s, syscall.SIGKILL))
 	waitFor(t, "the shim to die", func() bool { return !shim.Alive(s) })
-	child, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-	require.NoError(t, err)
+	child := childOf(t, dir)
 	require.True(t, shim.Alive(child))
 	h.open()
 	h.start()
@@ -319,7 +317,7 @@ func TestReconcile(t *testing.T) {
 		require.Equal(t, c.attempts, got.Attempts)
 	}
 	require.Empty(t, h.lines("ran"), "Reconcile ran a command")
-	require.True(t, shim.Alive(mustReadInfo(t, filepath.Join(liveDir, shim.InfoFile))), "Reconcile stopped a live task")
+	require.True(t, shim.Alive(shimOf(t, liveDir)), "Reconcile stopped a live task")
 
 	h.start()
 	got := h.wait(unclaimed.ID)
@@ -329,13 +327,6 @@ func TestReconcile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskCancelled, h.wait(live.ID).Status)
 	require.Equal(t, []string{"unclaimed"}, h.lines("ran"))
-}
-
-func mustReadInfo(t *testing.T, path string) shim.ProcInfo {
-	t.Helper()
-	p, err := shim.ReadInfo(path)
-	require.NoError(t, err)
-	return p
 }
 
 // A cancel asked for while no gateway runs reaches the shim through

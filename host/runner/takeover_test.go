@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
@@ -104,8 +103,7 @@ func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 
 			survivor(t, prefix, "node-a.1", tc.sweep, tc.watch)
 			survivor(t, prefix, "node-b.2", tc.sweep, tc.watch)
-			_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(dead.Session().Lease()))
-			require.NoError(t, err)
+			srv.EndLease(t, direct, dead.ID())
 
 			const why = "gateway far-host.9, which ran it, left the installation (taken over by gateway node-"
 			marks := func(task *sdk.Task) int {

@@ -14,9 +14,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/flowgate/flowgate/host/shell"
 )
 
 // Delivery events, sent as Report.Event and the X-Flowgate-Event header.
@@ -265,20 +266,12 @@ func deliverCommand(ctx context.Context, command string, m Message, o DeliverOpt
 	actx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	stderr := &tailBuffer{max: deliverKeep}
-	cmd := exec.CommandContext(actx, "/bin/sh", "-c", command)
+	// Its own process group, so a timeout kills what the command started
+	// too, not only the shell.
+	cmd := shell.Command(actx, command, killGrace)
 	cmd.Stdin = bytes.NewReader(m.Body)
 	cmd.Stderr = stderr
 	cmd.Env = append(append(os.Environ(), o.Env...), m.Env...)
-	// Its own process group, so a timeout kills what the command started
-	// too, not only the shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return err
-		}
-		return os.ErrProcessDone
-	}
-	cmd.WaitDelay = killGrace
 	err := cmd.Run()
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && actx.Err() == nil) {
 		// ErrWaitDelay alone means the command exited 0 but something it

@@ -20,6 +20,7 @@ import (
 // client, store, membership, campaign and scheduler.
 type cronNode struct {
 	env    *loopEnv
+	store  *etcd.Store
 	member *etcd.Member
 	lead   *etcd.Leadership
 }
@@ -41,7 +42,7 @@ func newCronNodes(t *testing.T, n int) []*cronNode {
 		require.NoError(t, err)
 		t.Cleanup(func() { m.Leave() })
 		lead := m.Campaign("cron")
-		nodes = append(nodes, &cronNode{env: newLoopEnvOn(t, st, scheduler.Config{Leader: lead, Member: m.ID()}), member: m, lead: lead})
+		nodes = append(nodes, &cronNode{env: newLoopEnvOn(t, st, scheduler.Config{Leader: lead, Member: m.ID()}), store: st, member: m, lead: lead})
 	}
 	return nodes
 }
@@ -144,15 +145,12 @@ func TestDeposedLeaderCannotFire(t *testing.T) {
 	require.True(t, ok)
 	stale := scheduler.New(nodes[old].env.eng, scheduler.Config{Leader: staleLeader{fence}, Now: nodes[old].env.clock.now})
 
-	srv := sharedEtcd.Get(t)
-	lease := clientv3.LeaseID(nodes[old].member.Session().Lease())
-	_, err := srv.Client().Revoke(context.Background(), lease)
-	require.NoError(t, err)
+	sharedEtcd.Get(t).EndLease(t, nodes[old].store, nodes[old].member.ID())
 	next := leader(t, nodes, old)
 
 	at := t0.Add(time.Second + 100*time.Millisecond)
 	nodes[old].env.clock.set(at)
-	err = stale.TickOnce(context.Background())
+	err := stale.TickOnce(context.Background())
 	require.ErrorIs(t, err, store.ErrFenced, "the deposed leader's claim went through")
 	require.Empty(t, nodes[next].env.runs(j.ID), "the deposed leader recorded a fire")
 

@@ -41,7 +41,7 @@ type Options struct {
 	// inline, and a flow whose state would grow past its bound fails,
 	// saying so.
 	DataDir string
-	// PluginStages are stages controller plugins provide, for HasCommand
+	// PluginStages are stages controller plugins provide, for Commands
 	// (the CLI's dry runs take them from the running gateway). The
 	// controller itself asks its sdk.Host instead.
 	PluginStages []sdk.Stage
@@ -73,10 +73,26 @@ func HomeOptions(home string, stagePath []string) Options {
 	return o
 }
 
-// HasCommand reports whether a pipeline stage may name the command: a
-// built-in one (flows.Builtins, exec, approve, ask, state.get, state.set,
-// diff.last), one of PluginStages, or an executable on the stage path.
-func (o Options) HasCommand(name string) bool {
-	_, ok := (&pipe{r: &run{opts: o, plugStages: o.PluginStages}}).commands()[name]
+// CommandSet is the set of commands a pipeline stage may name, listed
+// once by Options.Commands. The zero value holds none.
+type CommandSet map[string]struct{}
+
+// Has reports whether a pipeline stage may name the command.
+func (s CommandSet) Has(name string) bool {
+	_, ok := s[name]
 	return ok
+}
+
+// Commands lists the commands a pipeline stage may name: the built-in
+// ones (flows.Builtins, exec, approve, ask, state.get, state.set,
+// diff.last), PluginStages, and the executables on the stage path. The
+// stage path is read now, once: an executable added later is not in the
+// set.
+func (o Options) Commands() CommandSet {
+	cmds := (&pipe{r: &run{opts: o, plugStages: o.PluginStages}}).commands()
+	set := make(CommandSet, len(cmds))
+	for name := range cmds {
+		set[name] = struct{}{}
+	}
+	return set
 }

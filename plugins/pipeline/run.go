@@ -79,7 +79,7 @@ func (r *run) advance(ctx context.Context) error {
 	if r.wf, err = r.st.workflow(); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
-	if len(r.st.Results) == 0 || r.flow.Continuation != nil && r.st.raw[continuedKey] == nil {
+	if r.unstarted() {
 		// Before any step runs: a workflow whose state could outgrow
 		// its bound fails at once, not after its steps ran.
 		if err := CheckBound(r.wf); err != nil {
@@ -113,6 +113,19 @@ func (r *run) advance(ctx context.Context) error {
 		return r.fail(ctx, r.flow.CurrentStep, "", err.Error())
 	}
 	return err
+}
+
+// unstarted reports whether no pass of the flow started a step yet: it
+// has no result, and no step to stand at (every pass that starts a task
+// or parks at a gate records the step), or it is a continuation not
+// prepared yet. Only such a pass checks the workflow against the state's
+// bound, so the check runs once per flow, not once per event of the
+// first step.
+func (r *run) unstarted() bool {
+	if r.flow.Continuation != nil && r.st.raw[continuedKey] == nil {
+		return true
+	}
+	return len(r.st.Results) == 0 && r.flow.CurrentStep == ""
 }
 
 // walk brings the steps of frame fr as far as they go; stop reports that

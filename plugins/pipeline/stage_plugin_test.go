@@ -90,11 +90,11 @@ func TestBuiltinStageNames(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"where", "commands.list", "exec", "approve", "ask", "state.get", "state.set", "diff.last"} {
 		require.True(t, flows.IsBuiltinStage(name), name)
-		require.True(t, pipeline.Options{}.HasCommand(name), name)
+		require.True(t, pipeline.Options{}.Commands().Has(name), name)
 	}
 	require.False(t, flows.IsBuiltinStage("llm.invoke"))
-	require.False(t, pipeline.Options{}.HasCommand("llm.invoke"))
-	require.True(t, pipeline.Options{PluginStages: []sdk.Stage{{Name: "llm.invoke"}}}.HasCommand("llm.invoke"))
+	require.False(t, pipeline.Options{}.Commands().Has("llm.invoke"))
+	require.True(t, pipeline.Options{PluginStages: []sdk.Stage{{Name: "llm.invoke"}}}.Commands().Has("llm.invoke"))
 }
 
 // TestPluginStageUnavailableRetries: while the stage's plugin restarts

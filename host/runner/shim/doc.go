@@ -35,11 +35,12 @@
 // with fdatasync, and the claim also syncs the directory, so that after a
 // crash of the machine an attempt whose child may have run is never
 // taken for one that did not. The child's identity is not synced: it
-// outlives any process crash, and no process outlives the machine's. Read it with ReadRecord, or a field with ReadInfo and ReadStatus.
+// outlives any process crash, and no process outlives the machine's.
+// Read it with ReadRecord.
 //
 // Shims from before the record file wrote spec.json, shim.json,
 // child.json and status.json instead, each atomically; ReadRecord,
-// ReadInfo, ReadStatus, Claimed and Withdraw still read them, so a
+// Claimed and Withdraw still read them, so a
 // gateway upgraded while such shims run follows them to the end. A shim
 // whose stdin is not a pipe reads D/spec.json (WriteSpec).
 //

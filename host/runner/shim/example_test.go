@@ -54,13 +54,14 @@ func ExampleLaunch() {
 	go func() { _, _ = proc.Wait() }() // reap it while this process lives
 
 	// Later, or after a restart: ended, still running, or lost?
-	if st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile)); err == nil {
-		fmt.Println("ended:", st.ExitCode, st.Reason)
-		return
-	}
-	info, err := shim.ReadInfo(filepath.Join(dir, shim.InfoFile))
-	if err == nil && shim.Alive(info) {
+	rec, err := shim.ReadRecord(dir)
+	switch {
+	case err != nil:
+		panic(err)
+	case rec.Status != nil:
+		fmt.Println("ended:", rec.Status.ExitCode, rec.Status.Reason)
+	case rec.Shim != nil && shim.Alive(*rec.Shim):
 		// Cancel: the shim stops the child's group and records "cancelled".
-		_ = shim.Signal(info, syscall.SIGTERM)
+		_ = shim.Signal(*rec.Shim, syscall.SIGTERM)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // Names of the files in an attempt directory. See the package
 // documentation for who writes each and when. The JSON files are those
 // of shims from before the record file (RecordFile), which this package
-// still reads: ReadInfo and ReadStatus take their paths and read the
-// same fields from the record when the file is not there.
+// still reads: ReadRecord reads them for an attempt that has no record
+// file.
 const (
 	// SpecFile held the Spec, written by the gateway before launching;
 	// a spec now reaches the shim on its stdin (see Launch). The shim

@@ -1,7 +1,6 @@
 package shim_test
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,8 +69,9 @@ func TestCutHandoffRunsNothing(t *testing.T) {
 			claimed, err := shim.Claimed(dir)
 			require.NoError(t, err)
 			require.False(t, claimed)
-			_, err = shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
-			require.ErrorIs(t, err, fs.ErrNotExist)
+			rec, err := shim.ReadRecord(dir)
+			require.NoError(t, err)
+			require.Nil(t, rec.Status)
 		})
 	}
 }

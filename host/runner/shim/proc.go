@@ -3,8 +3,6 @@ package shim
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -16,8 +14,8 @@ import (
 var ErrGone = errors.New("process is gone (exited, or its pid was reused)")
 
 // ProcInfo identifies a process across pid reuse: a pid names a process
-// only together with its start time. It is the content of shim.json and
-// child.json.
+// only together with its start time. It is Record.Shim and Record.Child
+// (and the content of shim.json and child.json of older shims).
 type ProcInfo struct {
 	PID int `json:"pid"`
 	// StartTime is when the process started, as the operating system
@@ -31,25 +29,6 @@ type ProcInfo struct {
 	PGID int `json:"pgid,omitempty"`
 	// StartedAt is the wall-clock time the shim recorded for the start.
 	StartedAt time.Time `json:"started_at"`
-}
-
-// ReadInfo reads the shim's or the child's identity at path, D/shim.json
-// or D/child.json: the same field of D's record (ReadRecord), which is
-// that file for an attempt of a shim from before the record file. One
-// not written yet gives an error that matches fs.ErrNotExist.
-func ReadInfo(path string) (ProcInfo, error) {
-	rec, err := ReadRecord(filepath.Dir(path))
-	if err != nil {
-		return ProcInfo{}, err
-	}
-	got := rec.Shim
-	if filepath.Base(path) == ChildFile {
-		got = rec.Child
-	}
-	if got == nil {
-		return ProcInfo{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
-	}
-	return *got, nil
 }
 
 // StartTime returns the start time of process pid (see

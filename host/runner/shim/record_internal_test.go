@@ -52,8 +52,10 @@ func TestRecordCutsALongError(t *testing.T) {
 	}
 	require.NoError(t, w.finish(Status{ExitCode: 126, Error: string(long)}))
 	require.NoError(t, w.close())
-	st, err := ReadStatus(filepath.Join(dir, StatusFile))
+	rec, err := ReadRecord(dir)
 	require.NoError(t, err)
+	st := rec.Status
+	require.NotNil(t, st)
 	require.Equal(t, 126, st.ExitCode)
 	require.Less(t, len(st.Error), slotSize)
 }

@@ -1,8 +1,6 @@
 package shim_test
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -62,8 +60,8 @@ func launch(t *testing.T, dir string, env ...string) *attempt {
 			_ = p.Kill()
 			<-a.done
 		}
-		if c, err := shim.ReadInfo(a.path(shim.ChildFile)); err == nil && shim.Alive(c) {
-			_ = shim.SignalGroup(c.PGID, syscall.SIGKILL)
+		if rec, err := shim.ReadRecord(a.dir); err == nil && rec.Child != nil && shim.Alive(*rec.Child) {
+			_ = shim.SignalGroup(rec.Child.PGID, syscall.SIGKILL)
 		}
 	})
 	return a
@@ -84,6 +82,14 @@ func start(t *testing.T, spec shim.Spec, env ...string) *attempt {
 
 func (a *attempt) path(name string) string { return filepath.Join(a.dir, name) }
 
+// record returns what the attempt's record holds now.
+func (a *attempt) record(t *testing.T) shim.Record {
+	t.Helper()
+	rec, err := shim.ReadRecord(a.dir)
+	require.NoError(t, err)
+	return rec
+}
+
 // wait waits for the shim to exit and returns the status it wrote.
 func (a *attempt) wait(t *testing.T) shim.Status {
 	t.Helper()
@@ -92,9 +98,9 @@ func (a *attempt) wait(t *testing.T) shim.Status {
 	case <-time.After(waitLimit):
 		t.Fatalf("the shim did not exit within %s", waitLimit)
 	}
-	st, err := shim.ReadStatus(a.path(shim.StatusFile))
-	require.NoError(t, err)
-	return st
+	rec := a.record(t)
+	require.NotNil(t, rec.Status, "the shim exited without recording a status")
+	return *rec.Status
 }
 
 // read returns the content of the attempt file name.
@@ -118,8 +124,8 @@ func (a *attempt) waitFile(t *testing.T, name string) {
 // not even a zombie.
 func (a *attempt) requireGroupGone(t *testing.T) {
 	t.Helper()
-	c, err := shim.ReadInfo(a.path(shim.ChildFile))
-	require.NoError(t, err)
+	c := a.record(t).Child
+	require.NotNil(t, c, "the shim recorded no child")
 	require.Equal(t, c.PID, c.PGID)
 	require.ErrorIs(t, syscall.Kill(-c.PGID, 0), syscall.ESRCH, "process group %d is not empty", c.PGID)
 }
@@ -221,12 +227,12 @@ func TestShimOutcomes(t *testing.T) {
 			}
 			require.False(t, st.StartedAt.IsZero())
 			require.False(t, st.EndedAt.Before(st.StartedAt))
-			_, err := shim.ReadInfo(a.path(shim.ChildFile))
+			child := a.record(t).Child
 			if tc.reason == shim.ReasonStartFailed {
-				require.ErrorIs(t, err, fs.ErrNotExist, "no child identity when the child never started")
+				require.Nil(t, child, "no child identity when the child never started")
 				return
 			}
-			require.NoError(t, err)
+			require.NotNil(t, child, "the started child's identity is recorded")
 			require.Equal(t, strings.ReplaceAll(tc.stdout, "BIN", filepath.Join(dir, "bin")), a.read(t, shim.StdoutFile))
 		})
 	}
@@ -345,21 +351,21 @@ func TestShimIdentityFiles(t *testing.T) {
 	st := a.wait(t)
 	require.Equal(t, 0, st.ExitCode, "the record did not exist when the child ran")
 
-	s, err := shim.ReadInfo(a.path(shim.InfoFile))
-	require.NoError(t, err)
+	rec := a.record(t)
+	s, c := rec.Shim, rec.Child
+	require.NotNil(t, s, "the shim recorded no identity")
+	require.NotNil(t, c, "the shim recorded no child")
 	require.Equal(t, a.proc.Pid, s.PID)
 	require.Equal(t, a.proc.Pid, s.PGID, "the shim leads its own session and group")
 	require.NotZero(t, s.StartTime)
 
-	c, err := shim.ReadInfo(a.path(shim.ChildFile))
-	require.NoError(t, err)
 	require.NotEqual(t, s.PID, c.PID)
 	require.Equal(t, c.PID, c.PGID, "the child leads its own group")
 	require.GreaterOrEqual(t, c.StartTime, s.StartTime)
-	require.False(t, c.StartedAt.Before(s.StartedAt), "child.json after shim.json")
+	require.False(t, c.StartedAt.Before(s.StartedAt), "the child recorded after the shim")
 	require.True(t, c.StartedAt.Equal(st.StartedAt))
-	require.False(t, shim.Alive(c), "the child is gone")
-	require.False(t, shim.Alive(s), "the shim is gone")
+	require.False(t, shim.Alive(*c), "the child is gone")
+	require.False(t, shim.Alive(*s), "the shim is gone")
 
 	claimed, err := shim.Claimed(a.dir)
 	require.NoError(t, err)
@@ -405,16 +411,16 @@ func TestShimBadSpec(t *testing.T) {
 			require.Equal(t, 126, st.ExitCode)
 			require.Equal(t, "start-failed", st.Reason)
 			require.Contains(t, st.Error, tc.errSubstr)
-			_, err := shim.ReadInfo(filepath.Join(dir, shim.ChildFile))
-			require.ErrorIs(t, err, fs.ErrNotExist, "no child identity: the child never started")
+			require.Nil(t, a.record(t).Child, "no child identity: the child never started")
 		})
 	}
 }
 
-func TestReadStatusMissing(t *testing.T) {
+// An attempt directory no shim wrote to has an empty record: no error,
+// and every field nil.
+func TestReadRecordMissing(t *testing.T) {
 	t.Parallel()
-	_, err := shim.ReadStatus(filepath.Join(t.TempDir(), shim.StatusFile))
-	require.True(t, errors.Is(err, fs.ErrNotExist))
-	_, err = shim.ReadInfo(filepath.Join(t.TempDir(), shim.InfoFile))
-	require.ErrorIs(t, err, fs.ErrNotExist)
+	rec, err := shim.ReadRecord(t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, shim.Record{}, rec)
 }

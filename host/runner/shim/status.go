@@ -1,8 +1,6 @@
 package shim
 
 import (
-	"io/fs"
-	"path/filepath"
 	"time"
 )
 
@@ -41,9 +39,9 @@ const (
 	ExitNotFound = 127
 )
 
-// Status is how an attempt ended: the content of status.json. The shim
-// writes it atomically, once, after the child and every process left in
-// its group are gone.
+// Status is how an attempt ended: Record.Status (the content of
+// status.json of older shims). The shim writes it once, durably, after
+// the child and every process left in its group are gone.
 type Status struct {
 	// ExitCode is the child's exit code, ExitSignaled when a signal
 	// killed it, or ExitCannotRun / ExitNotFound when it could not start.
@@ -62,21 +60,6 @@ type Status struct {
 	// EndedAt when the shim saw it end.
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
-}
-
-// ReadStatus reads the status at path, D/status.json: the status in D's
-// record (ReadRecord), which is that file for an attempt of a shim from
-// before the record file. None, which means the attempt has not ended
-// or its shim died, gives an error that matches fs.ErrNotExist.
-func ReadStatus(path string) (Status, error) {
-	rec, err := ReadRecord(filepath.Dir(path))
-	if err != nil {
-		return Status{}, err
-	}
-	if rec.Status == nil {
-		return Status{}, &fs.PathError{Op: "read", Path: path, Err: fs.ErrNotExist}
-	}
-	return *rec.Status, nil
 }
 
 // GiveUpFile is written, once, in the attempt directory when the shim

@@ -49,14 +49,13 @@ func TestWarmShimRunsTheAttemptItIsHanded(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, state.ExitCode())
 
-	st, err := shim.ReadStatus(filepath.Join(dir, shim.StatusFile))
+	rec, err := shim.ReadRecord(dir)
 	require.NoError(t, err)
-	require.Equal(t, 0, st.ExitCode)
+	require.NotNil(t, rec.Status, "the warm shim recorded no status")
+	require.Equal(t, 0, rec.Status.ExitCode)
 	out, err := os.ReadFile(filepath.Join(dir, shim.StdoutFile))
 	require.NoError(t, err)
 	require.Equal(t, "yes,\n", string(out))
-	rec, err := shim.ReadRecord(dir)
-	require.NoError(t, err)
 	require.Equal(t, p.Pid, rec.Shim.PID, "the record names the warm shim")
 }
 

@@ -138,10 +138,6 @@ func (m *Member) ID() string { return m.rec.ID }
 // Host returns the host the member registered.
 func (m *Member) Host() string { return m.rec.Host }
 
-// Session returns the member's session, for what else is bound to its
-// lease (an election, a hold).
-func (m *Member) Session() *concurrency.Session { return m.session }
-
 // Done is closed when the membership ends: Leave, or a lease etcd let
 // expire.
 func (m *Member) Done() <-chan struct{} { return m.session.Done() }

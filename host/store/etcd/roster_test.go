@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
@@ -15,7 +14,7 @@ import (
 // at each change.
 func TestRosterFollowsMembers(t *testing.T) {
 	t.Parallel()
-	s, cli := openOwn(t, server.Prefix())
+	s, _ := openOwn(t, server.Prefix())
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	a, err := s.Join(ctx, etcd.MemberInfo{ID: "a.1"}, 60, nil)
@@ -32,8 +31,7 @@ func TestRosterFollowsMembers(t *testing.T) {
 	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
 	require.NoError(t, b.Leave())
 	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
-	_, err = cli.Revoke(ctx, clientv3.LeaseID(a.Session().Lease()))
-	require.NoError(t, err)
+	server.EndLease(t, s, a.ID())
 	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
 }
 

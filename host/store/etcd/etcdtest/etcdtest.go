@@ -156,6 +156,25 @@ func (s *Server) Open(t testing.TB, opts ...etcd.Options) store.Store {
 	return st
 }
 
+// EndLease revokes the lease of member id of st, as etcd ends it when
+// the member's process dies: its registration and everything bound to
+// its lease go at once. It fails the test when id is not a member.
+func (s *Server) EndLease(t testing.TB, st *etcd.Store, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rec, err := st.Member(ctx, id)
+	if err == nil && rec == nil {
+		err = fmt.Errorf("%s is not a member", id)
+	}
+	if err == nil {
+		_, err = s.cli.Revoke(ctx, clientv3.LeaseID(rec.Lease))
+	}
+	if err != nil {
+		t.Fatalf("end the lease of member %s: %v", id, err)
+	}
+}
+
 // Close stops the server and removes its data.
 func (s *Server) Close() error {
 	err := s.cli.Close()

@@ -1,4 +1,8 @@
-package plugintest
+// Package exampletest lets a test that runs a non-Go example controller
+// (examples/controllers) skip, or in CI fail, when the example's own
+// toolchain is not set up. Only tests import it: it takes a testing.TB,
+// and the shipped binaries must not link the testing package.
+package exampletest
 
 import (
 	"fmt"
@@ -8,12 +12,12 @@ import (
 	"testing"
 )
 
-// RequireExample stops a test that needs the example controller in dir
+// Require stops a test that needs the example controller in dir
 // when the example's own toolchain is not set up. The README promises that
 // the tests run on a machine with only Go installed, so there the test is
 // skipped, with the setup step it needs. With CI set (.ci/run sets up both
 // toolchains), a missing setup fails the test instead: CI must run it.
-func RequireExample(t testing.TB, dir string) {
+func Require(t testing.TB, dir string) {
 	t.Helper()
 	err := exampleReady(dir)
 	if err == nil {
