@@ -16,9 +16,10 @@ import (
 // record. They are deleted with their flow.
 const keptPrefix = "kept/"
 
-// MaxKept bounds one kept value: one record, which an etcd transaction
-// (1.5 MiB a request) carries whole beside the flow it guards.
-const MaxKept = store.MaxValueSize
+// MaxKept bounds one kept value (sdk.MaxKeptValue): one record (at most
+// store.MaxValueSize), which an etcd transaction (1.5 MiB a request)
+// carries whole beside the flow it guards.
+const MaxKept = sdk.MaxKeptValue
 
 func keptKey(flowID, sum string) string { return keptPrefix + flowID + "/" + sum }
 
@@ -82,3 +83,6 @@ func (e *Engine) Kept(flowID, sum string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// A kept value must fit in one record.
+var _ [store.MaxValueSize - MaxKept]struct{}
