@@ -19,13 +19,15 @@ import (
 
 // TestStepOutputIsReadFromAnyGateway runs a pipeline whose first step
 // prints more than sdk.InlineStdout on one gateway (a) while another (b)
-// holds the flow's event stream, then moves the stream to a third
-// gateway (c) by stopping b, and has the last step read the first one's
-// stdout. Each gateway stands for a machine of its own: the log file
-// that holds the first step's stdout is removed before any controller
-// reads it, as it would be missing on another machine. What the step
-// printed must still reach both controllers, from the task's record in
-// the store.
+// holds the flow's event stream, and whose second step's result is too
+// large for the flow's state, so the controller keeps it aside. Then it
+// moves the stream to a third gateway (c) by stopping b, and has the
+// last steps read both. Each gateway stands for a machine of its own:
+// the log file that holds the first step's stdout is removed before any
+// controller reads it, as it would be missing on another machine, and
+// each has a home (and data directory) of its own. What the steps
+// printed must still reach both controllers: the first from the task's
+// record, the second from the value kept in the store.
 func TestStepOutputIsReadFromAnyGateway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
@@ -38,11 +40,16 @@ func TestStepOutputIsReadFromAnyGateway(t *testing.T) {
 steps:
   - id: one
     run: head -c 6000 /dev/zero | tr '\0' x
+  - id: rows
+    run: printf '["%s"]' "$(head -c 3000 /dev/zero | tr '\0' y)"
   - id: gate
     approval: Go on?
   - id: two
     run: wc -c
     stdin: $one.stdout
+  - id: three
+    run: wc -c
+    stdin: $rows.stdout
 `), 0o600))
 	ctx := context.Background()
 
@@ -85,7 +92,7 @@ steps:
 	var one *sdk.Task
 	waitUntil(t, "gateway a to run step one", time.Minute, func() bool {
 		one = stepTask(1)
-		return one.Status.Terminal()
+		return one != nil && one.Status.Terminal()
 	})
 	require.Equal(t, sdk.TaskSucceeded, one.Status, "step one: %+v", one)
 	require.Equal(t, a.id, one.Gateway, "step one ran on gateway a")
@@ -109,6 +116,11 @@ steps:
 	parked := flowIn("the flow to park at its gate, with step one's output read by gateway b", func(cur *sdk.Flow) bool {
 		return cur.Status == sdk.FlowWaiting
 	})
+	var st struct {
+		Results map[string]json.RawMessage `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(parked.State, &st))
+	require.Contains(t, string(st.Results["rows"]), `{"spilled":`, "step rows' result is kept aside, not in the state")
 
 	// b stops: its stream goes to a or c, whichever claims it, and
 	// neither has step one's log.
@@ -118,9 +130,9 @@ steps:
 	_, err = c.api.DecideGate(ctx, engine.GateDecision{Flow: fl.ID, Kind: sdk.GateApproval, Expected: &parked.Revision,
 		Decision: sdk.Decision{Approved: &yes, By: "test"}})
 	require.NoError(t, err)
-	flowIn("the flow to succeed, step two reading step one's output on another gateway", func(cur *sdk.Flow) bool {
+	flowIn("the flow to succeed, its last steps reading step one's output and step rows' result on another gateway", func(cur *sdk.Flow) bool {
 		return cur.Status == sdk.FlowSucceeded
 	})
-	two := stepTask(2)
-	require.Equal(t, "6000", strings.TrimSpace(two.Result.Stdout), "step two counts the bytes step one printed")
+	require.Equal(t, "6000", strings.TrimSpace(stepTask(3).Result.Stdout), "step two counts the bytes step one printed")
+	require.Equal(t, "3004", strings.TrimSpace(stepTask(4).Result.Stdout), "step three counts the bytes step rows printed")
 }
