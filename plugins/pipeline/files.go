@@ -118,12 +118,10 @@ func writeAtomic(file string, b []byte) error {
 	return d.Sync()
 }
 
-// get reads back the value with digest sum, from the flow's directory or
-// its source flow's, and checks it is still what was kept.
+// get reads back the value with digest sum, kept by the flow or its
+// source flow (in the store, or in their directories), and checks it is
+// still what was kept.
 func (f files) get(sum string) ([]byte, error) {
-	if f.store != nil {
-		return f.fromStore(sum)
-	}
 	if !f.ok() {
 		return nil, fmt.Errorf("the flow's state names a kept value (%s), but this controller has no data directory (%s is unset); run it under the gateway", sum, sdk.DataDirEnv)
 	}
@@ -132,8 +130,8 @@ func (f files) get(sum string) ([]byte, error) {
 		if id == "" {
 			continue
 		}
-		b, err := os.ReadFile(f.path(id, sum))
-		if errors.Is(err, os.ErrNotExist) {
+		b, err := f.read(id, sum)
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, sdk.ErrNotFound) {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -144,37 +142,26 @@ func (f files) get(sum string) ([]byte, error) {
 		}
 		s := sha256.Sum256(b)
 		if hex.EncodeToString(s[:]) != sum {
-			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", f.path(id, sum), id)
+			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", f.where(id, sum), id)
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("a value of the flow's state was kept in %s, which is gone (%v); the flow's data was removed, so run the pipeline again", f.path(f.flow, sum), firstErr)
+	return nil, fmt.Errorf("a value of the flow's state was kept in %s, which is gone (%v); the flow's data was removed, so run the pipeline again", f.where(f.flow, sum), firstErr)
 }
 
-// fromStore reads back the value with digest sum from the gateway's
-// store, as the flow or its source flow keeps it, and checks it is still
-// what was kept.
-func (f files) fromStore(sum string) ([]byte, error) {
-	var firstErr error
-	for _, id := range []string{f.flow, f.from} {
-		if id == "" {
-			continue
-		}
-		b, err := f.store.host.KeptValue(f.store.ctx, id, sum)
-		if errors.Is(err, sdk.ErrNotFound) {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read a kept value of flow %s from the gateway's store: %w", id, err)
-		}
-		s := sha256.Sum256(b)
-		if hex.EncodeToString(s[:]) != sum {
-			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", sum, id)
-		}
-		return b, nil
+// read returns the value with digest sum that flow id keeps, unchecked.
+func (f files) read(id, sum string) ([]byte, error) {
+	if f.store != nil {
+		return f.store.host.KeptValue(f.store.ctx, id, sum)
 	}
-	return nil, fmt.Errorf("a value of the flow's state was kept in the gateway's store (%s), which no longer holds it (%v); the flow's data was removed, so run the pipeline again", sum, firstErr)
+	return os.ReadFile(f.path(id, sum))
+}
+
+// where names the place of the value with digest sum of flow id, for
+// messages.
+func (f files) where(id, sum string) string {
+	if f.store != nil {
+		return "the gateway's store (" + sum + ")"
+	}
+	return f.path(id, sum)
 }
