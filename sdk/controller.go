@@ -112,7 +112,23 @@ type Host interface {
 	// is starting or restarting is ErrUnavailable (try again later); a
 	// failure of the stage is an error whose message names the plugin.
 	RunStage(ctx context.Context, call StageCall) (json.RawMessage, error)
+	// KeepValue keeps value for flow flowID, which this controller
+	// drives, in the gateway's store, and returns its name: the SHA-256
+	// of its bytes in lowercase hex. It is how a controller keeps what is
+	// too large for the flow's state where every gateway of a shared
+	// store reads it (the state names the digest); keeping the same bytes
+	// again writes nothing, and the values go when the flow is pruned.
+	// A value over MaxKeptValue is refused with ErrInvalid, and nothing
+	// is written.
+	KeepValue(ctx context.Context, flowID string, value []byte) (sum string, err error)
+	// KeptValue returns the value flow flowID keeps under digest sum
+	// (KeepValue). A value the flow does not keep is ErrNotFound.
+	KeptValue(ctx context.Context, flowID, sum string) ([]byte, error)
 }
+
+// MaxKeptValue bounds one value a flow keeps (Host.KeepValue): one store
+// record, which an etcd transaction carries whole.
+const MaxKeptValue = 1 << 20
 
 // TaskRequest asks for a task in a managed flow.
 type TaskRequest struct {

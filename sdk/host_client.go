@@ -162,6 +162,24 @@ func (h *hostClient) WakeAt(ctx context.Context, flowID string, at time.Time, ke
 	return h.err("WakeAt", err)
 }
 
+// KeepValue implements Host.
+func (h *hostClient) KeepValue(ctx context.Context, flowID string, value []byte) (string, error) {
+	r, err := h.client.KeepValue(ctx, &pb.KeepValueRequest{FlowId: flowID, Value: value})
+	if err != nil {
+		return "", h.err("KeepValue", err)
+	}
+	return r.GetSha256(), nil
+}
+
+// KeptValue implements Host.
+func (h *hostClient) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
+	r, err := h.client.KeptValue(ctx, &pb.KeptValueRequest{FlowId: flowID, Sha256: sum})
+	if err != nil {
+		return nil, h.err("KeptValue", err)
+	}
+	return r.GetValue(), nil
+}
+
 // Log implements Host.
 func (h *hostClient) Log(ctx context.Context, level, msg string, fields map[string]string) error {
 	_, err := h.client.Log(ctx, &pb.LogRequest{Level: level, Message: msg, Fields: fields})

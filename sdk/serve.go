@@ -24,6 +24,13 @@ const LogLevelEnv = "FLOWGATE_LOG_LEVEL"
 // when it starts a plugin; unset means the plugin has no such directory.
 const DataDirEnv = "FLOWGATE_DATA_DIR"
 
+// SharedStoreEnv names the variable the gateway sets (to "1") for its
+// first-party controllers when its store is one several gateways may
+// share (etcd): a flow may then be driven from any of them, so what a
+// controller keeps belongs in the store (Host.KeepValue), not in its
+// data directory, which is on one machine.
+const SharedStoreEnv = "FLOWGATE_SHARED_STORE"
+
 // parentPollInterval is how often Serve checks that the gateway is alive.
 const parentPollInterval = 200 * time.Millisecond
 

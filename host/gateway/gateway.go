@@ -383,16 +383,20 @@ func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
 
 // firstPartyEnv is what a first-party controller is told, as a plugin
 // process or in this one: the home (FLOWGATE_HOME), the stage path
-// (FLOWGATE_STAGE_PATH) and the data directory (FLOWGATE_DATA_DIR). The
-// pipeline controller keeps state.set values under the home, finds
-// executable stages on the path, and keeps large values in the data
-// directory.
+// (FLOWGATE_STAGE_PATH), the data directory (FLOWGATE_DATA_DIR), and on
+// etcd FLOWGATE_SHARED_STORE. The pipeline controller keeps state.set
+// values under the home, finds executable stages on the path, and keeps
+// large values in the data directory, or in the store when it is shared.
 func (g *Gateway) firstPartyEnv() map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		home.EnvVar:    g.cfg.Home,
 		stagePathEnv:   strings.Join(g.cfg.File.StagePath, string(os.PathListSeparator)),
 		sdk.DataDirEnv: filepath.Join(g.cfg.Home, home.DataDir),
 	}
+	if g.storeSpec().IsEtcd() {
+		env[sdk.SharedStoreEnv] = "1"
+	}
+	return env
 }
 
 // inProcess makes the controllers of Config.Controllers, but for those the

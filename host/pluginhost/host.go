@@ -201,6 +201,20 @@ func (h *host) WakeAt(_ context.Context, flowID string, at time.Time, key string
 	return err
 }
 
+func (h *host) KeepValue(_ context.Context, flowID string, value []byte) (string, error) {
+	if _, err := h.own(flowID); err != nil {
+		return "", err
+	}
+	return h.eng.Keep(flowID, value)
+}
+
+func (h *host) KeptValue(_ context.Context, flowID, sum string) ([]byte, error) {
+	if _, err := h.own(flowID); err != nil {
+		return nil, err
+	}
+	return h.eng.Kept(flowID, sum)
+}
+
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
 	if err := h.check(); err != nil {
 		return err

@@ -88,6 +88,14 @@ func (r *relay) WakeAt(ctx context.Context, flowID string, at time.Time, key str
 	return r.h().WakeAt(ctx, flowID, at, key)
 }
 
+func (r *relay) KeepValue(ctx context.Context, flowID string, value []byte) (string, error) {
+	return r.h().KeepValue(ctx, flowID, value)
+}
+
+func (r *relay) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
+	return r.h().KeptValue(ctx, flowID, sum)
+}
+
 func (r *relay) Log(ctx context.Context, level, msg string, fields map[string]string) error {
 	return r.h().Log(ctx, level, msg, fields)
 }

@@ -118,37 +118,66 @@ func TestRerunCompositeStepsGiveTheirTasksThePriorOutput(t *testing.T) {
 // With a data directory, large results and prior outputs are kept in
 // files the state names, and a continuation reads the results it reuses
 // from its source flow's files: the reused fetch result reaches check
-// whole, and each rerun step gets its prior output.
+// whole, and each rerun step gets its prior output. On a shared store
+// the same values are kept in the store through the Host and read from
+// the source flow's there; and a step's stdout in a log file that is not
+// on the continuation's machine is read from its task's record in the
+// source flow.
 func TestContinuationReadsKeptValuesOfItsSource(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: dir}), runner: &runner{}}
-	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		f, _ := start(t, h, "continue-big.lobster", nil)
-		for range 7 {
-			c.runner.next(t, h, f.ID)
-		}
-		f = h.Flow(f.ID)
-		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
-		st, _ := readState(t, f)
-		require.JSONEq(t, `{"spilled":"`+spilledSum(t, dir, f.ID, "fetch")+`"}`, string(st.Results["fetch"]))
-		require.JSONEq(t, `[20000]`, string(st.Output))
+	for _, tc := range []struct {
+		name          string
+		shared        bool
+		logsElsewhere bool
+	}{{"files", false, false}, {"store", true, false}, {"store, logs on another machine", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := &runner{}
+			if tc.logsElsewhere {
+				r.logs = t.TempDir()
+			}
+			c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: dir, SharedStore: tc.shared}), runner: r}
+			sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+				f, _ := start(t, h, "continue-big.lobster", nil)
+				for range 7 {
+					c.runner.next(t, h, f.ID)
+				}
+				f = h.Flow(f.ID)
+				require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+				st, _ := readState(t, f)
+				if !tc.shared {
+					require.JSONEq(t, `{"spilled":"`+spilledSum(t, dir, f.ID, "fetch")+`"}`, string(st.Results["fetch"]))
+				}
+				require.JSONEq(t, `[20000]`, string(st.Output))
+				for _, task := range h.Tasks(f.ID) {
+					if tc.logsElsewhere && task.Result != nil && task.Result.StdoutPath != "" {
+						require.NoError(t, os.Remove(task.Result.StdoutPath)) // on the machine that ran it
+					}
+				}
 
-		succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "again", FromStep: "p1"})
-		require.NoError(t, err)
-		h.Drain(succ.ID)
-		for i := range 5 {
-			p := c.runner.next(t, h, succ.ID)
-			require.Equal(t, strings.Repeat(strconv.Itoa(i+1), 16000)+"\n", p.Spec.Env[pipeline.PriorOutputEnv])
-		}
-		c.runner.next(t, h, succ.ID)
-		succ = h.Flow(succ.ID)
-		require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
-		st, top := readState(t, succ)
-		require.Contains(t, top, "prior_output_file", "80 KB of prior outputs are kept in a file")
-		require.NotContains(t, top, "prior_output")
-		require.JSONEq(t, `[20000]`, string(st.Output), "the reused fetch result was read from the source flow's file")
-	})
+				succ, _, err := h.Host().Continue(t.Context(), f.ID, sdk.ContinueRequest{ExpectedRevision: f.Revision, Reason: "again", FromStep: "p1"})
+				require.NoError(t, err)
+				h.Drain(succ.ID)
+				for i := range 5 {
+					p := c.runner.next(t, h, succ.ID)
+					require.Equal(t, strings.Repeat(strconv.Itoa(i+1), 16000)+"\n", p.Spec.Env[pipeline.PriorOutputEnv])
+				}
+				c.runner.next(t, h, succ.ID)
+				succ = h.Flow(succ.ID)
+				require.Equal(t, sdk.FlowSucceeded, succ.Status, succ.BlockedSummary)
+				st, top := readState(t, succ)
+				require.Contains(t, top, "prior_output_file", "80 KB of prior outputs are kept aside")
+				require.NotContains(t, top, "prior_output")
+				require.JSONEq(t, `[20000]`, string(st.Output), "the reused fetch result was read from the source flow's")
+				if tc.shared {
+					kept, err := filepath.Glob(filepath.Join(dir, "*", "*"))
+					require.NoError(t, err)
+					require.Empty(t, kept, "nothing is kept in the data directory on a shared store")
+				}
+			})
+		})
+	}
 }
 
 // spilledSum returns the digest of the one file under dir/flowID that

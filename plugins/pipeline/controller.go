@@ -69,5 +69,8 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 		}
 	}
 	r := &run{host: host, flow: f, opts: c.opts, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
+	if c.opts.SharedStore {
+		r.files.store = &hostValues{ctx: ctx, host: host}
+	}
 	return r.advance(ctx)
 }

@@ -65,6 +65,14 @@
 // files of its source flow too. The gateway removes a flow's directory
 // when it prunes the flow.
 //
+// With Options.SharedStore (sdk.SharedStoreEnv, which the gateway sets on
+// etcd) those values, but the output, are kept in the gateway's store
+// instead (sdk.Host.KeepValue, at most sdk.MaxKeptValue each), where
+// every gateway reads them. A step's stdout over sdk.InlineStdout is read
+// from its task's record, which holds it whole, and on later passes from
+// its log file, or from the record again when the file is on another
+// machine.
+//
 // The encoded state of a flow is at most 768 KiB, which leaves room in
 // the flow's record (the store holds at most 1 MiB per record) for its
 // wait. The controller's part of it (results, output, prior outputs,

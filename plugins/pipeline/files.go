@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,23 +14,42 @@ import (
 )
 
 // files keeps the values of a flow's state that are too large to keep
-// inline, each in a file named by the SHA-256 of its bytes, under
+// inline, each named by the SHA-256 of its bytes: in a file under
 // dir/<flow id>/ (dir is the controller's data directory,
-// sdk.DataDirEnv). A file never changes once written, so a state that
-// names it can always be read back, by any pass; the gateway removes the
-// directory when it prunes the flow.
+// sdk.DataDirEnv), or, on a store several gateways share, in the store
+// through the Host (sdk.Host.KeepValue), where every gateway reads it
+// and it moves with the flow. A value never changes once kept, so a
+// state that names it can always be read back, by any pass; the gateway
+// removes a flow's directory and its kept values when it prunes the flow.
 type files struct {
 	// dir is the data directory; "" means the controller has none, and
-	// every value stays inline.
+	// every value stays inline unless store is set.
 	dir string
-	// flow is the flow whose directory new files go to; from is, in a
-	// continuation, the source flow, whose files its reused results
+	// flow is the flow whose values new ones join; from is, in a
+	// continuation, the source flow, whose values its reused results
 	// name ("" for none).
 	flow, from string
+	// store, when set, keeps the values in the gateway's store instead
+	// of dir.
+	store *hostValues
 }
 
-// ok reports whether there is a directory to keep values in.
-func (f files) ok() bool { return f.dir != "" }
+// hostValues keeps a flow's values through the Host of one pass.
+type hostValues struct {
+	ctx  context.Context
+	host sdk.Host
+}
+
+// ok reports whether there is a place to keep values in.
+func (f files) ok() bool { return f.dir != "" || f.store != nil }
+
+// local is f keeping its values in the data directory, whatever the
+// store: for a value other readers find by its path (the workflow's
+// output, see state.keepOutput).
+func (f files) local() files {
+	f.store = nil
+	return f
+}
 
 // path is where the value with digest sum of flow id is kept.
 func (f files) path(id, sum string) string {
@@ -40,6 +60,13 @@ func (f files) path(id, sum string) string {
 // synced before it is renamed into place, so a state written after put
 // returns never names a partial file.
 func (f files) put(b []byte) (string, error) {
+	if f.store != nil {
+		sum, err := f.store.host.KeepValue(f.store.ctx, f.flow, b)
+		if err != nil {
+			return "", fmt.Errorf("keep a large value of flow %s in the gateway's store: %w", f.flow, err)
+		}
+		return sum, nil
+	}
 	if strings.ContainsAny(f.flow, `/\`) || f.flow == "." || f.flow == ".." {
 		return "", fmt.Errorf("flow id %q cannot name a directory; its large values cannot be kept", f.flow)
 	}
@@ -91,8 +118,9 @@ func writeAtomic(file string, b []byte) error {
 	return d.Sync()
 }
 
-// get reads back the value with digest sum, from the flow's directory or
-// its source flow's, and checks it is still what was kept.
+// get reads back the value with digest sum, kept by the flow or its
+// source flow (in the store, or in their directories), and checks it is
+// still what was kept.
 func (f files) get(sum string) ([]byte, error) {
 	if !f.ok() {
 		return nil, fmt.Errorf("the flow's state names a kept value (%s), but this controller has no data directory (%s is unset); run it under the gateway", sum, sdk.DataDirEnv)
@@ -102,8 +130,8 @@ func (f files) get(sum string) ([]byte, error) {
 		if id == "" {
 			continue
 		}
-		b, err := os.ReadFile(f.path(id, sum))
-		if errors.Is(err, os.ErrNotExist) {
+		b, err := f.read(id, sum)
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, sdk.ErrNotFound) {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -114,9 +142,26 @@ func (f files) get(sum string) ([]byte, error) {
 		}
 		s := sha256.Sum256(b)
 		if hex.EncodeToString(s[:]) != sum {
-			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", f.path(id, sum), id)
+			return nil, fmt.Errorf("the kept value %s of flow %s changed since it was written; run the pipeline again", f.where(id, sum), id)
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("a value of the flow's state was kept in %s, which is gone (%v); the flow's data was removed, so run the pipeline again", f.path(f.flow, sum), firstErr)
+	return nil, fmt.Errorf("a value of the flow's state was kept in %s, which is gone (%v); the flow's data was removed, so run the pipeline again", f.where(f.flow, sum), firstErr)
+}
+
+// read returns the value with digest sum that flow id keeps, unchecked.
+func (f files) read(id, sum string) ([]byte, error) {
+	if f.store != nil {
+		return f.store.host.KeptValue(f.store.ctx, id, sum)
+	}
+	return os.ReadFile(f.path(id, sum))
+}
+
+// where names the place of the value with digest sum of flow id, for
+// messages.
+func (f files) where(id, sum string) string {
+	if f.store != nil {
+		return "the gateway's store (" + sum + ")"
+	}
+	return f.path(id, sum)
 }

@@ -3,6 +3,8 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -21,7 +23,12 @@ import (
 // runner plays the gateway's task runner: it runs a task's command for
 // real and finishes the task with its stdout (sdktest.Stdout), so the
 // controller reads the result the gateway would record.
-type runner struct{}
+type runner struct {
+	// logs, when set, is where stdout over sdk.InlineStdout is written,
+	// one file a task, which the result names (sdk.Result.StdoutPath), as
+	// the gateway's runner does with its log files.
+	logs string
+}
 
 // run runs task t with /bin/sh (or its argv) as the runner would (its env on top of
 // ours, its cwd, its input on stdin), records its stdout and finishes it
@@ -51,7 +58,22 @@ func (r *runner) run(t *testing.T, h *sdktest.Harness, task *sdk.Task) {
 	case err != nil:
 		t.Fatalf("run task %s (%q): %v", task.ID, task.Spec.Shell, err)
 	}
-	h.FinishTask(task.ID, status, sdktest.Stdout(stdout.String()))
+	h.FinishTask(task.ID, status, r.result(t, task, stdout.String()))
+}
+
+// result is what task finished with, having printed out.
+func (r *runner) result(t *testing.T, task *sdk.Task, out string) sdktest.FinishOption {
+	if r.logs == "" || len(out) <= sdk.InlineStdout {
+		return sdktest.Stdout(out)
+	}
+	path := filepath.Join(r.logs, task.ID)
+	require.NoError(t, os.WriteFile(path, []byte(out), 0o600))
+	sum := sha256.Sum256([]byte(out))
+	res := sdk.Result{StdoutSHA256: hex.EncodeToString(sum[:]), StdoutBytes: int64(len(out)), Stdout: out, StdoutPath: path}
+	if b := bytes.TrimSpace([]byte(out)); json.Valid(b) {
+		res.JSON = b
+	}
+	return sdktest.Result(res)
 }
 
 // next runs the one active task of flow flowID and returns it.

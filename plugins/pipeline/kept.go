@@ -225,16 +225,21 @@ func (s *state) keepStageOutputs() error {
 // is a data directory, keeps it in a file and writes ref(its digest)
 // under fileKey instead.
 func (s *state) keep(key, fileKey string, v any, limit int, ref func(sum string) any) error {
+	return s.keepIn(s.files, key, fileKey, v, limit, ref)
+}
+
+// keepIn is keep, keeping the value in fs.
+func (s *state) keepIn(fs files, key, fileKey string, v any, limit int, ref func(sum string) any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if !s.files.ok() || len(b) <= limit {
+	if !fs.ok() || len(b) <= limit {
 		s.raw[key] = b
 		delete(s.raw, fileKey)
 		return nil
 	}
-	sum, err := s.files.put(b)
+	sum, err := fs.put(b)
 	if err != nil {
 		return fmt.Errorf("the state field %q: %w", key, err)
 	}
@@ -243,11 +248,13 @@ func (s *state) keep(key, fileKey string, v any, limit int, ref func(sum string)
 	return err
 }
 
-// keepOutput writes the workflow's output, kept in a file when it is over
-// sdk.InlineStdout: "output_file" then names it (flows.OutputFile), and
-// readers of the output follow it (flows.StateOutput).
+// keepOutput writes the workflow's output, kept in a file of the data
+// directory when it is over sdk.InlineStdout, also on a shared store:
+// "output_file" then names it (flows.OutputFile), and readers of the
+// output follow its path (flows.StateOutput).
 func (s *state) keepOutput(output []any) error {
-	return s.keep("output", outputFileKey, output, sdk.InlineStdout, func(sum string) any {
-		return flows.OutputFile{Path: s.files.path(s.files.flow, sum), SHA256: sum}
+	fs := s.files.local()
+	return s.keepIn(fs, "output", outputFileKey, output, sdk.InlineStdout, func(sum string) any {
+		return flows.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}
 	})
 }

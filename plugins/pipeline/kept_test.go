@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,4 +40,36 @@ func TestLargeResultsNeedADataDirectory(t *testing.T) {
 			})
 		})
 	}
+}
+
+// On a store several gateways share, the same workflow keeps its large
+// results in the store through the Host, where every gateway reads them;
+// only the workflow's output, which readers open by its path, is a file
+// of the data directory.
+func TestLargeResultsKeptInTheSharedStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: dir, SharedStore: true}), runner: &runner{}}
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "big-inline.lobster", nil)
+		for range 4 {
+			c.runner.next(t, h, f.ID)
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		_, raw := readState(t, f)
+		var results map[string]struct {
+			Spilled string `json:"spilled"`
+		}
+		require.NoError(t, json.Unmarshal(raw["results"], &results))
+		require.Len(t, results, 4)
+		for id, r := range results {
+			_, err := h.Host().KeptValue(t.Context(), f.ID, r.Spilled)
+			require.NoError(t, err, "the result of step %s is kept in the store", id)
+		}
+		kept, err := filepath.Glob(filepath.Join(dir, f.ID, "*"))
+		require.NoError(t, err)
+		require.Len(t, kept, 1, "only the workflow's output is a file: %v", kept)
+		require.Contains(t, string(raw["output_file"]), kept[0])
+	})
 }

@@ -25,7 +25,8 @@ func (s *state) setResult(key string, res flows.StepResult) {
 
 // load reads back the unread result under state key key, if there is
 // one: from its file in the data directory (checked against its digest),
-// or its stdout from its task's log file.
+// or its stdout from its task's log file, or, when that is not on this
+// machine, from its task's record.
 func (s *state) load(key string) (flows.StepResult, error) {
 	v, ok := s.unread[key]
 	if !ok {
@@ -41,7 +42,7 @@ func (s *state) load(key string) (flows.StepResult, error) {
 	}
 	r, err := decodeResult(key, v)
 	if err == nil && r.StdoutFile != "" {
-		err = loadStdout(&r)
+		err = loadStdout(&r, s.outputs)
 	}
 	if err != nil {
 		return flows.StepResult{}, err

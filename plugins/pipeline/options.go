@@ -41,6 +41,12 @@ type Options struct {
 	// inline, and a flow whose state would grow past its bound fails,
 	// saying so.
 	DataDir string
+	// SharedStore keeps those values in the gateway's store instead
+	// (sdk.Host.KeepValue), where every gateway of a store they share
+	// reads them, also after the flow moved to another; the workflow's
+	// output stays a file in DataDir, which its readers open by path.
+	// The gateway sets it on etcd (sdk.SharedStoreEnv).
+	SharedStore bool
 	// PluginStages are stages controller plugins provide, for Commands
 	// (the CLI's dry runs take them from the running gateway). The
 	// controller itself asks its sdk.Host instead.
@@ -49,11 +55,13 @@ type Options struct {
 
 // OptionsFrom returns the options of a gateway's home as getenv tells
 // them: StateDir and StagesDir under $FLOWGATE_HOME, then the directories
-// in $FLOWGATE_STAGE_PATH, and the data directory of $FLOWGATE_DATA_DIR.
+// in $FLOWGATE_STAGE_PATH, the data directory of $FLOWGATE_DATA_DIR, and
+// SharedStore when $FLOWGATE_SHARED_STORE is set.
 // Without $FLOWGATE_HOME only the stage path and data directory are set.
 func OptionsFrom(getenv func(string) string) Options {
 	o := HomeOptions(getenv(HomeEnv), filepath.SplitList(getenv(StagePathEnv)))
 	o.DataDir = getenv(sdk.DataDirEnv)
+	o.SharedStore = getenv(sdk.SharedStoreEnv) != ""
 	return o
 }
 

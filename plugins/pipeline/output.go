@@ -41,7 +41,11 @@ var (
 )
 
 // shellResult is the result of a run: step whose task succeeded with res:
-// its stdout inline when small, else a reference to its log file.
+// its stdout inline when small, else a reference to its log file. The
+// stdout of the reference is taken from the task's record, which holds
+// the whole output up to 256 KiB and can be read on every gateway of a
+// shared store; only a record that shed its stdout sends the controller
+// to the log file, which is on the machine that ran the task.
 func shellResult(id string, res sdk.Result) (flows.StepResult, error) {
 	if res.StdoutBytes > maxStepOutput {
 		return flows.StepResult{}, fmt.Errorf("step %s printed %d bytes, more than a step's output may be (%d); write large output to a file and print its path", id, res.StdoutBytes, maxStepOutput)
@@ -53,18 +57,55 @@ func shellResult(id string, res sdk.Result) (flows.StepResult, error) {
 		return flows.ShellResult(id, res.Stdout), nil
 	}
 	r := flows.StepResult{ID: id, StdoutFile: res.StdoutPath, StdoutSHA256: res.StdoutSHA256}
-	if err := loadStdout(&r); err != nil {
+	if recordHolds(res) {
+		r.SetStdout(res.Stdout)
+		return r, nil
+	}
+	if err := loadStdout(&r, nil); err != nil {
 		return flows.StepResult{}, err
 	}
 	return r, nil
 }
 
+// recordHolds says whether res, a task's result, holds the whole stdout
+// it names: the runner keeps up to 256 KiB of it in the record, unless
+// the record was near its size limit when the task ended and shed it.
+func recordHolds(res sdk.Result) bool {
+	if int64(len(res.Stdout)) != res.StdoutBytes {
+		return false
+	}
+	sum := sha256.Sum256([]byte(res.Stdout))
+	return hex.EncodeToString(sum[:]) == res.StdoutSHA256
+}
+
 // loadStdout reads the stdout of r, a result whose output is in its
-// StdoutFile, and checks it is still what the step printed.
-func loadStdout(r *flows.StepResult) error {
+// StdoutFile, and checks it is still what the step printed. When the
+// file cannot be read here (the task ran on another gateway of a shared
+// store, or its file changed), it takes the stdout from the record of
+// the task that names the file, found through recs; a nil recs reads the
+// file only.
+func loadStdout(r *flows.StepResult, recs *taskOutputs) error {
+	ferr := readStdoutFile(r)
+	if ferr == nil || recs == nil {
+		return ferr
+	}
+	res, ok, err := recs.find(r.StdoutFile)
+	if err != nil {
+		return fmt.Errorf("%w; reading the step's task record instead failed too: %v", ferr, err)
+	}
+	if !ok || res.StdoutSHA256 != r.StdoutSHA256 || !recordHolds(res) {
+		return ferr
+	}
+	r.SetStdout(res.Stdout)
+	return nil
+}
+
+// readStdoutFile reads the stdout of r from its StdoutFile (see
+// loadStdout).
+func readStdoutFile(r *flows.StepResult) error {
 	f, err := os.Open(r.StdoutFile)
 	if err != nil {
-		return fmt.Errorf("the output of step %s was kept in %s, which cannot be read (%v); its task's logs were removed, so run the pipeline again", r.ID, r.StdoutFile, err)
+		return fmt.Errorf("the output of step %s was kept in %s, which cannot be read (%v), and no task record of the flow holds it; its task's logs were removed, so run the pipeline again", r.ID, r.StdoutFile, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxStepOutput+1))

@@ -76,6 +76,8 @@ func (r *run) advance(ctx context.Context) error {
 	if r.st, err = readState(r.flow.State, r.files); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
+	r.st.outputs = &taskOutputs{list: func(id string) ([]*sdk.Task, error) { return r.host.ListTasks(ctx, id) },
+		flows: []string{r.flow.ID, r.flow.SourceFlowID}}
 	if r.wf, err = r.st.workflow(); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}

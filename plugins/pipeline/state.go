@@ -19,7 +19,10 @@ type state struct {
 	before []byte
 	// files keeps the values too large to keep inline.
 	files files
-	File  string
+	// outputs finds a step's stdout in its task's record when its log
+	// file is not on this machine; nil reads the log files only.
+	outputs *taskOutputs
+	File    string
 	// Pipeline is the pipeline string a flow runs instead of a file.
 	Pipeline string
 	Args     map[string]any

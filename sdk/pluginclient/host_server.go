@@ -120,6 +120,22 @@ func (s *hostServer) WakeAt(ctx context.Context, r *pb.WakeAtRequest) (*pb.WakeA
 	return &pb.WakeAtResponse{}, nil
 }
 
+func (s *hostServer) KeepValue(ctx context.Context, r *pb.KeepValueRequest) (*pb.KeepValueResponse, error) {
+	sum, err := s.host.KeepValue(ctx, r.GetFlowId(), r.GetValue())
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.KeepValueResponse{Sha256: sum}, nil
+}
+
+func (s *hostServer) KeptValue(ctx context.Context, r *pb.KeptValueRequest) (*pb.KeptValueResponse, error) {
+	b, err := s.host.KeptValue(ctx, r.GetFlowId(), r.GetSha256())
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.KeptValueResponse{Value: b}, nil
+}
+
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {
 	if err := s.host.Log(ctx, r.GetLevel(), r.GetMessage(), r.GetFields()); err != nil {
 		return nil, wireErrors.ToStatus(err)

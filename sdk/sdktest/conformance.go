@@ -78,6 +78,7 @@ var conformanceCases = []conformanceCase{
 	{"CancelTask", testCancelTask},
 	{"Log", testLog},
 	{"WakeAt", testWakeAt},
+	{"KeepValue", testKeepValue},
 	{"Stages", testStages},
 }
 

@@ -42,6 +42,7 @@ type Host struct {
 	continued map[string]string                // chain id → its continuation's flow id
 	wakes     map[string]map[string]*wakeEntry // flow id → key → wake
 	stages    map[string]providedStage         // stage name → what ProvideStage gave
+	kept      map[string]map[string][]byte     // flow id → digest → kept value
 	logs      []LogEntry
 	lastID    int
 }

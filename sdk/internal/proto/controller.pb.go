@@ -1908,6 +1908,204 @@ func (*WakeAtResponse) Descriptor() ([]byte, []int) {
 	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
 }
 
+// KeepValueRequest keeps value for flow_id. A value over 1 MiB is refused
+// ("invalid"); keeping the same bytes again writes nothing.
+type KeepValueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FlowId        string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KeepValueRequest) Reset() {
+	*x = KeepValueRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeepValueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeepValueRequest) ProtoMessage() {}
+
+func (x *KeepValueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeepValueRequest.ProtoReflect.Descriptor instead.
+func (*KeepValueRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *KeepValueRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *KeepValueRequest) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+// KeepValueResponse names the kept value by its digest.
+type KeepValueResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sha256 is the SHA-256 of the value, in lowercase hex.
+	Sha256        string `protobuf:"bytes,1,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KeepValueResponse) Reset() {
+	*x = KeepValueResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeepValueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeepValueResponse) ProtoMessage() {}
+
+func (x *KeepValueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeepValueResponse.ProtoReflect.Descriptor instead.
+func (*KeepValueResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *KeepValueResponse) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+// KeptValueRequest reads the value flow_id keeps under sha256; one it
+// does not keep is "not_found".
+type KeptValueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FlowId        string                 `protobuf:"bytes,1,opt,name=flow_id,json=flowId,proto3" json:"flow_id,omitempty"`
+	Sha256        string                 `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KeptValueRequest) Reset() {
+	*x = KeptValueRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeptValueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeptValueRequest) ProtoMessage() {}
+
+func (x *KeptValueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeptValueRequest.ProtoReflect.Descriptor instead.
+func (*KeptValueRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *KeptValueRequest) GetFlowId() string {
+	if x != nil {
+		return x.FlowId
+	}
+	return ""
+}
+
+func (x *KeptValueRequest) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+type KeptValueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         []byte                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KeptValueResponse) Reset() {
+	*x = KeptValueResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeptValueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeptValueResponse) ProtoMessage() {}
+
+func (x *KeptValueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeptValueResponse.ProtoReflect.Descriptor instead.
+func (*KeptValueResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *KeptValueResponse) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
 type LogRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
@@ -1919,7 +2117,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2129,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2142,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{33}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -1976,7 +2174,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1988,7 +2186,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2001,7 +2199,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{34}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{38}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -2141,7 +2339,17 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1c\n" +
 	"\n" +
 	"at_unix_ms\x18\x03 \x01(\x03R\batUnixMs\"\x10\n" +
-	"\x0eWakeAtResponse\"\xbf\x01\n" +
+	"\x0eWakeAtResponse\"A\n" +
+	"\x10KeepValueRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value\"+\n" +
+	"\x11KeepValueResponse\x12\x16\n" +
+	"\x06sha256\x18\x01 \x01(\tR\x06sha256\"C\n" +
+	"\x10KeptValueRequest\x12\x17\n" +
+	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x16\n" +
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\")\n" +
+	"\x11KeptValueResponse\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
@@ -2156,7 +2364,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
 	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xd4\v\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\x98\r\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -2178,7 +2386,9 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x03Log\x12\".flowgate.controller.v1.LogRequest\x1a#.flowgate.controller.v1.LogResponse\x12c\n" +
 	"\n" +
 	"ListStages\x12).flowgate.controller.v1.ListStagesRequest\x1a*.flowgate.controller.v1.ListStagesResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse\x12`\n" +
+	"\tKeepValue\x12(.flowgate.controller.v1.KeepValueRequest\x1a).flowgate.controller.v1.KeepValueResponse\x12`\n" +
+	"\tKeptValue\x12(.flowgate.controller.v1.KeptValueRequest\x1a).flowgate.controller.v1.KeptValueResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_flowgate_controller_v1_controller_proto_rawDescOnce sync.Once
@@ -2192,7 +2402,7 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -2227,16 +2437,20 @@ var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*TaskResponse)(nil),         // 30: flowgate.controller.v1.TaskResponse
 	(*WakeAtRequest)(nil),        // 31: flowgate.controller.v1.WakeAtRequest
 	(*WakeAtResponse)(nil),       // 32: flowgate.controller.v1.WakeAtResponse
-	(*LogRequest)(nil),           // 33: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 34: flowgate.controller.v1.LogResponse
-	nil,                          // 35: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*KeepValueRequest)(nil),     // 33: flowgate.controller.v1.KeepValueRequest
+	(*KeepValueResponse)(nil),    // 34: flowgate.controller.v1.KeepValueResponse
+	(*KeptValueRequest)(nil),     // 35: flowgate.controller.v1.KeptValueRequest
+	(*KeptValueResponse)(nil),    // 36: flowgate.controller.v1.KeptValueResponse
+	(*LogRequest)(nil),           // 37: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 38: flowgate.controller.v1.LogResponse
+	nil,                          // 39: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	18, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
 	19, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
-	35, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	39, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 5: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
 	8,  // 6: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
 	10, // 7: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
@@ -2255,32 +2469,36 @@ var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	29, // 20: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
 	26, // 21: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
 	31, // 22: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	33, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	37, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
 	6,  // 24: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
 	4,  // 25: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	2,  // 26: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	9,  // 27: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	11, // 28: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	13, // 29: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	5,  // 30: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	15, // 31: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	17, // 32: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	19, // 33: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	15, // 34: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	22, // 35: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
-	15, // 36: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 37: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 38: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 39: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 40: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	30, // 41: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	27, // 42: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	32, // 43: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	34, // 44: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	7,  // 45: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
-	5,  // 46: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	26, // [26:47] is the sub-list for method output_type
-	5,  // [5:26] is the sub-list for method input_type
+	33, // 26: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
+	35, // 27: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
+	2,  // 28: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	9,  // 29: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	11, // 30: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	13, // 31: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	5,  // 32: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	15, // 33: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 34: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	19, // 35: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	15, // 36: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	22, // 37: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
+	15, // 38: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 39: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 40: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 41: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 42: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	30, // 43: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	27, // 44: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	32, // 45: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	38, // 46: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	7,  // 47: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	5,  // 48: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	34, // 49: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
+	36, // 50: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
+	28, // [28:51] is the sub-list for method output_type
+	5,  // [5:28] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -2302,7 +2520,7 @@ func file_flowgate_controller_v1_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

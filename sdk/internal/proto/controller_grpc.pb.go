@@ -309,6 +309,8 @@ const (
 	HostService_Log_FullMethodName           = "/flowgate.controller.v1.HostService/Log"
 	HostService_ListStages_FullMethodName    = "/flowgate.controller.v1.HostService/ListStages"
 	HostService_RunStage_FullMethodName      = "/flowgate.controller.v1.HostService/RunStage"
+	HostService_KeepValue_FullMethodName     = "/flowgate.controller.v1.HostService/KeepValue"
+	HostService_KeptValue_FullMethodName     = "/flowgate.controller.v1.HostService/KeptValue"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -343,6 +345,12 @@ type HostServiceClient interface {
 	// in a flow the caller drives: the gateway forwards it to the
 	// provider's ControllerService.RunStage.
 	RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error)
+	// KeepValue keeps a value for a flow the plugin drives, named by the
+	// SHA-256 of its bytes, in the gateway's store, where every gateway of
+	// a shared store reads it; it is deleted when the flow is pruned.
+	KeepValue(ctx context.Context, in *KeepValueRequest, opts ...grpc.CallOption) (*KeepValueResponse, error)
+	// KeptValue reads back a value a flow keeps (KeepValue).
+	KeptValue(ctx context.Context, in *KeptValueRequest, opts ...grpc.CallOption) (*KeptValueResponse, error)
 }
 
 type hostServiceClient struct {
@@ -513,6 +521,26 @@ func (c *hostServiceClient) RunStage(ctx context.Context, in *RunStageRequest, o
 	return out, nil
 }
 
+func (c *hostServiceClient) KeepValue(ctx context.Context, in *KeepValueRequest, opts ...grpc.CallOption) (*KeepValueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(KeepValueResponse)
+	err := c.cc.Invoke(ctx, HostService_KeepValue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) KeptValue(ctx context.Context, in *KeptValueRequest, opts ...grpc.CallOption) (*KeptValueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(KeptValueResponse)
+	err := c.cc.Invoke(ctx, HostService_KeptValue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -545,6 +573,12 @@ type HostServiceServer interface {
 	// in a flow the caller drives: the gateway forwards it to the
 	// provider's ControllerService.RunStage.
 	RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error)
+	// KeepValue keeps a value for a flow the plugin drives, named by the
+	// SHA-256 of its bytes, in the gateway's store, where every gateway of
+	// a shared store reads it; it is deleted when the flow is pruned.
+	KeepValue(context.Context, *KeepValueRequest) (*KeepValueResponse, error)
+	// KeptValue reads back a value a flow keeps (KeepValue).
+	KeptValue(context.Context, *KeptValueRequest) (*KeptValueResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -602,6 +636,12 @@ func (UnimplementedHostServiceServer) ListStages(context.Context, *ListStagesReq
 }
 func (UnimplementedHostServiceServer) RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunStage not implemented")
+}
+func (UnimplementedHostServiceServer) KeepValue(context.Context, *KeepValueRequest) (*KeepValueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method KeepValue not implemented")
+}
+func (UnimplementedHostServiceServer) KeptValue(context.Context, *KeptValueRequest) (*KeptValueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method KeptValue not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -912,6 +952,42 @@ func _HostService_RunStage_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_KeepValue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KeepValueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).KeepValue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_KeepValue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).KeepValue(ctx, req.(*KeepValueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_KeptValue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KeptValueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).KeptValue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_KeptValue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).KeptValue(ctx, req.(*KeptValueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -982,6 +1058,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunStage",
 			Handler:    _HostService_RunStage_Handler,
+		},
+		{
+			MethodName: "KeepValue",
+			Handler:    _HostService_KeepValue_Handler,
+		},
+		{
+			MethodName: "KeptValue",
+			Handler:    _HostService_KeptValue_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -356,6 +356,16 @@ class HostServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
                 )
+        self.KeepValue = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/KeepValue',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueResponse.FromString,
+                )
+        self.KeptValue = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/KeptValue',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.FromString,
+                )
 
 
 class HostServiceServicer(object):
@@ -468,6 +478,22 @@ class HostServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def KeepValue(self, request, context):
+        """KeepValue keeps a value for a flow the plugin drives, named by the
+        SHA-256 of its bytes, in the gateway's store, where every gateway of
+        a shared store reads it; it is deleted when the flow is pruned.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def KeptValue(self, request, context):
+        """KeptValue reads back a value a flow keeps (KeepValue).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -550,6 +576,16 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.RunStage,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.SerializeToString,
+            ),
+            'KeepValue': grpc.unary_unary_rpc_method_handler(
+                    servicer.KeepValue,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueResponse.SerializeToString,
+            ),
+            'KeptValue': grpc.unary_unary_rpc_method_handler(
+                    servicer.KeptValue,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -832,5 +868,39 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/RunStage',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def KeepValue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/KeepValue',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.KeepValueResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def KeptValue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/KeptValue',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
