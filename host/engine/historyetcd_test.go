@@ -75,6 +75,7 @@ func TestFlowUpdateOnEtcdIsOneTxn(t *testing.T) {
 		require.NoError(t, err)
 	}
 	ranges, txns := reqs.take()
+	t.Logf("%d updates: %d Txns, %d Ranges", updates, txns, ranges)
 	require.Equal(t, updates, txns, "one Txn per update")
 	require.LessOrEqual(t, ranges, updates/10, "a scan to refill a drop queue now and then, no read per update")
 	page, err := eng.History(f.ID, 0, 0)
