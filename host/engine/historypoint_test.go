@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -113,4 +114,59 @@ func TestHistoryAppendAfterAnOlderVersionAppended(t *testing.T) {
 	}
 	require.Equal(t, []string{"1 flow.created", "2 revision", "3 revision", "4 revision", "5 revision"}, got)
 	require.Equal(t, "by an older version", page.Entries[2].Summary, "the older version's entry stays")
+}
+
+// A meta rewritten by an older version (which keeps only the dropped
+// count and where each tier's search starts, and drops the fields it
+// does not know) is taken up again: the next append scans once for the
+// newest entry and the tiers' oldest, and the bound carries on.
+func TestHistoryMetaRewrittenByAnOlderVersion(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	const limit = 20
+	eng, err := engine.New(st, engine.Config{HistoryLimit: limit})
+	require.NoError(t, err)
+	f := createFlow(t, eng)
+	update := func(n int) {
+		for i := range n {
+			f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{State: []byte(fmt.Sprintf(`{"i":%d}`, i))})
+			require.NoError(t, err)
+		}
+	}
+	update(40)
+	meta := "history/" + f.ID + "/meta"
+	require.NoError(t, st.Update(func(tx store.Tx) error {
+		it, err := tx.Get(meta)
+		if err != nil {
+			return err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(it.Value, &m); err != nil {
+			return err
+		}
+		for k := range m {
+			if k != "dropped" && k != "progress_from" && k != "ordinary_from" {
+				delete(m, k)
+			}
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Put(meta, b)
+		return err
+	}))
+	update(40)
+	page, err := eng.History(f.ID, 0, 0)
+	require.NoError(t, err)
+	want := []int64{1} // flow.created is kept
+	for seq := int64(81 - limit + 2); seq <= 81; seq++ {
+		want = append(want, seq)
+	}
+	var got []int64
+	for _, e := range page.Entries {
+		got = append(got, e.Seq)
+	}
+	require.Equal(t, want, got)
+	require.Equal(t, int64(81-limit), page.Dropped)
 }
