@@ -28,7 +28,8 @@ import (
 // An append costs two puts and one point read: the meta says the next
 // seq and, once the history is full, which entry to drop (see tierQueue),
 // so an append scans the history only to refill a drop tier's queue,
-// about once every 16 drops, or once for a meta an older version wrote.
+// about once every 16 drops, for a flow's first entry (there is no meta
+// yet), or once for a meta an older version wrote.
 // On etcd a scan is a round trip that the store's point-read cache cannot
 // answer; the meta's read it can. The entry is
 // created with store.Create, so an entry appended meanwhile by a version
@@ -126,7 +127,8 @@ func (t *txn) explain(id string, n historyNote) {
 // record appends e to flow flowID's history, numbering and stamping it,
 // and drops the oldest droppable entries past the bound. The numbers it
 // needs are in the history's meta, a point read; it scans the history
-// only for a meta an older version wrote (once: it writes the meta), for
+// only for the first entry, for a meta an older version wrote (once: it
+// writes the meta), for
 // an entry appended by a version that does not keep the meta's last seq
 // (a gateway not yet upgraded on the same etcd), and to refill a drop
 // tier's queue, once every historyQueueLen drops.
