@@ -22,15 +22,21 @@ import (
 // Keys, all under history/<flow id>/:
 //
 //	e/<seq>    one HistoryEntry
-//	meta       historyMeta: how many entries the bound dropped, and where
-//	           the search for the next one to drop starts
+//	meta       historyMeta: the newest entry's seq, how many entries the
+//	           bound dropped, and the oldest entries of each drop tier
 //
-// An append costs one put: the last seq is read from the last entry's
-// key (the newest entry is never dropped, so it is always there), and
-// the count kept is that seq less the count dropped; meta is written
-// only by an append that drops. Milestones and decisions (see
-// HistoryKind.Kept) are never dropped; progress is dropped first, then
-// the other entries.
+// An append costs two puts and one point read: the meta says the next
+// seq and, once the history is full, which entry to drop (see tierQueue),
+// so an append scans the history only to refill a drop tier's queue,
+// about once every 16 drops, for a flow's first entry (there is no meta
+// yet), or once for a meta an older version wrote.
+// On etcd a scan is a round trip that the store's point-read cache cannot
+// answer; the meta's read it can. The entry is
+// created with store.Create, so an entry appended meanwhile by a version
+// that does not keep the meta's seq is found, not overwritten. The count
+// kept is the last seq less the count dropped. Milestones and decisions
+// (see HistoryKind.Kept) are never dropped; progress is dropped first,
+// then the other entries.
 //
 // Stores written before this layout also hold a drop mark per droppable
 // entry (p/<seq> for progress, o/<seq> for the others); it is deleted
@@ -72,21 +78,32 @@ type HistoryEntry struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// historyMeta is a flow history's bookkeeping record, written when the
-// bound drops entries.
+// historyMeta is a flow history's bookkeeping record, written with every
+// append: what an append needs to know, read with one point read (which
+// etcd's store answers from its cache, and guards with the commit's
+// compares) instead of scans of the history.
 type historyMeta struct {
 	// The earlier layout's meta also held the last seq and the count
-	// kept ("last", "count"); both are derived now (from the last
-	// entry's key, and that less Dropped), and no reader of either was
-	// released, so they are neither read nor written.
+	// kept ("last", "count"). No reader of either was released and a
+	// later one stopped writing them, so a stored "last" may be stale:
+	// they are neither read nor written.
 	//
 	// Dropped counts the entries the bound dropped.
 	Dropped int64 `json:"dropped,omitempty"`
 	// ProgressFrom and OrdinaryFrom are where the search for the oldest
 	// progress entry, and for the oldest other droppable one, starts:
-	// every entry before it is of another tier or gone.
+	// every entry of the tier before it is gone. They are kept for
+	// versions that predate the queues below, which read only these.
 	ProgressFrom int64 `json:"progress_from,omitempty"`
 	OrdinaryFrom int64 `json:"ordinary_from,omitempty"`
+	// LastSeq is the seq of the newest entry; 0 in a meta written by a
+	// version that did not keep it, or before the first append.
+	LastSeq int64 `json:"last_seq,omitempty"`
+	// Progress and Ordinary are the drop tiers' oldest entries (see
+	// tierQueue); nil in a meta written by a version that did not keep
+	// them, whose ProgressFrom and OrdinaryFrom then say where to look.
+	Progress *tierQueue `json:"progress,omitempty"`
+	Ordinary *tierQueue `json:"ordinary,omitempty"`
 }
 
 // historyNote is what a write knows about its flow change that the flow
@@ -108,30 +125,48 @@ func (t *txn) explain(id string, n historyNote) {
 }
 
 // record appends e to flow flowID's history, numbering and stamping it,
-// and drops the oldest droppable entries past the bound.
+// and drops the oldest droppable entries past the bound. The numbers it
+// needs are in the history's meta, a point read; it scans the history
+// only for the first entry, for a meta an older version wrote (once: it
+// writes the meta), for
+// an entry appended by a version that does not keep the meta's last seq
+// (a gateway not yet upgraded on the same etcd), and to refill a drop
+// tier's queue, once every historyQueueLen drops.
 func (t *txn) record(flowID string, e HistoryEntry) error {
-	last, err := lastHistorySeq(t.tx, flowID)
+	meta, err := loadHistoryMeta(t.tx, flowID)
 	if err != nil {
 		return err
 	}
+	last := meta.LastSeq
+	if last == 0 {
+		if last, err = lastHistorySeq(t.tx, flowID); err != nil {
+			return err
+		}
+	}
 	e.Seq, e.At = last+1, t.now
-	if err := t.put(historyEntryKey(flowID, e.Seq), e); err != nil {
+	err = t.create(historyEntryKey(flowID, e.Seq), e)
+	if errors.Is(err, store.ErrKeyExists) {
+		// Another writer appended without moving LastSeq.
+		if last, err = lastHistorySeq(t.tx, flowID); err != nil {
+			return err
+		}
+		e.Seq = last + 1
+		err = t.create(historyEntryKey(flowID, e.Seq), e)
+	}
+	if err != nil {
 		return err
+	}
+	meta.LastSeq = e.Seq
+	queues := meta.queues()
+	for _, q := range queues {
+		q.appended(e.Seq, e.Kind.tier())
 	}
 	limit := int64(t.historyLimit)
 	if limit <= 0 {
 		limit = DefaultHistoryLimit
 	}
-	if e.Seq <= limit {
-		return nil // nothing was ever dropped, and the count is the seq
-	}
-	meta, err := loadHistoryMeta(t.tx, flowID)
-	if err != nil {
-		return err
-	}
-	before := meta
 	for e.Seq-meta.Dropped > limit {
-		dropped, err := t.dropOldest(flowID, e.Seq, &meta)
+		dropped, err := t.dropOldest(flowID, e.Seq, queues)
 		if err != nil {
 			return err
 		}
@@ -140,14 +175,12 @@ func (t *txn) record(flowID string, e HistoryEntry) error {
 		}
 		meta.Dropped++
 	}
-	if meta == before {
-		return nil
-	}
+	meta.ProgressFrom, meta.OrdinaryFrom = meta.Progress.from(), meta.Ordinary.from()
 	return t.put(historyMetaKey(flowID), meta)
 }
 
 // lastHistorySeq returns the seq of flow flowID's newest history entry,
-// 0 when it has none.
+// 0 when it has none, by a scan.
 func lastHistorySeq(tx store.ReadTx, flowID string) (int64, error) {
 	var (
 		last int64
@@ -164,62 +197,35 @@ func lastHistorySeq(tx store.ReadTx, flowID string) (int64, error) {
 
 // dropOldest deletes the oldest progress entry of flow flowID's history,
 // else its oldest other droppable entry, and reports whether there was
-// one; it moves meta's search starts past what it looked at. The entry
-// just appended, seq newest, is never the one dropped: the latest
-// progress is the one worth keeping.
-func (t *txn) dropOldest(flowID string, newest int64, meta *historyMeta) (bool, error) {
-	for _, tier := range []struct {
-		name string
-		from *int64
-	}{{tierProgress, &meta.ProgressFrom}, {tierOrdinary, &meta.OrdinaryFrom}} {
-		seq, err := t.oldestOfTier(flowID, tier.name, *tier.from, newest)
+// one. The entry just appended, seq newest, is never the one dropped: the
+// latest progress is the one worth keeping.
+func (t *txn) dropOldest(flowID string, newest int64, queues []*tierQueue) (bool, error) {
+	for _, q := range queues {
+		seq, err := t.oldestOfTier(flowID, q, newest)
 		if err != nil {
 			return false, err
 		}
 		if seq == 0 {
-			*tier.from = newest // none before it; the newest may become droppable
 			continue
 		}
-		*tier.from = seq + 1
+		q.Seqs = q.Seqs[1:]
 		if err := t.del(historyEntryKey(flowID, seq)); err != nil {
 			return false, err
 		}
-		return true, t.del(historyDropKey(flowID, tier.name, seq))
+		return true, t.del(historyDropKey(flowID, q.tier, seq))
 	}
 	return false, nil
 }
 
-// oldestOfTier returns the seq of the oldest entry of flow flowID's
-// history in drop tier tier, from seq from on and before newest; 0 when
-// there is none.
-func (t *txn) oldestOfTier(flowID, tier string, from, newest int64) (int64, error) {
-	var (
-		found int64
-		bad   error
-	)
-	opts := store.ScanOptions{}
-	if from > 1 {
-		opts.After = historyEntryKey(flowID, from-1)
+// create puts v, encoded, at key, a key that must be new (see
+// store.Create).
+func (t *txn) create(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	err := t.tx.Scan(historyDir(flowID)+"e/", opts, func(it store.Item) bool {
-		var en struct {
-			Seq  int64       `json:"seq"`
-			Kind HistoryKind `json:"kind"`
-		}
-		if bad = json.Unmarshal(it.Value, &en); bad != nil {
-			bad = &DamagedRecord{Key: it.Key, Reason: "it does not decode: " + bad.Error()}
-			return false
-		}
-		if en.Seq >= newest {
-			return false
-		}
-		if en.Kind.tier() == tier {
-			found = en.Seq
-			return false
-		}
-		return true
-	})
-	return found, errors.Join(err, bad)
+	t.wrote = true
+	return store.Create(t.tx, key, b)
 }
 
 func loadHistoryMeta(tx store.ReadTx, flowID string) (historyMeta, error) {

@@ -12,10 +12,11 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// An append to a flow's history below its bound writes the entry and
-// nothing else: no drop mark, no bookkeeping record. Each flow write used
-// to put a drop mark and the history's meta as well.
-func TestHistoryAppendWritesOnlyTheEntry(t *testing.T) {
+// An append to a flow's history below its bound writes the entry and the
+// history's meta (its last seq, so that the next append needs no scan),
+// and nothing else: no drop mark. Each flow write used to put a drop mark
+// as well.
+func TestHistoryAppendWritesOnlyTheEntryAndMeta(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
 	eng, err := engine.New(st, engine.Config{})
@@ -29,6 +30,7 @@ func TestHistoryAppendWritesOnlyTheEntry(t *testing.T) {
 	for seq := 1; seq <= 11; seq++ {
 		want = append(want, fmt.Sprintf("history/%s/e/%020d", f.ID, seq))
 	}
+	want = append(want, "history/"+f.ID+"/meta")
 	require.Equal(t, want, keysUnder(t, st, "history/"+f.ID+"/"))
 }
 
@@ -75,10 +77,19 @@ func TestHistoryBoundOnTheEarlierLayout(t *testing.T) {
 // The bound drops what a plain model of it drops, over a long run of
 // progress, milestones and other changes: after every append, while more
 // than the limit are kept, the oldest progress entry but the newest goes,
-// else the oldest other droppable entry but the newest.
+// else the oldest other droppable entry but the newest. A limit above the
+// meta's queues (16 entries a tier) makes them refill from the history.
 func TestHistoryBoundMatchesItsModel(t *testing.T) {
 	t.Parallel()
-	const limit = 12
+	for _, limit := range []int{12, 70} {
+		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
+			t.Parallel()
+			boundMatchesItsModel(t, limit)
+		})
+	}
+}
+
+func boundMatchesItsModel(t *testing.T, limit int) {
 	small, err := engine.New(openStore(t), engine.Config{HistoryLimit: limit})
 	require.NoError(t, err)
 	full, err := engine.New(openStore(t), engine.Config{HistoryLimit: 1 << 20})

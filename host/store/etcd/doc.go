@@ -37,6 +37,21 @@
 // Store wrote before is that one Txn and no read. A stale cache entry
 // fails the compare; the Else reads the compared keys back into the cache
 // in the same round trip.
+//
+// store.Create, for a key the caller knows to be new (the next entry of a
+// flow's history), reads nothing: the reader takes a key it knows
+// nothing of to be absent (AssumeAbsent) and the Txn compares that it is
+// (ModRevision = 0). A wrong guess fails the Txn, whose Else reads the key
+// back; the function's second run sees it and Create refuses with
+// store.ErrKeyExists. So a flow update is one Txn even though each one
+// creates a history entry no cache has seen.
+//
+// etcd serves a scan in descending key order by reading the whole range
+// and sorting it (the limit applies after the sort), so a reverse scan
+// costs as much as the range holds, values included, however few keys it
+// asks for. A flow's history append used one (for the newest entry) and
+// grew slower as the history grew; it now reads a point record instead.
+// The engine's newest-first lists still scan in reverse.
 // A guarded write of a flow is thus one Txn that compares the flow's
 // ModRevision (which moves whenever its Version does, and also when the
 // key is deleted and re-created) and puts the flow, its indexes and its

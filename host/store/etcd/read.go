@@ -78,19 +78,8 @@ func (r *reader) Revision(key string) (int64, error) {
 // etcd, and so is one a scan of the Update found absent, or one in the
 // Store's cache when r.cached.
 func (r *reader) point(key string) (*mvccpb.KeyValue, int64, error) {
-	if k, ok := r.known[key]; ok {
+	if k, ok := r.recall(key); ok {
 		return k.kv, k.at, nil
-	}
-	if at, ok := r.seen.scannedAt(r.s.prefix + key); ok {
-		// A scan saw every key of a range holding key, and not key.
-		r.remember(key, nil, at)
-		return nil, at, nil
-	}
-	if r.cached {
-		if k, ok := r.s.cache.get(r.s.prefix + key); ok {
-			r.remember(key, k.kv, k.at)
-			return k.kv, k.at, nil
-		}
 	}
 	resp, err := r.get(r.s.prefix+key, nil)
 	if err != nil {
@@ -105,6 +94,47 @@ func (r *reader) point(key string) (*mvccpb.KeyValue, int64, error) {
 		r.s.cache.put(r.s.prefix+key, kv, r.rev)
 	}
 	return kv, r.rev, nil
+}
+
+// recall returns what the Update knows of key without asking etcd:
+// what it read of it, a scan of a range holding key that did not see it,
+// or, when r.cached, the Store's cache.
+func (r *reader) recall(key string) (cached, bool) {
+	if k, ok := r.known[key]; ok {
+		return k, true
+	}
+	if at, ok := r.seen.scannedAt(r.s.prefix + key); ok {
+		// A scan saw every key of a range holding key, and not key.
+		r.remember(key, nil, at)
+		return r.known[key], true
+	}
+	if r.cached {
+		if k, ok := r.s.cache.get(r.s.prefix + key); ok {
+			r.remember(key, k.kv, k.at)
+			return k, true
+		}
+	}
+	return cached{}, false
+}
+
+// AssumeAbsent implements store.AbsenceAssumer: a key the Update knows
+// (see recall) is answered from that; another is taken to be absent,
+// with no read, and the commit compares that it is (readSet.assume). The
+// Update's third run and later ones, which read etcd only, read it.
+func (r *reader) AssumeAbsent(key string) (bool, error) {
+	if key == "" {
+		return false, store.ErrEmptyKey
+	}
+	if _, ok := r.recall(key); !ok && r.cached && r.seen != nil {
+		r.remember(key, nil, r.rev)
+		r.seen.assume(r.s.prefix + key)
+		return false, nil
+	}
+	_, err := r.Get(key)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // remember keeps what the snapshot holds at key (nil: nothing), as

@@ -42,6 +42,10 @@ const (
 type seenKey struct {
 	mod, version, at int64
 	kind             readKind
+	// assumed says that the key was not read but taken to be absent
+	// (reader.AssumeAbsent): no revision vouches for it, only its
+	// compare.
+	assumed bool
 }
 
 // keyRange is [start, end) of etcd keys, as read at revision at.
@@ -62,14 +66,24 @@ func (rs *readSet) saw(key string, kv *mvccpb.KeyValue, at int64, kind readKind)
 	if rs == nil {
 		return
 	}
+	if old, ok := rs.keys[key]; ok {
+		old.kind = max(old.kind, kind)
+		rs.keys[key] = old
+		return
+	}
 	k := seenKey{at: at, kind: kind}
 	if kv != nil {
 		k.mod, k.version = kv.ModRevision, kv.Version
 	}
-	if old, ok := rs.keys[key]; ok {
-		k.mod, k.version, k.at, k.kind = old.mod, old.version, old.at, max(old.kind, kind)
-	}
 	rs.keys[key] = k
+}
+
+// assume records that key was taken to be absent without a read: the
+// commit compares that it still is, as for a key got and not found.
+func (rs *readSet) assume(key string) {
+	if _, ok := rs.keys[key]; !ok {
+		rs.keys[key] = seenKey{kind: got, assumed: true}
+	}
 }
 
 // covered records that a scan saw every key in [start, end) at revision
@@ -190,10 +204,14 @@ func (rs *readSet) directories(keys []string) []keyRange {
 	return out
 }
 
-// oldest returns the oldest revision anything was read at.
+// oldest returns the oldest revision anything was read at, 0 when a key
+// was assumed absent (no revision vouches for that).
 func (rs *readSet) oldest() int64 {
 	var at int64
 	for _, k := range rs.keys {
+		if k.assumed {
+			return 0
+		}
 		if at == 0 || k.at < at {
 			at = k.at
 		}

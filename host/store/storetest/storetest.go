@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ScanLimitAndPaging", testScanLimitAndPaging},
 		{"ScanEarlyStop", testScanEarlyStop},
 		{"CompareAndSwap", testCompareAndSwap},
+		{"Create", testCreate},
 		{"Linearizable", testLinearizable},
 		{"GroupCommitDisjointWriters", testGroupCommitDisjointWriters},
 		{"FailingWriterIsolated", testFailingWriterIsolated},
