@@ -16,6 +16,17 @@ type AdvanceRequest struct {
 	// Tasks are the tasks to create in the flow; at least one. Each
 	// TaskRequest.FlowID is the flow's id or empty (the host fills it in).
 	Tasks []TaskRequest `json:"tasks"`
+	// AckSeq, when not 0, is the Seq of the event the controller is
+	// handling for this flow, and says this Advance is the last write it
+	// makes for that event: the gateway removes the event from the
+	// outbox in the same transaction, so the event costs no commit of its
+	// own, and it is gone only together with what the controller did for
+	// it. Set it only on the last write: an event acknowledged early is
+	// not delivered again when the controller stops before its later
+	// writes. It is ignored when the event is no longer the one in
+	// delivery (it was acknowledged already, or parked); what
+	// HandleEvent returns afterwards is then moot for that event.
+	AckSeq int64 `json:"ack_seq,omitempty"`
 }
 
 // AdvanceResult is what Host.Advance did: the flow as it now is, and the

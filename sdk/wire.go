@@ -182,6 +182,7 @@ func advanceToProto(flowID string, expected int64, a AdvanceRequest) (*pb.Advanc
 		BlockedTaskId:    u.BlockedTaskID,
 		BlockedSummary:   u.BlockedSummary,
 		Tasks:            make([]*pb.CreateTaskRequest, len(a.Tasks)),
+		AckSeq:           a.AckSeq,
 	}
 	for i, req := range a.Tasks {
 		t, err := taskRequestToProto(req)

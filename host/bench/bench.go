@@ -33,6 +33,7 @@ const (
 	FigChainGateway   = "workflow_20_steps_gateway"
 	FigChainCold      = "workflow_20_steps_no_gateway"
 	FigForEach        = "workflow_for_each_100"
+	FigChainFloor     = "workflow_step_floor"
 )
 
 // listPage is the CLI's default page size (cli's defaultListLimit), the

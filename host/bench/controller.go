@@ -28,8 +28,9 @@ const controllerWarmup = 10
 //
 // Each timed event is the flow.started of a fresh flow of a one-step
 // workflow (the flow is created untimed). The controller reads the flow,
-// resumes it, lists its tasks, records the step it stands at and creates
-// the step's task: five callbacks, three commits. The same event is then
+// resumes it, lists its tasks, and records the step it stands at and
+// creates the step's task in one Advance, which also acknowledges the
+// event: four callbacks, two commits. The same event is then
 // delivered again (timed as the read figure): the controller reads the
 // flow and its tasks, finds the task active and writes nothing. Every
 // flow must end running with exactly one task.

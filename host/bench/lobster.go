@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/runner"
 )
 
 // lobsterPackage is the npm package of Lobster, the baseline of the
@@ -68,7 +70,9 @@ func lastLine(s string) string {
 // the same files run by Lobster, in interleaved rounds: a 20-step chain
 // with a gateway running and with none (the command hosts one), and a
 // 100-way for_each with a gateway running. Each run is the whole command
-// as a user types it, timed from start to exit; each must succeed.
+// as a user types it, timed from start to exit; each must succeed. Each
+// round also runs the chain's steps with no store and no controller
+// (chainFloor), the floor of a step beside Lobster's time per step.
 func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 	figs := []Figure{
 		{Name: FigChainGateway, Title: "20-step workflow, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
@@ -77,6 +81,9 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.75}, Note: "the command hosts a gateway for its own duration"},
 		{Name: FigForEach, Title: "100-way for_each of echo, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}},
+		{Name: FigChainFloor, Title: "a chain step's floor: warm shim, child and exit, no store", Unit: "ms",
+			BaselineTitle: "Lobster, per step of the 20-step chain", BaselineUnit: "ms",
+			Note: "the 20-step chain's steps run as the runner runs tasks, with no store and no controller; no target: it bounds what one shim per task allows"},
 	}
 	if r.cfg.SkipLobster {
 		r.skip(figs, "left out (--no-lobster)")
@@ -120,8 +127,15 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 	for i := range figs {
 		byName[figs[i].Name] = &figs[i]
 	}
+	shims, stopWarm := r.warmShims(bg)
+	defer stopWarm()
 	base := map[string][]float64{}
-	for range r.sz.Rounds {
+	for round := range r.sz.Rounds {
+		d, err := chainFloor(ctx, shims, filepath.Join(r.tmp, "floor", strconv.Itoa(round)), 20)
+		if err != nil {
+			return nil, err
+		}
+		byName[FigChainFloor].Rounds = append(byName[FigChainFloor].Rounds, float64(d.Microseconds())/1000)
 		for _, run := range runs {
 			cmd := exec.CommandContext(ctx, lobster, "run", "--mode", "tool", "--file", run.file)
 			if run.flowgate != "" {
@@ -145,8 +159,11 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 	}
 	for i := range figs {
 		figs[i].Value, figs[i].Baseline = median(figs[i].Rounds), median(base[figs[i].Name])
-		if figs[i].Name == FigChainCold {
+		switch figs[i].Name {
+		case FigChainCold:
 			figs[i].Baseline = median(base[FigChainGateway])
+		case FigChainFloor:
+			figs[i].Baseline = median(base[FigChainGateway]) * 1000 / 20
 		}
 	}
 	return figs, nil
@@ -159,6 +176,23 @@ func (r *run) skip(figs []Figure, why string) {
 		r.skipped = append(r.skipped, fmt.Sprintf("%s: %s", f.Title, why))
 	}
 	r.progress("the %d figures against Lobster are not measured: %s", len(figs), why)
+}
+
+// warmShims returns the shims of the run's executable with one kept warm,
+// as a gateway's runner keeps it, and the function that stops keeping it
+// and reaps the waiting one.
+func (r *run) warmShims(ctx context.Context) (*runner.Shims, func()) {
+	shims := runner.NewShims(r.cfg.Self, r.cfg.Logger.Named("bench"))
+	kctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shims.KeepWarm(kctx)
+	}()
+	return shims, func() {
+		cancel()
+		<-done
+	}
 }
 
 // newPipelineGateway returns a gateway over home that serves its socket

@@ -15,7 +15,16 @@ import (
 // that task (created false). Any refusal (a stale revision as a
 // *sdk.RevisionConflictError, a flow that accepts no tasks, a bad spec)
 // changes nothing.
-func (e *Engine) Advance(id string, expected int64, u sdk.FlowUpdate, tasks []CreateTaskInput) (sdk.AdvanceResult, error) {
+//
+// ack, when not 0, is the sequence number of the event of flow id that
+// the controller is handling, and says this Advance is the last write
+// it makes for it (sdk.AdvanceRequest.AckSeq): the event is removed from
+// the outbox in the same transaction, so it costs no commit of its own
+// and is gone only with what the controller did for it. Only the head of
+// the flow's outbox, the event in delivery, is removed, and not when it
+// is parked; another number (an event already acknowledged) is ignored.
+// A removed event is announced as an EventAcked change.
+func (e *Engine) Advance(id string, expected int64, u sdk.FlowUpdate, tasks []CreateTaskInput, ack int64) (sdk.AdvanceResult, error) {
 	if err := checkExpected(expected); err != nil {
 		return sdk.AdvanceResult{}, err
 	}
@@ -57,7 +66,7 @@ func (e *Engine) Advance(id string, expected int64, u sdk.FlowUpdate, tasks []Cr
 				return err
 			}
 		}
-		return nil
+		return t.ackHandled(id, ack)
 	})
 	if err != nil {
 		return sdk.AdvanceResult{}, err

@@ -37,7 +37,8 @@
 // Every change a controller must react to appends an sdk.Event to the
 // flow's outbox, with a per-flow sequence, in the same transaction as the
 // change. Delivery (a later layer) reads Events and removes each with
-// AckEvent once handled.
+// AckEvent once handled, or a controller's Advance removes the event it
+// handles in its own transaction (its ack).
 //
 // # History
 //

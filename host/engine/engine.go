@@ -43,6 +43,10 @@ const (
 	// NoticeQueued: a task's or a flow's finish notice was queued (see
 	// Notice); TaskID is empty for a flow's.
 	NoticeQueued
+	// EventAcked: event Seq of flow FlowID was acknowledged in the
+	// transaction of what its controller did for it (Advance's ack), so
+	// its delivery has no acknowledgement left to write.
+	EventAcked
 )
 
 // Change is one committed change a runner must act on.
@@ -50,6 +54,9 @@ type Change struct {
 	Kind   ChangeKind
 	TaskID string
 	FlowID string
+	// Seq is the event's sequence number of an EventAcked change; 0 for
+	// the others.
+	Seq int64
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.

@@ -87,14 +87,38 @@ func (e *Engine) AckEvent(flowID string, seq int64) error {
 		if err != nil {
 			return err
 		}
-		if err := t.del(eventKey(flowID, seq)); err != nil {
-			return err
-		}
-		if err := t.requeueHead(flowID, head); err != nil {
-			return err
-		}
-		return t.dropStreamIfDone(flowID)
+		return t.ack(flowID, seq, head)
 	})
+}
+
+// ack removes event seq of flow flowID from its outbox, head being the
+// outbox's head before; see AckEvent.
+func (t *txn) ack(flowID string, seq int64, head *sdk.Event) error {
+	if err := t.del(eventKey(flowID, seq)); err != nil {
+		return err
+	}
+	if err := t.requeueHead(flowID, head); err != nil {
+		return err
+	}
+	return t.dropStreamIfDone(flowID)
+}
+
+// ackHandled acknowledges event seq of flow flowID in the transaction of
+// what its controller did for it, when it is the head of the outbox (the
+// event in delivery) and not parked; see Advance. seq 0 asks for nothing.
+func (t *txn) ackHandled(flowID string, seq int64) error {
+	if seq == 0 {
+		return nil
+	}
+	head, err := headEvent(t.tx, flowID)
+	if err != nil || head == nil || head.Seq != seq || head.Parked {
+		return err
+	}
+	if err := t.ack(flowID, seq, head); err != nil {
+		return err
+	}
+	t.changes = append(t.changes, Change{Kind: EventAcked, FlowID: flowID, Seq: seq})
+	return nil
 }
 
 // Delivery is the head event of one flow's outbox, ready to deliver, and

@@ -236,12 +236,17 @@ type StartInput struct {
 // queued task: of several gateways starting it at once, one succeeds (a
 // guarded write) and the others are refused with ErrIllegalTransition.
 func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+	return e.changeTask(id, startTask(in))
+}
+
+// startTask is StartTask's change of the task.
+func startTask(in StartInput) func(t *txn, task *sdk.Task) error {
+	return func(t *txn, task *sdk.Task) error {
 		if err := checkTaskMove(task, sdk.TaskRunning); err != nil {
 			return err
 		}
 		if task.Status == sdk.TaskRunning {
-			return fmt.Errorf("%w: task %s is already running", sdk.ErrIllegalTransition, id)
+			return fmt.Errorf("%w: task %s is already running", sdk.ErrIllegalTransition, task.ID)
 		}
 		task.Status = sdk.TaskRunning
 		task.Attempts++
@@ -253,7 +258,7 @@ func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
 			task.StartedAt = t.now
 		}
 		return nil
-	})
+	}
 }
 
 // SetProcess records the identity of attempt's shim and child once they
@@ -329,7 +334,12 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 	if !in.Status.Terminal() {
 		return nil, invalid("a task finishes in a terminal status, not %q", in.Status)
 	}
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+	return e.changeTask(id, finishTask(in))
+}
+
+// finishTask is FinishTask's change of the task, in's status terminal.
+func finishTask(in FinishInput) func(t *txn, task *sdk.Task) error {
+	return func(t *txn, task *sdk.Task) error {
 		if err := checkTaskMove(task, in.Status); err != nil {
 			return err
 		}
@@ -362,7 +372,7 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 			return err
 		}
 		return t.markBillingExhausted(f.Chain(), billingEvidence(in.Error))
-	})
+	}
 }
 
 // BeginDiagnosis records, before the diagnoser starts, that the failed
@@ -396,23 +406,29 @@ func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
 // follow-up a task write needs.
 func (e *Engine) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk.Task, error) {
 	var out *sdk.Task
-	err := e.write(func(t *txn) error {
-		old, err := loadTask(t.tx, id)
-		if err != nil {
-			return err
-		}
-		task := *old
-		task.Errors = append([]string(nil), old.Errors...)
-		if err := fn(t, &task); err != nil {
-			return err
-		}
-		if err := t.saveTask(old, &task); err != nil {
-			return err
-		}
-		out = &task
-		return t.afterTaskWrite(old, &task)
+	err := e.write(func(t *txn) (err error) {
+		out, err = t.changeTask(id, fn)
+		return err
 	})
 	return out, err
+}
+
+// changeTask is Engine.changeTask in the caller's transaction. fn's
+// refusal is returned before anything is written.
+func (t *txn) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk.Task, error) {
+	old, err := loadTask(t.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	task := *old
+	task.Errors = append([]string(nil), old.Errors...)
+	if err := fn(t, &task); err != nil {
+		return nil, err
+	}
+	if err := t.saveTask(old, &task); err != nil {
+		return nil, err
+	}
+	return &task, t.afterTaskWrite(old, &task)
 }
 
 // afterTaskWrite keeps the task's flow in step: a mirrored flow is

@@ -185,15 +185,16 @@ func (g *Gateway) Start(ctx context.Context) error {
 	eng, err := engine.New(st.Store, engine.Config{
 		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
 		Notify: func(c engine.Change) {
-			if c.Kind == engine.EventQueued {
+			switch c.Kind {
+			case engine.EventQueued:
 				del.Wake()
-				return
-			}
-			if c.Kind == engine.NoticeQueued {
+			case engine.EventAcked:
+				del.Acked(c.FlowID, c.Seq)
+			case engine.NoticeQueued:
 				ntf.Wake()
-				return
+			default:
+				run.Notify(c)
 			}
-			run.Notify(c)
 		},
 	})
 	if err == nil {

@@ -113,6 +113,9 @@ type Deliverer struct {
 	life     lifecycle.Service
 	mu       sync.Mutex
 	inflight map[string]bool // flow ids
+	// acked holds, for flows in flight, the event their controller
+	// acknowledged in the transaction of what it did for it (Acked).
+	acked map[string]int64
 	// indexed is set once the delivery queue matches the outbox
 	// (engine.IndexOutbox), which the first pass makes sure of.
 	indexed bool
@@ -122,7 +125,7 @@ type Deliverer struct {
 // controller with lookup; lookup returns an error when none runs.
 func NewDeliverer(eng *engine.Engine, lookup func(controller string) (Handler, error), cfg DeliveryConfig) *Deliverer {
 	cfg = cfg.withDefaults()
-	d := &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{},
+	d := &Deliverer{eng: eng, lookup: lookup, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), inflight: map[string]bool{}, acked: map[string]int64{},
 		storeLog: &throttle.Log{Logger: cfg.Logger}}
 	d.life.Name = "event delivery"
 	return d
@@ -135,6 +138,28 @@ func (d *Deliverer) Wake() {
 	case d.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Acked tells the deliverer that event seq of flow flowID was
+// acknowledged in the transaction of what its controller did for it
+// (sdk.AdvanceRequest.AckSeq): when the flow's delivery is in flight, it
+// then writes no acknowledgement of its own. Wire it to the engine's
+// EventAcked changes; without it, the acknowledgement after HandleEvent
+// finds the event gone and writes nothing. It never blocks on I/O.
+func (d *Deliverer) Acked(flowID string, seq int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inflight[flowID] {
+		d.acked[flowID] = seq
+	}
+}
+
+// ackedInTx reports whether ev was acknowledged with its controller's
+// write (Acked).
+func (d *Deliverer) ackedInTx(ev *sdk.Event) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.acked[ev.FlowID] == ev.Seq
 }
 
 // Start begins delivering, in the background until Stop. Starting a
@@ -231,6 +256,7 @@ func (d *Deliverer) deliverDue() {
 		done := func() {
 			d.mu.Lock()
 			delete(d.inflight, del.Event.FlowID)
+			delete(d.acked, del.Event.FlowID)
 			d.mu.Unlock()
 		}
 		started := d.life.Go(func(ctx context.Context) {
@@ -260,7 +286,9 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		return // stopping: the event stays for the next gateway
 	}
 	if err == nil {
-		if aerr := d.hold.Observe(d.eng.AckEvent(ev.FlowID, ev.Seq)); aerr != nil {
+		if d.ackedInTx(ev) {
+			d.hold.Succeed() // the controller's write committed: the store writes
+		} else if aerr := d.hold.Observe(d.eng.AckEvent(ev.FlowID, ev.Seq)); aerr != nil {
 			d.storeLog.Error("acknowledge event; it will be delivered again", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
 			return
 		}

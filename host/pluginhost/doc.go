@@ -32,7 +32,9 @@
 //
 // The Deliverer hands each flow's outbox to the flow's controller: in
 // order, one event at a time per flow, at least once. An event is removed
-// only when HandleEvent returns nil. A failure is retried with backoff; a
+// only when HandleEvent returns nil, or with the controller's last write
+// for it (sdk.AdvanceRequest.AckSeq), in which case its delivery writes
+// nothing more (Deliverer.Acked). A failure is retried with backoff; a
 // controller that is restarting does not count against the event, but an
 // error, a timeout or a controller that cannot run at all does, and after
 // MaxFailures the event is parked and the flow blocked with a summary that

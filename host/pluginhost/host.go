@@ -124,7 +124,7 @@ func (h *host) Advance(_ context.Context, flowID string, expected int64, a sdk.A
 	for i, req := range reqs {
 		in[i] = h.taskInput(req)
 	}
-	return h.eng.Advance(flowID, expected, a.Update, in)
+	return h.eng.Advance(flowID, expected, a.Update, in, a.AckSeq)
 }
 
 func (h *host) UpdateFlow(_ context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {

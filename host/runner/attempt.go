@@ -284,13 +284,13 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	}
 	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Signal: st.Signal, Reason: st.Reason, Result: res}
 	if status == sdk.TaskSucceeded {
-		r.finish(task, in)
+		r.finishHandingOff(task, in)
 		return
 	}
 	in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
 	if status == sdk.TaskCancelled {
 		in.Reason = "cancelled"
-		r.finish(task, in)
+		r.finishHandingOff(task, in)
 		return
 	}
 	stderrTail, _ := readTail(filepath.Join(a.dir, "stderr"), tailBytes)
@@ -340,6 +340,12 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 // finish records how the task ended; it returns the error of that write.
 func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
 	ended, err := r.eng.FinishTask(task.ID, in)
+	return r.recordedEnd(task, in, ended, err)
+}
+
+// recordedEnd logs and counts the end of task as in asked for it, ended
+// as the store recorded it or err; it returns err.
+func (r *Runner) recordedEnd(task *sdk.Task, in engine.FinishInput, ended *sdk.Task, err error) error {
 	if settledElsewhere(err) {
 		r.log.Debug("task end not recorded: the task moved on", "task", task.ID, "error", err)
 		return err

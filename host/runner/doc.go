@@ -30,7 +30,9 @@
 // At most MaxRunning tasks run; the rest wait in FIFO order and survive
 // restarts. When there is room for several, they are launched at once,
 // so their commits share the store's group commits, and a slot freed
-// while others launch is filled without waiting for them. A failed attempt is retried with backoff (Backoff) while its
+// while others launch is filled without waiting for them. A task that
+// ends succeeded or cancelled while another waits hands its slot over in
+// the commit of its end (engine.FinishAndStart). A failed attempt is retried with backoff (Backoff) while its
 // policy allows, after it is classified (see Failure classification).
 // Progress lines are read from
 // the task's progress file and recorded with their file offset, in one

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -70,6 +71,10 @@ type Runner struct {
 	// once marks a runner that settles what ended and follows nothing
 	// (Reconcile, Preview): it never waits for the network.
 	once bool
+	// dispatching is set once the dispatch loop runs: only then does a
+	// task that ends hand its slot to a queued one (finishHandingOff);
+	// recovery, Reconcile and Preview never start a task.
+	dispatching atomic.Bool
 
 	// classes classifies failed attempts.
 	classes *Classifier
@@ -217,9 +222,16 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 		r.log.Debug("task not started", "task", queued.ID, "error", err)
 		return
 	}
+	r.launchStarted(ctx, queued, task)
+}
+
+// launchStarted launches the attempt of task, started (recorded running)
+// from queued: its files, its shim, and the supervision of both.
+func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 	r.cfg.Observer.TaskStarted(task.StartedAt.Sub(runnableSince(queued)))
 	n := task.Attempts
-	if why, err := r.eng.FlowHalted(task.FlowID); err != nil || why != "" {
+	why, err := r.eng.FlowHalted(task.FlowID)
+	if err != nil || why != "" {
 		r.finishFailed(task, n, "chain-halted", fmt.Sprintf("attempt %d: not started: %s", n, haltReason(why, err)))
 		return
 	}

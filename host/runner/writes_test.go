@@ -29,6 +29,15 @@ type counted struct {
 // shims with launch and looks at running tasks every poll.
 func openCounted(t *testing.T, dir string, launch func(string, []string) (*os.Process, error), poll time.Duration) *counted {
 	t.Helper()
+	c := newCounted(t, dir, runner.Config{Launch: launch, Poll: poll})
+	require.NoError(t, c.run.Start(context.Background()))
+	return c
+}
+
+// newCounted opens dir's store and makes a runner over it with cfg (its
+// Home dir), not started.
+func newCounted(t *testing.T, dir string, cfg runner.Config) *counted {
+	t.Helper()
 	c := &counted{}
 	var err error
 	// MaxBatch 1: each write is its own commit, so the count is of writes,
@@ -37,9 +46,9 @@ func openCounted(t *testing.T, dir string, launch func(string, []string) (*os.Pr
 	require.NoError(t, err)
 	c.eng, err = engine.New(c.st, engine.Config{Notify: func(ch engine.Change) { c.run.Notify(ch) }})
 	require.NoError(t, err)
-	c.run, err = runner.New(c.eng, runner.Config{Home: dir, Launch: launch, Poll: poll})
+	cfg.Home = dir
+	c.run, err = runner.New(c.eng, cfg)
 	require.NoError(t, err)
-	require.NoError(t, c.run.Start(context.Background()))
 	return c
 }
 
@@ -82,6 +91,39 @@ func TestShortTaskWritesItsStartAndItsEnd(t *testing.T) {
 	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
 	require.Equal(t, sdk.TaskSucceeded, got.Status)
 	require.Equal(t, int64(3), c.writesSince(t, before), "create, start, end")
+}
+
+// A task that ends while another waits for its slot hands the slot over
+// in one write: the end of the one and the start of the other. Three
+// short tasks one at a time cost four writes, not six.
+func TestAnEndingTaskHandsItsSlotToTheNextInOneWrite(t *testing.T) {
+	t.Parallel()
+	launchAndWait := func(dir string, env []string) (*os.Process, error) {
+		p, err := launchShim(dir, env)
+		if err == nil {
+			_, err = p.Wait()
+		}
+		return p, err
+	}
+	c := newCounted(t, t.TempDir(), runner.Config{Launch: launchAndWait, Poll: time.Hour, MaxRunning: 1})
+	t.Cleanup(func() { c.close(t) })
+	var ids []string
+	for range 3 {
+		task, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+		require.NoError(t, err)
+		ids = append(ids, task.ID)
+	}
+	before := c.writes.Load()
+	require.NoError(t, c.run.Start(context.Background()))
+	var got []*sdk.Task
+	for _, id := range ids {
+		got = append(got, waitTask(t, c.eng, id, ended, waitLimit))
+		require.Equal(t, sdk.TaskSucceeded, got[len(got)-1].Status)
+	}
+	require.Equal(t, int64(4), c.writesSince(t, before), "the first start, two hand-overs, the last end")
+	for i := 1; i < len(got); i++ {
+		require.Equal(t, got[i-1].EndedAt, got[i].StartedAt, "task %d starts as task %d ends", i+1, i)
+	}
 }
 
 // A runner that reattaches to a running task after a restart does not

@@ -111,3 +111,60 @@ func activeTasks(h *sdktest.Harness, flowID string) []*sdk.Task {
 	}
 	return out
 }
+
+// acking is the pipeline controller with, for each event it handles, the
+// event's Seq and the AckSeq of each Advance it made.
+type acking struct {
+	sdk.Controller
+	mu    sync.Mutex
+	pairs [][2]int64
+}
+
+func (c *acking) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
+	return c.Controller.HandleEvent(ctx, &ackNoter{Host: h, ev: ev.Seq, c: c}, ev)
+}
+
+// ackNoter notes the AckSeq of each Advance against the event in hand.
+type ackNoter struct {
+	sdk.Host
+	ev int64
+	c  *acking
+}
+
+func (n *ackNoter) Advance(ctx context.Context, id string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
+	n.c.mu.Lock()
+	n.c.pairs = append(n.c.pairs, [2]int64{n.ev, a.AckSeq})
+	n.c.mu.Unlock()
+	return n.Host.Advance(ctx, id, expected, a)
+}
+
+// The Advance that starts a step's task acknowledges the event its pass
+// handles, so a step's event costs no commit of its own (the Advance ends
+// the pass: nothing is written for that event after it).
+func TestAStepsAdvanceAcknowledgesItsEvent(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"shell.lobster", "parallel.lobster", "foreach.lobster"} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			ctl := &acking{Controller: pipeline.New()}
+			r := &runner{}
+			h := sdktest.New(t, ctl)
+			f, _ := start(t, h, file, nil)
+			for range 10 {
+				tasks := activeTasks(h, f.ID)
+				if len(tasks) == 0 {
+					break
+				}
+				r.run(t, h, tasks[0])
+			}
+			require.Equal(t, sdk.FlowSucceeded, h.Flow(f.ID).Status, h.Flow(f.ID).BlockedSummary)
+			ctl.mu.Lock()
+			defer ctl.mu.Unlock()
+			require.GreaterOrEqual(t, len(ctl.pairs), 2)
+			for _, p := range ctl.pairs {
+				require.NotZero(t, p[1], "an Advance acknowledges its event")
+				require.Equal(t, p[0], p[1], "the Advance acknowledges the event in hand")
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 			return err
 		}
 	}
-	r := &run{host: host, flow: f, opts: c.opts, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
+	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
 	if c.opts.SharedStore {
 		r.files.store = &hostValues{ctx: ctx, host: host}
 	}

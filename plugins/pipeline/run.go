@@ -19,9 +19,12 @@ import (
 // one transaction), else an update, a park or an end (plus a cancel
 // request after it).
 type run struct {
-	opts  Options
-	host  sdk.Host
-	flow  *sdk.Flow
+	opts Options
+	host sdk.Host
+	flow *sdk.Flow
+	// ack is the Seq of the event the pass handles; the Advance that
+	// ends the pass acknowledges it (sdk.AdvanceRequest.AckSeq).
+	ack   int64
 	wf    *flows.Workflow
 	st    *state
 	args  map[string]any
@@ -277,13 +280,14 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 // create writes what the pass learned, standing at step stepID, and
 // creates the tasks (each idempotent by its key), in one Host.Advance: a
 // step costs one commit, and the state that names a step's tasks is never
-// written without them.
+// written without them. The Advance ends the pass, so it also
+// acknowledges the pass's event: the event costs no commit of its own.
 func (r *run) create(ctx context.Context, stepID string, reqs ...sdk.TaskRequest) error {
 	u, _, err := r.update(stepID)
 	if err != nil {
 		return err
 	}
-	res, err := r.host.Advance(ctx, r.flow.ID, r.flow.Revision, sdk.AdvanceRequest{Update: u, Tasks: reqs})
+	res, err := r.host.Advance(ctx, r.flow.ID, r.flow.Revision, sdk.AdvanceRequest{Update: u, Tasks: reqs, AckSeq: r.ack})
 	if err != nil {
 		return err
 	}

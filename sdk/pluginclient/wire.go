@@ -176,7 +176,8 @@ func advanceFromProto(r *pb.AdvanceRequest) (sdk.AdvanceRequest, error) {
 			BlockedTaskID:  r.BlockedTaskId,
 			BlockedSummary: r.BlockedSummary,
 		},
-		Tasks: make([]sdk.TaskRequest, len(r.GetTasks())),
+		Tasks:  make([]sdk.TaskRequest, len(r.GetTasks())),
+		AckSeq: r.GetAckSeq(),
 	}
 	for i, t := range r.GetTasks() {
 		req, err := taskRequestFromProto(t)

@@ -73,6 +73,7 @@ var conformanceCases = []conformanceCase{
 	{"IdempotencyKey", testIdempotencyKey},
 	{"Advance", testAdvance},
 	{"AdvanceRefused", testAdvanceRefused},
+	{"AdvanceAcks", testAdvanceAcks},
 	{"ListTasks", testListTasks},
 	{"FinishedTask", testFinishedTask},
 	{"CancelTask", testCancelTask},

@@ -83,3 +83,25 @@ func testAdvanceRefused(c *conformance) {
 	c.sameJSON(end.State, `{"a":1}`, "state after refused Advances")
 	c.same(len(c.tasks(f)), 0, "tasks after refused Advances")
 }
+
+// testAdvanceAcks checks that an Advance naming the event in delivery
+// (AckSeq) removes it with its writes, and that one naming another event
+// leaves the outbox as it was.
+func testAdvanceAcks(c *conformance) {
+	f := c.flow()
+	evs, err := c.fx.Events(f.ID)
+	c.ok(err, "read the outbox")
+	c.same(len(evs), 1, "events of a new flow")
+	a := advanceRequest(f, "one", `{"n":1}`, "one")
+	a.AckSeq = evs[0].Seq + 1
+	res, err := c.fx.Host.Advance(c.ctx, f.ID, f.Revision, a)
+	c.ok(err, "Advance naming an event not in delivery")
+	c.events(f.ID, "flow.started")
+
+	a = advanceRequest(f, "two", `{"n":2}`, "two")
+	a.AckSeq = evs[0].Seq
+	_, err = c.fx.Host.Advance(c.ctx, f.ID, res.Flow.Revision, a)
+	c.ok(err, "Advance acknowledging the event in delivery")
+	c.events(f.ID)
+	c.same(len(c.tasks(f)), 2, "tasks after two Advances")
+}

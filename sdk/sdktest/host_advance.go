@@ -56,5 +56,8 @@ func (h *Host) Advance(ctx context.Context, flowID string, expected int64, a sdk
 			res.Tasks[i], res.Created[i] = h.createTask(f, req), true
 		}
 	}
+	if evs := h.outbox[flowID]; a.AckSeq != 0 && len(evs) > 0 && evs[0].Seq == a.AckSeq {
+		h.outbox[flowID] = evs[1:]
+	}
 	return res, nil
 }

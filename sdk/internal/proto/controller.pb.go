@@ -1148,7 +1148,13 @@ type AdvanceRequest struct {
 	// tasks are created in order, each as CreateTask creates it (an
 	// idempotency key that names an existing task returns that task). A
 	// task's flow_id is this flow_id, or empty; at least one is required.
-	Tasks         []*CreateTaskRequest `protobuf:"bytes,8,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	Tasks []*CreateTaskRequest `protobuf:"bytes,8,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	// ack_seq, when not 0, is the seq of the event the controller is
+	// handling for this flow, and says this Advance is the last write it
+	// makes for that event: the gateway removes the event in the same
+	// transaction. Ignored when that event is no longer the one in
+	// delivery (already acknowledged, or parked).
+	AckSeq        int64 `protobuf:"varint,9,opt,name=ack_seq,json=ackSeq,proto3" json:"ack_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1237,6 +1243,13 @@ func (x *AdvanceRequest) GetTasks() []*CreateTaskRequest {
 		return x.Tasks
 	}
 	return nil
+}
+
+func (x *AdvanceRequest) GetAckSeq() int64 {
+	if x != nil {
+		return x.AckSeq
+	}
+	return 0
 }
 
 // AdvanceResponse carries the flow after the change and the tasks, in the
@@ -2276,7 +2289,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05_waitB\x0f\n" +
 	"\r_current_stepB\x12\n" +
 	"\x10_blocked_task_idB\x12\n" +
-	"\x10_blocked_summary\"\x9a\x03\n" +
+	"\x10_blocked_summary\"\xb3\x03\n" +
 	"\x0eAdvanceRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12\x19\n" +
@@ -2285,7 +2298,8 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\fcurrent_step\x18\x05 \x01(\tH\x02R\vcurrentStep\x88\x01\x01\x12+\n" +
 	"\x0fblocked_task_id\x18\x06 \x01(\tH\x03R\rblockedTaskId\x88\x01\x01\x12,\n" +
 	"\x0fblocked_summary\x18\a \x01(\tH\x04R\x0eblockedSummary\x88\x01\x01\x12?\n" +
-	"\x05tasks\x18\b \x03(\v2).flowgate.controller.v1.CreateTaskRequestR\x05tasksB\b\n" +
+	"\x05tasks\x18\b \x03(\v2).flowgate.controller.v1.CreateTaskRequestR\x05tasks\x12\x17\n" +
+	"\aack_seq\x18\t \x01(\x03R\x06ackSeqB\b\n" +
 	"\x06_stateB\a\n" +
 	"\x05_waitB\x0f\n" +
 	"\r_current_stepB\x12\n" +

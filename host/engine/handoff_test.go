@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The end of one task and the start of the next are one commit, and the
+// slot passes at one instant: the first ends when the second starts.
+func TestFinishAndStartIsOneCommit(t *testing.T) {
+	t.Parallel()
+	bboltOnly(t)
+	var commits atomic.Int64
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	first, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	next, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	_, err = eng.StartTask(first.ID, engine.StartInput{})
+	require.NoError(t, err)
+
+	before := commits.Load()
+	ended, started, err := eng.FinishAndStart(first.ID, engine.FinishInput{Status: sdk.TaskSucceeded, Attempt: 1}, next.ID, engine.StartInput{Gateway: "g"})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), commits.Load()-before, "commits of an end and a start")
+	require.Equal(t, sdk.TaskSucceeded, ended.Status)
+	require.Equal(t, sdk.TaskRunning, started.Status)
+	require.Equal(t, 1, started.Attempts)
+	require.Equal(t, "g", started.Gateway)
+	require.Equal(t, ended.EndedAt, started.StartedAt, "the slot passes at one instant")
+	got, err := eng.GetTask(next.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status)
+}
+
+// A next task that can no longer start is left alone, and the end is
+// recorded all the same; a refused end records nothing, not the start.
+func TestFinishAndStartRefusals(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	task := func() *sdk.Task {
+		tk, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+		require.NoError(t, err)
+		return tk
+	}
+	a, b, c := task(), task(), task()
+	_, err := eng.StartTask(a.ID, engine.StartInput{})
+	require.NoError(t, err)
+	_, err = eng.StartTask(b.ID, engine.StartInput{Gateway: "other"})
+	require.NoError(t, err)
+
+	ended, started, err := eng.FinishAndStart(a.ID, engine.FinishInput{Status: sdk.TaskSucceeded, Attempt: 1}, b.ID, engine.StartInput{})
+	require.NoError(t, err, "a next task started elsewhere")
+	require.Nil(t, started)
+	require.Equal(t, sdk.TaskSucceeded, ended.Status)
+	got, err := eng.GetTask(b.ID)
+	require.NoError(t, err)
+	require.Equal(t, "other", got.Gateway, "the next task is left as it was")
+
+	_, _, err = eng.FinishAndStart(a.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: 1}, c.ID, engine.StartInput{})
+	require.ErrorIs(t, err, sdk.ErrTerminal, "an end recorded already")
+	got, err = eng.GetTask(c.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "a refused end starts nothing")
+}

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// finishHandingOff records the end of task as finish does, and hands
+// its slot to the oldest runnable queued task, if any, in the same
+// commit (engine.FinishAndStart): the end and the start do not wait one
+// for the other's commit, and no moment passes with the slot empty. The
+// next task is then launched as dispatch launches one it started. With
+// no task waiting, or before the dispatch loop runs, it is finish.
+func (r *Runner) finishHandingOff(task *sdk.Task, in engine.FinishInput) {
+	next := r.nextForSlot()
+	if next == nil {
+		r.finish(task, in)
+		return
+	}
+	ended, started, err := r.eng.FinishAndStart(task.ID, in, next.ID, engine.StartInput{Gateway: r.cfg.Member})
+	if r.recordedEnd(task, in, ended, err) != nil || started == nil {
+		r.launched(next.ID) // not started: dispatch looks at the queue again
+		return
+	}
+	launching := r.life.Go(func(ctx context.Context) {
+		defer r.launched(next.ID)
+		r.launchStarted(ctx, next, started)
+	})
+	if !launching {
+		// Stopping: the start is taken back, as a restart takes back an
+		// attempt no shim claimed.
+		_ = r.requeueUnstarted(started, "the gateway stopped before launching it")
+		r.launched(next.ID)
+	}
+}
+
+// nextForSlot takes the oldest runnable queued task for the slot of a
+// task that ends now, marking it as being launched, or returns nil: when
+// none waits, the dispatch loop does not run yet, the gateway drains, or
+// the store failed to write.
+func (r *Runner) nextForSlot() *sdk.Task {
+	if !r.dispatching.Load() || r.hold.Wait() > 0 || (r.cfg.Draining != nil && r.cfg.Draining()) {
+		return nil
+	}
+	r.mu.Lock()
+	inFlight := len(r.launching)
+	r.mu.Unlock()
+	tasks, _, err := r.eng.RunnableTasks(1+inFlight, r.cfg.Labels...)
+	if err != nil {
+		return nil
+	}
+	if take := r.takeLaunches(tasks, 1); len(take) == 1 {
+		return take[0]
+	}
+	return nil
+}
