@@ -78,20 +78,20 @@ func (r *records) cronLeader() scheduler.Leader {
 // own); when that gateway is no longer a member its tasks are settled as
 // lost. A gone gateway whose id (host.pid) names this machine is
 // reported as this machine's, so that the runner tells by the attempt's
-// files in this home whether it ran from here. A gateway that cannot be
-// looked up counts as a member, so nothing is marked lost on a guess.
+// files in this home whether it ran from here. Whether a gateway is a
+// member is the roster's answer, which asks etcd at most once per
+// gateway it has not seen; one that cannot be looked up counts as a
+// member, so nothing is marked lost on a guess.
 func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil
 	}
-	es := r.Store.(*etcd.Store)
 	here, host := r.mine(dir), r.member.Host()
 	return func(gateway string) (bool, bool) {
 		if here(gateway) {
 			return true, true
 		}
-		rec, err := es.Member(context.Background(), gateway)
-		if err == nil && rec == nil {
+		if !r.roster.Live(gateway) {
 			// Gone: it ran on this machine when its id names this host
 			// (the runner then finds no files of it in this home).
 			return memberHost(gateway) == host, false
@@ -108,12 +108,14 @@ func memberHost(id string) string {
 	return id
 }
 
-// departures is the runner's Config.Departures: nil on bbolt.
+// departures is the runner's Config.Departures: nil on bbolt. They come
+// from the roster that answers cluster, so a member whose departure
+// arrives is already gone there.
 func (r *records) departures() func(context.Context) <-chan string {
-	if r.member == nil {
+	if r.roster == nil {
 		return nil
 	}
-	return r.Store.(*etcd.Store).Departures
+	return r.roster.Departures
 }
 
 // mine is maintenance's Config.Mine: nil on bbolt. A task's files are

@@ -11,8 +11,8 @@ import (
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
-// A roster sees members join, leave, and lose their lease, and says so
-// at each change.
+// A roster sees members join, leave, and lose their lease, says so at
+// each change, and reports each leave as a departure.
 func TestRosterFollowsMembers(t *testing.T) {
 	t.Parallel()
 	s, cli := openOwn(t, server.Prefix())
@@ -26,15 +26,22 @@ func TestRosterFollowsMembers(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, r.Live("a.1"))
 	require.False(t, r.Live("b.2"))
+	dctx, stopDepartures := context.WithCancel(ctx)
+	departures := r.Departures(dctx)
 
 	b, err := s.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
 	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
 	require.NoError(t, b.Leave())
 	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
+	require.Equal(t, "b.2", <-departures)
 	_, err = cli.Revoke(ctx, clientv3.LeaseID(a.Session().Lease()))
 	require.NoError(t, err)
 	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
+	require.Equal(t, "a.1", <-departures)
+	stopDepartures()
+	for range departures { // closed when its context ends
+	}
 }
 
 // A member the watch has not seen yet is looked up, so that it is not
