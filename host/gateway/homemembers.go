@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -47,6 +46,3 @@ func homeMembers(dir string) []string {
 	}
 	return ids
 }
-
-// ranHere says whether member id was one of home's gateways.
-func ranHere(dir, id string) bool { return slices.Contains(homeMembers(dir), id) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -120,13 +121,17 @@ func (r *records) departures() func(context.Context) <-chan string {
 
 // mine is maintenance's Config.Mine: nil on bbolt. A task's files are
 // in this home when one of this home's gateways started it, or when it
-// names no gateway (it was started on bbolt, before a migration).
+// names no gateway (it was started on bbolt, before a migration). The
+// home's member ids are read once, here: only a gateway joining from
+// this home adds to them, and while this one runs no other can (the
+// socket is taken), so the list stays as read.
 func (r *records) mine(dir string) func(gateway string) bool {
 	if r.member == nil {
 		return nil
 	}
+	ours, id := homeMembers(dir), r.member.ID()
 	return func(gateway string) bool {
-		return gateway == "" || gateway == r.member.ID() || ranHere(dir, gateway)
+		return gateway == "" || gateway == id || slices.Contains(ours, gateway)
 	}
 }
 
@@ -250,13 +255,19 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	if g.cfg.File.HTTP.Addr != "" {
 		info.Address = g.cfg.File.HTTP.Addr
 	}
-	m, err := s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
 	// host.pid is taken by another gateway of this process, or by a dead
-	// one whose pid this process reuses before its lease ended.
+	// one whose pid this process reuses before its lease ended: then
+	// host.pid-2, up to host.pid-10.
 	base := info.ID
-	for n := 2; errors.Is(err, etcd.ErrMemberExists) && n <= 10; n++ {
-		info.ID = fmt.Sprintf("%s-%d", base, n)
-		m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
+	var m *etcd.Member
+	var err error
+	for n := 1; n <= 10; n++ {
+		if n > 1 {
+			info.ID = fmt.Sprintf("%s-%d", base, n)
+		}
+		if m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load); !errors.Is(err, etcd.ErrMemberExists) {
+			break
+		}
 	}
 	if err != nil {
 		return err
