@@ -256,6 +256,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Leader:      st.cronLeader(),
 		Member:      st.memberID(),
 	})
+	// The sweep's passes are quick, which never measure the store file:
+	// Space is left to tasks maintenance (client.Maintain).
 	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
 	pass.Mine = st.mine(g.cfg.Home)
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
