@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -52,6 +54,9 @@ func newLogsCmd(e *env) *cobra.Command {
 					name = "stderr"
 				}
 				w := e.stdout
+				if n > 0 && !gateway.RanFromHome(dir, t.Gateway) {
+					return logElsewhere(dir, t)
+				}
 				if !follow {
 					copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), 0)
 					return nil
@@ -79,6 +84,9 @@ func newLogsCmd(e *env) *cobra.Command {
 							copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off)
 						}
 						n, off = t.Attempts, 0
+						if !gateway.RanFromHome(dir, t.Gateway) {
+							return logElsewhere(dir, t)
+						}
 					}
 				}
 			})
@@ -88,4 +96,10 @@ func newLogsCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&stderr, "stderr", false, "show standard error instead of standard output")
 	cmd.Flags().IntVar(&attempt, "attempt", 0, "show this attempt (default: the latest)")
 	return cmd
+}
+
+// logElsewhere is the error for a log that is not in this home (dir):
+// another gateway of the installation ran task, from its own home.
+func logElsewhere(dir string, t *sdk.Task) error {
+	return gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate logs %s on that host, with the home that gateway ran from, or open that gateway's run center", dir, t.ID))
 }

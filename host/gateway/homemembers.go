@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/flowgate/flowgate/host/home"
@@ -45,4 +46,12 @@ func homeMembers(dir string) []string {
 		}
 	}
 	return ids
+}
+
+// RanFromHome says whether the gateway with member id ran from the home
+// dir (one of its gateways took that id), so that the log files of the
+// tasks it ran are there. A task that names no gateway (one gateway, on
+// bbolt) ran from any home. It reads the home's file at each call.
+func RanFromHome(dir, id string) bool {
+	return id == "" || slices.Contains(homeMembers(dir), id)
 }

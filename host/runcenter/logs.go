@@ -1,6 +1,7 @@
 package runcenter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type logsPage struct {
 	// Prev and Next are the offsets of the neighbouring chunks; -1 when
 	// there is none.
 	Prev, Next int64
+	// Elsewhere says where the log is when it cannot be read here (it is
+	// in the home of a gateway that is not reachable from this one).
+	Elsewhere string
 }
 
 // logsPage reads one chunk of a task's stdout or stderr, from the task's
@@ -71,12 +75,26 @@ func (s *Server) logsPage(r *http.Request) (string, any, error) {
 			return "", nil, fmt.Errorf("%w: offset %q is not a byte offset", sdk.ErrInvalid, o)
 		}
 	}
-	if p.Attempt > 0 {
-		if err := p.read(filepath.Join(runner.LogDir(s.cfg.Home, p.Task.ID, p.Attempt), p.Stream)); err != nil {
-			return "", nil, err
-		}
+	if p.Attempt == 0 {
+		return "Logs of " + v.ID, p, nil
+	}
+	home, err := s.logHome(r.Context(), p.Task)
+	if err != nil {
+		p.Elsewhere = err.Error()
+		return "Logs of " + v.ID, p, nil
+	}
+	if err := p.read(filepath.Join(runner.LogDir(home, p.Task.ID, p.Attempt), p.Stream)); err != nil {
+		return "", nil, err
 	}
 	return "Logs of " + v.ID, p, nil
+}
+
+// logHome is the home that holds task's log files (Config.LogHome).
+func (s *Server) logHome(ctx context.Context, task *sdk.Task) (string, error) {
+	if s.cfg.LogHome == nil {
+		return s.cfg.Home, nil
+	}
+	return s.cfg.LogHome(ctx, task.Gateway)
 }
 
 // read fills in the chunk of file at p.Offset and the neighbours' offsets.
