@@ -253,7 +253,7 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	info := etcd.MemberInfo{ID: fmt.Sprintf("%s.%d", host, os.Getpid()), Host: host, PID: os.Getpid(),
 		Home: g.cfg.Home, Address: SocketPath(g.cfg.Home), Labels: g.cfg.File.Cluster.Labels}
 	if g.cfg.File.HTTP.Addr != "" {
-		info.Address = g.cfg.File.HTTP.Addr
+		info.Address, info.TLS = g.cfg.File.HTTP.Addr, g.cfg.File.HTTP.TLS()
 	}
 	// host.pid is taken by another gateway of this process, or by a dead
 	// one whose pid this process reuses before its lease ended: then

@@ -1,0 +1,98 @@
+package runcenter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/flowgate/flowgate/host/runner"
+)
+
+// LogSizeHeader carries the size of the whole log file with a chunk the
+// raw log route (GET /tasks/{id}/log) answers.
+const LogSizeHeader = "X-Flowgate-Log-Size"
+
+// LogPlace is where a task's log files are (Config.LogAt): in the home
+// Home on this machine, or, when URL is set, in the home of the gateway
+// whose run center URL is (such as https://node-b:7070), asked with
+// Client and the bearer Token (none when empty).
+type LogPlace struct {
+	Home   string
+	URL    string
+	Token  string
+	Client *http.Client
+	// Where names the host and gateway that hold the log, for the
+	// message shown when asking them fails: "host node-b (gateway
+	// node-b.977)".
+	Where string
+}
+
+// rawLog serves GET /tasks/{id}/log?attempt=N&stream=S&offset=B: one
+// chunk (logChunk bytes) of a task's log from this gateway's home, as
+// plain text, with the file's size in LogSizeHeader. It is what the logs
+// page of another gateway asks for a task this one ran (LogPlace.URL).
+// A file that does not exist (yet) is empty.
+func (s *Server) rawLog(w http.ResponseWriter, r *http.Request) {
+	task, err := s.cfg.Client.ResolveTask(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := logsPage{Task: task, Prev: -1, Next: -1}
+	if err := p.parse(r.URL.Query()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Attempt > 0 {
+		if err := p.read(filepath.Join(runner.LogDir(s.cfg.Home, task.ID, p.Attempt), p.Stream)); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set(LogSizeHeader, strconv.FormatInt(p.Size, 10))
+	_, _ = io.WriteString(w, p.Text)
+}
+
+// fetch fills in p's chunk from the run center at place.URL (rawLog
+// there). Its failure says which gateway holds the log, at which address,
+// and what went wrong.
+func (p *logsPage) fetch(ctx context.Context, place LogPlace) error {
+	q := url.Values{"attempt": {strconv.Itoa(p.Attempt)}, "stream": {p.Stream}, "offset": {strconv.FormatInt(p.Offset, 10)}}
+	u := strings.TrimSuffix(place.URL, "/") + "/tasks/" + url.PathEscape(p.Task.ID) + "/log?" + q.Encode()
+	unreachable := func(why string) error {
+		return fmt.Errorf("the log of this task is on %s, which is not reachable from here: asking its run center at %s %s", place.Where, place.URL, why)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return unreachable(fmt.Sprintf("failed: %v", err))
+	}
+	if place.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+place.Token)
+	}
+	resp, err := place.Client.Do(req)
+	if err != nil {
+		return unreachable(fmt.Sprintf("failed: %v", err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, logChunk))
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		return unreachable("was refused this gateway's token: give the gateways the same http tokens")
+	case resp.StatusCode != http.StatusOK:
+		return unreachable(fmt.Sprintf("was answered %s", resp.Status))
+	case err != nil:
+		return unreachable(fmt.Sprintf("failed while reading: %v", err))
+	}
+	if p.Size, err = strconv.ParseInt(resp.Header.Get(LogSizeHeader), 10, 64); err != nil {
+		return unreachable(fmt.Sprintf("was answered without the log's size (%s): is it a flowgate gateway of this version?", LogSizeHeader))
+	}
+	p.Text = string(body)
+	p.pages()
+	return nil
+}
