@@ -27,9 +27,9 @@ type Roster struct {
 	// gone (see Live).
 	seen map[string]bool
 	// departures are the channels of Departures still read; nil once the
-	// roster's watch ended.
+	// roster's watch ended, when ended is closed.
 	departures []chan string
-	ended      bool
+	ended      chan struct{}
 }
 
 // WatchMembers lists the members and follows them until ctx ends,
@@ -43,7 +43,7 @@ type Roster struct {
 // (see Departures). Only a member that both joined and left while the
 // watch was broken goes unseen.
 func (s *Store) WatchMembers(ctx context.Context, onChange func()) (*Roster, error) {
-	r := &Roster{s: s, onChange: onChange}
+	r := &Roster{s: s, onChange: onChange, ended: make(chan struct{})}
 	rev, err := r.list(ctx)
 	if err != nil {
 		return nil, err
@@ -87,13 +87,19 @@ func (r *Roster) Departures(ctx context.Context) <-chan string {
 	ch := make(chan string, departuresBuffer)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.ended {
+	select {
+	case <-r.ended:
 		close(ch)
 		return ch
+	default:
 	}
 	r.departures = append(r.departures, ch)
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-r.ended:
+			return // end closed ch
+		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if i := slices.Index(r.departures, ch); i >= 0 {
@@ -220,7 +226,8 @@ func (r *Roster) end() {
 	for _, ch := range r.departures {
 		close(ch)
 	}
-	r.departures, r.ended = nil, true
+	r.departures = nil
+	close(r.ended)
 }
 
 func (r *Roster) changed() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -45,7 +46,8 @@ func TestRosterFollowsMembers(t *testing.T) {
 }
 
 // A member the watch has not seen yet is looked up, so that it is not
-// taken for gone; an id that is no member is gone.
+// taken for gone; an id that is no member is gone. Departures asked of a
+// roster whose watch ended is closed.
 func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
 	t.Parallel()
 	s, _ := openOwn(t, server.Prefix())
@@ -59,4 +61,10 @@ func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
 	require.True(t, r.Live("b.2"), "a member the watch missed was taken for gone")
 	require.False(t, r.Live("c.3"))
 	require.False(t, r.Live("c.3"), "asked again")
+	select {
+	case _, open := <-r.Departures(context.Background()):
+		require.False(t, open, "a departure after the watch ended")
+	case <-time.After(20 * time.Second):
+		t.Fatal("a roster whose watch ended left its departures channel open")
+	}
 }
