@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -53,20 +54,23 @@ func newLogsCmd(e *env) *cobra.Command {
 				if stderr {
 					name = "stderr"
 				}
-				w := e.stdout
-				if n > 0 && !gateway.RanFromHome(dir, t.Gateway) {
-					return logElsewhere(dir, t)
-				}
-				if !follow {
-					copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), 0)
-					return nil
+				copyLog, err := logCopier(e.stdout, c, dir, name, t)
+				if err != nil || !follow {
+					if err == nil && n > 0 {
+						_, err = copyLog(ctx, n, 0)
+					}
+					return err
 				}
 				ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				var off int64
 				for {
 					if n > 0 {
-						off += copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off)
+						copied, err := copyLog(ctx, n, off)
+						if err != nil {
+							return err
+						}
+						off += copied
 					}
 					if t.Status.Terminal() {
 						return nil
@@ -81,11 +85,13 @@ func newLogsCmd(e *env) *cobra.Command {
 					}
 					if attempt == 0 && t.Attempts != n {
 						if n > 0 {
-							copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off)
+							if _, err := copyLog(ctx, n, off); err != nil {
+								return err
+							}
 						}
 						n, off = t.Attempts, 0
-						if !gateway.RanFromHome(dir, t.Gateway) {
-							return logElsewhere(dir, t)
+						if copyLog, err = logCopier(e.stdout, c, dir, name, t); err != nil {
+							return err
 						}
 					}
 				}
@@ -98,8 +104,35 @@ func newLogsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// logElsewhere is the error for a log that is not in this home (dir):
-// another gateway of the installation ran task, from its own home.
-func logElsewhere(dir string, t *sdk.Task) error {
-	return gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate logs %s on that host, with the home that gateway ran from, or open that gateway's run center", dir, t.ID))
+// logCopier returns how tasks logs copies stream name of attempt n of
+// task t to w, from byte off on, returning how many bytes it copied: from
+// the files in the home dir when one of its gateways ran t; else through
+// the gateway c talks to (api.TaskLogs), which reads the log where it is;
+// else it fails, saying where the log is.
+func logCopier(w io.Writer, c api.Client, dir, name string, t *sdk.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
+	if gateway.RanFromHome(dir, t.Gateway) {
+		return func(_ context.Context, n int, off int64) (int64, error) {
+			return copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off), nil
+		}, nil
+	}
+	tl, ok := c.(api.TaskLogs)
+	if !ok {
+		return nil, gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate logs %s on that host, with the home that gateway ran from, through a gateway's socket, or in a run center", dir, t.ID))
+	}
+	return func(ctx context.Context, n int, off int64) (int64, error) {
+		var copied int64
+		for {
+			chunk, err := tl.TaskLog(ctx, t.ID, api.LogQuery{Stream: name, Attempt: n, Offset: off + copied})
+			if err != nil {
+				return copied, err
+			}
+			if _, err := io.WriteString(w, chunk.Text); err != nil {
+				return copied, err
+			}
+			copied += int64(len(chunk.Text))
+			if chunk.Text == "" || off+copied >= chunk.Size {
+				return copied, nil
+			}
+		}
+	}, nil
 }

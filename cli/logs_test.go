@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,4 +34,38 @@ func TestLogsOfAnotherGatewaysTaskSaysWhereTheyAre(t *testing.T) {
 		require.Contains(t, errOut, "the log of this task is on host far (gateway far.9), which is not reachable from here")
 		require.Contains(t, errOut, "run flowgate logs "+id+" on that host")
 	}
+}
+
+// Through a gateway's socket, tasks logs reads the log where the gateway
+// finds it: here, a task another gateway on this machine ran from its
+// own home. Before, it printed nothing.
+func TestLogsThroughAGatewayReadAnotherHomesLog(t *testing.T) {
+	t.Parallel()
+	url, _ := etcdInstallation(t)
+	ctx := context.Background()
+	start := func(home string) *gateway.Gateway {
+		g, err := gateway.New(gateway.Config{Home: home, Store: backend.Spec{URL: url}})
+		require.NoError(t, err)
+		require.NoError(t, g.Start(ctx))
+		t.Cleanup(func() { g.Stop(ctx) })
+		return g
+	}
+	a := start(shortHome(t))
+	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "echo from-a-$((1+1))"}})
+	require.NoError(t, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := a.Client().ResolveTask(ctx, task.ID)
+		require.NoError(t, err)
+		if got.Status == sdk.TaskSucceeded {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the task never succeeded: %s", got.Status)
+		time.Sleep(20 * time.Millisecond)
+	}
+	homeB := shortHome(t)
+	start(homeB)
+	code, out, errOut := run(t, homeB, "tasks", "logs", task.ID)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "from-a-2\n", out)
 }

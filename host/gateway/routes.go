@@ -21,7 +21,7 @@ func (g *Gateway) socketHandler(apiHandler http.Handler) http.Handler {
 // center's guard (tokens, CSRF, security headers).
 func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
 	c := g.cfg.File.HTTP
-	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, LogAt: g.logAt(),
+	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, LogAt: g.logs,
 		Tokens: c.AllTokens(), Secure: c.TLS(), Logger: g.cfg.Logger.Named("runcenter")})
 	if err != nil {
 		return nil, err

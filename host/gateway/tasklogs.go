@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
@@ -108,4 +109,21 @@ func (g *Gateway) peerTLS() *tls.Config {
 		}
 	}
 	return &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+}
+
+// TaskLog reads a piece of task id's log wherever it is (api.TaskLogs):
+// in this home, another home on this machine, or at the run center of
+// the gateway that ran it (see logAt).
+func (c *client) TaskLog(ctx context.Context, id string, q api.LogQuery) (api.LogChunk, error) {
+	task, err := c.ResolveTask(ctx, id)
+	if err != nil {
+		return api.LogChunk{}, err
+	}
+	place := runcenter.LogPlace{Home: c.g.cfg.Home}
+	if c.g.logs != nil {
+		if place, err = c.g.logs(ctx, task.Gateway); err != nil {
+			return api.LogChunk{}, err
+		}
+	}
+	return runcenter.ReadLog(ctx, place, task, q)
 }

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // LogSizeHeader carries the size of the whole log file with a chunk the
@@ -57,6 +59,32 @@ func (s *Server) rawLog(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set(LogSizeHeader, strconv.FormatInt(p.Size, 10))
 	_, _ = io.WriteString(w, p.Text)
+}
+
+// ReadLog reads a piece of task's log (up to 64 KiB) from where place
+// says, as the logs page does: what a gateway's clients answer
+// api.TaskLogs with. It fails with sdk.ErrInvalid for a bad stream,
+// attempt or offset, and, when place is another gateway's run center
+// that cannot be asked, with an error that says where the log is. A task
+// not started yet, or a file not written yet, reads as empty.
+func ReadLog(ctx context.Context, place LogPlace, task *sdk.Task, q api.LogQuery) (api.LogChunk, error) {
+	p := logsPage{Task: task, Prev: -1, Next: -1}
+	v := url.Values{"stream": {q.Stream}, "offset": {strconv.FormatInt(q.Offset, 10)}}
+	if q.Attempt != 0 {
+		v.Set("attempt", strconv.Itoa(q.Attempt))
+	}
+	if err := p.parse(v); err != nil {
+		return api.LogChunk{}, err
+	}
+	var err error
+	switch {
+	case p.Attempt == 0:
+	case place.URL != "":
+		err = p.fetch(ctx, place)
+	default:
+		err = p.read(filepath.Join(runner.LogDir(place.Home, task.ID, p.Attempt), p.Stream))
+	}
+	return api.LogChunk{Text: p.Text, Size: p.Size, Attempt: p.Attempt}, err
 }
 
 // fetch fills in p's chunk from the run center at place.URL (rawLog
