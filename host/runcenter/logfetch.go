@@ -46,15 +46,13 @@ func (s *Server) rawLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := logsPage{Task: task, Prev: -1, Next: -1}
-	if err := p.parse(r.URL.Query()); err != nil {
+	err = p.parse(r.URL.Query())
+	if err == nil {
+		err = p.load(r.Context(), LogPlace{Home: s.cfg.Home})
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	if p.Attempt > 0 {
-		if err := p.read(filepath.Join(runner.LogDir(s.cfg.Home, task.ID, p.Attempt), p.Stream)); err != nil {
-			s.fail(w, r, err)
-			return
-		}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set(LogSizeHeader, strconv.FormatInt(p.Size, 10))
@@ -76,15 +74,21 @@ func ReadLog(ctx context.Context, place LogPlace, task *sdk.Task, q api.LogQuery
 	if err := p.parse(v); err != nil {
 		return api.LogChunk{}, err
 	}
-	var err error
+	err := p.load(ctx, place)
+	return api.LogChunk{Text: p.Text, Size: p.Size, Attempt: p.Attempt}, err
+}
+
+// load fills in p's chunk of the log from where place says; nothing for
+// a task not started yet (p.Attempt 0).
+func (p *logsPage) load(ctx context.Context, place LogPlace) error {
 	switch {
 	case p.Attempt == 0:
+		return nil
 	case place.URL != "":
-		err = p.fetch(ctx, place)
+		return p.fetch(ctx, place)
 	default:
-		err = p.read(filepath.Join(runner.LogDir(place.Home, task.ID, p.Attempt), p.Stream))
+		return p.read(filepath.Join(runner.LogDir(place.Home, p.Task.ID, p.Attempt), p.Stream))
 	}
-	return api.LogChunk{Text: p.Text, Size: p.Size, Attempt: p.Attempt}, err
 }
 
 // fetch fills in p's chunk from the run center at place.URL (rawLog

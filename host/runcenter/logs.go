@@ -9,10 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 
-	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -32,8 +30,9 @@ type logsPage struct {
 	// Prev and Next are the offsets of the neighbouring chunks; -1 when
 	// there is none.
 	Prev, Next int64
-	// Elsewhere says where the log is when it cannot be read here (it is
-	// in the home of a gateway that is not reachable from this one).
+	// Elsewhere says why the log cannot be shown: where it is when that
+	// is the home of a gateway not reachable from this one, or what
+	// failed reading it.
 	Elsewhere string
 }
 
@@ -68,17 +67,11 @@ func (s *Server) logsPage(r *http.Request) (string, any, error) {
 		return "Logs of " + v.ID, p, nil
 	}
 	place, err := s.logAt(r.Context(), p.Task)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = p.load(r.Context(), place)
+	}
+	if err != nil {
 		p.Elsewhere = err.Error()
-	case place.URL != "":
-		if err := p.fetch(r.Context(), place); err != nil {
-			p.Elsewhere = err.Error()
-		}
-	default:
-		if err := p.read(filepath.Join(runner.LogDir(place.Home, p.Task.ID, p.Attempt), p.Stream)); err != nil {
-			return "", nil, err
-		}
 	}
 	return "Logs of " + v.ID, p, nil
 }
