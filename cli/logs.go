@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -51,17 +54,23 @@ func newLogsCmd(e *env) *cobra.Command {
 				if stderr {
 					name = "stderr"
 				}
-				w := e.stdout
-				if !follow {
-					copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), 0)
-					return nil
+				copyLog, err := logCopier(e.stdout, c, dir, name, t)
+				if err != nil || !follow {
+					if err == nil && n > 0 {
+						_, err = copyLog(ctx, n, 0)
+					}
+					return err
 				}
 				ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				var off int64
 				for {
 					if n > 0 {
-						off += copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off)
+						copied, err := copyLog(ctx, n, off)
+						if err != nil {
+							return err
+						}
+						off += copied
 					}
 					if t.Status.Terminal() {
 						return nil
@@ -76,9 +85,14 @@ func newLogsCmd(e *env) *cobra.Command {
 					}
 					if attempt == 0 && t.Attempts != n {
 						if n > 0 {
-							copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off)
+							if _, err := copyLog(ctx, n, off); err != nil {
+								return err
+							}
 						}
 						n, off = t.Attempts, 0
+						if copyLog, err = logCopier(e.stdout, c, dir, name, t); err != nil {
+							return err
+						}
 					}
 				}
 			})
@@ -88,4 +102,37 @@ func newLogsCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&stderr, "stderr", false, "show standard error instead of standard output")
 	cmd.Flags().IntVar(&attempt, "attempt", 0, "show this attempt (default: the latest)")
 	return cmd
+}
+
+// logCopier returns how tasks logs copies stream name of attempt n of
+// task t to w, from byte off on, returning how many bytes it copied: from
+// the files in the home dir when one of its gateways ran t; else through
+// the gateway c talks to (api.TaskLogs), which reads the log where it is;
+// else it fails, saying where the log is.
+func logCopier(w io.Writer, c api.Client, dir, name string, t *sdk.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
+	if gateway.RanFromHome(dir, t.Gateway) {
+		return func(_ context.Context, n int, off int64) (int64, error) {
+			return copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off), nil
+		}, nil
+	}
+	tl, ok := c.(api.TaskLogs)
+	if !ok {
+		return nil, gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate logs %s on that host, with the home that gateway ran from, through a gateway's socket, or in a run center", dir, t.ID))
+	}
+	return func(ctx context.Context, n int, off int64) (int64, error) {
+		var copied int64
+		for {
+			chunk, err := tl.TaskLog(ctx, t.ID, api.LogQuery{Stream: name, Attempt: n, Offset: off + copied})
+			if err != nil {
+				return copied, err
+			}
+			if _, err := io.WriteString(w, chunk.Text); err != nil {
+				return copied, err
+			}
+			copied += int64(len(chunk.Text))
+			if chunk.Text == "" || off+copied >= chunk.Size {
+				return copied, nil
+			}
+		}
+	}, nil
 }

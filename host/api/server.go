@@ -34,6 +34,8 @@ const maxRequestBody = 4 << 20
 //	                                          idempotency_key status held_env}       (201 when created)
 //	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      sdk.Task
 //	POST /v1/tasks/{id}/cancel   CancelTask   -                                      sdk.Task
+//	GET  /v1/tasks/{id}/log      TaskLog      query: stream attempt offset           LogChunk (a gateway's
+//	                             (TaskLogs)                                          clients only)
 //	GET  /v1/flows               ViewFlows    query: status owner controller chain   {flows, next}
 //	                                          mode after limit
 //	POST /v1/flows               CreateFlow   {sync_mode owner_key controller_id     sdk.Flow (201)
@@ -149,6 +151,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/tasks/{$}", s.resolveTask)
 	s.handle("GET /v1/tasks/{token}", s.resolveTask)
 	s.handle("POST /v1/tasks/{id}/cancel", s.cancelTask)
+	s.handle("GET /v1/tasks/{id}/log", s.taskLog)
 	s.handle("GET /v1/flows", s.viewFlows)
 	s.handle("POST /v1/flows", s.createFlow)
 	s.handle("GET /v1/flow-counts", s.countFlows)

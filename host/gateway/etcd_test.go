@@ -30,14 +30,18 @@ import (
 var sharedEtcd etcdtest.Lazy
 
 // etcdGateway is an unstarted gateway on a fresh home whose records are
-// in the etcd store url, given as the config file's store section.
-func etcdGateway(t *testing.T, url string) (*gateway.Gateway, string) {
+// in the etcd store url, given as the config file's store section, with
+// what edit (if any) sets in its config file.
+func etcdGateway(t *testing.T, url string, edit ...func(*gateway.FileConfig)) (*gateway.Gateway, string) {
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgetcd") // short: the socket path is bounded
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(home) })
 	var fc gateway.FileConfig
 	fc.Store.URL = url
+	for _, e := range edit {
+		e(&fc)
+	}
 	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: testLaunch, Poll: 20 * time.Millisecond})
 	require.NoError(t, err)
 	return g, home

@@ -25,6 +25,7 @@ import (
 	"github.com/flowgate/flowgate/host/metrics"
 	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
@@ -117,6 +118,8 @@ type Gateway struct {
 	started  time.Time
 	// changes wakes the in-process client's followers at every write.
 	changes api.Broadcast
+	// logs says where a task's log is (logAt); nil on bbolt.
+	logs func(ctx context.Context, gateway string) (runcenter.LogPlace, error)
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -257,6 +260,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 		Leader:      st.cronLeader(),
 		Member:      st.memberID(),
 	})
+	// The sweep's passes are quick, which never measure the store file:
+	// Space is left to tasks maintenance (client.Maintain).
 	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
 	pass.Mine = st.mine(g.cfg.Home)
 	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
@@ -290,6 +295,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln, g.metrics = st, eng, run, sched, sup, group, ln, m
 	g.started = time.Now()
+	g.logs = g.logAt()
 	apiHandler := api.NewHandler(g.client(), g.cfg.Logger.Named("api"))
 	g.srv = &http.Server{Handler: g.socketHandler(apiHandler), ReadHeaderTimeout: 10 * time.Second}
 	// The run center listens before the socket answers, so the first

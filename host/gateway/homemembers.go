@@ -48,5 +48,10 @@ func homeMembers(dir string) []string {
 	return ids
 }
 
-// ranHere says whether member id was one of home's gateways.
-func ranHere(dir, id string) bool { return slices.Contains(homeMembers(dir), id) }
+// RanFromHome says whether the gateway with member id ran from the home
+// dir (one of its gateways took that id), so that the log files of the
+// tasks it ran are there. A task that names no gateway (one gateway, on
+// bbolt) ran from any home. It reads the home's file at each call.
+func RanFromHome(dir, id string) bool {
+	return id == "" || slices.Contains(homeMembers(dir), id)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -78,20 +79,20 @@ func (r *records) cronLeader() scheduler.Leader {
 // own); when that gateway is no longer a member its tasks are settled as
 // lost. A gone gateway whose id (host.pid) names this machine is
 // reported as this machine's, so that the runner tells by the attempt's
-// files in this home whether it ran from here. A gateway that cannot be
-// looked up counts as a member, so nothing is marked lost on a guess.
+// files in this home whether it ran from here. Whether a gateway is a
+// member is the roster's answer, which asks etcd at most once per
+// gateway it has not seen; one that cannot be looked up counts as a
+// member, so nothing is marked lost on a guess.
 func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil
 	}
-	es := r.Store.(*etcd.Store)
 	here, host := r.mine(dir), r.member.Host()
 	return func(gateway string) (bool, bool) {
 		if here(gateway) {
 			return true, true
 		}
-		rec, err := es.Member(context.Background(), gateway)
-		if err == nil && rec == nil {
+		if !r.roster.Live(gateway) {
 			// Gone: it ran on this machine when its id names this host
 			// (the runner then finds no files of it in this home).
 			return memberHost(gateway) == host, false
@@ -108,23 +109,29 @@ func memberHost(id string) string {
 	return id
 }
 
-// departures is the runner's Config.Departures: nil on bbolt.
+// departures is the runner's Config.Departures: nil on bbolt. They come
+// from the roster that answers cluster, so a member whose departure
+// arrives is already gone there.
 func (r *records) departures() func(context.Context) <-chan string {
-	if r.member == nil {
+	if r.roster == nil {
 		return nil
 	}
-	return r.Store.(*etcd.Store).Departures
+	return r.roster.Departures
 }
 
 // mine is maintenance's Config.Mine: nil on bbolt. A task's files are
 // in this home when one of this home's gateways started it, or when it
-// names no gateway (it was started on bbolt, before a migration).
+// names no gateway (it was started on bbolt, before a migration). The
+// home's member ids are read once, here: only a gateway joining from
+// this home adds to them, and while this one runs no other can (the
+// socket is taken), so the list stays as read.
 func (r *records) mine(dir string) func(gateway string) bool {
 	if r.member == nil {
 		return nil
 	}
+	ours, id := homeMembers(dir), r.member.ID()
 	return func(gateway string) bool {
-		return gateway == "" || gateway == r.member.ID() || ranHere(dir, gateway)
+		return gateway == "" || gateway == id || slices.Contains(ours, gateway)
 	}
 }
 
@@ -246,15 +253,21 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	info := etcd.MemberInfo{ID: fmt.Sprintf("%s.%d", host, os.Getpid()), Host: host, PID: os.Getpid(),
 		Home: g.cfg.Home, Address: SocketPath(g.cfg.Home), Labels: g.cfg.File.Cluster.Labels}
 	if g.cfg.File.HTTP.Addr != "" {
-		info.Address = g.cfg.File.HTTP.Addr
+		info.Address, info.TLS = g.cfg.File.HTTP.Addr, g.cfg.File.HTTP.TLS()
 	}
-	m, err := s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
 	// host.pid is taken by another gateway of this process, or by a dead
-	// one whose pid this process reuses before its lease ended.
+	// one whose pid this process reuses before its lease ended: then
+	// host.pid-2, up to host.pid-10.
 	base := info.ID
-	for n := 2; errors.Is(err, etcd.ErrMemberExists) && n <= 10; n++ {
-		info.ID = fmt.Sprintf("%s-%d", base, n)
-		m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load)
+	var m *etcd.Member
+	var err error
+	for n := 1; n <= 10; n++ {
+		if n > 1 {
+			info.ID = fmt.Sprintf("%s-%d", base, n)
+		}
+		if m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load); !errors.Is(err, etcd.ErrMemberExists) {
+			break
+		}
 	}
 	if err != nil {
 		return err

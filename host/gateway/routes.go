@@ -21,8 +21,8 @@ func (g *Gateway) socketHandler(apiHandler http.Handler) http.Handler {
 // center's guard (tokens, CSRF, security headers).
 func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
 	c := g.cfg.File.HTTP
-	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, Tokens: c.AllTokens(), Secure: c.TLS(),
-		Logger: g.cfg.Logger.Named("runcenter")})
+	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, LogAt: g.logs,
+		Tokens: c.AllTokens(), Secure: c.TLS(), Logger: g.cfg.Logger.Named("runcenter")})
 	if err != nil {
 		return nil, err
 	}

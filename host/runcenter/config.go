@@ -1,6 +1,7 @@
 package runcenter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -65,6 +66,14 @@ type Config struct {
 	Client api.Client
 	// Home is the flowgate home, where task logs are read.
 	Home string
+	// LogAt, when set, says where the log files of a task the gateway
+	// with that member id (sdk.Task.Gateway) ran are: in Home for this
+	// home's gateways, in another home on this machine, or at another
+	// gateway's run center; or it fails with an error that says where
+	// the log is and why it cannot be read from here, which the logs page
+	// shows in place of the log. If nil, every log is in Home (one
+	// gateway).
+	LogAt func(ctx context.Context, gateway string) (LogPlace, error)
 	// Tokens are the tokens a request may carry; empty means no login,
 	// and every request acts as Anonymous.
 	Tokens []Token

@@ -1,16 +1,16 @@
 package runcenter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 
-	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,25 +30,25 @@ type logsPage struct {
 	// Prev and Next are the offsets of the neighbouring chunks; -1 when
 	// there is none.
 	Prev, Next int64
+	// Elsewhere says why the log cannot be shown: where it is when that
+	// is the home of a gateway not reachable from this one, or what
+	// failed reading it.
+	Elsewhere string
 }
 
 // logsPage reads one chunk of a task's stdout or stderr, from the task's
 // log files as `flowgate logs` does: the task the task parameter names
 // (default the flow's first), the attempt (default its latest), the
-// stream (stdout or stderr) and the byte offset.
+// stream (stdout or stderr) and the byte offset. The files are where
+// Config.LogAt says: in a home on this machine, or at the run center of
+// the gateway that ran the task.
 func (s *Server) logsPage(r *http.Request) (string, any, error) {
 	v, err := s.cfg.Client.ViewFlow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return "", nil, err
 	}
 	q := r.URL.Query()
-	p := logsPage{FlowID: v.ID, Tasks: v.Tasks, Stream: q.Get("stream"), Prev: -1, Next: -1}
-	if p.Stream == "" {
-		p.Stream = "stdout"
-	}
-	if p.Stream != "stdout" && p.Stream != "stderr" {
-		return "", nil, fmt.Errorf("%w: stream %q is not stdout or stderr", sdk.ErrInvalid, p.Stream)
-	}
+	p := logsPage{FlowID: v.ID, Tasks: v.Tasks, Prev: -1, Next: -1}
 	for _, t := range v.Tasks {
 		if t.ID == q.Get("task") || (q.Get("task") == "" && p.Task == nil) {
 			p.Task = t
@@ -60,23 +60,56 @@ func (s *Server) logsPage(r *http.Request) (string, any, error) {
 		}
 		return "Logs of " + v.ID, p, nil
 	}
-	p.Attempt = p.Task.Attempts
-	if a := q.Get("attempt"); a != "" {
-		if p.Attempt, err = strconv.Atoi(a); err != nil || p.Attempt < 1 || p.Attempt > p.Task.Attempts {
-			return "", nil, fmt.Errorf("%w: attempt %q: task %s has attempts 1 to %d", sdk.ErrInvalid, a, p.Task.ID, p.Task.Attempts)
-		}
+	if err := p.parse(q); err != nil {
+		return "", nil, err
 	}
-	if o := q.Get("offset"); o != "" {
-		if p.Offset, err = strconv.ParseInt(o, 10, 64); err != nil || p.Offset < 0 {
-			return "", nil, fmt.Errorf("%w: offset %q is not a byte offset", sdk.ErrInvalid, o)
-		}
+	if p.Attempt == 0 {
+		return "Logs of " + v.ID, p, nil
 	}
-	if p.Attempt > 0 {
-		if err := p.read(filepath.Join(runner.LogDir(s.cfg.Home, p.Task.ID, p.Attempt), p.Stream)); err != nil {
-			return "", nil, err
-		}
+	place, err := s.logAt(r.Context(), p.Task)
+	if err == nil {
+		err = p.load(r.Context(), place)
+	}
+	if err != nil {
+		p.Elsewhere = err.Error()
 	}
 	return "Logs of " + v.ID, p, nil
+}
+
+// parse reads the stream, attempt and offset of q into p, whose Task is
+// set: stdout, the task's latest attempt and 0 when absent.
+func (p *logsPage) parse(q url.Values) error {
+	p.Stream = q.Get("stream")
+	if p.Stream == "" {
+		p.Stream = "stdout"
+	}
+	if p.Stream != "stdout" && p.Stream != "stderr" {
+		return fmt.Errorf("%w: stream %q is not stdout or stderr", sdk.ErrInvalid, p.Stream)
+	}
+	p.Attempt = p.Task.Attempts
+	if a := q.Get("attempt"); a != "" {
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 1 || n > p.Task.Attempts {
+			return fmt.Errorf("%w: attempt %q: task %s has attempts 1 to %d", sdk.ErrInvalid, a, p.Task.ID, p.Task.Attempts)
+		}
+		p.Attempt = n
+	}
+	if o := q.Get("offset"); o != "" {
+		n, err := strconv.ParseInt(o, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: offset %q is not a byte offset", sdk.ErrInvalid, o)
+		}
+		p.Offset = n
+	}
+	return nil
+}
+
+// logAt is where task's log files are (Config.LogAt).
+func (s *Server) logAt(ctx context.Context, task *sdk.Task) (LogPlace, error) {
+	if s.cfg.LogAt == nil {
+		return LogPlace{Home: s.cfg.Home}, nil
+	}
+	return s.cfg.LogAt(ctx, task.Gateway)
 }
 
 // read fills in the chunk of file at p.Offset and the neighbours' offsets.
@@ -101,11 +134,16 @@ func (p *logsPage) read(file string) error {
 		return fmt.Errorf("read the log %s: %w", file, err)
 	}
 	p.Text = string(buf[:n])
+	p.pages()
+	return nil
+}
+
+// pages sets the neighbours' offsets of the chunk p holds.
+func (p *logsPage) pages() {
 	if p.Offset > 0 {
 		p.Prev = max(0, p.Offset-logChunk)
 	}
-	if p.Offset+int64(n) < p.Size {
-		p.Next = p.Offset + int64(n)
+	if p.Offset+int64(len(p.Text)) < p.Size {
+		p.Next = p.Offset + int64(len(p.Text))
 	}
-	return nil
 }

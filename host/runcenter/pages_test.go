@@ -146,6 +146,16 @@ func TestLogsPage(t *testing.T) {
 		resp, _ := s.do(http.MethodGet, "/flows/"+flowID+"/logs"+q, "", nil)
 		require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound}, resp.StatusCode, q)
 	}
+
+	// The raw chunk the logs page of another gateway asks for.
+	resp, raw := s.do(http.MethodGet, "/tasks/"+taskID+"/log?offset=65536", "", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, raw)
+	require.Equal(t, "<b>second page</b>", raw)
+	require.Equal(t, "65554", resp.Header.Get(runcenter.LogSizeHeader))
+	for _, q := range []string{"?stream=both", "?attempt=9", "?offset=-1"} {
+		resp, _ := s.do(http.MethodGet, "/tasks/"+taskID+"/log"+q, "", nil)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
+	}
 }
 
 // The gate forms answer as the CLI does, through DecideGate: an input

@@ -58,6 +58,7 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /{$}", "flows", s.flowsPage)
 	s.page("GET /flows/{id}", "flow", s.flowPage)
 	s.page("GET /flows/{id}/logs", "logs", s.logsPage)
+	s.mux.HandleFunc("GET /tasks/{id}/log", s.rawLog)
 	s.mux.HandleFunc("POST /flows/{id}/cancel", s.cancel)
 	s.page("GET /gates", "gates", s.gatesPage)
 	s.mux.HandleFunc("POST /gates/decide", s.decide)

@@ -26,6 +26,10 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 	require.NoError(t, err)
 	m, err := st.Join(ctx, etcd.MemberInfo{ID: id, Host: "host-" + id, PID: 1}, 5, nil)
 	require.NoError(t, err)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	t.Cleanup(stopWatch)
+	roster, err := st.WatchMembers(watchCtx, nil)
+	require.NoError(t, err)
 	var r *runner.Runner
 	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) { r.Notify(c) }})
 	require.NoError(t, err)
@@ -34,7 +38,7 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 			rec, err := st.Member(ctx, gateway)
 			return gateway == id, err != nil || rec != nil
 		},
-		Departures: st.Departures,
+		Departures: roster.Departures,
 	}
 	if !watch {
 		cfg.Departures = func(ctx context.Context) <-chan string {

@@ -30,12 +30,14 @@ var ErrNoMember = errors.New("etcd store: no such member")
 type MemberInfo struct {
 	// ID names the member in the installation; unique among the members
 	// alive at once (a gateway uses host.pid).
-	ID      string   `json:"id"`
-	Host    string   `json:"host"`
-	PID     int      `json:"pid"`
-	Home    string   `json:"home,omitempty"`
-	Address string   `json:"address,omitempty"`
-	Labels  []string `json:"labels,omitempty"`
+	ID      string `json:"id"`
+	Host    string `json:"host"`
+	PID     int    `json:"pid"`
+	Home    string `json:"home,omitempty"`
+	Address string `json:"address,omitempty"`
+	// TLS says the run center at Address serves HTTPS.
+	TLS    bool     `json:"tls,omitempty"`
+	Labels []string `json:"labels,omitempty"`
 }
 
 // MemberLoad is what a member reports of its work at each heartbeat.

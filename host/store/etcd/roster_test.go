@@ -4,14 +4,15 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
-// A roster sees members join, leave, and lose their lease, and says so
-// at each change.
+// A roster sees members join, leave, and lose their lease, says so at
+// each change, and reports each leave as a departure.
 func TestRosterFollowsMembers(t *testing.T) {
 	t.Parallel()
 	s, _ := openOwn(t, server.Prefix())
@@ -25,18 +26,26 @@ func TestRosterFollowsMembers(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, r.Live("a.1"))
 	require.False(t, r.Live("b.2"))
+	dctx, stopDepartures := context.WithCancel(ctx)
+	departures := r.Departures(dctx)
 
 	b, err := s.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
 	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
 	require.NoError(t, b.Leave())
 	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
+	require.Equal(t, "b.2", <-departures)
 	server.EndLease(t, s, a.ID())
 	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
+	require.Equal(t, "a.1", <-departures)
+	stopDepartures()
+	for range departures { // closed when its context ends
+	}
 }
 
 // A member the watch has not seen yet is looked up, so that it is not
-// taken for gone; an id that is no member is gone.
+// taken for gone; an id that is no member is gone. Departures asked of a
+// roster whose watch ended is closed.
 func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
 	t.Parallel()
 	s, _ := openOwn(t, server.Prefix())
@@ -50,4 +59,10 @@ func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
 	require.True(t, r.Live("b.2"), "a member the watch missed was taken for gone")
 	require.False(t, r.Live("c.3"))
 	require.False(t, r.Live("c.3"), "asked again")
+	select {
+	case _, open := <-r.Departures(context.Background()):
+		require.False(t, open, "a departure after the watch ended")
+	case <-time.After(20 * time.Second):
+		t.Fatal("a roster whose watch ended left its departures channel open")
+	}
 }
