@@ -196,6 +196,7 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	rs := in.settle(b, job)
 	b.stop(t)
 	a.stop(t)
+	require.True(t, a.cmd.ProcessState.Success(), "a gateway stopped after its lease ended exits cleanly: %v", a.cmd.ProcessState)
 
 	end := in.fences.end(a.id)
 	byA := 0

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
@@ -195,13 +196,20 @@ func (m *Member) beat(ctx context.Context) {
 
 // Leave ends the membership at once: revoking the lease deletes the
 // member's record, its drain mark, its holds and its place in every
-// election, so the next in line leads at once. It is idempotent.
+// election, so the next in line leads at once. It is idempotent, and a
+// member whose lease already ended has left: etcd deleted all of that
+// when the lease ended.
 func (m *Member) Leave() error {
 	m.once.Do(func() {
 		m.cancel()
 		<-m.stopped
 		m.campaigns.Wait()
-		if err := m.session.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		err := m.session.Close()
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			m.s.opts.Logger.Warn("member's lease had already ended; nothing left to leave", "member", m.rec.ID)
+			return
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
 			m.err = fmt.Errorf("etcd store: leave as member %s: %w", m.rec.ID, err)
 		}
 	})

@@ -91,3 +91,17 @@ func TestMembersJoinBeatDrainAndLeave(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, members, "a member that leaves is gone at once")
 }
+
+// A member whose lease already ended (paused or cut off past its TTL)
+// has nothing left to leave: Leave succeeds, so a gateway stopped after
+// it lost its lease exits cleanly instead of failing its stop.
+func TestLeaveAfterTheLeaseEnded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := openOwn(t, server.Prefix())
+	m, err := s.Join(ctx, etcd.MemberInfo{ID: "gone.1"}, 60, nil)
+	require.NoError(t, err)
+	server.EndLease(t, s, m.ID())
+	<-m.Done()
+	require.NoError(t, m.Leave())
+}
