@@ -79,12 +79,12 @@ steps:
 
 	// b is paused while a runs step one, so that b's controller reads the
 	// step's result only after its log is gone.
-	require.NoError(t, b.proc.cmd.Process.Signal(syscall.SIGSTOP))
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGSTOP))
 	resumed := false
 	resume := func() {
 		if !resumed {
 			resumed = true
-			require.NoError(t, b.proc.cmd.Process.Signal(syscall.SIGCONT))
+			require.NoError(t, b.cmd.Process.Signal(syscall.SIGCONT))
 		}
 	}
 	t.Cleanup(resume)
