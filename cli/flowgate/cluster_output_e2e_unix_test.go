@@ -136,3 +136,49 @@ steps:
 	require.Equal(t, "6000", strings.TrimSpace(stepTask(3).Result.Stdout), "step two counts the bytes step one printed")
 	require.Equal(t, "3004", strings.TrimSpace(stepTask(4).Result.Stdout), "step three counts the bytes step rows printed")
 }
+
+// TestLargeOutputIsReadThroughAnyGateway: a pipeline whose output is over
+// sdk.InlineStdout finishes on gateway a, which holds its event stream,
+// and `flowgate pipeline resume` through gateway b, a machine of its own,
+// prints the whole output: it is kept in the store, not in a's data
+// directory.
+func TestLargeOutputIsReadThroughAnyGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
+	}
+	f := newFleet(t, 30*time.Second)
+	wf := filepath.Join(f.work, "out.lobster")
+	require.NoError(t, os.WriteFile(wf, []byte(`name: out
+steps:
+  - id: gate
+    approval: Go on?
+  - id: big
+    run: head -c 6000 /dev/zero | tr '\0' x
+`), 0o600))
+	ctx := context.Background()
+	a := f.join("a") // alone: it claims the flow's stream and keeps it
+	state, err := flows.Invocation{File: wf, Cwd: f.work}.State()
+	require.NoError(t, err)
+	fl, err := a.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "out", Goal: "large output", State: state})
+	require.NoError(t, err)
+	waitUntil(t, "the flow to park at its gate", time.Minute, func() bool {
+		cur, err := f.eng.GetFlow(fl.ID)
+		require.NoError(t, err)
+		return cur.Status == sdk.FlowWaiting
+	})
+
+	b := f.join("b")
+	out := flowgate(t, f.bin, "--home", b.home, "pipeline", "resume", "--id", fl.ID, "--approve", "yes")
+	require.Contains(t, out, strings.Repeat("x", 6000), "the whole output, read through gateway b")
+
+	done, err := f.eng.GetFlow(fl.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowSucceeded, done.Status)
+	var st struct {
+		File *flows.OutputFile `json:"output_file"`
+	}
+	require.NoError(t, json.Unmarshal(done.State, &st))
+	require.NotNil(t, st.File, "the output is over the inline bound: %s", done.State)
+	require.True(t, st.File.Kept, "the output is kept in the store")
+	require.Empty(t, st.File.Path, "and is no file of gateway a's data directory")
+}
