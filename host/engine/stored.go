@@ -16,8 +16,9 @@ import (
 // them.
 const storedPrefix = "stored/"
 
-// MaxStoredName bounds a stored value's scope and key, in bytes.
-const MaxStoredName = 256
+// MaxStoredName bounds a stored value's scope and key, in bytes
+// (sdk.MaxStoredName).
+const MaxStoredName = sdk.MaxStoredName
 
 // storedKey is the record of (controller, scope, key), or sdk.ErrInvalid
 // for a scope or key that is empty or over MaxStoredName.

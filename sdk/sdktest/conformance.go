@@ -79,6 +79,7 @@ var conformanceCases = []conformanceCase{
 	{"Log", testLog},
 	{"WakeAt", testWakeAt},
 	{"KeepValue", testKeepValue},
+	{"StoreValue", testStoreValue},
 	{"Stages", testStages},
 }
 
