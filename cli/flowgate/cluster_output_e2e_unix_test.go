@@ -182,3 +182,36 @@ steps:
 	require.True(t, st.File.Kept, "the output is kept in the store")
 	require.Empty(t, st.File.Path, "and is no file of gateway a's data directory")
 }
+
+// TestStateValuesAreSharedByTheGateways: a state.set of a pipeline run on
+// gateway a is what state.get and diff.last of pipelines run on gateway
+// b, a machine with a home of its own, read: the value is kept in the
+// store, not under a's home.
+func TestStateValuesAreSharedByTheGateways(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
+	}
+	f := newFleet(t, 30*time.Second)
+	a := f.join("a") // alone: the flow runs on a
+	out := flowgate(t, f.bin, "--home", a.home, "pipeline", "run", `exec --json --shell "echo '{\"v\":1}'" | state.set seen`)
+	require.Contains(t, out, `"v": 1`, "state.set outputs the value it stored")
+	a.stop(t)
+
+	b := f.join("b") // alone now: these flows run on b
+	out = flowgate(t, f.bin, "--home", b.home, "pipeline", "run", `state.get seen`)
+	require.Contains(t, out, `"v": 1`, "state.get on b reads what state.set stored on a")
+	out = flowgate(t, f.bin, "--home", b.home, "pipeline", "run", `exec --json --shell "echo '{\"v\":2}'" | diff.last --key seen`)
+	var diff []struct {
+		Changed bool           `json:"changed"`
+		Before  map[string]any `json:"before"`
+	}
+	// out is stderr's step lines, then the output.
+	require.Contains(t, out, "[", "diff.last outputs an array")
+	require.NoError(t, json.Unmarshal([]byte(out[strings.Index(out, "["):]), &diff), "%s", out)
+	require.Len(t, diff, 1)
+	require.True(t, diff[0].Changed)
+	require.Equal(t, map[string]any{"v": 1.0}, diff[0].Before, "diff.last on b compares with what a stored")
+	for _, home := range []string{a.home, b.home} {
+		require.NoDirExists(t, filepath.Join(home, "pipeline-state"), "no value is kept under a home")
+	}
+}
