@@ -166,6 +166,9 @@ steps:
 		require.NoError(t, err)
 		return cur.Status == sdk.FlowWaiting
 	})
+	holders, err := f.eng.StreamHolders()
+	require.NoError(t, err)
+	require.Equal(t, a.id, holders[fl.ID], "gateway a holds the flow's stream, and keeps it while the flow goes on")
 
 	b := f.join("b")
 	out := flowgate(t, f.bin, "--home", b.home, "pipeline", "resume", "--id", fl.ID, "--approve", "yes")
