@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // stateCommands are state.get, state.set and diff.last (lobster-format
@@ -159,6 +160,8 @@ func (p *pipe) stateSlot(call *flows.Call, cmd string) (stateSlot, error) {
 	slot := stateSlot{scope: p.r.stateScope(), name: strings.TrimSuffix(name, ".json"), key: key, shared: shared}
 	if !shared {
 		slot.file = filepath.Join(p.r.opts.StateDir, slot.scope, name)
+	} else if len(slot.scope) > sdk.MaxStoredName || len(slot.name) > sdk.MaxStoredName {
+		return stateSlot{}, fmt.Errorf("%s: the key %q in scope %q is longer than the %d bytes the gateway's shared store takes for each; use a shorter key (or workflow file name)", cmd, slot.name, slot.scope, sdk.MaxStoredName)
 	}
 	return slot, nil
 }

@@ -61,3 +61,18 @@ func TestStateSetOverTheSharedBoundIsRefused(t *testing.T) {
 		require.ErrorIs(t, err, sdk.ErrNotFound, "nothing is stored")
 	})
 }
+
+// A key too long for the shared store's names fails its stage, saying
+// what to do, and is not asked of the Host again and again.
+func TestStateKeyOverTheSharedNameBoundIsRefused(t *testing.T) {
+	t.Parallel()
+	c := newControllerWith(pipeline.Options{StateDir: t.TempDir(), SharedStore: true})
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		long := strings.Repeat("k", sdk.MaxStoredName+1)
+		f := h.StartFlow("p", map[string]any{"pipeline": "state.get " + long, "args": map[string]any{}, "cwd": t.TempDir()})
+		runActive(t, h, c, f.ID)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Contains(t, f.BlockedSummary, "longer than the 256 bytes the gateway's shared store takes for each; use a shorter key")
+	})
+}
