@@ -183,7 +183,7 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 		if err != nil {
 			return err
 		}
-		return e.reportPipeline(end, tool)
+		return e.reportPipeline(ctx, l, end, tool)
 	})
 }
 

@@ -112,13 +112,13 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 }
 
 // pipelineEnvelope describes where a pipeline flow stands, as Lobster
-// would.
-func pipelineEnvelope(v engine.FlowView) (envelope, int) {
+// would; kept reads its output when the output is kept in the store.
+func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) {
 	env := envelope{ProtocolVersion: 1, OK: true, Output: json.RawMessage("[]"), FlowID: v.ID}
 	switch v.Status {
 	case sdk.FlowSucceeded:
 		env.Status = "ok"
-		out, err := flows.StateOutput(v.State)
+		out, err := flows.StateOutput(v.State, kept)
 		if err != nil {
 			return envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: err.Error()}, FlowID: v.ID}, exitFailure
 		}
@@ -150,8 +150,9 @@ func pipelineEnvelope(v engine.FlowView) (envelope, int) {
 }
 
 // reportPipeline prints where the flow stands and returns the exit status.
-func (e *env) reportPipeline(v engine.FlowView, tool bool) error {
-	env, code := pipelineEnvelope(v)
+// An output kept in the store is read through l's gateway.
+func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, tool bool) error {
+	env, code := pipelineEnvelope(v, func(sum string) ([]byte, error) { return l.c.KeptValue(ctx, v.ID, sum) })
 	if tool {
 		if err := (printer{e.stdout, true}).emit(env, nil); err != nil {
 			return err
@@ -238,7 +239,7 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return e.reportPipeline(v, tool)
+				return e.reportPipeline(ctx, l, v, tool)
 			})
 		},
 	}

@@ -142,5 +142,5 @@ func (e *env) followStarted(ctx context.Context, l *link, f *sdk.Flow, detach, t
 	if err != nil {
 		return err
 	}
-	return e.reportPipeline(v, tool)
+	return e.reportPipeline(ctx, l, v, tool)
 }

@@ -9,33 +9,58 @@ import (
 	"os"
 )
 
-// OutputFile names the file that holds a pipeline flow's output when the
-// output is too large to keep in the flow's state: the pipeline
-// controller then writes "output_file" instead of "output". SHA256 is the
-// digest of the file's bytes, which are the output's JSON.
+// OutputFile names where a pipeline flow's output is kept when the output
+// is too large to keep in the flow's state: the pipeline controller then
+// writes "output_file" instead of "output". SHA256 is the digest of the
+// output's JSON. The output is either the file at Path, in the data
+// directory of the gateway that finished the flow, or, when Kept is true,
+// a value the flow keeps in the gateway's store (sdk.Host.KeepValue),
+// which every gateway of a shared store reads (engine.Engine.Kept, or
+// GET /v1/flows/{id}/kept/{sum} of a gateway's socket).
 type OutputFile struct {
-	Path   string `json:"path"`
+	Path   string `json:"path,omitempty"`
 	SHA256 string `json:"sha256"`
+	Kept   bool   `json:"kept,omitempty"`
 }
 
-// Read returns the output the file holds, checked against its digest.
-// It fails, saying what to do, when the file is gone or was changed.
-func (o OutputFile) Read() (json.RawMessage, error) {
-	b, err := os.ReadFile(o.Path)
+// KeptReader returns the value a flow keeps in the gateway's store under
+// digest sum (engine.Engine.Kept bound to the flow, or a gateway client's
+// KeptValue).
+type KeptReader func(sum string) ([]byte, error)
+
+// Read returns the output, checked against its digest: from the file, or,
+// for a kept output, from kept (which may be nil when the output is known
+// to be a file). It fails, saying what to do, when the output is gone or
+// was changed.
+func (o OutputFile) Read(kept KeptReader) (json.RawMessage, error) {
+	where := o.Path
+	var b []byte
+	var err error
+	switch {
+	case o.Kept && kept == nil:
+		return nil, fmt.Errorf("the flow's output is kept in the gateway's store as %s, which this reader cannot reach; read it through a gateway: GET /v1/flows/<flow id>/kept/%s on its socket", o.SHA256, o.SHA256)
+	case o.Kept:
+		where = "the gateway's store as " + o.SHA256
+		b, err = kept(o.SHA256)
+	default:
+		b, err = os.ReadFile(o.Path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("the flow's output was kept in %s, which cannot be read (%v); the flow's data was removed, so run the pipeline again", o.Path, err)
+		return nil, fmt.Errorf("the flow's output was kept in %s, which cannot be read (%v); the flow's data was removed, so run the pipeline again", where, err)
 	}
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != o.SHA256 || !json.Valid(b) {
-		return nil, fmt.Errorf("the flow's output in %s changed since the flow ended; run the pipeline again", o.Path)
+		return nil, fmt.Errorf("the flow's output in %s changed since the flow ended; run the pipeline again", where)
 	}
 	return b, nil
 }
 
 // StateOutput returns the output of a pipeline flow from its state: the
-// "output" the state holds, or the one its "output_file" names. It
-// returns nil, and no error, for a flow that has no output yet.
-func StateOutput(state json.RawMessage) (json.RawMessage, error) {
+// "output" the state holds, or the one its "output_file" names, read
+// through kept when it is kept in the gateway's store (see
+// OutputFile.Read). It returns nil, and no error, for a flow that has no
+// output yet.
+func StateOutput(state json.RawMessage, kept KeptReader) (json.RawMessage, error) {
 	var s struct {
 		Output json.RawMessage `json:"output"`
 		File   *OutputFile     `json:"output_file"`
@@ -47,7 +72,7 @@ func StateOutput(state json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New("the flow's state is not a JSON object; it holds no output")
 	}
 	if s.File != nil {
-		return s.File.Read()
+		return s.File.Read(kept)
 	}
 	return s.Output, nil
 }

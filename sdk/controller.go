@@ -124,7 +124,23 @@ type Host interface {
 	// KeptValue returns the value flow flowID keeps under digest sum
 	// (KeepValue). A value the flow does not keep is ErrNotFound.
 	KeptValue(ctx context.Context, flowID, sum string) ([]byte, error)
+	// StoreValue stores value as this controller's under (scope, key),
+	// replacing what was there, outside any flow: one value per
+	// controller, scope and key, which every gateway of a shared store
+	// reads and writes, kept until it is replaced (no flow's prune
+	// deletes it). The pipeline controller keeps state.set and diff.last
+	// values so. A value over MaxKeptValue, and a scope or key that is
+	// empty or over MaxStoredName bytes, is refused with ErrInvalid, and
+	// nothing is written.
+	StoreValue(ctx context.Context, scope, key string, value []byte) error
+	// StoredValue returns this controller's value under (scope, key)
+	// (StoreValue); none is ErrNotFound.
+	StoredValue(ctx context.Context, scope, key string) ([]byte, error)
 }
+
+// MaxStoredName bounds the scope and the key of a stored value
+// (Host.StoreValue), in bytes.
+const MaxStoredName = 256
 
 // MaxKeptValue bounds one value a flow keeps (Host.KeepValue): one store
 // record, which an etcd transaction carries whole.

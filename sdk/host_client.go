@@ -180,6 +180,21 @@ func (h *hostClient) KeptValue(ctx context.Context, flowID, sum string) ([]byte,
 	return r.GetValue(), nil
 }
 
+// StoreValue implements Host.
+func (h *hostClient) StoreValue(ctx context.Context, scope, key string, value []byte) error {
+	_, err := h.client.StoreValue(ctx, &pb.StoreValueRequest{Scope: scope, Key: key, Value: value})
+	return h.err("StoreValue", err)
+}
+
+// StoredValue implements Host.
+func (h *hostClient) StoredValue(ctx context.Context, scope, key string) ([]byte, error) {
+	r, err := h.client.StoredValue(ctx, &pb.StoredValueRequest{Scope: scope, Key: key})
+	if err != nil {
+		return nil, h.err("StoredValue", err)
+	}
+	return r.GetValue(), nil
+}
+
 // Log implements Host.
 func (h *hostClient) Log(ctx context.Context, level, msg string, fields map[string]string) error {
 	_, err := h.client.Log(ctx, &pb.LogRequest{Level: level, Message: msg, Fields: fields})

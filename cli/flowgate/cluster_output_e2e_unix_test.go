@@ -136,3 +136,85 @@ steps:
 	require.Equal(t, "6000", strings.TrimSpace(stepTask(3).Result.Stdout), "step two counts the bytes step one printed")
 	require.Equal(t, "3004", strings.TrimSpace(stepTask(4).Result.Stdout), "step three counts the bytes step rows printed")
 }
+
+// TestLargeOutputIsReadThroughAnyGateway: a pipeline whose output is over
+// sdk.InlineStdout finishes on gateway a, which holds its event stream,
+// and `flowgate pipeline resume` through gateway b, a machine of its own,
+// prints the whole output: it is kept in the store, not in a's data
+// directory.
+func TestLargeOutputIsReadThroughAnyGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
+	}
+	f := newFleet(t, 30*time.Second)
+	wf := filepath.Join(f.work, "out.lobster")
+	require.NoError(t, os.WriteFile(wf, []byte(`name: out
+steps:
+  - id: gate
+    approval: Go on?
+  - id: big
+    run: head -c 6000 /dev/zero | tr '\0' x
+`), 0o600))
+	ctx := context.Background()
+	a := f.join("a") // alone: it claims the flow's stream and keeps it
+	state, err := flows.Invocation{File: wf, Cwd: f.work}.State()
+	require.NoError(t, err)
+	fl, err := a.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "out", Goal: "large output", State: state})
+	require.NoError(t, err)
+	waitUntil(t, "the flow to park at its gate", time.Minute, func() bool {
+		cur, err := f.eng.GetFlow(fl.ID)
+		require.NoError(t, err)
+		return cur.Status == sdk.FlowWaiting
+	})
+	holders, err := f.eng.StreamHolders()
+	require.NoError(t, err)
+	require.Equal(t, a.id, holders[fl.ID], "gateway a holds the flow's stream, and keeps it while the flow goes on")
+
+	b := f.join("b")
+	out := flowgate(t, f.bin, "--home", b.home, "pipeline", "resume", "--id", fl.ID, "--approve", "yes")
+	require.Contains(t, out, strings.Repeat("x", 6000), "the whole output, read through gateway b")
+
+	done, err := f.eng.GetFlow(fl.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.FlowSucceeded, done.Status)
+	var st struct {
+		File *flows.OutputFile `json:"output_file"`
+	}
+	require.NoError(t, json.Unmarshal(done.State, &st))
+	require.NotNil(t, st.File, "the output is over the inline bound: %s", done.State)
+	require.True(t, st.File.Kept, "the output is kept in the store")
+	require.Empty(t, st.File.Path, "and is no file of gateway a's data directory")
+}
+
+// TestStateValuesAreSharedByTheGateways: a state.set of a pipeline run on
+// gateway a is what state.get and diff.last of pipelines run on gateway
+// b, a machine with a home of its own, read: the value is kept in the
+// store, not under a's home.
+func TestStateValuesAreSharedByTheGateways(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
+	}
+	f := newFleet(t, 30*time.Second)
+	a := f.join("a") // alone: the flow runs on a
+	out := flowgate(t, f.bin, "--home", a.home, "pipeline", "run", `exec --json --shell "echo '{\"v\":1}'" | state.set seen`)
+	require.Contains(t, out, `"v": 1`, "state.set outputs the value it stored")
+	a.stop(t)
+
+	b := f.join("b") // alone now: these flows run on b
+	out = flowgate(t, f.bin, "--home", b.home, "pipeline", "run", `state.get seen`)
+	require.Contains(t, out, `"v": 1`, "state.get on b reads what state.set stored on a")
+	out = flowgate(t, f.bin, "--home", b.home, "pipeline", "run", `exec --json --shell "echo '{\"v\":2}'" | diff.last --key seen`)
+	var diff []struct {
+		Changed bool           `json:"changed"`
+		Before  map[string]any `json:"before"`
+	}
+	// out is stderr's step lines, then the output.
+	require.Contains(t, out, "[", "diff.last outputs an array")
+	require.NoError(t, json.Unmarshal([]byte(out[strings.Index(out, "["):]), &diff), "%s", out)
+	require.Len(t, diff, 1)
+	require.True(t, diff[0].Changed)
+	require.Equal(t, map[string]any{"v": 1.0}, diff[0].Before, "diff.last on b compares with what a stored")
+	for _, home := range []string{a.home, b.home} {
+		require.NoDirExists(t, filepath.Join(home, "pipeline-state"), "no value is kept under a home")
+	}
+}

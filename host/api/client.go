@@ -44,6 +44,7 @@ type Client interface {
 	Gatekeeper
 	Continuer
 	Historian
+	Keeper
 	Sessioner
 	Cron
 	Storage

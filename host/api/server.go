@@ -59,6 +59,7 @@ const maxRequestBody = 4 << 20
 //	                             FollowHistory                                       "data:" entry per event,
 //	                                                                                 id: seq; "event: end"
 //	                                                                                 once the flow has ended
+//	GET  /v1/flows/{id}/kept/{sum} KeptValue  -                                      the value (JSON: base64)
 //	GET  /v1/gates               OpenGates    query: controller token id             {gates}
 //	POST /v1/gates/decide        DecideGate   {flow kind expected_revision           sdk.Flow
 //	                                          decision: {approved response by}}
@@ -162,6 +163,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/flows/{id}/continue", s.continueFlow)
 	s.handle("GET /v1/flows/{id}/history", s.history)
 	s.mux.HandleFunc("GET /v1/flows/{id}/history/stream", s.historyStream)
+	s.handle("GET /v1/flows/{id}/kept/{sum}", s.keptValue)
 	s.handle("GET /v1/sessions", s.lineages)
 	s.handle("POST /v1/sessions/archive", s.archiveLineage)
 	s.handle("GET /v1/gates", s.openGates)

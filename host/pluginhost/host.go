@@ -215,6 +215,20 @@ func (h *host) KeptValue(_ context.Context, flowID, sum string) ([]byte, error) 
 	return h.eng.Kept(flowID, sum)
 }
 
+func (h *host) StoreValue(_ context.Context, scope, key string, value []byte) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	return h.eng.StoreValue(h.name, scope, key, value)
+}
+
+func (h *host) StoredValue(_ context.Context, scope, key string) ([]byte, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return h.eng.StoredValue(h.name, scope, key)
+}
+
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
 	if err := h.check(); err != nil {
 		return err

@@ -96,6 +96,14 @@ func (r *relay) KeptValue(ctx context.Context, flowID, sum string) ([]byte, erro
 	return r.h().KeptValue(ctx, flowID, sum)
 }
 
+func (r *relay) StoreValue(ctx context.Context, scope, key string, value []byte) error {
+	return r.h().StoreValue(ctx, scope, key, value)
+}
+
+func (r *relay) StoredValue(ctx context.Context, scope, key string) ([]byte, error) {
+	return r.h().StoredValue(ctx, scope, key)
+}
+
 func (r *relay) Log(ctx context.Context, level, msg string, fields map[string]string) error {
 	return r.h().Log(ctx, level, msg, fields)
 }

@@ -231,7 +231,8 @@ func (s *Scheduler) report(e outboxEntry, r Run) Report {
 		}
 	case r.FlowID != "":
 		if f, err := s.eng.GetFlow(r.FlowID); err == nil {
-			if out, err := flows.StateOutput(f.State); err == nil && json.Valid(out) {
+			kept := func(sum string) ([]byte, error) { return s.eng.Kept(f.ID, sum) }
+			if out, err := flows.StateOutput(f.State, kept); err == nil && json.Valid(out) {
 				rep.Result = out
 			}
 		}

@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -255,4 +257,30 @@ func TestQueuedDeliverySurvivesRestartAndJobRemoval(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, "once", got[0]["job_name"])
 	require.Equal(t, scheduler.DeliveryDelivered, e.runs(j.ID)[0].Delivery)
+}
+
+// A pipeline run's output kept in the store (on a shared store, where
+// another gateway may have finished the flow) is what its webhook gets.
+func TestWebhookDeliversAKeptPipelineOutput(t *testing.T) {
+	h := newHook(t, http.StatusNoContent)
+	e := newLoopEnv(t, scheduler.Config{})
+	file := filepath.Join(t.TempDir(), "big.lobster")
+	require.NoError(t, os.WriteFile(file, []byte("steps: []\n"), 0o600))
+	j := e.add(scheduler.JobInput{Name: "big", Schedule: schedule.Flags{Cron: "* * * * *"}, Pipeline: file, Webhook: h.srv.URL})
+	e.tickAt(minute(1))
+	f, err := e.eng.GetFlow(e.runs(j.ID)[0].FlowID)
+	require.NoError(t, err)
+	output := []byte(`["` + strings.Repeat("x", 6000) + `"]`)
+	sum, err := e.eng.Keep(f.ID, output)
+	require.NoError(t, err)
+	state, err := json.Marshal(map[string]any{"output_file": flows.OutputFile{SHA256: sum, Kept: true}})
+	require.NoError(t, err)
+	_, err = e.eng.Finish(f.ID, f.Revision, engine.EndInput{State: state})
+	require.NoError(t, err)
+	e.tickAt(minute(1).Add(2 * time.Second))
+	e.deliver()
+
+	got := h.received()
+	require.Len(t, got, 1)
+	require.Equal(t, []any{strings.Repeat("x", 6000)}, got[0]["result"])
 }

@@ -66,9 +66,10 @@
 // when it prunes the flow.
 //
 // With Options.SharedStore (sdk.SharedStoreEnv, which the gateway sets on
-// etcd) those values, but the output, are kept in the gateway's store
-// instead (sdk.Host.KeepValue, at most sdk.MaxKeptValue each), where
-// every gateway reads them. A step's stdout over sdk.InlineStdout is read
+// etcd) those values are kept in the gateway's store instead
+// (sdk.Host.KeepValue, at most sdk.MaxKeptValue each), where every
+// gateway reads them; the output is then "output_file": {"sha256",
+// "kept": true}, or, over sdk.MaxKeptValue, a file as above. A step's stdout over sdk.InlineStdout is read
 // from its task's record, which holds it whole, and on later passes from
 // its log file, or from the record again when the file is on another
 // machine.

@@ -44,8 +44,8 @@ type hostValues struct {
 func (f files) ok() bool { return f.dir != "" || f.store != nil }
 
 // local is f keeping its values in the data directory, whatever the
-// store: for a value other readers find by its path (the workflow's
-// output, see state.keepOutput).
+// store: for a value too large for the store (a workflow's output over
+// sdk.MaxKeptValue, see state.keepOutput).
 func (f files) local() files {
 	f.store = nil
 	return f

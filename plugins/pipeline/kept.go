@@ -225,15 +225,15 @@ func (s *state) keepStageOutputs() error {
 // is a data directory, keeps it in a file and writes ref(its digest)
 // under fileKey instead.
 func (s *state) keep(key, fileKey string, v any, limit int, ref func(sum string) any) error {
-	return s.keepIn(s.files, key, fileKey, v, limit, ref)
-}
-
-// keepIn is keep, keeping the value in fs.
-func (s *state) keepIn(fs files, key, fileKey string, v any, limit int, ref func(sum string) any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	return s.keepIn(s.files, key, fileKey, b, limit, ref)
+}
+
+// keepIn is keep of the encoded value b, keeping it in fs.
+func (s *state) keepIn(fs files, key, fileKey string, b []byte, limit int, ref func(sum string) any) error {
 	if !fs.ok() || len(b) <= limit {
 		s.raw[key] = b
 		delete(s.raw, fileKey)
@@ -248,13 +248,25 @@ func (s *state) keepIn(fs files, key, fileKey string, v any, limit int, ref func
 	return err
 }
 
-// keepOutput writes the workflow's output, kept in a file of the data
-// directory when it is over sdk.InlineStdout, also on a shared store:
-// "output_file" then names it (flows.OutputFile), and readers of the
-// output follow its path (flows.StateOutput).
+// keepOutput writes the workflow's output, kept when it is over
+// sdk.InlineStdout: "output_file" then names it (flows.OutputFile), and
+// readers of the output follow it (flows.StateOutput). On a shared store
+// it is kept in the store, where every gateway reads it, unless it is
+// over sdk.MaxKeptValue: such an output, like every kept output on
+// bbolt, is a file of the data directory, read by its path.
 func (s *state) keepOutput(output []any) error {
-	fs := s.files.local()
-	return s.keepIn(fs, "output", outputFileKey, output, sdk.InlineStdout, func(sum string) any {
+	b, err := json.Marshal(output)
+	if err != nil {
+		return err
+	}
+	fs := s.files
+	if len(b) > sdk.MaxKeptValue {
+		fs = fs.local()
+	}
+	return s.keepIn(fs, "output", outputFileKey, b, sdk.InlineStdout, func(sum string) any {
+		if fs.store != nil {
+			return flows.OutputFile{SHA256: sum, Kept: true}
+		}
 		return flows.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -43,9 +44,8 @@ func TestLargeResultsNeedADataDirectory(t *testing.T) {
 }
 
 // On a store several gateways share, the same workflow keeps its large
-// results in the store through the Host, where every gateway reads them;
-// only the workflow's output, which readers open by its path, is a file
-// of the data directory.
+// results and its output in the store through the Host, where every
+// gateway reads them, and no file in the data directory.
 func TestLargeResultsKeptInTheSharedStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -67,9 +67,13 @@ func TestLargeResultsKeptInTheSharedStore(t *testing.T) {
 			_, err := h.Host().KeptValue(t.Context(), f.ID, r.Spilled)
 			require.NoError(t, err, "the result of step %s is kept in the store", id)
 		}
-		kept, err := filepath.Glob(filepath.Join(dir, f.ID, "*"))
+		require.NoDirExists(t, filepath.Join(dir, f.ID), "nothing is kept in files")
+		var file flows.OutputFile
+		require.NoError(t, json.Unmarshal(raw["output_file"], &file))
+		require.True(t, file.Kept, "the output is kept in the store")
+		require.Empty(t, file.Path)
+		out, err := flows.StateOutput(f.State, func(sum string) ([]byte, error) { return h.Host().KeptValue(t.Context(), f.ID, sum) })
 		require.NoError(t, err)
-		require.Len(t, kept, 1, "only the workflow's output is a file: %v", kept)
-		require.Contains(t, string(raw["output_file"]), kept[0])
+		require.True(t, json.Valid(out))
 	})
 }

@@ -43,9 +43,11 @@ type Options struct {
 	DataDir string
 	// SharedStore keeps those values in the gateway's store instead
 	// (sdk.Host.KeepValue), where every gateway of a store they share
-	// reads them, also after the flow moved to another; the workflow's
-	// output stays a file in DataDir, which its readers open by path.
-	// The gateway sets it on etcd (sdk.SharedStoreEnv).
+	// reads them, also after the flow moved to another; a workflow's
+	// output too, unless it is over sdk.MaxKeptValue (then a file in
+	// DataDir). It keeps the values of state.set and diff.last in the
+	// store too (sdk.Host.StoreValue), not under StateDir. The gateway
+	// sets it on etcd (sdk.SharedStoreEnv).
 	SharedStore bool
 	// PluginStages are stages controller plugins provide, for Commands
 	// (the CLI's dry runs take them from the running gateway). The

@@ -8,19 +8,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // stateCommands are state.get, state.set and diff.last (lobster-format
 // §14.3). They keep values in files under Options.StateDir, one directory
 // per workflow file or pipeline string (stateScope), a key's value in
-// "<key>.json" as Lobster lays it out. A pass runs a pipeline's stages
+// "<key>.json" as Lobster lays it out; with Options.SharedStore, in the
+// gateway's store instead (see stateSlot). A pass runs a pipeline's stages
 // again from the first, so each of these records its output in the flow's
 // state the first time it runs and gives the recorded output on every
 // later pass: a value is read once and written once per run.
@@ -32,15 +32,15 @@ func (p *pipe) stateCommands() []*flows.Command {
 	}
 }
 
-func (p *pipe) stateGet(_ context.Context, call *flows.Call) (flows.StageOutput, error) {
+func (p *pipe) stateGet(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
 	if out, ok := p.recorded(call); ok {
 		return out, nil
 	}
-	file, err := p.stateFile(call, "state.get")
+	slot, err := p.stateSlot(call, "state.get")
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
-	v, err := readValue(file)
+	v, err := p.readState(ctx, slot)
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
@@ -51,23 +51,23 @@ func (p *pipe) stateSet(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	if out, ok := p.recorded(call); ok {
 		return out, nil
 	}
-	file, err := p.stateFile(call, "state.set")
+	slot, err := p.stateSlot(call, "state.set")
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
 	v := itemsValue(call.Items)
-	return p.store(ctx, call, file, v, []any{v})
+	return p.store(ctx, call, slot, v, []any{v})
 }
 
 func (p *pipe) diffLast(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
 	if out, ok := p.recorded(call); ok {
 		return out, nil
 	}
-	file, err := p.stateFile(call, "diff.last")
+	slot, err := p.stateSlot(call, "diff.last")
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
-	before, err := readValue(file)
+	before, err := p.readState(ctx, slot)
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
@@ -76,20 +76,25 @@ func (p *pipe) diffLast(ctx context.Context, call *flows.Call) (flows.StageOutpu
 	b, _ := json.Marshal(after)
 	key, _ := stateKey(call)
 	item := map[string]any{"kind": "diff.last", "key": key, "changed": !bytes.Equal(a, b), "before": before, "after": after}
-	return p.store(ctx, call, file, after, []any{item})
+	return p.store(ctx, call, slot, after, []any{item})
 }
 
 // store records out as the stage's output, makes the flow's state durable
-// and then writes v to file. A gateway killed between the two leaves the
-// file unwritten, so the next run's diff.last reports the change again:
-// a change can be reported twice, never missed.
-func (p *pipe) store(ctx context.Context, call *flows.Call, file string, v any, out []any) (flows.StageOutput, error) {
+// and then writes v to slot. A gateway killed between the two leaves the
+// value unwritten, so the next run's diff.last reports the change again:
+// a change can be reported twice, never missed. A value too large for
+// slot is refused before anything is recorded.
+func (p *pipe) store(ctx context.Context, call *flows.Call, slot stateSlot, v any, out []any) (flows.StageOutput, error) {
+	b, err := slot.encode(v)
+	if err != nil {
+		return flows.StageOutput{}, err
+	}
 	res := p.record(call, out)
 	if err := p.r.save(ctx, p.id); err != nil {
 		p.hostErr = err // the pass ends; its event comes again
 		return flows.StageOutput{}, errStageWaits
 	}
-	if err := writeValue(file, v); err != nil {
+	if err := p.writeState(ctx, slot, b); err != nil {
 		return flows.StageOutput{}, err
 	}
 	return res, nil
@@ -135,23 +140,30 @@ func stateKey(call *flows.Call) (string, bool) {
 	return k, ok
 }
 
-// stateFile is the file of the stage's key.
-func (p *pipe) stateFile(call *flows.Call, cmd string) (string, error) {
-	if p.r.opts.StateDir == "" {
-		return "", fmt.Errorf("%s keeps values under the gateway's home, which this pipeline controller was not given (%s is unset); run pipelines through flowgate", cmd, HomeEnv)
+// stateSlot is where the stage's key keeps its value.
+func (p *pipe) stateSlot(call *flows.Call, cmd string) (stateSlot, error) {
+	shared := p.r.opts.SharedStore
+	if p.r.opts.StateDir == "" && !shared {
+		return stateSlot{}, fmt.Errorf("%s keeps values under the gateway's home, which this pipeline controller was not given (%s is unset); run pipelines through flowgate", cmd, HomeEnv)
 	}
 	key, ok := stateKey(call)
 	if !ok {
 		if cmd == "diff.last" {
-			return "", errors.New("diff.last requires --key")
+			return stateSlot{}, errors.New("diff.last requires --key")
 		}
-		return "", fmt.Errorf("%s requires a key: %s KEY", cmd, cmd)
+		return stateSlot{}, fmt.Errorf("%s requires a key: %s KEY", cmd, cmd)
 	}
 	name, err := keyFile(key)
 	if err != nil {
-		return "", err
+		return stateSlot{}, err
 	}
-	return filepath.Join(p.r.opts.StateDir, p.r.stateScope(), name), nil
+	slot := stateSlot{scope: p.r.stateScope(), name: strings.TrimSuffix(name, ".json"), key: key, shared: shared}
+	if !shared {
+		slot.file = filepath.Join(p.r.opts.StateDir, slot.scope, name)
+	} else if len(slot.scope) > sdk.MaxStoredName || len(slot.name) > sdk.MaxStoredName {
+		return stateSlot{}, fmt.Errorf("%s: the key %q in scope %q is longer than the %d bytes the gateway's shared store takes for each; use a shorter key (or workflow file name)", cmd, slot.name, slot.scope, sdk.MaxStoredName)
+	}
+	return slot, nil
 }
 
 var (
@@ -192,33 +204,4 @@ func (r *run) stateScope() string {
 	sum := sha256.Sum256([]byte(r.st.File))
 	name = safeName(name)
 	return name + "-" + hex.EncodeToString(sum[:])[:12]
-}
-
-// readValue reads the JSON value in file; a missing file is null.
-func readValue(file string) (any, error) {
-	b, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read stored state %s: %w", file, err)
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("stored state %s is not JSON (%v); remove the file to start over", file, err)
-	}
-	return v, nil
-}
-
-// writeValue replaces file with v as indented JSON, atomically (see
-// writeAtomic). The file is 0600 and its directory 0700.
-func writeValue(file string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(file, append(b, '\n')); err != nil {
-		return fmt.Errorf("store state in %s: %w", file, err)
-	}
-	return nil
 }

@@ -136,6 +136,21 @@ func (s *hostServer) KeptValue(ctx context.Context, r *pb.KeptValueRequest) (*pb
 	return &pb.KeptValueResponse{Value: b}, nil
 }
 
+func (s *hostServer) StoreValue(ctx context.Context, r *pb.StoreValueRequest) (*pb.StoreValueResponse, error) {
+	if err := s.host.StoreValue(ctx, r.GetScope(), r.GetKey(), r.GetValue()); err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.StoreValueResponse{}, nil
+}
+
+func (s *hostServer) StoredValue(ctx context.Context, r *pb.StoredValueRequest) (*pb.StoredValueResponse, error) {
+	b, err := s.host.StoredValue(ctx, r.GetScope(), r.GetKey())
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.StoredValueResponse{Value: b}, nil
+}
+
 func (s *hostServer) Log(ctx context.Context, r *pb.LogRequest) (*pb.LogResponse, error) {
 	if err := s.host.Log(ctx, r.GetLevel(), r.GetMessage(), r.GetFields()); err != nil {
 		return nil, wireErrors.ToStatus(err)

@@ -80,6 +80,7 @@ var conformanceCases = []conformanceCase{
 	{"Log", testLog},
 	{"WakeAt", testWakeAt},
 	{"KeepValue", testKeepValue},
+	{"StoreValue", testStoreValue},
 	{"Stages", testStages},
 }
 

@@ -43,6 +43,7 @@ type Host struct {
 	wakes     map[string]map[string]*wakeEntry // flow id → key → wake
 	stages    map[string]providedStage         // stage name → what ProvideStage gave
 	kept      map[string]map[string][]byte     // flow id → digest → kept value
+	stored    map[[2]string][]byte             // (scope, key) → stored value
 	logs      []LogEntry
 	lastID    int
 }

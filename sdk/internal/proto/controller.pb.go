@@ -2119,6 +2119,203 @@ func (x *KeptValueResponse) GetValue() []byte {
 	return nil
 }
 
+// StoreValueRequest stores value under (scope, key), replacing what was
+// there. A value over 1 MiB, and a scope or key that is empty or over 256
+// bytes, is refused ("invalid") and nothing is written.
+type StoreValueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Scope         string                 `protobuf:"bytes,1,opt,name=scope,proto3" json:"scope,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Value         []byte                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StoreValueRequest) Reset() {
+	*x = StoreValueRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoreValueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoreValueRequest) ProtoMessage() {}
+
+func (x *StoreValueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoreValueRequest.ProtoReflect.Descriptor instead.
+func (*StoreValueRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *StoreValueRequest) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *StoreValueRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *StoreValueRequest) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+type StoreValueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StoreValueResponse) Reset() {
+	*x = StoreValueResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoreValueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoreValueResponse) ProtoMessage() {}
+
+func (x *StoreValueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoreValueResponse.ProtoReflect.Descriptor instead.
+func (*StoreValueResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{38}
+}
+
+// StoredValueRequest reads the value stored under (scope, key); none is
+// "not_found".
+type StoredValueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Scope         string                 `protobuf:"bytes,1,opt,name=scope,proto3" json:"scope,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StoredValueRequest) Reset() {
+	*x = StoredValueRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoredValueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoredValueRequest) ProtoMessage() {}
+
+func (x *StoredValueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoredValueRequest.ProtoReflect.Descriptor instead.
+func (*StoredValueRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *StoredValueRequest) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *StoredValueRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+type StoredValueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         []byte                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StoredValueResponse) Reset() {
+	*x = StoredValueResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoredValueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoredValueResponse) ProtoMessage() {}
+
+func (x *StoredValueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoredValueResponse.ProtoReflect.Descriptor instead.
+func (*StoredValueResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *StoredValueResponse) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
 type LogRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
@@ -2130,7 +2327,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2339,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2352,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{37}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2187,7 +2384,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2199,7 +2396,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2212,7 +2409,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{38}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{42}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -2363,6 +2560,16 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12\x16\n" +
 	"\x06sha256\x18\x02 \x01(\tR\x06sha256\")\n" +
 	"\x11KeptValueResponse\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"Q\n" +
+	"\x11StoreValueRequest\x12\x14\n" +
+	"\x05scope\x18\x01 \x01(\tR\x05scope\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\fR\x05value\"\x14\n" +
+	"\x12StoreValueResponse\"<\n" +
+	"\x12StoredValueRequest\x12\x14\n" +
+	"\x05scope\x18\x01 \x01(\tR\x05scope\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"+\n" +
+	"\x13StoredValueResponse\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\fR\x05value\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
@@ -2378,7 +2585,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
 	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\x98\r\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xe5\x0e\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -2402,7 +2609,10 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"ListStages\x12).flowgate.controller.v1.ListStagesRequest\x1a*.flowgate.controller.v1.ListStagesResponse\x12]\n" +
 	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse\x12`\n" +
 	"\tKeepValue\x12(.flowgate.controller.v1.KeepValueRequest\x1a).flowgate.controller.v1.KeepValueResponse\x12`\n" +
-	"\tKeptValue\x12(.flowgate.controller.v1.KeptValueRequest\x1a).flowgate.controller.v1.KeptValueResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
+	"\tKeptValue\x12(.flowgate.controller.v1.KeptValueRequest\x1a).flowgate.controller.v1.KeptValueResponse\x12c\n" +
+	"\n" +
+	"StoreValue\x12).flowgate.controller.v1.StoreValueRequest\x1a*.flowgate.controller.v1.StoreValueResponse\x12f\n" +
+	"\vStoredValue\x12*.flowgate.controller.v1.StoredValueRequest\x1a+.flowgate.controller.v1.StoredValueResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_flowgate_controller_v1_controller_proto_rawDescOnce sync.Once
@@ -2416,7 +2626,7 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -2455,16 +2665,20 @@ var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*KeepValueResponse)(nil),    // 34: flowgate.controller.v1.KeepValueResponse
 	(*KeptValueRequest)(nil),     // 35: flowgate.controller.v1.KeptValueRequest
 	(*KeptValueResponse)(nil),    // 36: flowgate.controller.v1.KeptValueResponse
-	(*LogRequest)(nil),           // 37: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 38: flowgate.controller.v1.LogResponse
-	nil,                          // 39: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*StoreValueRequest)(nil),    // 37: flowgate.controller.v1.StoreValueRequest
+	(*StoreValueResponse)(nil),   // 38: flowgate.controller.v1.StoreValueResponse
+	(*StoredValueRequest)(nil),   // 39: flowgate.controller.v1.StoredValueRequest
+	(*StoredValueResponse)(nil),  // 40: flowgate.controller.v1.StoredValueResponse
+	(*LogRequest)(nil),           // 41: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 42: flowgate.controller.v1.LogResponse
+	nil,                          // 43: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	18, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
 	19, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
-	39, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	43, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 5: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
 	8,  // 6: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
 	10, // 7: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
@@ -2483,36 +2697,40 @@ var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	29, // 20: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
 	26, // 21: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
 	31, // 22: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	37, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	41, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
 	6,  // 24: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
 	4,  // 25: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
 	33, // 26: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
 	35, // 27: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
-	2,  // 28: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	9,  // 29: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	11, // 30: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	13, // 31: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	5,  // 32: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	15, // 33: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	17, // 34: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	19, // 35: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	15, // 36: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	22, // 37: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
-	15, // 38: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 39: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 40: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 41: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 42: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	30, // 43: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	27, // 44: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	32, // 45: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	38, // 46: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	7,  // 47: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
-	5,  // 48: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	34, // 49: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
-	36, // 50: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
-	28, // [28:51] is the sub-list for method output_type
-	5,  // [5:28] is the sub-list for method input_type
+	37, // 28: flowgate.controller.v1.HostService.StoreValue:input_type -> flowgate.controller.v1.StoreValueRequest
+	39, // 29: flowgate.controller.v1.HostService.StoredValue:input_type -> flowgate.controller.v1.StoredValueRequest
+	2,  // 30: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	9,  // 31: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	11, // 32: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	13, // 33: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	5,  // 34: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	15, // 35: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 36: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	19, // 37: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	15, // 38: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	22, // 39: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
+	15, // 40: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 41: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 42: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 43: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 44: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	30, // 45: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	27, // 46: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	32, // 47: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	42, // 48: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	7,  // 49: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	5,  // 50: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	34, // 51: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
+	36, // 52: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
+	38, // 53: flowgate.controller.v1.HostService.StoreValue:output_type -> flowgate.controller.v1.StoreValueResponse
+	40, // 54: flowgate.controller.v1.HostService.StoredValue:output_type -> flowgate.controller.v1.StoredValueResponse
+	30, // [30:55] is the sub-list for method output_type
+	5,  // [5:30] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -2534,7 +2752,7 @@ func file_flowgate_controller_v1_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

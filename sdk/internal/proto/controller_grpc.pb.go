@@ -311,6 +311,8 @@ const (
 	HostService_RunStage_FullMethodName      = "/flowgate.controller.v1.HostService/RunStage"
 	HostService_KeepValue_FullMethodName     = "/flowgate.controller.v1.HostService/KeepValue"
 	HostService_KeptValue_FullMethodName     = "/flowgate.controller.v1.HostService/KeptValue"
+	HostService_StoreValue_FullMethodName    = "/flowgate.controller.v1.HostService/StoreValue"
+	HostService_StoredValue_FullMethodName   = "/flowgate.controller.v1.HostService/StoredValue"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -351,6 +353,14 @@ type HostServiceClient interface {
 	KeepValue(ctx context.Context, in *KeepValueRequest, opts ...grpc.CallOption) (*KeepValueResponse, error)
 	// KeptValue reads back a value a flow keeps (KeepValue).
 	KeptValue(ctx context.Context, in *KeptValueRequest, opts ...grpc.CallOption) (*KeptValueResponse, error)
+	// StoreValue stores a value of the plugin's under a scope and a key,
+	// outside any flow: one value per plugin, scope and key, which every
+	// gateway of a shared store reads and writes, kept until it is
+	// replaced (no flow's prune deletes it).
+	StoreValue(ctx context.Context, in *StoreValueRequest, opts ...grpc.CallOption) (*StoreValueResponse, error)
+	// StoredValue reads the value stored under a scope and a key
+	// (StoreValue).
+	StoredValue(ctx context.Context, in *StoredValueRequest, opts ...grpc.CallOption) (*StoredValueResponse, error)
 }
 
 type hostServiceClient struct {
@@ -541,6 +551,26 @@ func (c *hostServiceClient) KeptValue(ctx context.Context, in *KeptValueRequest,
 	return out, nil
 }
 
+func (c *hostServiceClient) StoreValue(ctx context.Context, in *StoreValueRequest, opts ...grpc.CallOption) (*StoreValueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StoreValueResponse)
+	err := c.cc.Invoke(ctx, HostService_StoreValue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) StoredValue(ctx context.Context, in *StoredValueRequest, opts ...grpc.CallOption) (*StoredValueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StoredValueResponse)
+	err := c.cc.Invoke(ctx, HostService_StoredValue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -579,6 +609,14 @@ type HostServiceServer interface {
 	KeepValue(context.Context, *KeepValueRequest) (*KeepValueResponse, error)
 	// KeptValue reads back a value a flow keeps (KeepValue).
 	KeptValue(context.Context, *KeptValueRequest) (*KeptValueResponse, error)
+	// StoreValue stores a value of the plugin's under a scope and a key,
+	// outside any flow: one value per plugin, scope and key, which every
+	// gateway of a shared store reads and writes, kept until it is
+	// replaced (no flow's prune deletes it).
+	StoreValue(context.Context, *StoreValueRequest) (*StoreValueResponse, error)
+	// StoredValue reads the value stored under a scope and a key
+	// (StoreValue).
+	StoredValue(context.Context, *StoredValueRequest) (*StoredValueResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -642,6 +680,12 @@ func (UnimplementedHostServiceServer) KeepValue(context.Context, *KeepValueReque
 }
 func (UnimplementedHostServiceServer) KeptValue(context.Context, *KeptValueRequest) (*KeptValueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method KeptValue not implemented")
+}
+func (UnimplementedHostServiceServer) StoreValue(context.Context, *StoreValueRequest) (*StoreValueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StoreValue not implemented")
+}
+func (UnimplementedHostServiceServer) StoredValue(context.Context, *StoredValueRequest) (*StoredValueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StoredValue not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -988,6 +1032,42 @@ func _HostService_KeptValue_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_StoreValue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StoreValueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).StoreValue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_StoreValue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).StoreValue(ctx, req.(*StoreValueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_StoredValue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StoredValueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).StoredValue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_StoredValue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).StoredValue(ctx, req.(*StoredValueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1066,6 +1146,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "KeptValue",
 			Handler:    _HostService_KeptValue_Handler,
+		},
+		{
+			MethodName: "StoreValue",
+			Handler:    _HostService_StoreValue_Handler,
+		},
+		{
+			MethodName: "StoredValue",
+			Handler:    _HostService_StoredValue_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

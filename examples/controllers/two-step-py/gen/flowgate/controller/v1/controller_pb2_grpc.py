@@ -366,6 +366,16 @@ class HostServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.FromString,
                 )
+        self.StoreValue = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/StoreValue',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueResponse.FromString,
+                )
+        self.StoredValue = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/StoredValue',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.FromString,
+                )
 
 
 class HostServiceServicer(object):
@@ -494,6 +504,24 @@ class HostServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StoreValue(self, request, context):
+        """StoreValue stores a value of the plugin's under a scope and a key,
+        outside any flow: one value per plugin, scope and key, which every
+        gateway of a shared store reads and writes, kept until it is
+        replaced (no flow's prune deletes it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StoredValue(self, request, context):
+        """StoredValue reads the value stored under a scope and a key
+        (StoreValue).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -586,6 +614,16 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.KeptValue,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.SerializeToString,
+            ),
+            'StoreValue': grpc.unary_unary_rpc_method_handler(
+                    servicer.StoreValue,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueResponse.SerializeToString,
+            ),
+            'StoredValue': grpc.unary_unary_rpc_method_handler(
+                    servicer.StoredValue,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -902,5 +940,39 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/KeptValue',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.KeptValueResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def StoreValue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/StoreValue',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.StoreValueResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def StoredValue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/StoredValue',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
