@@ -112,10 +112,14 @@ func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *plugin
 		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, err)
 	}
 	sctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	deadline, _ := sctx.Deadline()
 	conn, err := pluginclient.Connect(sctx, rpc, h)
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		// At the deadline the call can end with the plugin's reset of the
+		// stream (RST_STREAM CANCEL) before sctx says it expired, so the
+		// clock decides, not sctx.Err alone.
+		if ctx.Err() == nil && (errors.Is(sctx.Err(), context.DeadlineExceeded) || !time.Now().Before(deadline)) {
 			return nil, sdk.Info{}, fmt.Errorf("plugin %s did not answer Setup within %s (the start timeout); it must answer Setup at once (docs/protocol.md, section 2): fix the plugin, or see its log",
 				logName(spec), c.StartTimeout)
 		}
