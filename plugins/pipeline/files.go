@@ -38,6 +38,11 @@ type files struct {
 type hostValues struct {
 	ctx  context.Context
 	host sdk.Host
+	// failed is the first error of the Host reading a value back, other
+	// than a value it does not have or a digest it refuses: the store
+	// may answer next time, so the pass ends on it instead of failing
+	// the flow (see run.hostFailed).
+	failed error
 }
 
 // ok reports whether there is a place to keep values in.
@@ -152,7 +157,11 @@ func (f files) get(sum string) ([]byte, error) {
 // read returns the value with digest sum that flow id keeps, unchecked.
 func (f files) read(id, sum string) ([]byte, error) {
 	if f.store != nil {
-		return f.store.host.KeptValue(f.store.ctx, id, sum)
+		b, err := f.store.host.KeptValue(f.store.ctx, id, sum)
+		if err != nil && f.store.failed == nil && !errors.Is(err, sdk.ErrNotFound) && !errors.Is(err, sdk.ErrInvalid) {
+			f.store.failed = err
+		}
+		return b, err
 	}
 	return os.ReadFile(f.path(id, sum))
 }

@@ -491,8 +491,13 @@ func (r *run) finish(ctx context.Context) error {
 }
 
 // fail ends the flow failed at step stepID, naming the task it failed on
-// (if any) and why.
+// (if any) and why; when the pass could not read what the state names
+// because the Host failed, it ends the pass on that error instead
+// (hostFailed).
 func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
+	if err := r.hostFailed(); err != nil {
+		return err
+	}
 	e := sdk.EndRequest{CurrentStep: stepID, BlockedTaskID: taskID, BlockedSummary: summary}
 	if r.st != nil {
 		if r.wf != nil {
