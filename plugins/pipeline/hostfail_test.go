@@ -66,3 +66,38 @@ func TestAStoreThatFailsToReadEndsThePassNotTheFlow(t *testing.T) {
 		require.Equal(t, sdk.FlowSucceeded, h.Flow(f.ID).Status, h.Flow(f.ID).BlockedSummary)
 	})
 }
+
+// A sub-workflow whose results cannot be read back because the store
+// failed does not fail its step, even one whose on_error would carry the
+// flow on: the pass ends with the error, and the step succeeds once the
+// store answers.
+func TestAStoreThatFailsToReadFailsNoStep(t *testing.T) {
+	t.Parallel()
+	c := &flakyStore{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: t.TempDir(), SharedStore: true})}
+	run := &runner{}
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "big-nested.lobster", nil)
+		for range 2 {
+			run.next(t, h, f.ID)
+		}
+		last := active(t, h, f.ID)
+		_, err := h.Host().FinishTask(last.ID, sdk.TaskSucceeded, run.result(t, last, strings.Repeat("x", 250000)+"\n"))
+		require.NoError(t, err)
+		evs := h.Host().Events(f.ID)
+		require.NotEmpty(t, evs)
+
+		c.down.Store(true)
+		err = h.Deliver(evs[0])
+		require.ErrorIs(t, err, sdk.ErrUnavailable, "the pass ends on the store's error")
+		_, raw := readState(t, h.Flow(f.ID))
+		require.NotContains(t, string(raw["results"]), `"nested"`, "the step is not recorded failed")
+
+		c.down.Store(false)
+		h.Drain(f.ID)
+		run.next(t, h, f.ID)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		st, _ := readState(t, f)
+		require.NotContains(t, string(st.Results["nested"]), "failed")
+	})
+}
