@@ -63,9 +63,14 @@ func (f files) path(id, sum string) string {
 
 // put keeps b and returns its digest. The file is written whole and
 // synced before it is renamed into place, so a state written after put
-// returns never names a partial file.
+// returns never names a partial file. In the gateway's store a value
+// over sdk.MaxKeptValue, which it refuses, is errStateTooLarge: the flow
+// fails saying so, instead of every pass failing on it.
 func (f files) put(b []byte) (string, error) {
 	if f.store != nil {
+		if len(b) > sdk.MaxKeptValue {
+			return "", fmt.Errorf("%w: a value of %d bytes of JSON is over the %d the gateway's shared store keeps as one; make the step print less (write large data to a file and print its path)", errStateTooLarge, len(b), sdk.MaxKeptValue)
+		}
 		sum, err := f.store.host.KeepValue(f.store.ctx, f.flow, b)
 		if err != nil {
 			return "", fmt.Errorf("keep a large value of flow %s in the gateway's store: %w", f.flow, err)
