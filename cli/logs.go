@@ -117,7 +117,7 @@ func logCopier(w io.Writer, c api.Client, dir, name string, t *sdk.Task) (func(c
 	}
 	tl, ok := c.(api.TaskLogs)
 	if !ok {
-		return nil, gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate logs %s on that host, with the home that gateway ran from, through a gateway's socket, or in a run center", dir, t.ID))
+		return nil, gateway.LogElsewhere(t.Gateway, fmt.Sprintf("it is not in this home (%s); run flowgate tasks logs %s on that host, with the home that gateway ran from, through a gateway's socket, or in a run center", dir, t.ID))
 	}
 	return func(ctx context.Context, n int, off int64) (int64, error) {
 		var copied int64

@@ -32,7 +32,7 @@ func TestLogsOfAnotherGatewaysTaskSaysWhereTheyAre(t *testing.T) {
 		require.Equal(t, 1, code, errOut)
 		require.Empty(t, out)
 		require.Contains(t, errOut, "the log of this task is on host far (gateway far.9), which is not reachable from here")
-		require.Contains(t, errOut, "run flowgate logs "+id+" on that host")
+		require.Contains(t, errOut, "run flowgate tasks logs "+id+" on that host")
 	}
 }
 

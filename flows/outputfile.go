@@ -33,7 +33,7 @@ type KeptReader func(sum string) ([]byte, error)
 // to be a file). It fails, saying what to do, when the output is gone or
 // was changed.
 func (o OutputFile) Read(kept KeptReader) (json.RawMessage, error) {
-	where := o.Path
+	where, fix := o.Path, "the flow's data was removed, so run the pipeline again"
 	var b []byte
 	var err error
 	switch {
@@ -41,12 +41,13 @@ func (o OutputFile) Read(kept KeptReader) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the flow's output is kept in the gateway's store as %s, which this reader cannot reach; read it through a gateway: GET /v1/flows/<flow id>/kept/%s on its socket", o.SHA256, o.SHA256)
 	case o.Kept:
 		where = "the gateway's store as " + o.SHA256
+		fix = "if the flow was pruned, run the pipeline again; else ask again once the gateway and its store answer"
 		b, err = kept(o.SHA256)
 	default:
 		b, err = os.ReadFile(o.Path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the flow's output was kept in %s, which cannot be read (%v); the flow's data was removed, so run the pipeline again", where, err)
+		return nil, fmt.Errorf("the flow's output was kept in %s, which cannot be read (%v); %s", where, err, fix)
 	}
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != o.SHA256 || !json.Valid(b) {

@@ -80,9 +80,9 @@ func (r *records) cronLeader() scheduler.Leader {
 // lost. A gone gateway whose id (host.pid) names this machine is
 // reported as this machine's, so that the runner tells by the attempt's
 // files in this home whether it ran from here. Whether a gateway is a
-// member is the roster's answer, which asks etcd at most once per
-// gateway it has not seen; one that cannot be looked up counts as a
-// member, so nothing is marked lost on a guess.
+// member is the roster's answer, which asks etcd about a gateway it
+// has not seen (once, for one found gone); one that cannot be looked up
+// counts as a member, so nothing is marked lost on a guess.
 func (r *records) cluster(dir string) func(gateway string) (bool, bool) {
 	if r.member == nil {
 		return nil

@@ -61,13 +61,13 @@ func (g *Gateway) logAt() func(ctx context.Context, gateway string) (runcenter.L
 		case err != nil:
 			return runcenter.LogPlace{}, LogElsewhere(gateway, fmt.Sprintf("looking that gateway up failed (%v); reload the page once etcd answers", err))
 		case rec == nil:
-			return runcenter.LogPlace{}, LogElsewhere(gateway, "that gateway left the installation; run flowgate logs on that host, with the home that gateway ran from")
+			return runcenter.LogPlace{}, LogElsewhere(gateway, "that gateway left the installation; run flowgate tasks logs on that host, with the home that gateway ran from")
 		case rec.Host == host && rec.Home != "":
 			return runcenter.LogPlace{Home: rec.Home}, nil
 		}
 		base, why := runCenterURL(rec)
 		if base == "" {
-			return runcenter.LogPlace{}, LogElsewhere(gateway, why+"; run flowgate logs on that host")
+			return runcenter.LogPlace{}, LogElsewhere(gateway, why+"; run flowgate tasks logs on that host")
 		}
 		return runcenter.LogPlace{URL: base, Token: token, Client: client, Where: logWhere(gateway)}, nil
 	}

@@ -96,7 +96,7 @@ func TestRunCenterShowsTheLogOfAnotherGatewaysTask(t *testing.T) {
 	require.Contains(t, page, "the log of this task is on host far (gateway far.9), which is not reachable from here")
 	require.Contains(t, page, "asking its run center at http://127.0.0.1:"+shut+" failed")
 	local, m := remoteTask(t, eng, direct, etcd.MemberInfo{ID: "far.7", Host: "far", Address: "127.0.0.1:7070"})
-	require.Contains(t, logsPage(t, b, local), "its run center listens on 127.0.0.1:7070, which only its own machine reaches")
+	require.Contains(t, logsPage(t, b, local), "its run center listens on 127.0.0.1:7070, which only its own machine reaches; run flowgate tasks logs on that host")
 	require.NoError(t, m.Leave())
-	require.Contains(t, logsPage(t, b, local), "that gateway left the installation")
+	require.Contains(t, logsPage(t, b, local), "that gateway left the installation; run flowgate tasks logs on that host")
 }

@@ -37,7 +37,7 @@ type logsPage struct {
 }
 
 // logsPage reads one chunk of a task's stdout or stderr, from the task's
-// log files as `flowgate logs` does: the task the task parameter names
+// log files as `flowgate tasks logs` does: the task the task parameter names
 // (default the flow's first), the attempt (default its latest), the
 // stream (stdout or stderr) and the byte offset. The files are where
 // Config.LogAt says: in a home on this machine, or at the run center of

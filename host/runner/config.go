@@ -78,7 +78,7 @@ type Config struct {
 	// never.
 	Draining func() bool
 	// Departures, when set with Cluster, gives the ids of the members
-	// that leave the installation from now on (etcd.Store.Departures):
+	// that leave the installation from now on (etcd.Roster.Departures):
 	// at each, and every Sweep, the runner takes over the running tasks
 	// of gateways no longer members (marks them lost, or queues them
 	// again when safe to repeat). If nil, only Start does, for the tasks

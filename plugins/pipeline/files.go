@@ -38,6 +38,11 @@ type files struct {
 type hostValues struct {
 	ctx  context.Context
 	host sdk.Host
+	// failed is the first error of the Host reading a value back, other
+	// than a value it does not have or a digest it refuses: the store
+	// may answer next time, so the pass ends on it instead of failing
+	// the flow (see run.hostFailed).
+	failed error
 }
 
 // ok reports whether there is a place to keep values in.
@@ -58,9 +63,14 @@ func (f files) path(id, sum string) string {
 
 // put keeps b and returns its digest. The file is written whole and
 // synced before it is renamed into place, so a state written after put
-// returns never names a partial file.
+// returns never names a partial file. In the gateway's store a value
+// over sdk.MaxKeptValue, which it refuses, is errStateTooLarge: the flow
+// fails saying so, instead of every pass failing on it.
 func (f files) put(b []byte) (string, error) {
 	if f.store != nil {
+		if len(b) > sdk.MaxKeptValue {
+			return "", fmt.Errorf("%w: a value of %d bytes of JSON is over the %d the gateway's shared store keeps as one; make the step print less (write large data to a file and print its path)", errStateTooLarge, len(b), sdk.MaxKeptValue)
+		}
 		sum, err := f.store.host.KeepValue(f.store.ctx, f.flow, b)
 		if err != nil {
 			return "", fmt.Errorf("keep a large value of flow %s in the gateway's store: %w", f.flow, err)
@@ -152,7 +162,11 @@ func (f files) get(sum string) ([]byte, error) {
 // read returns the value with digest sum that flow id keeps, unchecked.
 func (f files) read(id, sum string) ([]byte, error) {
 	if f.store != nil {
-		return f.store.host.KeptValue(f.store.ctx, id, sum)
+		b, err := f.store.host.KeptValue(f.store.ctx, id, sum)
+		if err != nil && f.store.failed == nil && !errors.Is(err, sdk.ErrNotFound) && !errors.Is(err, sdk.ErrInvalid) {
+			f.store.failed = err
+		}
+		return b, err
 	}
 	return os.ReadFile(f.path(id, sum))
 }

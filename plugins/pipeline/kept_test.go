@@ -77,3 +77,18 @@ func TestLargeResultsKeptInTheSharedStore(t *testing.T) {
 		require.True(t, json.Valid(out))
 	})
 }
+
+// A result too large for one value of the shared store fails the flow,
+// saying what to do, instead of failing every pass on the refused value.
+func TestAResultOverTheSharedStoresBoundFailsTheFlow(t *testing.T) {
+	t.Parallel()
+	c := &controller{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: t.TempDir(), SharedStore: true}), runner: &runner{}}
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "escaped-big.lobster", nil)
+		c.runner.next(t, h, f.ID)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowFailed, f.Status)
+		require.Contains(t, f.BlockedSummary, "the gateway's shared store keeps")
+		require.Contains(t, f.BlockedSummary, "step ctl")
+	})
+}

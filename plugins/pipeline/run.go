@@ -298,8 +298,13 @@ func (r *run) create(ctx context.Context, stepID string, reqs ...sdk.TaskRequest
 // stepFailed applies step s's on_error policy to err: continue records
 // the failure and goes on; skip_rest records it and skips the remaining
 // steps of its workflow, which then finishes; stop (the default) fails the
-// flow, or, inside a sub-workflow, the step that runs it.
+// flow, or, inside a sub-workflow, the step that runs it. When the Host
+// failed a read the pass needed, no step fails: the pass ends on that
+// error (hostFailed).
 func (r *run) stepFailed(ctx context.Context, fr *frame, s *flows.Step, taskID string, err error) (stop bool, _ error) {
+	if err := r.hostFailed(); err != nil {
+		return true, err // what failed the step may read well next time
+	}
 	switch s.OnError {
 	case "continue":
 		r.set(fr, s.ID, flows.FailedResult(s.ID, err))
@@ -491,8 +496,13 @@ func (r *run) finish(ctx context.Context) error {
 }
 
 // fail ends the flow failed at step stepID, naming the task it failed on
-// (if any) and why.
+// (if any) and why; when the pass could not read what the state names
+// because the Host failed, it ends the pass on that error instead
+// (hostFailed).
 func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
+	if err := r.hostFailed(); err != nil {
+		return err
+	}
 	e := sdk.EndRequest{CurrentStep: stepID, BlockedTaskID: taskID, BlockedSummary: summary}
 	if r.st != nil {
 		if r.wf != nil {

@@ -16,6 +16,10 @@ type taskOutputs struct {
 	// byLog is every listed task's result by its StdoutPath; nil until
 	// the first find lists them, once for the pass.
 	byLog map[string]sdk.Result
+	// failed is the error of a list that failed: the Host may answer
+	// next time, so the pass ends on it instead of failing the flow (see
+	// run.hostFailed).
+	failed error
 }
 
 // find returns the result of the task whose stdout is in the file path,
@@ -29,6 +33,7 @@ func (o *taskOutputs) find(path string) (sdk.Result, bool, error) {
 			}
 			ts, err := o.list(id)
 			if err != nil {
+				o.failed = err
 				return sdk.Result{}, false, err
 			}
 			for _, t := range ts {

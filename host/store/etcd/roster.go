@@ -56,8 +56,8 @@ func (s *Store) WatchMembers(ctx context.Context, onChange func()) (*Roster, err
 // seen. An id the watch has not seen either way (a member that joined a
 // moment ago, whose join is still on its way) is looked up in etcd, so
 // that a new member is never taken for gone; one that cannot be looked
-// up counts as live. Each id is looked up once: after that the watch
-// says.
+// up counts as live. An id found gone is looked up once: after that
+// the watch says; one found live is looked up until its join arrives.
 func (r *Roster) Live(id string) bool {
 	r.mu.Lock()
 	live, seen := r.live[id], r.seen[id]
