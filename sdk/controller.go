@@ -122,7 +122,8 @@ type Host interface {
 	// is written.
 	KeepValue(ctx context.Context, flowID string, value []byte) (sum string, err error)
 	// KeptValue returns the value flow flowID keeps under digest sum
-	// (KeepValue). A value the flow does not keep is ErrNotFound.
+	// (KeepValue). A value the flow does not keep is ErrNotFound; a sum
+	// that is not a SHA-256 in lowercase hex is ErrInvalid.
 	KeptValue(ctx context.Context, flowID, sum string) ([]byte, error)
 	// StoreValue stores value as this controller's under (scope, key),
 	// replacing what was there, outside any flow: one value per

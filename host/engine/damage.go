@@ -94,8 +94,9 @@ type Quarantined struct {
 // quarantine, in one transaction: it re-reads the record and refuses
 // (sdk.ErrInvalid, nothing changed) when it is not under flow/ or task/ or
 // is no longer damaged, and ErrNotFound when it is gone. A flow's event
-// outbox is deleted with it (counted in DroppedEvents), and so is its
-// history, which no one could read without the flow. The index entries
+// outbox is deleted with it (counted in DroppedEvents), and so are its
+// history and the values it kept (Keep), which no one could read or
+// prune without the flow. The index entries
 // that pointed at the record are orphans afterwards, which RepairIndexes
 // removes; a quarantined flow's tasks are left dangling, as after a manual
 // delete, and are pruned as such.
@@ -127,6 +128,9 @@ func (e *Engine) Quarantine(key string) (Quarantined, error) {
 				return err
 			}
 			if err := t.pruneHistory(lastSegment(key)); err != nil {
+				return err
+			}
+			if err := t.deletePrefix(keptPrefix + lastSegment(key) + "/"); err != nil {
 				return err
 			}
 		}

@@ -23,10 +23,7 @@ func (e *Engine) FinishAndStart(id string, in FinishInput, next string, start St
 		if ended, err = t.changeTask(id, finishTask(in)); err != nil {
 			return err
 		}
-		started, err = t.changeTask(next, startTask(start))
-		if refusedStart(err) {
-			started, err = nil, nil
-		}
+		started, err = t.startIfQueued(next, start)
 		return err
 	})
 	if err != nil {
@@ -35,8 +32,27 @@ func (e *Engine) FinishAndStart(id string, in FinishInput, next string, start St
 	return ended, started, nil
 }
 
-// refusedStart reports whether err refuses a start (see startTask) before
-// anything was written: the task is not queued any more, or is gone.
+// startIfQueued starts task next in t as StartTask does, and returns nil
+// and no error when the start is refused before anything is written: the
+// task is gone, or is not queued any more. A failure after the task was
+// written (its flow cannot follow it) is returned, so that the caller's
+// transaction records nothing rather than a running task no runner runs.
+func (t *txn) startIfQueued(next string, in StartInput) (*sdk.Task, error) {
+	loaded, refused := false, false
+	task, err := t.changeTask(next, func(t *txn, task *sdk.Task) error {
+		loaded = true
+		err := startTask(in)(t, task)
+		refused = err != nil
+		return err
+	})
+	if (!loaded || refused) && refusedStart(err) {
+		return nil, nil
+	}
+	return task, err
+}
+
+// refusedStart reports whether err refuses a start: the task is not
+// queued any more, or is gone.
 func refusedStart(err error) bool {
 	return errors.Is(err, sdk.ErrIllegalTransition) || errors.Is(err, sdk.ErrTerminal) || errors.Is(err, sdk.ErrNotFound)
 }

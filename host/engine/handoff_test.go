@@ -75,3 +75,31 @@ func TestFinishAndStartRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskQueued, got.Status, "a refused end starts nothing")
 }
+
+// A start that fails after the next task was written (here its flow's
+// record is gone, so the flow cannot follow it) is no refusal: the whole
+// hand-over fails and records nothing, rather than commit a running task
+// no runner runs.
+func TestFinishAndStartFailingStartRecordsNothing(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	a, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	b, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	_, err = eng.StartTask(a.ID, engine.StartInput{})
+	require.NoError(t, err)
+	require.NoError(t, st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + b.FlowID) }))
+
+	_, started, err := eng.FinishAndStart(a.ID, engine.FinishInput{Status: sdk.TaskSucceeded, Attempt: 1}, b.ID, engine.StartInput{})
+	require.ErrorIs(t, err, sdk.ErrNotFound, "the next task's flow is gone")
+	require.Nil(t, started)
+	got, err := eng.GetTask(b.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status, "the next task was not started")
+	got, err = eng.GetTask(a.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status, "the end was not recorded either")
+}

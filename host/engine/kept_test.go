@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store/storetest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -85,4 +86,21 @@ func TestPruneFlowTakesItsKeptValues(t *testing.T) {
 	require.Zero(t, len(keysUnder(t, st, "kept/"+f.ID+"/")), "the flow's kept values are left")
 	_, err = eng.Kept(other.ID, stay)
 	require.NoError(t, err)
+}
+
+// A quarantined flow's kept values go with it, as its history does: no
+// prune finds them once the flow record is gone.
+func TestQuarantineTakesAFlowsKeptValues(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	f := createFlow(t, eng)
+	_, err = eng.Keep(f.ID, []byte("kept"))
+	require.NoError(t, err)
+	storetest.EditRecord(t, st, "flow/"+f.ID, map[string]any{"status": "done"})
+
+	_, err = eng.Quarantine("flow/" + f.ID)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "kept/"+f.ID+"/"), "the quarantined flow's kept values are left")
 }

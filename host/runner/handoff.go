@@ -12,7 +12,9 @@ import (
 // commit (engine.FinishAndStart): the end and the start do not wait one
 // for the other's commit, and no moment passes with the slot empty. The
 // next task is then launched as dispatch launches one it started. With
-// no task waiting, or before the dispatch loop runs, it is finish.
+// no task waiting, or before the dispatch loop runs, it is finish, and
+// so it is when the hand-over fails to commit (it wrote nothing, and the
+// next task's start may be what failed).
 func (r *Runner) finishHandingOff(task *sdk.Task, in engine.FinishInput) {
 	next := r.nextForSlot()
 	if next == nil {
@@ -20,6 +22,14 @@ func (r *Runner) finishHandingOff(task *sdk.Task, in engine.FinishInput) {
 		return
 	}
 	ended, started, err := r.eng.FinishAndStart(task.ID, in, next.ID, engine.StartInput{Gateway: r.cfg.Member})
+	if err != nil && !settledElsewhere(err) {
+		// Nothing was written, and the start may be what failed: the end
+		// is recorded alone, and dispatch looks at the queue again.
+		r.log.Debug("hand-over not recorded; recording the end alone", "task", task.ID, "next", next.ID, "error", err)
+		r.launched(next.ID)
+		_ = r.finish(task, in)
+		return
+	}
 	if r.recordedEnd(task, in, ended, err) != nil || started == nil {
 		r.launched(next.ID) // not started: dispatch looks at the queue again
 		return

@@ -114,3 +114,36 @@ func TestOlderLayoutIsReattached(t *testing.T) {
 	require.Equal(t, "done\n", readAttempt(t, h, task.ID, 1, shim.StdoutFile))
 	require.Equal(t, []string{"1/"}, entries(t, taskDir), "the upgraded gateway made nothing beside the older attempt")
 }
+
+// A directory named 1 that a task makes in its own directory is the
+// task's, not an attempt of the older layout: after a restart the
+// gateway still finds the running first attempt in the task's directory,
+// reattaches it and does not run the task again.
+func TestTasksOwnDirectoryNamedOneIsNoAttempt(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	task, _, err := h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Status: sdk.TaskRunning,
+		Spec: h.spec("mkdir \"$(dirname \"$FLOWGATE_PROGRESS\")/1\"; while [ ! -e go ]; do sleep 0.01; done; echo done")})
+	require.NoError(t, err)
+	taskDir := runner.TaskDir(h.dir, task.ID)
+	require.NoError(t, os.MkdirAll(taskDir, 0o700))
+	require.NoError(t, shim.Prepare(taskDir))
+	entry, err := shim.SpecEntry(shim.Spec{TaskID: task.ID, FlowID: task.FlowID, Attempt: 1,
+		Shell: task.Spec.Shell, Cwd: h.dir, ProgressPath: filepath.Join(taskDir, runner.ProgressFile)})
+	require.NoError(t, err)
+	p, err := launchShim(taskDir, append(os.Environ(), entry))
+	require.NoError(t, err)
+	go func() { _, _ = p.Wait() }()
+	waitFor(t, "the child to make its directory", func() bool {
+		fi, err := os.Stat(filepath.Join(taskDir, "1"))
+		return err == nil && fi.IsDir()
+	})
+
+	require.Equal(t, taskDir, runner.LogDir(h.dir, task.ID, 1))
+	require.Equal(t, runner.AttemptAlive, runner.AttemptState(h.dir, task))
+	h.start()
+	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskSucceeded, got.Status, "errors: %q", got.Errors)
+	require.Equal(t, 1, got.Attempts, "the task ran once")
+}

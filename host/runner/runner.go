@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -192,10 +193,12 @@ func TaskDir(dir, taskID string) string { return filepath.Join(dir, home.LogsDir
 // dir. The first attempt keeps its files in the TaskDir itself, so that
 // starting a task makes one directory; attempt n > 1 keeps them in the
 // TaskDir's subdirectory n. A gateway from before this layout put every
-// attempt in a subdirectory, 1 included: when TaskDir/1 is a directory,
-// LogDir returns it for attempt 1, so that such an attempt is still
-// found, reattached and read. Nothing else makes that directory, as
-// attempt numbers only grow.
+// attempt in a subdirectory, 1 included, and nothing in the TaskDir
+// itself: when TaskDir/1 is a directory and the TaskDir holds no attempt
+// record (shim.RecordFile), LogDir returns TaskDir/1 for attempt 1, so
+// that such an attempt is still found, reattached and read. A directory
+// 1 beside a record is the task's own (it may write there, beside its
+// progress file), not an attempt.
 func LogDir(dir, taskID string, n int) string {
 	task := TaskDir(dir, taskID)
 	sub := filepath.Join(task, strconv.Itoa(n))
@@ -203,7 +206,9 @@ func LogDir(dir, taskID string, n int) string {
 		return sub
 	}
 	if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
-		return sub
+		if _, err := os.Stat(filepath.Join(task, shim.RecordFile)); errors.Is(err, fs.ErrNotExist) {
+			return sub
+		}
 	}
 	return task
 }

@@ -126,6 +126,31 @@ func TestAnEndingTaskHandsItsSlotToTheNextInOneWrite(t *testing.T) {
 	}
 }
 
+// A hand-over whose start fails, not as a refusal (the next task's flow
+// record is gone, so nothing of the hand-over is written), still records
+// the end of the task that ended, alone.
+func TestAFailedHandOverStillRecordsTheEnd(t *testing.T) {
+	t.Parallel()
+	launchAndWait := func(dir string, env []string) (*os.Process, error) {
+		p, err := launchShim(dir, env)
+		if err == nil {
+			_, err = p.Wait()
+		}
+		return p, err
+	}
+	c := newCounted(t, t.TempDir(), runner.Config{Launch: launchAndWait, Poll: time.Hour, MaxRunning: 1})
+	t.Cleanup(func() { c.close(t) })
+	first, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	require.NoError(t, err)
+	next, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	require.NoError(t, err)
+	require.NoError(t, c.st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + next.FlowID) }))
+	require.NoError(t, c.run.Start(context.Background()))
+
+	got := waitTask(t, c.eng, first.ID, ended, waitLimit)
+	require.Equal(t, sdk.TaskSucceeded, got.Status)
+}
+
 // A runner that reattaches to a running task after a restart does not
 // record its processes again: cancelling it then costs the cancel and the
 // end.

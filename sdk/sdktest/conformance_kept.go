@@ -2,13 +2,15 @@ package sdktest
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // testKeepValue: a kept value reads back under the digest KeepValue
 // returned, keeping it again returns the same digest, a value the flow
-// does not keep is not found, a value over sdk.MaxKeptValue is refused
+// does not keep is not found, a digest that is not one is refused, a
+// value over sdk.MaxKeptValue is refused
 // and nothing is kept, and KeepValue writes no revision.
 func testKeepValue(c *conformance) {
 	f := c.flow()
@@ -32,4 +34,6 @@ func testKeepValue(c *conformance) {
 	c.refused(err, sdk.ErrInvalid, "KeepValue over sdk.MaxKeptValue")
 	_, err = c.fx.Host.KeptValue(c.ctx, f.ID, sha256Hex(big))
 	c.refused(err, sdk.ErrNotFound, "KeptValue of the refused value")
+	_, err = c.fx.Host.KeptValue(c.ctx, f.ID, strings.ToUpper(sum))
+	c.refused(err, sdk.ErrInvalid, "KeptValue of a digest that is not lowercase hex")
 }

@@ -38,10 +38,14 @@ func (h *Host) KeepValue(ctx context.Context, flowID string, value []byte) (stri
 }
 
 // KeptValue implements sdk.Host: the value flow flowID keeps under sum,
-// or sdk.ErrNotFound.
+// or sdk.ErrNotFound; a sum that is not a SHA-256 in lowercase hex is
+// sdk.ErrInvalid, as on the gateway.
 func (h *Host) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if d, err := hex.DecodeString(sum); err != nil || len(d) != sha256.Size || hex.EncodeToString(d) != sum {
+		return nil, invalid("%q is not the digest of a kept value (64 lowercase hex digits of a SHA-256)", sum)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
