@@ -332,12 +332,17 @@ func (p *pass) task(t *sdk.Task) {
 		if p.cfg.Mine != nil && !p.cfg.Mine(t.Gateway) {
 			return
 		}
-		if runner.AttemptState(p.cfg.Home, t) != runner.AttemptGone {
-			return
-		}
-		why := fmt.Sprintf("its shim is gone and nothing changed for %s (found by maintenance)", p.cfg.Grace)
-		if p.act("mark task "+t.ID+" lost", func() error { return runner.MarkLost(p.eng, p.cfg.Home, t, why) }) {
-			p.sum.Tasks.Reconciled++
+		switch runner.AttemptState(p.cfg.Home, t) {
+		case runner.AttemptGone:
+			why := fmt.Sprintf("its shim is gone and nothing changed for %s (found by maintenance)", p.cfg.Grace)
+			if p.act("mark task "+t.ID+" lost", func() error { return runner.MarkLost(p.eng, p.cfg.Home, t, why) }) {
+				p.sum.Tasks.Reconciled++
+			}
+		case runner.AttemptUnclaimed:
+			why := fmt.Sprintf("no shim took it in %s (found by maintenance)", p.cfg.Grace)
+			if p.act("queue task "+t.ID+" again", func() error { return runner.RequeueUnclaimed(p.eng, p.cfg.Home, t, why) }) {
+				p.sum.Tasks.Reconciled++
+			}
 		}
 	case !t.Status.Terminal():
 	case t.CleanupAfter.IsZero():

@@ -287,3 +287,24 @@ func TestReconcileJudgesOnlyThisHomesTasks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskLost, got.Status)
 }
+
+// A task recorded running whose attempt no shim ever took (its start was
+// written, but the store reported the write as failed, so the runner
+// launched nothing) is queued again once the grace has passed, as a
+// gateway's start would: it never ran, so it runs once.
+func TestUnclaimedAttemptIsQueuedAgain(t *testing.T) {
+	e := newEnv(t)
+	task, _, err := e.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli", Spec: sdk.TaskSpec{Shell: "true"}})
+	require.NoError(t, err)
+	task, err = e.eng.StartTask(task.ID, engine.StartInput{})
+	require.NoError(t, err)
+	e.now = t0.Add(4 * time.Minute)
+	require.Zero(t, e.run(true).Tasks.Reconciled, "inside the 5 minute grace")
+	e.now = t0.Add(6 * time.Minute)
+	require.Equal(t, 1, e.run(true).Tasks.Reconciled)
+	got, err := e.eng.GetTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskQueued, got.Status)
+	require.NotEmpty(t, got.Errors)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "no shim took it in 5m0s")
+}

@@ -59,3 +59,22 @@ func MarkLost(eng *engine.Engine, home string, t *sdk.Task, why string) error {
 	r.lose(newAttempt(t.ID, t.Attempts, LogDir(home, t.ID, t.Attempts), nil), why)
 	return nil
 }
+
+// RequeueUnclaimed queues running task t again, whose current attempt
+// is AttemptUnclaimed, as a runner starting up does: it withdraws the
+// attempt first, so a shim that comes later does not start the command,
+// and leaves the task alone when a shim claimed it meanwhile. A write of
+// the start that the store applied but reported as failed (etcd's
+// "may or may not have been applied") leaves such a task, which no
+// runner launches.
+func RequeueUnclaimed(eng *engine.Engine, home string, t *sdk.Task, why string) error {
+	withdrawn, err := shim.Withdraw(LogDir(home, t.ID, t.Attempts))
+	if err != nil || !withdrawn {
+		return err
+	}
+	r, err := New(eng, Config{Home: home})
+	if err != nil {
+		return err
+	}
+	return r.requeueUnstarted(t, why)
+}
