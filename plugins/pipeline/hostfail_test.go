@@ -46,19 +46,7 @@ func TestAStoreThatFailsToReadEndsThePassNotTheFlow(t *testing.T) {
 	c := &flakyStore{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: t.TempDir(), SharedStore: true})}
 	run := &runner{}
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		f, _ := start(t, h, "big-inline.lobster", nil)
-		for range 3 {
-			run.next(t, h, f.ID)
-		}
-		last := active(t, h, f.ID)
-		_, err := h.Host().FinishTask(last.ID, sdk.TaskSucceeded, run.result(t, last, strings.Repeat("y", 260000)+"\n"))
-		require.NoError(t, err)
-		evs := h.Host().Events(f.ID)
-		require.NotEmpty(t, evs)
-
-		c.down.Store(true)
-		err = h.Deliver(evs[0])
-		require.ErrorIs(t, err, sdk.ErrUnavailable, "the pass ends on the store's error")
+		f := deliverWhileDown(t, h, c, run, "big-inline.lobster", 3, strings.Repeat("y", 260000)+"\n")
 		require.Equal(t, sdk.FlowRunning, h.Flow(f.ID).Status, h.Flow(f.ID).BlockedSummary)
 
 		c.down.Store(false)
@@ -76,19 +64,7 @@ func TestAStoreThatFailsToReadFailsNoStep(t *testing.T) {
 	c := &flakyStore{Controller: pipeline.NewWithOptions(pipeline.Options{DataDir: t.TempDir(), SharedStore: true})}
 	run := &runner{}
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		f, _ := start(t, h, "big-nested.lobster", nil)
-		for range 2 {
-			run.next(t, h, f.ID)
-		}
-		last := active(t, h, f.ID)
-		_, err := h.Host().FinishTask(last.ID, sdk.TaskSucceeded, run.result(t, last, strings.Repeat("x", 250000)+"\n"))
-		require.NoError(t, err)
-		evs := h.Host().Events(f.ID)
-		require.NotEmpty(t, evs)
-
-		c.down.Store(true)
-		err = h.Deliver(evs[0])
-		require.ErrorIs(t, err, sdk.ErrUnavailable, "the pass ends on the store's error")
+		f := deliverWhileDown(t, h, c, run, "big-nested.lobster", 2, strings.Repeat("x", 250000)+"\n")
 		_, raw := readState(t, h.Flow(f.ID))
 		require.NotContains(t, string(raw["results"]), `"nested"`, "the step is not recorded failed")
 
@@ -100,4 +76,24 @@ func TestAStoreThatFailsToReadFailsNoStep(t *testing.T) {
 		st, _ := readState(t, f)
 		require.NotContains(t, string(st.Results["nested"]), "failed")
 	})
+}
+
+// deliverWhileDown starts workflow file, runs its first steps tasks,
+// ends the next one succeeded printing stdout, and delivers that end's
+// event while c's store is down: the pass must end on the store's error.
+// It returns the flow; the store stays down.
+func deliverWhileDown(t *testing.T, h *sdktest.Harness, c *flakyStore, run *runner, file string, steps int, stdout string) *sdk.Flow {
+	t.Helper()
+	f, _ := start(t, h, file, nil)
+	for range steps {
+		run.next(t, h, f.ID)
+	}
+	last := active(t, h, f.ID)
+	_, err := h.Host().FinishTask(last.ID, sdk.TaskSucceeded, run.result(t, last, stdout))
+	require.NoError(t, err)
+	evs := h.Host().Events(f.ID)
+	require.NotEmpty(t, evs)
+	c.down.Store(true)
+	require.ErrorIs(t, h.Deliver(evs[0]), sdk.ErrUnavailable, "the pass ends on the store's error")
+	return f
 }
