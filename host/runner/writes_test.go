@@ -98,15 +98,7 @@ func TestShortTaskWritesItsStartAndItsEnd(t *testing.T) {
 // short tasks one at a time cost four writes, not six.
 func TestAnEndingTaskHandsItsSlotToTheNextInOneWrite(t *testing.T) {
 	t.Parallel()
-	launchAndWait := func(dir string, env []string) (*os.Process, error) {
-		p, err := launchShim(dir, env)
-		if err == nil {
-			_, err = p.Wait()
-		}
-		return p, err
-	}
-	c := newCounted(t, t.TempDir(), runner.Config{Launch: launchAndWait, Poll: time.Hour, MaxRunning: 1})
-	t.Cleanup(func() { c.close(t) })
+	c := oneAtATime(t)
 	var ids []string
 	for range 3 {
 		task, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
@@ -131,15 +123,7 @@ func TestAnEndingTaskHandsItsSlotToTheNextInOneWrite(t *testing.T) {
 // the end of the task that ended, alone.
 func TestAFailedHandOverStillRecordsTheEnd(t *testing.T) {
 	t.Parallel()
-	launchAndWait := func(dir string, env []string) (*os.Process, error) {
-		p, err := launchShim(dir, env)
-		if err == nil {
-			_, err = p.Wait()
-		}
-		return p, err
-	}
-	c := newCounted(t, t.TempDir(), runner.Config{Launch: launchAndWait, Poll: time.Hour, MaxRunning: 1})
-	t.Cleanup(func() { c.close(t) })
+	c := oneAtATime(t)
 	first, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
 	next, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
@@ -171,4 +155,21 @@ func TestReattachWritesNothingAgain(t *testing.T) {
 	got := waitTask(t, c.eng, task.ID, ended, waitLimit)
 	require.Equal(t, sdk.TaskCancelled, got.Status)
 	require.Equal(t, int64(2), c.writesSince(t, before), "the cancel and the end")
+}
+
+// oneAtATime is a counted runner with one slot whose launches return once
+// the shim has exited, so each task has ended before the runner looks
+// for the next and a hand-over happens at every end.
+func oneAtATime(t *testing.T) *counted {
+	t.Helper()
+	launchAndWait := func(dir string, env []string) (*os.Process, error) {
+		p, err := launchShim(dir, env)
+		if err == nil {
+			_, err = p.Wait()
+		}
+		return p, err
+	}
+	c := newCounted(t, t.TempDir(), runner.Config{Launch: launchAndWait, Poll: time.Hour, MaxRunning: 1})
+	t.Cleanup(func() { c.close(t) })
+	return c
 }
