@@ -92,14 +92,7 @@ func TestOlderLayoutIsReattached(t *testing.T) {
 	require.NoError(t, err)
 	taskDir := runner.TaskDir(h.dir, task.ID)
 	dir := filepath.Join(taskDir, "1")
-	require.NoError(t, os.MkdirAll(dir, 0o700))
-	require.NoError(t, shim.Prepare(dir))
-	entry, err := shim.SpecEntry(shim.Spec{TaskID: task.ID, FlowID: task.FlowID, Attempt: 1,
-		Shell: task.Spec.Shell, Cwd: h.dir, ProgressPath: filepath.Join(taskDir, runner.ProgressFile)})
-	require.NoError(t, err)
-	p, err := launchShim(dir, append(os.Environ(), entry))
-	require.NoError(t, err)
-	go func() { _, _ = p.Wait() }()
+	startFirstAttempt(t, h, task, dir)
 	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
 
 	require.Equal(t, dir, runner.LogDir(h.dir, task.ID, 1))
@@ -126,14 +119,7 @@ func TestTasksOwnDirectoryNamedOneIsNoAttempt(t *testing.T) {
 		Spec: h.spec("mkdir \"$(dirname \"$FLOWGATE_PROGRESS\")/1\"; while [ ! -e go ]; do sleep 0.01; done; echo done")})
 	require.NoError(t, err)
 	taskDir := runner.TaskDir(h.dir, task.ID)
-	require.NoError(t, os.MkdirAll(taskDir, 0o700))
-	require.NoError(t, shim.Prepare(taskDir))
-	entry, err := shim.SpecEntry(shim.Spec{TaskID: task.ID, FlowID: task.FlowID, Attempt: 1,
-		Shell: task.Spec.Shell, Cwd: h.dir, ProgressPath: filepath.Join(taskDir, runner.ProgressFile)})
-	require.NoError(t, err)
-	p, err := launchShim(taskDir, append(os.Environ(), entry))
-	require.NoError(t, err)
-	go func() { _, _ = p.Wait() }()
+	startFirstAttempt(t, h, task, taskDir)
 	waitFor(t, "the child to make its directory", func() bool {
 		fi, err := os.Stat(filepath.Join(taskDir, "1"))
 		return err == nil && fi.IsDir()
@@ -146,4 +132,19 @@ func TestTasksOwnDirectoryNamedOneIsNoAttempt(t *testing.T) {
 	got := h.wait(task.ID)
 	require.Equal(t, sdk.TaskSucceeded, got.Status, "errors: %q", got.Errors)
 	require.Equal(t, 1, got.Attempts, "the task ran once")
+}
+
+// startFirstAttempt starts a shim of task's first attempt in dir, as a
+// gateway does (its progress file in the task's directory), without a
+// runner: the test's gateway starts later and must find it.
+func startFirstAttempt(t *testing.T, h *home, task *sdk.Task, dir string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	require.NoError(t, shim.Prepare(dir))
+	entry, err := shim.SpecEntry(shim.Spec{TaskID: task.ID, FlowID: task.FlowID, Attempt: 1,
+		Shell: task.Spec.Shell, Cwd: h.dir, ProgressPath: filepath.Join(runner.TaskDir(h.dir, task.ID), runner.ProgressFile)})
+	require.NoError(t, err)
+	p, err := launchShim(dir, append(os.Environ(), entry))
+	require.NoError(t, err)
+	go func() { _, _ = p.Wait() }()
 }
