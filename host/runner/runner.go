@@ -200,17 +200,28 @@ func TaskDir(dir, taskID string) string { return filepath.Join(dir, home.LogsDir
 // 1 beside a record is the task's own (it may write there, beside its
 // progress file), not an attempt.
 func LogDir(dir, taskID string, n int) string {
-	task := TaskDir(dir, taskID)
-	sub := filepath.Join(task, strconv.Itoa(n))
+	at := newLogDir(dir, taskID, n)
 	if n > 1 {
-		return sub
+		return at
 	}
+	sub := filepath.Join(at, "1")
 	if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(task, shim.RecordFile)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(at, shim.RecordFile)); errors.Is(err, fs.ErrNotExist) {
 			return sub
 		}
 	}
-	return task
+	return at
+}
+
+// newLogDir is where this layout puts attempt n of task taskID: the
+// TaskDir for the first, its subdirectory n for a later one. An attempt
+// the runner starts now is always there (attempt numbers only grow, so
+// none is of the older layout), which spares its launch LogDir's look.
+func newLogDir(dir, taskID string, n int) string {
+	if n > 1 {
+		return filepath.Join(TaskDir(dir, taskID), strconv.Itoa(n))
+	}
+	return TaskDir(dir, taskID)
 }
 
 // launch starts the next attempt of a queued task: it records the attempt
@@ -246,7 +257,7 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 			return
 		}
 	}
-	dir := r.attemptDir(task.ID, n)
+	dir := newLogDir(r.cfg.Home, task.ID, n)
 	spec := r.specFor(task)
 	if task.Spec.Session != nil {
 		spec.Env, err = r.sessionEnv(task, spec.Env)
