@@ -63,17 +63,8 @@ func (e *Engine) Kept(flowID, sum string) ([]byte, error) {
 	if d, err := hex.DecodeString(sum); err != nil || len(d) != sha256.Size || hex.EncodeToString(d) != sum {
 		return nil, fmt.Errorf("%w: %q is not the digest of a kept value (64 lowercase hex digits of a SHA-256)", sdk.ErrInvalid, sum)
 	}
-	var b []byte
-	err := e.view(func(tx store.ReadTx) error {
-		it, err := tx.Get(keptKey(flowID, sum))
-		if errors.Is(err, store.ErrKeyNotFound) {
-			return fmt.Errorf("%w: flow %s keeps no value %s; it was never kept, or the flow was pruned", sdk.ErrNotFound, flowID, sum)
-		}
-		if err != nil {
-			return err
-		}
-		b = bytes.Clone(it.Value)
-		return nil
+	b, err := e.readRaw(keptKey(flowID, sum), func() error {
+		return fmt.Errorf("%w: flow %s keeps no value %s; it was never kept, or the flow was pruned", sdk.ErrNotFound, flowID, sum)
 	})
 	if err != nil {
 		return nil, err
@@ -86,3 +77,21 @@ func (e *Engine) Kept(flowID, sum string) ([]byte, error) {
 
 // A kept value must fit in one record.
 var _ [store.MaxValueSize - MaxKept]struct{}
+
+// readRaw returns a copy of the value at key, or missing's error when
+// there is none.
+func (e *Engine) readRaw(key string, missing func() error) ([]byte, error) {
+	var b []byte
+	err := e.view(func(tx store.ReadTx) error {
+		it, err := tx.Get(key)
+		if errors.Is(err, store.ErrKeyNotFound) {
+			return missing()
+		}
+		if err != nil {
+			return err
+		}
+		b = bytes.Clone(it.Value)
+		return nil
+	})
+	return b, err
+}

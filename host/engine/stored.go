@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"net/url"
 
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -56,17 +53,7 @@ func (e *Engine) StoredValue(controller, scope, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b []byte
-	err = e.view(func(tx store.ReadTx) error {
-		it, err := tx.Get(k)
-		if errors.Is(err, store.ErrKeyNotFound) {
-			return fmt.Errorf("%w: no value is stored under %q in %q", sdk.ErrNotFound, key, scope)
-		}
-		if err != nil {
-			return err
-		}
-		b = bytes.Clone(it.Value)
-		return nil
+	return e.readRaw(k, func() error {
+		return fmt.Errorf("%w: no value is stored under %q in %q", sdk.ErrNotFound, key, scope)
 	})
-	return b, err
 }
