@@ -53,16 +53,10 @@ func TestLogsThroughAGatewayReadAnotherHomesLog(t *testing.T) {
 	a := start(shortHome(t))
 	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "echo from-a-$((1+1))"}})
 	require.NoError(t, err)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	require.Eventually(t, func() bool {
 		got, err := a.Client().ResolveTask(ctx, task.ID)
-		require.NoError(t, err)
-		if got.Status == sdk.TaskSucceeded {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the task never succeeded: %s", got.Status)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && got.Status == sdk.TaskSucceeded
+	}, 30*time.Second, 20*time.Millisecond, "the task never succeeded")
 	homeB := shortHome(t)
 	start(homeB)
 	code, out, errOut := run(t, homeB, "tasks", "logs", task.ID)
