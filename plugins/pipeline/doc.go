@@ -136,8 +136,10 @@
 //     cancelled, as the reference reports it ("cancelled"): the flow is
 //     asked to cancel and, with no task active, becomes cancelled;
 //   - an input gate parks the flow until a response is recorded, and
-//     checks it against the step's schema; a rejected response keeps the
-//     flow waiting, with the reason in the wait's "error";
+//     checks it against the step's schema; its wait carries the schema,
+//     so the gateway refuses a response that fails it before recording
+//     it (sdk.Wait.Schema), and one that reaches the controller and
+//     fails keeps the flow waiting, with the reason in the wait's "error";
 //   - a parallel step creates every branch's task at once — env = the
 //     workflow's, the step's, then the branch's env; cwd = the branch's,
 //     else the step's, else the workflow's; the branch's stdin; the
