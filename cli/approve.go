@@ -113,7 +113,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 					for _, o := range out {
 						g := o.Wait()
 						id := g.ApprovalID
-						if id == "" { // input gates have no short id: the flow id answers them
+						if id == "" { // a gate another controller opened without a short id: its flow id answers it
 							id = o.FlowID
 						}
 						t.add(id, g.Kind, o.FlowID, clip(g.Step, 24), time.Since(o.Since).Round(time.Second).String(), clip(g.Prompt, 60))

@@ -182,7 +182,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	if v.Status.Terminal() && v.Status != sdk.FlowSucceeded {
 		failed := failingTask(v)
 		if r := endReason(v.Flow, failed); r != "" {
-			row("reason", r)
+			row(endLabel(v.Status), r)
 		}
 		if failed != nil {
 			row("failedTask", fmt.Sprintf("%s %s %s", failed.ID, failed.Status, clip(failed.Title(), 60)))

@@ -53,6 +53,23 @@ func endReason(f *sdk.Flow, failed *sdk.Task) string {
 	return clean(strings.Join(parts, ": "))
 }
 
+// endLabel names the row of endReason by how the flow ended, so a
+// failed flow's summary (BlockedSummary, filled for every end) never
+// reads as a block.
+func endLabel(s sdk.FlowStatus) string {
+	switch s {
+	case sdk.FlowFailed:
+		return "failedBecause"
+	case sdk.FlowPartial:
+		return "partlyFailedBecause"
+	case sdk.FlowCancelled:
+		return "cancelledBecause"
+	case sdk.FlowLost:
+		return "lostBecause"
+	}
+	return "reason"
+}
+
 // stateLine says in one line why a flow is parked: the blocked summary or
 // task, or a short shape of what it waits for.
 func stateLine(f *sdk.Flow) string {

@@ -50,13 +50,14 @@ func TestFlowShowSaysWhyAFlowFailed(t *testing.T) {
 	code, out, errOut := run(t, home, "tasks", "flow", "show", summarized.ID)
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, `status:\s+failed\n`, out)
-	require.Regexp(t, `reason:\s+step compile failed: exit status 2\n`, out)
+	require.Regexp(t, `failedBecause:\s+step compile failed: exit status 2\n`, out, "a failed flow's summary is why it failed")
+	require.NotContains(t, out, "blocked")
 	require.Regexp(t, `failedTask:\s+`+broken.ID+` failed compile\n`, out)
 	require.Regexp(t, `controllerError:\s+controller ctl: database unreachable\n`, out)
 
 	code, out, errOut = run(t, home, "tasks", "flow", "show", bare.ID)
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `reason:\s+exit_code: exit status 2\n`, out, "with no summary, the failing task says why")
+	require.Regexp(t, `failedBecause:\s+exit_code: exit status 2\n`, out, "with no summary, the failing task says why")
 	require.Regexp(t, `failedTask:\s+\S+ failed compile\n`, out)
 	require.NotContains(t, out, "controllerError")
 }

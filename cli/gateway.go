@@ -65,7 +65,7 @@ and the next gateway picks them up.`,
 	cmd.Flags().StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log JSON lines instead of text")
 	cmd.Flags().StringVar(&web.Addr, "http", "", "serve the run center (the web page), /metrics, /healthz and /readyz on this TCP address, such as 127.0.0.1:7070 (off by default)")
-	cmd.Flags().StringVar(&web.AuthToken, "auth-token", "", "token every request to --http must carry (as a bearer token or the run center login); its holder answers gates as admin; required (or TLS, or http.tokens) on a non-loopback address")
+	cmd.Flags().StringVar(&web.AuthToken, "auth-token", "", "token every request to --http must carry (as a bearer token or the run center login); its holder answers gates as admin; required (or http.tokens) on a non-loopback address, with TLS or without")
 	cmd.Flags().StringVar(&web.TLSCert, "tls-cert", "", "PEM certificate: serve --http over TLS (with --tls-key)")
 	cmd.Flags().StringVar(&web.TLSKey, "tls-key", "", "PEM private key for --tls-cert")
 	cmd.AddCommand(newGatewayStatusCmd(e))

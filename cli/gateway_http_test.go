@@ -9,7 +9,7 @@ import (
 )
 
 // flowgate gateway refuses --http on a non-loopback address without a
-// token or TLS, as a usage error that says what to set, before it opens
+// token, as a usage error that says what to set, before it opens
 // anything; the flags override the config file's http section.
 func TestGatewayRefusesAnOpenHTTPBind(t *testing.T) {
 	t.Parallel()

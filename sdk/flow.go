@@ -88,4 +88,10 @@ type Wait struct {
 	// Error says why the controller did not accept the last decision at
 	// this gate; a gate with an error may be answered anew.
 	Error string `json:"error,omitempty"`
+	// Schema is an input gate's response schema (a JSON object in the
+	// JSON Schema subset of package flows). The gateway refuses a
+	// response that fails it before recording anything but a
+	// gate.refused history entry, so the gate stays open; absent, any
+	// JSON is taken.
+	Schema json.RawMessage `json:"schema,omitempty"`
 }

@@ -62,13 +62,20 @@ func (in *GateDecision) check() error {
 // a gate already decided (a gate whose wait carries an error, which the
 // controller set when it refused the last decision, may be decided
 // anew); with *sdk.RevisionConflictError, a stale Expected; with
-// ErrCancelRequested, a flow with a cancel request.
+// ErrCancelRequested, a flow with a cancel request. A response that
+// fails the input gate's schema (sdk.Wait.Schema) is refused with
+// ErrInvalid naming the failure; that refusal is written, as a
+// gate.refused history entry, and the gate stays open.
 func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	var out *sdk.Flow
+	var (
+		out     *sdk.Flow
+		refused error
+	)
 	err := e.write(func(t *txn) error {
+		refused = nil
 		old, err := resolveFlow(t.tx, in.Flow)
 		if err != nil {
 			return err
@@ -82,9 +89,15 @@ func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 		case in.Expected != nil && *in.Expected != old.Revision:
 			return &sdk.RevisionConflictError{Expected: *in.Expected, Current: old}
 		}
+		if refused = checkResponse(old, g, in.Decision); refused != nil {
+			return t.recordRefusal(old.ID, g, in.Decision, refused)
+		}
 		out, err = t.decide(old, g, in.Decision)
 		return err
 	})
+	if err == nil && refused != nil {
+		return nil, refused
+	}
 	return out, err
 }
 

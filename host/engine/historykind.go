@@ -22,6 +22,10 @@ const (
 	HistoryGateOpened HistoryKind = "gate.opened"
 	// HistoryGateAnswered: a gate was decided; By is who answered.
 	HistoryGateAnswered HistoryKind = "gate.answered"
+	// HistoryGateRefused: an answer to a gate was refused and the gate
+	// stays open (data.error says why, data.decision what was answered);
+	// By is who answered.
+	HistoryGateRefused HistoryKind = "gate.refused"
 	// HistoryCancelRequested: a cancel was requested; By is who asked.
 	HistoryCancelRequested HistoryKind = "cancel.requested"
 	// HistoryControllerError: delivering an event to the controller

@@ -55,7 +55,7 @@ import (
 //	  - /opt/flowgate/stages  # after $FLOWGATE_HOME/stages (relative to this file)
 //	http:                 # a TCP listener: the run center, /metrics, /healthz, /readyz
 //	  addr: 127.0.0.1:7070  # off when empty; see HTTPConfig
-//	  auth_token: s3cret  # a token (or tokens:, or TLS) is required on a non-loopback address
+//	  auth_token: s3cret  # a token (or tokens:) is required on a non-loopback address, TLS or not
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`

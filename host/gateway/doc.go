@@ -84,7 +84,7 @@
 // TCP listener serves /metrics, /healthz and /readyz there, over TLS when
 // the config has a certificate and behind a bearer token when it has one
 // (401 without it). HTTPConfig.Validate refuses a non-loopback address
-// with neither, so New fails before anything opens. The listener starts
+// without a token, TLS or not, so New fails before anything opens. The listener starts
 // after the socket serves and stops before it; an address that cannot be
 // bound fails Start, which then stops everything it started.
 //

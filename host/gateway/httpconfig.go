@@ -26,8 +26,10 @@ import (
 // With a token set, every request needs one of them, as Authorization:
 // Bearer TOKEN or as the run center's login cookie. A loopback address
 // (127.0.0.1, ::1, localhost) needs neither a token nor TLS. Any other
-// address needs one of them: Validate refuses it otherwise, so the
-// gateway is never open to a network by accident.
+// address needs a token, with or without TLS: TLS hides the traffic but
+// says nothing of who sends it, so without a token anyone on the network
+// could answer gates and cancel flows. Validate refuses such an address,
+// so the gateway is never open to a network by accident.
 type HTTPConfig struct {
 	// Addr is the host:port to listen on; empty means no listener. Port 0
 	// picks a free port (Gateway.HTTPAddr reports it).
@@ -63,7 +65,7 @@ func (c HTTPConfig) TLS() bool { return c.TLSCert != "" }
 // Validate names the first impossible field: a token or TLS without an
 // address, half a TLS pair, a token without a name or repeated (see
 // runcenter.ValidateTokens), an address that does not parse, or a
-// non-loopback address with neither a token nor TLS.
+// non-loopback address without a token (TLS or not).
 func (c HTTPConfig) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("http: set both tls_cert and tls_key (--tls-cert and --tls-key), or neither")
@@ -83,9 +85,10 @@ func (c HTTPConfig) Validate() error {
 	if err != nil {
 		return fmt.Errorf("http.addr %q is not host:port (write it like 127.0.0.1:7070): %w", c.Addr, err)
 	}
-	if !loopback(host) && !tokens && !c.TLS() {
-		return fmt.Errorf("http.addr %q is not a loopback address: refusing to serve it without protection; "+
-			"set an auth token (--auth-token, http.auth_token or http.tokens) or TLS (--tls-cert and --tls-key), or listen on 127.0.0.1", c.Addr)
+	if !loopback(host) && !tokens {
+		return fmt.Errorf("http.addr %q is not a loopback address: refusing to serve it without a token, "+
+			"since TLS encrypts but does not say who may approve, deny or cancel; "+
+			"set an auth token (--auth-token, http.auth_token or http.tokens), or listen on 127.0.0.1", c.Addr)
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // A TCP listener on any address but loopback is refused unless it has a
-// token or TLS, with a message that says what to set; loopback needs
-// neither. The gateway itself refuses such a config before opening
+// token, TLS or not, with a message that says what to set; loopback
+// needs neither. The gateway itself refuses such a config before opening
 // anything.
 func TestHTTPListenerRefusesAnOpenNonLoopbackBind(t *testing.T) {
 	t.Parallel()
@@ -28,8 +28,9 @@ func TestHTTPListenerRefusesAnOpenNonLoopbackBind(t *testing.T) {
 		{gateway.HTTPConfig{Addr: "[::1]:7070"}, ""},
 		{gateway.HTTPConfig{Addr: "localhost:7070"}, ""},
 		{gateway.HTTPConfig{Addr: "0.0.0.0:7070", AuthToken: "t"}, ""},
-		{gateway.HTTPConfig{Addr: "10.1.2.3:7070", TLSCert: "c.pem", TLSKey: "k.pem"}, ""},
-		{gateway.HTTPConfig{Addr: "0.0.0.0:7070"}, `http.addr "0.0.0.0:7070" is not a loopback address: refusing to serve it without protection; set an auth token (--auth-token`},
+		{gateway.HTTPConfig{Addr: "10.1.2.3:7070", TLSCert: "c.pem", TLSKey: "k.pem", AuthToken: "t"}, ""},
+		{gateway.HTTPConfig{Addr: "10.1.2.3:7070", TLSCert: "c.pem", TLSKey: "k.pem"}, `http.addr "10.1.2.3:7070" is not a loopback address: refusing to serve it without a token`},
+		{gateway.HTTPConfig{Addr: "0.0.0.0:7070"}, `http.addr "0.0.0.0:7070" is not a loopback address: refusing to serve it without a token, since TLS encrypts but does not say who may approve, deny or cancel; set an auth token (--auth-token`},
 		{gateway.HTTPConfig{Addr: ":7070"}, "is not a loopback address"},
 		{gateway.HTTPConfig{Addr: "example.com:7070"}, "is not a loopback address"},
 		{gateway.HTTPConfig{Addr: "127.0.0.1"}, "is not host:port"},

@@ -13,7 +13,7 @@ import (
 )
 
 // Anonymous is who the run center acts as on a listener without tokens
-// (a loopback address, or TLS alone): the name a gate answer or a cancel
+// (only a loopback address may have none): the name a gate answer or a cancel
 // made there records.
 const Anonymous = "anonymous"
 

@@ -34,6 +34,25 @@ type flowPage struct {
 
 func (p flowPage) stream() string { return p.streamURL }
 
+// SummaryLabel names the flow's summary (sdk.Flow.BlockedSummary, which
+// every controller fills for any end) by what happened: a failed flow's
+// summary is why it failed, not why it is blocked.
+func (p flowPage) SummaryLabel() string {
+	switch p.Flow.Status {
+	case sdk.FlowBlocked:
+		return "Blocked"
+	case sdk.FlowFailed:
+		return "Failed because"
+	case sdk.FlowPartial:
+		return "Partly failed because"
+	case sdk.FlowCancelled:
+		return "Cancelled because"
+	case sdk.FlowLost:
+		return "Lost because"
+	}
+	return "Summary"
+}
+
 // taskRow is a task on the timeline, with its progress as a percentage.
 type taskRow struct {
 	*sdk.Task

@@ -15,10 +15,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runcenter"
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -42,7 +44,9 @@ func startSite(t testing.TB, tokens ...runcenter.Token) *site {
 }
 
 // startSeeded is startSite on a home whose store seed (if not nil) fills
-// first, through the engine, with no gateway running.
+// first, through the engine, with no gateway running. The gateway runs
+// the pipeline controller in its process, as flowgate gateway does, so
+// a pipeline flow the seed creates runs.
 func startSeeded(t testing.TB, seed func(*engine.Engine), tokens ...runcenter.Token) *site {
 	t.Helper()
 	home, err := os.MkdirTemp("", "fgrc") // short: the socket path is bounded
@@ -57,7 +61,8 @@ func startSeeded(t testing.TB, seed func(*engine.Engine), tokens ...runcenter.To
 	var fc gateway.FileConfig
 	fc.HTTP = gateway.HTTPConfig{Addr: "127.0.0.1:0", Tokens: tokens}
 	fc.Maintenance.Disabled = true
-	g, err := gateway.New(gateway.Config{Home: home, File: fc})
+	g, err := gateway.New(gateway.Config{Home: home, File: fc, Builtins: []string{flows.PipelineController},
+		Controllers: map[string]func(func(string) string) sdk.Controller{flows.PipelineController: pipeline.NewFrom}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.Start(ctx))

@@ -15,7 +15,7 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// A non-loopback address needs a token or TLS; named tokens count, and
+// A non-loopback address needs a token, TLS or not; named tokens count, and
 // a token list with a nameless, repeated or empty entry is refused with
 // a message naming the entry.
 func TestNonLoopbackWithoutATokenIsRefused(t *testing.T) {
@@ -25,7 +25,8 @@ func TestNonLoopbackWithoutATokenIsRefused(t *testing.T) {
 		cfg  gateway.HTTPConfig
 		want string
 	}{
-		{gateway.HTTPConfig{Addr: "0.0.0.0:7070"}, `http.addr "0.0.0.0:7070" is not a loopback address: refusing to serve it without protection`},
+		{gateway.HTTPConfig{Addr: "0.0.0.0:7070"}, `http.addr "0.0.0.0:7070" is not a loopback address: refusing to serve it without a token`},
+		{gateway.HTTPConfig{Addr: "0.0.0.0:7070", TLSCert: "c.pem", TLSKey: "k.pem"}, "refusing to serve it without a token"},
 		{gateway.HTTPConfig{Addr: "192.0.2.7:7070"}, "is not a loopback address"},
 		{gateway.HTTPConfig{Addr: "0.0.0.0:7070", Tokens: []runcenter.Token{alice}}, ""},
 		{gateway.HTTPConfig{Addr: "0.0.0.0:7070", Tokens: []runcenter.Token{{Token: "x"}}}, "http.tokens[0].name is empty"},

@@ -220,8 +220,9 @@ func TestInput(t *testing.T) {
 			Kind: "input", Step: "review", Prompt: "Review the draft?",
 			Schema:      map[string]any{"type": "object", "properties": map[string]any{"decision": map[string]any{"type": "string"}}, "required": []any{"decision"}},
 			Subject:     map[string]any{"title": "v1"},
-			ResumeToken: f.ID + ":review",
+			ResumeToken: f.ID + ":review", ApprovalID: w.ApprovalID,
 		}, w)
+		require.Regexp(t, `^[0-9a-f]{8}$`, w.ApprovalID, "an input gate has a short id, as an approval has")
 
 		f = decide(t, h, f.ID, "review", map[string]any{"response": map[string]any{"decision": 3}, "by": "alice"})
 		w = readWait(t, f)

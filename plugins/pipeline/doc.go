@@ -136,8 +136,10 @@
 //     cancelled, as the reference reports it ("cancelled"): the flow is
 //     asked to cancel and, with no task active, becomes cancelled;
 //   - an input gate parks the flow until a response is recorded, and
-//     checks it against the step's schema; a rejected response keeps the
-//     flow waiting, with the reason in the wait's "error";
+//     checks it against the step's schema; its wait carries the schema,
+//     so the gateway refuses a response that fails it before recording
+//     it (sdk.Wait.Schema), and one that reaches the controller and
+//     fails keeps the flow waiting, with the reason in the wait's "error";
 //   - a parallel step creates every branch's task at once — env = the
 //     workflow's, the step's, then the branch's env; cwd = the branch's,
 //     else the step's, else the workflow's; the branch's stdin; the
@@ -227,9 +229,12 @@
 //
 //	{"kind": "input", "step": "review", "prompt": "Review?",
 //	 "schema": {…}, "defaults": …, "subject": …,
-//	 "resume_token": "<flow id>:review", "error": "…"}
+//	 "resume_token": "<flow id>:review", "approval_id": "5e6f7a8b", "error": "…"}
 //
-// approval_id is the first 8 hex digits of the SHA-256 of resume_token.
+// approval_id is the first 8 hex digits of the SHA-256 of resume_token:
+// a short id people type to answer either kind. A prompt (and an
+// approval's configured preview) is filled in as a run: command is, so
+// it shows values, not ${arg} or $step.path templates.
 // items_total and items_truncated are set when an approval's items (an
 // approve stage's or a step's) were cut to 192 KiB of JSON. A wait is at
 // most 224 KiB of JSON, so that it fits in the flow's record beside the

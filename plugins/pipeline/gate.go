@@ -87,11 +87,13 @@ func approvalID(token string) string {
 // approvalGate builds the approval request for step s from its result
 // (lobster-format §8.1): from json.requiresApproval or a json carrying a
 // prompt when the step's output asks for approval itself, else from the
-// step's approval config. Identity fields not given fall back to the
-// step's environment (LOBSTER_APPROVAL_INITIATED_BY,
-// LOBSTER_APPROVAL_REQUIRED_APPROVER,
+// step's approval config, whose prompt and preview are filled in as a
+// run: command is (${arg}, then $step.path refs, through fill), so a
+// person reads the values and not the template. Identity fields not
+// given fall back to the step's environment
+// (LOBSTER_APPROVAL_INITIATED_BY, LOBSTER_APPROVAL_REQUIRED_APPROVER,
 // LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER).
-func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string) Gate {
+func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string, fill func(string) string) Gate {
 	g := Gate{Kind: sdk.GateApproval, Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
 	var items []any
 	g.ApprovalID = approvalID(g.ResumeToken)
@@ -107,14 +109,14 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 		g.RequiredApprover = firstString(src, "requiredApprover", "required_approver")
 		g.RequireDifferentApprover = truthy(src["requireDifferentApprover"]) || truthy(src["require_different_approver"])
 	} else {
-		g.Prompt = flows.ApprovalPrompt(s)
+		g.Prompt = fill(flows.ApprovalPrompt(s))
 		if cfg.HasItems {
 			items = asItems(cfg.Items, false)
 		} else if r.HasJSON {
 			items = asItems(r.JSON, true)
 		}
 		if cfg.HasPreview {
-			g.Preview = cfg.Preview
+			g.Preview = fill(cfg.Preview)
 		} else if r.Stdout != nil {
 			g.Preview = clip(strings.TrimSpace(*r.Stdout), previewLimit)
 		} else if r.HasJSON {
@@ -162,11 +164,14 @@ func checkApprover(s *flows.Step, g Gate, who string) error {
 }
 
 // inputGate builds the input request for step s over subject
-// (lobster-format §9). A subject too large for the wait is shown
-// truncated, with its size and a preview.
-func inputGate(flowID string, s *flows.Step, subject any) Gate {
-	g := Gate{Kind: sdk.GateInput, Step: s.ID, Prompt: s.Input.Prompt, Schema: s.Input.ResponseSchema,
+// (lobster-format §9), its prompt filled in through fill as an
+// approval's is. It has a short id as an approval has, so people answer
+// both alike (Lobster gives inputs none). A subject too large for the
+// wait is shown truncated, with its size and a preview.
+func inputGate(flowID string, s *flows.Step, subject any, fill func(string) string) Gate {
+	g := Gate{Kind: sdk.GateInput, Step: s.ID, Prompt: fill(s.Input.Prompt), Schema: s.Input.ResponseSchema,
 		Defaults: s.Input.Defaults, Subject: subject, ResumeToken: resumeToken(flowID, s.ID)}
+	g.ApprovalID = approvalID(g.ResumeToken)
 	if b, err := json.Marshal(subject); err == nil && len(b) > subjectLimit {
 		g.Subject = map[string]any{"truncated": true, "bytes": len(b), "preview": clip(string(b), previewLimit)}
 	}

@@ -147,6 +147,7 @@ func (p *pipe) ask(_ context.Context, call *flows.Call) (flows.StageOutput, erro
 		schema = custom
 	}
 	g := Gate{Kind: sdk.GateInput, Step: step, Prompt: prompt, Schema: schema, ResumeToken: resumeToken(r.flow.ID, step)}
+	g.ApprovalID = approvalID(g.ResumeToken)
 	if call.Args.Has("subject-from-stdin") {
 		g.Subject = map[string]any{"text": clip(itemsText(call.Items), previewLimit)}
 	}

@@ -328,7 +328,7 @@ func (r *run) stepFailed(ctx context.Context, fr *frame, s *flows.Step, taskID s
 // or parks the flow at it. An approval by someone the gate does not accept
 // keeps the flow waiting, with the reason in the wait's error.
 func (r *run) approval(ctx context.Context, s *flows.Step, res flows.StepResult) (stop bool, _ error) {
-	g := approvalGate(r.flow.ID, s, res, r.env(r.top, s, r.st.Results))
+	g := approvalGate(r.flow.ID, s, res, r.env(r.top, s, r.st.Results), r.fill)
 	d, ok := r.st.Decisions[s.ID]
 	switch {
 	case !ok:
@@ -359,7 +359,7 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	if err != nil {
 		return r.stepFailed(ctx, r.top, s, "", err)
 	}
-	g := inputGate(r.flow.ID, s, subject)
+	g := inputGate(r.flow.ID, s, subject, r.fill)
 	d, ok := r.st.Decisions[s.ID]
 	switch {
 	case !ok:
@@ -381,6 +381,11 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	r.st.setResult(s.ID, flows.InputResult(s.ID, subject, response))
 	return false, nil
 }
+
+// fill resolves the templates of a gate's text (${arg}, then
+// $step.path refs) against the run's args and results, as a run:
+// command's are.
+func (r *run) fill(text string) string { return flows.ResolveTemplate(text, r.args, r.st.Results) }
 
 // subject is what input step i asks about (lobster-format §9): its stdin
 // when it has one, else the output of the last step before it that ran
