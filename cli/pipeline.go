@@ -70,9 +70,10 @@ func newPipelineValidateCmd(e *env) *cobra.Command {
 		Long: `Check a workflow file; every problem is reported with file:line.
 
 It warns (on stderr) about each arg or step reference pasted into a shell
-command, where a value holding shell syntax runs as code, and names the
-environment variable that holds the same value. strict_refs: true in the
-file, or --strict-refs, makes those errors.`,
+command or a pipeline:, where a value holding shell syntax runs as code
+(in an exec --shell stage), and names the environment variable that holds
+the same value. strict_refs: true in the file, or --strict-refs, makes
+those errors.`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			wf, err := loadWorkflow(a[0])
@@ -105,7 +106,7 @@ file, or --strict-refs, makes those errors.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&strict, "strict-refs", false, "refuse args and step refs pasted into shell commands, as strict_refs: true does")
+	cmd.Flags().BoolVar(&strict, "strict-refs", false, "refuse args and step refs pasted into shell commands and pipelines, as strict_refs: true does")
 	return cmd
 }
 
@@ -270,7 +271,7 @@ directory first. See docs/agents.md.`,
 	}
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "workflow args as a JSON object")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without running anything")
-	cmd.Flags().BoolVar(&strictRefs, "strict-refs", false, "refuse args and step refs pasted into shell commands, as strict_refs: true does")
+	cmd.Flags().BoolVar(&strictRefs, "strict-refs", false, "refuse args and step refs pasted into shell commands and pipelines, as strict_refs: true does")
 	cmd.Flags().BoolVar(&detach, "detach", false, "print the flow id and return at once")
 	cmd.Flags().StringVar(&gateTimeout, "gate-timeout", "", "deny a gate nobody answers within this duration (reason gate-expired), such as 30m or 24h")
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")

@@ -325,14 +325,13 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 	return execs
 }
 
-// pipeline decodes a pipeline: key. A pipeline without templates is
-// parsed now, so a syntax error is reported at load rather than when the
-// step runs (the reference's "pipeline parse failed").
+// pipeline decodes a pipeline: key. The pipeline is parsed now, refs and
+// all, so a syntax error is reported at load rather than when the step
+// runs (the reference's "pipeline parse failed"): its refs are resolved
+// in the parsed words (ResolveStages), so no value can change how it
+// parses.
 func (d *decoder) pipeline(c *stepCtx, s *Step, p string) {
 	s.Pipeline = p
-	if hasTemplate(p) {
-		return
-	}
 	if _, err := ParsePipeline(p); err != nil {
 		d.fail(c, "pipeline", "pipeline parse failed: %v", err)
 	}

@@ -81,16 +81,21 @@ func FuzzCondition(f *testing.F) {
 }
 
 // FuzzPipeline checks that the pipeline parser never panics, that every
-// stage it returns re-parses from its own raw text to the same stage, and
-// that stages survive the JSON form resume state keeps.
+// stage it returns re-parses from its own raw text to the same stage, that
+// resolving refs to values full of pipeline syntax keeps every stage and
+// every word, and that stages survive the JSON form resume state keeps.
 func FuzzPipeline(f *testing.F) {
 	for _, s := range []string{
 		"exec --json --shell 'echo [1]' | where a.b>=2 | head --n=3 |",
 		`exec "a | b" | map --wrap v k="{{v | upper}}"`, `x 'it\'s' "q\"\\\$\` + "`" + `"`,
 		"| a", "a || b", "'", `"\`, "a\tb\r\nc", "--k v --k=w --z", "",
+		`exec --shell "echo ${a}" | ${b} $s.stdout --${b}=$s.json.k`,
 	} {
 		f.Add(s)
 	}
+	closer := `x" | exec --shell "touch p`
+	args := map[string]any{"a": closer, "b": "--shell 'a b'"}
+	results := map[string]flows.StepResult{"s": flows.ShellResult("s", `{"k":"' | y"}`)}
 	f.Fuzz(func(t *testing.T, text string) {
 		stages, err := flows.ParsePipeline(text)
 		if err != nil {
@@ -98,6 +103,20 @@ func FuzzPipeline(f *testing.F) {
 		}
 		if len(stages) == 0 {
 			t.Fatal("no error and no stages")
+		}
+		got, err := flows.ResolveStages(stages, args, results)
+		if err != nil && !errors.Is(err, flows.ErrPositionalFlag) {
+			t.Fatalf("resolve %q: %v", text, err)
+		}
+		if err == nil {
+			for i, st := range stages {
+				if got[i].Raw != st.Raw || len(got[i].Args.Positional) != len(st.Args.Positional) {
+					t.Fatalf("resolving %q changed stage %d: %+v to %+v", text, i, st, got[i])
+				}
+			}
+			if len(got) != len(stages) {
+				t.Fatalf("resolving %q made %d stages of %d", text, len(got), len(stages))
+			}
 		}
 		for _, st := range stages {
 			again, err := flows.ParsePipeline(st.Raw)

@@ -175,7 +175,7 @@ func graphDetail(s *Step, args map[string]any) string {
 	case s.ForEach != nil:
 		return s.ForEach.Expr
 	case s.Pipeline != "":
-		return pipelineDetail(ResolveArgsTemplate(s.Pipeline, args))
+		return pipelineDetail(s.Pipeline, args)
 	case s.Run != "":
 		return ResolveArgsTemplate(s.Run, args)
 	case s.Input != nil:
@@ -188,16 +188,18 @@ func graphDetail(s *Step, args map[string]any) string {
 
 // pipelineDetail is a pipeline's text with each stage on a line of its
 // own, the later ones starting with "| ", so a graph shows its stages.
-func pipelineDetail(text string) string {
+// The text is split into stages as written, then ${arg} templates are
+// resolved in each, so a value never shows as a stage of its own.
+func pipelineDetail(text string, args map[string]any) string {
 	stages, err := ParsePipeline(text)
 	if err != nil {
-		return text
+		return ResolveArgsTemplate(text, args)
 	}
 	lines := make([]string, len(stages))
 	for i, st := range stages {
-		lines[i] = st.Raw
+		lines[i] = ResolveArgsTemplate(st.Raw, args)
 		if i > 0 {
-			lines[i] = "| " + st.Raw
+			lines[i] = "| " + lines[i]
 		}
 	}
 	return strings.Join(lines, "\n")

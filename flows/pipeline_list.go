@@ -11,10 +11,13 @@ type PipelineRef struct {
 	// ID is the step's id, "<step id>/<branch id>" for a branch, or
 	// "<step id>/<sub-step id>" for a for_each sub-step.
 	ID string
-	// Text is the pipeline with its ${arg} templates resolved.
+	// Text is the pipeline with its ${arg} templates resolved, for
+	// display: it is not what runs, since refs are resolved in the parsed
+	// words, not in the text.
 	Text string
-	// Stages are the stages Text parses to; nil when it does not parse
-	// before its step refs are known (a ref holding quotes or pipes).
+	// Stages are the stages the pipeline as written parses to, with the
+	// refs in their words resolved (ResolveStages); nil when it does not
+	// parse, or when a flag's name resolves to "_".
 	Stages []Stage
 }
 
@@ -28,7 +31,9 @@ func Pipelines(wf *Workflow, args map[string]any) []PipelineRef {
 			return
 		}
 		ref := PipelineRef{ID: id, Text: ResolveArgsTemplate(text, args)}
-		ref.Stages, _ = ParsePipeline(ref.Text)
+		if stages, err := ParsePipeline(text); err == nil {
+			ref.Stages, _ = ResolveStages(stages, args, nil)
+		}
 		out = append(out, ref)
 	}
 	for _, s := range wf.Steps {

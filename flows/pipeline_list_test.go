@@ -45,7 +45,9 @@ func TestPipelinesListsEveryPipeline(t *testing.T) {
 		{"loop/s", "template | $top.stdout"},
 		{"bad", "where | llm.invoke"},
 	}, got)
-	require.Equal(t, "head --n 3", flows.Pipelines(wf, flows.ResolveArgs(wf, nil))[0].Stages[2].Raw, "${n} is resolved")
+	head := flows.Pipelines(wf, flows.ResolveArgs(wf, nil))[0].Stages[2]
+	require.Equal(t, "3", head.Args.Named["n"], "${n} is resolved in its word")
+	require.Equal(t, "head --n ${n}", head.Raw, "Raw is the stage as written")
 }
 
 // TestCheckPipelineCommands: the first stage naming an unknown command is

@@ -10,17 +10,22 @@ import (
 )
 
 // Splice is a reference to data from outside the workflow file (an arg,
-// a step's output, a gate's response) pasted into a shell command. The
-// shell then runs whatever the value holds: a value with `;` or `$(...)`
-// in it runs as code. A command that names Var instead gets the same
-// value in its environment (RefsEnv), and can quote it ("$Var") safely.
+// a step's output, a gate's response) pasted into a shell command or a
+// typed pipeline. The shell then runs whatever the value holds: a value
+// with `;` or `$(...)` in it runs as code. In a pipeline the value stays
+// in the one word it was written in (ResolveStages), but an exec --shell
+// line is shell code all the same. A command that names Var instead gets
+// the same value in its environment (RefsEnv), and can quote it ("$Var")
+// safely.
 type Splice struct {
-	// Step is the id of the step (or parallel branch) whose run: holds
-	// the splice; Line and Column locate it.
+	// Step is the id of the step (or parallel branch) whose run: or
+	// pipeline: holds the splice; Line and Column locate the step.
 	Step         string
 	Line, Column int
-	// Key is the run: field, e.g. "steps[2].run".
+	// Key is the field, e.g. "steps[2].run" or "steps[2].pipeline".
 	Key string
+	// InPipeline says the field is a pipeline:, not a run:.
+	InPipeline bool
 	// Ref is the reference as written: "${name}" or "$id.path".
 	Ref string
 	// Var is the environment variable that holds the same value.
@@ -127,10 +132,11 @@ func valueByName(v any, name string) (any, bool) {
 }
 
 // Splices lists every declared arg and step ref pasted into a shell
-// command of wf: the run: of each step, parallel branch and for_each
-// sub-step. A ${name} that is not a declared arg and a $id.path whose id
-// is no step's are left to the shell, so they are not listed. pipeline
-// validate warns about each; strict_refs refuses them.
+// command or a pipeline of wf: the run: and the pipeline: of each step,
+// parallel branch and for_each sub-step. A ${name} that is not a
+// declared arg and a $id.path whose id is no step's are left to the
+// shell, so they are not listed. pipeline validate warns about each;
+// strict_refs refuses them.
 func Splices(wf *Workflow) []Splice {
 	args := map[string]bool{}
 	for _, a := range wf.Args {
@@ -148,7 +154,7 @@ func Splices(wf *Workflow) []Splice {
 	}
 	var out []Splice
 	for _, c := range cmds {
-		at := Splice{Step: c.id, Line: c.line, Column: c.col, Key: c.key}
+		at := Splice{Step: c.id, Line: c.line, Column: c.col, Key: c.key, InPipeline: c.pipeline}
 		for _, m := range argRE.FindAllStringSubmatch(c.run, -1) {
 			if v := ArgEnvName(m[1]); v != "" && args[m[1]] {
 				at.Ref, at.Var = m[0], v
@@ -165,27 +171,36 @@ func Splices(wf *Workflow) []Splice {
 	return out
 }
 
-// command is one step, parallel branch or for_each sub-step of a
-// workflow, with its run: (empty for a gate or a nested block).
+// command is the run: or the pipeline: of one step, parallel branch or
+// for_each sub-step of a workflow (run empty for a gate or a nested
+// block).
 type command struct {
 	id, key   string
 	line, col int
 	run       string
+	pipeline  bool
 }
 
-// commands lists the steps, branches and sub-steps of wf in file order.
+// commands lists the steps, branches and sub-steps of wf in file order,
+// each with its run: (every one) and its pipeline: (when it has one).
 func commands(wf *Workflow) []command {
 	var out []command
+	add := func(id, key string, line, col int, run, pipeline string) {
+		out = append(out, command{id, key + ".run", line, col, run, false})
+		if pipeline != "" {
+			out = append(out, command{id, key + ".pipeline", line, col, pipeline, true})
+		}
+	}
 	for i, s := range wf.Steps {
-		out = append(out, command{s.ID, fmt.Sprintf("steps[%d].run", i), s.Line, s.Column, s.Run})
+		add(s.ID, fmt.Sprintf("steps[%d]", i), s.Line, s.Column, s.Run, s.Pipeline)
 		if s.Parallel != nil {
 			for j, b := range s.Parallel.Branches {
-				out = append(out, command{b.ID, fmt.Sprintf("steps[%d].parallel.branches[%d].run", i, j), b.Line, b.Column, b.Run})
+				add(b.ID, fmt.Sprintf("steps[%d].parallel.branches[%d]", i, j), b.Line, b.Column, b.Run, b.Pipeline)
 			}
 		}
 		if s.ForEach != nil {
 			for j, sub := range s.ForEach.Steps {
-				out = append(out, command{sub.ID, fmt.Sprintf("steps[%d].for_each.steps[%d].run", i, j), sub.Line, sub.Column, sub.Run})
+				add(sub.ID, fmt.Sprintf("steps[%d].for_each.steps[%d]", i, j), sub.Line, sub.Column, sub.Run, sub.Pipeline)
 			}
 		}
 	}
@@ -194,6 +209,11 @@ func commands(wf *Workflow) []command {
 
 // Advice says what to write instead of sp, for a warning or an error.
 func (sp Splice) Advice() string {
+	if sp.InPipeline {
+		return fmt.Sprintf("step %s pastes %s into its pipeline, where an exec --shell stage runs a value holding shell syntax as code; "+
+			"read \"$%s\" (quoted) in an exec --shell stage instead, or pass the value as the step's stdin",
+			sp.Step, sp.Ref, sp.Var)
+	}
 	return fmt.Sprintf("step %s pastes %s into its shell command, so a value holding shell syntax runs as code; write \"$%s\" (quoted) instead",
 		sp.Step, sp.Ref, sp.Var)
 }

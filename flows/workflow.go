@@ -54,8 +54,9 @@ type Step struct {
 	Line, Column int
 	// Run is the shell command (run: or its alias command:; run wins).
 	Run string
-	// Pipeline is a typed Lobster pipeline ("exec … | where …", §14), a
-	// template like Run; ParsePipeline parses it once templated.
+	// Pipeline is a typed Lobster pipeline ("exec … | where …", §14).
+	// ParsePipeline parses it as written; its refs are then resolved
+	// word by word (ResolveStages), never pasted into the text.
 	Pipeline string
 	// Workflow is the sub-workflow path template; WorkflowArgs its args
 	// (string values are templates, others are passed as they are).

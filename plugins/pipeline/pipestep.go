@@ -59,10 +59,12 @@ type pipe struct {
 	cancelled bool             // a gate was denied: the run ends
 	hostErr   error            // a state stage could not write the flow's state
 	failTask  string           // the task of a failed exec stage
-	// stages and counts are the parsed stages and how many items each
-	// stage that ran produced (see stageCounts).
-	stages []flows.Stage
-	counts []int
+	// written are the stages as the text wrote them, stages the same
+	// with their refs resolved, and counts how many items each stage
+	// that ran produced (see stageCounts).
+	written []flows.Stage
+	stages  []flows.Stage
+	counts  []int
 }
 
 // newPipe is the pipeline of step s of frame fr, run as id with results
@@ -75,18 +77,28 @@ func (r *run) newPipe(fr *frame, s *flows.Step, id string, results map[string]fl
 	}
 }
 
-// exec runs the pipeline text, templated, over stdin resolved as its
-// first items. It returns the result when every stage ran, or the
+// exec runs the pipeline text over stdin resolved as its first items.
+// The text is parsed as written, then its refs are resolved in the
+// parsed words (flows.ResolveStages), so no value can add a stage; its
+// exec stages get the step variables the text names (flows.RefsEnv), as
+// a run: does. It returns the result when every stage ran, or the
 // pipeline's failure; with both nil it waits: for p.req to be created,
 // for p.running to end, or at p.gate (or p.cancelled, a gate denied);
 // or the pass ends on p.hostErr, a write of the flow that failed.
 func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepResult, error) {
-	stages, err := flows.ParsePipeline(flows.ResolveTemplate(text, p.fr.args, p.results))
+	written, err := flows.ParsePipeline(text)
+	var stages []flows.Stage
+	if err == nil {
+		stages, err = flows.ResolveStages(written, p.fr.args, p.results)
+	}
 	if err != nil {
 		//lint:ignore ST1005 the reference's message
 		return nil, fmt.Errorf("Workflow step %s pipeline parse failed: %v", p.name, err)
 	}
-	p.stages = stages
+	p.written, p.stages = written, stages
+	env := flows.RefsEnv(text, p.results)
+	maps.Copy(env, p.env)
+	p.env = env
 	if err := p.r.loadPluginStages(ctx, stages); err != nil {
 		p.hostErr = err
 		return nil, nil
@@ -220,7 +232,7 @@ func (p *pipe) stageID(n int) string { return fmt.Sprintf("%s/stage%d", p.id, n)
 
 // runExec runs an exec stage: its task's stdout as items.
 func (p *pipe) runExec(ctx context.Context, call *flows.Call) (flows.StageOutput, error) {
-	spec, err := execSpec(call)
+	spec, err := execSpec(call, p.written[call.Stage].Args)
 	if err != nil {
 		return flows.StageOutput{}, err
 	}

@@ -15,13 +15,17 @@ import (
 // LINE, or a single argument holding whitespace, through the shell; else
 // the arguments as argv, with no shell. --stdin raw|json|jsonl feeds the
 // stage's items to the process; without it the items are dropped.
-func execSpec(call *flows.Call) (sdk.TaskSpec, error) {
+// written are the stage's arguments before their refs were resolved:
+// whether the one argument holds whitespace is asked of what the file
+// wrote, so a value with spaces in "exec ${cmd}" stays one argv word and
+// never becomes a shell line.
+func execSpec(call *flows.Call, written flows.StageArgs) (sdk.TaskSpec, error) {
 	var spec sdk.TaskSpec
 	pos := call.Args.Positional
 	switch line, ok := call.Args.String("shell"); {
 	case ok:
 		spec.Shell = line
-	case call.Args.Has("shell") || (len(pos) == 1 && strings.ContainsAny(pos[0], " \t\r\n")):
+	case call.Args.Has("shell") || (len(written.Positional) == 1 && strings.ContainsAny(written.Positional[0], " \t\r\n")):
 		spec.Shell = strings.Join(pos, " ")
 	case len(pos) > 0:
 		spec.Argv = pos

@@ -40,7 +40,8 @@ func TestExecSpec(t *testing.T) {
 	} {
 		t.Run(tc.stage, func(t *testing.T) {
 			t.Parallel()
-			got, err := execSpec(execCall(t, tc.stage, tc.items...))
+			call := execCall(t, tc.stage, tc.items...)
+			got, err := execSpec(call, call.Args)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -48,6 +49,28 @@ func TestExecSpec(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// A value with spaces, resolved into "exec ${cmd}", stays one argv word:
+// whether a lone argument is a shell line is asked of what the file wrote.
+func TestExecSpecAsksTheWrittenWordsForAShellLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		stage string
+		want  sdk.TaskSpec
+	}{
+		{stage: "exec ${cmd}", want: sdk.TaskSpec{Argv: []string{"x; touch pwned"}}},
+		{stage: `exec "echo ${cmd}"`, want: sdk.TaskSpec{Shell: "echo x; touch pwned"}},
+		{stage: "exec --shell ${cmd}", want: sdk.TaskSpec{Shell: "x; touch pwned"}},
+	} {
+		written, err := flows.ParsePipeline(tc.stage)
+		require.NoError(t, err)
+		stages, err := flows.ResolveStages(written, map[string]any{"cmd": "x; touch pwned"}, nil)
+		require.NoError(t, err)
+		got, err := execSpec(&flows.Call{Args: stages[0].Args}, written[0].Args)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got, tc.stage)
 	}
 }
 
