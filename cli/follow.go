@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -110,9 +111,11 @@ func (f *follower) hasNew(path string, off int64) bool {
 }
 
 // copyFrom copies the file at path from offset off to w and returns how
-// many bytes it copied. A missing file copies nothing.
+// many bytes it copied. A missing file copies nothing, and so does one
+// that is not a regular file (a task's named pipe or link to /dev/zero,
+// see shim.OpenTaskFile), which could block or never end.
 func copyFrom(w io.Writer, path string, off int64) int64 {
-	file, err := os.Open(path)
+	file, err := shim.OpenTaskFile(path)
 	if err != nil {
 		return 0
 	}
