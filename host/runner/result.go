@@ -27,8 +27,10 @@ const (
 // readResult digests an attempt's stdout file: its SHA-256 and size, its
 // JSON value when the whole output is one small JSON document, and its last
 // non-empty line as a summary. It streams the file, so a huge output costs
-// time, not memory. A missing file is an empty output; one that is not a
-// regular file (the task replaced it) is refused (see shim.OpenTaskFile).
+// time, not memory, and reads it only as long as it was when opened (a
+// process that left the task's group may still be writing to it). A
+// missing file is an empty output; one that is not a regular file (the
+// task replaced it) is refused (see shim.OpenTaskFile).
 func readResult(path string) (*sdk.Result, error) {
 	f, err := shim.OpenTaskFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -38,9 +40,13 @@ func readResult(path string) (*sdk.Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	fi, err := f.Stat()
 	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	n, err := io.CopyN(h, f, fi.Size())
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	res := &sdk.Result{StdoutSHA256: hex.EncodeToString(h.Sum(nil)), StdoutBytes: n}
