@@ -17,11 +17,14 @@ func agentRows(row func(k, v string), t *sdk.Task) {
 		row("child", "not started yet: it has recorded nothing so far")
 	}
 	if in := t.Interrupted; in != nil {
-		still := "stopped"
-		if in.ChildStillRunning {
-			still = "still running"
+		child := "child stopped; its real end is still recorded"
+		switch {
+		case t.Status.Terminal():
+			child = "child ended since: its real end is the status above"
+		case in.ChildStillRunning:
+			child = "child still running; its real end is still recorded"
 		}
-		row("interrupted", fmt.Sprintf("%s at %s, child %s; its real end is still recorded", in.Reason, stamp(in.At), still))
+		row("interrupted", fmt.Sprintf("%s at %s, %s", in.Reason, stamp(in.At), child))
 	}
 	for _, a := range t.AttemptLog {
 		var parts []string

@@ -28,8 +28,16 @@ func TestShowNotStartedYet(t *testing.T) {
 	out := b.String()
 	require.NotContains(t, out, "not started yet")
 	require.Contains(t, out, "no-progress at")
-	require.Contains(t, out, "child still running")
+	require.Contains(t, out, "child ended since", "a task that ended has no child running")
+	require.NotContains(t, out, "still running")
 	require.Contains(t, out, "failed: transient, offline 1s")
 	require.Contains(t, out, "resumed after a network check")
 	require.NotContains(t, out, "secret")
+
+	b.Reset()
+	writeTask(&b, &sdk.Task{
+		ID: "t3", Status: sdk.TaskRunning, PID: 42, Attempts: 1, Spec: sdk.TaskSpec{Shell: "agent"},
+		Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
+	})
+	require.Contains(t, b.String(), "child still running")
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -109,18 +110,22 @@ func (f *follower) hasNew(path string, off int64) bool {
 	return err == nil && fi.Size() > off
 }
 
-// copyFrom copies the file at path from offset off to w and returns how
-// many bytes it copied. A missing file copies nothing.
+// copyFrom copies the file at path from offset off to w, up to the end
+// it had when opened (it may still grow), and returns how many bytes it
+// copied. A missing file copies nothing, and so does one that is not a
+// regular file (a task's named pipe or link to /dev/zero, see
+// shim.OpenTaskFile), which could block or never end.
 func copyFrom(w io.Writer, path string, off int64) int64 {
-	file, err := os.Open(path)
+	file, err := shim.OpenTaskFile(path)
 	if err != nil {
 		return 0
 	}
 	defer file.Close()
-	if _, err := file.Seek(off, io.SeekStart); err != nil {
+	fi, err := file.Stat()
+	if err != nil || fi.Size() <= off {
 		return 0
 	}
-	n, _ := io.Copy(w, file) // a short copy is caught up on the next call
+	n, _ := io.Copy(w, io.NewSectionReader(file, off, fi.Size()-off)) // a short copy is caught up on the next call
 	return n
 }
 

@@ -223,7 +223,11 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	envRows(row, t)
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
-		row("exitCode", strconv.Itoa(*t.ExitCode))
+		code := strconv.Itoa(*t.ExitCode)
+		if t.Signal != "" {
+			code += " (killed by " + clean(t.Signal) + ")"
+		}
+		row("exitCode", code)
 	}
 	if t.PID != 0 {
 		row("pid", strconv.Itoa(t.PID))

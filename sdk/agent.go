@@ -68,7 +68,7 @@ type Interruption struct {
 	At     time.Time `json:"at"`
 	// ChildStillRunning says the child was left running (a no-progress
 	// give-up of a task with on_no_progress "keep"); false when it was
-	// stopped.
+	// stopped, and once the task ended: its child is gone then.
 	ChildStillRunning bool `json:"child_still_running"`
 }
 

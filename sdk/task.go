@@ -24,7 +24,8 @@ type Task struct {
 	// the latest are kept, 32 in all, each cut to 1 KiB.
 	Errors []string `json:"errors,omitempty"`
 	// ExitCode is the process exit code once the task ended; nil before.
-	// A process killed by a signal has ExitCode -1 and Signal set.
+	// A process killed by a signal has ExitCode 128 plus the signal's
+	// number, as a shell reports it (137 for SIGKILL), and Signal set.
 	ExitCode *int `json:"exit_code,omitempty"`
 	// Signal names the signal that killed the process ("SIGKILL"); empty
 	// when it exited by itself or never started.

@@ -394,6 +394,13 @@ func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) 
 func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
 	task.Status = to
 	task.EndedAt = t.now
+	if in := task.Interrupted; in != nil && in.ChildStillRunning {
+		// The child left running at a give-up is gone once the task
+		// ended (the runner records the end when it and its group are).
+		ended := *in
+		ended.ChildStillRunning = false
+		task.Interrupted = &ended
+	}
 	if task.CleanupAfter.IsZero() {
 		task.CleanupAfter = t.now.Add(t.retention)
 	}

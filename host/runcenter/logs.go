@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -113,9 +113,11 @@ func (s *Server) logAt(ctx context.Context, task *sdk.Task) (LogPlace, error) {
 }
 
 // read fills in the chunk of file at p.Offset and the neighbours' offsets.
-// A file that does not exist (yet) reads as empty.
+// A file that does not exist (yet) reads as empty; one that is not a
+// regular file (the task replaced it) is refused (see
+// shim.OpenTaskFile).
 func (p *logsPage) read(file string) error {
-	f, err := os.Open(file)
+	f, err := shim.OpenTaskFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -29,6 +29,11 @@ type attempt struct {
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
+
+	// progressNote says why the task's progress was not all read (its
+	// progress file refused, or too much of it left at its end); the
+	// task's end records it. Only the attempt's supervisor touches it.
+	progressNote string
 }
 
 func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
@@ -236,6 +241,13 @@ func (r *Runner) pumpProgress(a *attempt) bool {
 		return false
 	}
 	in, err := readProgress(r.progressPath(a.taskID), t.ProgressOffset)
+	if errors.Is(err, shim.ErrNotRegular) {
+		if a.progressNote == "" {
+			r.log.Warn("progress refused", "task", a.taskID, "error", err)
+			a.progressNote = "progress not read: " + err.Error()
+		}
+		return false
+	}
 	if err != nil {
 		r.log.Warn("read progress", "task", a.taskID, "error", err)
 		return false
@@ -256,9 +268,15 @@ func (r *Runner) pumpProgress(a *attempt) bool {
 // failure (retried when the policy allows), timeout with its reason, or
 // cancel.
 func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
-	// Once the task is settled no progress is recorded: read all that is
-	// left, which may take more than one read.
-	for r.pumpProgress(a) {
+	// Once the task is settled no progress is recorded: read what is
+	// left, which may take more than one read, but not without end (a
+	// process that left the task's group may append for ever).
+	reads := 0
+	for reads < maxProgressReads && r.pumpProgress(a) {
+		reads++
+	}
+	if reads == maxProgressReads && a.progressNote == "" {
+		a.progressNote = fmt.Sprintf("progress not all read: %d MiB or more of it was left when the task ended", maxProgressReads*maxProgressRead>>20)
 	}
 	task, err := r.eng.GetTask(a.taskID)
 	if err != nil {
@@ -273,9 +291,13 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		return
 	}
 	r.giveUp(a, &st)
+	note := a.progressNote
 	res, err := readResult(filepath.Join(a.dir, "stdout"))
 	if err != nil {
 		r.log.Warn("read task output", "task", a.taskID, "error", err)
+		if errors.Is(err, shim.ErrNotRegular) {
+			note = joinNotes(note, "output not read: "+err.Error())
+		}
 	}
 	code := st.ExitCode
 	status, desc := outcome(st)
@@ -284,12 +306,16 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	}
 	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Signal: st.Signal, Reason: st.Reason, Result: res}
 	if status == sdk.TaskSucceeded {
+		if note != "" {
+			in.Error = fmt.Sprintf("attempt %d: %s", a.n, note)
+		}
 		r.finishHandingOff(task, in)
 		return
 	}
 	in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
 	if status == sdk.TaskCancelled {
 		in.Reason = "cancelled"
+		in.Error = joinNotes(in.Error, note)
 		r.finishHandingOff(task, in)
 		return
 	}
@@ -297,6 +323,7 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	if line := lastLine(stderrTail); line != "" && st.Reason == "" {
 		in.Error += ": " + line
 	}
+	in.Error = joinNotes(in.Error, note)
 	stdoutTail, _ := readTail(filepath.Join(a.dir, "stdout"), tailBytes)
 	class, err := r.classes.Classify(Failure{
 		Runtime: task.Runtime, Policy: task.Spec.Retry, ExitCode: st.ExitCode, Reason: st.Reason,
@@ -308,6 +335,14 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	}
 	in.Class = class
 	r.afterFailure(ctx, task, a, in)
+}
+
+// joinNotes appends note, if any, to s.
+func joinNotes(s, note string) string {
+	if note == "" || s == "" {
+		return s + note
+	}
+	return s + "; " + note
 }
 
 // outcome maps a shim status to the task status and a description.

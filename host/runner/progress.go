@@ -10,14 +10,18 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // Progress file reading limits: a line longer than maxProgressLine is
-// skipped as malformed; one read takes at most maxProgressRead bytes.
+// skipped as malformed; one read takes at most maxProgressRead bytes, and
+// the reads that catch up with an ended task's file at most
+// maxProgressReads of them.
 const (
-	maxProgressLine = 64 << 10
-	maxProgressRead = 1 << 20
+	maxProgressLine  = 64 << 10
+	maxProgressRead  = 1 << 20
+	maxProgressReads = 64
 )
 
 // progressLine is one line a task appends to $FLOWGATE_PROGRESS.
@@ -75,13 +79,15 @@ func (l *usageLine) usage() (*sdk.Usage, bool) {
 
 // readProgress reads the complete lines of the progress file at path
 // from offset from, and returns what they say as an engine input. A file
-// that does not exist yet reads as nothing new. The latest snapshot wins;
-// milestones are all kept, in order; malformed lines are counted. Reading
-// stops after a line that reports a session, so that the session is
-// recorded before the lines after it.
+// that does not exist yet reads as nothing new; one that is not a regular
+// file is refused with an error wrapping shim.ErrNotRegular (see
+// shim.OpenTaskFile). The latest snapshot wins; milestones are all kept,
+// in order; malformed lines are counted. Reading stops after a line that
+// reports a session, so that the session is recorded before the lines
+// after it.
 func readProgress(path string, from int64) (engine.ProgressInput, error) {
 	in := engine.ProgressInput{From: from, To: from}
-	f, err := os.Open(path)
+	f, err := shim.OpenTaskFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return in, nil
 	}

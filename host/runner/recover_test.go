@@ -134,7 +134,7 @@ func TestRecoverSettlesEndedTask(t *testing.T) {
 	}{
 		{"succeeded", shim.Status{ExitCode: 0}, "partial\nhello\n", "", sdk.TaskSucceeded, "", nil},
 		{"failed", shim.Status{ExitCode: 3}, "", "oops\n", sdk.TaskFailed, "", []string{"attempt 1: exit code 3: oops"}},
-		{"timed out", shim.Status{ExitCode: shim.ExitSignaled, Signal: "SIGTERM", Reason: "timeout"}, "", "",
+		{"timed out", shim.Status{ExitCode: shim.SignalExit(syscall.SIGTERM), Signal: "SIGTERM", Reason: "timeout"}, "", "",
 			sdk.TaskTimedOut, "timeout", []string{"attempt 1: stopped: it ran past its timeout"}},
 	}
 	for _, c := range cases {

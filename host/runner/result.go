@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -26,9 +27,12 @@ const (
 // readResult digests an attempt's stdout file: its SHA-256 and size, its
 // JSON value when the whole output is one small JSON document, and its last
 // non-empty line as a summary. It streams the file, so a huge output costs
-// time, not memory. A missing file is an empty output.
+// time, not memory, and reads it only as long as it was when opened (a
+// process that left the task's group may still be writing to it). A
+// missing file is an empty output; one that is not a regular file (the
+// task replaced it) is refused (see shim.OpenTaskFile).
 func readResult(path string) (*sdk.Result, error) {
-	f, err := os.Open(path)
+	f, err := shim.OpenTaskFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &sdk.Result{StdoutSHA256: hex.EncodeToString(sha256.New().Sum(nil))}, nil
 	}
@@ -36,9 +40,13 @@ func readResult(path string) (*sdk.Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	fi, err := f.Stat()
 	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	n, err := io.CopyN(h, f, fi.Size())
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	res := &sdk.Result{StdoutSHA256: hex.EncodeToString(h.Sum(nil)), StdoutBytes: n}
@@ -46,15 +54,15 @@ func readResult(path string) (*sdk.Result, error) {
 		res.StdoutPath = path
 	}
 	if n > 0 && n <= maxJSONResult {
-		b, err := os.ReadFile(path)
-		if err == nil {
+		b := make([]byte, n)
+		if _, err := f.ReadAt(b, 0); err == nil {
 			res.Stdout = string(b)
 			if json.Valid(bytes.TrimSpace(b)) {
 				res.JSON = json.RawMessage(bytes.TrimSpace(b))
 			}
 		}
 	}
-	tail, err := readTail(path, tailBytes)
+	tail, err := fileTail(f, n, tailBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +70,11 @@ func readResult(path string) (*sdk.Result, error) {
 	return res, nil
 }
 
-// readTail returns up to n bytes from the end of the file at path.
+// readTail returns up to n bytes from the end of the file at path; a
+// missing file has none, and one that is not a regular file is refused
+// (see shim.OpenTaskFile).
 func readTail(path string, n int64) (string, error) {
-	f, err := os.Open(path)
+	f, err := shim.OpenTaskFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -76,12 +86,18 @@ func readTail(path string, n int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	off := max(fi.Size()-n, 0)
-	b := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+	return fileTail(f, fi.Size(), n)
+}
+
+// fileTail returns up to n bytes from the end of f, size bytes long.
+func fileTail(f *os.File, size, n int64) (string, error) {
+	off := max(size-n, 0)
+	b := make([]byte, size-off)
+	m, err := f.ReadAt(b, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return "", err
 	}
-	return string(b), nil
+	return string(b[:m]), nil
 }
 
 // lastLine returns the last non-empty line of s, cut to maxSummary.

@@ -270,7 +270,7 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 	}
 	if err == nil && task.Spec.Input != "" {
 		spec.StdinPath = filepath.Join(dir, "stdin")
-		err = os.WriteFile(spec.StdinPath, []byte(task.Spec.Input), 0o600)
+		err = writeNew(spec.StdinPath, []byte(task.Spec.Input))
 	}
 	var handoff string
 	if err == nil {
@@ -304,6 +304,22 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
 	a := newAttempt(task.ID, n, dir, proc)
 	r.follow(a)
+}
+
+// writeNew writes b to a new file at path, mode 0600. A file already
+// there is refused, never followed or opened: a later attempt's
+// directory is in the task's own, where an earlier attempt may have put
+// a named pipe or a link by that name.
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // specFor builds the shim's spec for the attempt now starting.

@@ -27,7 +27,7 @@ func TestShimTimeoutKillsGroup(t *testing.T) {
 	st := a.wait(t)
 	require.Equal(t, "timeout", st.Reason)
 	require.Equal(t, "timed out after 500ms", st.Error)
-	require.Equal(t, -1, st.ExitCode)
+	require.Equal(t, 143, st.ExitCode, "128 + SIGTERM, as a shell reports it")
 	require.Equal(t, "SIGTERM", st.Signal, "sh itself dies of SIGTERM")
 	require.GreaterOrEqual(t, st.EndedAt.Sub(st.StartedAt), 500*time.Millisecond)
 	a.requireGroupGone(t)
@@ -139,7 +139,7 @@ func TestShimCancel(t *testing.T) {
 			st := a.wait(t)
 			require.Equal(t, "cancelled", st.Reason)
 			require.Equal(t, "cancelled by "+map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT"}[tc.sig], st.Error)
-			require.Equal(t, -1, st.ExitCode)
+			require.Equal(t, shim.SignalExit(map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL}[tc.killed]), st.ExitCode)
 			require.Equal(t, tc.killed, st.Signal)
 			if tc.killed == "SIGKILL" {
 				require.GreaterOrEqual(t, time.Since(sent), grace, "SIGKILL came before the grace was over")

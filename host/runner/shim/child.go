@@ -57,7 +57,7 @@ func startChild(dir string, spec Spec) (int, error) {
 	defer stdin.Close()
 	var out [2]*os.File
 	for i, name := range []string{StdoutFile, StderrFile} {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err := openTaskFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 		if err != nil {
 			return 0, cannotRun("output: %w", err)
 		}

@@ -52,8 +52,9 @@
 // # Outcomes
 //
 // A child that exits has its exit code in Status.ExitCode; one killed by a
-// signal has ExitCode ExitSignaled (-1) and the signal's name
-// ("SIGKILL") in Status.Signal. Status.Reason says why the shim ended it:
+// signal has ExitCode 128 plus the signal's number (SignalExit: 137 for
+// SIGKILL), as a shell reports it, and the signal's name ("SIGKILL") in
+// Status.Signal. Status.Reason says why the shim ended it:
 //
 //	""                 the child ended on its own
 //	"timeout"          Spec.Timeout passed since the child started
@@ -65,7 +66,7 @@
 // A start failure has exit code ExitNotFound (127) when the command does
 // not exist and ExitCannotRun (126) for every other cause: a file that is
 // not executable, a missing cwd or stdin file, an invalid spec. A deadline already past, or a cancel, before the child
-// started keeps it from starting: ExitSignaled with that reason and no
+// started keeps it from starting: ExitNotRun (-1) with that reason and no
 // signal. Only the first reason counts.
 //
 // # Limits and cancel

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,12 +112,22 @@ func syncDir(dir string) error {
 	return err
 }
 
+// maxJSONFile bounds what readJSON reads: the files it reads hold one
+// small record.
+const maxJSONFile = 1 << 20
+
 // readJSON decodes the JSON file at path into v. A missing file gives an
-// error that matches fs.ErrNotExist.
+// error that matches fs.ErrNotExist; one that is not a regular file (the
+// task replaced it) is refused (see OpenTaskFile).
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	f, err := OpenTaskFile(path)
 	if err != nil {
-		return err // a *fs.PathError naming the file
+		return err // a *fs.PathError naming the file, or the refusal
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJSONFile))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

@@ -3,8 +3,6 @@ package shim
 import (
 	"os"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // progressWatch tells when a task stopped reporting progress: it is armed
@@ -37,10 +35,12 @@ func (p *progressWatch) stalled(now time.Time) bool {
 	return p.armed && now.Sub(p.grew) >= p.limit
 }
 
-// fileSize is the size of the file at path, 0 when there is none.
+// fileSize is the size of the file at path, 0 when there is none or it
+// is not a regular file (a task's link to a file elsewhere, or a named
+// pipe, reports no progress).
 func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}
 	return fi.Size()
@@ -60,12 +60,12 @@ func privateProgress(path string) {
 	if path == "" {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	f, err := OpenTaskFile(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm() != 0o600 {
 		_ = f.Chmod(0o600)
 	}
 }

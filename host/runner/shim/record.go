@@ -95,7 +95,7 @@ func Prepare(dir string) error {
 // started by hand, a withdrawal of an attempt never prepared), and
 // returns it locked, with what it holds and the seq of its newer slot.
 func openRecord(dir string) (*recordWriter, error) {
-	f, err := os.OpenFile(filepath.Join(dir, RecordFile), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openTaskFile(filepath.Join(dir, RecordFile), os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +202,10 @@ func slotBody(b []byte) (seq uint64, body []byte, ok bool) {
 }
 
 // readRecordFile reads dir's record file. A missing file gives an error
-// matching fs.ErrNotExist.
+// matching fs.ErrNotExist; one that is not a regular file (the task
+// replaced it) is refused (see OpenTaskFile).
 func readRecordFile(dir string) (Record, error) {
-	f, err := os.Open(filepath.Join(dir, RecordFile))
+	f, err := OpenTaskFile(filepath.Join(dir, RecordFile))
 	if err != nil {
 		return Record{}, err
 	}

@@ -85,12 +85,12 @@ func notRun(code int, reason, msg string) Status {
 // run starts the child, watches it until it ends, and returns its status.
 func run(dir string, rec *recordWriter, spec Spec, sigs <-chan os.Signal) Status {
 	if !spec.Deadline.IsZero() && !time.Now().Before(spec.Deadline) {
-		return notRun(ExitSignaled, ReasonBudgetExceeded,
+		return notRun(ExitNotRun, ReasonBudgetExceeded,
 			fmt.Sprintf("not started: the deadline %s had passed", spec.Deadline.Format(time.RFC3339)))
 	}
 	for len(sigs) > 0 {
 		if s := <-sigs; s == unix.SIGTERM || s == unix.SIGINT {
-			return notRun(ExitSignaled, ReasonCancelled, fmt.Sprintf("not started: cancelled by %s", unix.SignalName(s.(syscall.Signal))))
+			return notRun(ExitNotRun, ReasonCancelled, fmt.Sprintf("not started: cancelled by %s", unix.SignalName(s.(syscall.Signal))))
 		}
 	}
 
@@ -134,7 +134,7 @@ func run(dir string, rec *recordWriter, spec Spec, sigs <-chan os.Signal) Status
 	case w.reason == ReasonStartFailed:
 		st.ExitCode = ExitCannotRun
 	case ws.Signaled():
-		st.ExitCode = ExitSignaled
+		st.ExitCode = SignalExit(ws.Signal())
 		st.Signal = unix.SignalName(ws.Signal())
 	default:
 		st.ExitCode = ws.ExitStatus()

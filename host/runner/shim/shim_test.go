@@ -145,7 +145,7 @@ func TestShimOutcomes(t *testing.T) {
 	}{
 		{name: "exit 0", spec: shell("exit 0")},
 		{name: "exit 3", spec: shell("exit 3"), code: 3},
-		{name: "killed by a signal", spec: shell("kill -9 $$"), code: -1, signal: "SIGKILL"},
+		{name: "killed by a signal", spec: shell("kill -9 $$"), code: 137, signal: "SIGKILL"},
 		{name: "stdin defaults to /dev/null", spec: argv("cat")},
 		{
 			name: "command not found", spec: argv("flowgate-no-such-command"),

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"syscall"
 	"time"
 )
 
@@ -25,12 +26,12 @@ const (
 )
 
 // Exit codes a Status carries when the child did not run to an exit of its
-// own, following the shell's conventions.
+// own, following the shell's conventions. A child killed by signal N has
+// exit code 128+N (SignalExit), as a shell reports it: 137 for SIGKILL.
 const (
-	// ExitSignaled is the exit code of a child that was killed by a
-	// signal (Status.Signal names it) or never started because its
-	// deadline had passed or it was cancelled first.
-	ExitSignaled = -1
+	// ExitNotRun is the exit code of a child that never started because
+	// its deadline had passed or it was cancelled first.
+	ExitNotRun = -1
 	// ExitCannotRun is the exit code of a start failure other than a
 	// missing command: a file that is not executable, a missing cwd or
 	// stdin file, an unreadable or invalid spec.
@@ -39,12 +40,17 @@ const (
 	ExitNotFound = 127
 )
 
+// SignalExit is the exit code of a child killed by sig: 128 plus its
+// number, as shells report it.
+func SignalExit(sig syscall.Signal) int { return 128 + int(sig) }
+
 // Status is how an attempt ended: Record.Status (the content of
 // status.json of older shims). The shim writes it once, durably, after
 // the child and every process left in its group are gone.
 type Status struct {
-	// ExitCode is the child's exit code, ExitSignaled when a signal
-	// killed it, or ExitCannotRun / ExitNotFound when it could not start.
+	// ExitCode is the child's exit code, SignalExit of the signal that
+	// killed it, ExitCannotRun / ExitNotFound when it could not start, or
+	// ExitNotRun when it was never started.
 	ExitCode int `json:"exit_code"`
 	// Signal names the signal that killed the child ("SIGKILL"); empty
 	// when the child exited.
