@@ -56,7 +56,7 @@ func TestClusterStatusAndDrainOnEtcd(t *testing.T) {
 	m, err := st.Join(ctx, etcd.MemberInfo{ID: "node-a.42", Host: "node-a", PID: 42, Address: "10.0.0.1:7070", Labels: []string{"gpu"}}, 5,
 		func() etcd.MemberLoad { return etcd.MemberLoad{Running: 7, MaxRunning: 4} })
 	require.NoError(t, err)
-	t.Cleanup(func() { m.Leave() })
+	t.Cleanup(func() { m.Leave(context.Background()) })
 	home := t.TempDir()
 	code, out, errOut := run(t, home, "--store", url, "cluster", "status")
 	require.Equal(t, 0, code, errOut)
@@ -131,7 +131,7 @@ func TestClusterStatusShowsQueuedTasksPerMember(t *testing.T) {
 	} {
 		m, err := st.Join(ctx, info, 5, nil)
 		require.NoError(t, err)
-		t.Cleanup(func() { m.Leave() })
+		t.Cleanup(func() { m.Leave(context.Background()) })
 	}
 	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)

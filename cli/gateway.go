@@ -34,8 +34,9 @@ under supervising shims, reattaches to tasks left running by an earlier
 gateway, and serves the API on $FLOWGATE_HOME/gateway.sock for the other
 commands. Its config is --config FILE, else $FLOWGATE_HOME/gateway.yaml when
 it exists; a gateway a command hosts in-process reads the same file (all of
-it but the http listener). SIGINT or SIGTERM stops it gracefully: running tasks keep running
-and the next gateway picks them up.`,
+it but the http listener). SIGINT or SIGTERM stops it gracefully, within 15 seconds: running
+tasks keep running and the next gateway picks them up. On etcd, a gateway that lost
+its membership joins again by itself, and exits 1 when it cannot within ten lease TTLs.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := e.home()
@@ -86,17 +87,38 @@ func setHTTPFlags(cmd *cobra.Command, c *gateway.HTTPConfig, flags gateway.HTTPC
 	}
 }
 
-// runGateway starts g and serves until SIGINT or SIGTERM, then stops it.
+// stopTimeout bounds how long a gateway takes to stop after SIGINT or
+// SIGTERM.
+const stopTimeout = 15 * time.Second
+
+// runGateway starts g and serves until SIGINT or SIGTERM, then stops it
+// within stopTimeout. A gateway that stopped by itself (gateway.Lost:
+// it could not join its etcd installation again) fails the command, so
+// that its service manager starts it again.
 func runGateway(ctx context.Context, g *gateway.Gateway) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
-	<-ctx.Done()
-	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	select {
+	case <-ctx.Done():
+	case err := <-g.Lost():
+		return err
+	}
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 	defer cancel()
-	return g.Stop(stopCtx)
+	// A part waiting on a store that does not answer (etcd gone) may
+	// outlast stopCtx; the process exits all the same, as after a
+	// crash, which the next gateway recovers from.
+	stopped := make(chan error, 1)
+	go func() { stopped <- g.Stop(stopCtx) }()
+	select {
+	case err := <-stopped:
+		return err
+	case <-stopCtx.Done():
+		return fmt.Errorf("gateway: did not stop within %s; exiting all the same: its running tasks go on under their shims for the next gateway", stopTimeout)
+	}
 }
 
 func newGatewayStatusCmd(e *env) *cobra.Command {

@@ -17,14 +17,17 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// helperEnv makes the test binary serve a controller instead of running
-// tests; its value names the controller.
+// helperEnv makes the test binary serve a controller, or an etcd,
+// instead of running tests; its value names which.
 const helperEnv = "FLOWGATE_E2E_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "waker" {
+	switch os.Getenv(helperEnv) {
+	case "waker":
 		sdk.Serve(waker{})
 		os.Exit(0)
+	case etcdHelper:
+		serveEtcd()
 	}
 	os.Exit(m.Run())
 }

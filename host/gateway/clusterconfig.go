@@ -42,7 +42,10 @@ func (c ClusterConfig) ttlSeconds() int { return int(time.Duration(c.LeaseTTL) /
 // sweep is how often the gateway looks for running tasks of gateways
 // that left the installation without its watch seeing it: once a lease
 // TTL, so a dead gateway's tasks are taken over within two TTLs at most.
-func (c ClusterConfig) sweep() time.Duration {
+func (c ClusterConfig) sweep() time.Duration { return c.leaseTTL() }
+
+// leaseTTL is LeaseTTL, or the default when zero.
+func (c ClusterConfig) leaseTTL() time.Duration {
 	if c.LeaseTTL == 0 {
 		return etcd.DefaultMemberTTL * time.Second
 	}

@@ -65,7 +65,11 @@
 // take them at once. Cron and finish notices run on the cron leader. A
 // running task is this gateway's when one of its home's gateways started
 // it (home.MembersFile); the others' are left to them. Config.Solo keeps
-// a command's gateway off an installation another gateway serves.
+// a command's gateway off an installation another gateway serves. A
+// gateway whose lease ends while it runs stops its parts and starts again
+// under a new member id once etcd answers, adopting its running tasks;
+// one that cannot within RejoinTTLs lease TTLs stays stopped and says why
+// on Lost.
 //
 // # The socket
 //

@@ -151,13 +151,15 @@ func TestConfigStoreSection(t *testing.T) {
 	require.ErrorContains(t, err, "names no key prefix")
 }
 
-// TestGatewaySaysWhenItLosesItsMembership: when the gateway's lease on
-// the etcd installation ends while it runs (here revoked), it logs an
-// error that says the other gateways take its work and what to do, and
-// it takes no new work: a task queued then is another gateway's. Before,
-// it went on starting queued tasks under a member id that was no longer a
-// member, whose tasks the others take over as lost.
-func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
+// TestGatewayRejoinsWhenItLosesItsMembership: when the gateway's lease
+// on the etcd installation ends while it runs (here revoked), it logs an
+// error that says the other gateways take its work, stops its parts, and
+// joins again by itself under a new member id: it reattaches to its
+// running task, whose record then names the new id (so that the others
+// leave it alone), follows it to its end, and runs a task queued
+// afterwards. Before, it stayed out of the installation until restarted
+// by hand, taking no work while its process stayed up.
+func TestGatewayRejoinsWhenItLosesItsMembership(t *testing.T) {
 	t.Parallel()
 	srv := sharedEtcd.Get(t)
 	prefix := srv.Prefix()
@@ -174,39 +176,54 @@ func TestGatewaySaysWhenItLosesItsMembership(t *testing.T) {
 	}
 	url := "etcd://" + srv.Endpoint() + prefix
 	g, err := gateway.New(gateway.Config{Home: home, Launch: testLaunch, Store: backend.Spec{URL: url}, Poll: 20 * time.Millisecond,
-		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: logFile})})
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Output: logFile})})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, g.Start(ctx))
 	t.Cleanup(func() { g.Stop(ctx) })
+	direct, err := etcd.New(srv.Client(), etcd.Options{Prefix: prefix})
+	require.NoError(t, err)
+	eng, err := engine.New(direct, engine.Config{})
+	require.NoError(t, err)
 
-	member, err := srv.Client().Get(ctx, strings.TrimSuffix(prefix, "/")+".members/", clientv3.WithPrefix())
+	goOn := filepath.Join(t.TempDir(), "go-on")
+	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "across-the-rejoin",
+		Spec: sdk.TaskSpec{Shell: "while [ ! -e " + goOn + " ]; do sleep 0.05; done"}})
 	require.NoError(t, err)
-	require.Len(t, member.Kvs, 1)
-	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(member.Kvs[0].Lease))
-	require.NoError(t, err)
-	waitFor(t, "the gateway to log the lost membership", func() bool {
-		return strings.Contains(logs(), "lost the membership of the etcd installation")
+	waitFor(t, "the task to run", func() bool {
+		got, err := eng.GetTask(task.ID)
+		return err == nil && got.Status == sdk.TaskRunning
 	})
-	require.Contains(t, logs(), "the other gateways now take its event streams and its tasks")
+	members, err := direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
+	old := members[0]
+	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(old.Lease))
+	require.NoError(t, err)
+	waitFor(t, "the gateway to join again", func() bool {
+		return strings.Contains(logs(), "joined the etcd installation again")
+	}, logs)
+	require.Contains(t, logs(), "lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks")
+	members, err = direct.Members(ctx)
+	require.NoError(t, err)
+	require.Len(t, members, 1)
+	require.NotEqual(t, old.ID, members[0].ID, "a gateway joins again under a new member id")
+	require.Equal(t, old.PID, members[0].PID)
+	got, err := eng.GetTask(task.ID)
+	require.NoError(t, err)
+	require.Equal(t, sdk.TaskRunning, got.Status)
+	require.Equal(t, members[0].ID, got.Gateway, "the gateway took its running task over under its new id")
+	require.Equal(t, 1, got.Attempts)
 
-	mine, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, os.WriteFile(goOn, nil, 0o600))
+	next, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "after-the-rejoin", Spec: sdk.TaskSpec{Shell: "echo next"}})
 	require.NoError(t, err)
-	t.Cleanup(func() { mine.Close() })
-	queued, _, err := mine.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "after-the-lease", Spec: sdk.TaskSpec{Shell: "echo next"}})
-	require.NoError(t, err)
-	next, nextHome := etcdGateway(t, url)
-	require.NoError(t, next.Start(ctx))
-	t.Cleanup(func() { next.Stop(ctx) })
-	c, err := api.DialRemote(gateway.SocketPath(nextHome))
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	waitFor(t, "the next gateway to run the task", func() bool {
-		got, err := c.ResolveTask(ctx, queued.ID)
-		return err == nil && got.Status == sdk.TaskSucceeded
+	waitFor(t, "both tasks to succeed", func() bool {
+		a, aerr := eng.GetTask(task.ID)
+		b, berr := eng.GetTask(next.ID)
+		return aerr == nil && berr == nil && a.Status == sdk.TaskSucceeded && b.Status == sdk.TaskSucceeded
 	})
-	require.DirExists(t, runner.LogDir(nextHome, queued.ID, 1))
-	require.NoDirExists(t, runner.LogDir(home, queued.ID, 1), "the gateway that lost its lease started a task")
+	require.DirExists(t, runner.LogDir(home, next.ID, 1))
 }
 
 // TestGatewayJoinsAsMemberAndDrains: a gateway on etcd registers as a
@@ -341,7 +358,7 @@ func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
 	}
 	alive, err := direct.Join(ctx, etcd.MemberInfo{ID: "far-host.1000", Host: "far-host", PID: 1000}, 5, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { alive.Leave() })
+	t.Cleanup(func() { alive.Leave(context.Background()) })
 	kept := running("far-host.1000", nil)
 	lost := running("far-host.999", nil)
 	again := running("far-host.998", &sdk.RetryPolicy{MaxAttempts: 2, SafeToRepeat: true})

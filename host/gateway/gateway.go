@@ -120,6 +120,17 @@ type Gateway struct {
 	changes api.Broadcast
 	// logs says where a task's log is (logAt); nil on bbolt.
 	logs func(ctx context.Context, gateway string) (runcenter.LogPlace, error)
+	// joins is the number of the last member id taken on etcd (join):
+	// a rejoin takes the next, so that it adopts its earlier tasks.
+	joins int
+	// quit ends when Stop is called, so that a rejoin under way gives
+	// up; Start makes a new one. stopping guards both, apart from mu,
+	// which a rejoin holds while it starts the gateway again.
+	stopping sync.Mutex
+	quit     context.Context
+	quitNow  context.CancelFunc
+	// lost hears why the gateway stopped by itself (Lost).
+	lost chan error
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -141,7 +152,7 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "flowgate gateway"
 	}
-	return &Gateway{cfg: cfg, log: cfg.Logger.Named("gateway")}, nil
+	return &Gateway{cfg: cfg, log: cfg.Logger.Named("gateway"), lost: make(chan error, 1)}, nil
 }
 
 // SocketPath is where the gateway of home serves its API.
@@ -162,6 +173,16 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if g.st != nil {
 		return nil
 	}
+	g.stopping.Lock()
+	if g.quit == nil || g.quit.Err() != nil {
+		g.quit, g.quitNow = context.WithCancel(context.Background())
+	}
+	g.stopping.Unlock()
+	return g.start(ctx)
+}
+
+// start is Start with g.mu held and g.st nil.
+func (g *Gateway) start(ctx context.Context) error {
 	if err := home.Ensure(g.cfg.Home); err != nil {
 		return err
 	}
@@ -237,7 +258,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		if sup != nil {
 			_ = sup.Stop(ctx)
 		}
-		st.close()
+		st.close(ctx)
 	}
 	if err != nil {
 		abandon()
@@ -290,7 +311,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	ln, err := api.Listen(sock)
 	if err != nil {
 		err = errors.Join(err, group.Stop(ctx))
-		st.close()
+		st.close(ctx)
 		return err
 	}
 	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln, g.metrics = st, eng, run, sched, sup, group, ln, m
@@ -302,7 +323,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	// status a client reads already names its address.
 	if err := g.startWeb(ctx, apiHandler); err != nil {
 		err = errors.Join(err, ln.Close(), group.Stop(ctx))
-		st.close()
+		st.close(ctx)
 		g.st = nil
 		return err
 	}
@@ -428,6 +449,11 @@ func (g *Gateway) inProcess() map[string]sdk.Controller {
 // Stop stops serving, stops dispatching and following tasks (they keep
 // running under their shims for the next gateway), and closes the store.
 func (g *Gateway) Stop(ctx context.Context) error {
+	g.stopping.Lock()
+	if g.quitNow != nil {
+		g.quitNow() // a rejoin under way gives up
+	}
+	g.stopping.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.stop(ctx)
@@ -438,6 +464,17 @@ func (g *Gateway) stop(ctx context.Context) error {
 	if g.st == nil {
 		return nil
 	}
+	st := g.st
+	err := g.stopParts(ctx)
+	if cerr := st.close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// stopParts is stop but for the records, which it leaves open: a rejoin
+// closes the old ones once the gateway has joined again (see rejoin).
+func (g *Gateway) stopParts(ctx context.Context) error {
 	var err error
 	if g.web != nil {
 		g.httpAddr.Store(nil)
@@ -448,9 +485,6 @@ func (g *Gateway) stop(ctx context.Context) error {
 	<-g.served
 	left := g.run.Running() // the runner forgets its tasks as it stops
 	err = errors.Join(err, g.parts.Stop(ctx))
-	if cerr := g.st.close(); err == nil {
-		err = cerr
-	}
 	g.st = nil
 	g.log.Info("gateway stopped", "running_tasks_left_to_shims", left)
 	return err

@@ -49,12 +49,13 @@ type records struct {
 	closing atomic.Bool
 }
 
-// close lets go of the installation and closes the store.
-func (r *records) close() error {
+// close lets go of the installation, waiting for etcd until ctx ends
+// (etcd.Member.Leave), and closes the store.
+func (r *records) close(ctx context.Context) error {
 	r.closing.Store(true)
 	var err error
 	if r.member != nil {
-		err = r.member.Leave()
+		err = r.member.Leave(ctx)
 	}
 	if r.stopWatch != nil {
 		r.stopWatch()
@@ -183,18 +184,6 @@ func (r *records) load() etcd.MemberLoad {
 	return l
 }
 
-// watchMembership logs an error if the gateway's membership of the etcd
-// installation ends while it runs: its lease ended (etcd unreachable for
-// longer than its lease, or the lease revoked), so the other gateways
-// take its event streams and its tasks, and this one starts no new task
-// (draining).
-func (g *Gateway) watchMembership(r *records, url string) {
-	<-r.member.Done()
-	if !r.closing.Load() {
-		g.log.Error("lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks, and this one starts no new task: stop this gateway and restart it once etcd is reachable", "store", url)
-	}
-}
-
 // storeSpec is the store this gateway uses: Config.Store, else the config
 // file's store section; an empty URL means the home's bbolt file.
 func (g *Gateway) storeSpec() backend.Spec {
@@ -257,12 +246,14 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	}
 	// host.pid is taken by another gateway of this process, or by a dead
 	// one whose pid this process reuses before its lease ended: then
-	// host.pid-2, up to host.pid-10.
+	// host.pid-2, up to nine more. A gateway that joins again (rejoin)
+	// starts after the id it had, so that it adopts its tasks from it.
 	base := info.ID
 	var m *etcd.Member
 	var err error
-	for n := 1; n <= 10; n++ {
-		if n > 1 {
+	n := g.joins
+	for first := n + 1; n < first+10; {
+		if n++; n > 1 {
 			info.ID = fmt.Sprintf("%s-%d", base, n)
 		}
 		if m, err = s.Join(ctx, info, g.cfg.File.Cluster.ttlSeconds(), r.load); !errors.Is(err, etcd.ErrMemberExists) {
@@ -272,13 +263,14 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	if err != nil {
 		return err
 	}
+	g.joins = n
 	if err := rememberMember(g.cfg.Home, info.ID); err != nil {
-		m.Leave()
+		m.Leave(ctx)
 		return err
 	}
 	if g.cfg.Solo {
 		if err := refuseServed(ctx, s, m, url); err != nil {
-			m.Leave()
+			m.Leave(ctx)
 			return err
 		}
 	}
@@ -286,7 +278,7 @@ func (g *Gateway) join(ctx context.Context, r *records, s *etcd.Store, url strin
 	roster, err := s.WatchMembers(wctx, r.membersChanged)
 	if err != nil {
 		stopWatch()
-		m.Leave()
+		m.Leave(ctx)
 		return err
 	}
 	r.member, r.roster, r.stopWatch, r.cron = m, roster, stopWatch, m.Campaign(CronRole)

@@ -44,7 +44,7 @@ func memberRecords(t *testing.T) (*records, *atomic.Int64) {
 	t.Cleanup(cancel)
 	m, err := es.Join(ctx, etcd.MemberInfo{ID: "here.1", Host: "here"}, 60, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { m.Leave() })
+	t.Cleanup(func() { m.Leave(context.Background()) })
 	roster, err := es.WatchMembers(ctx, nil)
 	require.NoError(t, err)
 	requests.Store(0)

@@ -37,7 +37,7 @@ func remoteTask(t *testing.T, eng *engine.Engine, direct *etcd.Store, info etcd.
 	t.Helper()
 	m, err := direct.Join(context.Background(), info, 60, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { m.Leave() })
+	t.Cleanup(func() { m.Leave(context.Background()) })
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "logs", Spec: sdk.TaskSpec{Shell: "true", On: "no-gateway-here"}})
 	require.NoError(t, err)
 	task, err = eng.StartTask(task.ID, engine.StartInput{Gateway: info.ID})
@@ -97,6 +97,6 @@ func TestRunCenterShowsTheLogOfAnotherGatewaysTask(t *testing.T) {
 	require.Contains(t, page, "asking its run center at http://127.0.0.1:"+shut+" failed")
 	local, m := remoteTask(t, eng, direct, etcd.MemberInfo{ID: "far.7", Host: "far", Address: "127.0.0.1:7070"})
 	require.Contains(t, logsPage(t, b, local), "its run center listens on 127.0.0.1:7070, which only its own machine reaches; run flowgate tasks logs on that host")
-	require.NoError(t, m.Leave())
+	require.NoError(t, m.Leave(context.Background()))
 	require.Contains(t, logsPage(t, b, local), "that gateway left the installation; run flowgate tasks logs on that host")
 }

@@ -54,7 +54,7 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 		stop, cancel := context.WithTimeout(ctx, waitLimit)
 		defer cancel()
 		require.NoError(t, r.Stop(stop))
-		m.Leave()
+		m.Leave(context.Background())
 		st.Close()
 	})
 }
@@ -88,7 +88,7 @@ func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 			require.NoError(t, err)
 			alive, err := direct.Join(ctx, etcd.MemberInfo{ID: "far-host.10", Host: "far-host", PID: 10}, 5, nil)
 			require.NoError(t, err)
-			t.Cleanup(func() { alive.Leave() })
+			t.Cleanup(func() { alive.Leave(context.Background()) })
 			started := func(gateway string, retry *sdk.RetryPolicy) string {
 				task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: fmt.Sprintf("%s-%d", gateway, time.Now().UnixNano()),
 					Spec: sdk.TaskSpec{Shell: "true", Retry: retry}})

@@ -40,7 +40,7 @@ func newCronNodes(t *testing.T, n int) []*cronNode {
 		require.NoError(t, err)
 		m, err := st.Join(context.Background(), etcd.MemberInfo{ID: nodeID(i)}, 2, nil)
 		require.NoError(t, err)
-		t.Cleanup(func() { m.Leave() })
+		t.Cleanup(func() { m.Leave(context.Background()) })
 		lead := m.Campaign("cron")
 		nodes = append(nodes, &cronNode{env: newLoopEnvOn(t, st, scheduler.Config{Leader: lead, Member: m.ID()}), store: st, member: m, lead: lead})
 	}
@@ -99,7 +99,7 @@ func TestEveryOneSecondFiresOnceAcrossLeaderChanges(t *testing.T) {
 			nodes[current].lead.Resign()
 			current = leader(t, nodes, current)
 		case 11: // a leader whose session closes (its gateway stops)
-			require.NoError(t, nodes[current].member.Leave())
+			require.NoError(t, nodes[current].member.Leave(context.Background()))
 			current = leader(t, nodes, current)
 		}
 		leaders = append(leaders, current)

@@ -103,9 +103,18 @@ func (s *Store) Join(ctx context.Context, info MemberInfo, ttl int, load func() 
 	if info.ID == "" {
 		return nil, errors.New("etcd store: a member needs an id")
 	}
-	session, err := concurrency.NewSession(s.cli, concurrency.WithTTL(ttl), concurrency.WithContext(context.WithoutCancel(ctx)))
+	// The lease is granted within ctx and the request timeout, so a Join
+	// while etcd does not answer fails in time; the session that keeps
+	// it alive outlives ctx.
+	gctx, gcancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	lease, err := s.cli.Grant(gctx, int64(ttl))
+	gcancel()
 	if err != nil {
 		return nil, fmt.Errorf("etcd store: take a member lease: %w", unavailable(s, err))
+	}
+	session, err := concurrency.NewSession(s.cli, concurrency.WithLease(lease.ID), concurrency.WithTTL(ttl), concurrency.WithContext(context.WithoutCancel(ctx)))
+	if err != nil {
+		return nil, fmt.Errorf("etcd store: keep the member lease alive: %w", unavailable(s, err))
 	}
 	now := time.Now().UTC()
 	m := &Member{s: s, session: session, load: load, stopped: make(chan struct{}),
@@ -198,19 +207,32 @@ func (m *Member) beat(ctx context.Context) {
 // member's record, its drain mark, its holds and its place in every
 // election, so the next in line leads at once. It is idempotent, and a
 // member whose lease already ended has left: etcd deleted all of that
-// when the lease ended.
-func (m *Member) Leave() error {
+// when the lease ended. It waits for etcd until ctx ends, and no longer
+// than the lease's TTL, after which the lease has ended by itself: a
+// member cut off from etcd fails to leave with an error that says so,
+// and its campaigns, still waiting on etcd, end when the store closes.
+func (m *Member) Leave(ctx context.Context) error {
 	m.once.Do(func() {
 		m.cancel()
 		<-m.stopped
-		m.campaigns.Wait()
-		err := m.session.Close()
-		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-			m.s.opts.Logger.Warn("member's lease had already ended; nothing left to leave", "member", m.rec.ID)
-			return
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(m.rec.TTL)*time.Second)
+		defer cancel()
+		m.session.Orphan()
+		_, err := m.s.cli.Revoke(ctx, m.session.Lease())
+		campaigns := make(chan struct{})
+		go func() {
+			m.campaigns.Wait()
+			close(campaigns)
+		}()
+		select {
+		case <-campaigns:
+		case <-ctx.Done():
 		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			m.err = fmt.Errorf("etcd store: leave as member %s: %w", m.rec.ID, err)
+		switch {
+		case errors.Is(err, rpctypes.ErrLeaseNotFound):
+			m.s.opts.Logger.Warn("member's lease had already ended; nothing left to leave", "member", m.rec.ID)
+		case err != nil:
+			m.err = fmt.Errorf("etcd store: leave as member %s: etcd at %v did not revoke its lease (%w); the lease ends by itself within %ds", m.rec.ID, m.s.cli.Endpoints(), err, m.rec.TTL)
 		}
 	})
 	return m.err

@@ -51,7 +51,7 @@ func TestMembersJoinBeatDrainAndLeave(t *testing.T) {
 	load := func() etcd.MemberLoad { return etcd.MemberLoad{Running: int(running.Load()), MaxRunning: 8} }
 	ma, err := a.Join(ctx, etcd.MemberInfo{ID: "node-a.1", Host: "node-a", PID: 1, Address: "/run/a.sock", Labels: []string{"gpu"}}, 3, load)
 	require.NoError(t, err)
-	t.Cleanup(func() { ma.Leave() })
+	t.Cleanup(func() { ma.Leave(context.Background()) })
 	mb, err := b.Join(ctx, etcd.MemberInfo{ID: "node-b.2", Host: "node-b", PID: 2}, 2, nil)
 	require.NoError(t, err)
 	_, err = b.Join(ctx, etcd.MemberInfo{ID: "node-a.1"}, 2, nil)
@@ -84,8 +84,8 @@ func TestMembersJoinBeatDrainAndLeave(t *testing.T) {
 		ms, err := a.Members(ctx)
 		return err == nil && len(ms) == 1
 	})
-	require.NoError(t, ma.Leave())
-	require.NoError(t, ma.Leave(), "Leave is idempotent")
+	require.NoError(t, ma.Leave(context.Background()))
+	require.NoError(t, ma.Leave(context.Background()), "Leave is idempotent")
 	<-ma.Done()
 	members, err = a.Members(ctx)
 	require.NoError(t, err)
@@ -103,5 +103,5 @@ func TestLeaveAfterTheLeaseEnded(t *testing.T) {
 	require.NoError(t, err)
 	server.EndLease(t, s, m.ID())
 	<-m.Done()
-	require.NoError(t, m.Leave())
+	require.NoError(t, m.Leave(context.Background()))
 }

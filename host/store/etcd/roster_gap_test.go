@@ -79,7 +79,7 @@ func TestRosterReportsADepartureInACompactedGap(t *testing.T) {
 	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") })
 
 	cut.Cut()
-	require.NoError(t, b.Leave())
+	require.NoError(t, b.Leave(context.Background()))
 	put, err := server.Client().Put(ctx, prefix+"gap", "x")
 	require.NoError(t, err)
 	_, err = server.Client().Compact(ctx, put.Header.Revision, clientv3.WithCompactPhysical())

@@ -20,7 +20,7 @@ func TestRosterFollowsMembers(t *testing.T) {
 	t.Cleanup(cancel)
 	a, err := s.Join(ctx, etcd.MemberInfo{ID: "a.1"}, 60, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { a.Leave() })
+	t.Cleanup(func() { a.Leave(context.Background()) })
 	var changes atomic.Int32
 	r, err := s.WatchMembers(ctx, func() { changes.Add(1) })
 	require.NoError(t, err)
@@ -32,7 +32,7 @@ func TestRosterFollowsMembers(t *testing.T) {
 	b, err := s.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
 	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
-	require.NoError(t, b.Leave())
+	require.NoError(t, b.Leave(context.Background()))
 	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
 	require.Equal(t, "b.2", <-departures)
 	server.EndLease(t, s, a.ID())
@@ -55,7 +55,7 @@ func TestRosterLooksUpMembersItHasNotSeen(t *testing.T) {
 	cancel() // the watch sees no more
 	b, err := s.Join(context.Background(), etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { b.Leave() })
+	t.Cleanup(func() { b.Leave(context.Background()) })
 	require.True(t, r.Live("b.2"), "a member the watch missed was taken for gone")
 	require.False(t, r.Live("c.3"))
 	require.False(t, r.Live("c.3"), "asked again")

@@ -81,18 +81,12 @@ func start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, peer, err := freeURLs()
+	client, peer, err := FreeURLs()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	e, err := embed.StartEtcd(cfg)
+	e, err := embed.StartEtcd(config(dir, client, peer))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start embedded etcd: %w", err)
@@ -113,8 +107,21 @@ func start() (*Server, error) {
 	return &Server{e: e, dir: dir, cli: cli, endpoint: client.Host}, nil
 }
 
-// freeURLs returns two loopback URLs on ports that were free a moment ago.
-func freeURLs() (client, peer url.URL, err error) {
+// config is a single-node server's config: its data in dir, serving
+// clients on client and its peer port on peer, logging nothing.
+func config(dir string, client, peer url.URL) *embed.Config {
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	return cfg
+}
+
+// FreeURLs returns two loopback URLs, for a client and a peer port, on
+// ports that were free a moment ago.
+func FreeURLs() (client, peer url.URL, err error) {
 	var urls [2]url.URL
 	for i := range urls {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
