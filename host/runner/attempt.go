@@ -265,7 +265,14 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		r.log.Error("settle: read task", "task", a.taskID, "error", err)
 		return
 	}
-	if task.Status.Terminal() || task.Attempts != a.n {
+	if task.Attempts != a.n {
+		return // another attempt runs, or ran
+	}
+	if task.Status == sdk.TaskLost {
+		r.correct(a, task, st)
+		return
+	}
+	if task.Status.Terminal() {
 		return // settled already (by an earlier run of this code)
 	}
 	if st.Reason == shim.ReasonWithdrawn {
@@ -435,6 +442,8 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 // when that gateway is gone (see elsewhere); a status file means the task ended while no runner watched; a
 // live shim is followed again (when follow is set); a dead shim without a
 // status is lost; an attempt whose shim never started is queued again.
+// Then a task marked lost whose shim ran from this home and recorded its
+// end is corrected (see recoverLost).
 func (r *Runner) recover(ctx context.Context, follow bool) error {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
@@ -483,7 +492,7 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 			r.signalShim(a)
 		}
 	}
-	return nil
+	return r.recoverLost(ctx, follow)
 }
 
 // Reconcile brings the records of home up to date once, without running
