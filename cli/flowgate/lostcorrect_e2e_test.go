@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,4 +117,99 @@ func checkCorrected(t *testing.T, c api.Client, id, by string) {
 	if by != "" {
 		require.True(t, strings.HasSuffix(summaries[0], "read by gateway "+by), "%s", summaries[0])
 	}
+}
+
+// TestResumedGatewayCorrectsTasksTakenForLost: on an etcd installation,
+// gateway a is paused (SIGSTOP) while its tasks run; its lease ends and
+// gateway b marks them lost, as it must not know better. Their shims go
+// on and the commands succeed; when a resumes, it reads their records and
+// corrects each task to succeeded. Then a gateway on a's home is killed
+// while more tasks run, b marks them lost, they succeed, and a gateway
+// started again on that home corrects them. Before, the lost marks
+// stood.
+func TestResumedGatewayCorrectsTasksTakenForLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with real gateway processes on an embedded etcd")
+	}
+	f := newFleet(t, clusterLeaseTTL)
+	a, b := f.join("a"), f.join("b")
+
+	paused := heldTasks(t, f, a, "paused")
+	a.signal(t, syscall.SIGSTOP)
+	release(t, f, a.home, paused)
+	a.signal(t, syscall.SIGCONT)
+	for _, id := range paused {
+		waitSucceeded(t, f, id)
+		checkCorrected(t, b.api, id, a.id)
+	}
+
+	// A gateway whose lease ended starts nothing more: a new one on a's
+	// home runs the next tasks.
+	a.kill(t)
+	a = f.rejoin(a)
+	killed := heldTasks(t, f, a, "killed")
+	a.kill(t)
+	release(t, f, a.home, killed)
+	f.rejoin(a)
+	for _, id := range killed {
+		waitSucceeded(t, f, id)
+		checkCorrected(t, b.api, id, "")
+	}
+}
+
+// heldTasks runs three tasks of heldShell on gateway m, each in a work
+// directory of its own named after what, and waits, bounded, until each
+// runs its command there; it returns their ids.
+func heldTasks(t *testing.T, f *fleet, m *fleetMember, what string) []string {
+	t.Helper()
+	var ids []string
+	for i := range 3 {
+		cwd := filepath.Join(f.work, fmt.Sprintf("%s-%d", what, i))
+		require.NoError(t, os.MkdirAll(cwd, 0o700))
+		task, _, err := m.api.RunTask(context.Background(), engine.CreateTaskInput{OwnerKey: what, Label: fmt.Sprintf("%s-%d", what, i),
+			Spec: sdk.TaskSpec{Cwd: cwd, Shell: heldShell, On: m.name}})
+		require.NoError(t, err)
+		ids = append(ids, task.ID)
+	}
+	for _, id := range ids {
+		waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+			now, err := f.eng.GetTask(id)
+			require.NoError(t, err)
+			return now.Status == sdk.TaskRunning && now.PID != 0, fmt.Sprintf("task %s is %s on %q", id, now.Status, now.Gateway)
+		})
+	}
+	return ids
+}
+
+// release waits, bounded, until the gateways still members mark the
+// tasks lost, then lets their commands end, and waits until each shim,
+// under dir, recorded that end.
+func release(t *testing.T, f *fleet, dir string, ids []string) {
+	t.Helper()
+	for _, id := range ids {
+		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+			now, err := f.eng.GetTask(id)
+			require.NoError(t, err)
+			return now.Status == sdk.TaskLost, fmt.Sprintf("task %s is %s, not yet taken over", id, now.Status)
+		})
+	}
+	for _, id := range ids {
+		task, err := f.eng.GetTask(id)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(task.Spec.Cwd, "release"), nil, 0o600))
+		waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+			rec, err := shim.ReadRecord(runner.LogDir(dir, id, 1))
+			return err == nil && rec.Status != nil, fmt.Sprintf("the shim of %s recorded no end: %v", id, err)
+		})
+	}
+}
+
+// waitSucceeded waits, bounded, until task id succeeded.
+func waitSucceeded(t *testing.T, f *fleet, id string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+		now, err := f.eng.GetTask(id)
+		require.NoError(t, err)
+		return now.Status == sdk.TaskSucceeded, fmt.Sprintf("task %s is %s: %q", id, now.Status, now.Errors)
+	})
 }
