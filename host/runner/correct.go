@@ -14,7 +14,8 @@ import (
 // marked lost while the attempt's shim went on (it was paused, cut off,
 // killed and restarted, or another gateway took its tasks over): st, the
 // status the shim recorded, is the evidence, and the task gets the
-// outcome it gives (see engine.CorrectLostTask). No retry follows a
+// outcome it gives (see engine.CorrectLostTask), cancelled for a task
+// asked to stop that did not succeed, as settle has it. No retry follows a
 // failure: the task ended when it was marked lost, and its flow may have
 // moved on. A withdrawn attempt never ran its command, and stays lost.
 func (r *Runner) correct(a *attempt, task *sdk.Task, st shim.Status) {
@@ -27,7 +28,11 @@ func (r *Runner) correct(a *attempt, task *sdk.Task, st shim.Status) {
 	}
 	code := st.ExitCode
 	status, desc := outcome(st)
-	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Signal: st.Signal, Reason: st.Reason, Result: res}
+	reason := st.Reason
+	if task.CancelRequested() && status != sdk.TaskSucceeded {
+		status, reason = sdk.TaskCancelled, "cancelled"
+	}
+	in := engine.FinishInput{Status: status, Attempt: a.n, ExitCode: &code, Signal: st.Signal, Reason: reason, Result: res}
 	if status != sdk.TaskSucceeded {
 		in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
 	}
