@@ -100,6 +100,24 @@ func (f *fleet) join(name string, more ...string) *fleetMember {
 	labels := strings.Join(append([]string{name}, more...), ", ")
 	cfg := fmt.Sprintf("store: %s\ncluster:\n  labels: [%s]\n  lease_ttl: %s\n", f.url, labels, f.ttl)
 	require.NoError(t, os.WriteFile(filepath.Join(home, gateway.ConfigFile), []byte(cfg), 0o600))
+	return f.startOn(name, home)
+}
+
+// rejoin starts a gateway again on the home of m, a gateway that is gone
+// or no longer a member, as join does, and returns it; its log is
+// gateway-NAME.log in the work directory, NAME m's name and a number.
+func (f *fleet) rejoin(m *fleetMember) *fleetMember {
+	f.t.Helper()
+	again := f.startOn(fmt.Sprintf("%s.%d", m.name, len(f.members)), m.home)
+	again.name = m.name
+	return again
+}
+
+// startOn starts a gateway named name on home, whose gateway.yaml is
+// written, and waits until its socket answers and it is a member.
+func (f *fleet) startOn(name, home string) *fleetMember {
+	t := f.t
+	t.Helper()
 	logf, err := os.Create(filepath.Join(f.work, "gateway-"+name+".log"))
 	require.NoError(t, err)
 	t.Cleanup(func() {

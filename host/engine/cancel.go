@@ -94,7 +94,7 @@ func (t *txn) cancelFlow(old *sdk.Flow) (CancelResult, error) {
 		if f.SyncMode == sdk.SyncTaskMirrored {
 			f = t.mirrorOf(f, next)
 		} else if next.Status.Terminal() {
-			if err := t.taskFinished(f, next); err != nil {
+			if err := t.taskFinished(f, next, ""); err != nil {
 				return CancelResult{}, err
 			}
 		}

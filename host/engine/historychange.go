@@ -111,8 +111,12 @@ func (t *txn) taskHistory(old, task *sdk.Task) error {
 	}
 	name = "task " + oneLine(name)
 	if kind, summary, ok := taskMove(old, task); ok {
-		add(kind, name+" "+summary, map[string]any{"status": task.Status, "attempt": task.Attempts,
-			"exit_code": task.ExitCode, "reason": task.Reason, "class": task.Class})
+		data := map[string]any{"status": task.Status, "attempt": task.Attempts,
+			"exit_code": task.ExitCode, "reason": task.Reason, "class": task.Class}
+		if kind == HistoryTaskCorrected {
+			data["corrected_from"] = old.Status
+		}
+		add(kind, name+" "+summary, data)
 	}
 	if old != nil && !old.CancelRequested() && task.CancelRequested() && !task.Status.Terminal() {
 		add(HistoryTaskCancelRequested, name+" asked to stop", nil)
@@ -153,6 +157,9 @@ func taskMove(old, task *sdk.Task) (HistoryKind, string, bool) {
 		return HistoryTaskCreated, "created " + string(task.Status) + " (" + task.Runtime + ")", true
 	case old.Status == task.Status:
 		return "", "", false
+	case corrected(old, task):
+		// The correction's evidence is the error it appended.
+		return HistoryTaskCorrected, task.Errors[len(task.Errors)-1], true
 	case task.Status == sdk.TaskRunning:
 		return HistoryTaskStarted, fmt.Sprintf("started attempt %d", task.Attempts), true
 	case task.Status == sdk.TaskQueued:

@@ -33,6 +33,10 @@ const (
 	HistoryControllerError HistoryKind = "controller.error"
 	// HistoryTimerSet: the controller set a wake (data.key, data.at).
 	HistoryTimerSet HistoryKind = "timer.set"
+	// HistoryCorrected: a mirrored flow marked lost took its task's real
+	// outcome, read from the task's shim record (see
+	// Engine.CorrectLostTask).
+	HistoryCorrected HistoryKind = "corrected"
 	// HistoryTimerFired: a wake came due and flow.woken was queued
 	// (data.key, data.at).
 	HistoryTimerFired HistoryKind = "timer.fired"
@@ -40,11 +44,15 @@ const (
 
 // Task changes; their entries carry the task's id.
 const (
-	HistoryTaskCreated         HistoryKind = "task.created"
-	HistoryTaskStarted         HistoryKind = "task.started"
-	HistoryTaskRetried         HistoryKind = "task.retried"
-	HistoryTaskFinished        HistoryKind = "task.finished"
-	HistoryTaskLost            HistoryKind = "task.lost"
+	HistoryTaskCreated  HistoryKind = "task.created"
+	HistoryTaskStarted  HistoryKind = "task.started"
+	HistoryTaskRetried  HistoryKind = "task.retried"
+	HistoryTaskFinished HistoryKind = "task.finished"
+	HistoryTaskLost     HistoryKind = "task.lost"
+	// HistoryTaskCorrected: a task marked lost got its real outcome
+	// from its shim record (Engine.CorrectLostTask); the summary names
+	// the evidence, data.corrected_from the status it replaced.
+	HistoryTaskCorrected       HistoryKind = "task.corrected"
 	HistoryTaskCancelRequested HistoryKind = "task.cancel_requested"
 	// HistoryTaskUpdated: bookkeeping (process identity, cleanup time).
 	HistoryTaskUpdated HistoryKind = "task.updated"
@@ -71,7 +79,8 @@ const (
 func (k HistoryKind) Kept() bool {
 	switch k {
 	case HistoryFlowCreated, HistoryContinuation, HistoryContinued, HistoryGateOpened,
-		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis, HistoryWake:
+		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis, HistoryWake,
+		HistoryCorrected, HistoryTaskCorrected:
 		return true
 	}
 	return false

@@ -448,13 +448,20 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 		return err
 	}
 	if f.SyncMode == sdk.SyncTaskMirrored {
+		if corrected(old, task) {
+			t.explain(f.ID, historyNote{Kind: HistoryCorrected, Summary: "task " + task.ID + " " + task.Errors[len(task.Errors)-1],
+				Data: map[string]any{"task_id": task.ID}})
+		}
 		return t.syncMirror(f, task)
+	}
+	if corrected(old, task) {
+		return t.taskFinished(f, task, old.Status)
 	}
 	settled := task.Status.Terminal() && (old == nil || !old.Status.Terminal())
 	if !settled {
 		return nil
 	}
-	if err := t.taskFinished(f, task); err != nil {
+	if err := t.taskFinished(f, task, ""); err != nil {
 		return err
 	}
 	return t.finishCancel(f)
@@ -462,9 +469,13 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 
 // taskFinished queues task.finished for managed flow f. A failure's class
 // and the diagnoser's recommendation ride along, so the controller sees a
-// revise without reading the task.
-func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task) error {
+// revise without reading the task. A correction (see CorrectLostTask)
+// names in corrected_from the status the earlier task.finished carried.
+func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task, correctedFrom sdk.TaskStatus) error {
 	body := map[string]any{"status": task.Status, "exit_code": task.ExitCode}
+	if correctedFrom != "" {
+		body["corrected_from"] = correctedFrom
+	}
 	if task.Class != "" && task.Status != sdk.TaskSucceeded {
 		body["class"] = task.Class
 	}

@@ -41,7 +41,9 @@ func (c ClusterConfig) ttlSeconds() int { return int(time.Duration(c.LeaseTTL) /
 
 // sweep is how often the gateway looks for running tasks of gateways
 // that left the installation without its watch seeing it: once a lease
-// TTL, so a dead gateway's tasks are taken over within two TTLs at most.
+// TTL. The watch is what keeps the bound of a TTL and a few seconds; the
+// sweep is the backstop of a departure it could not see (a member that
+// joined and left while it was cut off), within two TTLs at most.
 func (c ClusterConfig) sweep() time.Duration { return c.leaseTTL() }
 
 // leaseTTL is LeaseTTL, or the default when zero.

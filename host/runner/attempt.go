@@ -283,7 +283,14 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		r.log.Error("settle: read task", "task", a.taskID, "error", err)
 		return
 	}
-	if task.Status.Terminal() || task.Attempts != a.n {
+	if task.Attempts != a.n {
+		return // another attempt runs, or ran
+	}
+	if task.Status == sdk.TaskLost {
+		r.correct(a, task, st)
+		return
+	}
+	if task.Status.Terminal() {
 		return // settled already (by an earlier run of this code)
 	}
 	if st.Reason == shim.ReasonWithdrawn {
@@ -399,7 +406,8 @@ func (r *Runner) recordedEnd(task *sdk.Task, in engine.FinishInput, ended *sdk.T
 // Resume); retry sets when the next one starts and the error, why plus
 // the delay. An InPlace retry is the task's one in-place retry of this
 // run, granted by a startup failure or by a diagnosis that advised it.
-func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
+// It returns the error of the write, nil when the task had moved on.
+func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) error {
 	delay := Backoff(task.Spec.Retry, in.Attempt, r.cfg.Rand())
 	kind := "retrying in"
 	if in.InPlace {
@@ -409,12 +417,13 @@ func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) {
 	in.Error = fmt.Sprintf("%s (%s failure; %s %s)", why, in.Class, kind, delay.Round(time.Millisecond))
 	if _, err := r.eng.RequeueTask(task.ID, in); settledElsewhere(err) {
 		r.log.Debug("retry not queued: the task moved on", "task", task.ID, "error", err)
-		return
+		return nil
 	} else if r.hold.Observe(err) != nil {
 		r.storeLog.Error("queue retry", "task", task.ID, "error", err)
-		return
+		return err
 	}
 	r.log.Info("task retry queued", "task", task.ID, "attempt", in.Attempt, "class", in.Class, "delay", delay)
+	return nil
 }
 
 // lose settles an attempt whose shim is gone without a status: the task's
@@ -433,19 +442,27 @@ func (r *Runner) lose(a *attempt, why string) {
 }
 
 // settleLost marks the running attempt of task lost because of why, or
-// queues it again when its policy says the command is safe to repeat.
-func (r *Runner) settleLost(task *sdk.Task, why string) {
+// queues it again when its policy says the command is safe to repeat and
+// no one asked to cancel it (a task with a cancel request is never queued
+// again, so it would be refused, and left running for ever). It returns
+// the error of the write, nil when the task had moved on.
+func (r *Runner) settleLost(task *sdk.Task, why string) error {
 	n := task.Attempts
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", n, why)
 	p := task.Spec.Retry
-	if p != nil && p.SafeToRepeat && n < p.MaxAttempts {
-		r.retry(task, msg, engine.RequeueInput{Attempt: n, Class: sdk.FailureNeedsDiagnosis, Gateway: task.Gateway})
-		return
+	if p != nil && p.SafeToRepeat && n < p.MaxAttempts && !task.CancelRequested() {
+		return r.retry(task, msg, engine.RequeueInput{Attempt: n, Class: sdk.FailureNeedsDiagnosis, Gateway: task.Gateway})
 	}
-	if p == nil || !p.SafeToRepeat {
+	switch {
+	case p == nil || !p.SafeToRepeat:
 		msg += " (not re-run: its retry policy does not mark it safe_to_repeat)"
+	case task.CancelRequested():
+		msg += " (not re-run: a cancel was asked for)"
 	}
-	r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: n, Reason: "lost", Error: msg, Gateway: task.Gateway})
+	if err := r.finish(task, engine.FinishInput{Status: sdk.TaskLost, Attempt: n, Reason: "lost", Error: msg, Gateway: task.Gateway}); !settledElsewhere(err) {
+		return err
+	}
+	return nil
 }
 
 // requeueUnstarted puts a task whose attempt certainly never ran its
@@ -470,6 +487,8 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 // when that gateway is gone (see elsewhere); a status file means the task ended while no runner watched; a
 // live shim is followed again (when follow is set); a dead shim without a
 // status is lost; an attempt whose shim never started is queued again.
+// Then a task marked lost whose shim ran from this home and recorded its
+// end is corrected (see recoverLost).
 func (r *Runner) recover(ctx context.Context, follow bool) error {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
@@ -518,7 +537,7 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 			r.signalShim(a)
 		}
 	}
-	return nil
+	return r.recoverLost(ctx, follow)
 }
 
 // Reconcile brings the records of home up to date once, without running

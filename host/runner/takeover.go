@@ -17,14 +17,21 @@ import (
 // Config.Sweep is zero.
 const DefaultSweep = 10 * time.Second
 
+// takeOverRetry is how soon a takeover that could not settle every task
+// it found (the store failed a read or a write) is tried again, rather
+// than at the next sweep: a dead gateway's tasks are settled within its
+// lease TTL and a few seconds even then.
+const takeOverRetry = time.Second
+
 // takeOverLoop takes over the tasks of gateways that leave the
 // installation while this runner runs: at each departure it hears of
-// (Config.Departures) and every Config.Sweep, the backstop for a
-// departure the watch missed.
+// (Config.Departures), every Config.Sweep, the backstop for a departure
+// the watch missed, and takeOverRetry after a pass that left some.
 func (r *Runner) takeOverLoop(ctx context.Context) {
 	departures := r.cfg.Departures(ctx)
 	tick := time.NewTicker(r.cfg.Sweep)
 	defer tick.Stop()
+	var again <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -34,8 +41,12 @@ func (r *Runner) takeOverLoop(ctx context.Context) {
 				return
 			}
 		case <-tick.C:
+		case <-again:
 		}
-		r.takeOver()
+		again = nil
+		if !r.takeOver() {
+			again = time.After(takeOverRetry)
+		}
 	}
 }
 
@@ -46,13 +57,14 @@ func (r *Runner) takeOverLoop(ctx context.Context) {
 // their record names. Every gateway still running does this when one
 // leaves; each settle is a write guarded by the attempt and the gateway
 // it read, so a task is settled by one of them and the others are
-// refused.
-func (r *Runner) takeOver() {
+// refused. It reports whether it settled every such task it found.
+func (r *Runner) takeOver() bool {
 	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
 	if err != nil {
 		r.storeLog.Error("list running tasks to take over those of gateways that left", "error", err)
-		return
+		return false
 	}
+	done := true
 	gone := map[string]bool{}
 	for _, task := range page.Tasks {
 		if task.Gateway == "" || task.Gateway == r.cfg.Member || r.following(task.ID) {
@@ -65,9 +77,11 @@ func (r *Runner) takeOver() {
 		}
 		if left {
 			r.log.Info("taking over a task of a gateway that left", "task", task.ID, "gateway", task.Gateway)
-			r.settleLost(task, fmt.Sprintf("gateway %s, which ran it, left the installation (taken over by gateway %s)", task.Gateway, r.cfg.Member))
+			why := fmt.Sprintf("gateway %s, which ran it, left the installation (taken over by gateway %s)", task.Gateway, r.cfg.Member)
+			done = r.settleLost(task, why) == nil && done
 		}
 	}
+	return done
 }
 
 // following says whether this runner follows a running attempt of task id.

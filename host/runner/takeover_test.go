@@ -63,9 +63,9 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 // a third, on another machine, dies with tasks running (its lease is
 // revoked). Both survivors notice, by the members watch or else by their
 // sweep; each task is settled once: marked lost naming the dead gateway,
-// or queued again and run when its policy says it is safe to repeat. A
-// live member's task is left alone. Before, only a gateway starting
-// afterwards did this.
+// or queued again and run when its policy says it is safe to repeat,
+// unless someone asked to stop it. A live member's task is left alone.
+// Before, only a gateway starting afterwards did this.
 func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 	for name, tc := range map[string]struct {
 		sweep time.Duration
@@ -104,6 +104,12 @@ func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 				again = append(again, started("far-host.9", safe))
 			}
 			kept := started("far-host.10", nil)
+			// Asked to stop while no gateway follows it: never queued
+			// again, so it is marked lost like the others.
+			stopped := started("far-host.9", safe)
+			_, err = eng.CancelTask(stopped)
+			require.NoError(t, err)
+			lost = append(lost, stopped)
 
 			survivor(t, prefix, "node-a.1", tc.sweep, tc.watch)
 			survivor(t, prefix, "node-b.2", tc.sweep, tc.watch)
@@ -121,6 +127,10 @@ func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 				task := waitTask(t, eng, id, ended, waitLimit)
 				require.Equal(t, sdk.TaskLost, task.Status)
 				require.Equal(t, 1, marks(task), "marked other than once: %q", task.Errors)
+				if id == stopped {
+					require.Contains(t, task.Errors[0], "not re-run: a cancel was asked for")
+					continue
+				}
 				require.Contains(t, task.Errors[0], "not re-run: its retry policy does not mark it safe_to_repeat")
 			}
 			for _, id := range again {
