@@ -73,9 +73,9 @@ type SalvageOptions struct {
 // never through bbolt's map, skipping each damaged page and what lies
 // under it; when that cuts the tree, it then scans every page the walk
 // did not reach for leaf pages that still parse and copies their records
-// too, the newest copy of each key (see scanLeaves). src is not changed. dst is written like a backup (see
-// WriteBackup): a temporary file checked and then linked into place, so
-// dst never holds a partial store. It fails with an error wrapping
+// too, the newest copy of each key (see scanLeaves). src is not changed.
+// dst is written like a backup (see WriteBackup): a temporary file
+// checked and then linked into place, so dst never holds a partial store. It fails with an error wrapping
 // fs.ErrExist when dst exists, and with one wrapping ErrCorrupt when src
 // has no valid meta page (nothing can be found). The new store's indexes
 // may name records that were lost: `flowgate check` lists them and
