@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +70,5 @@ func TestPluginStartFailureShowsItsStderr(t *testing.T) {
 	log, err := os.ReadFile(logf.Name())
 	require.NoError(t, err)
 	wantShown("the gateway log", string(log))
-	require.True(t, strings.Contains(string(log), "plugin down; restarting"), "the log says what the gateway does about it")
+	require.Contains(t, string(log), "plugin down; restarting", "the log says what the gateway does about it")
 }
