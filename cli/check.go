@@ -47,7 +47,10 @@ With --salvage OUT, no check runs: every record that can still be read
 is copied, with its revision, into a new store file OUT (which must not
 exist), reading the damaged file page by page and changing nothing in it,
 and what was lost is listed: each damaged page, with the first key under
-it where a parent page names it, and counts by kind. Stop the gateway
+it where a parent page names it, and counts by kind. When damage cuts
+the tree, every page it no longer reaches is then scanned for leaf pages
+that still parse, and their records are copied too, the newest copy of
+each (the report says how many came from the scan). Stop the gateway
 first. Then move the damaged file aside, put OUT in its place, and run
 'flowgate check': indexes that name lost records are repaired by
 'flowgate tasks maintenance --apply'.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,9 +64,24 @@ func writePlugins(w io.Writer, ps []pluginhost.Status) {
 			pid = strconv.Itoa(p.PID)
 		}
 		t.add(clean(p.Name), orNA(clean(p.Version)), string(p.State), pid, strconv.Itoa(p.Restarts), strconv.Itoa(p.Pending),
-			time.Since(p.Since).Round(time.Second).String()+" ago", clip(p.LastError, 100))
+			time.Since(p.Since).Round(time.Second).String()+" ago", clip(firstLine(p.LastError), 100))
 	}
 	t.write(w)
+	for _, p := range ps {
+		if p.State == pluginhost.StateRunning || (p.Exit == "" && len(p.Stderr) == 0) {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s did not start (%s); the last %d line(s) of its stderr:\n", clean(p.Name), orNA(p.Exit), len(p.Stderr))
+		for _, l := range p.Stderr {
+			fmt.Fprintf(w, "  %s\n", clean(l))
+		}
+	}
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 // newPluginCmd is `flowgate plugin serve NAME`: the flowgate executable

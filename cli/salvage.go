@@ -33,6 +33,9 @@ func writeSalvage(w io.Writer, r api.SalvageResult) {
 	fmt.Fprintf(w, "Salvaged: %s\n", clean(r.Path))
 	fmt.Fprintf(w, "From: %s\n", clean(r.Source))
 	fmt.Fprintf(w, "Copied: %d record(s) (%s)\n", copied, orNA(kindCounts(r.Copied)))
+	if r.ScannedPages > 0 || len(r.Lost) > 0 {
+		writeScan(w, copied, r)
+	}
 	if len(r.Problems) > 0 {
 		fmt.Fprintf(w, "Damage: %d problem(s) in the pages, first: %s\n", len(r.Problems), clean(r.Problems[0]))
 	}
@@ -61,4 +64,22 @@ func writeSalvage(w io.Writer, r api.SalvageResult) {
 	}
 	fmt.Fprintf(w, "To use it: stop the gateway, move %s aside, move %s to its place, then run 'flowgate check'; "+
 		"'%s' repairs indexes that name lost records.\n", home.DBFile, clean(r.Path), api.RepairMaintenance)
+}
+
+// writeScan says how many of the copied records the walk from the root
+// found and how many the page scan found on pages the walk could not
+// reach, and what it dropped.
+func writeScan(w io.Writer, copied int, r api.SalvageResult) {
+	scanned := 0
+	for _, n := range r.Scanned {
+		scanned += n
+	}
+	fmt.Fprintf(w, "  %d found by the walk from the root, %d found by scanning %d leaf page(s) it could not reach (%s)\n",
+		copied-scanned, scanned, r.ScannedPages, orNA(kindCounts(r.Scanned)))
+	if r.Duplicates > 0 || r.Rejected > 0 {
+		fmt.Fprintf(w, "  the scan dropped %d older copies of records and %d record(s) that do not decode\n", r.Duplicates, r.Rejected)
+	}
+	if scanned > 0 {
+		fmt.Fprintln(w, "  a scanned page may hold a record deleted before the damage: check what you need before relying on it")
+	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -37,7 +38,7 @@ func SalvageHome(dir, out string) (SalvageResult, error) {
 	if err != nil {
 		return SalvageResult{}, fmt.Errorf("salvage: resolve %s: %w", out, err)
 	}
-	rep, err := store.Salvage(filepath.Join(dir, home.DBFile), out, store.Options{})
+	rep, err := store.Salvage(filepath.Join(dir, home.DBFile), out, store.SalvageOptions{Valid: engine.CheckRecord})
 	if err != nil {
 		return SalvageResult{}, err
 	}
@@ -65,10 +66,24 @@ func missingRecords(path string) ([]string, error) {
 		return nil, err
 	}
 	missing := []string{}
-	for _, p := range problems {
-		if p.Kind == engine.IndexOrphan && p.Record != "" {
-			missing = append(missing, p.Record)
+	err = st.View(func(tx store.ReadTx) error {
+		for _, p := range problems {
+			if p.Kind != engine.IndexOrphan || p.Record == "" {
+				continue
+			}
+			// An entry the page scan brought back from an older page can
+			// name a record that is here, with another status.
+			switch _, err := tx.Get(p.Record); {
+			case errors.Is(err, store.ErrKeyNotFound):
+				missing = append(missing, p.Record)
+			case err != nil && !errors.Is(err, store.ErrCorrupt): // a damaged record is here
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(missing)
 	return slices.Compact(missing), nil

@@ -182,3 +182,18 @@ func (e *Engine) ListQuarantine() ([]Quarantined, error) {
 	})
 	return out, err
 }
+
+// CheckRecord returns a *DamagedRecord for a stored flow or task record
+// the engine would refuse to read (one that does not decode, or that it
+// could not have written), nil for a sound one or a record of another
+// kind. Salvage vets with it the records its page scan finds.
+func CheckRecord(it store.Item) error {
+	var err error
+	switch {
+	case strings.HasPrefix(it.Key, flowPrefix):
+		_, err = decodeRecord[sdk.Flow](it)
+	case strings.HasPrefix(it.Key, taskPrefix):
+		_, err = decodeRecord[sdk.Task](it)
+	}
+	return err
+}

@@ -79,7 +79,8 @@ func ClientConfig(cmd *exec.Cmd, log hclog.Logger, startTimeout time.Duration) *
 // named by what it reports) and its controller API this gateway's. The
 // handshake, Setup and Info are each bounded by StartTimeout.
 // On error the process and its group are killed and the
-// error says which step failed; one a restart cannot fix is a
+// error says which step failed (a failed handshake wraps a *StartError,
+// with the plugin's exit status and last stderr lines); one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
 // mismatch) wraps a *ConfigError.
 func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger, h sdk.Host) (*plugin.Client, pluginclient.Plugin, sdk.Info, error) {
@@ -89,7 +90,7 @@ func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger,
 		sum, _ := hex.DecodeString(spec.SHA256)
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
 	}
-	client := plugin.NewClient(cfg)
+	client := NewLaunch(cfg)
 	conn, info, err := c.connect(ctx, spec, client, cmd.Path, h)
 	if err != nil {
 		client.Kill()
@@ -98,18 +99,18 @@ func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger,
 		}
 		return nil, nil, sdk.Info{}, err
 	}
-	return client, conn, info, nil
+	return client.Client, conn, info, nil
 }
 
 // connect is dial after the client is made: the handshake, Connect, Info
 // and the checks of what Info says. path is the executable, for errors.
-func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *plugin.Client, path string, h sdk.Host) (pluginclient.Plugin, sdk.Info, error) {
-	rpc, err := client.Client()
-	if err != nil {
-		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+func (c SupervisorConfig) connect(ctx context.Context, spec Spec, client *Launch, path string, h sdk.Host) (pluginclient.Plugin, sdk.Info, error) {
+	rpc, failed := client.Start()
+	if failed != nil {
+		if errors.Is(failed, plugin.ErrChecksumsDoNotMatch) {
 			return nil, sdk.Info{}, &permanentError{err: spec.mistake("sha256", "the executable %s does not match it%s; reinstall the plugin the config pins, or fix the sha256", path, spec.which())}
 		}
-		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, err)
+		return nil, sdk.Info{}, fmt.Errorf("plugin %s did not start: %w", spec.Name, failed)
 	}
 	sctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
 	deadline, _ := sctx.Deadline()

@@ -32,4 +32,10 @@ type Status struct {
 	// Stages are the pipeline stages the plugin declared when it last
 	// started.
 	Stages []sdk.Stage `json:"stages,omitempty"`
+	// Exit and Stderr say how the process of the last failed start
+	// (LastError) ended: its exit status ("exit status 3"; empty when it
+	// never ran) and the last lines it wrote to stderr, at most
+	// StderrLines. Empty when LastError is not a failed start.
+	Exit   string   `json:"exit,omitempty"`
+	Stderr []string `json:"stderr,omitempty"`
 }

@@ -125,6 +125,9 @@ type instance struct {
 	restarts  int
 	starts    []time.Time
 	lastError string
+	// lastStart is how the last failed start ended, when lastError is
+	// one (nil otherwise).
+	lastStart *StartError
 	since     time.Time
 
 	// stopKeeping ends the goroutine that keeps this plugin running
@@ -261,8 +264,12 @@ func (s *Supervisor) Statuses() []Status {
 	out := make([]Status, 0, len(s.instances))
 	for name, in := range s.instances {
 		in.mu.Lock()
-		out = append(out, Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
-			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages})
+		st := Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages}
+		if in.lastStart != nil {
+			st.Exit, st.Stderr = in.lastStart.Exit, in.lastStart.Stderr
+		}
+		out = append(out, st)
 		in.mu.Unlock()
 	}
 	out = append(out, s.inProcessStatuses(pending)...)
@@ -275,6 +282,17 @@ func (in *instance) live(epoch int64) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.epoch == epoch && in.state == StateRunning
+}
+
+// fail is set after a failed launch or run, keeping err's *StartError
+// (nil when it has none) for Statuses.
+func (in *instance) fail(state State, err error, errText string) {
+	var started *StartError
+	errors.As(err, &started)
+	in.mu.Lock()
+	in.lastStart = started
+	in.mu.Unlock()
+	in.set(state, errText)
 }
 
 func (in *instance) set(state State, errText string) {
@@ -320,17 +338,17 @@ func (s *Supervisor) keep(ctx context.Context, in *instance, first chan<- error)
 		var permanent *permanentError
 		if errors.As(err, &permanent) {
 			log.Error("plugin failed; not restarting", "error", err)
-			in.set(StateFailed, err.Error())
+			in.fail(StateFailed, err, err.Error())
 			return
 		}
 		if !in.allowRestart(s.cfg.RestartBudget, s.cfg.RestartWindow) {
 			log.Error("plugin restart budget spent; giving up", "error", err, "budget", s.cfg.RestartBudget, "window", s.cfg.RestartWindow)
-			in.set(StateFailed, fmt.Sprintf("%v (restarted %d times within %s; giving up)", err, s.cfg.RestartBudget, s.cfg.RestartWindow))
+			in.fail(StateFailed, err, fmt.Sprintf("%v (restarted %d times within %s; giving up)", err, s.cfg.RestartBudget, s.cfg.RestartWindow))
 			return
 		}
 		delay := backoff(s.cfg.Backoff, s.cfg.MaxBackoff, n+1)
 		log.Warn("plugin down; restarting", "error", err, "in", delay)
-		in.set(StateBackoff, err.Error())
+		in.fail(StateBackoff, err, err.Error())
 		if first != nil {
 			first <- err
 			first = nil

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 
-	plugin "github.com/hashicorp/go-plugin"
-
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
@@ -28,11 +26,12 @@ func (h *harness) start(ctx context.Context) started {
 	for k, v := range h.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	client := plugin.NewClient(pluginhost.ClientConfig(cmd, h.cfg.Logger, h.cfg.Timeout))
+	client := pluginhost.NewLaunch(pluginhost.ClientConfig(cmd, h.cfg.Logger, h.cfg.Timeout))
 	defer client.Kill()
-	rpc, err := client.Client()
-	if err != nil {
-		res.Detail = fmt.Sprintf("no go-plugin handshake from %s: %v (docs/protocol.md, section 1)", h.cfg.Path, err)
+	rpc, failed := client.Start()
+	if failed != nil {
+		res.Detail = fmt.Sprintf("no go-plugin handshake from %s: %s (docs/protocol.md, section 1)", h.cfg.Path, failed.Summary())
+		res.Did = append(res.Did, stderrLines(failed.Stderr)...)
 		return res
 	}
 	if rc := client.ReattachConfig(); rc != nil {
@@ -73,4 +72,16 @@ func (h *harness) start(ctx context.Context) started {
 	res.Did = append(res.Did, "Shutdown: ok")
 	res.Pass, res.Detail = true, "handshake, Setup, GetInfo and Shutdown answered"
 	return res
+}
+
+// stderrLines is what a failed start shows of the plugin's stderr.
+func stderrLines(lines []string) []string {
+	if len(lines) == 0 {
+		return []string{"stderr: (nothing)"}
+	}
+	out := []string{fmt.Sprintf("stderr, the last %d line(s):", len(lines))}
+	for _, l := range lines {
+		out = append(out, "  "+l)
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func TestSalvage(t *testing.T) {
 	require.NoError(t, err)
 
 	out := filepath.Join(t.TempDir(), "salvaged.db")
-	rep, err := store.Salvage(damaged, out, store.Options{})
+	rep, err := store.Salvage(damaged, out, store.SalvageOptions{})
 	require.NoError(t, err)
 	require.Equal(t, out, rep.Path)
 	require.NotEmpty(t, rep.Lost)
@@ -121,7 +121,7 @@ func TestSalvage(t *testing.T) {
 		})
 	}))
 
-	_, err = store.Salvage(damaged, out, store.Options{})
+	_, err = store.Salvage(damaged, out, store.SalvageOptions{})
 	require.ErrorIs(t, err, os.ErrExist, "an existing file is never replaced")
 }
 
@@ -228,7 +228,7 @@ func TestSalvageTruncated(t *testing.T) {
 	cut := filepath.Join(t.TempDir(), "cut.db")
 	require.NoError(t, os.WriteFile(cut, data[:len(data)*2/3], 0o600))
 
-	rep, err := store.Salvage(cut, filepath.Join(t.TempDir(), "salvaged.db"), store.Options{})
+	rep, err := store.Salvage(cut, filepath.Join(t.TempDir(), "salvaged.db"), store.SalvageOptions{})
 	require.NoError(t, err)
 	require.Contains(t, rep.Problems[0], "truncated")
 	require.NotEmpty(t, rep.Lost)

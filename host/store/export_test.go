@@ -75,3 +75,15 @@ func PageSize(path string) (int, error) {
 
 // KeyKindOf is keyKind, for tests.
 var KeyKindOf = keyKind
+
+// FreelistPage returns the page id of the free list in the meta of the
+// file at path.
+func FreelistPage(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	meta, err := readMeta(f)
+	return meta.freelist, err
+}

@@ -60,6 +60,8 @@ type pageWalk struct {
 	// lost is what a damaged page cost a full walk: for each damaged
 	// page, the first key under it where its parent names one.
 	lost []lostPage
+	// free is the pages the free list names, when it could be read.
+	free map[uint64]bool
 }
 
 // walkDepth is how much of a file a pageWalk reads.
@@ -347,38 +349,41 @@ func (w *pageWalk) elements(id uint64, p []byte, s span) {
 // decode returns the elements of page p whose keys (and values) lie
 // inside it, recording a problem for each that does not.
 func (w *pageWalk) decode(id uint64, p []byte) []element {
-	le := binary.LittleEndian
-	flags, count := le.Uint16(p[8:]), int(le.Uint16(p[10:]))
+	count := int(binary.LittleEndian.Uint16(p[10:]))
 	if pageHeaderSize+count*elementSize > len(p) {
 		w.problem("page %d: %d elements do not fit in %d bytes", id, count, len(p))
 		return nil
 	}
 	var out []element
 	for i := range count {
-		at := pageHeaderSize + i*elementSize
-		e := p[at : at+elementSize]
-		if flags == branchPageFlag {
-			key, ok := slice(p, uint64(at)+uint64(le.Uint32(e[0:])), uint64(le.Uint32(e[4:])))
-			if !ok {
-				w.problem("page %d: element %d points outside the page", id, i)
-				continue
-			}
-			out = append(out, element{key: key, child: le.Uint64(e[8:])})
-			continue
-		}
-		pos, ksize, vsize := uint64(at)+uint64(le.Uint32(e[4:])), uint64(le.Uint32(e[8:])), uint64(le.Uint32(e[12:]))
-		key, okKey := slice(p, pos, ksize)
-		value, okValue := slice(p, pos+ksize, vsize)
-		if !okKey || !okValue {
+		e, ok := elementAt(p, i)
+		if !ok {
 			w.problem("page %d: element %d points outside the page", id, i)
-			if okKey {
-				w.lost = append(w.lost, lostPage{ID: id, FirstKey: string(key), Reason: "its value lies outside the page"})
+			if e.key != nil {
+				w.lost = append(w.lost, lostPage{ID: id, FirstKey: string(e.key), Reason: "its value lies outside the page"})
 			}
 			continue
 		}
-		out = append(out, element{key: key, value: value, bucket: le.Uint32(e[0:])&bucketLeafFlag != 0})
+		out = append(out, e)
 	}
 	return out
+}
+
+// elementAt decodes element i of page p, which must fit in p's element
+// array. ok is false when the element points outside p; a leaf element's
+// key is still set then when it lies inside.
+func elementAt(p []byte, i int) (e element, ok bool) {
+	le := binary.LittleEndian
+	at := pageHeaderSize + i*elementSize
+	raw := p[at : at+elementSize]
+	if le.Uint16(p[8:]) == branchPageFlag {
+		key, ok := slice(p, uint64(at)+uint64(le.Uint32(raw[0:])), uint64(le.Uint32(raw[4:])))
+		return element{key: key, child: le.Uint64(raw[8:])}, ok
+	}
+	pos, ksize, vsize := uint64(at)+uint64(le.Uint32(raw[4:])), uint64(le.Uint32(raw[8:])), uint64(le.Uint32(raw[12:]))
+	key, okKey := slice(p, pos, ksize)
+	value, okValue := slice(p, pos+ksize, vsize)
+	return element{key: key, value: value, bucket: le.Uint32(raw[0:])&bucketLeafFlag != 0}, okKey && okValue
 }
 
 // leaf checks one leaf element of page id. The root bucket holds the kv
@@ -438,6 +443,7 @@ func (w *pageWalk) freelist() {
 		return
 	}
 	free := map[uint64]bool{}
+	w.free = free
 	for i := uint64(0); i < count; i++ {
 		id := le.Uint64(ids[i*8:])
 		switch {

@@ -20,8 +20,22 @@ type SalvageReport struct {
 	Source string `json:"source"`
 	Path   string `json:"path"`
 	// Copied counts the records copied by their first key segment
-	// ("flow", "task", "idx", ...), as FileReport.Keys does.
+	// ("flow", "task", "idx", ...), as FileReport.Keys does: those the
+	// walk from the root found and those the page scan found.
 	Copied map[string]int `json:"copied"`
+	// Scanned counts, the same way, the part of Copied that the page scan
+	// found: records on leaf pages no readable page names, read when the
+	// walk from the root lost pages ({} when it lost none).
+	Scanned map[string]int `json:"scanned"`
+	// ScannedPages is how many such leaf pages the scan found.
+	ScannedPages int `json:"scanned_pages"`
+	// Duplicates counts the older copies of a record the scan found and
+	// dropped: a copy of a record the walk found, or a copy with a lower
+	// revision than another the scan found.
+	Duplicates int `json:"duplicates"`
+	// Rejected counts the records on scanned pages that SalvageOptions.Valid
+	// refused, left out of the new store.
+	Rejected int `json:"rejected"`
 	// Lost lists what could not be read: a damaged page (every record
 	// under it is lost; Key is the first of them when a parent page names
 	// it) or a single damaged record (Key is its key).
@@ -40,22 +54,33 @@ type SalvageLoss struct {
 	Reason string `json:"reason"`
 }
 
-// salvageBatch is how many bytes of records Salvage writes per
-// transaction.
-const salvageBatch = 8 << 20
+// SalvageOptions configures Salvage. The zero value is ready to use.
+type SalvageOptions struct {
+	// Options bounds the wait for a writer's lock (LockTimeout) and
+	// checks the new store as a backup is checked.
+	Options
+	// Valid, if set, vets each record the page scan finds, as its reader
+	// decodes it (a page can parse and still hold another program's
+	// bytes); a record it fails is left out and counted in
+	// SalvageReport.Rejected. If nil, every record on a page that parses
+	// is kept.
+	Valid func(Item) error
+}
 
 // Salvage copies every record of the store file at src that can still be
 // read into a new store file at dst, with its revision, and reports what
 // was lost. It reads src with plain reads, page by page (see pageWalk),
 // never through bbolt's map, skipping each damaged page and what lies
-// under it; src is not changed. dst is written like a backup (see
-// WriteBackup): a temporary file checked and then linked into place, so
-// dst never holds a partial store. It fails with an error wrapping
+// under it; when that cuts the tree, it then scans every page the walk
+// did not reach for leaf pages that still parse and copies their records
+// too, the newest copy of each key (see scanLeaves). src is not changed.
+// dst is written like a backup (see WriteBackup): a temporary file
+// checked and then linked into place, so dst never holds a partial store. It fails with an error wrapping
 // fs.ErrExist when dst exists, and with one wrapping ErrCorrupt when src
 // has no valid meta page (nothing can be found). The new store's indexes
 // may name records that were lost: `flowgate check` lists them and
 // `flowgate tasks maintenance --apply` repairs them.
-func Salvage(src, dst string, opts Options) (SalvageReport, error) {
+func Salvage(src, dst string, opts SalvageOptions) (SalvageReport, error) {
 	src, err := filepath.Abs(src)
 	if err != nil {
 		return SalvageReport{}, fmt.Errorf("salvage: resolve %s: %w", src, err)
@@ -74,7 +99,7 @@ func Salvage(src, dst string, opts Options) (SalvageReport, error) {
 		return SalvageReport{}, err
 	}
 	defer unlock()
-	rep := SalvageReport{Source: src, Copied: map[string]int{}, LostByKind: map[string]int{}, Lost: []SalvageLoss{}}
+	rep := SalvageReport{Source: src, Copied: map[string]int{}, Scanned: map[string]int{}, LostByKind: map[string]int{}, Lost: []SalvageLoss{}}
 	scratch, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".salvage-*")
 	if err != nil {
 		return SalvageReport{}, fmt.Errorf("salvage: create a scratch file next to %s: %w", dst, err)
@@ -86,10 +111,10 @@ func Salvage(src, dst string, opts Options) (SalvageReport, error) {
 		return SalvageReport{}, fmt.Errorf("salvage: %w", err)
 	}
 	defer db.Close()
-	if err := copyRecords(src, db, &rep); err != nil {
+	if err := copyRecords(src, db, opts.Valid, &rep); err != nil {
 		return SalvageReport{}, err
 	}
-	out, err := WriteBackup(dst, BackupOptions{Live: src, Check: opts}, func(w io.Writer) (int64, error) {
+	out, err := WriteBackup(dst, BackupOptions{Live: src, Check: opts.Options}, func(w io.Writer) (int64, error) {
 		var n int64
 		err := db.View(func(tx *bbolt.Tx) (err error) { n, err = tx.WriteTo(w); return err })
 		return n, err
@@ -102,46 +127,39 @@ func Salvage(src, dst string, opts Options) (SalvageReport, error) {
 }
 
 // copyRecords walks src and puts every readable record into db's kv
-// bucket, filling in rep.
-func copyRecords(src string, db *bbolt.DB, rep *SalvageReport) error {
-	var batch [][2][]byte
-	size := 0
-	var putErr error
-	flush := func() {
-		if putErr != nil || len(batch) == 0 {
-			return
-		}
-		putErr = db.Update(func(tx *bbolt.Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(bucketName))
-			if err != nil {
-				return err
-			}
-			for _, kv := range batch {
-				if err := b.Put(kv[0], kv[1]); err != nil {
-					return fmt.Errorf("put %q: %w", kv[0], err)
-				}
-			}
-			return nil
-		})
-		batch, size = batch[:0], 0
-	}
+// bucket, then, when the walk lost pages, the newest copy of each record
+// the page scan finds that valid (if set) accepts, filling in rep.
+func copyRecords(src string, db *bbolt.DB, valid func(Item) error, rep *SalvageReport) error {
+	out := &salvageWriter{db: db, put: func(b *bbolt.Bucket, key, value []byte) error { return b.Put(key, value) }}
 	w, err := walkFile(src, walkAll, func(key, value []byte) {
 		if len(value) < revisionSize {
 			rep.Lost = append(rep.Lost, SalvageLoss{Key: string(key), Reason: "its value is shorter than its revision header"})
 			return
 		}
-		batch = append(batch, [2][]byte{key, value}) // the walk's buffers are not reused
 		rep.Copied[keyKind(string(key))]++
-		if size += len(key) + len(value); size >= salvageBatch {
-			flush()
-		}
+		out.add(key, value) // the walk's buffers are not reused
 	})
 	if err != nil {
 		return fmt.Errorf("salvage: %w", err)
 	}
-	flush()
-	if putErr != nil {
-		return fmt.Errorf("salvage: write the new store: %w", putErr)
+	if err := out.flush(); err != nil {
+		return fmt.Errorf("salvage: write the new store: %w", err)
+	}
+	if len(w.lost) > 0 {
+		out.put = newestCopy(rep)
+		rep.ScannedPages, err = scanLeaves(src, w, func(key, value []byte, rev int64) {
+			if valid != nil && valid(Item{Key: string(key), Value: value[revisionSize:], Revision: rev}) != nil {
+				rep.Rejected++
+				return
+			}
+			out.add(key, value)
+		})
+		if err != nil {
+			return fmt.Errorf("salvage: %w", err)
+		}
+		if err := out.flush(); err != nil {
+			return fmt.Errorf("salvage: write the new store: %w", err)
+		}
 	}
 	if w.meta.hwm == 0 {
 		return &corruptError{path: src, cause: fmt.Errorf("nothing can be salvaged: %s", strings.Join(w.problems, "; "))}

@@ -4,7 +4,7 @@
 // state with the revision it read, fails the flow with a reason when a
 // task fails, and starts nothing once the flow is being cancelled. It
 // speaks the protocol of docs/protocol.md with @grpc/grpc-js, loading the
-// published .proto at start with @grpc/proto-loader.
+// .proto it ships with (proto/) at start with @grpc/proto-loader.
 //
 // The commands come from the flow's state, {"steps": ["cmd one", "cmd two"]},
 // or default to two echo commands.
@@ -55,9 +55,9 @@ function log(level: string, message: string, fields: Record<string, unknown> = {
   process.stderr.write(JSON.stringify({ "@level": level, "@message": message, "@timestamp": new Date().toISOString(), ...fields }) + "\n");
 }
 
-const protoPath =
-  process.env.FLOWGATE_PROTO ??
-  path.resolve(__dirname, "../../../../sdk/proto/flowgate/controller/v1/controller.proto");
+// The .proto ships in this folder (a copy of sdk/proto's, which CI keeps
+// identical), so the folder works when copied alone.
+const protoPath = path.resolve(__dirname, "../proto/flowgate/controller/v1/controller.proto");
 const def = protoLoader.loadSync(protoPath, { keepCase: true, longs: Number, defaults: true });
 const v1 = (grpc.loadPackageDefinition(def) as any).flowgate.controller.v1;
 
