@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,7 +33,10 @@ func (c SupervisorConfig) withSelf() (SupervisorConfig, error) {
 }
 
 // command builds the plugin's process: its own executable, or flowgate
-// (c.Self) serving a first-party plugin. It runs in its own process group.
+// (c.Self) serving a first-party plugin. It runs in its own process group
+// with the gateway's environment but for its FLOWGATE_* variables (the
+// gateway's settings and credentials, FLOWGATE_ETCD_PASSWORD among them),
+// then what flowgate tells a plugin and the entry's env.
 func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 	var cmd *exec.Cmd
 	if spec.Path == "" {
@@ -40,7 +44,12 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 	} else {
 		cmd = exec.Command(spec.Path, spec.Args...)
 	}
-	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+c.LogLevel)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLOWGATE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, sdk.LogLevelEnv+"="+c.LogLevel)
 	if c.DataDir != "" {
 		cmd.Env = append(cmd.Env, sdk.DataDirEnv+"="+c.DataDir)
 	}
