@@ -90,9 +90,16 @@ func ClientConfig(cmd *exec.Cmd, log hclog.Logger, startTimeout time.Duration) *
 // On error the process and its group are killed and the
 // error says which step failed; one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
-// mismatch) wraps a *ConfigError.
+// mismatch, an executable someone else controls) wraps a *ConfigError.
 func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger, h sdk.Host) (*plugin.Client, pluginclient.Plugin, sdk.Info, error) {
 	cmd := c.command(spec)
+	if spec.Path != "" {
+		// Checked at every launch, as the checksum is: the file may have
+		// changed hands since the gateway started.
+		if err := spec.checkOwner(cmd.Path); err != nil {
+			return nil, nil, sdk.Info{}, &permanentError{err: err}
+		}
+	}
 	cfg := ClientConfig(cmd, log, c.StartTimeout)
 	if spec.SHA256 != "" {
 		sum, _ := hex.DecodeString(spec.SHA256)
