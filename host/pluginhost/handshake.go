@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -95,8 +96,9 @@ func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger,
 	cmd := c.command(spec)
 	if spec.Path != "" {
 		// Checked at every launch, as the checksum is: the file may have
-		// changed hands since the gateway started.
-		if err := spec.checkOwner(cmd.Path); err != nil {
+		// changed hands since the gateway started. A file that is gone
+		// fails to start below, as before, and is tried again.
+		if err := spec.checkOwner(cmd.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, sdk.Info{}, &permanentError{err: err}
 		}
 	}

@@ -160,7 +160,7 @@ func (s Spec) checkFile() error {
 // with the gateway's rights.
 func (s Spec) checkOwner(path string) error {
 	if err := home.Runnable(path); err != nil {
-		return s.mistake("path", "refused to run%s: %v", s.which(), err)
+		return s.mistake("path", "refused to run%s: %w", s.which(), err)
 	}
 	return nil
 }
