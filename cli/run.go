@@ -64,8 +64,10 @@ return the first task, never run it twice); without one it exits 5, the
 outcome unknown, and says how to look for the task.
 
 The task's environment is the same either way: PATH, HOME, LANG, TZ, USER
-and the FLOWGATE_* variables of the gateway running it, then this command's
-whole environment with --inherit-env, then --env, then --secret-env. --env
+and FLOWGATE_HOME of the gateway running it (never its other FLOWGATE_*
+settings or credentials), then this command's whole environment but for
+its FLOWGATE_* variables with --inherit-env, then --env, then --secret-env,
+then the FLOWGATE_* variables of the task (FLOWGATE_TASK_ID and others). --env
 values are stored with the task (tasks show redacts them); --secret-env
 values (from this command's environment, or NAME=@FILE) reach the task
 only, held in the gateway's memory: never stored, never printed.
@@ -94,7 +96,7 @@ docs/agents.md.`,
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
 	fl.StringArrayVar(&o.env, "env", nil, "set an environment variable for the task, K=V (repeatable; stored with the task)")
 	fl.StringArrayVar(&o.secretEnv, "secret-env", nil, "pass NAME from this command's environment, or NAME=@FILE, to the task without storing it (repeatable)")
-	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment (held in memory, not stored)")
+	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment but its FLOWGATE_* variables (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
 	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default the gateway's limits.detached_max_budget, 24h; 0 is none)")
 	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")

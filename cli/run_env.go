@@ -10,14 +10,16 @@ import (
 )
 
 // heldEnv fills in the values the gateway holds in memory for the task:
-// the caller's environment with --inherit-env, and each --secret-env,
-// which the spec names but never holds the value of.
+// the caller's environment with --inherit-env, but for its FLOWGATE_*
+// variables (flowgate's own settings and credentials, such as
+// FLOWGATE_ETCD_PASSWORD, which are the caller's and not the task's), and
+// each --secret-env, which the spec names but never holds the value of.
 func heldEnv(in *engine.CreateTaskInput, o runOpts) error {
 	held := map[string]string{}
 	if o.inheritEnv {
 		in.Spec.InheritEnv = true
 		for _, kv := range os.Environ() {
-			if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "" && !strings.HasPrefix(k, "FLOWGATE_") {
 				held[k] = v
 			}
 		}

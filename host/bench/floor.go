@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/shell"
 )
 
 // chainFloor runs the steps of chainFile(n) as the runner runs a task,
@@ -57,7 +58,7 @@ func floorStep(shims *runner.Shims, dir string, i int, stdin []byte) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	p, err := shims.Launch(dir, append(runner.BaseEnv(os.Environ()), entry))
+	p, err := shims.Launch(dir, append(shell.BaseEnv(os.Environ()), entry))
 	if err != nil {
 		return nil, err
 	}

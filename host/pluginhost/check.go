@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/hashicorp/go-hclog"
@@ -199,6 +200,10 @@ func scanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[st
 			err = fmt.Errorf("the plugin directory %s does not exist; create it, or fix or remove plugins_dir", dir)
 		}
 		return nil, nil, &ConfigError{Key: PluginsDirKey, Err: err}
+	}
+	// Whoever can write to the directory chooses what the gateway runs.
+	if err := home.Trusted(dir); err != nil {
+		return nil, nil, &ConfigError{Key: PluginsDirKey, Err: fmt.Errorf("refused to run the plugins in it: %w", err)}
 	}
 	names := map[string]bool{}
 	for n := range taken {

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,7 +34,10 @@ func (c SupervisorConfig) withSelf() (SupervisorConfig, error) {
 }
 
 // command builds the plugin's process: its own executable, or flowgate
-// (c.Self) serving a first-party plugin. It runs in its own process group.
+// (c.Self) serving a first-party plugin. It runs in its own process group
+// with the gateway's environment but for its FLOWGATE_* variables (the
+// gateway's settings and credentials, FLOWGATE_ETCD_PASSWORD among them),
+// then what flowgate tells a plugin and the entry's env.
 func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 	var cmd *exec.Cmd
 	if spec.Path == "" {
@@ -40,7 +45,12 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 	} else {
 		cmd = exec.Command(spec.Path, spec.Args...)
 	}
-	cmd.Env = append(os.Environ(), sdk.LogLevelEnv+"="+c.LogLevel)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLOWGATE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, sdk.LogLevelEnv+"="+c.LogLevel)
 	if c.DataDir != "" {
 		cmd.Env = append(cmd.Env, sdk.DataDirEnv+"="+c.DataDir)
 	}
@@ -82,9 +92,17 @@ func ClientConfig(cmd *exec.Cmd, log hclog.Logger, startTimeout time.Duration) *
 // error says which step failed (a failed handshake wraps a *StartError,
 // with the plugin's exit status and last stderr lines); one a restart cannot fix is a
 // *permanentError, and one that is a config mistake (a checksum or name
-// mismatch) wraps a *ConfigError.
+// mismatch, an executable someone else controls) wraps a *ConfigError.
 func (c SupervisorConfig) dial(ctx context.Context, spec Spec, log hclog.Logger, h sdk.Host) (*plugin.Client, pluginclient.Plugin, sdk.Info, error) {
 	cmd := c.command(spec)
+	if spec.Path != "" {
+		// Checked at every launch, as the checksum is: the file may have
+		// changed hands since the gateway started. A file that is gone
+		// fails to start below, as before, and is tried again.
+		if err := spec.checkOwner(cmd.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, sdk.Info{}, &permanentError{err: err}
+		}
+	}
 	cfg := ClientConfig(cmd, log, c.StartTimeout)
 	if spec.SHA256 != "" {
 		sum, _ := hex.DecodeString(spec.SHA256)

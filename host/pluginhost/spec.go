@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -148,7 +149,20 @@ func (s Spec) checkFile() error {
 	case fi.Mode().Perm()&0o111 == 0:
 		return s.mistake("path", "%s is not executable%s (mode %s); chmod +x it", path, s.which(), fi.Mode().Perm())
 	}
+	if err := s.checkOwner(path); err != nil {
+		return err
+	}
 	return s.checkSum(path)
+}
+
+// checkOwner refuses the executable at path when someone other than the
+// gateway's user or root could change it (home.Runnable): the plugin runs
+// with the gateway's rights.
+func (s Spec) checkOwner(path string) error {
+	if err := home.Runnable(path); err != nil {
+		return s.mistake("path", "refused to run%s: %w", s.which(), err)
+	}
+	return nil
 }
 
 // checkSum reports an executable at path whose SHA-256 is not SHA256.

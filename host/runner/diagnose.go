@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -226,7 +225,7 @@ func (r *Runner) runDiagnoser(ctx context.Context, a *attempt, req DiagnosisRequ
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout = &stdout
 	cmd.Dir = r.cfg.Home
-	cmd.Env = append(os.Environ(), "FLOWGATE_TASK_ID="+req.TaskID, "FLOWGATE_FLOW_ID="+req.FlowID)
+	cmd.Env = append(cmd.Env, "FLOWGATE_TASK_ID="+req.TaskID, "FLOWGATE_FLOW_ID="+req.FlowID)
 	err = cmd.Run()
 	switch {
 	case errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:

@@ -69,8 +69,9 @@
 // # Environment
 //
 // A task's environment does not depend on who runs it: every shim starts
-// with BaseEnv of the runner's own environment (PATH, HOME, LANG, TZ,
-// USER, FLOWGATE_*), plus the values CreateHolding keeps in memory for the
+// with shell.BaseEnv of the runner's own environment (PATH, HOME, LANG,
+// TZ, USER, FLOWGATE_HOME; never the gateway's other FLOWGATE_* settings
+// or credentials), plus the values CreateHolding keeps in memory for the
 // task (the caller's environment with --inherit-env, the --secret-env
 // values); the task's stored env and the FLOWGATE_* task variables come on
 // top. Held values are never written: a runner that does not hold them (a

@@ -6,30 +6,10 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 
+	"github.com/flowgate/flowgate/host/shell"
 	"github.com/flowgate/flowgate/sdk"
 )
-
-// baseEnvNames are the variables of the gateway's own environment that
-// every task gets; see sdk.TaskSpec.Env for the whole rule.
-var baseEnvNames = []string{"PATH", "HOME", "LANG", "TZ", "USER"}
-
-// BaseEnv returns the part of environ (KEY=VALUE entries) every task
-// gets: PATH, HOME, LANG, TZ, USER and the FLOWGATE_* variables. Nothing
-// else of the gateway's environment reaches a task, so one client's
-// secrets never leak into another's tasks, and a task gets the same
-// environment whether a gateway daemon or the command itself runs it.
-func BaseEnv(environ []string) []string {
-	env := []string{} // never nil: a nil environment means "inherit all"
-	for _, kv := range environ {
-		k, _, ok := strings.Cut(kv, "=")
-		if ok && (slices.Contains(baseEnvNames, k) || strings.HasPrefix(k, "FLOWGATE_")) {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
 
 // CreateHolding runs create, which creates a task, and holds env (the
 // values sdk.TaskSpec.SecretEnv names and, with InheritEnv, the caller's
@@ -59,11 +39,11 @@ func (r *Runner) CreateHolding(spec sdk.TaskSpec, env map[string]string, create 
 	return task, created, err
 }
 
-// shimEnv returns the environment task's shim starts with: BaseEnv of the
-// runner's own, then the values held for the task. It fails when the task
+// shimEnv returns the environment task's shim starts with: shell.BaseEnv
+// of the runner's own, then the values held for the task. It fails when the task
 // needs held values this runner does not have.
 func (r *Runner) shimEnv(task *sdk.Task) ([]string, error) {
-	env := BaseEnv(os.Environ())
+	env := shell.BaseEnv(os.Environ())
 	if len(task.Spec.SecretEnv) == 0 && !task.Spec.InheritEnv {
 		return env, nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/shell"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -62,7 +63,7 @@ func workspaceID(path string) string {
 
 // sessionAlive runs the task's session Check, when set, to ask whether
 // session id still exists: exit status 0 says it does. The check runs in
-// the workspace with BaseEnv, the task's Env (not its held secrets),
+// the workspace with shell.BaseEnv, the task's Env (not its held secrets),
 // FLOWGATE_SESSION and FLOWGATE_SESSION_ID.
 func (r *Runner) sessionAlive(ctx context.Context, task *sdk.Task, id string) bool {
 	ss := task.Spec.Session
@@ -73,7 +74,7 @@ func (r *Runner) sessionAlive(ctx context.Context, task *sdk.Task, id string) bo
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", ss.Check)
 	cmd.Dir = task.Spec.Cwd
-	cmd.Env = BaseEnv(os.Environ())
+	cmd.Env = shell.BaseEnv(os.Environ())
 	for _, k := range slices.Sorted(maps.Keys(task.Spec.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+task.Spec.Env[k])
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/shell"
 )
 
 // warmSlot holds the one warm shim of a Shims.
@@ -94,7 +95,7 @@ func (s *Shims) startWarm(lean string, fi os.FileInfo) {
 	w.starts.Add(1)
 	go func() {
 		defer w.starts.Done()
-		next, err := shim.StartWarm(lean, []string{shim.WarmArg}, BaseEnv(os.Environ()))
+		next, err := shim.StartWarm(lean, []string{shim.WarmArg}, shell.BaseEnv(os.Environ()))
 		w.mu.Lock()
 		w.starting = false
 		keep := w.keep && err == nil && w.shim == nil

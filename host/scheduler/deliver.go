@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -271,7 +270,7 @@ func deliverCommand(ctx context.Context, command string, m Message, o DeliverOpt
 	cmd := shell.Command(actx, command, killGrace)
 	cmd.Stdin = bytes.NewReader(m.Body)
 	cmd.Stderr = stderr
-	cmd.Env = append(append(os.Environ(), o.Env...), m.Env...)
+	cmd.Env = append(append(cmd.Env, o.Env...), m.Env...)
 	err := cmd.Run()
 	if err == nil || (errors.Is(err, exec.ErrWaitDelay) && actx.Err() == nil) {
 		// ErrWaitDelay alone means the command exited 0 but something it

@@ -2,6 +2,13 @@
 // notify commands of cron jobs. Tasks do not run here; their shim runs
 // them (host/runner/shim).
 //
+// # Environment
+//
+// BaseEnv is the one rule for what of the gateway's environment reaches a
+// task or one of these commands: PATH, HOME, LANG, TZ, USER and
+// FLOWGATE_HOME, never a credential of the gateway's. Command starts
+// every command line with it.
+//
 // # Process groups
 //
 // Command runs a line with /bin/sh -c in a process group of its own, so

@@ -15,8 +15,9 @@ import (
 // most grace for the command's output pipes to close
 // (exec.Cmd.WaitDelay): a process the line left running that still holds
 // one makes Run return an error matching exec.ErrWaitDelay, with the
-// shell's own exit otherwise a success. The caller sets Stdin, Stdout,
-// Stderr, Dir and Env as on any exec.Cmd.
+// shell's own exit otherwise a success. Its Env is BaseEnv of the
+// gateway's environment, to which the caller appends what the command is
+// told; the caller sets Stdin, Stdout, Stderr and Dir as on any exec.Cmd.
 func Command(ctx context.Context, line string, grace time.Duration) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -27,5 +28,6 @@ func Command(ctx context.Context, line string, grace time.Duration) *exec.Cmd {
 		return os.ErrProcessDone
 	}
 	cmd.WaitDelay = grace
+	cmd.Env = BaseEnv(os.Environ())
 	return cmd
 }

@@ -244,13 +244,18 @@ func (p *pipe) runExec(ctx context.Context, call *flows.Call) (flows.StageOutput
 	return flows.StageOutput{Items: items}, err
 }
 
+// taskKey is the idempotency key of the task call's stage runs.
+func (p *pipe) taskKey(call *flows.Call) string {
+	return taskKey(p.r.flow.ID, p.stageID(call.Stage), p.iteration)
+}
+
 // task asks for the task of the stage call runs, with spec and the
 // pipeline's environment plus extra, or returns the stdout of its
 // finished task. It returns errStageWaits while the task is asked for or
 // runs, and the stage's failure when the task failed.
 func (p *pipe) task(_ context.Context, call *flows.Call, spec sdk.TaskSpec, extra map[string]string) (*string, error) {
 	r := p.r
-	key := taskKey(r.flow.ID, p.stageID(call.Stage), p.iteration)
+	key := p.taskKey(call)
 	t, ok := r.tasks[key]
 	if !ok {
 		spec.Env = maps.Clone(p.env)

@@ -145,6 +145,13 @@ func (p *pipe) runExecutable(ctx context.Context, st ExecutableStage, call *flow
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
+	// Checked before the stage's task is created, not when a later pass
+	// reads the outcome of one that ran.
+	if _, created := p.r.tasks[p.taskKey(call)]; !created {
+		if err := trustedStage(st.Path); err != nil {
+			return flows.StageOutput{}, stageError(st, err)
+		}
+	}
 	spec := sdk.TaskSpec{Argv: argv, Input: string(in)}
 	out, err := p.task(ctx, call, spec, map[string]string{StageArgsEnv: string(args)})
 	if err != nil || out == nil {

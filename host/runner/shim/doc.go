@@ -117,7 +117,7 @@
 // FLOWGATE_TASK_ID, FLOWGATE_FLOW_ID, FLOWGATE_ATTEMPT and, when the spec
 // has a progress file, FLOWGATE_PROGRESS, each layer overriding the one
 // before. The runner starts the shim with a minimal environment (see
-// runner.BaseEnv) plus the values it holds for the task in memory (the
+// shell.BaseEnv) plus the values it holds for the task in memory (the
 // caller's environment with --inherit-env, --secret-env values), so those
 // values reach the child without ever being in a file.
 package shim
