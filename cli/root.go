@@ -116,7 +116,11 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 detached runs under them (tasks), with a revision on every flow so that
 concurrent writers conflict instead of overwriting each other.
 
-Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
+Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.
+Commands wait for the gateway to answer each request for up to
+$FLOWGATE_ANSWER_WAIT (a duration, default 30s; a stream for its first
+answer, a whole-store check or audit ten times as long); a command whose
+request got no answer in that time exits 5, the outcome unknown.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

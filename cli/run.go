@@ -61,7 +61,9 @@ one (or one it hosts) and still exits with the task's code. When the
 gateway dies after the submission went out and before it answered, a run
 with --idempotency-key asks the next gateway again (a key makes a repeat
 return the first task, never run it twice); without one it exits 5, the
-outcome unknown, and says how to look for the task.
+outcome unknown, and says how to look for the task. A gateway that does
+not answer within $FLOWGATE_ANSWER_WAIT (default 30s), as when it is
+paused, counts as one that died: the command exits 5 the same way.
 
 The task's environment is the same either way: PATH, HOME, LANG, TZ, USER
 and the FLOWGATE_* variables of the gateway running it, then this command's
@@ -256,15 +258,18 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
 	}
 	if o.detach {
-		launched, err := runner.AwaitLaunched(ctx, dir, task, l.resolve)
-		if err == nil {
+		launched, lost := runner.AwaitLaunched(ctx, dir, task, l.resolve)
+		if lost == nil {
 			task = launched
-		} else {
-			fmt.Fprintf(e.stderr, "Task %s was created but this command lost sight of it (%v); it is %s as last seen.\n", task.ID, err, task.Status)
 		}
-		return printer{e.stdout, o.asJSON}.emit(task, func(w io.Writer) {
+		if err := (printer{e.stdout, o.asJSON}).emit(task, func(w io.Writer) {
 			fmt.Fprintf(w, "Task %s (flow %s) is %s.\nFollow it: flowgate tasks logs %s -f\n", task.ID, task.FlowID, task.Status, task.ID)
-		})
+		}); err != nil || lost == nil {
+			return err
+		}
+		return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
+			"task %s was created, then this command lost sight of it (%v), so whether it started is unknown; it was %s when last seen. "+
+				"Look: flowgate tasks show %s (or flowgate tasks list)", task.ID, lost, task.Status, task.ID)}
 	}
 	return e.follow(ctx, l, dir, task)
 }
