@@ -325,7 +325,14 @@ func (e *env) reachOrHost(ctx context.Context, cmd *cobra.Command, dir string, w
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
 	}
-	g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store, Controllers: plugins.Controllers(), Solo: true})
+	spec := e.store
+	if spec.URL == "" {
+		// The store the home's gateway serves, though it is not running.
+		if spec, err = gateway.HomeStore(dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: spec, Controllers: plugins.Controllers(), Solo: true})
 	if err != nil {
 		return nil, nil, err
 	}
