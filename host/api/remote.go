@@ -78,7 +78,10 @@ func DialRemote(sockPath string) (*Remote, error) {
 		DialContext:         dialSocket(sockPath, trusted),
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     30 * time.Second,
+		// A request with a body waits for the gateway to take it (see
+		// heldBody), longer than any call waits for its answer.
+		ExpectContinueTimeout: 2 * scanFactor * wait,
+		IdleConnTimeout:       30 * time.Second,
 	}
 	c := &Remote{
 		sock: sockPath,
@@ -300,14 +303,14 @@ func (c *Remote) callWithin(ctx context.Context, wait time.Duration, method, pat
 	if c.closed.Load() {
 		return fmt.Errorf("gateway client for %s: %w", c.sock, net.ErrClosed)
 	}
-	var body io.Reader
+	var body *heldBody
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("%w: encode request for %s %s: %s", sdk.ErrInvalid, method, path,
 				strings.TrimPrefix(err.Error(), "json: "))
 		}
-		body = bytes.NewReader(b)
+		body = &heldBody{r: bytes.NewReader(b), n: int64(len(b))}
 	}
 	u, err := url.Parse("http://flowgate" + path)
 	if err != nil {
@@ -316,13 +319,13 @@ func (c *Remote) callWithin(ctx context.Context, wait time.Duration, method, pat
 	u.RawQuery = q.Encode()
 	actx, cancel := within(ctx, wait)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, method, u.String(), body)
+	req, err := http.NewRequestWithContext(actx, method, u.String(), nil)
 	if err != nil {
 		return fmt.Errorf("build request %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		body.attach(req)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -330,6 +333,9 @@ func (c *Remote) callWithin(ctx context.Context, wait time.Duration, method, pat
 			err = ue.Err
 		}
 		err = late(actx, err)
+		if body != nil && !body.taken.Load() && sent(ctx, err) {
+			return fmt.Errorf("%w: the gateway on %s went away before it took %s %s (%w); nothing was sent", ErrNoGateway, c.sock, method, path, err)
+		}
 		if sent(ctx, err) {
 			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
 		}
