@@ -3,6 +3,8 @@ package main_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,4 +59,14 @@ func TestCommandsOnAHomeUseTheStoreItsGatewayServes(t *testing.T) {
 	require.Equal(t, "on-etcd", tasks[0].Label)
 	require.NoError(t, json.Unmarshal([]byte(flowgateEnv(t, env, bin, "cluster", "status", "--json")), &status))
 	require.Equal(t, "etcd", status.Backend)
+
+	// A command that works on the home's bbolt file says where the
+	// records are instead of copying an empty file.
+	backup := exec.Command(bin, "backup", filepath.Join(t.TempDir(), "copy.db"))
+	backup.Env = env
+	out, err := backup.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "backup on a home whose gateway serves etcd: %s", out)
+	require.Equal(t, 2, exit.ExitCode(), "%s", out)
+	require.Contains(t, string(out), inst.url)
 }
