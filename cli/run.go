@@ -290,7 +290,9 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 	for {
 		c, stop, err := e.reachOrHost(ctx, cmd, dir, time.Until(deadline))
 		switch {
-		case err == nil || !passing(err) || ctx.Err() != nil:
+		case err == nil || !passing(err) || errors.Is(err, etcd.ErrHeld) || ctx.Err() != nil:
+			// A gateway elsewhere serving the etcd store is not changing
+			// hands with this home's.
 			return c, stop, err
 		case !time.Now().Before(deadline):
 			return nil, nil, fmt.Errorf("no gateway of %s could be reached or started in %s, as gateways stopped and started: %w", dir, gateway.RestartWait, err)
