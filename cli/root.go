@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,9 +57,10 @@ func (e *env) openReader() (api.Client, error) {
 // transactions keep writers from different machines apart. Without
 // --store it connects to the home's gateway, or, when none runs, opens
 // the store that gateway serves (gateway.HomeStore): with openAt when it
-// is not the home's bbolt file, else with open. A gateway that is
-// starting (it holds the store but does not listen yet) is waited for, up
-// to gateway.StartWait.
+// is not the home's bbolt file, else with open. A gateway that is being
+// restarted (the old one holds the store while it stops, the new one
+// before it serves its socket) is waited for, trying the socket and the
+// store in turn, up to gateway.RestartWait in all.
 func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
 	if e.store.URL != "" {
 		if err := e.store.Validate(); err != nil {
@@ -72,7 +74,20 @@ func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec 
 	if e.store.URL != "" {
 		return openAt(e.store, dir)
 	}
-	c, err := gateway.Dial(dir, gateway.StartWait)
+	deadline := time.Now().Add(gateway.RestartWait)
+	for {
+		c, err := dialOrOpen(dir, time.Until(deadline), open, openAt)
+		if err == nil || !passing(err) || !time.Now().Before(deadline) {
+			return c, err
+		}
+		time.Sleep(restartPoll) // a bounded pause while gateways change hands
+	}
+}
+
+// dialOrOpen is one try of reach: the home's gateway, waited for up to
+// wait while it starts, else the store it serves.
+func dialOrOpen(dir string, wait time.Duration, open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
+	c, err := gateway.Dial(dir, wait)
 	if err == nil {
 		return c, nil
 	}

@@ -20,10 +20,11 @@ import (
 // TestSubmitWaitsOutAHeldStore submits a task while a real process (util-
 // linux flock) holds the store's lock with no gateway serving the socket,
 // as a gateway does while it stops and while the next one starts, for
-// longer than a starting gateway is waited for (gateway.StartWait). The
-// submission must not give up with "store is in use": once the lock is
-// free it hosts a gateway itself, and exits 0 with the task created once.
-func TestSubmitWaitsOutAHeldStore(t *testing.T) {
+// longer than a starting gateway is waited for (gateway.StartWait). A
+// submission, and a command that reads, must not give up with "store is
+// in use": once the lock is free the submission hosts a gateway itself
+// and exits 0 with the task created once, and the reader reads.
+func TestCommandsWaitOutAHeldStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run with a real binary waiting out a held store")
 	}
@@ -45,24 +46,36 @@ func TestSubmitWaitsOutAHeldStore(t *testing.T) {
 		return errors.Is(store.Held(db), store.ErrLocked)
 	})
 
-	submit := exec.Command(bin, "--home", dir, "tasks", "run", "--detach", "--owner", "held", "--label", "held", "--", "true")
-	var out bytes.Buffer
-	submit.Stdout, submit.Stderr = &out, &out
-	require.NoError(t, submit.Start())
-	done := make(chan error, 1)
-	go func() { done <- submit.Wait() }()
+	// A command that runs work and one that reads, both meeting the
+	// held store.
+	commands := [][]string{
+		{"tasks", "run", "--detach", "--owner", "held", "--label", "held", "--", "true"},
+		{"tasks", "list"},
+	}
+	outs := make([]*bytes.Buffer, len(commands))
+	done := make(chan int, len(commands))
+	errs := make([]error, len(commands))
+	for i, args := range commands {
+		cmd := exec.Command(bin, append([]string{"--home", dir}, args...)...)
+		outs[i] = &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		require.NoError(t, cmd.Start())
+		go func() { errs[i] = cmd.Wait(); done <- i }()
+	}
 	select {
-	case err := <-done:
-		t.Fatalf("tasks run gave up while the store was held (%v): %s", err, out.String())
+	case i := <-done:
+		t.Fatalf("flowgate %v gave up while the store was held (%v): %s", commands[i], errs[i], outs[i].String())
 	case <-time.After(gateway.StartWait + 2*time.Second): // hold past the wait a starting gateway gets
 	}
 	require.NoError(t, release.Close())
 	require.NoError(t, holder.Wait())
-	select {
-	case err := <-done:
-		require.NoError(t, err, "tasks run once the store was free: %s", out.String())
-	case <-time.After(time.Minute):
-		t.Fatalf("tasks run did not end within a minute of the store coming free: %s", out.String())
+	for range commands {
+		select {
+		case i := <-done:
+			require.NoError(t, errs[i], "flowgate %v once the store was free: %s", commands[i], outs[i].String())
+		case <-time.After(time.Minute):
+			t.Fatalf("a command did not end within a minute of the store coming free")
+		}
 	}
 
 	var list struct{ Tasks []*sdk.Task }
