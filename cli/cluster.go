@@ -25,8 +25,10 @@ func newClusterCmd(e *env) *cobra.Command {
 		Use:   "cluster",
 		Short: "See and steer the gateways of an installation kept in etcd",
 		Long: `See and steer the gateways that share an installation kept in etcd. The
-store is --store (with --cacert, --cert, --key, --user), else the home's
-gateway.yaml store section. On a bbolt store there is one gateway, and these
+store is --store (with --cacert, --cert, --key, --user), else the one the
+home's gateway serves (it records it in the home as it starts, so a
+gateway started with --store counts), else the home's gateway.yaml store
+section. On a bbolt store there is one gateway, and these
 commands say so.`,
 	}
 	cmd.AddCommand(newClusterStatusCmd(e), newClusterDrainCmd(e))
@@ -131,7 +133,9 @@ cannot be reached, 2 on a bbolt store (one gateway: stop it instead).`,
 }
 
 // clusterStore is the store the cluster commands read: --store, else the
-// home's gateway.yaml store section, else the home's bbolt file.
+// store the home's gateway serves (gateway.HomeStore: as it recorded it,
+// else the home's gateway.yaml store section), else the home's bbolt
+// file.
 func (e *env) clusterStore() (backend.Spec, error) {
 	if e.store.URL != "" {
 		return e.store, nil
@@ -140,12 +144,12 @@ func (e *env) clusterStore() (backend.Spec, error) {
 	if err != nil {
 		return backend.Spec{}, err
 	}
-	fc, err := gateway.HomeConfig(dir, "")
+	spec, err := gateway.HomeStore(dir)
 	if err != nil {
 		return backend.Spec{}, usageError{err}
 	}
-	if fc.Store.URL != "" {
-		return fc.Store.Spec(), nil
+	if spec.URL != "" {
+		return spec, nil
 	}
 	return backend.Spec{URL: "bolt://" + filepath.Join(dir, home.DBFile)}, nil
 }

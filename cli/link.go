@@ -76,7 +76,7 @@ func gone(err error) bool {
 
 // passing reports whether err, from reaching the next gateway, may pass:
 // the gateways are changing hands (one stopped, one starts and holds the
-// store), so another try may find one.
+// store), so another try may find one (workClient tries again).
 func passing(err error) bool {
 	return gone(err) || errors.Is(err, store.ErrLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
 }
@@ -96,10 +96,7 @@ func (l *link) retry(ctx context.Context, again bool, call func(c api.Client) er
 				if lost != nil {
 					err = fmt.Errorf("%w; then: %w", lost, cerr)
 				}
-				if !passing(cerr) || ctx.Err() != nil {
-					return err
-				}
-				continue
+				return err // workClient waited for the next gateway already
 			}
 			l.c, l.stop = c, stop
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,50 +36,70 @@ func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
 // gateway's socket when there is one, else by opening the store in this
 // process (the same engine code, so the result is the same).
 func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
-	if e.store.URL != "" {
-		return e.openAt(func(dir string) (api.Client, error) { return api.OpenLocalAt(e.store, dir, cmd.CommandPath()) })
-	}
-	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocal(dir, cmd.CommandPath()) })
+	return e.reach(
+		func(dir string) (api.Client, error) { return api.OpenLocal(dir, cmd.CommandPath()) },
+		func(spec backend.Spec, dir string) (api.Client, error) {
+			return api.OpenLocalAt(spec, dir, cmd.CommandPath())
+		})
 }
 
 // openReader is openClient for the commands that only read: with no
 // gateway it opens the store read-only (api.OpenLocalReader), so they never
 // write, never create a home, and several run at once.
 func (e *env) openReader() (api.Client, error) {
-	if e.store.URL != "" {
-		return e.openAt(func(dir string) (api.Client, error) { return api.OpenLocalReaderAt(e.store, dir) })
-	}
-	return e.dial(func(dir string) (api.Client, error) { return api.OpenLocalReader(dir) })
+	return e.reach(
+		func(dir string) (api.Client, error) { return api.OpenLocalReader(dir) },
+		func(spec backend.Spec, dir string) (api.Client, error) { return api.OpenLocalReaderAt(spec, dir) })
 }
 
-// openAt opens the store --store names directly, never through a
+// reach opens the store --store names directly, never through a
 // gateway's socket: a gateway elsewhere may serve it, and the store's
-// transactions keep writers from different machines apart.
-func (e *env) openAt(open func(dir string) (api.Client, error)) (api.Client, error) {
-	if err := e.store.Validate(); err != nil {
-		return nil, usageError{fmt.Errorf("--store: %w", err)}
+// transactions keep writers from different machines apart. Without
+// --store it connects to the home's gateway, or, when none runs, opens
+// the store that gateway serves (gateway.HomeStore): with openAt when it
+// is not the home's bbolt file, else with open. A gateway that is being
+// restarted (the old one holds the store while it stops, the new one
+// before it serves its socket) is waited for, trying the socket and the
+// store in turn, up to gateway.RestartWait in all.
+func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
+	if e.store.URL != "" {
+		if err := e.store.Validate(); err != nil {
+			return nil, usageError{fmt.Errorf("--store: %w", err)}
+		}
 	}
 	dir, err := e.home()
 	if err != nil {
 		return nil, err
 	}
-	return open(dir)
+	if e.store.URL != "" {
+		return openAt(e.store, dir)
+	}
+	deadline := time.Now().Add(gateway.RestartWait)
+	for {
+		c, err := dialOrOpen(dir, time.Until(deadline), open, openAt)
+		if err == nil || !passing(err) || !time.Now().Before(deadline) {
+			return c, err
+		}
+		time.Sleep(restartPoll) // a bounded pause while gateways change hands
+	}
 }
 
-// dial connects to the home's gateway, or, when none runs, returns what
-// open makes of the home. A gateway that is starting (it holds the store
-// but does not listen yet) is waited for, up to gateway.StartWait.
-func (e *env) dial(open func(dir string) (api.Client, error)) (api.Client, error) {
-	dir, err := e.home()
-	if err != nil {
-		return nil, err
-	}
-	c, err := gateway.Dial(dir, gateway.StartWait)
+// dialOrOpen is one try of reach: the home's gateway, waited for up to
+// wait while it starts, else the store it serves.
+func dialOrOpen(dir string, wait time.Duration, open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
+	c, err := gateway.Dial(dir, wait)
 	if err == nil {
 		return c, nil
 	}
 	if !errors.Is(err, api.ErrNoGateway) {
 		return nil, err
+	}
+	spec, err := gateway.HomeStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	if spec.URL != "" {
+		return openAt(spec, dir)
 	}
 	return open(dir)
 }
@@ -116,7 +137,11 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 detached runs under them (tasks), with a revision on every flow so that
 concurrent writers conflict instead of overwriting each other.
 
-Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.`,
+Records live in $FLOWGATE_HOME (default ~/.flowgate); --home overrides it.
+Commands wait for the gateway to answer each request for up to
+$FLOWGATE_ANSWER_WAIT (a duration, default 30s; a stream for its first
+answer, a whole-store check or audit ten times as long); a command whose
+request got no answer in that time exits 5, the outcome unknown.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

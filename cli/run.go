@@ -61,7 +61,9 @@ one (or one it hosts) and still exits with the task's code. When the
 gateway dies after the submission went out and before it answered, a run
 with --idempotency-key asks the next gateway again (a key makes a repeat
 return the first task, never run it twice); without one it exits 5, the
-outcome unknown, and says how to look for the task.
+outcome unknown, and says how to look for the task. A gateway that does
+not answer within $FLOWGATE_ANSWER_WAIT (default 30s), as when it is
+paused, counts as one that died: the command exits 5 the same way.
 
 The task's environment is the same either way: PATH, HOME, LANG, TZ, USER
 and FLOWGATE_HOME of the gateway running it (never its other FLOWGATE_*
@@ -258,15 +260,18 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
 	}
 	if o.detach {
-		launched, err := runner.AwaitLaunched(ctx, dir, task, l.resolve)
-		if err == nil {
+		launched, lost := runner.AwaitLaunched(ctx, dir, task, l.resolve)
+		if lost == nil {
 			task = launched
-		} else {
-			fmt.Fprintf(e.stderr, "Task %s was created but this command lost sight of it (%v); it is %s as last seen.\n", task.ID, err, task.Status)
 		}
-		return printer{e.stdout, o.asJSON}.emit(task, func(w io.Writer) {
+		if err := (printer{e.stdout, o.asJSON}).emit(task, func(w io.Writer) {
 			fmt.Fprintf(w, "Task %s (flow %s) is %s.\nFollow it: flowgate tasks logs %s -f\n", task.ID, task.FlowID, task.Status, task.ID)
-		})
+		}); err != nil || lost == nil {
+			return err
+		}
+		return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
+			"task %s was created, then this command lost sight of it (%v), so whether it started is unknown; it was %s when last seen. "+
+				"Look: flowgate tasks show %s (or flowgate tasks list)", task.ID, lost, task.Status, task.ID)}
 	}
 	return e.follow(ctx, l, dir, task)
 }
@@ -275,48 +280,81 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 // gateway's (waiting for one that is starting), or a gateway hosted in
 // this process until stop is called, with the home's config
 // (gateway.HomeConfig) as a gateway started without --config has. When another gateway wins the race
-// to start, it is used. With --store the home's socket is not asked: the
+// to start, it is used. A gateway that is being restarted (the old one
+// still holds the store, or the new one holds it and does not serve its
+// socket yet) is waited for, trying the socket and the store in turn, up
+// to gateway.RestartWait in all; only then does it fail, naming the
+// holder. With --store the home's socket is not asked: the
 // in-process gateway runs on that store, and one that another gateway
 // holds (etcd) is refused, naming the holder.
 func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (api.Client, func(), error) {
-	for range 3 {
-		if e.store.URL == "" {
-			c, err := gateway.Dial(dir, gateway.StartWait)
-			if err == nil {
-				return c, func() { c.Close() }, nil
-			}
-			if !errors.Is(err, api.ErrNoGateway) {
-				return nil, nil, err
-			}
+	deadline := time.Now().Add(gateway.RestartWait)
+	for {
+		c, stop, err := e.reachOrHost(ctx, cmd, dir, time.Until(deadline))
+		switch {
+		case err == nil || !passing(err) || errors.Is(err, etcd.ErrHeld) || ctx.Err() != nil:
+			// A gateway elsewhere serving the etcd store is not changing
+			// hands with this home's.
+			return c, stop, err
+		case !time.Now().Before(deadline):
+			return nil, nil, fmt.Errorf("no gateway of %s could be reached or started in %s, as gateways stopped and started: %w", dir, gateway.RestartWait, err)
 		}
-		fc, err := gateway.HomeConfig(dir, "")
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(restartPoll):
 		}
-		g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: e.store, Controllers: plugins.Controllers(), Solo: true})
-		if err != nil {
-			return nil, nil, err
-		}
-		err = g.Start(ctx)
-		if errors.Is(err, etcd.ErrHeld) {
-			return nil, nil, fmt.Errorf("%w; this command runs its work in a gateway, and a gateway elsewhere serves this etcd store: run the command on that gateway's machine, or record the work with a command that only records it", err)
-		}
-		if errors.Is(err, gateway.ErrAlreadyRunning) {
-			continue
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		stop := func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := g.Stop(sctx); err != nil {
-				fmt.Fprintf(e.stderr, "flowgate: stopping the in-process gateway: %v\n", err)
-			}
-		}
-		return g.Client(), stop, nil
 	}
-	return nil, nil, fmt.Errorf("gateways for %s kept starting and stopping while this command tried to reach one; run it again", dir)
+}
+
+// restartPoll is how long workClient pauses between tries while gateways
+// change hands.
+const restartPoll = 25 * time.Millisecond
+
+// reachOrHost is one try of workClient: the home's gateway, waited for up
+// to wait while it starts, else a gateway hosted in this process. An
+// error passing accepts means gateways are changing hands: another try
+// may find one.
+func (e *env) reachOrHost(ctx context.Context, cmd *cobra.Command, dir string, wait time.Duration) (api.Client, func(), error) {
+	if e.store.URL == "" {
+		c, err := gateway.Dial(dir, wait)
+		if err == nil {
+			return c, func() { c.Close() }, nil
+		}
+		if !errors.Is(err, api.ErrNoGateway) {
+			return nil, nil, err
+		}
+	}
+	fc, err := gateway.HomeConfig(dir, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w; fix the file, or start a gateway with flowgate gateway --config FILE", err)
+	}
+	spec := e.store
+	if spec.URL == "" {
+		// The store the home's gateway serves, though it is not running.
+		if spec, err = gateway.HomeStore(dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	g, err := gateway.New(gateway.Config{Home: dir, File: fc.InProcess(), Owner: cmd.CommandPath(), Builtins: plugins.Names(), Store: spec, Controllers: plugins.Controllers(), Solo: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = g.Start(ctx)
+	if errors.Is(err, etcd.ErrHeld) {
+		return nil, nil, fmt.Errorf("%w; this command runs its work in a gateway, and a gateway elsewhere serves this etcd store: run the command on that gateway's machine, or record the work with a command that only records it", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := g.Stop(sctx); err != nil {
+			fmt.Fprintf(e.stderr, "flowgate: stopping the in-process gateway: %v\n", err)
+		}
+	}
+	return g.Client(), stop, nil
 }
 
 // withWorkClient is withClient for commands that run work: with no

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/migrate"
@@ -105,10 +106,20 @@ func etcdSide(s, flags backend.Spec) (cacert, cert, key, user string) {
 }
 
 // homeFileOnly refuses --store for a command that works on the home's
-// bbolt file itself (backup, check), which an etcd store has no copy of.
+// bbolt file itself (backup, check), which an etcd store has no copy of,
+// and refuses a home whose gateway serves another store (gateway.HomeStore):
+// its bbolt file is not where the records are.
 func (e *env) homeFileOnly(command string) error {
-	if e.store.URL == "" {
-		return nil
+	if e.store.URL != "" {
+		return usageError{fmt.Errorf("flowgate %s works on the home's bbolt file and takes no --store; for an etcd store use etcdctl snapshot save and etcdctl check, or copy it into a file with flowgate store migrate --from %s --to bolt:///path/copy.db", command, e.store.URL)}
 	}
-	return usageError{fmt.Errorf("flowgate %s works on the home's bbolt file and takes no --store; for an etcd store use etcdctl snapshot save and etcdctl check, or copy it into a file with flowgate store migrate --from %s --to bolt:///path/copy.db", command, e.store.URL)}
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	spec, err := gateway.HomeStore(dir)
+	if err != nil || spec.URL == "" {
+		return err
+	}
+	return usageError{fmt.Errorf("flowgate %s works on the home's bbolt file, and the home's gateway serves %s instead; for an etcd store use etcdctl snapshot save and etcdctl check, or copy it into a file with flowgate store migrate --from %s --to bolt:///path/copy.db", command, spec.URL, spec.URL)}
 }

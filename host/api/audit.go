@@ -22,10 +22,11 @@ func (l *Local) Audit(ctx context.Context) (audit.Report, error) {
 	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng})
 }
 
-// Audit has the gateway audit its records.
+// Audit has the gateway audit its records. It reads the whole store, so
+// its answer is awaited scanFactor answer waits.
 func (c *Remote) Audit(ctx context.Context) (audit.Report, error) {
 	var out audit.Report
-	if err := c.call(ctx, http.MethodGet, "/v1/audit", nil, nil, &out); err != nil {
+	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodGet, "/v1/audit", nil, nil, &out); err != nil {
 		return audit.Report{}, err
 	}
 	return out, nil

@@ -63,22 +63,26 @@ func (s *streamWriter) Write(p []byte) (int, error) {
 
 // Backup streams a copy of the store from the gateway into w. A stream that
 // breaks off (the gateway stopped or failed midway) is an error, never a
-// short copy.
+// short copy. The stream must start within the client's answer wait; then
+// it takes as long as the copy does.
 func (c *Remote) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	if c.closed.Load() {
 		return 0, fmt.Errorf("gateway client for %s: %w", c.sock, net.ErrClosed)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://flowgate/v1/backup", nil)
+	actx, answered, stop := untilAnswered(ctx, c.wait)
+	defer stop()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, "http://flowgate/v1/backup", nil)
 	if err != nil {
 		return 0, fmt.Errorf("build request GET /v1/backup: %w", err)
 	}
 	req.Header.Set("Accept", "application/octet-stream")
 	resp, err := c.hc.Do(req)
+	answered()
 	if err != nil {
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
-		return 0, fmt.Errorf("gateway request GET /v1/backup: %w", err)
+		return 0, fmt.Errorf("gateway request GET /v1/backup: %w", late(actx, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -15,10 +15,11 @@ func (s *server) check(_ http.ResponseWriter, r *http.Request) (int, any, error)
 	return http.StatusOK, rep, err
 }
 
-// Check has the gateway verify its store.
+// Check has the gateway verify its store. It reads the whole store, so
+// its answer is awaited scanFactor answer waits.
 func (c *Remote) Check(ctx context.Context) (CheckReport, error) {
 	var out CheckReport
-	if err := c.call(ctx, http.MethodGet, "/v1/check", nil, nil, &out); err != nil {
+	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodGet, "/v1/check", nil, nil, &out); err != nil {
 		return CheckReport{}, err
 	}
 	if out.Problems == nil {

@@ -107,7 +107,9 @@ func historyQuery(after int64, limit int) url.Values {
 	return q
 }
 
-// FollowHistory reads the gateway's event stream of a flow's history.
+// FollowHistory reads the gateway's event stream of a flow's history. The
+// stream must start within the client's answer wait; then it flows as
+// long as the flow goes on.
 func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
 	if id == "" {
 		return emptyID("flow")
@@ -117,17 +119,20 @@ func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn f
 	}
 	path := "/v1/flows/" + pathSegment(id) + "/history/stream"
 	u := "http://flowgate" + path + "?" + historyQuery(after, 0).Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	actx, answered, stop := untilAnswered(ctx, c.wait)
+	defer stop()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
 	if err != nil {
 		return fmt.Errorf("build request GET %s: %w", path, err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := c.hc.Do(req)
+	answered()
 	if err != nil {
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
-		return fmt.Errorf("gateway request GET %s: %w", path, err)
+		return fmt.Errorf("gateway request GET %s: %w", path, late(actx, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

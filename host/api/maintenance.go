@@ -43,11 +43,12 @@ func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, er
 	return Maintain(ctx, l.eng, cfg, audit.Input{Engine: l.eng}, apply)
 }
 
-// Maintain has the gateway run a pass.
+// Maintain has the gateway run a pass. It reads the whole store, so its
+// answer is awaited scanFactor answer waits.
 func (c *Remote) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
 	var out MaintenanceReport
 	in := maintainRequest{Apply: apply}
-	if err := c.call(ctx, http.MethodPost, "/v1/maintenance", nil, in, &out); err != nil {
+	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodPost, "/v1/maintenance", nil, in, &out); err != nil {
 		return MaintenanceReport{}, err
 	}
 	return out, nil

@@ -62,3 +62,35 @@ func TestDialRemoteGatewayDiesAtTheProbe(t *testing.T) {
 	require.ErrorIs(t, err, api.ErrNoGateway)
 	require.NotErrorIs(t, err, api.ErrNoAnswer)
 }
+
+// A gateway that goes away after it got a request's headers but before
+// it read the body (it was stopping) cannot have acted on it: the call
+// fails with ErrNoGateway, so the command sends it to the next gateway,
+// not ErrNoAnswer, which would leave the outcome unknown.
+func TestRemoteGatewayGoneBeforeItTookTheBody(t *testing.T) {
+	t.Parallel()
+	local := newLocal(t)
+	h := api.NewHandler(local, hclog.NewNullLogger())
+	sock, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close() // gone before the handler read the request
+		}
+	}))
+	remote, err := api.DialRemote(sock)
+	require.NoError(t, err)
+	defer remote.Close()
+
+	in := engine.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "never", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
+	_, _, err = remote.RunTask(t.Context(), in)
+	require.ErrorIs(t, err, api.ErrNoGateway)
+	require.NotErrorIs(t, err, api.ErrNoAnswer)
+	require.ErrorContains(t, err, "nothing was sent")
+
+	_, err = local.ResolveTask(t.Context(), "never")
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+}

@@ -29,13 +29,16 @@ import (
 // the gateway gone fails with an error wrapping ErrNoGateway: nothing was
 // sent. A call whose gateway stops after the request went out fails with
 // an error wrapping ErrNoAnswer: a change it asked for may or may not have
-// been made. Every call
+// been made; so does a call the gateway does not answer within the answer
+// wait (AnswerWaitEnv), as when it is paused. Every call
 // honours its context. Safe for concurrent use; make one with DialRemote
 // (the zero value is not usable).
 type Remote struct {
-	sock   string
-	tr     *http.Transport
-	hc     *http.Client
+	sock string
+	tr   *http.Transport
+	hc   *http.Client
+	// wait bounds how long a call waits for the gateway's answer.
+	wait   time.Duration
 	closed atomic.Bool
 }
 
@@ -60,6 +63,10 @@ func DialRemote(sockPath string) (*Remote, error) {
 	if err := checkSocketPath(sockPath); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoGateway, err)
 	}
+	wait, err := answerWait()
+	if err != nil {
+		return nil, err
+	}
 	trusted, err := trustedUIDs()
 	if err != nil {
 		return nil, err
@@ -71,11 +78,15 @@ func DialRemote(sockPath string) (*Remote, error) {
 		DialContext:         dialSocket(sockPath, trusted),
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     30 * time.Second,
+		// A request with a body waits for the gateway to take it (see
+		// heldBody), longer than any call waits for its answer.
+		ExpectContinueTimeout: 2 * scanFactor * wait,
+		IdleConnTimeout:       30 * time.Second,
 	}
 	c := &Remote{
 		sock: sockPath,
 		tr:   tr,
+		wait: wait,
 		hc: &http.Client{
 			Transport: tr,
 			// The API never redirects; a redirect is an error, not a
@@ -118,7 +129,7 @@ func dialSocket(path string, trusted map[int]bool) func(ctx context.Context, net
 			return nil, fmt.Errorf("%w: nothing answers on %s (%s)", ErrNoGateway, path, reason)
 		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: connect to %s: %w", errNotConnected, path, err)
 		}
 		if err := checkPeer(conn, path, trusted); err != nil {
 			conn.Close()
@@ -280,37 +291,50 @@ func (c *Remote) Close() error {
 }
 
 // call sends one request (in as its JSON body, when not nil) and decodes a
-// success answer into out, or returns the error the answer reports.
+// success answer into out, or returns the error the answer reports. The
+// answer must come within the client's answer wait.
 func (c *Remote) call(ctx context.Context, method, path string, q url.Values, in, out any) error {
+	return c.callWithin(ctx, c.wait, method, path, q, in, out)
+}
+
+// callWithin is call with the answer awaited for up to wait: past it the
+// call fails with ErrNoAnswer, since the request may have been carried out.
+func (c *Remote) callWithin(ctx context.Context, wait time.Duration, method, path string, q url.Values, in, out any) error {
 	if c.closed.Load() {
 		return fmt.Errorf("gateway client for %s: %w", c.sock, net.ErrClosed)
 	}
-	var body io.Reader
+	var body *heldBody
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("%w: encode request for %s %s: %s", sdk.ErrInvalid, method, path,
 				strings.TrimPrefix(err.Error(), "json: "))
 		}
-		body = bytes.NewReader(b)
+		body = &heldBody{r: bytes.NewReader(b), n: int64(len(b))}
 	}
 	u, err := url.Parse("http://flowgate" + path)
 	if err != nil {
 		return fmt.Errorf("build request %s %s: %w", method, path, err)
 	}
 	u.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	actx, cancel := within(ctx, wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, method, u.String(), nil)
 	if err != nil {
 		return fmt.Errorf("build request %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		body.attach(req)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
+		}
+		err = late(actx, err)
+		if body != nil && !body.taken.Load() && sent(ctx, err) {
+			return fmt.Errorf("%w: the gateway on %s went away before it took %s %s (%w); nothing was sent", ErrNoGateway, c.sock, method, path, err)
 		}
 		if sent(ctx, err) {
 			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
@@ -320,6 +344,7 @@ func (c *Remote) call(ctx context.Context, method, path string, q url.Values, in
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
+		err = late(actx, err)
 		if sent(ctx, err) {
 			return fmt.Errorf("%w %s %s (%w)", ErrNoAnswer, method, path, err)
 		}

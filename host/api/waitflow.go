@@ -48,7 +48,9 @@ func FlowMark(v engine.FlowView) string {
 func (c *Remote) WaitFlow(ctx context.Context, token, mark string, wait time.Duration) (engine.FlowView, error) {
 	q := url.Values{"mark": {mark}, "wait": {strconv.FormatInt(min(wait, MaxFlowWait).Milliseconds(), 10)}}
 	var out engine.FlowView
-	if err := c.call(ctx, http.MethodGet, "/v1/flows/"+pathSegment(token), q, nil, &out); err != nil {
+	// The gateway holds the request up to wait on purpose; the answer
+	// wait runs on top.
+	if err := c.callWithin(ctx, c.wait+min(wait, MaxFlowWait), http.MethodGet, "/v1/flows/"+pathSegment(token), q, nil, &out); err != nil {
 		return engine.FlowView{}, err
 	}
 	return out, nil

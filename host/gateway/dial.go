@@ -18,6 +18,13 @@ import (
 // before it listens.
 const StartWait = 15 * time.Second
 
+// RestartWait is how long a command that runs work waits, in all, for a
+// gateway that is being restarted: the old one still holds the store
+// while it stops, and the new one holds it before it serves its socket.
+// A restart under load can take longer than StartWait; a store held past
+// RestartWait with no gateway serving is reported, naming the holder.
+const RestartWait = time.Minute
+
 // ErrAlreadyRunning is returned by Start when a gateway already serves the
 // home.
 var ErrAlreadyRunning = errors.New("a gateway already runs")

@@ -216,6 +216,14 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 	if err != nil {
 		return nil, err
 	}
+	// Commands on the home open the store its gateway serves; a command's
+	// own gateway (Solo) serves the one that command chose.
+	if !g.cfg.Solo {
+		if err := recordStore(g.cfg.Home, spec); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	r := &records{Store: st}
 	switch s := st.(type) {
 	case *store.Bolt:

@@ -33,6 +33,12 @@ const DataDir = "data"
 // in this home.
 const MembersFile = "members"
 
+// StoreFile is the file inside the home that names the store the home's
+// gateway serves, when that is not the home's bbolt file (DBFile): the
+// gateway writes it as it starts, and commands run on the home open that
+// store when no gateway runs.
+const StoreFile = "store.yaml"
+
 // Resolve returns the home directory: flag if set, else $FLOWGATE_HOME,
 // else ~/.flowgate. The result is absolute.
 func Resolve(flag string) (string, error) {
