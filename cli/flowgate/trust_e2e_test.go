@@ -69,7 +69,7 @@ func TestStagesSomeoneElseControlsAreRefused(t *testing.T) {
 	require.FileExists(t, okRan, "a stage the gateway's user controls runs")
 
 	for _, c := range []struct{ name, ran, says string }{
-		{"foreign.stage", foreignRan, foreign + " is owned by nobody (uid " + strconv.Itoa(nobody) + "), not by root, the gateway's user"},
+		{"foreign.stage", foreignRan, foreign + " is owned by nobody (uid " + strconv.Itoa(nobody) + "), not by root"},
 		{"foreign.stage", foreignRan, "chown 0 " + foreign},
 		{"loose.stage", looseRan, "chmod go-w " + loose},
 		{"open.stage", openRan, extra + " is writable by group or others (mode 0777)"},

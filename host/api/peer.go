@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/sdk/filetrust"
 )
 
 // GatewayUsersEnv names the environment variable that lists, comma
@@ -74,7 +75,7 @@ func checkSocketFile(path string, trusted map[int]bool) error {
 	if !trusted[int(st.Uid)] {
 		return fmt.Errorf("%w: %s is owned by %s, not by you (%s) or a user in %s: it may not be your gateway, so nothing was sent to it; "+
 			"remove it (rm %s) and start your own with flowgate gateway, or add that user to %s if you trust it",
-			ErrUntrustedGateway, path, home.UserName(int(st.Uid)), home.UserName(os.Getuid()), GatewayUsersEnv, path, GatewayUsersEnv)
+			ErrUntrustedGateway, path, filetrust.UserName(int(st.Uid)), filetrust.UserName(os.Getuid()), GatewayUsersEnv, path, GatewayUsersEnv)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%w: %s is writable by group or others (mode %04o), so anyone could connect in your name; stop the gateway, remove the socket and start it again (it makes the socket 0600)",
@@ -107,7 +108,7 @@ func checkPeer(conn net.Conn, path string, trusted map[int]bool) error {
 	if !trusted[cred.uid] {
 		return fmt.Errorf("%w: the process listening on %s (pid %d) runs as %s, not as you (%s) or a user in %s; nothing was sent to it. "+
 			"Stop that process, remove the socket and start your own gateway, or add that user to %s if you trust it",
-			ErrUntrustedGateway, path, cred.pid, home.UserName(cred.uid), home.UserName(os.Getuid()), GatewayUsersEnv, GatewayUsersEnv)
+			ErrUntrustedGateway, path, cred.pid, filetrust.UserName(cred.uid), filetrust.UserName(os.Getuid()), GatewayUsersEnv, GatewayUsersEnv)
 	}
 	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"syscall"
+
+	"github.com/flowgate/flowgate/sdk/filetrust"
 )
 
 // Check refuses a home that someone other than the current user controls:
@@ -45,21 +45,11 @@ func Owned(path string, fi fs.FileInfo, uids map[int]bool) error {
 	}
 	if uid := os.Getuid(); !uids[int(st.Uid)] {
 		return fmt.Errorf("%s is owned by %s, not by you (%s): another user could read your tasks or answer as your gateway; "+
-			"use a home of your own (--home or %s), or if it is yours, run: chown -R %d %s", path, UserName(int(st.Uid)), UserName(uid), EnvVar, uid, path)
+			"use a home of your own (--home or %s), or if it is yours, run: chown -R %d %s", path, filetrust.UserName(int(st.Uid)), filetrust.UserName(uid), EnvVar, uid, path)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s is writable by group or others (mode %04o): anyone who can write there could replace the store or the gateway socket; "+
 			"run: chmod go-w %s", path, fi.Mode().Perm(), path)
 	}
 	return nil
-}
-
-// UserName describes uid as "name (uid N)", or "uid N" when the user
-// database does not know it.
-func UserName(uid int) string {
-	id := strconv.Itoa(uid)
-	if u, err := user.LookupId(id); err == nil {
-		return u.Username + " (uid " + id + ")"
-	}
-	return "uid " + id
 }

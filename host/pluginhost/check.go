@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/sdk"
-	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/filetrust"
+	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
 // Outcomes of checking one plugin entry.
@@ -202,7 +203,7 @@ func scanDir(ctx context.Context, cfg SupervisorConfig, dir string, taken map[st
 		return nil, nil, &ConfigError{Key: PluginsDirKey, Err: err}
 	}
 	// Whoever can write to the directory chooses what the gateway runs.
-	if err := home.Trusted(dir); err != nil {
+	if err := filetrust.Trusted(dir); err != nil {
 		return nil, nil, &ConfigError{Key: PluginsDirKey, Err: fmt.Errorf("refused to run the plugins in it: %w", err)}
 	}
 	names := map[string]bool{}

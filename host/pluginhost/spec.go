@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/filetrust"
 )
 
 // Spec names one controller plugin to run: an executable (Path, Args, Env),
@@ -156,10 +156,10 @@ func (s Spec) checkFile() error {
 }
 
 // checkOwner refuses the executable at path when someone other than the
-// gateway's user or root could change it (home.Runnable): the plugin runs
+// gateway's user or root could change it (filetrust.Runnable): the plugin runs
 // with the gateway's rights.
 func (s Spec) checkOwner(path string) error {
-	if err := home.Runnable(path); err != nil {
+	if err := filetrust.Runnable(path); err != nil {
 		return s.mistake("path", "refused to run%s: %w", s.which(), err)
 	}
 	return nil

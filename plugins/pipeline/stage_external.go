@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/filetrust"
 )
 
 // StageArgsEnv is the variable that gives an executable stage its
@@ -148,8 +149,8 @@ func (p *pipe) runExecutable(ctx context.Context, st ExecutableStage, call *flow
 	// Checked before the stage's task is created, not when a later pass
 	// reads the outcome of one that ran.
 	if _, created := p.r.tasks[p.taskKey(call)]; !created {
-		if err := trustedStage(st.Path); err != nil {
-			return flows.StageOutput{}, stageError(st, err)
+		if err := filetrust.Runnable(st.Path); err != nil {
+			return flows.StageOutput{}, stageError(st, fmt.Errorf("refused to run it: %w", err))
 		}
 	}
 	spec := sdk.TaskSpec{Argv: argv, Input: string(in)}

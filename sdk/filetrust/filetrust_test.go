@@ -1,4 +1,4 @@
-package home_test
+package filetrust_test
 
 import (
 	"os"
@@ -8,18 +8,29 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/sdk/filetrust"
 )
 
 // Runnable refuses an executable, or one a symbolic link names, when
 // another user owns it or its directory, or group or others can write
 // either, and says what to run; a system executable root owns passes.
+// nobody is the uid tests hand files to when they need another user's.
+const nobody = 65534
+
+// requireRoot skips a test that must chown files to another user.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give a file to another user (chown); run the tests as root to cover it")
+	}
+}
+
 func TestRunnableRefusesWhatAnotherUserControls(t *testing.T) {
 	t.Parallel()
 	requireRoot(t)
 	sh, err := exec.LookPath("sh")
 	require.NoError(t, err)
-	require.NoError(t, home.Runnable(sh), "root's system executables pass")
+	require.NoError(t, filetrust.Runnable(sh), "root's system executables pass")
 
 	exe := func(dir string) string {
 		t.Helper()
@@ -30,7 +41,7 @@ func TestRunnableRefusesWhatAnotherUserControls(t *testing.T) {
 	}
 	base := t.TempDir()
 	ok := exe(filepath.Join(base, "ok"))
-	require.NoError(t, home.Runnable(ok))
+	require.NoError(t, filetrust.Runnable(ok))
 
 	foreign := exe(filepath.Join(base, "foreign"))
 	require.NoError(t, os.Chown(foreign, nobody, nobody))
@@ -52,7 +63,7 @@ func TestRunnableRefusesWhatAnotherUserControls(t *testing.T) {
 		"world-writable dir":   {filepath.Join(openDir, "x"), "run: chmod go-w " + openDir},
 		"link to foreign file": {link, "chown 0 " + foreign},
 	} {
-		err := home.Runnable(c.path)
+		err := filetrust.Runnable(c.path)
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), c.says, name)
 	}

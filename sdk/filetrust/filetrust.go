@@ -1,22 +1,29 @@
-package home
+// Package filetrust decides whether an executable may run with the rights
+// of the process that would run it. The gateway applies it to controller
+// plugins and plugins_dir, and the pipeline controller to executable
+// stages; a controller that runs executables of its own can apply it too.
+//
+// The rule: the file, the file it names after symbolic links, and the
+// directories holding each must be owned by the current user or root, and
+// not writable by group or others. Whoever can rewrite the file, or put
+// another in its place, decides what runs with the caller's rights: a
+// world-writable stages directory would let any user of the machine run
+// code as the gateway. System directories such as /usr/bin pass, since
+// root owns them.
+package filetrust
 
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
-// Runnable refuses an executable the gateway would run as its own user
-// (a controller plugin, an executable pipeline stage) when anyone but
-// that user or root controls it: path, the file it names after symbolic
-// links, and the directories holding each must be owned by the current
-// user or root and not writable by group or others. Whoever can rewrite
-// the file, or put another in its place, decides what runs with the
-// gateway's rights; a world-writable stages directory would let any user
-// of the machine run code as the gateway. System directories such as
-// /usr/bin pass: root owns them. The error names the path, what is wrong
-// and the command that fixes it.
+// Runnable returns nil when path may be run under the package's rule, and
+// otherwise an error that names the path, what is wrong, and the command
+// that fixes it. A path that does not exist is the error of os.Stat.
 func Runnable(path string) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -55,4 +62,14 @@ func Trusted(p string) error {
 			"run: chmod go-w %s", p, fi.Mode().Perm(), p)
 	}
 	return nil
+}
+
+// UserName describes uid as "name (uid N)", or "uid N" when the user
+// database does not know it.
+func UserName(uid int) string {
+	id := strconv.Itoa(uid)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username + " (uid " + id + ")"
+	}
+	return "uid " + id
 }
