@@ -34,7 +34,7 @@ func recordStore(dir string, spec backend.Spec) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err == nil {
+	if err = os.WriteFile(tmp, b, 0o600); err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
