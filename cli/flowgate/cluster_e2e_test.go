@@ -85,15 +85,24 @@ steps:
 	// A batch queued for a gateway that is to go starts with a few long
 	// tasks that ask for it by label (--on), so that it runs some when
 	// it goes; the gateway that joins carries those labels too, and runs
-	// the ones queued again.
+	// the ones queued again. Their six seconds start only once the whole
+	// batch is queued (they wait for a release file, a minute at most):
+	// on a loaded machine queueing the batch can take longer than that,
+	// and they would end before anyone looked.
 	queued := 0
 	queue := func(upTo int, via []*fleetMember, pinned *fleetMember) {
+		var release string
+		if pinned != nil {
+			release = filepath.Join(f.work, "release-"+pinned.name)
+			defer func() { require.NoError(t, os.WriteFile(release, nil, 0o600)) }()
+		}
 		for first := queued; queued < upTo; queued++ {
 			i := queued
 			in := engine.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
 				Shell: fmt.Sprintf("%s; sleep %.2f", record, 0.5+float64(i%8)*0.15)}}
 			if pinned != nil && i < first+fleetPinned {
-				in.Spec.On, in.Spec.Shell = pinned.name, record+"; sleep 6"
+				in.Spec.On = pinned.name
+				in.Spec.Shell = fmt.Sprintf("%s; n=0; while [ ! -e %s ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done; sleep 6", record, release)
 			}
 			if i%3 == 0 {
 				in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(100 * time.Millisecond), SafeToRepeat: true}
