@@ -31,6 +31,7 @@ const (
 	idxTaskOwner      = "idx/task/owner/"
 	idxTaskEnded      = "idx/task/ended/"
 	idxTaskIdem       = "idx/task/idem/"
+	idxFlowIdem       = "idx/flow/idem/"
 )
 
 func esc(s string) string { return url.PathEscape(s) }
@@ -40,6 +41,13 @@ func taskKey(id string) string { return taskPrefix + id }
 
 // idemKey maps an idempotency key to the task id that claimed it.
 func idemKey(k string) string { return idxTaskIdem + esc(k) }
+
+// flowIdemKey maps a controller's Host.CreateFlow idempotency key to the
+// flow it made: keys are per controller, so one controller's key never
+// names another's flow.
+func flowIdemKey(controller, k string) string {
+	return idxFlowIdem + esc(controller) + "/" + esc(k)
+}
 
 // timeKey renders t so that keys sort by time.
 func timeKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }

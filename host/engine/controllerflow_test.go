@@ -1,0 +1,95 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// A controller's flow is stored with its idempotency key, labels and
+// parent, and flow.started, in one transaction; the same key returns it
+// unchanged, with nothing more queued; the indexes agree with the
+// records; and once the flow is pruned, its key is free again.
+func TestCreateControllerFlowKeepsItsKey(t *testing.T) {
+	t.Parallel()
+	eng, st, c := newClockEngine(t)
+	parent := createFlow(t, eng)
+	req := sdk.FlowRequest{IdempotencyKey: "a/b c", Goal: "handle it", OwnerKey: "inbox",
+		State: json.RawMessage(`{"n":1}`), Labels: map[string]string{"k": "v"}, ParentFlowID: parent.ID}
+	f, created, err := eng.CreateControllerFlow("ctl", req)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, []any{"ctl", sdk.SyncManaged, "a/b c", parent.ID, map[string]string{"k": "v"}},
+		[]any{f.ControllerID, f.SyncMode, f.IdempotencyKey, f.ParentFlowID, f.Labels})
+	again, created, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: "a/b c", Goal: "other", OwnerKey: "x"})
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, f, again)
+	evs, err := eng.Events(f.ID)
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	require.Equal(t, sdk.EventFlowStarted, evs[0].Type)
+	problems, err := eng.CheckIndexes()
+	require.NoError(t, err)
+	require.Empty(t, problems)
+
+	_, err = eng.Finish(f.ID, f.Revision, engine.EndInput{})
+	require.NoError(t, err)
+	_, err = eng.PruneFlow(f.ID, c.t)
+	require.NoError(t, err)
+	require.Empty(t, keysUnder(t, st, "idx/flow/idem/"))
+	next, created, err := eng.CreateControllerFlow("ctl", req)
+	require.NoError(t, err)
+	require.True(t, created, "a pruned flow's key is free again")
+	require.NotEqual(t, f.ID, next.ID)
+}
+
+// Past Config.MaxActiveFlows active flows of one controller, a new one is
+// refused with sdk.ErrResourceExhausted naming the cap, and nothing is
+// written; ended flows and other controllers' flows do not count.
+func TestCreateControllerFlowCap(t *testing.T) {
+	t.Parallel()
+	eng, err := engine.New(openStore(t), engine.Config{MaxActiveFlows: 2})
+	require.NoError(t, err)
+	ended, _, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: "ended", Goal: "g", OwnerKey: "o"})
+	require.NoError(t, err)
+	_, err = eng.Fail(ended.ID, ended.Revision, sdk.EndRequest{})
+	require.NoError(t, err)
+	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "other", Goal: "not counted"})
+	require.NoError(t, err)
+	for _, k := range []string{"one", "two"} {
+		_, _, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: k, Goal: "g", OwnerKey: "o"})
+		require.NoError(t, err)
+	}
+	before := len(allFlows(t, eng))
+	_, _, err = eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: "three", Goal: "g", OwnerKey: "o"})
+	require.ErrorIs(t, err, sdk.ErrResourceExhausted)
+	require.ErrorContains(t, err, "2 active flows")
+	require.ErrorContains(t, err, "max_active_flows")
+	require.Len(t, allFlows(t, eng), before, "a refused flow is not written")
+	f, created, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: "one", Goal: "g", OwnerKey: "o"})
+	require.NoError(t, err, "a repeated key is answered at the cap")
+	require.False(t, created)
+	require.Equal(t, "one", f.IdempotencyKey)
+}
+
+// A key is required, and bad input is refused naming the field.
+func TestCreateControllerFlowRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	for want, req := range map[string]sdk.FlowRequest{
+		"idempotency key": {Goal: "g", OwnerKey: "o"},
+		"goal":            {IdempotencyKey: "k", OwnerKey: "o"},
+		"owner":           {IdempotencyKey: "k", Goal: "g"},
+		"state":           {IdempotencyKey: "k", Goal: "g", OwnerKey: "o", State: json.RawMessage(`{`)},
+	} {
+		_, _, err := eng.CreateControllerFlow("ctl", req)
+		require.ErrorIs(t, err, sdk.ErrInvalid, want)
+		require.ErrorContains(t, err, want)
+	}
+	require.Empty(t, allFlows(t, eng))
+}
