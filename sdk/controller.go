@@ -59,8 +59,9 @@ type Host interface {
 	// HandleEvent as for a flow made any other way, once the flow is
 	// durable. An empty key, goal or owner is refused with ErrInvalid; a
 	// parent the controller does not drive with ErrNotManaged. Past the
-	// gateway's cap on the controller's active flows the call is refused
-	// with ErrResourceExhausted, naming the cap, and creates nothing.
+	// gateway's cap on the active flows the controller created, the call
+	// is refused with ErrResourceExhausted, naming the cap, and creates
+	// nothing.
 	CreateFlow(ctx context.Context, req FlowRequest) (flow *Flow, created bool, err error)
 	// GetFlow returns a flow.
 	GetFlow(ctx context.Context, flowID string) (*Flow, error)

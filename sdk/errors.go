@@ -37,8 +37,8 @@ var (
 	// later, for instance by failing the event so that it comes again.
 	ErrUnavailable = errcode.ErrUnavailable
 	// ErrResourceExhausted means the gateway refused the call because a
-	// limit it enforces is reached (Host.CreateFlow past the cap on a
-	// controller's active flows); the message names the limit. Nothing
+	// limit it enforces is reached (Host.CreateFlow past the cap on the
+	// active flows a controller created); the message names the limit. Nothing
 	// was done: try again once some of the work has ended.
 	ErrResourceExhausted = errcode.ErrResourceExhausted
 )

@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultMaxActiveFlows is how many active flows one controller may have
-// when it creates another, unless Config.MaxActiveFlows says otherwise: a
+// created when it creates another, unless Config.MaxActiveFlows says otherwise: a
 // controller that reacts to the outside world (a watched directory, a
 // webhook) cannot flood the gateway with flows faster than they end.
 const DefaultMaxActiveFlows = 1000
@@ -23,8 +23,10 @@ const DefaultMaxActiveFlows = 1000
 // transaction: a repeat after a crash on either side finds the flow, and
 // the event is in the outbox only once the flow is durable. A parent the
 // controller does not drive is refused (sdk.ErrNotManaged); a controller
-// with Config.MaxActiveFlows active flows is refused with
-// sdk.ErrResourceExhausted naming the cap, and nothing is written.
+// with Config.MaxActiveFlows active flows that it created itself is
+// refused with sdk.ErrResourceExhausted naming the cap, and nothing is
+// written. Flows others started for it do not count: the cap bounds what
+// a controller reacting to the outside world can start on its own.
 func (e *Engine) CreateControllerFlow(controller string, req sdk.FlowRequest) (flow *sdk.Flow, created bool, err error) {
 	key := strings.TrimSpace(req.IdempotencyKey)
 	if key == "" {
@@ -88,29 +90,19 @@ func checkParent(tx store.ReadTx, controller, id string) error {
 }
 
 // admit refuses a new flow for controller when it has its cap of active
-// flows. It reads the controller's flows until it has counted the cap.
+// flows it created itself. It counts the entries of their index, up to
+// the cap.
 func (e *Engine) admit(tx store.ReadTx, controller string) error {
 	limit, active := e.cfg.MaxActiveFlows, 0
-	var scanErr error
-	err := tx.Scan(idxFlowController+esc(controller)+"/", store.ScanOptions{}, func(it store.Item) bool {
-		f, err := loadFlow(tx, lastSegment(it.Key))
-		if err != nil {
-			scanErr = err
-			return false
-		}
-		if !f.Status.Terminal() {
-			active++
-		}
-		return active < limit
+	err := tx.Scan(createdKey(controller), store.ScanOptions{Limit: limit}, func(store.Item) bool {
+		active++
+		return true
 	})
-	if err == nil {
-		err = scanErr
-	}
 	if err != nil {
 		return err
 	}
 	if active >= limit {
-		return fmt.Errorf("%w: controller %s has %d active flows, its cap (max_active_flows in the gateway config); wait for some to end, or raise the cap",
+		return fmt.Errorf("%w: controller %s has %d active flows it created, its cap (max_active_flows in the gateway config); wait for some to end, or raise the cap",
 			sdk.ErrResourceExhausted, controller, limit)
 	}
 	return nil

@@ -48,9 +48,10 @@ func TestCreateControllerFlowKeepsItsKey(t *testing.T) {
 	require.NotEqual(t, f.ID, next.ID)
 }
 
-// Past Config.MaxActiveFlows active flows of one controller, a new one is
-// refused with sdk.ErrResourceExhausted naming the cap, and nothing is
-// written; ended flows and other controllers' flows do not count.
+// Past Config.MaxActiveFlows active flows a controller created, a new one
+// is refused with sdk.ErrResourceExhausted naming the cap, and nothing is
+// written; ended flows, flows started for it by others and other
+// controllers' flows do not count.
 func TestCreateControllerFlowCap(t *testing.T) {
 	t.Parallel()
 	eng, err := engine.New(openStore(t), engine.Config{MaxActiveFlows: 2})
@@ -60,6 +61,8 @@ func TestCreateControllerFlowCap(t *testing.T) {
 	_, err = eng.Fail(ended.ID, ended.Revision, sdk.EndRequest{})
 	require.NoError(t, err)
 	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "other", Goal: "not counted"})
+	require.NoError(t, err)
+	_, err = eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "started for it, not by it"})
 	require.NoError(t, err)
 	for _, k := range []string{"one", "two"} {
 		_, _, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: k, Goal: "g", OwnerKey: "o"})

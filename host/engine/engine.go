@@ -28,8 +28,9 @@ type Config struct {
 	// HistoryLimit bounds each flow's history (see History). If zero,
 	// DefaultHistoryLimit.
 	HistoryLimit int
-	// MaxActiveFlows caps the active flows of one controller when it
-	// creates one (CreateControllerFlow). If zero, DefaultMaxActiveFlows.
+	// MaxActiveFlows caps the active flows one controller created
+	// itself, when it creates another (CreateControllerFlow). If zero,
+	// DefaultMaxActiveFlows.
 	MaxActiveFlows int
 }
 

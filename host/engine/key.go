@@ -32,6 +32,7 @@ const (
 	idxTaskEnded      = "idx/task/ended/"
 	idxTaskIdem       = "idx/task/idem/"
 	idxFlowIdem       = "idx/flow/idem/"
+	idxFlowCreated    = "idx/flow/created/"
 )
 
 func esc(s string) string { return url.PathEscape(s) }
@@ -78,8 +79,16 @@ func flowIndexKeys(f *sdk.Flow) []string {
 	if !f.EndedAt.IsZero() {
 		keys = append(keys, idxFlowEnded+timeKey(f.EndedAt)+"/"+f.ID)
 	}
+	if f.IdempotencyKey != "" && !f.Status.Terminal() {
+		keys = append(keys, createdKey(f.ControllerID)+f.ID)
+	}
 	return keys
 }
+
+// createdKey is the prefix of the index of a controller's active flows
+// that it created itself (Host.CreateFlow): its admission counts them
+// there, in one range, without reading a record.
+func createdKey(controller string) string { return idxFlowCreated + esc(controller) + "/" }
 
 // taskIndexKeys lists the index entries a task record must have. The
 // idempotency entry is not among them: it maps to the task id and is

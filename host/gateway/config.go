@@ -65,8 +65,8 @@ type FileConfig struct {
 		// DefaultDetachedMaxBudget.
 		DetachedMaxBudget Duration `yaml:"detached_max_budget"`
 		// MaxActiveFlows is how many active flows one controller may
-		// have when it creates another (Host.CreateFlow); zero means
-		// engine.DefaultMaxActiveFlows.
+		// have created (Host.CreateFlow) when it creates another; zero
+		// means engine.DefaultMaxActiveFlows.
 		MaxActiveFlows int `yaml:"max_active_flows"`
 	} `yaml:"limits"`
 	Retention struct {

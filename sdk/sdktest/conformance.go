@@ -32,8 +32,8 @@ type HostFixture struct {
 	// FireWakes fires the wakes due now, as the gateway does when its
 	// clock reaches them.
 	FireWakes func() error
-	// MaxActiveFlows is the cap Host applies to its controller's active
-	// flows in CreateFlow (the gateway's max_active_flows): keep it small,
+	// MaxActiveFlows is the cap Host applies to the active flows its
+	// controller created, in CreateFlow (the gateway's max_active_flows): keep it small,
 	// since the CreateFlowCap case creates that many flows.
 	MaxActiveFlows int
 }

@@ -18,8 +18,8 @@ func (h *Host) SetController(name string) {
 	h.controller = name
 }
 
-// SetMaxActiveFlows caps the controller's active flows as the gateway's
-// max_active_flows does: past n, CreateFlow is refused with
+// SetMaxActiveFlows caps the active flows the controller created as the
+// gateway's max_active_flows does: past n, CreateFlow is refused with
 // sdk.ErrResourceExhausted. 0, the default, is no cap.
 func (h *Host) SetMaxActiveFlows(n int) {
 	h.mu.Lock()
@@ -53,7 +53,7 @@ func (h *Host) CreateFlow(ctx context.Context, req sdk.FlowRequest) (*sdk.Flow, 
 		}
 	}
 	if h.maxActive > 0 && h.activeFlows() >= h.maxActive {
-		return nil, false, fmt.Errorf("%w: controller %s has %d active flows, its cap (max_active_flows); wait for some to end", sdk.ErrResourceExhausted, h.controller, h.maxActive)
+		return nil, false, fmt.Errorf("%w: controller %s has %d active flows it created, its cap (max_active_flows); wait for some to end", sdk.ErrResourceExhausted, h.controller, h.maxActive)
 	}
 	t := now()
 	f := &sdk.Flow{
@@ -83,11 +83,12 @@ func checkFlowRequest(req sdk.FlowRequest) error {
 	return checkJSON("state", req.State)
 }
 
-// activeFlows counts the controller's flows that have not ended.
+// activeFlows counts the flows the controller created (CreateFlow) that
+// have not ended.
 func (h *Host) activeFlows() int {
 	n := 0
 	for id := range h.flows {
-		if f, err := h.loadFlow(id); err == nil && f.ControllerID == h.controller && !f.Status.Terminal() {
+		if f, err := h.loadFlow(id); err == nil && f.ControllerID == h.controller && f.IdempotencyKey != "" && !f.Status.Terminal() {
 			n++
 		}
 	}

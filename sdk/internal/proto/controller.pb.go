@@ -2322,7 +2322,7 @@ func (x *StoredValueResponse) GetValue() []byte {
 // stored with the flow in the transaction that creates it, and the same
 // key from the same plugin returns that flow (created false), also after
 // a crash of either side between the call and its answer. Past the
-// gateway's cap on the plugin's active flows the call is refused
+// gateway's cap on the active flows the plugin created the call is refused
 // ("resource_exhausted", the message names the cap) and nothing is
 // created.
 type CreateFlowRequest struct {
