@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -95,4 +96,17 @@ func TestCreateControllerFlowRefusesBadInput(t *testing.T) {
 		require.ErrorContains(t, err, want)
 	}
 	require.Empty(t, allFlows(t, eng))
+}
+
+// A controller with more active flows than one etcd transaction may
+// check keys still creates another: admission reads one range, not every
+// flow.
+func TestCreateControllerFlowPastTxnOps(t *testing.T) {
+	t.Parallel()
+	eng, err := engine.New(openStore(t), engine.Config{MaxActiveFlows: 300})
+	require.NoError(t, err)
+	for i := range 200 {
+		_, _, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: fmt.Sprint("k", i), Goal: "g", OwnerKey: "o"})
+		require.NoError(t, err, "flow %d", i)
+	}
 }
