@@ -69,6 +69,18 @@ func (h *Host) CreateFlow(ctx context.Context, req sdk.FlowRequest) (*sdk.Flow, 
 	return f, true, nil
 }
 
+// CreatedFlow returns the flow the controller's CreateFlow made under
+// key, so that a test can Drain its events; none is sdk.ErrNotFound.
+func (h *Host) CreatedFlow(key string) (*sdk.Flow, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id, ok := h.flowKeys[h.controller+"\x00"+key]
+	if !ok {
+		return nil, fmt.Errorf("%w: controller %s created no flow under key %q", sdk.ErrNotFound, h.controller, key)
+	}
+	return h.loadFlow(id)
+}
+
 // checkFlowRequest refuses what the gateway refuses before it looks at
 // the store.
 func checkFlowRequest(req sdk.FlowRequest) error {
