@@ -41,6 +41,7 @@ func (e *Engine) CreateControllerFlow(controller string, req sdk.FlowRequest) (f
 		return nil, false, err
 	}
 	err = e.write(func(t *txn) error {
+		created = false // a write that runs again starts afresh
 		if flow, err = controllerFlow(t.tx, in.ControllerID, key); flow != nil || err != nil {
 			return err
 		}

@@ -110,3 +110,40 @@ func TestCreateControllerFlowPastTxnOps(t *testing.T) {
 		require.NoError(t, err, "flow %d", i)
 	}
 }
+
+// Calls racing with one key make one flow: every call answers it, and
+// exactly one says it created it, also when a write runs again after a
+// conflict (etcd).
+func TestCreateControllerFlowRace(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	const n = 8
+	type answer struct {
+		id      string
+		created bool
+		err     error
+	}
+	answers := make(chan answer, n)
+	for range n {
+		go func() {
+			f, created, err := eng.CreateControllerFlow("ctl", sdk.FlowRequest{IdempotencyKey: "one", Goal: "g", OwnerKey: "o"})
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			answers <- answer{id: f.ID, created: created}
+		}()
+	}
+	ids, created := map[string]bool{}, 0
+	for range n {
+		a := <-answers
+		require.NoError(t, a.err)
+		ids[a.id] = true
+		if a.created {
+			created++
+		}
+	}
+	require.Len(t, ids, 1)
+	require.Equal(t, 1, created)
+	require.Len(t, allFlows(t, eng), 1)
+}

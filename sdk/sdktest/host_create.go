@@ -37,6 +37,7 @@ func (h *Host) CreateFlow(ctx context.Context, req sdk.FlowRequest) (*sdk.Flow, 
 	if err := checkFlowRequest(req); err != nil {
 		return nil, false, err
 	}
+	req.IdempotencyKey = strings.TrimSpace(req.IdempotencyKey)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if id, ok := h.flowKeys[h.controller+"\x00"+req.IdempotencyKey]; ok {
