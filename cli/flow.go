@@ -174,6 +174,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 	if v.ControllerID != "" {
 		row("controller", clean(v.ControllerID))
 	}
+	createdRows(row, v)
 	row("notify", v.NotifyPolicy)
 	chainRows(row, v)
 	if s := stateLine(v.Flow); s != "" {

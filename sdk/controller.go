@@ -51,6 +51,18 @@ type Info struct {
 // plugin instance was replaced or the gateway went away fails with
 // ErrPluginShutdown.
 type Host interface {
+	// CreateFlow creates a managed flow that this controller drives, or
+	// returns the flow req.IdempotencyKey already names (created false):
+	// the key is stored with the flow in the transaction that creates it,
+	// so a call repeated after a crash of the plugin or the gateway finds
+	// the flow the first one made. The flow's flow.started event comes to
+	// HandleEvent as for a flow made any other way, once the flow is
+	// durable. An empty key, goal or owner is refused with ErrInvalid; a
+	// parent the controller does not drive with ErrNotManaged. Past the
+	// gateway's cap on the active flows the controller created, the call
+	// is refused with ErrResourceExhausted, naming the cap, and creates
+	// nothing.
+	CreateFlow(ctx context.Context, req FlowRequest) (flow *Flow, created bool, err error)
 	// GetFlow returns a flow.
 	GetFlow(ctx context.Context, flowID string) (*Flow, error)
 	// ListTasks returns the tasks of a flow, oldest first.
@@ -146,6 +158,25 @@ const MaxStoredName = 256
 // MaxKeptValue bounds one value a flow keeps (Host.KeepValue): one store
 // record, which an etcd transaction carries whole.
 const MaxKeptValue = 1 << 20
+
+// FlowRequest asks for a managed flow driven by the calling controller
+// (Host.CreateFlow).
+type FlowRequest struct {
+	// IdempotencyKey is required: derive it from what the flow is for
+	// (a file's name and digest, a message id), so that asking again for
+	// the same thing returns the same flow. Keys are the controller's own:
+	// another controller's key never names this controller's flow.
+	IdempotencyKey string `json:"idempotency_key"`
+	Goal           string `json:"goal"`
+	OwnerKey       string `json:"owner_key"`
+	// State is the flow's initial JSON state; nil leaves it absent.
+	State json.RawMessage `json:"state,omitempty"`
+	// Labels are recorded on the flow as they are.
+	Labels map[string]string `json:"labels,omitempty"`
+	// ParentFlowID, if set, names a flow this controller drives that the
+	// new flow is made for (Flow.ParentFlowID).
+	ParentFlowID string `json:"parent_flow_id,omitempty"`
+}
 
 // TaskRequest asks for a task in a managed flow.
 type TaskRequest struct {

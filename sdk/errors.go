@@ -36,6 +36,11 @@ var (
 	// provides a stage, for Host.RunStage). Nothing was done: try again
 	// later, for instance by failing the event so that it comes again.
 	ErrUnavailable = errcode.ErrUnavailable
+	// ErrResourceExhausted means the gateway refused the call because a
+	// limit it enforces is reached (Host.CreateFlow past the cap on the
+	// active flows a controller created); the message names the limit. Nothing
+	// was done: try again once some of the work has ended.
+	ErrResourceExhausted = errcode.ErrResourceExhausted
 )
 
 // RevisionConflictError is returned when an expected revision is stale. It

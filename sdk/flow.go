@@ -52,6 +52,14 @@ type Flow struct {
 	// one when it ends (its terminal status, or NoticeAborted for a
 	// cancel), delivered at least once and carrying the final record.
 	OnFinish *FinishNotify `json:"on_finish,omitempty"`
+	// IdempotencyKey is the key of the Host.CreateFlow call that made
+	// the flow; empty for a flow made another way.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Labels are what the flow's creator recorded on it.
+	Labels map[string]string `json:"labels,omitempty"`
+	// ParentFlowID names the flow this one was made for by its
+	// controller (FlowRequest.ParentFlowID); empty when none.
+	ParentFlowID string `json:"parent_flow_id,omitempty"`
 }
 
 // Chain returns the flow's chain id, its own id when none is recorded.

@@ -136,6 +136,19 @@ func (h *hostClient) CancelTask(ctx context.Context, taskID string) (*Task, erro
 	return taskFromProto(r)
 }
 
+// CreateFlow implements Host.
+func (h *hostClient) CreateFlow(ctx context.Context, req FlowRequest) (*Flow, bool, error) {
+	r, err := h.client.CreateFlow(ctx, &pb.CreateFlowRequest{
+		IdempotencyKey: req.IdempotencyKey, Goal: req.Goal, OwnerKey: req.OwnerKey,
+		State: req.State, Labels: req.Labels, ParentFlowId: req.ParentFlowID,
+	})
+	if err != nil {
+		return nil, false, h.err("CreateFlow", err)
+	}
+	f, err := flowFromProto(&pb.FlowResponse{FlowJson: r.GetFlowJson()})
+	return f, r.GetCreated(), err
+}
+
 // Continue implements Host.
 func (h *hostClient) Continue(ctx context.Context, flowID string, req ContinueRequest) (*Flow, bool, error) {
 	b, err := json.Marshal(req)

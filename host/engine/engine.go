@@ -28,6 +28,10 @@ type Config struct {
 	// HistoryLimit bounds each flow's history (see History). If zero,
 	// DefaultHistoryLimit.
 	HistoryLimit int
+	// MaxActiveFlows caps the active flows one controller created
+	// itself, when it creates another (CreateControllerFlow). If zero,
+	// DefaultMaxActiveFlows.
+	MaxActiveFlows int
 }
 
 // ChangeKind names a change Notify reports.
@@ -70,6 +74,9 @@ func (c Config) WithDefaults() Config {
 	if c.TaskRetention == 0 {
 		c.TaskRetention = 7 * 24 * time.Hour
 	}
+	if c.MaxActiveFlows == 0 {
+		c.MaxActiveFlows = DefaultMaxActiveFlows
+	}
 	return c
 }
 
@@ -77,6 +84,9 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	if c.TaskRetention < 0 {
 		return fmt.Errorf("engine config: TaskRetention must not be negative (got %s)", c.TaskRetention)
+	}
+	if c.MaxActiveFlows < 0 {
+		return fmt.Errorf("engine config: MaxActiveFlows must not be negative (got %d)", c.MaxActiveFlows)
 	}
 	return nil
 }

@@ -153,6 +153,9 @@ func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error
 		if err != nil {
 			return note(it, nil, err)
 		}
+		if f.IdempotencyKey != "" {
+			want[flowIdemKey(f.ControllerID, f.IdempotencyKey)] = indexWant{record: it.Key, value: f.ID}
+		}
 		return note(it, flowIndexKeys(f), nil)
 	})
 	if err != nil {
@@ -180,6 +183,8 @@ func indexedRecord(it store.Item) string {
 	switch {
 	case strings.HasPrefix(it.Key, idxTaskIdem):
 		return taskKey(string(it.Value))
+	case strings.HasPrefix(it.Key, idxFlowIdem):
+		return flowKey(string(it.Value))
 	case strings.HasPrefix(it.Key, "idx/flow/"):
 		return flowKey(it.Key[strings.LastIndexByte(it.Key, '/')+1:])
 	}

@@ -31,6 +31,8 @@ const (
 	idxTaskOwner      = "idx/task/owner/"
 	idxTaskEnded      = "idx/task/ended/"
 	idxTaskIdem       = "idx/task/idem/"
+	idxFlowIdem       = "idx/flow/idem/"
+	idxFlowCreated    = "idx/flow/created/"
 )
 
 func esc(s string) string { return url.PathEscape(s) }
@@ -40,6 +42,13 @@ func taskKey(id string) string { return taskPrefix + id }
 
 // idemKey maps an idempotency key to the task id that claimed it.
 func idemKey(k string) string { return idxTaskIdem + esc(k) }
+
+// flowIdemKey maps a controller's Host.CreateFlow idempotency key to the
+// flow it made: keys are per controller, so one controller's key never
+// names another's flow.
+func flowIdemKey(controller, k string) string {
+	return idxFlowIdem + esc(controller) + "/" + esc(k)
+}
 
 // timeKey renders t so that keys sort by time.
 func timeKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }
@@ -70,8 +79,16 @@ func flowIndexKeys(f *sdk.Flow) []string {
 	if !f.EndedAt.IsZero() {
 		keys = append(keys, idxFlowEnded+timeKey(f.EndedAt)+"/"+f.ID)
 	}
+	if f.IdempotencyKey != "" && !f.Status.Terminal() {
+		keys = append(keys, createdKey(f.ControllerID)+f.ID)
+	}
 	return keys
 }
+
+// createdKey is the prefix of the index of a controller's active flows
+// that it created itself (Host.CreateFlow): its admission counts them
+// there, in one range, without reading a record.
+func createdKey(controller string) string { return idxFlowCreated + esc(controller) + "/" }
 
 // taskIndexKeys lists the index entries a task record must have. The
 // idempotency entry is not among them: it maps to the task id and is

@@ -99,6 +99,11 @@ func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 		if err := t.reindex(flowIndexKeys(f), nil); err != nil {
 			return err
 		}
+		if f.IdempotencyKey != "" {
+			if err := t.del(flowIdemKey(f.ControllerID, f.IdempotencyKey)); err != nil {
+				return err
+			}
+		}
 		if err := t.del(flowKey(id)); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
@@ -63,6 +64,10 @@ type FileConfig struct {
 		// run --detach) gets when it gives none; zero means
 		// DefaultDetachedMaxBudget.
 		DetachedMaxBudget Duration `yaml:"detached_max_budget"`
+		// MaxActiveFlows is how many active flows one controller may
+		// have created (Host.CreateFlow) when it creates another; zero
+		// means engine.DefaultMaxActiveFlows.
+		MaxActiveFlows int `yaml:"max_active_flows"`
 	} `yaml:"limits"`
 	Retention struct {
 		Tasks Duration `yaml:"tasks"`
@@ -252,6 +257,8 @@ func (c FileConfig) Validate() error {
 	switch {
 	case c.Limits.MaxRunning < 0:
 		return fmt.Errorf("limits.max_running must be at least 1 (got %d)", c.Limits.MaxRunning)
+	case c.Limits.MaxActiveFlows < 0:
+		return fmt.Errorf("limits.max_active_flows must not be negative (got %d); leave it out for the default, %d", c.Limits.MaxActiveFlows, engine.DefaultMaxActiveFlows)
 	case c.Limits.DetachedMaxBudget < 0:
 		return fmt.Errorf("limits.detached_max_budget must not be negative (got %s); leave it out for the default, %s, and run a task with --max-budget 0 for none", time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
 	case c.Retention.Tasks < 0:

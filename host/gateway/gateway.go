@@ -207,7 +207,8 @@ func (g *Gateway) start(ctx context.Context) error {
 		ntf *notify.Notifier
 	)
 	eng, err := engine.New(st.Store, engine.Config{
-		TaskRetention: time.Duration(g.cfg.File.Retention.Tasks),
+		TaskRetention:  time.Duration(g.cfg.File.Retention.Tasks),
+		MaxActiveFlows: g.cfg.File.Limits.MaxActiveFlows,
 		Notify: func(c engine.Change) {
 			switch c.Kind {
 			case engine.EventQueued:

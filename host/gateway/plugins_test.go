@@ -144,6 +144,8 @@ func servePlugin(mode string) {
 		sdk.Serve(silent{})
 	case "clash":
 		sdk.Serve(clash{})
+	case "spawner":
+		sdk.Serve(spawner{})
 	case "bench":
 		sdk.Serve(benchController{})
 	case "exit":

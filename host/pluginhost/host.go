@@ -83,6 +83,15 @@ func (h *host) own(flowID string) (*sdk.Flow, error) {
 	return f, nil
 }
 
+// CreateFlow implements sdk.Host: the flow's controller is always the
+// caller, so no controller can create flows for another.
+func (h *host) CreateFlow(_ context.Context, req sdk.FlowRequest) (*sdk.Flow, bool, error) {
+	if err := h.check(); err != nil {
+		return nil, false, err
+	}
+	return h.eng.CreateControllerFlow(h.name, req)
+}
+
 func (h *host) GetFlow(_ context.Context, flowID string) (*sdk.Flow, error) { return h.own(flowID) }
 
 func (h *host) ListTasks(_ context.Context, flowID string) ([]*sdk.Task, error) {

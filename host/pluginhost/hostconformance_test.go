@@ -43,13 +43,18 @@ func TestGRPCHostConformance(t *testing.T) {
 	})
 }
 
-// conformanceEngine opens an engine on a fresh bbolt file.
+// conformanceCap is the engine's cap on a controller's active flows in the
+// conformance suite: small, so that its case reaches it.
+const conformanceCap = 3
+
+// conformanceEngine opens an engine on a fresh bbolt file, with the
+// conformance cap.
 func conformanceEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
-	eng, err := engine.New(st, engine.Config{})
+	eng, err := engine.New(st, engine.Config{MaxActiveFlows: conformanceCap})
 	require.NoError(t, err)
 	return eng
 }
@@ -82,6 +87,7 @@ func gatewayFixture(eng *engine.Engine, host sdk.Host) sdktest.HostFixture {
 			_, err := eng.FireWakes(0)
 			return err
 		},
+		MaxActiveFlows: conformanceCap,
 	}
 }
 

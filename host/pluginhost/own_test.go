@@ -53,6 +53,10 @@ func TestControllerIsRefusedAnotherControllersFlow(t *testing.T) {
 				"Fail":          func() error { _, err := h.Fail(ctx, other.ID, rev, sdk.EndRequest{}); return err },
 				"RequestCancel": func() error { _, err := h.RequestCancel(ctx, other.ID, rev); return err },
 				"CancelTask":    func() error { _, err := h.CancelTask(ctx, task.ID); return err },
+				"CreateFlow": func() error {
+					_, _, err := h.CreateFlow(ctx, sdk.FlowRequest{IdempotencyKey: "k", Goal: "g", OwnerKey: "me", ParentFlowID: other.ID})
+					return err
+				},
 			}
 			for call, do := range calls {
 				err := do()
@@ -68,4 +72,28 @@ func TestControllerIsRefusedAnotherControllersFlow(t *testing.T) {
 			require.Equal(t, sdk.TaskQueued, tasks[0].Status)
 		})
 	}
+}
+
+// A controller's CreateFlow makes flows only for itself: another
+// controller's idempotency key does not name them, and its flow with the
+// same key is left alone.
+func TestCreateFlowIsTheCallersOwn(t *testing.T) {
+	t.Parallel()
+	eng := conformanceEngine(t)
+	req := sdk.FlowRequest{IdempotencyKey: "same-key", Goal: "g", OwnerKey: "me"}
+	theirs, created, err := eng.CreateControllerFlow("other", req)
+	require.NoError(t, err)
+	require.True(t, created)
+	mine, created, err := pluginhost.NewHost(eng, conformanceController, nil).CreateFlow(t.Context(), req)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, conformanceController, mine.ControllerID)
+	require.NotEqual(t, theirs.ID, mine.ID)
+	again, created, err := grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil)).CreateFlow(t.Context(), req)
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, mine.ID, again.ID, "over gRPC, the key named the flow made in process")
+	after, err := eng.GetFlow(theirs.ID)
+	require.NoError(t, err)
+	require.Equal(t, theirs.Revision, after.Revision)
 }

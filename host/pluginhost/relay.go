@@ -36,6 +36,10 @@ func (r *relay) bind(h sdk.Host) { r.to.Store(&boundHost{h}) }
 
 func (r *relay) h() sdk.Host { return r.to.Load().Host }
 
+func (r *relay) CreateFlow(ctx context.Context, req sdk.FlowRequest) (*sdk.Flow, bool, error) {
+	return r.h().CreateFlow(ctx, req)
+}
+
 func (r *relay) GetFlow(ctx context.Context, flowID string) (*sdk.Flow, error) {
 	return r.h().GetFlow(ctx, flowID)
 }

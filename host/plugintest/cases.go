@@ -25,6 +25,7 @@ var flowCases = []flowCase{
 	{"stale-revision", (*harness).staleRevision},
 	{"cancel", (*harness).cancel},
 	{"restart", (*harness).restart},
+	{"create-flow", (*harness).createFlow},
 }
 
 // outcome is a case's result for flow f: failed with err, or passed.

@@ -3,8 +3,8 @@
 // against a real embedded gateway (an engine on bbolt in a temporary
 // directory, the plugin supervisor and event delivery) and drives it
 // through scripted cases: start, a flow's events in order, a redelivered
-// event, a write made stale by an operator, a cancel, and a restart of
-// the plugin process mid-flow. It plays the runner: every task the plugin
+// event, a write made stale by an operator, a cancel, a restart of the
+// plugin process mid-flow, and a CreateFlow whose answer is lost. It plays the runner: every task the plugin
 // creates is finished succeeded by the harness, printing "ok".
 //
 // # Running it

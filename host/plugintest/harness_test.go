@@ -2,6 +2,7 @@ package plugintest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,8 +23,15 @@ import (
 const helperEnv = "FLOWGATE_PLUGINTEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "careless" {
+	switch os.Getenv(helperEnv) {
+	case "careless":
 		sdk.Serve(careless{})
+		os.Exit(0)
+	case "follower":
+		sdk.Serve(follower{stable: true})
+		os.Exit(0)
+	case "forgetful":
+		sdk.Serve(follower{})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -103,7 +111,7 @@ func requirePasses(t *testing.T, path, want string) {
 	require.NoError(t, err)
 	require.True(t, rep.Passed(), report(rep))
 	require.Equal(t, want, rep.Plugin)
-	require.Len(t, rep.Cases, 6)
+	require.Len(t, rep.Cases, 7)
 }
 
 // A controller that is not idempotent fails the redelivery case, and the
@@ -135,4 +143,79 @@ func TestNotAPlugin(t *testing.T) {
 	require.False(t, rep.Passed())
 	require.Contains(t, rep.Cases[0].Detail, "no go-plugin handshake from /bin/true")
 	require.Equal(t, "not run: the plugin did not start", rep.Cases[1].Detail)
+}
+
+// follower creates a follow-up flow for a flow whose state asks for one
+// ({"follow_up": goal}) and finishes the flow; it runs one task in any
+// other flow. Its follow-up's key is stable across deliveries when
+// stable is set, and names the delivery otherwise.
+type follower struct{ stable bool }
+
+func (follower) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "follower", Version: "0.0.1", APIVersion: sdk.APIVersion}, nil
+}
+
+func (follower) Shutdown(context.Context) error { return nil }
+
+func (fl follower) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error {
+	f, err := h.GetFlow(ctx, ev.FlowID)
+	if err != nil || f.Status.Terminal() {
+		return err
+	}
+	var state struct {
+		FollowUp string `json:"follow_up"`
+	}
+	_ = json.Unmarshal(f.State, &state)
+	switch {
+	case state.FollowUp != "":
+		key := f.ID + ":follow-up"
+		if !fl.stable {
+			key = fmt.Sprintf("%s:%d", key, ev.Deliveries)
+		}
+		if _, _, err := h.CreateFlow(ctx, sdk.FlowRequest{IdempotencyKey: key, Goal: state.FollowUp, OwnerKey: f.OwnerKey, ParentFlowID: f.ID}); err != nil {
+			return err
+		}
+		_, err = h.Finish(ctx, f.ID, f.Revision, sdk.EndRequest{})
+	case ev.Type == sdk.EventFlowStarted:
+		_, _, err = h.CreateTask(ctx, sdk.TaskRequest{FlowID: f.ID, IdempotencyKey: f.ID + ":only", Spec: sdk.TaskSpec{Shell: "true"}})
+	case ev.Type == sdk.EventTaskFinished:
+		_, err = h.Finish(ctx, f.ID, f.Revision, sdk.EndRequest{})
+	}
+	return err
+}
+
+// runHelper runs the harness on this test binary serving helper.
+func runHelper(t *testing.T, helper string) map[string]plugintest.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := plugintest.Run(ctx, plugintest.Config{Path: os.Args[0], Args: []string{"-test.run=^$"},
+		Env: map[string]string{helperEnv: helper}, Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	byCase := map[string]plugintest.Result{}
+	for _, c := range rep.Cases {
+		byCase[c.Case] = c
+	}
+	return byCase
+}
+
+// A plugin that asks again with the same key after the answer to its
+// CreateFlow was lost passes create-flow: it got the same flow, and
+// acknowledged the follow-up's flow.started.
+func TestCreateFlowCasePasses(t *testing.T) {
+	t.Parallel()
+	c := runHelper(t, "follower")["create-flow"]
+	require.True(t, c.Pass, "%s\n%s", c.Detail, strings.Join(c.Did, "\n"))
+	did := strings.Join(c.Did, "\n")
+	require.Contains(t, did, "but the harness lost the answer")
+	require.Contains(t, did, "created false")
+}
+
+// A plugin whose CreateFlow key changes from one delivery to the next
+// fails create-flow, and the report says what to do.
+func TestCreateFlowCaseFailsAnUnstableKey(t *testing.T) {
+	t.Parallel()
+	c := runHelper(t, "forgetful")["create-flow"]
+	require.False(t, c.Pass, strings.Join(c.Did, "\n"))
+	require.Contains(t, c.Detail, "did not ask again with the same key")
 }

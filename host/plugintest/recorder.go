@@ -26,6 +26,12 @@ type recorder struct {
 	// makes stale; conflicts counts the conflicts so caused.
 	stale     map[string]bool
 	conflicts map[string]int
+	// loseCreate loses the answer to the next CreateFlow; createsOn is
+	// the flow its calls are noted on; creates are the calls so far
+	// (createflow.go).
+	loseCreate bool
+	createsOn  string
+	creates    []createCall
 }
 
 func newRecorder(eng *engine.Engine) *recorder {

@@ -289,7 +289,7 @@ func TestRevisionConflictIsReturned(t *testing.T) {
 		c.armed.Store(true)
 		file, err := filepath.Abs("testdata/shell.lobster")
 		require.NoError(t, err)
-		f, err := h.Host().CreateFlow(pipeline.Name, "race", []byte(`{"file":`+jsonOf(t, file)+`,"cwd":`+jsonOf(t, t.TempDir())+`}`))
+		f, err := h.Host().NewFlow(pipeline.Name, "race", []byte(`{"file":`+jsonOf(t, file)+`,"cwd":`+jsonOf(t, t.TempDir())+`}`))
 		require.NoError(t, err)
 		started := h.Host().Events(f.ID)[0]
 

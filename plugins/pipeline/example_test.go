@@ -30,7 +30,7 @@ func Example() {
 
 	file, _ := filepath.Abs("testdata/approver.lobster")
 	state, _ := json.Marshal(map[string]any{"file": file, "args": map[string]any{}, "cwd": "/tmp"})
-	f, _ := host.CreateFlow(pipeline.Name, "release", state)
+	f, _ := host.NewFlow(pipeline.Name, "release", state)
 	deliver(f.ID)
 	f, _ = host.GetFlow(ctx, f.ID)
 	var wait struct{ Kind, Step, Prompt string }

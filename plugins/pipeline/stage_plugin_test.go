@@ -113,7 +113,7 @@ func TestPluginStageUnavailableRetries(t *testing.T) {
 	})
 	state, err := json.Marshal(map[string]any{"pipeline": "llm.invoke", "args": map[string]any{}, "cwd": t.TempDir()})
 	require.NoError(t, err)
-	f, err := host.CreateFlow(pipeline.Name, "p", state)
+	f, err := host.NewFlow(pipeline.Name, "p", state)
 	require.NoError(t, err)
 	ev := host.Events(f.ID)[0]
 	require.ErrorIs(t, c.HandleEvent(t.Context(), host, ev), sdk.ErrUnavailable)

@@ -21,6 +21,7 @@ var (
 	ErrIllegalTransition = errors.New("illegal status transition")
 	ErrPluginShutdown    = errors.New("plugin shut down")
 	ErrUnavailable       = errors.New("unavailable")
+	ErrResourceExhausted = errors.New("resource exhausted")
 )
 
 // Code is one sentinel and how it travels.
@@ -51,6 +52,7 @@ var table = [...]Code{
 	{"illegal_transition", ErrIllegalTransition, codes.FailedPrecondition, http.StatusConflict},
 	{"plugin_shutdown", ErrPluginShutdown, codes.Unavailable, 0},
 	{"unavailable", ErrUnavailable, codes.Unavailable, 0},
+	{"resource_exhausted", ErrResourceExhausted, codes.ResourceExhausted, http.StatusTooManyRequests},
 }
 
 // Of returns the entry of the first sentinel err matches under errors.Is,

@@ -104,6 +104,21 @@ func (s *hostServer) Continue(ctx context.Context, r *pb.ContinueRequest) (*pb.C
 	return &pb.ContinueResponse{FlowJson: b, Created: created}, nil
 }
 
+func (s *hostServer) CreateFlow(ctx context.Context, r *pb.CreateFlowRequest) (*pb.CreateFlowResponse, error) {
+	f, created, err := s.host.CreateFlow(ctx, sdk.FlowRequest{
+		IdempotencyKey: r.GetIdempotencyKey(), Goal: r.GetGoal(), OwnerKey: r.GetOwnerKey(),
+		State: r.State, Labels: r.GetLabels(), ParentFlowID: r.GetParentFlowId(),
+	})
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, wireErrors.ToStatus(fmt.Errorf("encode flow: %w", err))
+	}
+	return &pb.CreateFlowResponse{FlowJson: b, Created: created}, nil
+}
+
 func (s *hostServer) CancelTask(ctx context.Context, r *pb.CancelTaskRequest) (*pb.TaskResponse, error) {
 	t, err := s.host.CancelTask(ctx, r.GetTaskId())
 	if err != nil {

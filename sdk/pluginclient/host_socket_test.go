@@ -48,7 +48,7 @@ func TestHostOnUnixSocketWithoutBroker(t *testing.T) {
 	}))
 	t.Cleanup(func() { _ = client.Close() })
 	host := sdktest.NewHost()
-	f, err := host.CreateFlow("bare", "reach the host", nil)
+	f, err := host.NewFlow("bare", "reach the host", nil)
 	require.NoError(t, err)
 	p, err := pluginclient.Connect(t.Context(), client, host)
 	require.NoError(t, err)

@@ -157,7 +157,7 @@ func TestServeSubprocess(t *testing.T) {
 	require.Equal(t, "echo", info.Name)
 	require.Equal(t, sdk.APIVersion, info.APIVersion)
 
-	f, err := mem.CreateFlow("echo", "echo", nil)
+	f, err := mem.NewFlow("echo", "echo", nil)
 	require.NoError(t, err)
 	require.NoError(t, p.HandleEvent(ctx, sdk.Event{FlowID: f.ID, Seq: 1, Type: sdk.EventFlowStarted, Data: json.RawMessage(`{"hello":"world"}`)}))
 	got, err := mem.GetFlow(ctx, f.ID)

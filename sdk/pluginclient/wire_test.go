@@ -85,7 +85,7 @@ func TestHostRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		return f
 	}
-	f, err := mem.CreateFlow("probe", "round trip", json.RawMessage(`{"n":1}`))
+	f, err := mem.NewFlow("probe", "round trip", json.RawMessage(`{"n":1}`))
 	require.NoError(t, err)
 
 	got, err := remote.GetFlow(ctx, f.ID)
@@ -150,7 +150,7 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, direct(f.ID), got)
 	require.Equal(t, sdk.FlowSucceeded, got.Status)
 
-	f2, err := mem.CreateFlow("probe", "fails", nil)
+	f2, err := mem.NewFlow("probe", "fails", nil)
 	require.NoError(t, err)
 	got, err = remote.Fail(ctx, f2.ID, 1, sdk.EndRequest{BlockedTaskID: "t-x", BlockedSummary: "broke"})
 	require.NoError(t, err)
@@ -159,7 +159,7 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, "broke", got.BlockedSummary)
 	require.Nil(t, got.State, "absent state stays absent")
 
-	f3, err := mem.CreateFlow("probe", "cancelled", nil)
+	f3, err := mem.NewFlow("probe", "cancelled", nil)
 	require.NoError(t, err)
 	got, err = remote.RequestCancel(ctx, f3.ID, 1)
 	require.NoError(t, err)
@@ -167,7 +167,7 @@ func TestHostRoundTrip(t *testing.T) {
 	require.Equal(t, sdk.FlowCancelled, got.Status)
 	require.True(t, got.CancelRequested())
 
-	f4, err := mem.CreateFlow("probe", "stop a task", nil)
+	f4, err := mem.NewFlow("probe", "stop a task", nil)
 	require.NoError(t, err)
 	queued, _, err := remote.CreateTask(ctx, sdk.TaskRequest{FlowID: f4.ID, IdempotencyKey: "k4", Spec: sdk.TaskSpec{Shell: "true"}})
 	require.NoError(t, err)
@@ -230,7 +230,7 @@ func TestRevisionConflictFromHost(t *testing.T) {
 	ctx := context.Background()
 	mem := sdktest.NewHost()
 	remote, _, _ := remoteHost(t, mem)
-	f, err := mem.CreateFlow("probe", "conflict", nil)
+	f, err := mem.NewFlow("probe", "conflict", nil)
 	require.NoError(t, err)
 	_, err = mem.UpdateFlow(ctx, f.ID, 1, sdk.FlowUpdate{CurrentStep: ptr("moved")})
 	require.NoError(t, err)
@@ -267,7 +267,7 @@ func TestRevisionConflictFromController(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	mem := sdktest.NewHost()
-	f, err := mem.CreateFlow("probe", "conflict", nil)
+	f, err := mem.NewFlow("probe", "conflict", nil)
 	require.NoError(t, err)
 	_, err = mem.UpdateFlow(ctx, f.ID, 1, sdk.FlowUpdate{CurrentStep: ptr("moved")})
 	require.NoError(t, err)
@@ -318,7 +318,7 @@ func TestOneHostConnection(t *testing.T) {
 	ctx := context.Background()
 	counter := &connCounter{}
 	host := &countingHost{Host: sdktest.NewHost()}
-	f, err := host.Host.(*sdktest.Host).CreateFlow("probe", "many calls", nil)
+	f, err := host.Host.(*sdktest.Host).NewFlow("probe", "many calls", nil)
 	require.NoError(t, err)
 	p, _ := conn(t, newProbe(func(ctx context.Context, h sdk.Host, ev sdk.Event) error {
 		for range 4 {

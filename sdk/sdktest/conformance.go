@@ -32,13 +32,18 @@ type HostFixture struct {
 	// FireWakes fires the wakes due now, as the gateway does when its
 	// clock reaches them.
 	FireWakes func() error
+	// MaxActiveFlows is the cap Host applies to the active flows its
+	// controller created, in CreateFlow (the gateway's max_active_flows): keep it small,
+	// since the CreateFlowCap case creates that many flows.
+	MaxActiveFlows int
 }
 
 // RunHostConformance runs the sdk.Host contract as subtests against the
 // implementation newHost makes, a fresh one per subtest: every Host
 // method, revision conflicts carrying the current flow, refusals with
 // sdk.ErrTerminal, sdk.ErrNotFound, sdk.ErrCancelRequested and
-// sdk.ErrInvalid, idempotency keys, cancel requests, wakes, stages, and the
+// sdk.ErrInvalid, idempotency keys (of tasks and of flows a controller
+// creates), the cap on active flows, cancel requests, wakes, stages, and the
 // events each change queues. The gateway's hosts (in-process and over gRPC) and Host
 // all pass it; an implementation that passes behaves for a controller as
 // the gateway does. Revisions are checked relative to the revision read:
@@ -59,6 +64,8 @@ type conformanceCase struct {
 
 // conformanceCases lists every case, flows first. Read-only.
 var conformanceCases = []conformanceCase{
+	{"CreateFlow", testCreateFlow},
+	{"CreateFlowCap", testCreateFlowCap},
 	{"GetFlow", testGetFlow},
 	{"UpdateFlow", testUpdateFlow},
 	{"RevisionConflict", testRevisionConflict},

@@ -15,18 +15,21 @@ func TestHostConformance(t *testing.T) {
 	t.Parallel()
 	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
 		h := sdktest.NewHost()
+		h.SetController("conformance")
+		h.SetMaxActiveFlows(3)
 		return sdktest.HostFixture{
 			Host: h,
 			CreateFlow: func(goal string, state json.RawMessage) (*sdk.Flow, error) {
-				return h.CreateFlow("conformance", goal, state)
+				return h.NewFlow("conformance", goal, state)
 			},
 			StartTask: func(id string) error { _, err := h.StartTask(id); return err },
 			FinishTask: func(id string, status sdk.TaskStatus, r sdk.Result) error {
 				_, err := h.FinishTask(id, status, sdktest.Result(r))
 				return err
 			},
-			Events:    func(flowID string) ([]sdk.Event, error) { return h.Events(flowID), nil },
-			FireWakes: func() error { h.FireWakes(time.Now()); return nil },
+			Events:         func(flowID string) ([]sdk.Event, error) { return h.Events(flowID), nil },
+			FireWakes:      func() error { h.FireWakes(time.Now()); return nil },
+			MaxActiveFlows: 3,
 		}
 	})
 }

@@ -70,7 +70,7 @@ func Example() {
 		}
 	}
 
-	f, _ := host.CreateFlow("fetcher", "fetch the report", nil)
+	f, _ := host.NewFlow("fetcher", "fetch the report", nil)
 	deliver(f.ID)
 	tasks, _ := host.ListTasks(ctx, f.ID)
 	fmt.Println(tasks[0].Label, tasks[0].Status)

@@ -82,6 +82,7 @@ func (h *Harness) start(info func(context.Context) (sdk.Info, error), shutdown f
 	if h.controllerID == "" {
 		h.controllerID = "sdktest"
 	}
+	h.host.SetController(h.controllerID)
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
@@ -119,7 +120,7 @@ func (h *Harness) StartFlow(goal string, state any) *sdk.Flow {
 			h.t.Fatalf("sdktest: encode the state of flow %q: %v", goal, err)
 		}
 	}
-	f, err := h.host.CreateFlow(h.controllerID, goal, raw)
+	f, err := h.host.NewFlow(h.controllerID, goal, raw)
 	if err != nil {
 		h.t.Fatalf("sdktest: create flow %q: %v", goal, err)
 	}

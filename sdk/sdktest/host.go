@@ -28,7 +28,7 @@ const ownerKey = "sdktest"
 // the gateway. Its flows are all managed.
 //
 // Besides the sdk.Host methods a controller calls, it has the gateway's
-// side: CreateFlow, StartTask, FinishTask, Events and Ack. Records are
+// side: NewFlow, StartTask, FinishTask, Events and Ack. Records are
 // stored as JSON, as the gateway stores them, so every read returns a copy.
 // Use NewHost; a Host is safe for concurrent use.
 type Host struct {
@@ -46,6 +46,14 @@ type Host struct {
 	stored    map[[2]string][]byte             // (scope, key) → stored value
 	logs      []LogEntry
 	lastID    int
+	// controller is who the sdk.Host calls come from: the controller of
+	// the flows CreateFlow makes (SetController).
+	controller string
+	// maxActive caps the controller's active flows for CreateFlow; 0 is
+	// no cap (SetMaxActiveFlows).
+	maxActive int
+	// flowKeys maps a CreateFlow idempotency key to its flow's id.
+	flowKeys map[string]string
 }
 
 var _ sdk.Host = (*Host)(nil)
@@ -60,13 +68,15 @@ type LogEntry struct {
 // NewHost returns an empty Host.
 func NewHost() *Host {
 	return &Host{
-		flows:     map[string][]byte{},
-		tasks:     map[string][]byte{},
-		flowTasks: map[string][]string{},
-		keys:      map[string]string{},
-		outbox:    map[string][]sdk.Event{},
-		seq:       map[string]int64{},
-		continued: map[string]string{},
+		flows:      map[string][]byte{},
+		tasks:      map[string][]byte{},
+		flowTasks:  map[string][]string{},
+		keys:       map[string]string{},
+		outbox:     map[string][]sdk.Event{},
+		seq:        map[string]int64{},
+		continued:  map[string]string{},
+		controller: "sdktest",
+		flowKeys:   map[string]string{},
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
-// CreateFlow makes a managed flow of controller controllerID, queued at
+// NewFlow makes a managed flow of controller controllerID, queued at
 // revision 1 (a new flow has been written once, as in the gateway's
 // store), and queues flow.started for it. state, if not nil, must be
 // JSON; nil leaves it absent.
-func (h *Host) CreateFlow(controllerID, goal string, state json.RawMessage) (*sdk.Flow, error) {
+func (h *Host) NewFlow(controllerID, goal string, state json.RawMessage) (*sdk.Flow, error) {
 	if strings.TrimSpace(controllerID) == "" || strings.TrimSpace(goal) == "" {
 		return nil, invalid("a managed flow needs a controller id and a goal")
 	}

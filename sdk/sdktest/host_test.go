@@ -13,12 +13,12 @@ import (
 
 func newFlow(t *testing.T, h *sdktest.Host) *sdk.Flow {
 	t.Helper()
-	f, err := h.CreateFlow("ctl", "goal", json.RawMessage(`{"a":1}`))
+	f, err := h.NewFlow("ctl", "goal", json.RawMessage(`{"a":1}`))
 	require.NoError(t, err)
 	return f
 }
 
-func TestHostCreateFlow(t *testing.T) {
+func TestHostNewFlow(t *testing.T) {
 	t.Parallel()
 	h := sdktest.NewHost()
 	f := newFlow(t, h)
@@ -33,9 +33,9 @@ func TestHostCreateFlow(t *testing.T) {
 	h.Ack(f.ID, 1)
 	require.Empty(t, h.Events(f.ID))
 
-	_, err := h.CreateFlow("ctl", "goal", json.RawMessage(`{`))
+	_, err := h.NewFlow("ctl", "goal", json.RawMessage(`{`))
 	require.ErrorIs(t, err, sdk.ErrInvalid)
-	_, err = h.CreateFlow("", "goal", nil)
+	_, err = h.NewFlow("", "goal", nil)
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 }
 

@@ -84,7 +84,7 @@ func TestStagesWithoutProvider(t *testing.T) {
 // gives it, as the gateway does another plugin's.
 func TestHostProvideStage(t *testing.T) {
 	h := sdktest.NewHost()
-	f, err := h.CreateFlow("c", "goal", nil)
+	f, err := h.NewFlow("c", "goal", nil)
 	require.NoError(t, err)
 	h.ProvideStage(sdk.Stage{Name: "llm.invoke"}, func(_ context.Context, call sdk.StageCall) (json.RawMessage, error) {
 		return call.Items, nil

@@ -7,7 +7,9 @@ protocol of docs/protocol.md with Debian's python3-grpcio and
 python3-protobuf; the stubs under gen/ are generated (see README.md).
 
 The commands come from the flow's state, {"steps": ["cmd one", "cmd two"]},
-or default to two echo commands.
+or default to two echo commands. A flow whose state asks for a follow-up,
+{"follow_up": "a goal"}, gets one when its steps have succeeded: a flow
+this controller creates (Host.CreateFlow) and drives in turn.
 """
 
 import json
@@ -141,6 +143,8 @@ def react(host, event):
             log("info", "flow failed", flow_id=flow_id, reason=reason)
             return
         results.append((task.get("result") or {}).get("summary", ""))
+    if state.get("follow_up"):
+        create_follow_up(host, flow, state["follow_up"])
     state = dict(state, results=results)
     host.stub.Finish(pb.EndRequest(flow_id=flow_id, expected_revision=flow["revision"],
                                    current_step="done", state=json.dumps(state).encode()))
@@ -162,6 +166,17 @@ def start_step(host, flow, state, n, command, results):
         if error_code(err) != "cancel_requested":
             raise
         # Cancelled meanwhile: start nothing, acknowledge.
+
+
+def create_follow_up(host, flow, goal):
+    """Create the flow's follow-up under a key derived from the flow, so
+    that asking again (this event again, after a crash or a lost answer)
+    returns the same flow with created false."""
+    reply = host.stub.CreateFlow(pb.CreateFlowRequest(
+        idempotency_key=f"{flow['id']}:follow-up", goal=goal, owner_key=flow["owner_key"],
+        parent_flow_id=flow["id"]))
+    follow_up = json.loads(reply.flow_json)
+    log("info", "follow-up flow", flow_id=flow["id"], follow_up=follow_up["id"], created=reply.created)
 
 
 def watch_parent(stop):

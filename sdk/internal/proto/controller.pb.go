@@ -27,7 +27,7 @@ type Error struct {
 	// code names the sdk sentinel: "not_found", "revision_conflict",
 	// "invalid", "terminal", "cancel_requested", "not_managed",
 	// "owner_mismatch", "illegal_transition", "plugin_shutdown",
-	// "unavailable".
+	// "unavailable", "resource_exhausted".
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// expected_revision and current_flow_json are set for
 	// revision_conflict: the revision the caller sent and the flow as it is.
@@ -2316,6 +2316,156 @@ func (x *StoredValueResponse) GetValue() []byte {
 	return nil
 }
 
+// CreateFlowRequest asks for a managed flow whose controller is the
+// calling plugin: queued, with its flow.started event delivered to the
+// plugin once the flow is durable. idempotency_key is required: it is
+// stored with the flow in the transaction that creates it, and the same
+// key from the same plugin returns that flow (created false), also after
+// a crash of either side between the call and its answer. Past the
+// gateway's cap on the active flows the plugin created the call is refused
+// ("resource_exhausted", the message names the cap) and nothing is
+// created.
+type CreateFlowRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	IdempotencyKey string                 `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	Goal           string                 `protobuf:"bytes,2,opt,name=goal,proto3" json:"goal,omitempty"`
+	OwnerKey       string                 `protobuf:"bytes,3,opt,name=owner_key,json=ownerKey,proto3" json:"owner_key,omitempty"`
+	// state is JSON; absent leaves the flow's state absent.
+	State  []byte            `protobuf:"bytes,4,opt,name=state,proto3,oneof" json:"state,omitempty"`
+	Labels map[string]string `protobuf:"bytes,5,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// parent_flow_id, when set, names a flow the plugin drives that the
+	// new flow is made for; it is recorded on the new flow.
+	ParentFlowId  string `protobuf:"bytes,6,opt,name=parent_flow_id,json=parentFlowId,proto3" json:"parent_flow_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFlowRequest) Reset() {
+	*x = CreateFlowRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFlowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFlowRequest) ProtoMessage() {}
+
+func (x *CreateFlowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFlowRequest.ProtoReflect.Descriptor instead.
+func (*CreateFlowRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *CreateFlowRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CreateFlowRequest) GetGoal() string {
+	if x != nil {
+		return x.Goal
+	}
+	return ""
+}
+
+func (x *CreateFlowRequest) GetOwnerKey() string {
+	if x != nil {
+		return x.OwnerKey
+	}
+	return ""
+}
+
+func (x *CreateFlowRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *CreateFlowRequest) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *CreateFlowRequest) GetParentFlowId() string {
+	if x != nil {
+		return x.ParentFlowId
+	}
+	return ""
+}
+
+type CreateFlowResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// flow_json is an sdk.Flow.
+	FlowJson []byte `protobuf:"bytes,1,opt,name=flow_json,json=flowJson,proto3" json:"flow_json,omitempty"`
+	// created is false when the idempotency key named an existing flow.
+	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFlowResponse) Reset() {
+	*x = CreateFlowResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFlowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFlowResponse) ProtoMessage() {}
+
+func (x *CreateFlowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFlowResponse.ProtoReflect.Descriptor instead.
+func (*CreateFlowResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *CreateFlowResponse) GetFlowJson() []byte {
+	if x != nil {
+		return x.FlowJson
+	}
+	return nil
+}
+
+func (x *CreateFlowResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 type LogRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
@@ -2327,7 +2477,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2339,7 +2489,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2352,7 +2502,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{41}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2384,7 +2534,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2546,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2409,7 +2559,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{42}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{44}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -2570,7 +2720,21 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05scope\x18\x01 \x01(\tR\x05scope\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\"+\n" +
 	"\x13StoredValueResponse\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\fR\x05value\"\xbf\x01\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"\xc2\x02\n" +
+	"\x11CreateFlowRequest\x12'\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
+	"\x04goal\x18\x02 \x01(\tR\x04goal\x12\x1b\n" +
+	"\towner_key\x18\x03 \x01(\tR\bownerKey\x12\x19\n" +
+	"\x05state\x18\x04 \x01(\fH\x00R\x05state\x88\x01\x01\x12M\n" +
+	"\x06labels\x18\x05 \x03(\v25.flowgate.controller.v1.CreateFlowRequest.LabelsEntryR\x06labels\x12$\n" +
+	"\x0eparent_flow_id\x18\x06 \x01(\tR\fparentFlowId\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\b\n" +
+	"\x06_state\"K\n" +
+	"\x12CreateFlowResponse\x12\x1b\n" +
+	"\tflow_json\x18\x01 \x01(\fR\bflowJson\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\"\xbf\x01\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
@@ -2585,7 +2749,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
 	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xe5\x0e\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xca\x0f\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -2612,7 +2776,9 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\tKeptValue\x12(.flowgate.controller.v1.KeptValueRequest\x1a).flowgate.controller.v1.KeptValueResponse\x12c\n" +
 	"\n" +
 	"StoreValue\x12).flowgate.controller.v1.StoreValueRequest\x1a*.flowgate.controller.v1.StoreValueResponse\x12f\n" +
-	"\vStoredValue\x12*.flowgate.controller.v1.StoredValueRequest\x1a+.flowgate.controller.v1.StoredValueResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
+	"\vStoredValue\x12*.flowgate.controller.v1.StoredValueRequest\x1a+.flowgate.controller.v1.StoredValueResponse\x12c\n" +
+	"\n" +
+	"CreateFlow\x12).flowgate.controller.v1.CreateFlowRequest\x1a*.flowgate.controller.v1.CreateFlowResponseB7Z5github.com/flowgate/flowgate/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_flowgate_controller_v1_controller_proto_rawDescOnce sync.Once
@@ -2626,7 +2792,7 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
@@ -2669,71 +2835,77 @@ var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*StoreValueResponse)(nil),   // 38: flowgate.controller.v1.StoreValueResponse
 	(*StoredValueRequest)(nil),   // 39: flowgate.controller.v1.StoredValueRequest
 	(*StoredValueResponse)(nil),  // 40: flowgate.controller.v1.StoredValueResponse
-	(*LogRequest)(nil),           // 41: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 42: flowgate.controller.v1.LogResponse
-	nil,                          // 43: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*CreateFlowRequest)(nil),    // 41: flowgate.controller.v1.CreateFlowRequest
+	(*CreateFlowResponse)(nil),   // 42: flowgate.controller.v1.CreateFlowResponse
+	(*LogRequest)(nil),           // 43: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 44: flowgate.controller.v1.LogResponse
+	nil,                          // 45: flowgate.controller.v1.CreateFlowRequest.LabelsEntry
+	nil,                          // 46: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
 	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
 	18, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
 	19, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
-	43, // 4: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
-	1,  // 5: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
-	8,  // 6: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
-	10, // 7: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
-	12, // 8: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
-	4,  // 9: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	14, // 10: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
-	16, // 11: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
-	18, // 12: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
-	20, // 13: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
-	21, // 14: flowgate.controller.v1.HostService.Advance:input_type -> flowgate.controller.v1.AdvanceRequest
-	23, // 15: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
-	24, // 16: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
-	25, // 17: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
-	25, // 18: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
-	28, // 19: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	29, // 20: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	26, // 21: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	31, // 22: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	41, // 23: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
-	6,  // 24: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
-	4,  // 25: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	33, // 26: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
-	35, // 27: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
-	37, // 28: flowgate.controller.v1.HostService.StoreValue:input_type -> flowgate.controller.v1.StoreValueRequest
-	39, // 29: flowgate.controller.v1.HostService.StoredValue:input_type -> flowgate.controller.v1.StoredValueRequest
-	2,  // 30: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	9,  // 31: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	11, // 32: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	13, // 33: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	5,  // 34: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	15, // 35: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	17, // 36: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	19, // 37: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	15, // 38: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	22, // 39: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
-	15, // 40: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 41: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 42: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 43: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 44: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	30, // 45: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	27, // 46: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	32, // 47: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	42, // 48: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	7,  // 49: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
-	5,  // 50: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	34, // 51: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
-	36, // 52: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
-	38, // 53: flowgate.controller.v1.HostService.StoreValue:output_type -> flowgate.controller.v1.StoreValueResponse
-	40, // 54: flowgate.controller.v1.HostService.StoredValue:output_type -> flowgate.controller.v1.StoredValueResponse
-	30, // [30:55] is the sub-list for method output_type
-	5,  // [5:30] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	45, // 4: flowgate.controller.v1.CreateFlowRequest.labels:type_name -> flowgate.controller.v1.CreateFlowRequest.LabelsEntry
+	46, // 5: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	1,  // 6: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
+	8,  // 7: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
+	10, // 8: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
+	12, // 9: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
+	4,  // 10: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	14, // 11: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
+	16, // 12: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
+	18, // 13: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
+	20, // 14: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
+	21, // 15: flowgate.controller.v1.HostService.Advance:input_type -> flowgate.controller.v1.AdvanceRequest
+	23, // 16: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
+	24, // 17: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
+	25, // 18: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
+	25, // 19: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
+	28, // 20: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	29, // 21: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	26, // 22: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	31, // 23: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	43, // 24: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	6,  // 25: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
+	4,  // 26: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	33, // 27: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
+	35, // 28: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
+	37, // 29: flowgate.controller.v1.HostService.StoreValue:input_type -> flowgate.controller.v1.StoreValueRequest
+	39, // 30: flowgate.controller.v1.HostService.StoredValue:input_type -> flowgate.controller.v1.StoredValueRequest
+	41, // 31: flowgate.controller.v1.HostService.CreateFlow:input_type -> flowgate.controller.v1.CreateFlowRequest
+	2,  // 32: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	9,  // 33: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	11, // 34: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	13, // 35: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	5,  // 36: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	15, // 37: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 38: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	19, // 39: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	15, // 40: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	22, // 41: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
+	15, // 42: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 43: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 44: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 45: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	15, // 46: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	30, // 47: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	27, // 48: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	32, // 49: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	44, // 50: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	7,  // 51: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	5,  // 52: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	34, // 53: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
+	36, // 54: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
+	38, // 55: flowgate.controller.v1.HostService.StoreValue:output_type -> flowgate.controller.v1.StoreValueResponse
+	40, // 56: flowgate.controller.v1.HostService.StoredValue:output_type -> flowgate.controller.v1.StoredValueResponse
+	42, // 57: flowgate.controller.v1.HostService.CreateFlow:output_type -> flowgate.controller.v1.CreateFlowResponse
+	32, // [32:58] is the sub-list for method output_type
+	6,  // [6:32] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_flowgate_controller_v1_controller_proto_init() }
@@ -2746,13 +2918,14 @@ func file_flowgate_controller_v1_controller_proto_init() {
 	file_flowgate_controller_v1_controller_proto_msgTypes[23].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[24].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[25].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[41].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

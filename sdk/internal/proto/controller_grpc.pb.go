@@ -313,6 +313,7 @@ const (
 	HostService_KeptValue_FullMethodName     = "/flowgate.controller.v1.HostService/KeptValue"
 	HostService_StoreValue_FullMethodName    = "/flowgate.controller.v1.HostService/StoreValue"
 	HostService_StoredValue_FullMethodName   = "/flowgate.controller.v1.HostService/StoredValue"
+	HostService_CreateFlow_FullMethodName    = "/flowgate.controller.v1.HostService/CreateFlow"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -361,6 +362,9 @@ type HostServiceClient interface {
 	// StoredValue reads the value stored under a scope and a key
 	// (StoreValue).
 	StoredValue(ctx context.Context, in *StoredValueRequest, opts ...grpc.CallOption) (*StoredValueResponse, error)
+	// CreateFlow creates a managed flow the plugin drives, or returns the
+	// one its idempotency key already names.
+	CreateFlow(ctx context.Context, in *CreateFlowRequest, opts ...grpc.CallOption) (*CreateFlowResponse, error)
 }
 
 type hostServiceClient struct {
@@ -571,6 +575,16 @@ func (c *hostServiceClient) StoredValue(ctx context.Context, in *StoredValueRequ
 	return out, nil
 }
 
+func (c *hostServiceClient) CreateFlow(ctx context.Context, in *CreateFlowRequest, opts ...grpc.CallOption) (*CreateFlowResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateFlowResponse)
+	err := c.cc.Invoke(ctx, HostService_CreateFlow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -617,6 +631,9 @@ type HostServiceServer interface {
 	// StoredValue reads the value stored under a scope and a key
 	// (StoreValue).
 	StoredValue(context.Context, *StoredValueRequest) (*StoredValueResponse, error)
+	// CreateFlow creates a managed flow the plugin drives, or returns the
+	// one its idempotency key already names.
+	CreateFlow(context.Context, *CreateFlowRequest) (*CreateFlowResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -686,6 +703,9 @@ func (UnimplementedHostServiceServer) StoreValue(context.Context, *StoreValueReq
 }
 func (UnimplementedHostServiceServer) StoredValue(context.Context, *StoredValueRequest) (*StoredValueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StoredValue not implemented")
+}
+func (UnimplementedHostServiceServer) CreateFlow(context.Context, *CreateFlowRequest) (*CreateFlowResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateFlow not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -1068,6 +1088,24 @@ func _HostService_StoredValue_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_CreateFlow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateFlowRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).CreateFlow(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_CreateFlow_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).CreateFlow(ctx, req.(*CreateFlowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1154,6 +1192,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "StoredValue",
 			Handler:    _HostService_StoredValue_Handler,
+		},
+		{
+			MethodName: "CreateFlow",
+			Handler:    _HostService_CreateFlow_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -7,7 +7,10 @@
 // .proto it ships with (proto/) at start with @grpc/proto-loader.
 //
 // The commands come from the flow's state, {"steps": ["cmd one", "cmd two"]},
-// or default to two echo commands.
+// or default to two echo commands. A flow whose state asks for a
+// follow-up, {"follow_up": "a goal"}, gets one when its steps have
+// succeeded: a flow this controller creates (Host.CreateFlow) and drives
+// in turn.
 
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -28,9 +31,10 @@ const LEVELS = ["trace", "debug", "info", "warn", "error"];
 // The records, as records.schema.json describes them (only what is used).
 interface Flow {
   id: string;
+  owner_key: string;
   revision: number;
   status: string;
-  state?: { steps?: string[]; results?: string[]; [k: string]: unknown } | null;
+  state?: { steps?: string[]; results?: string[]; follow_up?: string; [k: string]: unknown } | null;
   cancel_requested_at?: string;
 }
 
@@ -131,8 +135,21 @@ async function react(host: Host, ev: Event): Promise<void> {
     }
     results.push(task.result?.summary ?? "");
   }
+  if (state.follow_up) await createFollowUp(host, flow, state.follow_up);
   await host.call("Finish", { flow_id: flow.id, expected_revision: flow.revision, current_step: "done", state: json({ ...state, results }) });
   log("info", "flow succeeded", { flow_id: flow.id });
+}
+
+/**
+ * Create the flow's follow-up under a key derived from the flow, so that
+ * asking again (this event again, after a crash or a lost answer) returns
+ * the same flow with created false.
+ */
+async function createFollowUp(host: Host, flow: Flow, goal: string): Promise<void> {
+  const reply = await host.call("CreateFlow", {
+    idempotency_key: `${flow.id}:follow-up`, goal, owner_key: flow.owner_key, parent_flow_id: flow.id,
+  });
+  log("info", "follow-up flow", { flow_id: flow.id, follow_up: flowOf(reply).id, created: reply.created });
 }
 
 /**

@@ -376,6 +376,11 @@ class HostServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.FromString,
                 )
+        self.CreateFlow = channel.unary_unary(
+                '/flowgate.controller.v1.HostService/CreateFlow',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowResponse.FromString,
+                )
 
 
 class HostServiceServicer(object):
@@ -522,6 +527,14 @@ class HostServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateFlow(self, request, context):
+        """CreateFlow creates a managed flow the plugin drives, or returns the
+        one its idempotency key already names.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HostServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -624,6 +637,11 @@ def add_HostServiceServicer_to_server(servicer, server):
                     servicer.StoredValue,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.SerializeToString,
+            ),
+            'CreateFlow': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateFlow,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -974,5 +992,22 @@ class HostService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/StoredValue',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.StoredValueResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateFlow(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.HostService/CreateFlow',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.CreateFlowResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
