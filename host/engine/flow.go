@@ -105,30 +105,36 @@ func (e *Engine) CreateFlow(in CreateFlowInput) (*sdk.Flow, error) {
 		return nil, err
 	}
 	var out *sdk.Flow
-	err := e.write(func(t *txn) error {
-		id, err := e.ids.next(t.now)
-		if err != nil {
-			return err
-		}
-		f := &sdk.Flow{
-			ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
-			Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
-			State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
-			CreatedAt: t.now, ChainID: id, OnFinish: in.OnFinish,
-		}
-		if err := t.saveFlow(nil, f); err != nil {
-			return err
-		}
-		if err := t.setChainBudget(f, in.Budget); err != nil {
-			return err
-		}
-		out = f
-		return t.appendEvent(f, sdk.EventFlowStarted, "", nil)
+	err := e.write(func(t *txn) (err error) {
+		out, err = e.insertFlow(t, in)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// insertFlow writes a new flow from the normalized in, with its chain
+// budget and its flow.started event, inside t.
+func (e *Engine) insertFlow(t *txn, in CreateFlowInput) (*sdk.Flow, error) {
+	id, err := e.ids.next(t.now)
+	if err != nil {
+		return nil, err
+	}
+	f := &sdk.Flow{
+		ID: id, SyncMode: in.SyncMode, OwnerKey: in.OwnerKey, ControllerID: in.ControllerID,
+		Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
+		State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
+		CreatedAt: t.now, ChainID: id, OnFinish: in.OnFinish,
+	}
+	if err := t.saveFlow(nil, f); err != nil {
+		return nil, err
+	}
+	if err := t.setChainBudget(f, in.Budget); err != nil {
+		return nil, err
+	}
+	return f, t.appendEvent(f, sdk.EventFlowStarted, "", nil)
 }
 
 // GetFlow returns the flow with this id, or an ErrNotFound error.
