@@ -98,6 +98,17 @@ func TestHookChecksTheSignatureOrToken(t *testing.T) {
 	f, err := r.eng.GetFlow(a.FlowID)
 	require.NoError(t, err)
 	require.JSONEq(t, string(body), string(f.State), "the body is the controller's flow's state")
+
+	// GitHub's ping, sent when a webhook is saved, proves the secret and
+	// starts nothing; unsigned, it is refused like any delivery.
+	ping := map[string]string{"X-GitHub-Event": "ping", "X-GitHub-Delivery": "p1"}
+	code, _ = r.post(t, "ctl", body, ping)
+	require.Equal(t, http.StatusUnauthorized, code)
+	ping[trigger.SignatureHeader] = trigger.Sign(secret, body)
+	code, a = r.post(t, "ctl", body, ping)
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, a.FlowID)
+	require.Equal(t, 2, r.flows(t), "a ping starts no flow")
 	require.Equal(t, "ctl", f.ControllerID)
 }
 
