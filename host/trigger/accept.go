@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -44,8 +46,49 @@ func (ts *Triggers) Accept(t Trigger, delivery string, input json.RawMessage) (f
 	at := ts.now().UTC()
 	return ts.eng.CreateFlowOnce(engine.TriggerRecords, seenKey(t.Name, delivery), in, func(tx engine.RecordTx, f *sdk.Flow) error {
 		b, _ := json.Marshal(Run{Trigger: t.Name, Delivery: delivery, FlowID: f.ID, At: at})
-		return tx.Put(runKey(t.Name, at, f.ID), b)
+		if err := tx.Put(runKey(t.Name, at, f.ID), b); err != nil {
+			return err
+		}
+		return forget(tx, t.Name, at.Add(-Remember))
 	})
+}
+
+// Remember is how long a trigger remembers a delivery: a delivery id sent
+// again within it answers with its first flow; after it, it starts a new
+// one. Senders retry within hours (GitHub's redeliveries are offered for
+// three days), so a month is ample, and it bounds the records a busy
+// trigger keeps.
+const Remember = 30 * 24 * time.Hour
+
+// forgetPerDelivery is how many deliveries older than Remember each new
+// delivery forgets: more than one, so forgetting outpaces arriving.
+const forgetPerDelivery = 2
+
+// forget deletes the run and delivery id records of up to
+// forgetPerDelivery of name's oldest deliveries accepted before cutoff.
+func forget(tx engine.RecordTx, name string, cutoff time.Time) error {
+	var old []Run
+	var keys []string
+	err := tx.Scan(runsOf(name), store.ScanOptions{Limit: forgetPerDelivery}, func(it store.Item) bool {
+		var r Run
+		if json.Unmarshal(it.Value, &r) != nil || !r.At.Before(cutoff) {
+			return false
+		}
+		old, keys = append(old, r), append(keys, it.Key)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for i, r := range old {
+		if err := tx.Delete(keys[i]); err != nil {
+			return err
+		}
+		if err := tx.Delete(seenKey(name, r.Delivery)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pipelineArgs checks input against the args the workflow file declares:

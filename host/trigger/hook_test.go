@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -208,4 +209,33 @@ func TestAddRefusesATriggerWithoutSecret(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.ts.Add(trigger.Input{Name: "dup", Controller: "ctl", TokenEnv: "T"})
 	require.ErrorContains(t, err, "exists")
+}
+
+// A delivery is remembered for trigger.Remember: sent again later, it
+// starts a new flow, and its old records are gone, so a busy trigger's
+// records stay bounded.
+func TestDeliveriesAreForgottenAfterRemember(t *testing.T) {
+	r := newRig(t)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ts := trigger.New(r.eng, func() time.Time { return clock })
+	tr, err := ts.Add(trigger.Input{Name: "ctl", Controller: "ctl", TokenEnv: "T"})
+	require.NoError(t, err)
+	first, created, err := ts.Accept(tr, "d1", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.True(t, created)
+	again, created, err := ts.Accept(tr, "d1", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, first.ID, again.ID)
+
+	clock = clock.Add(trigger.Remember + time.Minute)
+	_, _, err = ts.Accept(tr, "d2", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	runs, err := ts.Runs("ctl", 0)
+	require.NoError(t, err)
+	require.Len(t, runs, 1, "d1's run is forgotten")
+	later, created, err := ts.Accept(tr, "d1", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.True(t, created, "d1 sent after it was forgotten is a new delivery")
+	require.NotEqual(t, first.ID, later.ID)
 }
