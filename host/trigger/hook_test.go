@@ -239,3 +239,23 @@ func TestDeliveriesAreForgottenAfterRemember(t *testing.T) {
 	require.True(t, created, "d1 sent after it was forgotten is a new delivery")
 	require.NotEqual(t, first.ID, later.ID)
 }
+
+// With --args-from query, the URL's query is the input, as an object of
+// strings, and the body is only signed, not read as JSON.
+func TestHookArgsFromQuery(t *testing.T) {
+	r := newRig(t)
+	_, err := r.ts.Add(trigger.Input{Name: "q", Controller: "ctl", ArgsFrom: trigger.ArgsFromQuery, TokenEnv: "HOOK_TOKEN"})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, r.srv.URL+"/hooks/q?branch=main&n=1", strings.NewReader("not json"))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	var a trigger.Answer
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&a))
+	f, err := r.eng.GetFlow(a.FlowID)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"branch":"main","n":"1"}`, string(f.State))
+}
