@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func newTriggersAddCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if m := t.Missing(); len(m) > 0 {
+				if m := t.Missing(os.Getenv); len(m) > 0 {
 					fmt.Fprintf(e.stderr, "Note: %v is not set here; the gateway reads it from its own environment, so set it where the gateway runs.\n", m)
 				}
 				return printer{e.stdout, asJSON}.emit(t, func(w io.Writer) {

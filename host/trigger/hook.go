@@ -104,7 +104,7 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !t.authorized(h.cfg.Getenv, body, r.Header.Get(SignatureHeader), r.Header.Get("Authorization")) {
-		if m := t.Missing(); len(m) > 0 {
+		if m := t.Missing(h.cfg.Getenv); len(m) > 0 {
 			h.cfg.Logger.Warn("trigger: refused a delivery; the gateway's environment lacks the trigger's secret", "trigger", name, "unset", m)
 		}
 		h.answer(w, name, OutcomeUnauthorized, http.StatusUnauthorized,

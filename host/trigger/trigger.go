@@ -2,7 +2,6 @@ package trigger
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"time"
 
@@ -135,12 +134,12 @@ func (in Input) Build(now time.Time) (Trigger, error) {
 	return t, nil
 }
 
-// Missing names the variables of t that are not set in this process's
-// environment; a gateway without them refuses every delivery.
-func (t Trigger) Missing() []string {
+// Missing names the variables of t that getenv finds empty; a gateway
+// whose environment lacks them refuses every delivery.
+func (t Trigger) Missing(getenv func(string) string) []string {
 	var out []string
 	for _, v := range []string{t.SecretEnv, t.TokenEnv} {
-		if v != "" && os.Getenv(v) == "" {
+		if v != "" && getenv(v) == "" {
 			out = append(out, v)
 		}
 	}
