@@ -164,16 +164,29 @@ func deliveryInput(t Trigger, r *http.Request, body []byte) (json.RawMessage, er
 // X-GitHub-Delivery, else the sender's Idempotency-Key, else a digest of
 // the query and body, so a sender that names nothing still gets one flow
 // per distinct payload.
+// An id over maxDeliveryID bytes is kept as its digest, so that what a
+// sender puts in a header cannot make an oversized store key.
 func deliveryID(r *http.Request, body []byte) string {
 	for _, h := range []string{"X-GitHub-Delivery", "Idempotency-Key"} {
-		if v := r.Header.Get(h); v != "" {
+		if v := r.Header.Get(h); len(v) > maxDeliveryID {
+			return digest([]byte(v))
+		} else if v != "" {
 			return v
 		}
 	}
+	return digest([]byte(r.URL.RawQuery), []byte{0}, body)
+}
+
+// maxDeliveryID is the longest delivery id kept as sent: GitHub's are
+// UUIDs, and an Idempotency-Key is usually one too.
+const maxDeliveryID = 128
+
+// digest is "sha256:" and the hex SHA-256 of parts, in order.
+func digest(parts ...[]byte) string {
 	d := sha256.New()
-	d.Write([]byte(r.URL.RawQuery))
-	d.Write([]byte{0})
-	d.Write(body)
+	for _, p := range parts {
+		d.Write(p)
+	}
 	return "sha256:" + hex.EncodeToString(d.Sum(nil))
 }
 

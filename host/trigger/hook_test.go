@@ -143,6 +143,15 @@ func TestHookDeduplicatesDeliveries(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, runs, 2, "one run per accepted delivery, none per repeat")
 	require.Equal(t, a1.FlowID, runs[0].FlowID, "newest first")
+
+	// A huge Idempotency-Key is kept as its digest, and still deduplicates.
+	long := map[string]string{trigger.SignatureHeader: trigger.Sign(secret, other), "Idempotency-Key": strings.Repeat("k", 4000)}
+	code, l1 := r.post(t, "ctl", other, long)
+	require.Equal(t, http.StatusAccepted, code)
+	require.True(t, strings.HasPrefix(l1.Delivery, "sha256:"), l1.Delivery)
+	code, l2 := r.post(t, "ctl", other, long)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, l1.FlowID, l2.FlowID)
 }
 
 func TestHookBoundsBodyAndRate(t *testing.T) {
