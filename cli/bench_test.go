@@ -33,8 +33,8 @@ func TestBenchJSON(t *testing.T) {
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	require.NoError(t, cmd.ExecuteContext(context.Background()), errb.String())
-	require.Contains(t, errb.String(), "[1/9]")
-	require.Contains(t, errb.String(), "[9/9] done")
+	require.Contains(t, errb.String(), "[1/10]")
+	require.Contains(t, errb.String(), "[10/10] done")
 
 	var rep struct {
 		Dir     string          `json:"dir"`
@@ -118,7 +118,7 @@ func TestBenchJSON(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigTaskCPU, bench.FigRunning,
-		bench.FigStartLatency, bench.FigTasksRun, bench.FigStartStop, bench.FigController,
+		bench.FigStartLatency, bench.FigTriggerAccept, bench.FigTriggerLatency, bench.FigTasksRun, bench.FigStartStop, bench.FigController,
 		bench.FigControllerRead, bench.FigList, bench.FigListAll, bench.FigRestart, bench.FigRSS}, names)
 	require.Len(t, rep.Skipped, 4, "the figures against Lobster and the step floor beside them, left out")
 	require.Equal(t, targets, rep.Verdict.Total)

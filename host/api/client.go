@@ -47,6 +47,7 @@ type Client interface {
 	Keeper
 	Sessioner
 	Cron
+	Triggers
 	Storage
 	Auditor
 	Maintainer

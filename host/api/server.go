@@ -86,6 +86,18 @@ const maxRequestBody = 4 << 20
 //	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap}       {runs}
 //	GET  /v1/cron/status                CronStatus     -                               CronStatus
 //
+// The trigger routes manage webhook triggers (deliveries themselves go to
+// POST /hooks/{name} on the gateway's HTTP listener, not to this API).
+//
+//	route                                  method             request        answer
+//	GET  /v1/triggers                      ListTriggers       -              {triggers}
+//	POST /v1/triggers                      AddTrigger         trigger.Input  trigger.Trigger (201)
+//	GET  /v1/triggers/{name}               GetTrigger         -              trigger.Trigger
+//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  -              trigger.Trigger
+//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  -              trigger.Trigger
+//	POST /v1/triggers/{name}/remove        RemoveTrigger      -              trigger.Trigger (as it was)
+//	GET  /v1/triggers/{name}/runs          TriggerRuns        query: limit   {runs}
+//
 // The storage routes copy and verify the store file (see Storage).
 //
 //	route            method  request  answer
@@ -180,6 +192,13 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/cron/jobs/{ref}/run", s.runJobNow)
 	s.handle("POST /v1/cron/jobs/{ref}/backfill", s.backfillJob)
 	s.handle("GET /v1/cron/status", s.cronStatus)
+	s.handle("GET /v1/triggers", s.listTriggers)
+	s.handle("POST /v1/triggers", s.addTrigger)
+	s.handle("GET /v1/triggers/{name}", s.getTrigger)
+	s.handle("POST /v1/triggers/{name}/enable", s.enableTrigger(true))
+	s.handle("POST /v1/triggers/{name}/disable", s.enableTrigger(false))
+	s.handle("POST /v1/triggers/{name}/remove", s.removeTrigger)
+	s.handle("GET /v1/triggers/{name}/runs", s.triggerRuns)
 	s.mux.HandleFunc("GET /v1/backup", s.backup)
 	s.handle("GET /v1/check", s.check)
 	s.handle("GET /v1/audit", s.audit)

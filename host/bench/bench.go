@@ -53,6 +53,9 @@ type run struct {
 	etcd []*engine.Engine
 	// etcdStore is the first of those clients' store.
 	etcdStore store.Store
+	// guardedMany is the many-writer guarded update rate the updates
+	// phase measured: the baseline of the trigger deliveries.
+	guardedMany float64
 }
 
 // phase is one part of a run.
@@ -151,6 +154,8 @@ func (r *run) phases() []phase {
 			rounds * time.Duration(s.DispatchTasks) * 11 * time.Millisecond, r.dispatch},
 		{fmt.Sprintf("created to started: %d tasks of true one at a time", s.DispatchTasks/10),
 			time.Duration(s.DispatchTasks/10) * 30 * time.Millisecond, r.startLatency},
+		{fmt.Sprintf("webhook triggers: %d rounds of deliveries by %d senders, and of %d deliveries one at a time to a workflow", s.Rounds, hookSenders, max(s.DispatchTasks/10/s.Rounds, 1)),
+			rounds * (s.Updates + time.Duration(max(s.DispatchTasks/10/s.Rounds, 1))*40*time.Millisecond), r.triggers},
 		{fmt.Sprintf("commands with no gateway: %d runs of tasks run true, and of an in-process gateway's start and stop", s.Rounds*5),
 			time.Duration(s.Rounds*5) * 400 * time.Millisecond, r.commands},
 		{fmt.Sprintf("workflows against Lobster (npm install %s): %d rounds of a 20-step chain and a 100-way for_each", lobsterPackage, s.Rounds),

@@ -82,6 +82,7 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		return nil, fmt.Errorf("a stale expected revision was not refused (err %v)", err)
 	}
 	raw := median(fsync)
+	r.guardedMany = median(many)
 	figs := []Figure{
 		{Name: FigFsync, Title: "raw fsync (4 KiB overwrite + fdatasync)", Value: raw, Unit: "fsync/s", Rounds: fsync},
 		updateFigure(FigUpdate1, "guarded flow update, 1 writer", one, raw, 0.3),

@@ -11,10 +11,14 @@ import (
 // runtime state, run history and delivery outbox (host/scheduler).
 const CronRecords = "cron/"
 
+// TriggerRecords is the namespace of webhook triggers: their definitions,
+// and the deliveries they accepted (host/trigger).
+const TriggerRecords = "trigger/"
+
 // recordNamespaces lists every namespace UpdateRecords and ViewRecords
 // lend. None overlaps the engine's own keys (flow/, task/, event/,
 // eventseq/, idx/, quarantine/).
-var recordNamespaces = []string{CronRecords}
+var recordNamespaces = []string{CronRecords, TriggerRecords}
 
 // RecordReadTx reads the keys of one record namespace in a consistent
 // snapshot. Keys are full keys, namespace included; a key or prefix outside
@@ -39,7 +43,7 @@ type RecordTx interface {
 }
 
 // UpdateRecords runs fn in one engine write transaction confined to the
-// record namespace ns (CronRecords). It is how a part of the host that
+// record namespace ns (CronRecords, TriggerRecords). It is how a part of the host that
 // keeps records of its own writes them without opening a store
 // transaction: the engine stays the only writer.
 //

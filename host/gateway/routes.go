@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/flowgate/flowgate/host/runcenter"
+	"github.com/flowgate/flowgate/host/trigger"
 )
 
 // socketHandler is the API socket's handler: the API, and /metrics for
@@ -18,7 +19,8 @@ func (g *Gateway) socketHandler(apiHandler http.Handler) http.Handler {
 
 // webHandler is the TCP listener's handler: the run center, the API's
 // history stream it follows, /metrics and the probes, all behind the run
-// center's guard (tokens, CSRF, security headers).
+// center's guard (tokens, CSRF, security headers); and the triggers'
+// POST /hooks/{name}, which each trigger guards itself.
 func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
 	c := g.cfg.File.HTTP
 	rc, err := runcenter.New(runcenter.Config{Client: g.client(), Home: g.cfg.Home, LogAt: g.logs,
@@ -32,7 +34,13 @@ func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
 	mux.Handle("GET /readyz", apiHandler)
 	mux.Handle("GET /v1/flows/{id}/history/stream", apiHandler)
 	mux.Handle("/", rc)
-	return rc.Guard(mux), nil
+	// Deliveries carry their own proof (the trigger's HMAC or token), not
+	// a run center token or session, so they bypass the guard.
+	outer := http.NewServeMux()
+	outer.Handle("POST /hooks/{name}", trigger.NewHooks(trigger.HooksConfig{Triggers: trigger.New(g.eng, nil),
+		Observe: g.metrics.TriggerDelivery, Logger: g.cfg.Logger.Named("trigger")}))
+	outer.Handle("/", rc.Guard(mux))
+	return outer, nil
 }
 
 // startWeb starts the TCP listener when the config names an address.

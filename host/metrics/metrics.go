@@ -29,6 +29,7 @@ type Metrics struct {
 	commit      prometheus.Histogram
 	cronLag     prometheus.Histogram
 	cronRuns    *prometheus.CounterVec
+	hooks       *prometheus.CounterVec
 }
 
 // New returns metrics with their own registry, holding the recorded
@@ -60,8 +61,10 @@ func New(logger hclog.Logger) *Metrics {
 			Help: "Time from a cron run's scheduled time to the scheduler firing it.", Buckets: long}),
 		cronRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "cron_runs_total",
 			Help: "Cron runs that ended, by outcome (ok, error, skipped, missed, …)."}, []string{"outcome"}),
+		hooks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "trigger_deliveries_total",
+			Help: "Webhook deliveries by trigger (empty for a name that is no enabled trigger) and outcome (accepted, duplicate, unauthorized, rate_limited, …)."}, []string{"trigger", "outcome"}),
 	}
-	m.reg.MustRegister(m.taskStart, m.taskRun, m.eventLag, m.deliveryErr, m.commit, m.cronLag, m.cronRuns,
+	m.reg.MustRegister(m.taskStart, m.taskRun, m.eventLag, m.deliveryErr, m.commit, m.cronLag, m.cronRuns, m.hooks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -113,6 +116,12 @@ func (m *Metrics) CronFired(lag time.Duration) { m.cronLag.Observe(seconds(lag))
 
 // CronRunEnded records a cron run's outcome (scheduler.Observer).
 func (m *Metrics) CronRunEnded(outcome string) { m.cronRuns.WithLabelValues(outcome).Inc() }
+
+// TriggerDelivery records a webhook delivery's outcome
+// (trigger.HooksConfig.Observe).
+func (m *Metrics) TriggerDelivery(trigger, outcome string) {
+	m.hooks.WithLabelValues(trigger, outcome).Inc()
+}
 
 // seconds is d in seconds, never negative (a clock step back is no lag).
 func seconds(d time.Duration) float64 { return max(d, 0).Seconds() }

@@ -37,7 +37,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, csrfKey: make([]byte, 32), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
 	_, _ = rand.Read(s.csrfKey) // crypto/rand.Read never fails
-	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "audit", "plugins", "login", "error"} {
+	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("runcenter: parse the %s page: %w", name, err)
@@ -64,6 +64,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("POST /gates/decide", s.decide)
 	s.page("GET /cron", "cron", s.cronPage)
 	s.page("GET /cron/{ref}", "job", s.jobPage)
+	s.page("GET /triggers", "triggers", s.triggersPage)
 	s.page("GET /audit", "audit", s.auditPage)
 	s.page("GET /plugins", "plugins", s.pluginsPage)
 	s.mux.HandleFunc("GET /pulse", s.pulse)
@@ -153,6 +154,7 @@ func (s *Server) newView(r *http.Request, active, title string, data any) view {
 // navPages are the links of the navigation, each with the page it marks.
 var navPages = []struct{ name, href, page string }{
 	{"Flows", "/", "flows"}, {"Gates", "/gates", "gates"}, {"Cron", "/cron", "cron"},
+	{"Triggers", "/triggers", "triggers"},
 	{"Audit", "/audit", "audit"}, {"Plugins", "/plugins", "plugins"},
 }
 
