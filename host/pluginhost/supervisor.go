@@ -141,6 +141,9 @@ type instance struct {
 	// adopt is the process FindDir started, which the first launch runs
 	// instead of starting another; nil once taken.
 	adopt *prestarted
+	// watchFailed receives the error that ended the current instance's
+	// Watch (see watch); wait ends the instance on it.
+	watchFailed chan error
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
@@ -423,15 +426,20 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	}
 	in.mu.Lock()
 	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
+	in.watchFailed = make(chan error, 1)
 	in.mu.Unlock()
 	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
+	if info.Watch {
+		go s.watch(ctx, in, conn, epoch, log)
+	}
 	return nil
 }
 
-// wait returns when the instance's process exits or ctx ends.
+// wait returns when the instance's process exits, its Watch fails, or
+// ctx ends.
 func (s *Supervisor) wait(ctx context.Context, in *instance) error {
 	in.mu.Lock()
-	client := in.client
+	client, watchFailed := in.client, in.watchFailed
 	in.mu.Unlock()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -439,6 +447,8 @@ func (s *Supervisor) wait(ctx context.Context, in *instance) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case err := <-watchFailed:
+			return err
 		case <-t.C:
 			if client.Exited() {
 				return errors.New("the plugin process exited")
