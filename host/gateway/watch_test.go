@@ -20,7 +20,8 @@ import (
 
 // watcher declares a Watch that appends its process id to the file
 // ledger, creates one flow keyed "from-watch", and fails on its first
-// call ever (the ledger had no line), else runs until it is stopped.
+// call ever (the ledger had no line), else runs until it is stopped. It
+// leaves its flow alone.
 type watcher struct {
 	stepper
 	ledger string
@@ -31,6 +32,9 @@ func (w watcher) Info(ctx context.Context) (sdk.Info, error) {
 	info.Watch = true
 	return info, err
 }
+
+// HandleEvent acknowledges every event: the flow stays as Watch made it.
+func (watcher) HandleEvent(context.Context, sdk.Host, sdk.Event) error { return nil }
 
 func (w watcher) Watch(ctx context.Context, h sdk.Host) error {
 	before, _ := os.ReadFile(w.ledger)
