@@ -105,14 +105,16 @@ func (b inbox) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error 
 		return err
 	}
 	var st file
-	if err := json.Unmarshal(flow.State, &st); err != nil {
-		return err
-	}
-	if flow.Status == sdk.FlowSucceeded {
+	_ = json.Unmarshal(flow.State, &st) // a flow with no file is ended below
+	if flow.Status == sdk.FlowSucceeded && st.Name != "" {
 		return b.moveDone(st.Name)
 	}
 	if flow.Status.Terminal() || (ev.Type != sdk.EventFlowStarted && ev.Type != sdk.EventTaskFinished) {
 		return nil
+	}
+	if st.Name == "" { // started for inbox by someone else
+		_, err := h.Fail(ctx, flow.ID, flow.Revision, sdk.EndRequest{BlockedSummary: "inbox drives only the flows it creates for the files in INBOX_DIR"})
+		return err
 	}
 	tasks, err := h.ListTasks(ctx, flow.ID)
 	if err != nil {
