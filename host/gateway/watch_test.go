@@ -88,7 +88,9 @@ func TestWatchIsCalledAgainOnEveryNewInstance(t *testing.T) {
 	waitFor(t, "the failed watch's restart to watch again", func() bool { return len(watches(t, ledger)) == 2 })
 	pids := watches(t, ledger)
 	require.NotEqual(t, pids[0], pids[1], "the watch that failed was called again in a new process")
-	require.Equal(t, pids[1], pluginStatus(t, c, "watcher").PID)
+	st := pluginStatus(t, c, "watcher")
+	require.Equal(t, pids[1], st.PID)
+	require.Equal(t, "running", st.Watch, "plugins list says the watch runs")
 
 	require.NoError(t, syscall.Kill(pids[1], syscall.SIGKILL))
 	waitFor(t, "the killed plugin's new instance to watch", func() bool { return len(watches(t, ledger)) == 3 })

@@ -144,6 +144,8 @@ type instance struct {
 	// watchFailed receives the error that ended the current instance's
 	// Watch (see watch); wait ends the instance on it.
 	watchFailed chan error
+	// watch is the current instance's Status.Watch.
+	watch string
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
@@ -268,7 +270,7 @@ func (s *Supervisor) Statuses() []Status {
 	for name, in := range s.instances {
 		in.mu.Lock()
 		st := Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
-			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages}
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages, Watch: in.watch}
 		if in.lastStart != nil {
 			st.Exit, st.Stderr = in.lastStart.Exit, in.lastStart.Stderr
 		}
@@ -427,6 +429,10 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	in.mu.Lock()
 	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
 	in.watchFailed = make(chan error, 1)
+	in.watch = ""
+	if info.Watch {
+		in.watch = "running"
+	}
 	in.mu.Unlock()
 	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
 	if info.Watch {
@@ -477,7 +483,7 @@ func (in *instance) shutdown(timeout time.Duration, log hclog.Logger) {
 func (in *instance) kill() {
 	in.mu.Lock()
 	client, pid := in.client, in.pid
-	in.client, in.conn = nil, nil
+	in.client, in.conn, in.watch = nil, nil, ""
 	in.mu.Unlock()
 	if client != nil {
 		client.Kill()

@@ -24,6 +24,11 @@ func (s *Supervisor) watch(ctx context.Context, in *instance, conn pluginclient.
 	err := conn.Watch(ctx)
 	switch {
 	case err == nil:
+		in.mu.Lock()
+		if in.epoch == epoch {
+			in.watch = "ended"
+		}
+		in.mu.Unlock()
 		log.Info("plugin watch ended; it is called again when the plugin restarts", "epoch", epoch)
 	case ctx.Err() != nil || errors.Is(err, sdk.ErrPluginShutdown) || !in.live(epoch):
 		log.Debug("plugin watch ended with its instance", "epoch", epoch, "error", err)
