@@ -42,6 +42,9 @@ type Info struct {
 	// Stages are the typed pipeline stages the controller provides; it
 	// runs them by implementing StageProvider. None if empty.
 	Stages []Stage `json:"stages,omitempty"`
+	// Watch asks the gateway to run the controller's Watcher once per
+	// plugin instance; the controller must implement Watcher.
+	Watch bool `json:"watch,omitempty"`
 }
 
 // Host is the gateway as a controller sees it. Every method is a call over

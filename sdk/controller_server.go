@@ -34,6 +34,9 @@ func (s *controllerServer) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*
 	if err != nil {
 		return nil, wireErrors.ToStatus(err)
 	}
+	if _, ok := s.impl.(Watcher); info.Watch && !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "controller %s declares Info.Watch but does not implement sdk.Watcher; add a Watch(ctx, host) method to it, or leave Watch false", info.Name)
+	}
 	return infoToProto(info), nil
 }
 
@@ -131,4 +134,28 @@ func (s *controllerServer) RunStage(ctx context.Context, r *pb.RunStageRequest) 
 		return nil, wireErrors.ToStatus(err)
 	}
 	return &pb.RunStageResponse{ItemsJson: out}, nil
+}
+
+// Watch runs the controller's Watcher until it returns or the gateway
+// cancels the call. A panic ends the watch with an error, as an error
+// does: the gateway restarts the plugin.
+func (s *controllerServer) Watch(ctx context.Context, _ *pb.WatchRequest) (_ *pb.WatchResponse, err error) {
+	host := s.currentHost()
+	if host == nil {
+		return nil, status.Error(codes.FailedPrecondition, "controller was asked to watch before Setup; the gateway must connect with pluginclient.Connect first")
+	}
+	w, ok := s.impl.(Watcher)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "controller does not implement sdk.Watcher; the gateway calls Watch only when Info.Watch is true")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("controller panicked watching", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = status.Errorf(codes.Internal, "controller panicked watching: %v", p)
+		}
+	}()
+	if err := w.Watch(ctx, host); err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return &pb.WatchResponse{}, nil
 }

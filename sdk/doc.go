@@ -44,6 +44,13 @@
 // a controller that runs pipelines reach the stages other plugins
 // provide.
 //
+// # Watching for work
+//
+// A controller that is its own source of work sets Info.Watch and
+// implements Watcher: the gateway calls Watch once per plugin process, and
+// Watch creates flows with Host.CreateFlow, keyed by what each is for, as
+// things arrive (examples/controllers/inbox).
+//
 // # Gates
 //
 // A flow that waits for a person parks with a Wait of kind GateApproval or

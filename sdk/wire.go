@@ -30,6 +30,7 @@ func infoToProto(i Info) *pb.GetInfoResponse {
 		ApiVersion:   int32(i.APIVersion),
 		Capabilities: i.Capabilities,
 		Stages:       stagesToProto(i.Stages),
+		Watch:        i.Watch,
 	}
 }
 

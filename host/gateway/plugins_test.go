@@ -30,7 +30,8 @@ import (
 // testPluginEnv makes the test binary serve a controller plugin: "stepper"
 // (three tasks, slowly, recording each event it starts on), "exit" (dies
 // before the handshake), "garbage" (prints to stdout before the
-// handshake), "silent" (never answers HandleEvent), "bench" (one host
+// handshake), "silent" (never answers HandleEvent), "watcher" (a Watch
+// that fails on its first call: watch_test.go), "bench" (one host
 // call per event: benchController, plugin_bench_test.go), "broken" (dies
 // before the handshake while the file FLOWGATE_TEST_BROKEN exists, else
 // stepper).
@@ -146,6 +147,8 @@ func servePlugin(mode string) {
 		sdk.Serve(clash{})
 	case "spawner":
 		sdk.Serve(spawner{})
+	case "watcher":
+		sdk.Serve(watcher{ledger: os.Getenv("FLOWGATE_TEST_WATCHES")})
 	case "bench":
 		sdk.Serve(benchController{})
 	case "exit":

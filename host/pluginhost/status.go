@@ -32,6 +32,10 @@ type Status struct {
 	// Stages are the pipeline stages the plugin declared when it last
 	// started.
 	Stages []sdk.Stage `json:"stages,omitempty"`
+	// Watch is how the running process's Watch is: "running", "ended"
+	// (it returned OK), or empty when the plugin declares no Watch or
+	// no process runs.
+	Watch string `json:"watch,omitempty"`
 	// Exit and Stderr say how the process of the last failed start
 	// (LastError) ended: its exit status ("exit status 3"; empty when it
 	// never ran) and the last lines it wrote to stderr, at most

@@ -141,6 +141,11 @@ type instance struct {
 	// adopt is the process FindDir started, which the first launch runs
 	// instead of starting another; nil once taken.
 	adopt *prestarted
+	// watchFailed receives the error that ended the current instance's
+	// Watch (see watch); wait ends the instance on it.
+	watchFailed chan error
+	// watch is the current instance's Status.Watch.
+	watch string
 }
 
 // NewSupervisor returns a supervisor for cfg.Plugins; it fails with a
@@ -265,7 +270,7 @@ func (s *Supervisor) Statuses() []Status {
 	for name, in := range s.instances {
 		in.mu.Lock()
 		st := Status{Name: name, Version: in.info.Version, State: in.state, PID: in.pid, Restarts: in.restarts,
-			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages}
+			Epoch: in.epoch, LastError: in.lastError, Since: in.since, Pending: pending[name], Stages: in.info.Stages, Watch: in.watch}
 		if in.lastStart != nil {
 			st.Exit, st.Stderr = in.lastStart.Exit, in.lastStart.Stderr
 		}
@@ -423,15 +428,24 @@ func (s *Supervisor) launch(ctx context.Context, in *instance, log hclog.Logger)
 	}
 	in.mu.Lock()
 	in.conn, in.info, in.state, in.since = conn, info, StateRunning, time.Now()
+	in.watchFailed = make(chan error, 1)
+	in.watch = ""
+	if info.Watch {
+		in.watch = "running"
+	}
 	in.mu.Unlock()
 	log.Info("plugin running", "version", info.Version, "pid", in.pid, "epoch", epoch)
+	if info.Watch {
+		go s.watch(ctx, in, conn, epoch, log)
+	}
 	return nil
 }
 
-// wait returns when the instance's process exits or ctx ends.
+// wait returns when the instance's process exits, its Watch fails, or
+// ctx ends.
 func (s *Supervisor) wait(ctx context.Context, in *instance) error {
 	in.mu.Lock()
-	client := in.client
+	client, watchFailed := in.client, in.watchFailed
 	in.mu.Unlock()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -439,6 +453,8 @@ func (s *Supervisor) wait(ctx context.Context, in *instance) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case err := <-watchFailed:
+			return err
 		case <-t.C:
 			if client.Exited() {
 				return errors.New("the plugin process exited")
@@ -467,7 +483,7 @@ func (in *instance) shutdown(timeout time.Duration, log hclog.Logger) {
 func (in *instance) kill() {
 	in.mu.Lock()
 	client, pid := in.client, in.pid
-	in.client, in.conn = nil, nil
+	in.client, in.conn, in.watch = nil, nil, ""
 	in.mu.Unlock()
 	if client != nil {
 		client.Kill()

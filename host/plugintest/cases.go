@@ -26,6 +26,7 @@ var flowCases = []flowCase{
 	{"cancel", (*harness).cancel},
 	{"restart", (*harness).restart},
 	{"create-flow", (*harness).createFlow},
+	{"watch-restart", (*harness).watchRestart},
 }
 
 // outcome is a case's result for flow f: failed with err, or passed.

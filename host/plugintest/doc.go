@@ -4,8 +4,10 @@
 // directory, the plugin supervisor and event delivery) and drives it
 // through scripted cases: start, a flow's events in order, a redelivered
 // event, a write made stale by an operator, a cancel, a restart of the
-// plugin process mid-flow, and a CreateFlow whose answer is lost. It plays the runner: every task the plugin
-// creates is finished succeeded by the harness, printing "ok".
+// plugin process mid-flow, a CreateFlow whose answer is lost, and, for a
+// plugin that declares Watch, its Watch called again after a restart. It
+// plays the runner: every task the plugin creates is finished succeeded
+// by the harness, printing "ok".
 //
 // # Running it
 //

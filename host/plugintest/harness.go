@@ -87,6 +87,8 @@ type harness struct {
 	// tasks is how many tasks a flow took in events-in-order, the count
 	// the later cases compare with.
 	tasks int
+	// watches is the plugin's Info.Watch.
+	watches bool
 }
 
 // Run tests the plugin cfg names and reports every case. The error is the
@@ -120,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, nil
 	}
 	rep.Plugin, rep.Version = start.info.Name, start.info.Version
-	h.name = start.info.Name
+	h.name, h.watches = start.info.Name, start.info.Watch
 
 	stop, err := h.startGateway(ctx)
 	if err != nil {

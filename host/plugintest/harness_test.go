@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	case "forgetful":
 		sdk.Serve(follower{})
 		os.Exit(0)
+	case "watcher", "brittle":
+		sdk.Serve(watcher{follower: follower{stable: true}, brittle: os.Getenv(helperEnv) == "brittle"})
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -111,7 +114,7 @@ func requirePasses(t *testing.T, path, want string) {
 	require.NoError(t, err)
 	require.True(t, rep.Passed(), report(rep))
 	require.Equal(t, want, rep.Plugin)
-	require.Len(t, rep.Cases, 7)
+	require.Len(t, rep.Cases, 8)
 }
 
 // A controller that is not idempotent fails the redelivery case, and the
@@ -187,10 +190,16 @@ func (fl follower) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) er
 // runHelper runs the harness on this test binary serving helper.
 func runHelper(t *testing.T, helper string) map[string]plugintest.Result {
 	t.Helper()
+	return runHelperEnv(t, helper, nil)
+}
+
+// runHelperEnv is runHelper with env added to the helper's environment.
+func runHelperEnv(t *testing.T, helper string, env map[string]string) map[string]plugintest.Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rep, err := plugintest.Run(ctx, plugintest.Config{Path: os.Args[0], Args: []string{"-test.run=^$"},
-		Env: map[string]string{helperEnv: helper}, Timeout: 20 * time.Second})
+		Env: withEnv(env, helperEnv, helper), Timeout: 20 * time.Second})
 	require.NoError(t, err)
 	byCase := map[string]plugintest.Result{}
 	for _, c := range rep.Cases {
@@ -218,4 +227,13 @@ func TestCreateFlowCaseFailsAnUnstableKey(t *testing.T) {
 	c := runHelper(t, "forgetful")["create-flow"]
 	require.False(t, c.Pass, strings.Join(c.Did, "\n"))
 	require.Contains(t, c.Detail, "did not ask again with the same key")
+}
+
+// withEnv is env with key set to value, in a new map.
+func withEnv(env map[string]string, key, value string) map[string]string {
+	out := map[string]string{key: value}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
 }

@@ -142,3 +142,11 @@ func (c *pluginClient) RunStage(ctx context.Context, call sdk.StageCall) (json.R
 	}
 	return r.GetItemsJson(), nil
 }
+
+// Watch implements Plugin.
+func (c *pluginClient) Watch(ctx context.Context) error {
+	if _, err := c.client.Watch(ctx, &pb.WatchRequest{}); err != nil {
+		return fmt.Errorf("watch: %w", c.err(err))
+	}
+	return nil
+}

@@ -34,6 +34,11 @@ type Plugin interface {
 	// Info.Stages and returns its output JSON. A stage's failure is an
 	// error with the controller's message.
 	RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error)
+	// Watch runs the controller's sdk.Watcher, which it declares with
+	// Info.Watch, until it returns or ctx ends: nil when the watch ended
+	// by itself, else its error (sdk.ErrPluginShutdown once the process
+	// is gone).
+	Watch(ctx context.Context) error
 }
 
 // Handshake returns the go-plugin handshake of flowgate controller

@@ -30,6 +30,7 @@ func infoFromProto(r *pb.GetInfoResponse) sdk.Info {
 		APIVersion:   int(r.GetApiVersion()),
 		Capabilities: r.GetCapabilities(),
 		Stages:       stagesFromProto(r.GetStages()),
+		Watch:        r.GetWatch(),
 	}
 }
 

@@ -132,7 +132,10 @@ type GetInfoResponse struct {
 	Capabilities []string               `protobuf:"bytes,4,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	// stages are the pipeline stages this controller provides (see
 	// RunStage); none if empty.
-	Stages        []*StageInfo `protobuf:"bytes,5,rep,name=stages,proto3" json:"stages,omitempty"`
+	Stages []*StageInfo `protobuf:"bytes,5,rep,name=stages,proto3" json:"stages,omitempty"`
+	// watch asks the gateway to call ControllerService.Watch once the
+	// plugin instance is set up.
+	Watch         bool `protobuf:"varint,6,opt,name=watch,proto3" json:"watch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,6 +205,85 @@ func (x *GetInfoResponse) GetStages() []*StageInfo {
 	return nil
 }
 
+func (x *GetInfoResponse) GetWatch() bool {
+	if x != nil {
+		return x.Watch
+	}
+	return false
+}
+
+type WatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRequest) Reset() {
+	*x = WatchRequest{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRequest) ProtoMessage() {}
+
+func (x *WatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRequest) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{3}
+}
+
+type WatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchResponse) Reset() {
+	*x = WatchResponse{}
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchResponse) ProtoMessage() {}
+
+func (x *WatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
+func (*WatchResponse) Descriptor() ([]byte, []int) {
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{4}
+}
+
 // StageInfo describes a pipeline stage a controller provides.
 type StageInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -222,7 +304,7 @@ type StageInfo struct {
 
 func (x *StageInfo) Reset() {
 	*x = StageInfo{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +316,7 @@ func (x *StageInfo) String() string {
 func (*StageInfo) ProtoMessage() {}
 
 func (x *StageInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[3]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +329,7 @@ func (x *StageInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageInfo.ProtoReflect.Descriptor instead.
 func (*StageInfo) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{3}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StageInfo) GetName() string {
@@ -300,7 +382,7 @@ type RunStageRequest struct {
 
 func (x *RunStageRequest) Reset() {
 	*x = RunStageRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +394,7 @@ func (x *RunStageRequest) String() string {
 func (*RunStageRequest) ProtoMessage() {}
 
 func (x *RunStageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[4]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +407,7 @@ func (x *RunStageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunStageRequest.ProtoReflect.Descriptor instead.
 func (*RunStageRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{4}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RunStageRequest) GetFlowId() string {
@@ -375,7 +457,7 @@ type RunStageResponse struct {
 
 func (x *RunStageResponse) Reset() {
 	*x = RunStageResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -387,7 +469,7 @@ func (x *RunStageResponse) String() string {
 func (*RunStageResponse) ProtoMessage() {}
 
 func (x *RunStageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[5]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -400,7 +482,7 @@ func (x *RunStageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunStageResponse.ProtoReflect.Descriptor instead.
 func (*RunStageResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{5}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RunStageResponse) GetItemsJson() []byte {
@@ -418,7 +500,7 @@ type ListStagesRequest struct {
 
 func (x *ListStagesRequest) Reset() {
 	*x = ListStagesRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -430,7 +512,7 @@ func (x *ListStagesRequest) String() string {
 func (*ListStagesRequest) ProtoMessage() {}
 
 func (x *ListStagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[6]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -443,7 +525,7 @@ func (x *ListStagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStagesRequest.ProtoReflect.Descriptor instead.
 func (*ListStagesRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{6}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{8}
 }
 
 type ListStagesResponse struct {
@@ -456,7 +538,7 @@ type ListStagesResponse struct {
 
 func (x *ListStagesResponse) Reset() {
 	*x = ListStagesResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -468,7 +550,7 @@ func (x *ListStagesResponse) String() string {
 func (*ListStagesResponse) ProtoMessage() {}
 
 func (x *ListStagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[7]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -481,7 +563,7 @@ func (x *ListStagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStagesResponse.ProtoReflect.Descriptor instead.
 func (*ListStagesResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{7}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListStagesResponse) GetStages() []*StageInfo {
@@ -503,7 +585,7 @@ type SetupRequest struct {
 
 func (x *SetupRequest) Reset() {
 	*x = SetupRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +597,7 @@ func (x *SetupRequest) String() string {
 func (*SetupRequest) ProtoMessage() {}
 
 func (x *SetupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[8]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +610,7 @@ func (x *SetupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupRequest.ProtoReflect.Descriptor instead.
 func (*SetupRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{8}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetupRequest) GetHostAddress() string {
@@ -546,7 +628,7 @@ type SetupResponse struct {
 
 func (x *SetupResponse) Reset() {
 	*x = SetupResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -558,7 +640,7 @@ func (x *SetupResponse) String() string {
 func (*SetupResponse) ProtoMessage() {}
 
 func (x *SetupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[9]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -571,7 +653,7 @@ func (x *SetupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetupResponse.ProtoReflect.Descriptor instead.
 func (*SetupResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{9}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{11}
 }
 
 type HandleEventRequest struct {
@@ -584,7 +666,7 @@ type HandleEventRequest struct {
 
 func (x *HandleEventRequest) Reset() {
 	*x = HandleEventRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -596,7 +678,7 @@ func (x *HandleEventRequest) String() string {
 func (*HandleEventRequest) ProtoMessage() {}
 
 func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[10]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -609,7 +691,7 @@ func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
 func (*HandleEventRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{10}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HandleEventRequest) GetEventJson() []byte {
@@ -627,7 +709,7 @@ type HandleEventResponse struct {
 
 func (x *HandleEventResponse) Reset() {
 	*x = HandleEventResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -639,7 +721,7 @@ func (x *HandleEventResponse) String() string {
 func (*HandleEventResponse) ProtoMessage() {}
 
 func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[11]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -652,7 +734,7 @@ func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
 func (*HandleEventResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{11}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{13}
 }
 
 type ShutdownRequest struct {
@@ -663,7 +745,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -675,7 +757,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[12]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -688,7 +770,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{12}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{14}
 }
 
 type ShutdownResponse struct {
@@ -699,7 +781,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -711,7 +793,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[13]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -724,7 +806,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{13}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{15}
 }
 
 type GetFlowRequest struct {
@@ -736,7 +818,7 @@ type GetFlowRequest struct {
 
 func (x *GetFlowRequest) Reset() {
 	*x = GetFlowRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +830,7 @@ func (x *GetFlowRequest) String() string {
 func (*GetFlowRequest) ProtoMessage() {}
 
 func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[14]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +843,7 @@ func (x *GetFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFlowRequest.ProtoReflect.Descriptor instead.
 func (*GetFlowRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{14}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetFlowRequest) GetFlowId() string {
@@ -782,7 +864,7 @@ type FlowResponse struct {
 
 func (x *FlowResponse) Reset() {
 	*x = FlowResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +876,7 @@ func (x *FlowResponse) String() string {
 func (*FlowResponse) ProtoMessage() {}
 
 func (x *FlowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[15]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +889,7 @@ func (x *FlowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlowResponse.ProtoReflect.Descriptor instead.
 func (*FlowResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{15}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *FlowResponse) GetFlowJson() []byte {
@@ -826,7 +908,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +920,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[16]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +933,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{16}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListTasksRequest) GetFlowId() string {
@@ -871,7 +953,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +965,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[17]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +978,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{17}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListTasksResponse) GetTasksJson() [][]byte {
@@ -920,7 +1002,7 @@ type CreateTaskRequest struct {
 
 func (x *CreateTaskRequest) Reset() {
 	*x = CreateTaskRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +1014,7 @@ func (x *CreateTaskRequest) String() string {
 func (*CreateTaskRequest) ProtoMessage() {}
 
 func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[18]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +1027,7 @@ func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
 func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{18}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateTaskRequest) GetFlowId() string {
@@ -995,7 +1077,7 @@ type CreateTaskResponse struct {
 
 func (x *CreateTaskResponse) Reset() {
 	*x = CreateTaskResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1089,7 @@ func (x *CreateTaskResponse) String() string {
 func (*CreateTaskResponse) ProtoMessage() {}
 
 func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[19]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1102,7 @@ func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskResponse.ProtoReflect.Descriptor instead.
 func (*CreateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{19}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateTaskResponse) GetTaskJson() []byte {
@@ -1054,7 +1136,7 @@ type UpdateFlowRequest struct {
 
 func (x *UpdateFlowRequest) Reset() {
 	*x = UpdateFlowRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1148,7 @@ func (x *UpdateFlowRequest) String() string {
 func (*UpdateFlowRequest) ProtoMessage() {}
 
 func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[20]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1161,7 @@ func (x *UpdateFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateFlowRequest.ProtoReflect.Descriptor instead.
 func (*UpdateFlowRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{20}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdateFlowRequest) GetFlowId() string {
@@ -1161,7 +1243,7 @@ type AdvanceRequest struct {
 
 func (x *AdvanceRequest) Reset() {
 	*x = AdvanceRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1255,7 @@ func (x *AdvanceRequest) String() string {
 func (*AdvanceRequest) ProtoMessage() {}
 
 func (x *AdvanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[21]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1268,7 @@ func (x *AdvanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceRequest.ProtoReflect.Descriptor instead.
 func (*AdvanceRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{21}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AdvanceRequest) GetFlowId() string {
@@ -1265,7 +1347,7 @@ type AdvanceResponse struct {
 
 func (x *AdvanceResponse) Reset() {
 	*x = AdvanceResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1277,7 +1359,7 @@ func (x *AdvanceResponse) String() string {
 func (*AdvanceResponse) ProtoMessage() {}
 
 func (x *AdvanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[22]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1290,7 +1372,7 @@ func (x *AdvanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceResponse.ProtoReflect.Descriptor instead.
 func (*AdvanceResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{22}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AdvanceResponse) GetFlowJson() []byte {
@@ -1322,7 +1404,7 @@ type SetWaitingRequest struct {
 
 func (x *SetWaitingRequest) Reset() {
 	*x = SetWaitingRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1334,7 +1416,7 @@ func (x *SetWaitingRequest) String() string {
 func (*SetWaitingRequest) ProtoMessage() {}
 
 func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[23]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1347,7 +1429,7 @@ func (x *SetWaitingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetWaitingRequest.ProtoReflect.Descriptor instead.
 func (*SetWaitingRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{23}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SetWaitingRequest) GetFlowId() string {
@@ -1413,7 +1495,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1425,7 +1507,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[24]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1438,7 +1520,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{24}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ResumeRequest) GetFlowId() string {
@@ -1493,7 +1575,7 @@ type EndRequest struct {
 
 func (x *EndRequest) Reset() {
 	*x = EndRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1505,7 +1587,7 @@ func (x *EndRequest) String() string {
 func (*EndRequest) ProtoMessage() {}
 
 func (x *EndRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[25]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1518,7 +1600,7 @@ func (x *EndRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndRequest.ProtoReflect.Descriptor instead.
 func (*EndRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{25}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EndRequest) GetFlowId() string {
@@ -1583,7 +1665,7 @@ type ContinueRequest struct {
 
 func (x *ContinueRequest) Reset() {
 	*x = ContinueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1595,7 +1677,7 @@ func (x *ContinueRequest) String() string {
 func (*ContinueRequest) ProtoMessage() {}
 
 func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[26]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1608,7 +1690,7 @@ func (x *ContinueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueRequest.ProtoReflect.Descriptor instead.
 func (*ContinueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{26}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ContinueRequest) GetFlowId() string {
@@ -1637,7 +1719,7 @@ type ContinueResponse struct {
 
 func (x *ContinueResponse) Reset() {
 	*x = ContinueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1649,7 +1731,7 @@ func (x *ContinueResponse) String() string {
 func (*ContinueResponse) ProtoMessage() {}
 
 func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[27]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1662,7 +1744,7 @@ func (x *ContinueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContinueResponse.ProtoReflect.Descriptor instead.
 func (*ContinueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{27}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ContinueResponse) GetFlowJson() []byte {
@@ -1689,7 +1771,7 @@ type RequestCancelRequest struct {
 
 func (x *RequestCancelRequest) Reset() {
 	*x = RequestCancelRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1701,7 +1783,7 @@ func (x *RequestCancelRequest) String() string {
 func (*RequestCancelRequest) ProtoMessage() {}
 
 func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[28]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1714,7 +1796,7 @@ func (x *RequestCancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelRequest.ProtoReflect.Descriptor instead.
 func (*RequestCancelRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{28}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RequestCancelRequest) GetFlowId() string {
@@ -1740,7 +1822,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1752,7 +1834,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[29]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1765,7 +1847,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{29}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CancelTaskRequest) GetTaskId() string {
@@ -1786,7 +1868,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1798,7 +1880,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[30]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1811,7 +1893,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{30}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TaskResponse) GetTaskJson() []byte {
@@ -1836,7 +1918,7 @@ type WakeAtRequest struct {
 
 func (x *WakeAtRequest) Reset() {
 	*x = WakeAtRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1930,7 @@ func (x *WakeAtRequest) String() string {
 func (*WakeAtRequest) ProtoMessage() {}
 
 func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[31]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1943,7 @@ func (x *WakeAtRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtRequest.ProtoReflect.Descriptor instead.
 func (*WakeAtRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{31}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *WakeAtRequest) GetFlowId() string {
@@ -1893,7 +1975,7 @@ type WakeAtResponse struct {
 
 func (x *WakeAtResponse) Reset() {
 	*x = WakeAtResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +1987,7 @@ func (x *WakeAtResponse) String() string {
 func (*WakeAtResponse) ProtoMessage() {}
 
 func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[32]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +2000,7 @@ func (x *WakeAtResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeAtResponse.ProtoReflect.Descriptor instead.
 func (*WakeAtResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{32}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{34}
 }
 
 // KeepValueRequest keeps value for flow_id. A value over 1 MiB is refused
@@ -1933,7 +2015,7 @@ type KeepValueRequest struct {
 
 func (x *KeepValueRequest) Reset() {
 	*x = KeepValueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1945,7 +2027,7 @@ func (x *KeepValueRequest) String() string {
 func (*KeepValueRequest) ProtoMessage() {}
 
 func (x *KeepValueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[33]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1958,7 +2040,7 @@ func (x *KeepValueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepValueRequest.ProtoReflect.Descriptor instead.
 func (*KeepValueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{33}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *KeepValueRequest) GetFlowId() string {
@@ -1986,7 +2068,7 @@ type KeepValueResponse struct {
 
 func (x *KeepValueResponse) Reset() {
 	*x = KeepValueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2080,7 @@ func (x *KeepValueResponse) String() string {
 func (*KeepValueResponse) ProtoMessage() {}
 
 func (x *KeepValueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[34]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2093,7 @@ func (x *KeepValueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepValueResponse.ProtoReflect.Descriptor instead.
 func (*KeepValueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{34}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KeepValueResponse) GetSha256() string {
@@ -2033,7 +2115,7 @@ type KeptValueRequest struct {
 
 func (x *KeptValueRequest) Reset() {
 	*x = KeptValueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2045,7 +2127,7 @@ func (x *KeptValueRequest) String() string {
 func (*KeptValueRequest) ProtoMessage() {}
 
 func (x *KeptValueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[35]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2058,7 +2140,7 @@ func (x *KeptValueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeptValueRequest.ProtoReflect.Descriptor instead.
 func (*KeptValueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{35}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *KeptValueRequest) GetFlowId() string {
@@ -2084,7 +2166,7 @@ type KeptValueResponse struct {
 
 func (x *KeptValueResponse) Reset() {
 	*x = KeptValueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2096,7 +2178,7 @@ func (x *KeptValueResponse) String() string {
 func (*KeptValueResponse) ProtoMessage() {}
 
 func (x *KeptValueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[36]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2109,7 +2191,7 @@ func (x *KeptValueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeptValueResponse.ProtoReflect.Descriptor instead.
 func (*KeptValueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{36}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *KeptValueResponse) GetValue() []byte {
@@ -2133,7 +2215,7 @@ type StoreValueRequest struct {
 
 func (x *StoreValueRequest) Reset() {
 	*x = StoreValueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2145,7 +2227,7 @@ func (x *StoreValueRequest) String() string {
 func (*StoreValueRequest) ProtoMessage() {}
 
 func (x *StoreValueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[37]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2158,7 +2240,7 @@ func (x *StoreValueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreValueRequest.ProtoReflect.Descriptor instead.
 func (*StoreValueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{37}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *StoreValueRequest) GetScope() string {
@@ -2190,7 +2272,7 @@ type StoreValueResponse struct {
 
 func (x *StoreValueResponse) Reset() {
 	*x = StoreValueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2202,7 +2284,7 @@ func (x *StoreValueResponse) String() string {
 func (*StoreValueResponse) ProtoMessage() {}
 
 func (x *StoreValueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[38]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2215,7 +2297,7 @@ func (x *StoreValueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreValueResponse.ProtoReflect.Descriptor instead.
 func (*StoreValueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{38}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{40}
 }
 
 // StoredValueRequest reads the value stored under (scope, key); none is
@@ -2230,7 +2312,7 @@ type StoredValueRequest struct {
 
 func (x *StoredValueRequest) Reset() {
 	*x = StoredValueRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2242,7 +2324,7 @@ func (x *StoredValueRequest) String() string {
 func (*StoredValueRequest) ProtoMessage() {}
 
 func (x *StoredValueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[39]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2255,7 +2337,7 @@ func (x *StoredValueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredValueRequest.ProtoReflect.Descriptor instead.
 func (*StoredValueRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{39}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *StoredValueRequest) GetScope() string {
@@ -2281,7 +2363,7 @@ type StoredValueResponse struct {
 
 func (x *StoredValueResponse) Reset() {
 	*x = StoredValueResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2293,7 +2375,7 @@ func (x *StoredValueResponse) String() string {
 func (*StoredValueResponse) ProtoMessage() {}
 
 func (x *StoredValueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[40]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2306,7 +2388,7 @@ func (x *StoredValueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredValueResponse.ProtoReflect.Descriptor instead.
 func (*StoredValueResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{40}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *StoredValueResponse) GetValue() []byte {
@@ -2342,7 +2424,7 @@ type CreateFlowRequest struct {
 
 func (x *CreateFlowRequest) Reset() {
 	*x = CreateFlowRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2436,7 @@ func (x *CreateFlowRequest) String() string {
 func (*CreateFlowRequest) ProtoMessage() {}
 
 func (x *CreateFlowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[41]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2449,7 @@ func (x *CreateFlowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateFlowRequest.ProtoReflect.Descriptor instead.
 func (*CreateFlowRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{41}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateFlowRequest) GetIdempotencyKey() string {
@@ -2424,7 +2506,7 @@ type CreateFlowResponse struct {
 
 func (x *CreateFlowResponse) Reset() {
 	*x = CreateFlowResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2436,7 +2518,7 @@ func (x *CreateFlowResponse) String() string {
 func (*CreateFlowResponse) ProtoMessage() {}
 
 func (x *CreateFlowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[42]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2449,7 +2531,7 @@ func (x *CreateFlowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateFlowResponse.ProtoReflect.Descriptor instead.
 func (*CreateFlowResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{42}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CreateFlowResponse) GetFlowJson() []byte {
@@ -2477,7 +2559,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2489,7 +2571,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[43]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2502,7 +2584,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{43}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *LogRequest) GetLevel() string {
@@ -2534,7 +2616,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2628,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[44]
+	mi := &file_flowgate_controller_v1_controller_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2641,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{44}
+	return file_flowgate_controller_v1_controller_proto_rawDescGZIP(), []int{46}
 }
 
 var File_flowgate_controller_v1_controller_proto protoreflect.FileDescriptor
@@ -2571,14 +2653,17 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12+\n" +
 	"\x11expected_revision\x18\x02 \x01(\x03R\x10expectedRevision\x12*\n" +
 	"\x11current_flow_json\x18\x03 \x01(\fR\x0fcurrentFlowJson\"\x10\n" +
-	"\x0eGetInfoRequest\"\xbf\x01\n" +
+	"\x0eGetInfoRequest\"\xd5\x01\n" +
 	"\x0fGetInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
 	"\vapi_version\x18\x03 \x01(\x05R\n" +
 	"apiVersion\x12\"\n" +
 	"\fcapabilities\x18\x04 \x03(\tR\fcapabilities\x129\n" +
-	"\x06stages\x18\x05 \x03(\v2!.flowgate.controller.v1.StageInfoR\x06stages\"|\n" +
+	"\x06stages\x18\x05 \x03(\v2!.flowgate.controller.v1.StageInfoR\x06stages\x12\x14\n" +
+	"\x05watch\x18\x06 \x01(\bR\x05watch\"\x0e\n" +
+	"\fWatchRequest\"\x0f\n" +
+	"\rWatchResponse\"|\n" +
 	"\tStageInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -2743,13 +2828,14 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\r\n" +
-	"\vLogResponse2\xeb\x03\n" +
+	"\vLogResponse2\xc1\x04\n" +
 	"\x11ControllerService\x12Z\n" +
 	"\aGetInfo\x12&.flowgate.controller.v1.GetInfoRequest\x1a'.flowgate.controller.v1.GetInfoResponse\x12T\n" +
 	"\x05Setup\x12$.flowgate.controller.v1.SetupRequest\x1a%.flowgate.controller.v1.SetupResponse\x12f\n" +
 	"\vHandleEvent\x12*.flowgate.controller.v1.HandleEventRequest\x1a+.flowgate.controller.v1.HandleEventResponse\x12]\n" +
 	"\bShutdown\x12'.flowgate.controller.v1.ShutdownRequest\x1a(.flowgate.controller.v1.ShutdownResponse\x12]\n" +
-	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse2\xca\x0f\n" +
+	"\bRunStage\x12'.flowgate.controller.v1.RunStageRequest\x1a(.flowgate.controller.v1.RunStageResponse\x12T\n" +
+	"\x05Watch\x12$.flowgate.controller.v1.WatchRequest\x1a%.flowgate.controller.v1.WatchResponse2\xca\x0f\n" +
 	"\vHostService\x12W\n" +
 	"\aGetFlow\x12&.flowgate.controller.v1.GetFlowRequest\x1a$.flowgate.controller.v1.FlowResponse\x12`\n" +
 	"\tListTasks\x12(.flowgate.controller.v1.ListTasksRequest\x1a).flowgate.controller.v1.ListTasksResponse\x12c\n" +
@@ -2792,117 +2878,121 @@ func file_flowgate_controller_v1_controller_proto_rawDescGZIP() []byte {
 	return file_flowgate_controller_v1_controller_proto_rawDescData
 }
 
-var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_flowgate_controller_v1_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_flowgate_controller_v1_controller_proto_goTypes = []any{
 	(*Error)(nil),                // 0: flowgate.controller.v1.Error
 	(*GetInfoRequest)(nil),       // 1: flowgate.controller.v1.GetInfoRequest
 	(*GetInfoResponse)(nil),      // 2: flowgate.controller.v1.GetInfoResponse
-	(*StageInfo)(nil),            // 3: flowgate.controller.v1.StageInfo
-	(*RunStageRequest)(nil),      // 4: flowgate.controller.v1.RunStageRequest
-	(*RunStageResponse)(nil),     // 5: flowgate.controller.v1.RunStageResponse
-	(*ListStagesRequest)(nil),    // 6: flowgate.controller.v1.ListStagesRequest
-	(*ListStagesResponse)(nil),   // 7: flowgate.controller.v1.ListStagesResponse
-	(*SetupRequest)(nil),         // 8: flowgate.controller.v1.SetupRequest
-	(*SetupResponse)(nil),        // 9: flowgate.controller.v1.SetupResponse
-	(*HandleEventRequest)(nil),   // 10: flowgate.controller.v1.HandleEventRequest
-	(*HandleEventResponse)(nil),  // 11: flowgate.controller.v1.HandleEventResponse
-	(*ShutdownRequest)(nil),      // 12: flowgate.controller.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),     // 13: flowgate.controller.v1.ShutdownResponse
-	(*GetFlowRequest)(nil),       // 14: flowgate.controller.v1.GetFlowRequest
-	(*FlowResponse)(nil),         // 15: flowgate.controller.v1.FlowResponse
-	(*ListTasksRequest)(nil),     // 16: flowgate.controller.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),    // 17: flowgate.controller.v1.ListTasksResponse
-	(*CreateTaskRequest)(nil),    // 18: flowgate.controller.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),   // 19: flowgate.controller.v1.CreateTaskResponse
-	(*UpdateFlowRequest)(nil),    // 20: flowgate.controller.v1.UpdateFlowRequest
-	(*AdvanceRequest)(nil),       // 21: flowgate.controller.v1.AdvanceRequest
-	(*AdvanceResponse)(nil),      // 22: flowgate.controller.v1.AdvanceResponse
-	(*SetWaitingRequest)(nil),    // 23: flowgate.controller.v1.SetWaitingRequest
-	(*ResumeRequest)(nil),        // 24: flowgate.controller.v1.ResumeRequest
-	(*EndRequest)(nil),           // 25: flowgate.controller.v1.EndRequest
-	(*ContinueRequest)(nil),      // 26: flowgate.controller.v1.ContinueRequest
-	(*ContinueResponse)(nil),     // 27: flowgate.controller.v1.ContinueResponse
-	(*RequestCancelRequest)(nil), // 28: flowgate.controller.v1.RequestCancelRequest
-	(*CancelTaskRequest)(nil),    // 29: flowgate.controller.v1.CancelTaskRequest
-	(*TaskResponse)(nil),         // 30: flowgate.controller.v1.TaskResponse
-	(*WakeAtRequest)(nil),        // 31: flowgate.controller.v1.WakeAtRequest
-	(*WakeAtResponse)(nil),       // 32: flowgate.controller.v1.WakeAtResponse
-	(*KeepValueRequest)(nil),     // 33: flowgate.controller.v1.KeepValueRequest
-	(*KeepValueResponse)(nil),    // 34: flowgate.controller.v1.KeepValueResponse
-	(*KeptValueRequest)(nil),     // 35: flowgate.controller.v1.KeptValueRequest
-	(*KeptValueResponse)(nil),    // 36: flowgate.controller.v1.KeptValueResponse
-	(*StoreValueRequest)(nil),    // 37: flowgate.controller.v1.StoreValueRequest
-	(*StoreValueResponse)(nil),   // 38: flowgate.controller.v1.StoreValueResponse
-	(*StoredValueRequest)(nil),   // 39: flowgate.controller.v1.StoredValueRequest
-	(*StoredValueResponse)(nil),  // 40: flowgate.controller.v1.StoredValueResponse
-	(*CreateFlowRequest)(nil),    // 41: flowgate.controller.v1.CreateFlowRequest
-	(*CreateFlowResponse)(nil),   // 42: flowgate.controller.v1.CreateFlowResponse
-	(*LogRequest)(nil),           // 43: flowgate.controller.v1.LogRequest
-	(*LogResponse)(nil),          // 44: flowgate.controller.v1.LogResponse
-	nil,                          // 45: flowgate.controller.v1.CreateFlowRequest.LabelsEntry
-	nil,                          // 46: flowgate.controller.v1.LogRequest.FieldsEntry
+	(*WatchRequest)(nil),         // 3: flowgate.controller.v1.WatchRequest
+	(*WatchResponse)(nil),        // 4: flowgate.controller.v1.WatchResponse
+	(*StageInfo)(nil),            // 5: flowgate.controller.v1.StageInfo
+	(*RunStageRequest)(nil),      // 6: flowgate.controller.v1.RunStageRequest
+	(*RunStageResponse)(nil),     // 7: flowgate.controller.v1.RunStageResponse
+	(*ListStagesRequest)(nil),    // 8: flowgate.controller.v1.ListStagesRequest
+	(*ListStagesResponse)(nil),   // 9: flowgate.controller.v1.ListStagesResponse
+	(*SetupRequest)(nil),         // 10: flowgate.controller.v1.SetupRequest
+	(*SetupResponse)(nil),        // 11: flowgate.controller.v1.SetupResponse
+	(*HandleEventRequest)(nil),   // 12: flowgate.controller.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),  // 13: flowgate.controller.v1.HandleEventResponse
+	(*ShutdownRequest)(nil),      // 14: flowgate.controller.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),     // 15: flowgate.controller.v1.ShutdownResponse
+	(*GetFlowRequest)(nil),       // 16: flowgate.controller.v1.GetFlowRequest
+	(*FlowResponse)(nil),         // 17: flowgate.controller.v1.FlowResponse
+	(*ListTasksRequest)(nil),     // 18: flowgate.controller.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),    // 19: flowgate.controller.v1.ListTasksResponse
+	(*CreateTaskRequest)(nil),    // 20: flowgate.controller.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),   // 21: flowgate.controller.v1.CreateTaskResponse
+	(*UpdateFlowRequest)(nil),    // 22: flowgate.controller.v1.UpdateFlowRequest
+	(*AdvanceRequest)(nil),       // 23: flowgate.controller.v1.AdvanceRequest
+	(*AdvanceResponse)(nil),      // 24: flowgate.controller.v1.AdvanceResponse
+	(*SetWaitingRequest)(nil),    // 25: flowgate.controller.v1.SetWaitingRequest
+	(*ResumeRequest)(nil),        // 26: flowgate.controller.v1.ResumeRequest
+	(*EndRequest)(nil),           // 27: flowgate.controller.v1.EndRequest
+	(*ContinueRequest)(nil),      // 28: flowgate.controller.v1.ContinueRequest
+	(*ContinueResponse)(nil),     // 29: flowgate.controller.v1.ContinueResponse
+	(*RequestCancelRequest)(nil), // 30: flowgate.controller.v1.RequestCancelRequest
+	(*CancelTaskRequest)(nil),    // 31: flowgate.controller.v1.CancelTaskRequest
+	(*TaskResponse)(nil),         // 32: flowgate.controller.v1.TaskResponse
+	(*WakeAtRequest)(nil),        // 33: flowgate.controller.v1.WakeAtRequest
+	(*WakeAtResponse)(nil),       // 34: flowgate.controller.v1.WakeAtResponse
+	(*KeepValueRequest)(nil),     // 35: flowgate.controller.v1.KeepValueRequest
+	(*KeepValueResponse)(nil),    // 36: flowgate.controller.v1.KeepValueResponse
+	(*KeptValueRequest)(nil),     // 37: flowgate.controller.v1.KeptValueRequest
+	(*KeptValueResponse)(nil),    // 38: flowgate.controller.v1.KeptValueResponse
+	(*StoreValueRequest)(nil),    // 39: flowgate.controller.v1.StoreValueRequest
+	(*StoreValueResponse)(nil),   // 40: flowgate.controller.v1.StoreValueResponse
+	(*StoredValueRequest)(nil),   // 41: flowgate.controller.v1.StoredValueRequest
+	(*StoredValueResponse)(nil),  // 42: flowgate.controller.v1.StoredValueResponse
+	(*CreateFlowRequest)(nil),    // 43: flowgate.controller.v1.CreateFlowRequest
+	(*CreateFlowResponse)(nil),   // 44: flowgate.controller.v1.CreateFlowResponse
+	(*LogRequest)(nil),           // 45: flowgate.controller.v1.LogRequest
+	(*LogResponse)(nil),          // 46: flowgate.controller.v1.LogResponse
+	nil,                          // 47: flowgate.controller.v1.CreateFlowRequest.LabelsEntry
+	nil,                          // 48: flowgate.controller.v1.LogRequest.FieldsEntry
 }
 var file_flowgate_controller_v1_controller_proto_depIdxs = []int32{
-	3,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
-	3,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
-	18, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
-	19, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
-	45, // 4: flowgate.controller.v1.CreateFlowRequest.labels:type_name -> flowgate.controller.v1.CreateFlowRequest.LabelsEntry
-	46, // 5: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
+	5,  // 0: flowgate.controller.v1.GetInfoResponse.stages:type_name -> flowgate.controller.v1.StageInfo
+	5,  // 1: flowgate.controller.v1.ListStagesResponse.stages:type_name -> flowgate.controller.v1.StageInfo
+	20, // 2: flowgate.controller.v1.AdvanceRequest.tasks:type_name -> flowgate.controller.v1.CreateTaskRequest
+	21, // 3: flowgate.controller.v1.AdvanceResponse.tasks:type_name -> flowgate.controller.v1.CreateTaskResponse
+	47, // 4: flowgate.controller.v1.CreateFlowRequest.labels:type_name -> flowgate.controller.v1.CreateFlowRequest.LabelsEntry
+	48, // 5: flowgate.controller.v1.LogRequest.fields:type_name -> flowgate.controller.v1.LogRequest.FieldsEntry
 	1,  // 6: flowgate.controller.v1.ControllerService.GetInfo:input_type -> flowgate.controller.v1.GetInfoRequest
-	8,  // 7: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
-	10, // 8: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
-	12, // 9: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
-	4,  // 10: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	14, // 11: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
-	16, // 12: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
-	18, // 13: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
-	20, // 14: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
-	21, // 15: flowgate.controller.v1.HostService.Advance:input_type -> flowgate.controller.v1.AdvanceRequest
-	23, // 16: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
-	24, // 17: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
-	25, // 18: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
-	25, // 19: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
-	28, // 20: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
-	29, // 21: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
-	26, // 22: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
-	31, // 23: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
-	43, // 24: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
-	6,  // 25: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
-	4,  // 26: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
-	33, // 27: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
-	35, // 28: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
-	37, // 29: flowgate.controller.v1.HostService.StoreValue:input_type -> flowgate.controller.v1.StoreValueRequest
-	39, // 30: flowgate.controller.v1.HostService.StoredValue:input_type -> flowgate.controller.v1.StoredValueRequest
-	41, // 31: flowgate.controller.v1.HostService.CreateFlow:input_type -> flowgate.controller.v1.CreateFlowRequest
-	2,  // 32: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
-	9,  // 33: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
-	11, // 34: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
-	13, // 35: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
-	5,  // 36: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	15, // 37: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
-	17, // 38: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
-	19, // 39: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
-	15, // 40: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
-	22, // 41: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
-	15, // 42: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 43: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 44: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 45: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
-	15, // 46: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
-	30, // 47: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
-	27, // 48: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
-	32, // 49: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
-	44, // 50: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
-	7,  // 51: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
-	5,  // 52: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
-	34, // 53: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
-	36, // 54: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
-	38, // 55: flowgate.controller.v1.HostService.StoreValue:output_type -> flowgate.controller.v1.StoreValueResponse
-	40, // 56: flowgate.controller.v1.HostService.StoredValue:output_type -> flowgate.controller.v1.StoredValueResponse
-	42, // 57: flowgate.controller.v1.HostService.CreateFlow:output_type -> flowgate.controller.v1.CreateFlowResponse
-	32, // [32:58] is the sub-list for method output_type
-	6,  // [6:32] is the sub-list for method input_type
+	10, // 7: flowgate.controller.v1.ControllerService.Setup:input_type -> flowgate.controller.v1.SetupRequest
+	12, // 8: flowgate.controller.v1.ControllerService.HandleEvent:input_type -> flowgate.controller.v1.HandleEventRequest
+	14, // 9: flowgate.controller.v1.ControllerService.Shutdown:input_type -> flowgate.controller.v1.ShutdownRequest
+	6,  // 10: flowgate.controller.v1.ControllerService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	3,  // 11: flowgate.controller.v1.ControllerService.Watch:input_type -> flowgate.controller.v1.WatchRequest
+	16, // 12: flowgate.controller.v1.HostService.GetFlow:input_type -> flowgate.controller.v1.GetFlowRequest
+	18, // 13: flowgate.controller.v1.HostService.ListTasks:input_type -> flowgate.controller.v1.ListTasksRequest
+	20, // 14: flowgate.controller.v1.HostService.CreateTask:input_type -> flowgate.controller.v1.CreateTaskRequest
+	22, // 15: flowgate.controller.v1.HostService.UpdateFlow:input_type -> flowgate.controller.v1.UpdateFlowRequest
+	23, // 16: flowgate.controller.v1.HostService.Advance:input_type -> flowgate.controller.v1.AdvanceRequest
+	25, // 17: flowgate.controller.v1.HostService.SetWaiting:input_type -> flowgate.controller.v1.SetWaitingRequest
+	26, // 18: flowgate.controller.v1.HostService.Resume:input_type -> flowgate.controller.v1.ResumeRequest
+	27, // 19: flowgate.controller.v1.HostService.Finish:input_type -> flowgate.controller.v1.EndRequest
+	27, // 20: flowgate.controller.v1.HostService.Fail:input_type -> flowgate.controller.v1.EndRequest
+	30, // 21: flowgate.controller.v1.HostService.RequestCancel:input_type -> flowgate.controller.v1.RequestCancelRequest
+	31, // 22: flowgate.controller.v1.HostService.CancelTask:input_type -> flowgate.controller.v1.CancelTaskRequest
+	28, // 23: flowgate.controller.v1.HostService.Continue:input_type -> flowgate.controller.v1.ContinueRequest
+	33, // 24: flowgate.controller.v1.HostService.WakeAt:input_type -> flowgate.controller.v1.WakeAtRequest
+	45, // 25: flowgate.controller.v1.HostService.Log:input_type -> flowgate.controller.v1.LogRequest
+	8,  // 26: flowgate.controller.v1.HostService.ListStages:input_type -> flowgate.controller.v1.ListStagesRequest
+	6,  // 27: flowgate.controller.v1.HostService.RunStage:input_type -> flowgate.controller.v1.RunStageRequest
+	35, // 28: flowgate.controller.v1.HostService.KeepValue:input_type -> flowgate.controller.v1.KeepValueRequest
+	37, // 29: flowgate.controller.v1.HostService.KeptValue:input_type -> flowgate.controller.v1.KeptValueRequest
+	39, // 30: flowgate.controller.v1.HostService.StoreValue:input_type -> flowgate.controller.v1.StoreValueRequest
+	41, // 31: flowgate.controller.v1.HostService.StoredValue:input_type -> flowgate.controller.v1.StoredValueRequest
+	43, // 32: flowgate.controller.v1.HostService.CreateFlow:input_type -> flowgate.controller.v1.CreateFlowRequest
+	2,  // 33: flowgate.controller.v1.ControllerService.GetInfo:output_type -> flowgate.controller.v1.GetInfoResponse
+	11, // 34: flowgate.controller.v1.ControllerService.Setup:output_type -> flowgate.controller.v1.SetupResponse
+	13, // 35: flowgate.controller.v1.ControllerService.HandleEvent:output_type -> flowgate.controller.v1.HandleEventResponse
+	15, // 36: flowgate.controller.v1.ControllerService.Shutdown:output_type -> flowgate.controller.v1.ShutdownResponse
+	7,  // 37: flowgate.controller.v1.ControllerService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	4,  // 38: flowgate.controller.v1.ControllerService.Watch:output_type -> flowgate.controller.v1.WatchResponse
+	17, // 39: flowgate.controller.v1.HostService.GetFlow:output_type -> flowgate.controller.v1.FlowResponse
+	19, // 40: flowgate.controller.v1.HostService.ListTasks:output_type -> flowgate.controller.v1.ListTasksResponse
+	21, // 41: flowgate.controller.v1.HostService.CreateTask:output_type -> flowgate.controller.v1.CreateTaskResponse
+	17, // 42: flowgate.controller.v1.HostService.UpdateFlow:output_type -> flowgate.controller.v1.FlowResponse
+	24, // 43: flowgate.controller.v1.HostService.Advance:output_type -> flowgate.controller.v1.AdvanceResponse
+	17, // 44: flowgate.controller.v1.HostService.SetWaiting:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 45: flowgate.controller.v1.HostService.Resume:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 46: flowgate.controller.v1.HostService.Finish:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 47: flowgate.controller.v1.HostService.Fail:output_type -> flowgate.controller.v1.FlowResponse
+	17, // 48: flowgate.controller.v1.HostService.RequestCancel:output_type -> flowgate.controller.v1.FlowResponse
+	32, // 49: flowgate.controller.v1.HostService.CancelTask:output_type -> flowgate.controller.v1.TaskResponse
+	29, // 50: flowgate.controller.v1.HostService.Continue:output_type -> flowgate.controller.v1.ContinueResponse
+	34, // 51: flowgate.controller.v1.HostService.WakeAt:output_type -> flowgate.controller.v1.WakeAtResponse
+	46, // 52: flowgate.controller.v1.HostService.Log:output_type -> flowgate.controller.v1.LogResponse
+	9,  // 53: flowgate.controller.v1.HostService.ListStages:output_type -> flowgate.controller.v1.ListStagesResponse
+	7,  // 54: flowgate.controller.v1.HostService.RunStage:output_type -> flowgate.controller.v1.RunStageResponse
+	36, // 55: flowgate.controller.v1.HostService.KeepValue:output_type -> flowgate.controller.v1.KeepValueResponse
+	38, // 56: flowgate.controller.v1.HostService.KeptValue:output_type -> flowgate.controller.v1.KeptValueResponse
+	40, // 57: flowgate.controller.v1.HostService.StoreValue:output_type -> flowgate.controller.v1.StoreValueResponse
+	42, // 58: flowgate.controller.v1.HostService.StoredValue:output_type -> flowgate.controller.v1.StoredValueResponse
+	44, // 59: flowgate.controller.v1.HostService.CreateFlow:output_type -> flowgate.controller.v1.CreateFlowResponse
+	33, // [33:60] is the sub-list for method output_type
+	6,  // [6:33] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -2913,19 +3003,19 @@ func file_flowgate_controller_v1_controller_proto_init() {
 	if File_flowgate_controller_v1_controller_proto != nil {
 		return
 	}
-	file_flowgate_controller_v1_controller_proto_msgTypes[20].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[21].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[22].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[23].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[24].OneofWrappers = []any{}
 	file_flowgate_controller_v1_controller_proto_msgTypes[25].OneofWrappers = []any{}
-	file_flowgate_controller_v1_controller_proto_msgTypes[41].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[26].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[27].OneofWrappers = []any{}
+	file_flowgate_controller_v1_controller_proto_msgTypes[43].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flowgate_controller_v1_controller_proto_rawDesc), len(file_flowgate_controller_v1_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

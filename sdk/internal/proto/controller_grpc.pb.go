@@ -24,6 +24,7 @@ const (
 	ControllerService_HandleEvent_FullMethodName = "/flowgate.controller.v1.ControllerService/HandleEvent"
 	ControllerService_Shutdown_FullMethodName    = "/flowgate.controller.v1.ControllerService/Shutdown"
 	ControllerService_RunStage_FullMethodName    = "/flowgate.controller.v1.ControllerService/RunStage"
+	ControllerService_Watch_FullMethodName       = "/flowgate.controller.v1.ControllerService/Watch"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -45,6 +46,17 @@ type ControllerServiceClient interface {
 	// GetInfoResponse.stages. A controller that declares none need not
 	// serve it.
 	RunStage(ctx context.Context, in *RunStageRequest, opts ...grpc.CallOption) (*RunStageResponse, error)
+	// Watch runs the controller's source side for as long as the plugin
+	// instance lives: the plugin watches something of its own (a
+	// directory, a queue) and creates flows with HostService.CreateFlow as
+	// work arrives. The gateway calls it once per instance, and only when
+	// GetInfoResponse.watch is true; a controller that declares no watch
+	// need not serve it. The call returns when the watch ends: an error
+	// makes the gateway restart the plugin (and call Watch again on the new
+	// instance); OK means the watch has nothing more to do, and it is not
+	// called again until the plugin restarts. The gateway cancels the call
+	// when it stops the plugin.
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (*WatchResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -105,6 +117,16 @@ func (c *controllerServiceClient) RunStage(ctx context.Context, in *RunStageRequ
 	return out, nil
 }
 
+func (c *controllerServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (*WatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WatchResponse)
+	err := c.cc.Invoke(ctx, ControllerService_Watch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
@@ -124,6 +146,17 @@ type ControllerServiceServer interface {
 	// GetInfoResponse.stages. A controller that declares none need not
 	// serve it.
 	RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error)
+	// Watch runs the controller's source side for as long as the plugin
+	// instance lives: the plugin watches something of its own (a
+	// directory, a queue) and creates flows with HostService.CreateFlow as
+	// work arrives. The gateway calls it once per instance, and only when
+	// GetInfoResponse.watch is true; a controller that declares no watch
+	// need not serve it. The call returns when the watch ends: an error
+	// makes the gateway restart the plugin (and call Watch again on the new
+	// instance); OK means the watch has nothing more to do, and it is not
+	// called again until the plugin restarts. The gateway cancels the call
+	// when it stops the plugin.
+	Watch(context.Context, *WatchRequest) (*WatchResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -148,6 +181,9 @@ func (UnimplementedControllerServiceServer) Shutdown(context.Context, *ShutdownR
 }
 func (UnimplementedControllerServiceServer) RunStage(context.Context, *RunStageRequest) (*RunStageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunStage not implemented")
+}
+func (UnimplementedControllerServiceServer) Watch(context.Context, *WatchRequest) (*WatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Watch not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -260,6 +296,24 @@ func _ControllerService_RunStage_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_Watch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).Watch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_Watch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).Watch(ctx, req.(*WatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -286,6 +340,10 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunStage",
 			Handler:    _ControllerService_RunStage_Handler,
+		},
+		{
+			MethodName: "Watch",
+			Handler:    _ControllerService_Watch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

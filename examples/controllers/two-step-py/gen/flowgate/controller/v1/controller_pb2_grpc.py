@@ -59,6 +59,11 @@ class ControllerServiceStub(object):
                 request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
                 response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
                 )
+        self.Watch = channel.unary_unary(
+                '/flowgate.controller.v1.ControllerService/Watch',
+                request_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchRequest.SerializeToString,
+                response_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchResponse.FromString,
+                )
 
 
 class ControllerServiceServicer(object):
@@ -121,6 +126,22 @@ class ControllerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Watch(self, request, context):
+        """Watch runs the controller's source side for as long as the plugin
+        instance lives: the plugin watches something of its own (a
+        directory, a queue) and creates flows with HostService.CreateFlow as
+        work arrives. The gateway calls it once per instance, and only when
+        GetInfoResponse.watch is true; a controller that declares no watch
+        need not serve it. The call returns when the watch ends: an error
+        makes the gateway restart the plugin (and call Watch again on the new
+        instance); OK means the watch has nothing more to do, and it is not
+        called again until the plugin restarts. The gateway cancels the call
+        when it stops the plugin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +169,11 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.RunStage,
                     request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.FromString,
                     response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.SerializeToString,
+            ),
+            'Watch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Watch,
+                    request_deserializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchRequest.FromString,
+                    response_serializer=flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -261,6 +287,23 @@ class ControllerService(object):
         return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.ControllerService/RunStage',
             flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageRequest.SerializeToString,
             flowgate_dot_controller_dot_v1_dot_controller__pb2.RunStageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Watch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/flowgate.controller.v1.ControllerService/Watch',
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchRequest.SerializeToString,
+            flowgate_dot_controller_dot_v1_dot_controller__pb2.WatchResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
