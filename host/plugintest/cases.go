@@ -26,6 +26,7 @@ var flowCases = []flowCase{
 	{"cancel", (*harness).cancel},
 	{"restart", (*harness).restart},
 	{"create-flow", (*harness).createFlow},
+	{"stages", (*harness).stages},
 }
 
 // outcome is a case's result for flow f: failed with err, or passed.

@@ -33,6 +33,12 @@ func TestMain(m *testing.M) {
 	case "forgetful":
 		sdk.Serve(follower{})
 		os.Exit(0)
+	case "stager":
+		sdk.Serve(stager{follower{stable: true}})
+		os.Exit(0)
+	case "declarer":
+		sdk.Serve(declarer{follower{stable: true}})
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -111,7 +117,7 @@ func requirePasses(t *testing.T, path, want string) {
 	require.NoError(t, err)
 	require.True(t, rep.Passed(), report(rep))
 	require.Equal(t, want, rep.Plugin)
-	require.Len(t, rep.Cases, 7)
+	require.Len(t, rep.Cases, 8)
 }
 
 // A controller that is not idempotent fails the redelivery case, and the
