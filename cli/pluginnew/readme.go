@@ -39,6 +39,8 @@ func pythonReadme(name string) string {
 Written by ` + "`flowgate plugins new`" + ` from the two-step-py example: it
 drives a managed flow through two tasks, one after the other, from the
 flow's state ` + "`{\"steps\": [\"cmd one\", \"cmd two\"]}`" + ` (or two echoes).
+It also provides a pipeline stage, ` + "`NAME.shout`" + `, which upper-cases
+string items (` + "`flowgate pipeline run \"exec --json echo '[\\\"a\\\"]' | NAME.shout\"`" + `).
 Change ` + "`controller.py`" + ` to do your work. ` + "`gen/`" + ` is the gRPC code
 generated from flowgate's controller.proto (docs/protocol.md); keep it.
 
@@ -65,6 +67,8 @@ func tsReadme(name string) string {
 Written by ` + "`flowgate plugins new`" + ` from the two-step-ts example: it
 drives a managed flow through two tasks, one after the other, from the
 flow's state ` + "`{\"steps\": [\"cmd one\", \"cmd two\"]}`" + ` (or two echoes).
+It also provides a pipeline stage, ` + "`NAME.shout`" + `, which upper-cases
+string items (` + "`flowgate pipeline run \"exec --json echo '[\\\"a\\\"]' | NAME.shout\"`" + `).
 Change ` + "`src/controller.ts`" + ` to do your work. It loads
 ` + "`proto/flowgate/controller/v1/controller.proto`" + ` (docs/protocol.md) when it
 starts; keep it.
