@@ -27,6 +27,11 @@ func TestEveryLanguageRenames(t *testing.T) {
 				require.NotContains(t, string(b), old, "%s: %s", lang, f)
 			}
 		}
+		if lang == "go" {
+			mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+			require.NoError(t, err)
+			require.Equal(t, "module my-plugin\n\ngo "+GoVersion+"\n\nrequire github.com/flowgate/flowgate v0.0.0\n", string(mod))
+		}
 		if info, err := os.Stat(filepath.Join(dir, "plugin")); err == nil {
 			require.NotZero(t, info.Mode()&0o100, "%s: plugin is executable", lang)
 		}
