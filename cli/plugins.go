@@ -46,7 +46,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(list, newPluginsTestCmd(e), newPluginsReloadCmd(e), newPluginsCheckCmd(e))
+	cmd.AddCommand(list, newPluginsNewCmd(e), newPluginsTestCmd(e), newPluginsReloadCmd(e), newPluginsCheckCmd(e))
 	return cmd
 }
 

@@ -169,3 +169,21 @@ func TestPluginsReload(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, `no plugin named "pipelin" is configured in this gateway (it has pipeline)`)
 }
+
+// plugins new refuses a language it has no template for, and a folder
+// that holds files, with exit 2 and what to do; a good one names the
+// next steps.
+func TestPluginsNewRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	dir := t.TempDir()
+	code, _, errOut := run(t, home, "plugins", "new", "x", "--lang", "rust", "--dir", filepath.Join(dir, "x"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `no template for language "rust": use --lang with one of go, python, ts`)
+	code, out, errOut := run(t, home, "plugins", "new", "x", "--lang", "python", "--dir", filepath.Join(dir, "x"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Next: flowgate plugins test "+filepath.Join(dir, "x", "plugin"))
+	code, _, errOut = run(t, home, "plugins", "new", "x", "--dir", filepath.Join(dir, "x"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "is not empty: give a new folder with --dir, or another name")
+}

@@ -28,7 +28,8 @@ func newPluginsTestCmd(e *env) *cobra.Command {
 		Long: `Starts the plugin at PATH (with ARGS) under a gateway embedded in this
 command, on a store in a temporary directory, and drives it through the
 conformance cases of docs/protocol.md: start, events in order, a
-redelivered event, a stale revision, a cancel, and a restart mid-flow.
+redelivered event, a stale revision, a cancel, a restart mid-flow, a
+lost answer to CreateFlow, and each pipeline stage it declares.
 Each case prints PASS or FAIL with what the plugin did. Exits 0 when every
 case passes, 1 otherwise. Flags go before PATH; everything after PATH is
 passed to the plugin.`,

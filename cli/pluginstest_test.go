@@ -14,7 +14,7 @@ func TestPluginsTestExitCodes(t *testing.T) {
 	code, out, _ := run(t, home, "plugins", "test", "--timeout", "5s", "/bin/true")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "FAIL start: no go-plugin handshake from /bin/true")
-	require.Contains(t, out, "0 of 8 cases passed")
+	require.Contains(t, out, "0 of 9 cases passed")
 
 	code, _, errOut := run(t, home, "plugins", "test", "./no-such-plugin")
 	require.Equal(t, 2, code)

@@ -19,7 +19,7 @@ func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	home := shortHome(t)
 	code, _, errOut := run(t, home, "plugins", "bogus", "x")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `unknown command "bogus" for "flowgate plugins"; valid commands: check, list, reload, test`)
+	require.Contains(t, errOut, `unknown command "bogus" for "flowgate plugins"; valid commands: check, list, new, reload, test`)
 	code, _, errOut = run(t, home, "tasks", "flow", "bogus")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown command "bogus" for "flowgate tasks flow"; valid commands: approve, cancel, continue, create`)

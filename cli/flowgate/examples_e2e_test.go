@@ -21,7 +21,8 @@ import (
 // example controllers under one real gateway and drives a flow of each
 // through the CLI as a user would: tasks flow create, then tasks flow
 // show until the flow is done. The two-step examples also fail a flow
-// whose second task fails, naming it.
+// whose second task fails, naming it, and their pipeline stages run in a
+// pipeline string.
 func TestExampleControllersEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run with a real gateway binary")
@@ -84,6 +85,16 @@ func TestExampleControllersEndToEnd(t *testing.T) {
 			require.Equal(t, c.results, state.Results, c.controller)
 		}
 	}
+
+	// The two-step examples each provide a pipeline stage, which a
+	// pipeline string run through the gateway calls.
+	run := exec.Command(bin, "--home", home, "pipeline", "run",
+		`exec --json --shell "echo '[\"a\",1]'" | two-step-py.shout | two-step-ts.shout`)
+	var stderr strings.Builder
+	run.Stderr = &stderr
+	out, err = run.Output()
+	require.NoError(t, err, "pipeline run with the examples' stages: %s", stderr.String())
+	require.JSONEq(t, `["A",1]`, string(out))
 }
 
 // showUntilDone runs tasks flow show --json until the flow has ended,

@@ -27,6 +27,7 @@ var flowCases = []flowCase{
 	{"restart", (*harness).restart},
 	{"create-flow", (*harness).createFlow},
 	{"watch-restart", (*harness).watchRestart},
+	{"stages", (*harness).stages},
 }
 
 // outcome is a case's result for flow f: failed with err, or passed.

@@ -84,6 +84,8 @@ type harness struct {
 	sup  *pluginhost.Supervisor
 	rec  *recorder
 	name string
+	// declared are the pipeline stages the plugin declares in its Info.
+	declared []sdk.Stage
 	// tasks is how many tasks a flow took in events-in-order, the count
 	// the later cases compare with.
 	tasks int
@@ -122,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, nil
 	}
 	rep.Plugin, rep.Version = start.info.Name, start.info.Version
-	h.name, h.watches = start.info.Name, start.info.Watch
+	h.name, h.watches, h.declared = start.info.Name, start.info.Watch, start.info.Stages
 
 	stop, err := h.startGateway(ctx)
 	if err != nil {

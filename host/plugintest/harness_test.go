@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 	case "watcher", "brittle":
 		sdk.Serve(watcher{follower: follower{stable: true}, brittle: os.Getenv(helperEnv) == "brittle"})
 		os.Exit(0)
+	case "stager":
+		sdk.Serve(stager{follower{stable: true}})
+		os.Exit(0)
+	case "declarer":
+		sdk.Serve(declarer{follower{stable: true}})
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -114,7 +120,7 @@ func requirePasses(t *testing.T, path, want string) {
 	require.NoError(t, err)
 	require.True(t, rep.Passed(), report(rep))
 	require.Equal(t, want, rep.Plugin)
-	require.Len(t, rep.Cases, 8)
+	require.Len(t, rep.Cases, 9)
 }
 
 // A controller that is not idempotent fails the redelivery case, and the

@@ -10,6 +10,9 @@ The commands come from the flow's state, {"steps": ["cmd one", "cmd two"]},
 or default to two echo commands. A flow whose state asks for a follow-up,
 {"follow_up": "a goal"}, gets one when its steps have succeeded: a flow
 this controller creates (Host.CreateFlow) and drives in turn.
+
+It also provides a pipeline stage, two-step-py.shout, which upper-cases
+the string items a pipeline gives it (section 6, Stages).
 """
 
 import json
@@ -37,6 +40,9 @@ DEFAULT_STEPS = ["echo step one", "echo step two"]
 TERMINAL_FLOW = {"succeeded", "failed", "partial", "cancelled", "lost"}
 TERMINAL_TASK = {"succeeded", "failed", "timed_out", "cancelled", "lost"}
 LEVELS = ["trace", "debug", "info", "warn", "error"]
+# The stage is named after the plugin, so that two plugins started from
+# this example can run in one gateway: a stage name has one provider.
+SHOUT = NAME + ".shout"
 
 
 def log(level, message, **fields):
@@ -81,7 +87,8 @@ class Controller(pb_grpc.ControllerServiceServicer):
         self.lock = threading.Lock()
 
     def GetInfo(self, request, context):
-        return pb.GetInfoResponse(name=NAME, version=VERSION, api_version=API_VERSION)
+        return pb.GetInfoResponse(name=NAME, version=VERSION, api_version=API_VERSION, stages=[
+            pb.StageInfo(name=SHOUT, description="Upper-case each string item; other items pass unchanged")])
 
     def Setup(self, request, context):
         with self.lock:
@@ -110,6 +117,21 @@ class Controller(pb_grpc.ControllerServiceServicer):
                 seq=event["seq"], code=code, error=err.details())
             context.abort(grpc.StatusCode.ABORTED, f"host call refused ({code}): {err.details()}")
         return pb.HandleEventResponse()
+
+    def RunStage(self, request, context):
+        """Run a pipeline stage: items in, items out, one JSON array each.
+        It changes nothing outside, so running it again with the same key
+        (after a gateway crash) is harmless."""
+        if request.name != SHOUT:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"{NAME} provides stage {SHOUT}, not {request.name}")
+        try:
+            items = json.loads(request.items_json or b"[]")
+        except ValueError as err:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"stage {SHOUT}: the items are not JSON: {err}")
+        if not isinstance(items, list):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"stage {SHOUT}: the items are not a JSON array")
+        out = [i.upper() if isinstance(i, str) else i for i in items]
+        return pb.RunStageResponse(items_json=json.dumps(out).encode())
 
 
 def react(host, event):

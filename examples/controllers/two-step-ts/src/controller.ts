@@ -11,6 +11,9 @@
 // follow-up, {"follow_up": "a goal"}, gets one when its steps have
 // succeeded: a flow this controller creates (Host.CreateFlow) and drives
 // in turn.
+//
+// It also provides a pipeline stage, two-step-ts.shout, which upper-cases
+// the string items a pipeline gives it (section 6, Stages).
 
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -27,6 +30,9 @@ const DEFAULT_STEPS = ["echo step one", "echo step two"];
 const TERMINAL_FLOW = new Set(["succeeded", "failed", "partial", "cancelled", "lost"]);
 const TERMINAL_TASK = new Set(["succeeded", "failed", "timed_out", "cancelled", "lost"]);
 const LEVELS = ["trace", "debug", "info", "warn", "error"];
+// The stage is named after the plugin, so that two plugins started from
+// this example can run in one gateway: a stage name has one provider.
+const SHOUT = `${NAME}.shout`;
 
 // The records, as records.schema.json describes them (only what is used).
 interface Flow {
@@ -168,6 +174,21 @@ async function startStep(host: Host, flow: Flow, state: object, n: number, comma
   }
 }
 
+/** Run the stage over items (one JSON array): its output items, or what
+ * is wrong as a string. It changes nothing outside, so running it again
+ * with the same key (after a gateway crash) is harmless. */
+function shout(name: string, itemsJSON: Buffer): unknown[] | string {
+  if (name !== SHOUT) return `${NAME} provides stage ${SHOUT}, not ${name}`;
+  let items: unknown;
+  try {
+    items = JSON.parse(itemsJSON.length ? itemsJSON.toString() : "[]");
+  } catch (err) {
+    return `stage ${SHOUT}: the items are not JSON: ${err}`;
+  }
+  if (!Array.isArray(items)) return `stage ${SHOUT}: the items are not a JSON array`;
+  return items.map((i) => (typeof i === "string" ? i.toUpperCase() : i));
+}
+
 function main(): number {
   if (process.env[COOKIE_KEY] !== COOKIE_VALUE) {
     process.stderr.write("This is a flowgate controller plugin: name it under plugins: in the gateway config, or check it with flowgate plugins test.\n");
@@ -189,7 +210,10 @@ function main(): number {
     });
   };
   server.addService(v1.ControllerService.service, {
-    GetInfo: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { name: NAME, version: VERSION, api_version: API_VERSION }),
+    GetInfo: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {
+      name: NAME, version: VERSION, api_version: API_VERSION,
+      stages: [{ name: SHOUT, description: "Upper-case each string item; other items pass unchanged" }],
+    }),
     Setup: (call: grpc.ServerUnaryCall<{ host_address: string }, object>, cb: grpc.sendUnaryData<object>) => {
       host?.client.close();
       host = new Host(call.request.host_address);
@@ -208,6 +232,11 @@ function main(): number {
           cb({ code: grpc.status.ABORTED, details: `host call refused (${code}): ${err.details ?? err}` });
         },
       );
+    },
+    RunStage: (call: grpc.ServerUnaryCall<{ name: string; items_json: Buffer }, object>, cb: grpc.sendUnaryData<object>) => {
+      const out = shout(call.request.name, call.request.items_json);
+      if (typeof out === "string") return cb({ code: grpc.status.INVALID_ARGUMENT, details: out });
+      cb(null, { items_json: json(out) });
     },
     Shutdown: (_call: unknown, cb: grpc.sendUnaryData<object>) => {
       cb(null, {});
