@@ -23,8 +23,8 @@ import (
 )
 
 // The inbox example under the real gateway binary gives each file exactly
-// one flow while the gateway and the plugin are SIGKILLed ten times, at
-// random, as 24 files are dropped: every file ends in done/, and the
+// one flow while the gateway and the plugin are SIGKILLed twenty times,
+// at random, as 24 files are dropped: every file ends in done/, and the
 // inbox's flows are one per file, keyed by its name and digest, each
 // succeeded.
 func TestInboxSurvivesSIGKILLs(t *testing.T) {
@@ -44,7 +44,7 @@ func TestInboxSurvivesSIGKILLs(t *testing.T) {
 
 	g := startGateway(t, bin, home, logf, "--config", cfg)
 	defer func() { g.reap() }()
-	const files, kills = 24, 10
+	const files, kills = 24, 20
 	keys := map[string]string{} // file name → the key its flow must have
 	drop := func(i int) {
 		name := fmt.Sprintf("file-%02d.txt", i)
@@ -55,7 +55,9 @@ func TestInboxSurvivesSIGKILLs(t *testing.T) {
 		require.NoError(t, os.Rename(filepath.Join(dir, "."+name), filepath.Join(dir, name)))
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 28))
-	dropped, killed := 0, 0
+	// pluginKills counts the plugin's kills since the gateway's: more
+	// than the plugin's restart budget (10) in a row would leave it failed.
+	dropped, killed, pluginKills := 0, 0, 0
 	for kill := range kills {
 		for ; dropped < (kill+1)*files/kills; dropped++ {
 			drop(dropped)
@@ -63,11 +65,13 @@ func TestInboxSurvivesSIGKILLs(t *testing.T) {
 		// A random moment: the files just dropped are being scanned,
 		// created, run or moved.
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
-		if rng.IntN(2) == 0 {
+		if rng.IntN(2) == 0 || pluginKills == 5 {
 			g.kill(t)
 			g = startGateway(t, bin, home, logf, "--config", cfg)
+			pluginKills = 0
 			continue
 		}
+		pluginKills++
 		killed = runningPluginPID(t, home, "inbox", killed)
 		require.NoError(t, syscall.Kill(killed, syscall.SIGKILL))
 	}
