@@ -38,38 +38,12 @@ func (s *server) addJob(w http.ResponseWriter, r *http.Request) (int, any, error
 	return http.StatusCreated, j, err
 }
 
-func (s *server) getJob(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
-		return 0, nil, err
-	}
-	j, err := s.c.GetJob(r.Context(), r.PathValue("ref"))
-	return http.StatusOK, j, err
-}
-
 func (s *server) editJob(w http.ResponseWriter, r *http.Request) (int, any, error) {
 	var p jobPatchJSON
 	if err := decodeRequest(w, r, &p); err != nil {
 		return 0, nil, err
 	}
 	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), scheduler.JobPatch(p))
-	return http.StatusOK, j, err
-}
-
-func (s *server) enableJob(enabled bool) endpoint {
-	return func(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-		if _, err := parseQuery(r); err != nil {
-			return 0, nil, err
-		}
-		j, err := s.c.SetJobEnabled(r.Context(), r.PathValue("ref"), enabled)
-		return http.StatusOK, j, err
-	}
-}
-
-func (s *server) removeJob(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
-		return 0, nil, err
-	}
-	j, err := s.c.RemoveJob(r.Context(), r.PathValue("ref"))
 	return http.StatusOK, j, err
 }
 

@@ -40,32 +40,6 @@ func (s *server) addTrigger(w http.ResponseWriter, r *http.Request) (int, any, e
 	return http.StatusCreated, t, err
 }
 
-func (s *server) getTrigger(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
-		return 0, nil, err
-	}
-	t, err := s.c.GetTrigger(r.Context(), r.PathValue("name"))
-	return http.StatusOK, t, err
-}
-
-func (s *server) enableTrigger(enabled bool) endpoint {
-	return func(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-		if _, err := parseQuery(r); err != nil {
-			return 0, nil, err
-		}
-		t, err := s.c.SetTriggerEnabled(r.Context(), r.PathValue("name"), enabled)
-		return http.StatusOK, t, err
-	}
-}
-
-func (s *server) removeTrigger(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
-		return 0, nil, err
-	}
-	t, err := s.c.RemoveTrigger(r.Context(), r.PathValue("name"))
-	return http.StatusOK, t, err
-}
-
 func (s *server) triggerRuns(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	q, err := parseQuery(r, "limit")
 	if err != nil {
