@@ -120,26 +120,30 @@ func (r *run) startLatency(ctx context.Context) ([]Figure, error) {
 		Note:   fmt.Sprintf("%d tasks of true per round on an idle gateway; each round's p50", per)}}, nil
 }
 
-// oneTask runs one task of truePath through c, waits for its end, and
-// returns the time from its creation to its command's start.
-func oneTask(ctx context.Context, c api.Client, home, truePath string) (time.Duration, error) {
-	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: "latency", Spec: sdk.TaskSpec{Argv: []string{truePath}}})
-	if err != nil {
-		return 0, err
-	}
-	for !t.Status.Terminal() {
+// runTrue runs one task of truePath, labelled label, through c and
+// returns its record once it ended.
+func runTrue(ctx context.Context, c api.Client, label, truePath string) (*sdk.Task, error) {
+	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: []string{truePath}}})
+	for err == nil && !t.Status.Terminal() {
 		changed := c.(api.Changes).Changed()
-		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
-			return 0, err
-		}
-		if t.Status.Terminal() {
+		if t, err = c.ResolveTask(ctx, t.ID); err != nil || t.Status.Terminal() {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return nil, ctx.Err()
 		case <-changed:
 		}
+	}
+	return t, err
+}
+
+// oneTask runs one task of truePath through c, waits for its end, and
+// returns the time from its creation to its command's start.
+func oneTask(ctx context.Context, c api.Client, home, truePath string) (time.Duration, error) {
+	t, err := runTrue(ctx, c, "latency", truePath)
+	if err != nil {
+		return 0, err
 	}
 	if t.Status != sdk.TaskSucceeded {
 		return 0, fmt.Errorf("task %s ended %s (%v); a task of true must succeed", t.ID, t.Status, t.Errors)

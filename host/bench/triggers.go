@@ -16,12 +16,10 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/trigger"
-	"github.com/flowgate/flowgate/sdk"
 )
 
 // The figures of the triggers phase.
@@ -123,23 +121,9 @@ func (r *run) triggers(ctx context.Context) ([]Figure, error) {
 // the call to its start as the gateway recorded it, after its end.
 func runToStarted(ctx context.Context, c api.Client, truePath string) (time.Duration, error) {
 	t0 := time.Now()
-	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: "direct", Spec: sdk.TaskSpec{Argv: []string{truePath}}})
+	t, err := runTrue(ctx, c, "direct", truePath)
 	if err != nil {
 		return 0, err
-	}
-	for !t.Status.Terminal() {
-		changed := c.(api.Changes).Changed()
-		if t, err = c.ResolveTask(ctx, t.ID); err != nil {
-			return 0, err
-		}
-		if t.Status.Terminal() {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-changed:
-		}
 	}
 	if t.StartedAt.IsZero() {
 		return 0, fmt.Errorf("task %s ended %s without starting", t.ID, t.Status)
