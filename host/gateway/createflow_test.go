@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -56,16 +55,17 @@ func TestPluginCreatesAFlowAndGetsItsStart(t *testing.T) {
 // waitChild waits for the flow the spawner made under parent to end.
 func waitChild(t *testing.T, c api.Client, parent string) engine.FlowView {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var child engine.FlowView
+	waitFor(t, "the child of "+parent+" to end", func() bool {
 		page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "spawner"})
 		require.NoError(t, err)
 		for _, v := range page.Flows {
 			if v.ParentFlowID == parent && v.Status.Terminal() {
-				return v
+				child = v
+				return true
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "timed out waiting for the child of %s to end", parent)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
+	return child
 }
