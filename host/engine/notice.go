@@ -39,9 +39,27 @@ type Notice struct {
 	// Controller names the controller whose configuration asked for this
 	// notice of a flow it drives; empty for a notice the flow or task
 	// asked for itself.
-	Controller string            `json:"controller,omitempty"`
-	Status     string            `json:"status"`
-	To         *sdk.FinishNotify `json:"to"`
+	Controller string `json:"controller,omitempty"`
+	Status     string `json:"status"`
+	// To is where a finish notice the task or flow asked for goes (its
+	// command, its webhook). It is nil when Dest is set.
+	To *sdk.FinishNotify `json:"to"`
+	// Dest, when set, is the one destination this notice goes to: a name
+	// from the gateway's notify config, a shoutrrr or http(s) URL, or
+	// "cmd:COMMAND", with ${VAR} refs to the gateway's environment for
+	// its secrets. A flow's notify policy, a task's milestones and a cron
+	// job's announcements queue one notice per destination, so that one
+	// destination that fails does not resend to the others.
+	Dest string `json:"dest,omitempty"`
+	// Event is what a notice with Dest reports: "flow.status" (a status
+	// change under the state_changes policy), "flow.finished" or
+	// "task.milestone".
+	Event string `json:"event,omitempty"`
+	// Milestone names the milestone a task.milestone notice reports.
+	Milestone string `json:"milestone,omitempty"`
+	// Template is the Go text/template a chat or mail destination's text
+	// is written from; empty means the default one.
+	Template string `json:"template,omitempty"`
 	// Task is the task's record as of Status, in a task's notice.
 	Task json.RawMessage `json:"task,omitempty"`
 	// Flow is the flow's final record, in a flow's notice.
