@@ -35,6 +35,9 @@ func (f *notifyFlags) add(fl *pflag.FlagSet, what string) {
 	fl.StringVar(&f.template, "notify-template", "", "write chat and mail messages from this Go text/template file over the notice JSON (docs/notifications.md)")
 }
 
+// given reports whether any of the flags was set.
+func (f notifyFlags) given() bool { return f.policy != "" || len(f.to) > 0 || f.template != "" }
+
 // settings checks the flags, naming the one at fault, and reads the
 // template file.
 func (f notifyFlags) settings() (notifySettings, error) {

@@ -57,7 +57,8 @@ func TestNotifyFlagsAreStoredAndShown(t *testing.T) {
 
 // TestNotifyFlagsRefuseBadInput: a bad policy, a destination that does
 // not parse or holds a literal credential, a template that does not
-// parse or is missing, and milestones with nowhere to go are refused
+// parse or is missing, milestones with nowhere to go, and notify flags
+// on a pipeline rerun (which is told about as its source) are refused
 // with exit 2, naming the flag, and nothing is created.
 func TestNotifyFlagsRefuseBadInput(t *testing.T) {
 	t.Parallel()
@@ -78,6 +79,8 @@ func TestNotifyFlagsRefuseBadInput(t *testing.T) {
 		{append(runTask, "--notify-on-milestone", "built", "--", "true"), "--notify-on-milestone needs somewhere to send: add --notify-to DEST"},
 		{append(runTask, "--notify", "never", "--", "true"), `--notify "never" is not a notify policy`},
 		{append(runTask, "--notify-to", "${OOPS", "--", "true"), "--notify-to:"},
+		{[]string{"pipeline", "run", bad, "--notify", "bogus"}, `--notify "bogus" is not a notify policy`},
+		{[]string{"pipeline", "run", bad, "--from-step", "a", "--id", "f1", "--notify-to", "ops"}, "a --from-step rerun is told about as the flow it reruns"},
 	} {
 		code, out, errOut := run(t, home, c.args...)
 		require.Equal(t, 2, code, "%v: %s", c.args, errOut)
