@@ -127,6 +127,10 @@ type Message struct {
 	Text string
 	// Env is extra environment for a cmd: destination, as KEY=VALUE.
 	Env []string
+	// Raw, when set, is what an http(s) or cmd: destination gets instead
+	// of Notice's JSON (its body, event, key, agent and environment), so
+	// that a cron report keeps the body its --webhook gets.
+	Raw *scheduler.Message
 }
 
 // Agent is the User-Agent of an http(s) destination's POST.
@@ -142,16 +146,14 @@ func (b *Book) Send(ctx context.Context, spec string, m Message) error {
 	}
 	switch r.kind {
 	case KindCommand, KindWebhook:
-		body, err := json.Marshal(m.Notice)
+		msg, err := jsonMessage(m)
 		if err != nil {
-			return fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
+			return err
 		}
 		d := scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: r.raw}
 		if r.kind == KindCommand {
 			d = scheduler.Delivery{Kind: scheduler.DeliveryCommand, Command: strings.TrimPrefix(r.raw, CommandPrefix)}
 		}
-		env := append(slices.Clone(m.Env), "FLOWGATE_NOTICE_KEY="+m.Notice.Key, "FLOWGATE_NOTICE_EVENT="+m.Notice.Event)
-		msg := scheduler.Message{Event: m.Notice.Event, Key: m.Notice.Key, Body: body, Agent: Agent, Env: env}
 		err = scheduler.Send(ctx, d, msg, scheduler.DeliverOptions{Timeout: b.timeout})
 		if err != nil {
 			return errors.New(r.scrub(err.Error()))
@@ -159,6 +161,21 @@ func (b *Book) Send(ctx context.Context, spec string, m Message) error {
 		return nil
 	}
 	return r.sendService(ctx, m.Text, b.timeout)
+}
+
+// jsonMessage is what an http(s) or cmd: destination gets of m: Raw,
+// or the notice's JSON with its key as Idempotency-Key and
+// FLOWGATE_NOTICE_KEY.
+func jsonMessage(m Message) (scheduler.Message, error) {
+	if m.Raw != nil {
+		return *m.Raw, nil
+	}
+	body, err := json.Marshal(m.Notice)
+	if err != nil {
+		return scheduler.Message{}, fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
+	}
+	env := append(slices.Clone(m.Env), "FLOWGATE_NOTICE_KEY="+m.Notice.Key, "FLOWGATE_NOTICE_EVENT="+m.Notice.Event)
+	return scheduler.Message{Event: m.Notice.Event, Key: m.Notice.Key, Body: body, Agent: Agent, Env: env}, nil
 }
 
 // resolved is a spec made ready to send: its kind and its raw form (a
