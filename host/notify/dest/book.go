@@ -50,6 +50,9 @@ func NewBook(c Config) (*Book, error) {
 	if b.timeout <= 0 {
 		b.timeout = scheduler.DefaultDeliveryTimeout
 	}
+	if err := CheckNamed(b.named); err != nil {
+		return nil, err
+	}
 	for _, name := range b.Names() {
 		if err := b.checkNamed(name); err != nil {
 			return nil, fmt.Errorf("notify.%s: %w", name, err)
@@ -58,20 +61,29 @@ func NewBook(c Config) (*Book, error) {
 	return b, nil
 }
 
-// checkNamed validates the named destination name fully: its shape,
-// its refs against the environment, and its service URL as shoutrrr
-// reads it.
+// CheckNamed validates the shape of named destinations (a config's
+// notify: map) without the environment: each name, and each spec a URL
+// or cmd:COMMAND, literal secrets allowed. The error names the key
+// (notify.NAME) and never the secret.
+func CheckNamed(named map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		if !namePattern.MatchString(name) {
+			return fmt.Errorf("notify.%s: %q is not a destination name; use letters, digits, '.', '_' and '-'", name, name)
+		}
+		spec := named[name]
+		if err := checkShape(spec); err != nil {
+			return fmt.Errorf("notify.%s: %w", name, err)
+		}
+		if k, _ := KindOf(spec); k == KindName {
+			return fmt.Errorf("notify.%s: %q names another destination; give a URL or cmd:COMMAND", name, spec)
+		}
+	}
+	return nil
+}
+
+// checkNamed validates the named destination name against the
+// environment: its refs are set, and shoutrrr takes its service URL.
 func (b *Book) checkNamed(name string) error {
-	if !namePattern.MatchString(name) {
-		return fmt.Errorf("%q is not a destination name; use letters, digits, '.', '_' and '-'", name)
-	}
-	spec := b.named[name]
-	if err := checkShape(spec); err != nil {
-		return err
-	}
-	if k, _ := KindOf(spec); k == KindName {
-		return fmt.Errorf("%q names another destination; give a URL or cmd:COMMAND", spec)
-	}
 	r, err := b.resolve(name)
 	if err != nil {
 		return err
