@@ -1,7 +1,10 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -197,6 +200,7 @@ func TestNotifyRetriesAcrossAKill(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
 	log := filepath.Join(dir, "gateway.log")
+	writeGatewayConfig(t, home, "")
 	gw := startDaemon(t, home, log)
 	rcv := newReceiver(t, 2)
 	task := detached(t, home, []string{"--notify", "state_changes", "--notify-to", rcv.url + "/a", "--notify-to", rcv.url + "/b"}, "true")
@@ -210,7 +214,8 @@ func TestNotifyRetriesAcrossAKill(t *testing.T) {
 		return len(rcv.accepted("/a")) == 2 && len(rcv.accepted("/b")) == 2
 	}, 90*time.Second, 50*time.Millisecond, "messages were not delivered after the restart: %v", rcv.all())
 	for _, path := range []string{"/a", "/b"} {
-		require.Equal(t, []string{"flow.status running", "flow.finished succeeded"}, statuses(rcv.accepted(path)))
+		require.ElementsMatch(t, []string{"flow.status running", "flow.finished succeeded"}, statuses(rcv.accepted(path)),
+			"each message is retried on its own, so they may arrive in any order")
 	}
 	keys := map[string][]string{} // change (path, event, status) → keys it was sent under
 	for _, p := range rcv.all() {
@@ -288,4 +293,73 @@ func TestMilestoneMessageOncePerRunAndName(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Len(t, got.Milestones, 5, "every report was recorded")
 	require.Equal(t, []string{"built", "deployed"}, got.MilestonesNoticed)
+}
+
+// writeGatewayConfig writes home's gateway.yaml: a short retry backoff,
+// so a test's failed tries come again within a second or two, and more.
+func writeGatewayConfig(t *testing.T, home, more string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "gateway.yaml"), []byte("notify_retry:\n  max_backoff: 1s\n"+more), 0o600))
+}
+
+// socketGet GETs path from the gateway of home over its API socket.
+func socketGet(t *testing.T, home, path string) string {
+	t.Helper()
+	c := http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", filepath.Join(home, "gateway.sock"))
+	}}}
+	resp, err := c.Get("http://gateway" + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	return string(b)
+}
+
+// TestNotifySecretsAreNeverShownOrStored: a secret in a destination URL,
+// given as a ${VAR} ref to the gateway's environment or held by a named
+// destination in the gateway config, reaches the receiver and appears
+// nowhere else: not in the store file, the gateway log (a failed try
+// included), show and history output (text and JSON), nor /metrics.
+func TestNotifySecretsAreNeverShownOrStored(t *testing.T) {
+	t.Parallel()
+	home, dir := shortHome(t), t.TempDir()
+	log := filepath.Join(dir, "gateway.log")
+	rcv := newReceiver(t, 1)
+	const envSecret, namedSecret = "env-s3cret-value", "named-s3cret-value"
+	writeGatewayConfig(t, home, "notify:\n  ops: "+rcv.url+"/named?token="+namedSecret+"\n")
+	startDaemon(t, home, log, "HOOK_TOKEN="+envSecret)
+	task := detached(t, home, []string{"--notify-to", "ops", "--notify-to", rcv.url + "/env?token=${HOOK_TOKEN}",
+		"--notify-on-milestone", "half"}, "sh", "-c", `echo '{"milestone":"half"}' >> "$FLOWGATE_PROGRESS"; exit 3`)
+	require.Equal(t, sdk.FlowFailed, waitEnded(t, home, task.FlowID).Status)
+	require.Eventually(t, func() bool { return len(rcv.accepted("/named")) == 2 && len(rcv.accepted("/env")) == 2 },
+		30*time.Second, 50*time.Millisecond, "messages did not arrive: %v", rcv.all())
+	require.Equal(t, "token="+namedSecret, rcv.accepted("/named")[0].Query, "the named destination's secret reached the receiver")
+	require.Equal(t, "token="+envSecret, rcv.accepted("/env")[0].Query, "the ref was filled from the gateway's environment")
+
+	shown := map[string]string{"/metrics": socketGet(t, home, "/metrics")}
+	for _, args := range [][]string{
+		{"tasks", "flow", "show", task.FlowID}, {"tasks", "flow", "show", task.FlowID, "--json"},
+		{"tasks", "show", task.ID}, {"tasks", "show", task.ID, "--json"},
+		{"tasks", "flow", "history", task.FlowID}, {"tasks", "flow", "history", task.FlowID, "--json"},
+		{"tasks", "list", "--json"}, {"tasks", "audit", "--json"},
+	} {
+		code, out, errOut := run(t, home, args...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		shown[strings.Join(args, " ")] = out + errOut
+	}
+	require.Contains(t, shown["tasks flow show "+task.FlowID], "${HOOK_TOKEN}", "the ref is shown as written")
+	db, err := os.ReadFile(filepath.Join(home, "flowgate.db"))
+	require.NoError(t, err)
+	shown["the store file"] = string(db)
+	logged, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Contains(t, string(logged), "will retry", "a failed try was logged")
+	shown["the gateway log"] = string(logged)
+	for where, text := range shown {
+		for _, secret := range []string{envSecret, namedSecret} {
+			require.NotContains(t, text, secret, "%s shows a secret", where)
+		}
+	}
 }
