@@ -221,6 +221,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("task", orNA(clean(taskCommand(t.Spec))))
 	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
 	envRows(row, t)
+	limitRows(row, t.Spec)
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
 		code := strconv.Itoa(*t.ExitCode)
