@@ -90,7 +90,7 @@ cancel request that its runner carries out by stopping the process.`,
 	}
 	cancel.Flags().BoolVar(&cancelJSON, "json", false, "print the task record as JSON")
 
-	cmd.AddCommand(list, show, cancel, newRunCmd(e), newLogsCmd(e), newFlowCmd(e), newAuditCmd(e), newMaintenanceCmd(e))
+	cmd.AddCommand(list, show, cancel, newRunCmd(e), newLogsCmd(e), newFlowCmd(e), newAuditCmd(e), newMaintenanceCmd(e), newTasksSummaryCmd(e))
 	return cmd
 }
 
