@@ -181,6 +181,8 @@ type CronJob struct {
 	TZ                   string         `yaml:"tz"`
 	DST                  string         `yaml:"dst"`
 	Every                string         `yaml:"every"`
+	Stagger              string         `yaml:"stagger"`
+	Exact                bool           `yaml:"exact"`
 	Pipeline             string         `yaml:"pipeline"`
 	Args                 map[string]any `yaml:"args"`
 	Command              string         `yaml:"command"`
@@ -200,7 +202,7 @@ type CronJob struct {
 func (c CronJob) input() scheduler.JobInput {
 	in := scheduler.JobInput{
 		Name: c.Name, Description: c.Description,
-		Schedule: schedule.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
+		Schedule: schedule.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every, Stagger: c.Stagger, Exact: c.Exact},
 		Pipeline: c.Pipeline, Command: c.Command, Session: c.Session, Overlap: c.Overlap,
 		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
 		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown,
