@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -30,4 +31,19 @@ func (b budgetFlags) budget() (*sdk.Budget, error) {
 		return nil, nil
 	}
 	return &sdk.Budget{Tokens: b.tokens, Cost: b.cost}, nil
+}
+
+// limitRows adds the rows of tasks show that bound the task's run: its
+// timeout, max budget and no-progress budget, each when it has one, so a
+// detached run shows the defaults the gateway gave it.
+func limitRows(row func(k, v string), s sdk.TaskSpec) {
+	if s.Timeout > 0 {
+		row("timeout", time.Duration(s.Timeout).String())
+	}
+	if s.MaxBudget > 0 {
+		row("maxBudget", time.Duration(s.MaxBudget).String())
+	}
+	if s.NoProgressBudget > 0 {
+		row("noProgressBudget", time.Duration(s.NoProgressBudget).String()+" (armed by the first progress report)")
+	}
 }

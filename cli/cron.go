@@ -52,6 +52,15 @@ expression (5 or 6 fields, or @daily and the like) read in an IANA zone,
 an interval (--every), or once (--at). Jobs live in the store of the home,
 and a running gateway fires them when they come due.
 
+A cron schedule that fires at minute 0 (@hourly, @daily, 0 9 * * *,
+*/15 * * * *) runs up to 5 minutes after the written time, by a fixed
+offset picked from the job id (the same on every gateway and after every
+restart), because jobs written for :00 otherwise all hit the same APIs
+and files in the same second. --exact keeps the written times; --stagger D
+spreads any cron schedule over D. Next runs, catch-up and backfill all use
+the staggered times, so a backfilled run is the run the job would have
+made. cron show and cron list show the offset.
+
 These commands go through the running gateway when there is one, else
 they open the store themselves. cron run and cron backfill start work:
 with no gateway running, they host one for their own duration.`,
@@ -77,6 +86,8 @@ func addCronFlags(cmd *cobra.Command, f *cronFlags) {
 	fl.StringVar(&f.in.Schedule.Every, "every", "", "run every interval, such as 15m or 1h30m")
 	fl.StringVar(&f.in.Schedule.At, "at", "", "run once: RFC 3339, '2026-03-08 09:00' in --tz, or +20m from now")
 	fl.StringVar(&f.in.Schedule.DST, "dst", "", "for --cron, a time skipped by daylight saving: shift (run at the end of the gap, default) or skip")
+	fl.StringVar(&f.in.Schedule.Stagger, "stagger", "", "for --cron, delay every run by a fixed offset within this window, picked from the job id (default 5m when the schedule fires at minute 0; 0 is none)")
+	fl.BoolVar(&f.in.Schedule.Exact, "exact", false, "for --cron, run at the times as written: no default stagger for a schedule that fires at minute 0")
 	fl.StringVar(&f.in.Pipeline, "pipeline", "", "workflow file to run")
 	fl.StringVar(&f.in.ArgsJSON, "args-json", "", "workflow args as a JSON object, for --pipeline")
 	fl.StringVar(&f.in.GateTimeout, "gate-timeout", "", "for --pipeline, deny a gate nobody answers within this duration (reason gate-expired), such as 30m")
@@ -126,8 +137,8 @@ func newCronAddCmd(e *env) *cobra.Command {
 
 // cronList is the JSON shape of `cron list`.
 type cronList struct {
-	Count int             `json:"count"`
-	Jobs  []scheduler.Job `json:"jobs"`
+	Count int       `json:"count"`
+	Jobs  []cronJob `json:"jobs"`
 }
 
 func newCronListCmd(e *env) *cobra.Command {
@@ -142,9 +153,9 @@ func newCronListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := cronList{Count: len(jobs), Jobs: jobs}
-				if out.Jobs == nil {
-					out.Jobs = []scheduler.Job{}
+				out := cronList{Count: len(jobs), Jobs: []cronJob{}}
+				for _, j := range jobs {
+					out.Jobs = append(out.Jobs, withStagger(j))
 				}
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeCronList(w, out, all) })
 			})
@@ -168,7 +179,7 @@ func writeCronList(w io.Writer, l cronList, all bool) {
 	var t table
 	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled")
 	for _, j := range l.Jobs {
-		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j), 40), tzText(j), nextText(j), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled))
+		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j.Job)+staggerNote(j.Stagger), 48), tzText(j.Job), nextText(j.Job), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled))
 	}
 	t.write(w)
 }
@@ -217,7 +228,7 @@ func newCronShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) { writeJob(w, j) })
+				return printer{e.stdout, asJSON}.emit(withStagger(j), func(w io.Writer) { writeJob(w, j) })
 			})
 		},
 	}
@@ -241,6 +252,7 @@ func writeJob(w io.Writer, j scheduler.Job) {
 			dst = string(schedule.DSTShift)
 		}
 		row("dst", dst)
+		row("stagger", staggerText(withStagger(j).Stagger))
 	}
 	switch j.Payload.Kind {
 	case scheduler.PayloadPipeline:
@@ -297,7 +309,8 @@ func newCronEditCmd(e *env) *cobra.Command {
 		Long: `Change the flags given and keep the rest. A new --pipeline replaces a
 --command and the other way round; likewise --webhook and --notify-command,
 and an empty one turns delivery off. The schedule changes only with a
-schedule flag; --tz or --dst alone re-reads a cron schedule.`,
+schedule flag; --tz, --dst, --stagger or --exact alone re-reads a cron
+schedule, and a new --cron keeps them unless given again.`,
 		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			p, err := cronPatch(cmd, f.in)
@@ -338,7 +351,10 @@ func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, e
 	}
 	p.Name, p.Description = str("name", in.Name), str("description", in.Description)
 	p.Cron, p.TZ, p.DST = str("cron", in.Schedule.Cron), str("tz", in.Schedule.TZ), str("dst", in.Schedule.DST)
-	p.Every, p.At = str("every", in.Schedule.Every), str("at", in.Schedule.At)
+	p.Every, p.At, p.Stagger = str("every", in.Schedule.Every), str("at", in.Schedule.At), str("stagger", in.Schedule.Stagger)
+	if changed("exact") {
+		p.Exact = &in.Schedule.Exact
+	}
 	p.Pipeline, p.ArgsJSON, p.Command = str("pipeline", in.Pipeline), str("args-json", in.ArgsJSON), str("command", in.Command)
 	p.GateTimeout = str("gate-timeout", in.GateTimeout)
 	p.Session, p.Overlap = str("session", in.Session), str("overlap", in.Overlap)

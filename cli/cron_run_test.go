@@ -92,7 +92,7 @@ func TestCronRunSkipped(t *testing.T) {
 func TestCronBackfill(t *testing.T) {
 	t.Parallel()
 	home := cronHome(t, true)
-	code, _, errOut := run(t, home, "cron", "add", "--name", "hourly", "--cron", "0 * * * *", "--command", "echo hi")
+	code, _, errOut := run(t, home, "cron", "add", "--name", "hourly", "--cron", "0 * * * *", "--exact", "--command", "echo hi")
 	require.Equal(t, 0, code, errOut)
 	to := time.Now().UTC().Truncate(time.Minute)
 	from := to.Add(-3 * time.Hour)

@@ -140,6 +140,13 @@ func writeMaintenance(w io.Writer, rep api.MaintenanceReport) {
 		}
 		fmt.Fprintf(w, "Index entries out of step with their records: %d (%s)\n", m.Indexes, verb)
 	}
+	if n := m.Tasks.TimestampsRepaired + m.TaskFlows.TimestampsRepaired; n > 0 {
+		verb := "to repair"
+		if rep.Mode == "apply" {
+			verb = "repaired; the flow's history says what moved"
+		}
+		fmt.Fprintf(w, "Inconsistent timestamps: %d tasks · %d task-flows (%s)\n", m.Tasks.TimestampsRepaired, m.TaskFlows.TimestampsRepaired, verb)
+	}
 	if c := m.Compaction; c != nil && c.Due {
 		fmt.Fprintf(w, "Store file: %s, %.0f%% free pages", mib(c.FileBytes), 100*c.FreeShare())
 		switch {

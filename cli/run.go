@@ -103,7 +103,7 @@ docs/agents.md.`,
 	fl.BoolVar(&o.inheritEnv, "inherit-env", false, "give the task this command's whole environment but its FLOWGATE_* variables (held in memory, not stored)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "stop an attempt after this long (e.g. 10m)")
 	fl.DurationVar(&o.maxBudget, "max-budget", 0, "stop the task this long after its first start, across retries (with --detach, default the gateway's limits.detached_max_budget, 24h; 0 is none)")
-	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long")
+	fl.DurationVar(&o.noProgress, "no-progress-budget", 0, "stop the task when it reported progress once and then nothing for this long (with --detach, default the gateway's limits.detached_no_progress_budget, 1h; 0 is none)")
 	fl.IntVar(&o.retries, "retries", 0, "retry a failed attempt up to N times, at most 99 (fatal failures are never retried)")
 	fl.DurationVar(&o.backoff, "retry-backoff", 0, "base delay before a retry, doubled each time (default 1s)")
 	fl.BoolVar(&o.safeToRepeat, "safe-to-repeat", false, "allow re-running the command when a crash left its outcome unknown")
@@ -254,6 +254,9 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 	// (limits.detached_max_budget, 24 h by default) unless it gave one;
 	// --max-budget 0 runs without one.
 	in.DetachedBudget = o.detach && !cmd.Flags().Changed("max-budget")
+	// Likewise its no-progress budget (limits.detached_no_progress_budget,
+	// 1 h by default), armed only once the task reported progress.
+	in.DetachedNoProgress = o.detach && !cmd.Flags().Changed("no-progress-budget")
 	ctx := cmd.Context()
 	l, err := e.openLink(ctx, cmd, dir)
 	if err != nil {

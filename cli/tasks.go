@@ -91,7 +91,7 @@ cancel request that its runner carries out by stopping the process.`,
 	}
 	cancel.Flags().BoolVar(&cancelJSON, "json", false, "print the task record as JSON")
 
-	cmd.AddCommand(list, show, cancel, newRunCmd(e), newLogsCmd(e), newFlowCmd(e), newAuditCmd(e), newMaintenanceCmd(e))
+	cmd.AddCommand(list, show, cancel, newRunCmd(e), newLogsCmd(e), newFlowCmd(e), newAuditCmd(e), newMaintenanceCmd(e), newTasksSummaryCmd(e))
 	return cmd
 }
 
@@ -222,6 +222,7 @@ func writeTask(w io.Writer, t *sdk.Task) {
 	row("task", orNA(clean(taskCommand(t.Spec))))
 	row("idempotencyKey", orNA(clean(t.IdempotencyKey)))
 	envRows(row, t)
+	limitRows(row, t.Spec)
 	row("attempts", strconv.Itoa(t.Attempts))
 	if t.ExitCode != nil {
 		code := strconv.Itoa(*t.ExitCode)

@@ -51,22 +51,27 @@ type Event struct {
 	Parked bool `json:"parked,omitempty"`
 }
 
-// TaskSummary counts a set of tasks. Active is queued plus running;
-// Failures is failed plus timed_out plus lost.
+// TaskSummary counts a set of tasks, as the reference's
+// TaskRegistrySummary does. Active is queued plus running; Failures is
+// failed plus timed_out plus lost. ByRuntime counts by Task.Runtime (cli,
+// pipeline, cron, agent or a plugin's kind), so a reader sees which kind
+// of work fills the queue or fails.
 type TaskSummary struct {
-	Total    int                `json:"total"`
-	Active   int                `json:"active"`
-	Terminal int                `json:"terminal"`
-	Failures int                `json:"failures"`
-	ByStatus map[TaskStatus]int `json:"by_status"`
+	Total     int                `json:"total"`
+	Active    int                `json:"active"`
+	Terminal  int                `json:"terminal"`
+	Failures  int                `json:"failures"`
+	ByStatus  map[TaskStatus]int `json:"by_status"`
+	ByRuntime map[string]int     `json:"by_runtime"`
 }
 
-// Summarize counts tasks by status.
+// Summarize counts tasks by status and by runtime.
 func Summarize(tasks []*Task) TaskSummary {
-	s := TaskSummary{ByStatus: map[TaskStatus]int{}}
+	s := TaskSummary{ByStatus: map[TaskStatus]int{}, ByRuntime: map[string]int{}}
 	for _, t := range tasks {
 		s.Total++
 		s.ByStatus[t.Status]++
+		s.ByRuntime[t.Runtime]++
 		if t.Status.Active() {
 			s.Active++
 		} else {

@@ -21,6 +21,8 @@ type jobInputJSON struct {
 	DST                  string `json:"dst,omitempty"`
 	Every                string `json:"every,omitempty"`
 	At                   string `json:"at,omitempty"`
+	Stagger              string `json:"stagger,omitempty"`
+	Exact                bool   `json:"exact,omitempty"`
 	Pipeline             string `json:"pipeline,omitempty"`
 	ArgsJSON             string `json:"args_json,omitempty"`
 	Command              string `json:"command,omitempty"`
@@ -42,6 +44,7 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 	return jobInputJSON{
 		Name: in.Name, Description: in.Description,
 		Cron: in.Schedule.Cron, TZ: in.Schedule.TZ, DST: in.Schedule.DST, Every: in.Schedule.Every, At: in.Schedule.At,
+		Stagger: in.Schedule.Stagger, Exact: in.Schedule.Exact,
 		Pipeline: in.Pipeline, ArgsJSON: in.ArgsJSON, Command: in.Command, GateTimeout: in.GateTimeout,
 		Session: in.Session, Overlap: in.Overlap, CatchUpWindow: in.CatchUpWindow,
 		Webhook: in.Webhook, NotifyCommand: in.NotifyCommand,
@@ -54,7 +57,7 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 func (j jobInputJSON) input() scheduler.JobInput {
 	return scheduler.JobInput{
 		Name: j.Name, Description: j.Description,
-		Schedule: schedule.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At},
+		Schedule: schedule.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At, Stagger: j.Stagger, Exact: j.Exact},
 		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command, GateTimeout: j.GateTimeout,
 		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
 		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
@@ -77,6 +80,8 @@ type jobPatchJSON struct {
 	DST                  *string `json:"dst,omitempty"`
 	Every                *string `json:"every,omitempty"`
 	At                   *string `json:"at,omitempty"`
+	Stagger              *string `json:"stagger,omitempty"`
+	Exact                *bool   `json:"exact,omitempty"`
 	Pipeline             *string `json:"pipeline,omitempty"`
 	ArgsJSON             *string `json:"args_json,omitempty"`
 	Command              *string `json:"command,omitempty"`

@@ -65,6 +65,8 @@ type runTaskRequest struct {
 	HeldEnv        map[string]string `json:"held_env,omitempty"`
 	Budget         *sdk.Budget       `json:"budget,omitempty"`
 	DetachedBudget bool              `json:"detached_budget,omitempty"`
+	// DetachedNoProgress: see engine.CreateTaskInput.
+	DetachedNoProgress bool `json:"detached_no_progress,omitempty"`
 }
 
 // runTaskResponse is the answer to POST /v1/tasks.

@@ -126,6 +126,11 @@ type txn struct {
 	// historyLimit and notes serve the flow histories (history.go).
 	historyLimit int
 	notes        map[string]historyNote
+	// stampAt, when set, is the updated_at a flow write stamps instead of
+	// now, and repairNote the bookkeeping entry of a task write: a
+	// timestamp repair's (timestamps.go).
+	stampAt    time.Time
+	repairNote string
 }
 
 // notify records a change to report once the transaction commits.

@@ -334,6 +334,9 @@ func (t *txn) saveFlow(old, f *sdk.Flow) error {
 		oldKeys = flowIndexKeys(old)
 	}
 	f.UpdatedAt = t.now
+	if !t.stampAt.IsZero() {
+		f.UpdatedAt = t.stampAt
+	}
 	if err := t.reindex(oldKeys, flowIndexKeys(f)); err != nil {
 		return err
 	}

@@ -140,7 +140,11 @@ func (t *txn) taskHistory(old, task *sdk.Task) error {
 		add(HistoryProgress, name+" "+progressLine(p), map[string]any{"progress": p})
 	}
 	if len(entries) == 0 {
-		add(HistoryTaskUpdated, name+" "+taskBookkeeping(old, task), nil)
+		what := taskBookkeeping(old, task)
+		if t.repairNote != "" {
+			what = t.repairNote
+		}
+		add(HistoryTaskUpdated, name+" "+what, nil)
 	}
 	for _, c := range entries {
 		if err := t.recordData(task.FlowID, c.e, c.data); err != nil {

@@ -43,6 +43,12 @@ type CreateTaskInput struct {
 	// The gateway fills Spec.MaxBudget before the engine sees the task;
 	// the engine ignores it.
 	DetachedBudget bool
+	// DetachedNoProgress asks the gateway for its detached runs'
+	// no-progress budget (limits.detached_no_progress_budget, 1 h by
+	// default) when Spec.NoProgressBudget is zero: tasks run --detach
+	// sets it unless --no-progress-budget was given. Like DetachedBudget,
+	// the gateway fills the spec and the engine ignores it.
+	DetachedNoProgress bool
 }
 
 func (in *CreateTaskInput) normalize() error {

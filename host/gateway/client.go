@@ -41,13 +41,17 @@ type client struct {
 
 // RunTask records a queued task; the values it holds (secrets, the
 // caller's environment) are kept by this gateway's runner, in memory only.
-// A detached run that asks for the default max budget gets this gateway's
-// (limits.detached_max_budget).
+// A detached run that asks for the default max budget or no-progress
+// budget gets this gateway's (limits.detached_max_budget,
+// limits.detached_no_progress_budget).
 func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
 	if in.DetachedBudget && in.Spec.MaxBudget == 0 {
 		in.Spec.MaxBudget = sdk.Duration(c.g.cfg.File.DetachedMaxBudget())
 	}
-	in.DetachedBudget = false
+	if in.DetachedNoProgress && in.Spec.NoProgressBudget == 0 {
+		in.Spec.NoProgressBudget = sdk.Duration(c.g.cfg.File.DetachedNoProgressBudget())
+	}
+	in.DetachedBudget, in.DetachedNoProgress = false, false
 	held := in.HeldEnv
 	in.HeldEnv = nil
 	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })

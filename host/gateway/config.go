@@ -28,6 +28,7 @@ import (
 //	limits:
 //	  max_running: 8      # tasks running at once; the rest wait, FIFO
 //	  detached_max_budget: 24h  # max budget of a detached run that sets none
+//	  detached_no_progress_budget: 1h  # the same for its no-progress budget; 0s is none
 //	retention:
 //	  tasks: 168h         # how long finished tasks are kept
 //	  flows: 168h         # how long finished flows are kept after they end
@@ -70,6 +71,11 @@ type FileConfig struct {
 		// run --detach) gets when it gives none; zero means
 		// DefaultDetachedMaxBudget.
 		DetachedMaxBudget Duration `yaml:"detached_max_budget"`
+		// DetachedNoProgressBudget is the no-progress budget a detached
+		// run gets when it gives none; nil (left out) means
+		// DefaultDetachedNoProgressBudget and 0s means none, so an
+		// installation can turn the default off.
+		DetachedNoProgressBudget *Duration `yaml:"detached_no_progress_budget"`
 		// MaxActiveFlows is how many active flows one controller may
 		// have created (Host.CreateFlow) when it creates another; zero
 		// means engine.DefaultMaxActiveFlows.
@@ -149,6 +155,23 @@ func (c FileConfig) DetachedMaxBudget() time.Duration {
 	return cmp.Or(time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
 }
 
+// DefaultDetachedNoProgressBudget is a detached run's no-progress budget
+// when neither the run nor limits.detached_no_progress_budget gives one,
+// as the reference gives detached runs an hour after their first signal:
+// a run that reported progress and then went quiet for an hour is taken
+// to be stuck. A run that never reports is not watched (only its max
+// budget bounds it), since silence from the start says nothing.
+const DefaultDetachedNoProgressBudget = time.Hour
+
+// DetachedNoProgressBudget is the no-progress budget of a detached run
+// that gives none; zero is none.
+func (c FileConfig) DetachedNoProgressBudget() time.Duration {
+	if c.Limits.DetachedNoProgressBudget == nil {
+		return DefaultDetachedNoProgressBudget
+	}
+	return time.Duration(*c.Limits.DetachedNoProgressBudget)
+}
+
 // ProbeConfig is the network probe the config describes.
 func (c FileConfig) ProbeConfig() runner.ProbeConfig {
 	p := c.Probe
@@ -170,6 +193,8 @@ type CronJob struct {
 	TZ                   string         `yaml:"tz"`
 	DST                  string         `yaml:"dst"`
 	Every                string         `yaml:"every"`
+	Stagger              string         `yaml:"stagger"`
+	Exact                bool           `yaml:"exact"`
 	Pipeline             string         `yaml:"pipeline"`
 	Args                 map[string]any `yaml:"args"`
 	Command              string         `yaml:"command"`
@@ -189,7 +214,7 @@ type CronJob struct {
 func (c CronJob) input() scheduler.JobInput {
 	in := scheduler.JobInput{
 		Name: c.Name, Description: c.Description,
-		Schedule: schedule.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every},
+		Schedule: schedule.Flags{Cron: c.Cron, TZ: c.TZ, DST: c.DST, Every: c.Every, Stagger: c.Stagger, Exact: c.Exact},
 		Pipeline: c.Pipeline, Command: c.Command, Session: c.Session, Overlap: c.Overlap,
 		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
 		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown,
@@ -273,6 +298,8 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("limits.max_active_flows must not be negative (got %d); leave it out for the default, %d", c.Limits.MaxActiveFlows, engine.DefaultMaxActiveFlows)
 	case c.Limits.DetachedMaxBudget < 0:
 		return fmt.Errorf("limits.detached_max_budget must not be negative (got %s); leave it out for the default, %s, and run a task with --max-budget 0 for none", time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
+	case c.Limits.DetachedNoProgressBudget != nil && *c.Limits.DetachedNoProgressBudget < 0:
+		return fmt.Errorf("limits.detached_no_progress_budget must not be negative (got %s); leave it out for the default, %s, or write 0s for none", time.Duration(*c.Limits.DetachedNoProgressBudget), DefaultDetachedNoProgressBudget)
 	case c.Retention.Tasks < 0:
 		return fmt.Errorf("retention.tasks must not be negative (got %s)", time.Duration(c.Retention.Tasks))
 	case c.Retention.Flows < 0:

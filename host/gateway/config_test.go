@@ -102,14 +102,19 @@ func TestConfigMaintenanceAndRetention(t *testing.T) {
 	fc, err = gateway.LoadConfig(writeConfig(t, "limits:\n  detached_max_budget: 72h\n"))
 	require.NoError(t, err)
 	require.Equal(t, 72*time.Hour, fc.DetachedMaxBudget())
+	require.Equal(t, gateway.DefaultDetachedNoProgressBudget, fc.DetachedNoProgressBudget(), "left out: the default")
+	fc, err = gateway.LoadConfig(writeConfig(t, "limits:\n  detached_no_progress_budget: 0s\n"))
+	require.NoError(t, err)
+	require.Zero(t, fc.DetachedNoProgressBudget(), "0s is none")
 	for body, says := range map[string]string{
-		"retention:\n  flows: -1h\n":            "retention.flows",
-		"limits:\n  detached_max_budget: -1h\n": "limits.detached_max_budget must not be negative",
-		"limits:\n  max_active_flows: -1\n":     "limits.max_active_flows must not be negative",
-		"maintenance:\n  interval: 10ms\n":      "maintenance.interval must be at least 1s",
-		"maintenance:\n  grace: -1m\n":          "maintenance.grace",
-		"maintenance:\n  compact_share: 1.5\n":  "maintenance.compact_share",
-		"maintenance:\n  every: 1m\n":           "every",
+		"limits:\n  detached_no_progress_budget: -1h\n": "limits.detached_no_progress_budget must not be negative",
+		"retention:\n  flows: -1h\n":                    "retention.flows",
+		"limits:\n  detached_max_budget: -1h\n":         "limits.detached_max_budget must not be negative",
+		"limits:\n  max_active_flows: -1\n":             "limits.max_active_flows must not be negative",
+		"maintenance:\n  interval: 10ms\n":              "maintenance.interval must be at least 1s",
+		"maintenance:\n  grace: -1m\n":                  "maintenance.grace",
+		"maintenance:\n  compact_share: 1.5\n":          "maintenance.compact_share",
+		"maintenance:\n  every: 1m\n":                   "every",
 	} {
 		_, err := gateway.LoadConfig(writeConfig(t, body))
 		require.ErrorContains(t, err, says, body)

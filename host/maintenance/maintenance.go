@@ -17,6 +17,9 @@
 //     gone without recording how it ended (runner.AttemptGone), and that
 //     has not changed for Grace, is lost (or queued again when its retry
 //     policy marks it safe to repeat).
+//   - Repair: inconsistent timestamps (the audit's inconsistent_timestamps)
+//     are put in order by engine.RepairedTaskTimes, guarded by the task's
+//     updated_at as read; this comes first, so the rules below see them.
 //   - Stamp: a terminal task without cleanup_after gets one.
 //   - Prune: a terminal task whose flow is gone is deleted, with its logs,
 //     once its cleanup_after has passed. (A task with a flow goes with its
@@ -24,6 +27,8 @@
 //
 // and per flow:
 //
+//   - Repair: inconsistent timestamps, by engine.RepairedFlowTimes,
+//     guarded by the flow's revision as read.
 //   - Reconcile: a managed flow with a cancel request, not terminal, with
 //     no active task, becomes cancelled; a mirrored flow out of step with
 //     its task is re-derived from it.
@@ -130,12 +135,16 @@ type TaskCounts struct {
 	// Pruned counts every task deleted: on its own (its flow is gone) or
 	// together with its flow.
 	Pruned int `json:"pruned"`
+	// TimestampsRepaired counts tasks whose inconsistent timestamps were
+	// put in order (engine.RepairedTaskTimes).
+	TimestampsRepaired int `json:"timestamps_repaired"`
 }
 
 // FlowCounts counts the flow rules that matched.
 type FlowCounts struct {
-	Reconciled int `json:"reconciled"`
-	Pruned     int `json:"pruned"`
+	Reconciled         int `json:"reconciled"`
+	Pruned             int `json:"pruned"`
+	TimestampsRepaired int `json:"timestamps_repaired"`
 }
 
 // Summary is what a pass found and, with Apply, did.
@@ -230,46 +239,6 @@ func (p *pass) quarantine(records []engine.DamagedRecord) {
 	}
 }
 
-// compaction measures the file's free space and, applying, asks for a
-// compaction when it is due.
-func (p *pass) compaction() {
-	if p.cfg.Space == nil {
-		return
-	}
-	sp, err := p.cfg.Space()
-	if err != nil {
-		p.fail("measure the store file", err)
-		return
-	}
-	c := &Compaction{Space: sp, Due: sp.FreeShare() > p.cfg.CompactShare && sp.FreeBytes >= p.cfg.CompactMinBytes}
-	p.sum.Compaction = c
-	if !c.Due || !p.cfg.Apply || p.cfg.Home == "" {
-		return
-	}
-	marker := filepath.Join(p.cfg.Home, CompactMarker)
-	if err := os.WriteFile(marker, []byte(p.now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
-		p.fail("ask for a compaction", err)
-		return
-	}
-	c.Requested = true
-}
-
-// CompactIfRequested compacts the store file at path when an applying
-// pass asked for it (the marker CompactMarker in home), then removes the
-// marker. Call it where nothing holds the store: before the gateway opens
-// it, or after tasks maintenance closed it. It reports whether it
-// compacted, with the sizes before and after.
-func CompactIfRequested(home, path string, opts store.Options) (done bool, before, after int64, err error) {
-	marker := filepath.Join(home, CompactMarker)
-	if _, err := os.Stat(marker); err != nil {
-		return false, 0, 0, nil
-	}
-	if before, after, err = store.Compact(path, opts); err != nil {
-		return false, before, after, err
-	}
-	return true, before, after, os.Remove(marker)
-}
-
 type pass struct {
 	eng *engine.Engine
 	cfg Config
@@ -287,7 +256,7 @@ func (p *pass) act(what string, fn func() error) bool {
 	switch {
 	case err == nil:
 		return true
-	case errors.Is(err, sdk.ErrInvalid), errors.Is(err, sdk.ErrNotFound), errors.Is(err, sdk.ErrTerminal):
+	case errors.Is(err, sdk.ErrInvalid), errors.Is(err, sdk.ErrNotFound), errors.Is(err, sdk.ErrTerminal), errors.Is(err, sdk.ErrRevisionConflict):
 		p.sum.Skipped++
 	default:
 		p.fail(what, err)
@@ -324,6 +293,7 @@ func (p *pass) tasks(ctx context.Context) error {
 }
 
 func (p *pass) task(t *sdk.Task) {
+	p.taskTimestamps(t)
 	switch {
 	case t.Status == sdk.TaskRunning:
 		if p.cfg.Home == "" || !engine.Runnable(t) || p.now.Sub(t.UpdatedAt) < p.cfg.Grace {
@@ -414,6 +384,7 @@ func (p *pass) flowPages(ctx context.Context, f engine.FlowFilter) error {
 }
 
 func (p *pass) flow(f *sdk.Flow) {
+	p.flowTimestamps(f)
 	cancel := f.SyncMode == sdk.SyncManaged && f.CancelRequested() && !f.Status.Terminal()
 	mirrored := f.SyncMode == sdk.SyncTaskMirrored
 	expired := f.Status.Terminal() && !f.EndedAt.IsZero() && p.now.Sub(f.EndedAt) >= p.cfg.FlowRetention

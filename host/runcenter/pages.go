@@ -29,7 +29,7 @@ func (s *Server) cronPage(r *http.Request) (string, any, error) {
 	for _, j := range st.Jobs {
 		row := jobRow{JobStatus: j}
 		if next := j.Job.State.NextRun; j.Job.Enabled && !next.IsZero() {
-			sch := j.Job.Schedule.Schedule()
+			sch := j.Job.FireSchedule()
 			for t := next; !t.IsZero() && len(row.Next) < nextRuns; t = sch.Next(t) {
 				row.Next = append(row.Next, t)
 			}

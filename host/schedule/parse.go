@@ -22,6 +22,12 @@ type Flags struct {
 	// in --tz ("2026-03-08 09:00" or "2026-03-08T09:00:00"), or a duration
 	// from now ("20m" or "+20m").
 	At string
+	// Stagger is --stagger: spread a --cron job's fires over this window
+	// (a Go duration; 0 is the same as Exact).
+	Stagger string
+	// Exact is --exact: keep a --cron job's times as written, without the
+	// default stagger of a top-of-hour schedule.
+	Exact bool
 }
 
 // atLayouts are the offset-less forms --at accepts, read in --tz.
@@ -70,6 +76,9 @@ func ParseSchedule(f Flags, now time.Time) (Schedule, error) {
 	}
 	if set[0] != "--cron" && f.DST != "" {
 		return Schedule{}, flagErr("--dst", fmt.Sprintf("applies only to --cron, not to %s", set[0]))
+	}
+	if err := parseStagger(f, &s); err != nil {
+		return Schedule{}, err
 	}
 	if err := s.Validate(); err != nil {
 		return Schedule{}, err

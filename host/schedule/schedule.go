@@ -65,6 +65,17 @@ type Schedule struct {
 	Anchor time.Time
 	// At is the instant a KindAt schedule fires.
 	At time.Time
+	// Stagger, for KindCron, spreads the fires over a window: each is
+	// moved later by StaggerOffset(StaggerKey, Stagger). Zero means
+	// DefaultStagger for a schedule with a StaggerKey that fires at the
+	// top of an hour, unless Exact.
+	Stagger time.Duration
+	// Exact keeps a KindCron schedule's times as written: no default
+	// stagger.
+	Exact bool
+	// StaggerKey picks the offset within the stagger window: the job's id,
+	// so the offset is the same on every gateway and after every restart.
+	StaggerKey string
 	// Zones, if set, caches the zone TZ names across calls (see Zones);
 	// nil reads the zone file on every call. It is not part of what the
 	// schedule says, only of how fast it is computed.
@@ -111,6 +122,9 @@ type compiled struct {
 	every  time.Duration
 	anchor time.Time
 	at     time.Time
+	// window is the stagger window and offset the delay every fire is
+	// moved by (see staggerWindow, StaggerOffset).
+	window, offset time.Duration
 }
 
 func (s Schedule) compile() (compiled, error) {
@@ -165,10 +179,30 @@ func (s Schedule) compile() (compiled, error) {
 	if c.anchor.IsZero() {
 		c.anchor = time.Unix(0, 0)
 	}
+	w, err := s.staggerWindow(c)
+	if err != nil {
+		return c, err
+	}
+	c.window, c.offset = w, StaggerOffset(s.StaggerKey, w)
 	return c, nil
 }
 
+// next is the first fire strictly after after. A stagger moves every fire
+// by the same offset, so it is the unstaggered fire after after-offset,
+// moved: Next, Between and PlanCatchUp, hence catch-up and backfill, all
+// see the staggered times.
 func (c compiled) next(after time.Time) time.Time {
+	if c.offset == 0 {
+		return c.nextUnstaggered(after)
+	}
+	t := c.nextUnstaggered(after.Add(-c.offset))
+	if t.IsZero() {
+		return t
+	}
+	return t.Add(c.offset)
+}
+
+func (c compiled) nextUnstaggered(after time.Time) time.Time {
 	switch c.kind {
 	case KindAt:
 		if c.at.After(after) {

@@ -31,7 +31,7 @@ func ExampleJobs_Add() {
 	now := time.Date(2026, 6, 5, 12, 0, 0, 0, time.UTC) // a Friday
 	js := scheduler.NewJobs(eng, scheduler.JobsConfig{Now: func() time.Time { return now }})
 
-	in := scheduler.JobInput{Name: "standup", Schedule: schedule.Flags{Cron: "0 9 * * 1-5", TZ: "Europe/Paris"}, Command: "notify standup"}
+	in := scheduler.JobInput{Name: "standup", Schedule: schedule.Flags{Cron: "0 9 * * 1-5", TZ: "Europe/Paris", Exact: true}, Command: "notify standup"}
 	j, err := js.Add(in)
 	if err != nil {
 		fmt.Println(err)

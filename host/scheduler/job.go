@@ -33,15 +33,32 @@ type JobSchedule struct {
 	Every  Duration           `json:"every,omitempty"`
 	Anchor time.Time          `json:"anchor,omitzero"`
 	At     time.Time          `json:"at,omitzero"`
+	// Stagger is the --stagger window as given (zero: the default for a
+	// top-of-hour schedule) and Exact is --exact; the offset within the
+	// window is not stored, it follows from the job's id.
+	Stagger Duration `json:"stagger,omitempty"`
+	Exact   bool     `json:"exact,omitempty"`
 }
 
-// Schedule returns the Schedule the stored form describes.
+// Schedule returns the Schedule the stored form describes, with no
+// stagger key: Job.FireSchedule is the one the job fires on.
 func (s JobSchedule) Schedule() schedule.Schedule {
-	return schedule.Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At}
+	return schedule.Schedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: time.Duration(s.Every), Anchor: s.Anchor, At: s.At,
+		Stagger: time.Duration(s.Stagger), Exact: s.Exact}
 }
 
 func jobSchedule(s schedule.Schedule) JobSchedule {
-	return JobSchedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: Duration(s.Every), Anchor: s.Anchor, At: s.At}
+	return JobSchedule{Kind: s.Kind, Expr: s.Expr, TZ: s.TZ, DST: s.DST, Every: Duration(s.Every), Anchor: s.Anchor, At: s.At,
+		Stagger: Duration(s.Stagger), Exact: s.Exact}
+}
+
+// FireSchedule is the schedule j fires on: its stored schedule, staggered
+// by the offset its id picks, so next runs, catch-up and backfill all see
+// the same times on every gateway.
+func (j Job) FireSchedule() schedule.Schedule {
+	s := j.Schedule.Schedule()
+	s.StaggerKey = j.ID
+	return s
 }
 
 // PayloadKind says what a job runs.

@@ -17,7 +17,7 @@ import (
 type JobInput struct {
 	Name        string         // --name
 	Description string         // --description
-	Schedule    schedule.Flags // --cron, --tz, --dst, --every, --at
+	Schedule    schedule.Flags // --cron, --tz, --dst, --every, --at, --stagger, --exact
 	Pipeline    string         // --pipeline
 	ArgsJSON    string         // --args-json
 	Command     string         // --command

@@ -12,11 +12,14 @@ import (
 // replaces the other, and likewise for --webhook and --notify-command; an
 // empty --webhook or --notify-command turns delivery off. The schedule is
 // kept unless a schedule flag is set: --cron, --every or --at replaces it
-// (a new --cron keeps the old --tz and --dst unless those are given too);
-// --tz or --dst alone re-reads a cron schedule in the new zone or policy.
+// (a new --cron keeps the old --tz, --dst, --stagger and --exact unless
+// those are given too); --tz, --dst, --stagger or --exact alone re-reads a
+// cron schedule with the new value.
 type JobPatch struct {
 	Name, Description               *string
 	Cron, TZ, DST, Every, At        *string
+	Stagger                         *string
+	Exact                           *bool
 	Pipeline, ArgsJSON, Command     *string
 	GateTimeout                     *string
 	Session, Overlap, CatchUpWindow *string
@@ -28,35 +31,48 @@ type JobPatch struct {
 	DeleteAfterRun, Disabled        *bool
 }
 
-// patchSchedule returns the schedule old becomes under p.
+// patchSchedule returns the schedule old becomes under p. A new --cron
+// keeps the old --tz, --dst, --stagger and --exact unless those are given
+// too; they alone re-read the old cron schedule.
 func patchSchedule(old JobSchedule, p JobPatch, now time.Time) (schedule.Schedule, error) {
+	keep := func(f *schedule.Flags) {
+		if p.TZ == nil {
+			f.TZ = old.TZ
+		}
+		if p.DST == nil {
+			f.DST = string(old.DST)
+		}
+		switch {
+		case p.Stagger != nil || p.Exact != nil:
+			// --stagger D replaces --exact and --exact replaces --stagger.
+		case old.Exact:
+			f.Exact = true
+		case old.Stagger > 0:
+			f.Stagger = time.Duration(old.Stagger).String()
+		}
+	}
 	switch {
 	case p.Cron != nil || p.Every != nil || p.At != nil:
-		f := schedule.Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST)}
+		f := schedule.Flags{Cron: deref(p.Cron), Every: deref(p.Every), At: deref(p.At), TZ: deref(p.TZ), DST: deref(p.DST), Stagger: deref(p.Stagger), Exact: derefBool(p.Exact)}
 		if old.Kind == schedule.KindCron && p.Every == nil && p.At == nil {
-			if p.TZ == nil {
-				f.TZ = old.TZ
-			}
-			if p.DST == nil {
-				f.DST = string(old.DST)
-			}
+			keep(&f)
 		}
 		return schedule.ParseSchedule(f, now)
-	case p.TZ != nil || p.DST != nil:
-		flag := "--tz"
-		if p.TZ == nil {
-			flag = "--dst"
+	case p.TZ != nil || p.DST != nil || p.Stagger != nil || p.Exact != nil:
+		flag := "--exact"
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{p.Stagger != nil, "--stagger"}, {p.DST != nil, "--dst"}, {p.TZ != nil, "--tz"}} {
+			if f.set {
+				flag = f.name
+			}
 		}
 		if old.Kind != schedule.KindCron {
 			return schedule.Schedule{}, flagErr(flag, fmt.Sprintf("applies only to a --cron schedule, and this job's is --%s; give the schedule flag again with it", old.Kind))
 		}
-		f := schedule.Flags{Cron: old.Expr, TZ: old.TZ, DST: string(old.DST)}
-		if p.TZ != nil {
-			f.TZ = *p.TZ
-		}
-		if p.DST != nil {
-			f.DST = *p.DST
-		}
+		f := schedule.Flags{Cron: old.Expr, TZ: deref(p.TZ), DST: deref(p.DST), Stagger: deref(p.Stagger), Exact: derefBool(p.Exact)}
+		keep(&f)
 		s, err := schedule.ParseSchedule(f, now)
 		s.Anchor = old.Anchor
 		return s, err
@@ -123,6 +139,8 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 	}
 	return in
 }
+
+func derefBool(p *bool) bool { return p != nil && *p }
 
 func deref(p *string) string {
 	if p == nil {

@@ -314,7 +314,7 @@ func (js *Jobs) nextRun(j Job, now time.Time) time.Time {
 
 // scheduleOf is j's schedule, reading its zone through the Jobs' cache.
 func (js *Jobs) scheduleOf(j Job) schedule.Schedule {
-	s := j.Schedule.Schedule()
+	s := j.FireSchedule()
 	s.Zones = js.zones
 	return s
 }

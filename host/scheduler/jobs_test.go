@@ -38,6 +38,8 @@ func newJobs(t *testing.T, c *jobClock) *scheduler.Jobs {
 
 func str(s string) *string { return &s }
 
+func boolp(b bool) *bool { return &b }
+
 var jt0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func TestJobsAddGetList(t *testing.T) {
@@ -45,7 +47,7 @@ func TestJobsAddGetList(t *testing.T) {
 	c := &jobClock{t: jt0}
 	js := newJobs(t, c)
 
-	daily, err := js.Add(scheduler.JobInput{Name: "daily", Schedule: schedule.Flags{Cron: "0 9 * * *", TZ: "America/New_York"}, Command: "make report"})
+	daily, err := js.Add(scheduler.JobInput{Name: "daily", Schedule: schedule.Flags{Cron: "0 9 * * *", TZ: "America/New_York", Exact: true}, Command: "make report"})
 	require.NoError(t, err)
 	require.Len(t, daily.ID, 12)
 	require.Equal(t, time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC), daily.State.NextRun.UTC(), "09:00 EDT")
@@ -110,7 +112,7 @@ func TestJobsEdit(t *testing.T) {
 	require.Equal(t, j.Delivery, e.Delivery)
 	require.Equal(t, j.FailureAlert, e.FailureAlert)
 
-	e, err = js.Edit("job", scheduler.JobPatch{Name: str("renamed"), Cron: str("*/5 * * * *"), Command: str("echo hi"), NotifyCommand: str("cat")})
+	e, err = js.Edit("job", scheduler.JobPatch{Name: str("renamed"), Cron: str("*/5 * * * *"), Exact: boolp(true), Command: str("echo hi"), NotifyCommand: str("cat")})
 	require.NoError(t, err)
 	require.Equal(t, schedule.KindCron, e.Schedule.Kind)
 	require.Equal(t, jt0.Add(95*time.Minute), e.State.NextRun)

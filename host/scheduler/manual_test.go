@@ -20,7 +20,7 @@ import (
 
 func TestRunNowStartsAtOnceAndLeavesTheScheduleAlone(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
-	j := e.add(scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *"}, Command: "echo hi"})
+	j := e.add(scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *", Exact: true}, Command: "echo hi"})
 	e.tickAt(t0)
 
 	r, err := e.sched.RunNow("hourly")
