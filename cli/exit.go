@@ -25,6 +25,12 @@ const (
 	// how to find out. tasks run with --idempotency-key never ends so for
 	// its submission: it asks again.
 	exitUnknown = 5
+	// exitBlocked: tasks run followed a task that ended blocked (it
+	// reported {"blocked":…} and exited 0): a person must act, then
+	// flowgate tasks flow retry runs it again. 75 is sysexits'
+	// EX_TEMPFAIL, "try again later", which schedulers already treat as
+	// not a plain failure.
+	exitBlocked = 75
 )
 
 // usageError marks bad flags or arguments (exit 2).

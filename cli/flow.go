@@ -22,7 +22,7 @@ func newFlowCmd(e *env) *cobra.Command {
 		Long: `Flows are durable records of multi-step work. Managed flows are driven by
 a controller; task_mirrored flows follow a single detached task.`,
 	}
-	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e), newFlowContinueCmd(e), newFlowHistoryCmd(e))
+	cmd.AddCommand(newFlowListCmd(e), newFlowShowCmd(e), newFlowCancelCmd(e), newFlowCreateCmd(e), newFlowUpdateCmd(e), newFlowContinueCmd(e), newFlowRetryCmd(e), newFlowHistoryCmd(e))
 	cmd.AddCommand(newGateCmds(e)...)
 	return cmd
 }

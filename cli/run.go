@@ -393,6 +393,8 @@ func taskExit(t *sdk.Task) int {
 	switch t.Status {
 	case sdk.TaskSucceeded:
 		return 0
+	case sdk.TaskBlocked:
+		return exitBlocked
 	case sdk.TaskTimedOut:
 		return 124
 	case sdk.TaskCancelled:
@@ -431,6 +433,9 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 			f.done(t)
 			if t.Status == sdk.TaskSucceeded {
 				return nil
+			}
+			if t.Status == sdk.TaskBlocked {
+				return exitStatus{code: exitBlocked, msg: fmt.Sprintf("task %s is blocked: %s; once that is dealt with, run it again with flowgate tasks flow retry %s", t.ID, clean(t.Blocked), t.FlowID)}
 			}
 			return exitStatus{code: taskExit(t), msg: fmt.Sprintf("task %s %s: %s", t.ID, t.Status, lastError(t))}
 		}

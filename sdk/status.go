@@ -59,11 +59,15 @@ func ParseFlowStatus(s string) (FlowStatus, error) {
 // of the terminal statuses.
 type TaskStatus string
 
-// Task statuses. All but queued and running are terminal.
+// Task statuses. All but queued and running are terminal. Blocked is a
+// task that ran, exited 0 and said it needs a person (a {"blocked":…}
+// progress line, sdk/progress's Blocked): its mirrored flow becomes
+// blocked, and flowgate tasks flow retry runs it again once unblocked.
 const (
 	TaskQueued    TaskStatus = "queued"
 	TaskRunning   TaskStatus = "running"
 	TaskSucceeded TaskStatus = "succeeded"
+	TaskBlocked   TaskStatus = "blocked"
 	TaskFailed    TaskStatus = "failed"
 	TaskTimedOut  TaskStatus = "timed_out"
 	TaskCancelled TaskStatus = "cancelled"
@@ -71,7 +75,7 @@ const (
 )
 
 // taskStatuses is every task status in lifecycle order. Read-only.
-var taskStatuses = [...]TaskStatus{TaskQueued, TaskRunning, TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
+var taskStatuses = [...]TaskStatus{TaskQueued, TaskRunning, TaskSucceeded, TaskBlocked, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
 
 // TaskStatuses returns every task status in lifecycle order, in a new
 // slice the caller may change.

@@ -41,8 +41,17 @@ type Task struct {
 	// Reason says why a task ended the way it did, machine-readably:
 	// "timeout", "budget-exceeded", "no-progress", "cancelled",
 	// "start-failed", "lost", "chain-halted" (not started: its chain is
-	// billing- or budget-exhausted).
+	// billing- or budget-exhausted), "blocked" (see Blocked).
 	Reason string `json:"reason,omitempty"`
+	// Blocked is the reason the task last reported with a
+	// {"blocked":"…"} progress line: a task that then exits 0 ends
+	// blocked, and its mirrored flow's blocked_summary is this reason. A
+	// task that exits non-zero fails as any other does. Empty when it
+	// reported none.
+	Blocked string `json:"blocked,omitempty"`
+	// RetryOf is the task of the same mirrored flow this one runs again
+	// (flowgate tasks flow retry); empty for a flow's first run.
+	RetryOf string `json:"retry_of,omitempty"`
 	// Class is how the task's latest failed attempt was classified (see
 	// FailureClass); empty while no attempt failed.
 	Class FailureClass `json:"class,omitempty"`

@@ -40,7 +40,7 @@ func TaskMoves(from TaskStatus) []TaskStatus {
 	case TaskQueued:
 		return []TaskStatus{TaskRunning, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
 	case TaskRunning:
-		return []TaskStatus{TaskQueued, TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
+		return []TaskStatus{TaskQueued, TaskSucceeded, TaskBlocked, TaskFailed, TaskTimedOut, TaskCancelled, TaskLost}
 	}
 	return nil
 }
@@ -88,4 +88,34 @@ func CheckTaskMove(t *Task, to TaskStatus) error {
 		return fmt.Errorf("%w: task %s cannot move from %s to %s (allowed: %v)", ErrIllegalTransition, t.ID, t.Status, to, TaskMoves(t.Status))
 	}
 	return nil
+}
+
+// flowRetryFrom is every status a task_mirrored flow may be retried from,
+// in lifecycle order. Read-only.
+var flowRetryFrom = [...]FlowStatus{FlowBlocked, FlowFailed, FlowCancelled, FlowLost}
+
+// FlowRetryFrom returns the statuses a task_mirrored flow may be retried
+// from (flowgate tasks flow retry), as a new slice. A retry is the one
+// way out of a terminal status: the flow goes back to queued under the
+// same id with a new task, which the flow then mirrors. It is the
+// single run's equivalent of a managed flow's continuation, which keeps
+// the failed flow as it is and starts a successor; a managed flow's
+// history belongs to its controller, so it is never retried.
+func FlowRetryFrom() []FlowStatus { return slices.Clone(flowRetryFrom[:]) }
+
+// CheckFlowRetry returns nil if flow f may be retried, else why not:
+// ErrIllegalTransition for a managed flow (the message says to continue
+// it instead) and for a flow that is still queued or running, ErrTerminal
+// for one that succeeded.
+func CheckFlowRetry(f *Flow) error {
+	switch {
+	case f.SyncMode == SyncManaged:
+		return fmt.Errorf("%w: flow %s is managed by controller %s, which decides its steps; a retry runs a single task again: carry a managed flow on with flowgate tasks flow continue %s",
+			ErrIllegalTransition, f.ID, f.ControllerID, f.ID)
+	case slices.Contains(flowRetryFrom[:], f.Status):
+		return nil
+	case f.Status.Terminal():
+		return fmt.Errorf("%w: flow %s is %s; only a run that is %v can be retried: start a new one with flowgate tasks run", ErrTerminal, f.ID, f.Status, flowRetryFrom)
+	}
+	return fmt.Errorf("%w: flow %s is %s; only a run that is %v can be retried: wait for it to end, or cancel it with flowgate tasks flow cancel %s", ErrIllegalTransition, f.ID, f.Status, flowRetryFrom, f.ID)
 }

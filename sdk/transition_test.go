@@ -60,6 +60,33 @@ func TestStateMachineDocMatchesCode(t *testing.T) {
 	}
 	sort.Strings(tasks)
 	require.Equal(t, tasks, diagramEdges(t, doc, "Task"))
+
+	var retries []string
+	for _, from := range sdk.FlowRetryFrom() {
+		retries = append(retries, string(from)+"->"+string(sdk.FlowQueued))
+	}
+	sort.Strings(retries)
+	require.Equal(t, retries, diagramEdges(t, doc, "Retry of a single run"))
+}
+
+func TestCheckFlowRetry(t *testing.T) {
+	t.Parallel()
+	mirrored := func(s sdk.FlowStatus) *sdk.Flow {
+		return &sdk.Flow{ID: "f", SyncMode: sdk.SyncTaskMirrored, Status: s}
+	}
+	for _, s := range []sdk.FlowStatus{sdk.FlowBlocked, sdk.FlowFailed, sdk.FlowCancelled, sdk.FlowLost} {
+		require.NoError(t, sdk.CheckFlowRetry(mirrored(s)), s)
+	}
+	for s, want := range map[sdk.FlowStatus]error{
+		sdk.FlowQueued: sdk.ErrIllegalTransition, sdk.FlowRunning: sdk.ErrIllegalTransition, sdk.FlowSucceeded: sdk.ErrTerminal,
+	} {
+		err := sdk.CheckFlowRetry(mirrored(s))
+		require.ErrorIs(t, err, want, s)
+		require.ErrorContains(t, err, "is "+string(s), s)
+	}
+	err := sdk.CheckFlowRetry(&sdk.Flow{ID: "m", SyncMode: sdk.SyncManaged, ControllerID: "pipeline", Status: sdk.FlowFailed})
+	require.ErrorIs(t, err, sdk.ErrIllegalTransition)
+	require.ErrorContains(t, err, "flowgate tasks flow continue m")
 }
 
 func TestCheckMoves(t *testing.T) {

@@ -43,6 +43,7 @@ type Client interface {
 
 	Gatekeeper
 	Continuer
+	Retrier
 	Historian
 	Keeper
 	Sessioner

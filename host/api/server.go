@@ -54,6 +54,7 @@ const maxRequestBody = 4 << 20
 //	POST /v1/sessions/archive    ArchiveLineage {name workspace}                     sdk.Lineage or null
 //	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
 //	                                          assignments controller}                (201 when created)
+//	POST /v1/flows/{id}/retry    RetryFlow    {expected_revision by}                 engine.RetryResult
 //	GET  /v1/flows/{id}/history  History      query: after limit                     engine.HistoryPage
 //	GET  /v1/flows/{id}/history/stream        query: after (or Last-Event-ID)        text/event-stream: one
 //	                             FollowHistory                                       "data:" entry per event,
@@ -173,6 +174,7 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("POST /v1/flows/{id}/update", s.updateFlow)
 	s.handle("POST /v1/flows/{id}/cancel", s.cancelFlow)
 	s.handle("POST /v1/flows/{id}/continue", s.continueFlow)
+	s.handle("POST /v1/flows/{id}/retry", s.retryFlow)
 	s.handle("GET /v1/flows/{id}/history", s.history)
 	s.mux.HandleFunc("GET /v1/flows/{id}/history/stream", s.historyStream)
 	s.handle("GET /v1/flows/{id}/kept/{sum}", s.keptValue)

@@ -70,7 +70,7 @@
 //	orphan_process          task       error     the shim or child of a task that ended 1m ago is
 //	                                             still alive (pid and start time match)
 //	dangling_task           task       error     the task's flow record does not exist
-//	mirror_mismatch         task_flow  warn      a task_mirrored flow does not have exactly one task,
+//	mirror_mismatch         task_flow  warn      a task_mirrored flow has no task,
 //	                                             or its status is not the one the engine derives
 //	                                             from that task's
 //	index_mismatch          either     error     a secondary index entry without its record, or a

@@ -177,19 +177,25 @@ func (a *auditor) controller(f *sdk.Flow) (string, time.Time) {
 	return fmt.Sprintf("no controller plugin %q is configured; add it to the gateway config's plugins", f.ControllerID), time.Time{}
 }
 
-// mirror says how task_mirrored flow f disagrees with its one task, or
-// returns "". The judgement is the engine's (engine.MirrorMismatch), the
-// same maintenance repairs by.
+// mirror says how task_mirrored flow f disagrees with its latest task
+// (the earlier ones are runs a retry replaced), or returns "". The
+// judgement is the engine's (engine.MirrorMismatch), the same maintenance
+// repairs by.
 func mirror(f *sdk.Flow, tasks []*sdk.Task) string {
-	if len(tasks) != 1 {
-		return fmt.Sprintf("mirrored TaskFlow has %d tasks, want exactly 1", len(tasks))
+	if len(tasks) == 0 {
+		return "mirrored TaskFlow has no task"
 	}
 	t := tasks[0]
+	for _, c := range tasks[1:] {
+		if c.ID > t.ID { // ids sort by creation
+			t = c
+		}
+	}
 	if !engine.MirrorMismatch(f, t) {
 		return ""
 	}
 	if want := engine.MirrorStatus(t.Status); f.Status != want {
 		return fmt.Sprintf("mirrored TaskFlow is %s but its task %s is %s (want %s)", f.Status, t.ID, t.Status, want)
 	}
-	return fmt.Sprintf("mirrored TaskFlow disagrees with its task %s on its goal or end time", t.ID)
+	return fmt.Sprintf("mirrored TaskFlow disagrees with its task %s on its goal, blocked fields or end time", t.ID)
 }

@@ -35,8 +35,11 @@ func (e *Engine) CorrectLostTask(id string, in FinishInput, evidence string) (*s
 			return fmt.Errorf("%w: task %s is %s at attempt %d, not lost at attempt %d: nothing to correct",
 				sdk.ErrIllegalTransition, id, task.Status, task.Attempts, in.Attempt)
 		}
-		task.Status = in.Status
+		task.Status = endStatus(task, in.Status)
 		task.ExitCode, task.Signal, task.Reason, task.Result = in.ExitCode, in.Signal, in.Reason, in.Result
+		if task.Status == sdk.TaskBlocked {
+			task.Reason = "blocked"
+		}
 		if in.Error != "" {
 			task.Errors = append(task.Errors, in.Error)
 		}

@@ -40,6 +40,10 @@ const (
 	// HistoryTimerFired: a wake came due and flow.woken was queued
 	// (data.key, data.at).
 	HistoryTimerFired HistoryKind = "timer.fired"
+	// HistoryRetry: a single run was retried (Engine.RetryFlow); By is
+	// who asked, data.attempt the run it starts, data.task_id its new
+	// task and data.retry_of the task it runs again.
+	HistoryRetry HistoryKind = "retry"
 )
 
 // Task changes; their entries carry the task's id.
@@ -80,7 +84,7 @@ func (k HistoryKind) Kept() bool {
 	switch k {
 	case HistoryFlowCreated, HistoryContinuation, HistoryContinued, HistoryGateOpened,
 		HistoryGateAnswered, HistoryCancelRequested, HistoryMilestone, HistoryDiagnosis, HistoryWake,
-		HistoryCorrected, HistoryTaskCorrected:
+		HistoryCorrected, HistoryTaskCorrected, HistoryRetry:
 		return true
 	}
 	return false

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"time"
 
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -13,6 +15,8 @@ func mirrorStatus(s sdk.TaskStatus) sdk.FlowStatus {
 		return sdk.FlowRunning
 	case sdk.TaskSucceeded:
 		return sdk.FlowSucceeded
+	case sdk.TaskBlocked:
+		return sdk.FlowBlocked
 	case sdk.TaskFailed, sdk.TaskTimedOut:
 		return sdk.FlowFailed
 	case sdk.TaskCancelled:
@@ -47,8 +51,14 @@ func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
 }
 
 // syncMirror re-derives mirrored flow f from its task and saves it when
-// anything changed, so identical syncs do not bump the revision.
+// anything changed, so identical syncs do not bump the revision. A task
+// that a retry has replaced (see RetryFlow) no longer speaks for the
+// flow: a late write to it (a lost mark corrected) leaves the flow alone.
 func (t *txn) syncMirror(f *sdk.Flow, task *sdk.Task) error {
+	latest, err := latestTaskID(t.tx, f.ID)
+	if err != nil || latest != task.ID {
+		return err
+	}
 	next := t.mirrorOf(f, task)
 	if !mirrorChanged(f, next) {
 		return nil
@@ -56,21 +66,51 @@ func (t *txn) syncMirror(f *sdk.Flow, task *sdk.Task) error {
 	return t.saveFlow(f, next)
 }
 
-// mirrorOf returns a copy of mirrored flow f re-derived from its task:
-// status, goal and end time.
+// latestTaskID is the id of flow flowID's newest task (ids sort by
+// creation), or "" when it has none.
+func latestTaskID(tx store.ReadTx, flowID string) (string, error) {
+	id := ""
+	err := tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
+		id = lastSegment(it.Key)
+		return false
+	})
+	return id, err
+}
+
+// mirrorOf returns a copy of mirrored flow f re-derived from its task.
 func (t *txn) mirrorOf(f *sdk.Flow, task *sdk.Task) *sdk.Flow {
+	return mirrored(f, task, t.now)
+}
+
+// mirrored returns a copy of mirrored flow f re-derived from task at now:
+// status, goal, the blocked fields (the task and the reason it reported,
+// only while blocked, as in the reference) and the end time, which only
+// a terminal flow has. A blocked task has ended, so cancelling its flow
+// cannot stop it: the cancel request itself ends the flow, cancelled
+// when it was made.
+func mirrored(f *sdk.Flow, task *sdk.Task, now time.Time) *sdk.Flow {
 	next := cloneFlow(f)
 	next.Status = mirrorStatus(task.Status)
 	next.Goal = mirrorGoal(task)
-	next.EndedAt = task.EndedAt
-	if next.Status.Terminal() && next.EndedAt.IsZero() {
-		next.EndedAt = t.now
+	next.BlockedTaskID, next.BlockedSummary = "", ""
+	next.EndedAt = time.Time{}
+	switch {
+	case next.Status == sdk.FlowBlocked && f.CancelRequested():
+		next.Status, next.EndedAt = sdk.FlowCancelled, f.CancelRequestedAt
+	case next.Status == sdk.FlowBlocked:
+		next.BlockedTaskID, next.BlockedSummary = task.ID, task.Blocked
+	case next.Status.Terminal():
+		next.EndedAt = task.EndedAt
+		if next.EndedAt.IsZero() {
+			next.EndedAt = now
+		}
 	}
 	return next
 }
 
 // mirrorChanged reports whether next differs from f in what a mirror
-// derives (status, goal, end time).
+// derives (status, goal, blocked fields, end time).
 func mirrorChanged(f, next *sdk.Flow) bool {
-	return next.Status != f.Status || next.Goal != f.Goal || !next.EndedAt.Equal(f.EndedAt)
+	return next.Status != f.Status || next.Goal != f.Goal || !next.EndedAt.Equal(f.EndedAt) ||
+		next.BlockedTaskID != f.BlockedTaskID || next.BlockedSummary != f.BlockedSummary
 }

@@ -28,6 +28,9 @@ type ProgressInput struct {
 	Malformed int
 	// Usage sums the usage lines read; nil when there were none.
 	Usage *sdk.Usage
+	// Blocked is the reason of the last {"blocked":…} line read; empty
+	// when none was. The task keeps it, and ends blocked if it exits 0.
+	Blocked string
 	// Session is the agent session a line reported; nil when none did.
 	// The runner stops reading at such a line, so the id is recorded in
 	// a write of its own before any later line is acted on.
@@ -69,6 +72,9 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 		task.Milestones = append([]sdk.Milestone(nil), old.Milestones...)
 		task.ProgressOffset = in.To
 		task.ProgressErrors += in.Malformed
+		if r := blockedReason(in.Blocked); r != "" {
+			task.Blocked = r
+		}
 		if in.Progress != nil {
 			p := *in.Progress
 			if p.At.IsZero() {

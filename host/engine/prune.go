@@ -277,20 +277,16 @@ func (e *Engine) FinalizeCancel(id string) (*sdk.Flow, error) {
 // MirrorStatus is the status a mirrored flow takes from its task's.
 func MirrorStatus(s sdk.TaskStatus) sdk.FlowStatus { return mirrorStatus(s) }
 
-// MirrorMismatch reports whether mirrored flow f disagrees with its task
-// (status, goal or end time), as the audit and RepairMirror judge it.
+// MirrorMismatch reports whether mirrored flow f disagrees with task, its
+// latest (status, goal, blocked fields or end time), as the audit and
+// RepairMirror judge it. A terminal task with no end time is taken to end
+// when the flow does.
 func MirrorMismatch(f *sdk.Flow, task *sdk.Task) bool {
-	if f.SyncMode != sdk.SyncTaskMirrored {
-		return false
-	}
-	if f.Status != mirrorStatus(task.Status) || f.Goal != mirrorGoal(task) {
-		return true
-	}
-	return !task.EndedAt.IsZero() && !f.EndedAt.Equal(task.EndedAt)
+	return f.SyncMode == sdk.SyncTaskMirrored && mirrorChanged(f, mirrored(f, task, f.EndedAt))
 }
 
-// RepairMirror re-derives mirrored flow id from its task. It refuses a
-// flow that is not mirrored or that has not exactly one task.
+// RepairMirror re-derives mirrored flow id from its latest task. It
+// refuses a flow that is not mirrored or that has no task.
 func (e *Engine) RepairMirror(id string) (*sdk.Flow, error) {
 	var out *sdk.Flow
 	err := e.write(func(t *txn) error {
@@ -305,10 +301,10 @@ func (e *Engine) RepairMirror(id string) (*sdk.Flow, error) {
 		if err != nil {
 			return err
 		}
-		if len(tasks) != 1 {
-			return fmt.Errorf("%w: mirrored flow %s has %d tasks; it should have one", sdk.ErrInvalid, id, len(tasks))
+		if len(tasks) == 0 {
+			return fmt.Errorf("%w: mirrored flow %s has no task to derive it from", sdk.ErrInvalid, id)
 		}
-		if err := t.syncMirror(f, tasks[0]); err != nil {
+		if err := t.syncMirror(f, tasks[len(tasks)-1]); err != nil {
 			return err
 		}
 		out, err = loadFlow(t.tx, id)

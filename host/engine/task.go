@@ -349,6 +349,9 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 // finishTask is FinishTask's change of the task, in's status terminal.
 func finishTask(in FinishInput) func(t *txn, task *sdk.Task) error {
 	return func(t *txn, task *sdk.Task) error {
+		if in.Status = endStatus(task, in.Status); in.Status == sdk.TaskBlocked {
+			in.Reason = "blocked"
+		}
 		if err := checkTaskMove(task, in.Status); err != nil {
 			return err
 		}

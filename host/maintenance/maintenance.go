@@ -409,7 +409,7 @@ func (p *pass) flow(f *sdk.Flow) {
 		if !anyActive(tasks) && p.act("finish the cancel of flow "+f.ID, func() error { _, err := p.eng.FinalizeCancel(f.ID); return err }) {
 			p.sum.TaskFlows.Reconciled++
 		}
-	case mirrored && len(tasks) == 1 && engine.MirrorMismatch(f, tasks[0]):
+	case mirrored && len(tasks) > 0 && engine.MirrorMismatch(f, tasks[len(tasks)-1]):
 		if p.act("repair mirrored flow "+f.ID, func() error { _, err := p.eng.RepairMirror(f.ID); return err }) {
 			p.sum.TaskFlows.Reconciled++
 		}

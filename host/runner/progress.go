@@ -31,6 +31,7 @@ type progressLine struct {
 	Message   string          `json:"message"`
 	Data      json.RawMessage `json:"data"`
 	Milestone string          `json:"milestone"`
+	Blocked   string          `json:"blocked"`
 	Usage     *usageLine      `json:"usage"`
 	// SessionID and ContextTokens report the agent's session.
 	SessionID     string `json:"session_id"`
@@ -174,6 +175,12 @@ func parseProgressLine(b []byte, in *engine.ProgressInput) {
 		in.Usage = in.Usage.Add(u)
 		if !l.reportsProgress() {
 			return // a usage line only: the progress snapshot stays
+		}
+	}
+	if reason := strings.TrimSpace(l.Blocked); reason != "" {
+		in.Blocked = reason
+		if !l.reportsProgress() {
+			return // a blocked line only: the progress snapshot stays
 		}
 	}
 	if name := strings.TrimSpace(l.Milestone); name != "" {

@@ -134,6 +134,8 @@ func taskResult(id string, timeoutMs int, t *sdk.Task) (flows.StepResult, error)
 		return flows.StepResult{}, fmt.Errorf("Step '%s' timed out", id)
 	case sdk.TaskCancelled:
 		return flows.StepResult{}, fmt.Errorf("step %s: its task was cancelled", id)
+	case sdk.TaskBlocked:
+		return flows.StepResult{}, fmt.Errorf("step %s: its task is blocked and needs a person: %s", id, firstNonEmpty(t.Blocked, "it gave no reason"))
 	case sdk.TaskLost:
 		return flows.StepResult{}, fmt.Errorf("step %s: its task was lost: %s", id, firstNonEmpty(lastError(t), "its process vanished"))
 	}

@@ -20,12 +20,19 @@
 //
 //	progress.Report(0.25, "fetching", "1/4 sources")
 //	progress.Milestone("sources-gathered", "4 sources")
+//
+// A task that ran but needs a person before its work can go on (a login
+// expired, a file is missing) says so with Blocked and exits 0: it ends
+// blocked, and flowgate tasks flow retry runs it again.
+//
+//	progress.Blocked("the API token expired; renew it, then retry")
 package progress
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -39,6 +46,9 @@ type Line struct {
 	Message   string   `json:"message,omitempty"`
 	Data      any      `json:"data,omitempty"`
 	Milestone string   `json:"milestone,omitempty"`
+	// Blocked, when set, says the task needs a person, and why: a task
+	// that then exits 0 ends blocked instead of succeeded.
+	Blocked string `json:"blocked,omitempty"`
 	// Usage, when set, reports the usage of the calls made since the
 	// last report; it is added to what the task reported before.
 	Usage *Usage `json:"usage,omitempty"`
@@ -107,6 +117,19 @@ func (r *Reporter) Milestone(name, message string) error {
 	return r.Send(Line{Milestone: name, Message: message})
 }
 
+// Blocked says the task needs a person before its work can go on, and
+// why. The task should exit 0 after it: it then ends blocked, not
+// succeeded, its flow shows reason as its blocked summary, and flowgate
+// tasks flow retry runs it again once the person has acted. A task that
+// exits non-zero after Blocked fails as it would without it. An empty
+// reason is refused with an error and nothing is written.
+func (r *Reporter) Blocked(reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("progress: a blocked report needs a reason a person can act on")
+	}
+	return r.Send(Line{Blocked: reason})
+}
+
 // ReportUsage sends the tokens and cost the calls since the last report
 // used. Negative values are refused with an error and nothing is written.
 func (r *Reporter) ReportUsage(inputTokens, outputTokens int64, cost float64) error {
@@ -128,3 +151,6 @@ func Report(fraction float64, phase, message string) error {
 
 // Milestone sends a durable milestone through $FLOWGATE_PROGRESS.
 func Milestone(name, message string) error { return FromEnv().Milestone(name, message) }
+
+// Blocked says, through $FLOWGATE_PROGRESS, that the task needs a person.
+func Blocked(reason string) error { return FromEnv().Blocked(reason) }

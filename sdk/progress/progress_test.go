@@ -84,3 +84,16 @@ func TestReportUsage(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"usage":{"input_tokens":120,"output_tokens":30,"cost":0.05}}`, string(b))
 }
+
+func TestBlocked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	r := progress.New(path)
+	require.ErrorContains(t, r.Blocked("  "), "needs a reason")
+	_, err := os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "a refused report writes nothing")
+	require.NoError(t, r.Blocked("the token expired; renew it"))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"blocked":"the token expired; renew it"}`, string(b))
+}

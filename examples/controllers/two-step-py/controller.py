@@ -38,7 +38,7 @@ COOKIE_KEY = "FLOWGATE_PLUGIN"
 COOKIE_VALUE = "b75f8208e7302fd06ed826dbb7da677462f783b06d7246fa"
 DEFAULT_STEPS = ["echo step one", "echo step two"]
 TERMINAL_FLOW = {"succeeded", "failed", "partial", "cancelled", "lost"}
-TERMINAL_TASK = {"succeeded", "failed", "timed_out", "cancelled", "lost"}
+TERMINAL_TASK = {"succeeded", "blocked", "failed", "timed_out", "cancelled", "lost"}
 LEVELS = ["trace", "debug", "info", "warn", "error"]
 # The stage is named after the plugin, so that two plugins started from
 # this example can run in one gateway: a stage name has one provider.

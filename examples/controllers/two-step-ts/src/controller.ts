@@ -28,7 +28,7 @@ const COOKIE_KEY = "FLOWGATE_PLUGIN";
 const COOKIE_VALUE = "b75f8208e7302fd06ed826dbb7da677462f783b06d7246fa";
 const DEFAULT_STEPS = ["echo step one", "echo step two"];
 const TERMINAL_FLOW = new Set(["succeeded", "failed", "partial", "cancelled", "lost"]);
-const TERMINAL_TASK = new Set(["succeeded", "failed", "timed_out", "cancelled", "lost"]);
+const TERMINAL_TASK = new Set(["succeeded", "blocked", "failed", "timed_out", "cancelled", "lost"]);
 const LEVELS = ["trace", "debug", "info", "warn", "error"];
 // The stage is named after the plugin, so that two plugins started from
 // this example can run in one gateway: a stage name has one provider.
