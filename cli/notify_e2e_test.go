@@ -30,7 +30,7 @@ func TestNotifyDeliveryAcrossKill(t *testing.T) {
 	config := "notify:\n" +
 		"  flaky: \"" + flaky.URL + "/hook?token=${FG_E2E_HOOK_TOKEN}\"\n" +
 		"  down: \"" + down.URL + "/hook?token=${FG_E2E_HOOK_TOKEN}\"\n" +
-		"notify_retry: {attempts: 2, max_backoff: 1s}\n" +
+		"notify_retry: {attempts: 3, max_backoff: 1s}\n" +
 		"http: {public_url: \"https://flowgate.example.com\"}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(home, "gateway.yaml"), []byte(config), 0o600))
 	var flowID string
@@ -65,7 +65,7 @@ func TestNotifyDeliveryAcrossKill(t *testing.T) {
 	require.Contains(t, out, `"code": "notify_failed"`)
 	code, hist, errOut := run(t, home, "tasks", "flow", "history", flowID)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, hist, "gave up sending flow.status to down after 2 attempts")
+	require.Contains(t, hist, "gave up sending flow.status to down after 3 attempts")
 
 	b, err := os.ReadFile(log)
 	require.NoError(t, err)
