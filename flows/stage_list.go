@@ -27,11 +27,11 @@ var pickCommand = &Command{
 				out[i] = item
 				continue
 			}
-			picked := make(map[string]any, len(fields))
+			picked := NewObject(len(fields))
 			for _, f := range fields {
 				// A field is one key, never a dotted path.
 				if v := member(item, f); v != undefined {
-					picked[f] = v
+					picked.Set(f, v)
 				}
 			}
 			out[i] = picked
@@ -140,26 +140,31 @@ var groupByCommand = &Command{
 		if key == "" {
 			return StageOutput{}, errors.New("groupBy requires --key")
 		}
+		type group struct {
+			key   any
+			items []any
+		}
 		index := map[string]int{}
-		var groups []map[string]any
+		var groups []group
 		for _, item := range call.Items {
 			v := itemPath(item, key)
 			id := identity(v)
 			i, ok := index[id]
 			if !ok {
 				i, index[id] = len(groups), len(groups)
-				g := map[string]any{"items": []any{}}
-				if v != undefined {
-					g["key"] = v // JSON.stringify leaves an undefined key out
-				}
-				groups = append(groups, g)
+				groups = append(groups, group{key: v})
 			}
-			groups[i]["items"] = append(groups[i]["items"].([]any), item)
+			groups[i].items = append(groups[i].items, item)
 		}
 		out := make([]any, len(groups))
 		for i, g := range groups {
-			g["count"] = float64(len(g["items"].([]any)))
-			out[i] = g
+			obj := NewObject(3)
+			if g.key != undefined {
+				obj.Set("key", g.key) // JSON.stringify leaves an undefined key out
+			}
+			obj.Set("items", g.items)
+			obj.Set("count", float64(len(g.items)))
+			out[i] = obj
 		}
 		return StageOutput{Items: out}, nil
 	},

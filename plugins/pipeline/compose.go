@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -436,14 +434,6 @@ func workflowResult(id string, output []any) flows.StepResult {
 	return combined(flows.StepResult{ID: id, Stdout: &text, JSON: v, HasJSON: true})
 }
 
-// jsonText is v as compact JSON, without HTML escaping (as
-// JSON.stringify). Maps have sorted keys.
-func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return ""
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// jsonText is v as JSON.stringify writes it (flows.Stringify): objects'
+// keys in their order, maps' sorted.
+func jsonText(v any) string { return flows.Stringify(v) }
