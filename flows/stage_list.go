@@ -62,16 +62,25 @@ var sortCommand = &Command{
 	Description: "Sort items, stably: sort [--key a.b] [--desc] (numbers numerically, other values as strings, null and missing last)",
 	Run: func(_ context.Context, call *Call) (StageOutput, error) {
 		key, _ := call.Args.String("key")
-		out := slices.Clone(call.Items)
 		sign := 1
 		if call.Args.Has("desc") {
 			// Lobster negates the comparison, so under --desc null and
 			// missing keys come first; equal keys keep their order.
 			sign = -1
 		}
-		slices.SortStableFunc(out, func(a, b any) int {
-			return sign * sortCompare(itemPath(a, key), itemPath(b, key))
+		// Each item's key is read once, not at every comparison.
+		type keyed struct{ key, item any }
+		ks := make([]keyed, len(call.Items))
+		for i, it := range call.Items {
+			ks[i] = keyed{itemPath(it, key), it}
+		}
+		slices.SortStableFunc(ks, func(a, b keyed) int {
+			return sign * sortCompare(a.key, b.key)
 		})
+		out := make([]any, len(ks))
+		for i, k := range ks {
+			out[i] = k.item
+		}
 		return StageOutput{Items: out}, nil
 	},
 }
