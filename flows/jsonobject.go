@@ -39,9 +39,6 @@ func (o *Object) Len() int { return len(o.keys) }
 // change it.
 func (o *Object) Keys() []string { return o.keys }
 
-// At returns the key and value at position i, 0 ≤ i < Len.
-func (o *Object) At(i int) (string, any) { return o.keys[i], o.vals[i] }
-
 // Get returns the value of key k; ok is false when o has no such key.
 func (o *Object) Get(k string) (v any, ok bool) {
 	if i := o.find(k); i >= 0 {
@@ -144,22 +141,3 @@ func arrayIndex(k string) (uint64, bool) {
 func (o *Object) MarshalJSON() ([]byte, error) {
 	return appendJSON(nil, o, "", ""), nil
 }
-
-// UnmarshalJSON decodes a JSON object into o, keeping its key order;
-// nested objects become *Object too.
-func (o *Object) UnmarshalJSON(b []byte) error {
-	v, err := DecodeJSON(b)
-	if err != nil {
-		return err
-	}
-	obj, ok := v.(*Object)
-	if !ok {
-		return &notObjectError{}
-	}
-	*o = *obj
-	return nil
-}
-
-type notObjectError struct{}
-
-func (*notObjectError) Error() string { return "JSON value is not an object" }

@@ -52,11 +52,10 @@ func TestObjectKeepsJavaScriptOrder(t *testing.T) {
 	require.Equal(t, `{"0":13,"1":3,"3":1,"20":5,"z":"again","a":2,"b":4,"c":6,"d":7,"e":8,"f":9,"g":10,"h":11,"i":12}`, flows.Stringify(o))
 	require.Equal(t, "{\n  \"a\": [\n    1,\n    {}\n  ]\n}", flows.StringifyIndent(mustDecode(t, `{"a":[1,{}]}`), "  "))
 
-	var back flows.Object
-	require.NoError(t, json.Unmarshal([]byte(`{"y":1,"x":{"q":2,"p":3}}`), &back))
-	b, err := json.Marshal(&back)
+	// encoding/json writes an Object in its order too.
+	b, err := json.Marshal([]any{mustDecode(t, `{"y":1,"x":{"q":2,"p":3}}`)})
 	require.NoError(t, err)
-	require.Equal(t, `{"y":1,"x":{"q":2,"p":3}}`, string(b))
+	require.Equal(t, `[{"y":1,"x":{"q":2,"p":3}}]`, string(b))
 }
 
 func mustDecode(t *testing.T, s string) any {
