@@ -52,6 +52,11 @@ func TestPipelineStringPrintsLobsterBytes(t *testing.T) {
 	require.True(t, env.OK)
 	require.Equal(t, "ok", env.Status)
 	require.JSONEq(t, `[]`, string(env.Output), "a sink's output is empty")
+
+	// A for_each's rows are {item, index, sub-steps} in that order.
+	code, stdout, errOut = run(t, home, "pipeline", "run", filepath.Join("..", "flows", "testdata", "lobster", "foreach.lobster"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "foreach"), stdout)
 }
 
 // TestPipelineParseErrorFailsItsStep loads a workflow whose pipeline:
