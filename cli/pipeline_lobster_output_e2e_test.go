@@ -35,6 +35,10 @@ func TestPipelineStringPrintsLobsterBytes(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, lobsterOut(t, "pick"), stdout)
 
+	code, stdout, errOut = run(t, home, "pipeline", "run", lobsterInput+" | pick note | head --n 4")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "escape"), stdout, "<, > and & are written as they are")
+
 	code, stdout, errOut = run(t, home, "pipeline", "run", lobsterInput+" | table")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, lobsterOut(t, "table"), stdout, "human mode prints the table alone")

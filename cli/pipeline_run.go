@@ -186,7 +186,14 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, to
 	}
 	if env.Status == "ok" {
 		if string(env.Output) != "[]" {
-			return printer{e.stdout, true}.emit(env.Output, nil)
+			// Written as Lobster writes it (JSON.stringify), not through
+			// encoding/json, which would escape <, > and &.
+			out, err := flows.DecodeJSON(env.Output)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(e.stdout, flows.StringifyIndent(out, "  "))
+			return err
 		}
 		return nil
 	}
