@@ -73,10 +73,21 @@ It warns (on stderr) about each arg or step reference pasted into a shell
 command or a pipeline:, where a value holding shell syntax runs as code
 (in an exec --shell stage), and names the environment variable that holds
 the same value. strict_refs: true in the file, or --strict-refs, makes
-those errors.`,
+those errors.
+
+A pipeline: text that does not parse is reported here (exit 2). A run
+loads such a file, as Lobster does, and fails the step when it reaches
+it, so the step's on_error applies.`,
 		Args: args(1, "one workflow file"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			wf, err := loadWorkflow(a[0])
+			if err == nil {
+				// A run fails such a step when it reaches it (its on_error
+				// applies); validate reports it beforehand.
+				if perr := wf.PipelineErrors(); perr != nil {
+					err = usageError{perr}
+				}
+			}
 			if err == nil && strict {
 				err = refuseSplices(wf)
 			}

@@ -130,6 +130,18 @@ func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) 
 	case sdk.FlowWaiting:
 		var g pipeline.Gate
 		_ = json.Unmarshal(v.Wait, &g)
+		// Items and subject are passed on as written, keeping their keys'
+		// order.
+		var raw struct {
+			Items, Subject json.RawMessage
+		}
+		_ = json.Unmarshal(v.Wait, &raw)
+		if raw.Items != nil {
+			g.Items = raw.Items
+		}
+		if raw.Subject != nil {
+			g.Subject = raw.Subject
+		}
 		if g.Kind == sdk.GateInput {
 			env.Status = "needs_input"
 			env.RequiresInput = map[string]any{"type": "input_request", "prompt": g.Prompt, "responseSchema": g.Schema,
@@ -150,9 +162,19 @@ func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) 
 }
 
 // reportPipeline prints where the flow stands and returns the exit status.
-// An output kept in the store is read through l's gateway.
+// An output kept in the store is read through l's gateway. What the
+// renderer of a pipeline string printed comes first, as Lobster prints
+// it ahead of its envelope.
 func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, tool bool) error {
-	env, code := pipelineEnvelope(v, func(sum string) ([]byte, error) { return l.c.KeptValue(ctx, v.ID, sum) })
+	kept := func(sum string) ([]byte, error) { return l.c.KeptValue(ctx, v.ID, sum) }
+	env, code := pipelineEnvelope(v, kept)
+	if env.Status == "ok" {
+		rendered, err := flows.StateRendered(v.State, kept)
+		if err != nil {
+			env, code = envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: err.Error()}, FlowID: v.ID}, exitFailure
+		}
+		fmt.Fprint(e.stdout, rendered)
+	}
 	if tool {
 		if err := (printer{e.stdout, true}).emit(env, nil); err != nil {
 			return err
@@ -164,7 +186,14 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, to
 	}
 	if env.Status == "ok" {
 		if string(env.Output) != "[]" {
-			return printer{e.stdout, true}.emit(env.Output, nil)
+			// Written as Lobster writes it (JSON.stringify), not through
+			// encoding/json, which would escape <, > and &.
+			out, err := flows.DecodeJSON(env.Output)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(e.stdout, flows.StringifyIndent(out, "  "))
+			return err
 		}
 		return nil
 	}

@@ -190,6 +190,18 @@ func strictEqual(a, b any) bool {
 			}
 		}
 		return true
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		for i, k := range x.Keys() {
+			w, ok := y.Get(k)
+			if !ok || !strictEqual(x.vals[i], w) {
+				return false
+			}
+		}
+		return true
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {

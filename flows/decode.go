@@ -56,6 +56,7 @@ func (d *decoder) workflow(root *yaml.Node) *Workflow {
 	if wf.StrictRefs {
 		d.checkStrictRefs(wf)
 	}
+	wf.pipelineErrs = d.pipelineErrs
 	return wf
 }
 
@@ -326,13 +327,19 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 }
 
 // pipeline decodes a pipeline: key. The pipeline is parsed now, refs and
-// all, so a syntax error is reported at load rather than when the step
-// runs (the reference's "pipeline parse failed"): its refs are resolved
-// in the parsed words (ResolveStages), so no value can change how it
-// parses.
+// all (its refs are resolved in the parsed words, ResolveStages, so no
+// value can change how it parses), but a syntax error does not fail the
+// load: as in Lobster it fails the step when the step runs, so the
+// step's on_error applies. It is kept for Workflow.PipelineErrors, which
+// validate reports.
 func (d *decoder) pipeline(c *stepCtx, s *Step, p string) {
 	s.Pipeline = p
 	if _, err := ParsePipeline(p); err != nil {
-		d.fail(c, "pipeline", "pipeline parse failed: %v", err)
+		n := c.o.at("pipeline")
+		line, col := 0, 0
+		if n != nil {
+			line, col = n.Line, n.Column
+		}
+		d.pipelineErrs.add(d.file, line, col, c.k("pipeline"), "%s pipeline parse failed: %v", c.label, err)
 	}
 }

@@ -73,6 +73,12 @@
 // missing), sort --desc puts nulls first, head --n 2.5 keeps three items,
 // pick takes only its first argument. The tests name each such rule.
 //
+// Items are JSON values as JSON.parse makes them: DecodeJSON reads
+// objects into *Object, which keeps keys in JavaScript's order, and
+// Stringify writes values as JSON.stringify does, so output, refs and
+// dedupe's comparisons match Lobster's byte for byte
+// (testdata/lobster holds Lobster's own output for them).
+//
 // # Plans and graphs
 //
 // DryRun prints the §17 dry-run plan; Graph renders mermaid, dot or ascii

@@ -34,10 +34,10 @@ steps:
 	run, _ := flows.EvalCondition(shout.When, results)
 	fmt.Println(run, flows.ResolveTemplate(shout.Run, args, results))
 	fmt.Println(flows.StepEnv(args, results)["LOBSTER_ARG_NAME"])
-	fmt.Println(flows.Output(wf, results))
+	fmt.Println(flows.Stringify(flows.Output(wf, results)))
 	// Output:
 	// echo '{"text": "hello flowgate", "loud": true}'
 	// true echo hello flowgate | tr a-z A-Z
 	// flowgate
-	// [map[loud:true text:hello flowgate]]
+	// [{"text":"hello flowgate","loud":true}]
 }

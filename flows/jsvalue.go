@@ -9,8 +9,9 @@ import (
 
 // The data stages compare and order values the way Lobster's JavaScript
 // does; these helpers are the few JavaScript semantics they need, over
-// decoded JSON values (nil, bool, float64, string, []any, map[string]any)
-// and undefined for a missing field.
+// decoded JSON values (nil, bool, float64, string, []any, *Object; a
+// map[string]any from YAML reads the same) and undefined for a missing
+// field.
 
 // itemPath reads a dotted path ("a.b.0") from v the way Lobster's
 // getByPath does: empty segments are ignored (so "" is v itself), object
@@ -29,6 +30,10 @@ func itemPath(v any, path string) any {
 // has no such member or is not an object or array.
 func member(v any, key string) any {
 	switch t := v.(type) {
+	case *Object:
+		if next, ok := t.Get(key); ok {
+			return next
+		}
 	case map[string]any:
 		if next, ok := t[key]; ok {
 			return next
@@ -40,6 +45,22 @@ func member(v any, key string) any {
 		}
 	}
 	return undefined
+}
+
+// toObject is v as an ordered object: itself when it is one, a map's
+// keys sorted; ok is false for anything else.
+func toObject(v any) (*Object, bool) {
+	switch t := v.(type) {
+	case *Object:
+		return t, true
+	case map[string]any:
+		o := NewObject(len(t))
+		for _, k := range sortedKeys(t) {
+			o.Set(k, t[k])
+		}
+		return o, true
+	}
+	return nil, false
 }
 
 // defined turns undefined into null, for values that leave a stage.
@@ -81,7 +102,7 @@ func jsToNumber(v any) float64 {
 // isPrimitive reports whether v is not an array or object.
 func isPrimitive(v any) bool {
 	switch v.(type) {
-	case []any, map[string]any:
+	case []any, *Object, map[string]any:
 		return false
 	}
 	return true

@@ -11,9 +11,12 @@ const maxNodes = 1 << 20
 
 // decoder turns a yaml.Node tree into the model, collecting problems.
 type decoder struct {
-	file  string
-	errs  errList
-	nodes int
+	file string
+	errs errList
+	// pipelineErrs are pipeline: texts that do not parse, which fail
+	// their step at run time rather than the load.
+	pipelineErrs errList
+	nodes        int
 	// pos records where keys checked after decoding (ids, conditions,
 	// stdin, for_each) were written, by dotted key.
 	pos map[string]*yaml.Node

@@ -56,6 +56,43 @@ func (o OutputFile) Read(kept KeptReader) (json.RawMessage, error) {
 	return b, nil
 }
 
+// RenderedKey and RenderedFileKey are where a pipeline flow's state keeps
+// what the renderer (json, table) of a pipeline string printed: the text
+// as a JSON string, or an OutputFile naming where it is kept.
+const (
+	RenderedKey     = "rendered"
+	RenderedFileKey = "rendered_file"
+)
+
+// StateRendered returns what the renderer of a pipeline-string flow
+// printed, from its state (see RenderedKey), read through kept when it is
+// kept in the gateway's store; "" when nothing was rendered.
+func StateRendered(state json.RawMessage, kept KeptReader) (string, error) {
+	var s map[string]json.RawMessage
+	if len(state) == 0 || json.Unmarshal(state, &s) != nil {
+		return "", nil
+	}
+	raw := s[RenderedKey]
+	if ref, ok := s[RenderedFileKey]; ok {
+		var f OutputFile
+		if err := json.Unmarshal(ref, &f); err != nil {
+			return "", fmt.Errorf("the flow's state names its rendering badly: %w", err)
+		}
+		b, err := f.Read(kept)
+		if err != nil {
+			return "", err
+		}
+		raw = b
+	}
+	var text string
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return "", fmt.Errorf("the flow's rendering is not a JSON string: %w", err)
+		}
+	}
+	return text, nil
+}
+
 // StateOutput returns the output of a pipeline flow from its state: the
 // "output" the state holds, or the one its "output_file" names, read
 // through kept when it is kept in the gateway's store (see

@@ -58,11 +58,18 @@ func TestResolveStagesRefusesAFlagNamedByAValueAsPositional(t *testing.T) {
 }
 
 // A pipeline is parsed at load whatever refs it holds, since no value can
-// change how it parses.
+// change how it parses. One that does not parse loads, as in Lobster
+// (its step fails when it runs), and PipelineErrors reports it, with
+// its position, for validate.
 func TestLoadParsesAPipelineWithRefs(t *testing.T) {
 	t.Parallel()
-	_, err := flows.Parse("w.lobster", []byte("args:\n  name: {default: x}\nsteps:\n  - id: p\n    pipeline: exec --shell \"echo ${name}\n"))
-	require.ErrorContains(t, err, "w.lobster:5:5: steps[0].pipeline: Workflow step p pipeline parse failed: Unclosed quote")
+	wf, err := flows.Parse("w.lobster", []byte("args:\n  name: {default: x}\nsteps:\n  - id: p\n    pipeline: exec --shell \"echo ${name}\n"))
+	require.NoError(t, err)
+	require.EqualError(t, wf.PipelineErrors(), "w.lobster:5:5: steps[0].pipeline: Workflow step p pipeline parse failed: Unclosed quote")
+
+	wf, err = flows.Parse("w.lobster", []byte("steps:\n  - id: p\n    pipeline: exec --shell \"echo ${name}\"\n"))
+	require.NoError(t, err)
+	require.NoError(t, wf.PipelineErrors())
 }
 
 const pipelineSplicing = `

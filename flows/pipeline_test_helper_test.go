@@ -18,8 +18,9 @@ func runPipe(t *testing.T, text, input string) (items string, rendered string, e
 	t.Helper()
 	stages, perr := flows.ParsePipeline(text)
 	require.NoError(t, perr)
-	var in []any
-	require.NoError(t, json.Unmarshal([]byte(input), &in))
+	v, derr := flows.DecodeJSON([]byte(input))
+	require.NoError(t, derr)
+	in, _ := v.([]any)
 	var out strings.Builder
 	res, err := flows.RunPipeline(context.Background(), stages, 0, in, flows.Builtins(), &out)
 	b, merr := json.Marshal(res.Items)

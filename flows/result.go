@@ -42,6 +42,11 @@ type StepResult struct {
 	// inline. Encoded, it carries neither stdout nor json: whoever decodes
 	// it computes them again from the results it combines, which are kept.
 	Derived bool `json:"derived,omitempty"`
+	// Rendered marks a pipeline step whose Stdout is what a json or table
+	// stage printed, with no items after it: a sink. Run as a pipeline
+	// string, Lobster prints the rendering ahead of its envelope and the
+	// output is [] (see plugins/pipeline).
+	Rendered bool `json:"rendered,omitempty"`
 }
 
 // SetStdout sets r's stdout to s and its JSON to what s parses to, as a
@@ -52,13 +57,15 @@ func (r *StepResult) SetStdout(s string) {
 }
 
 // ParseJSON parses trimmed stdout the way the reference does: ok is false
-// for empty or invalid JSON. Numbers decode as float64.
+// for empty or invalid JSON. Numbers decode as float64, objects as
+// *Object with their keys in order (DecodeJSON).
 func ParseJSON(s string) (v any, ok bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, false
 	}
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
+	v, err := DecodeJSON([]byte(s))
+	if err != nil {
 		return nil, false
 	}
 	return v, true
@@ -160,12 +167,8 @@ func (r StepResult) MarshalJSON() ([]byte, error) {
 		if !f.set {
 			continue
 		}
-		b, err := json.Marshal(f.v)
-		if err != nil {
-			return nil, err
-		}
 		extra.WriteString(`,"` + f.name + `":`)
-		extra.Write(b)
+		extra.WriteString(Stringify(f.v))
 	}
 	return append(append(base[:len(base)-1], extra.Bytes()...), '}'), nil
 }
@@ -189,10 +192,11 @@ func (r *StepResult) UnmarshalJSON(b []byte) error {
 		if !ok {
 			continue
 		}
-		if err := json.Unmarshal(raw, dst.v); err != nil {
+		v, err := DecodeJSON(raw)
+		if err != nil {
 			return err
 		}
-		*dst.set = true
+		*dst.v, *dst.set = v, true
 	}
 	return nil
 }

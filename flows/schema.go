@@ -204,18 +204,20 @@ func validate(s map[string]any, v any, at string, depth int) (string, string) {
 				}
 			}
 		}
-	case map[string]any:
+	case *Object, map[string]any:
+		obj, _ := toObject(x)
 		if req, ok := s["required"].([]any); ok {
 			for _, r := range req {
-				if name, _ := r.(string); !hasKey(x, name) {
+				if name, _ := r.(string); !hasKey(obj, name) {
 					return at, fmt.Sprintf("must have required property '%s'", name)
 				}
 			}
 		}
 		props, _ := s["properties"].(map[string]any)
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(slices.Values(obj.Keys())) {
+			val, _ := obj.Get(k)
 			if sub, ok := props[k].(map[string]any); ok {
-				if p, m := validate(sub, x[k], at+"/"+escapePointer(k), depth+1); m != "" {
+				if p, m := validate(sub, val, at+"/"+escapePointer(k), depth+1); m != "" {
 					return p, m
 				}
 				continue
@@ -229,7 +231,7 @@ func validate(s map[string]any, v any, at string, depth int) (string, string) {
 					return at, "must NOT have additional properties"
 				}
 			case map[string]any:
-				if p, m := validate(ap, x[k], at+"/"+escapePointer(k), depth+1); m != "" {
+				if p, m := validate(ap, val, at+"/"+escapePointer(k), depth+1); m != "" {
 					return p, m
 				}
 			}
@@ -238,8 +240,8 @@ func validate(s map[string]any, v any, at string, depth int) (string, string) {
 	return "", ""
 }
 
-func hasKey(m map[string]any, k string) bool {
-	_, ok := m[k]
+func hasKey(o *Object, k string) bool {
+	_, ok := o.Get(k)
 	return ok
 }
 
@@ -262,7 +264,7 @@ func hasType(v any, name string) bool {
 		_, ok := v.(bool)
 		return ok
 	case "object":
-		_, ok := v.(map[string]any)
+		_, ok := toObject(v)
 		return ok
 	case "array":
 		_, ok := v.([]any)

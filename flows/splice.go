@@ -115,6 +115,12 @@ func valueByName(v any, name string) (any, bool) {
 		return nil, false
 	}
 	switch c := v.(type) {
+	case *Object:
+		for i, k := range c.Keys() {
+			if got, ok := step(k, c.vals[i]); ok {
+				return got, true
+			}
+		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(c)) {
 			if got, ok := step(k, c[k]); ok {

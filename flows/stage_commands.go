@@ -15,9 +15,12 @@ var commandsListCommand = &Command{
 			for j, e := range c.SideEffects {
 				effects[j] = e
 			}
-			item := map[string]any{"name": n, "description": c.Description, "sideEffects": effects}
+			item := NewObject(4)
+			item.Set("name", n)
+			item.Set("description", c.Description)
+			item.Set("sideEffects", effects)
 			if c.Plugin != "" {
-				item["plugin"] = c.Plugin
+				item.Set("plugin", c.Plugin)
 			}
 			out[i] = item
 		}

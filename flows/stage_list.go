@@ -27,11 +27,11 @@ var pickCommand = &Command{
 				out[i] = item
 				continue
 			}
-			picked := make(map[string]any, len(fields))
+			picked := NewObject(len(fields))
 			for _, f := range fields {
 				// A field is one key, never a dotted path.
 				if v := member(item, f); v != undefined {
-					picked[f] = v
+					picked.Set(f, v)
 				}
 			}
 			out[i] = picked
@@ -62,16 +62,25 @@ var sortCommand = &Command{
 	Description: "Sort items, stably: sort [--key a.b] [--desc] (numbers numerically, other values as strings, null and missing last)",
 	Run: func(_ context.Context, call *Call) (StageOutput, error) {
 		key, _ := call.Args.String("key")
-		out := slices.Clone(call.Items)
 		sign := 1
 		if call.Args.Has("desc") {
 			// Lobster negates the comparison, so under --desc null and
 			// missing keys come first; equal keys keep their order.
 			sign = -1
 		}
-		slices.SortStableFunc(out, func(a, b any) int {
-			return sign * sortCompare(itemPath(a, key), itemPath(b, key))
+		// Each item's key is read once, not at every comparison.
+		type keyed struct{ key, item any }
+		ks := make([]keyed, len(call.Items))
+		for i, it := range call.Items {
+			ks[i] = keyed{itemPath(it, key), it}
+		}
+		slices.SortStableFunc(ks, func(a, b keyed) int {
+			return sign * sortCompare(a.key, b.key)
 		})
+		out := make([]any, len(ks))
+		for i, k := range ks {
+			out[i] = k.item
+		}
 		return StageOutput{Items: out}, nil
 	},
 }
@@ -140,26 +149,31 @@ var groupByCommand = &Command{
 		if key == "" {
 			return StageOutput{}, errors.New("groupBy requires --key")
 		}
+		type group struct {
+			key   any
+			items []any
+		}
 		index := map[string]int{}
-		var groups []map[string]any
+		var groups []group
 		for _, item := range call.Items {
 			v := itemPath(item, key)
 			id := identity(v)
 			i, ok := index[id]
 			if !ok {
 				i, index[id] = len(groups), len(groups)
-				g := map[string]any{"items": []any{}}
-				if v != undefined {
-					g["key"] = v // JSON.stringify leaves an undefined key out
-				}
-				groups = append(groups, g)
+				groups = append(groups, group{key: v})
 			}
-			groups[i]["items"] = append(groups[i]["items"].([]any), item)
+			groups[i].items = append(groups[i].items, item)
 		}
 		out := make([]any, len(groups))
 		for i, g := range groups {
-			g["count"] = float64(len(g["items"].([]any)))
-			out[i] = g
+			obj := NewObject(3)
+			if g.key != undefined {
+				obj.Set("key", g.key) // JSON.stringify leaves an undefined key out
+			}
+			obj.Set("items", g.items)
+			obj.Set("count", float64(len(g.items)))
+			out[i] = obj
 		}
 		return StageOutput{Items: out}, nil
 	},

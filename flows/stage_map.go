@@ -3,7 +3,6 @@ package flows
 import (
 	"context"
 	"errors"
-	"maps"
 	"regexp"
 	"strings"
 )
@@ -37,19 +36,23 @@ var mapCommand = &Command{
 			}
 			cur := item
 			if wrap != "" {
-				cur = map[string]any{wrap: item}
+				w := NewObject(1 + len(assigns))
+				w.Set(wrap, item)
+				cur = w
 			}
 			if len(assigns) > 0 {
-				obj, ok := cur.(map[string]any)
-				if !ok {
-					obj = map[string]any{"value": cur}
-				} else if wrap == "" {
+				obj, ok := toObject(cur)
+				switch {
+				case !ok:
+					obj = NewObject(1 + len(assigns))
+					obj.Set("value", cur)
+				case wrap == "":
 					// Lobster adds to the item itself; a copy keeps items an
 					// earlier stage or a stored result holds unchanged.
-					obj = maps.Clone(obj)
+					obj = obj.Clone()
 				}
 				for _, a := range assigns {
-					obj[a.key] = renderPlaceholders(a.value, item)
+					obj.Set(a.key, renderPlaceholders(a.value, item))
 				}
 				cur = obj
 			}

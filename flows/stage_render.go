@@ -1,9 +1,7 @@
 package flows
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"unicode/utf16"
@@ -14,18 +12,11 @@ var jsonCommand = &Command{
 	Description: "Render the items as a pretty JSON array",
 	SideEffects: []string{},
 	Run: func(_ context.Context, call *Call) (StageOutput, error) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
 		items := call.Items
 		if items == nil {
 			items = []any{}
 		}
-		if err := enc.Encode(items); err != nil {
-			return StageOutput{}, err
-		}
-		_, err := call.Render.Write(b.Bytes())
+		_, err := call.Render.Write(append(appendJSON(nil, items, "  ", ""), '\n'))
 		return StageOutput{Rendered: true}, err
 	},
 }
@@ -51,14 +42,14 @@ func tableText(items []any) string {
 	var cols []string
 	seen := map[string]bool{}
 	for _, it := range items[:min(20, len(items))] {
-		obj, ok := it.(map[string]any)
+		keys, ok := objectKeys(it)
 		if !ok {
 			for _, it := range items {
 				b.WriteString(placeholderText(it) + "\n")
 			}
 			return b.String()
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range keys {
 			if !seen[k] {
 				seen[k] = true
 				cols = append(cols, k)
@@ -99,6 +90,15 @@ func tableText(items []any) string {
 		line(r)
 	}
 	return b.String()
+}
+
+// objectKeys is the keys of an object item in order (a map's sorted);
+// ok is false for any other item.
+func objectKeys(v any) ([]string, bool) {
+	if o, ok := toObject(v); ok {
+		return o.Keys(), true
+	}
+	return nil, false
 }
 
 // jsLength is a string's JavaScript length, in UTF-16 units.

@@ -43,8 +43,8 @@ func TestRendererStages(t *testing.T) {
 		{"json of nothing", "json", `[]`, "[]\n"},
 		{"table of nothing", "table", `[]`, "(no results)\n"},
 		{"table of objects", "table", `[{"name":"alpha","n":1},{"name":"b","x":"multi\nline"}]`,
-			// Columns come in sorted key order: Go maps keep no insertion order.
-			"n    name   x         \n---  -----  ----------\n1    alpha            \n     b      multi line\n"},
+			// Columns come in the order the keys first appear, as in Lobster.
+			"name   n    x         \n-----  ---  ----------\nalpha  1              \nb           multi line\n"},
 		{"table of scalars", "table", `["a",1,null,{"k":1}]`, "a\n1\n\n{\"k\":1}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

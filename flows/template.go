@@ -1,7 +1,6 @@
 package flows
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -126,6 +125,11 @@ func lookupPath(r StepResult, path string) (any, bool) {
 	}
 	for _, seg := range segs[1:] {
 		switch c := v.(type) {
+		case *Object:
+			v, ok = c.Get(seg)
+			if !ok {
+				return nil, false
+			}
 		case map[string]any:
 			v, ok = c[seg]
 			if !ok {
@@ -157,17 +161,8 @@ func renderValue(v any) string {
 	return renderJSON(v)
 }
 
-// renderJSON is JSON.stringify without indentation. Map keys come out
-// sorted (Go has no insertion order), and <, >, & are not escaped.
-func renderJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "null"
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// renderJSON is JSON.stringify without indentation (Stringify).
+func renderJSON(v any) string { return Stringify(v) }
 
 // jsString is JavaScript's String(v) for decoded JSON values.
 func jsString(v any) string {
@@ -194,7 +189,7 @@ func jsString(v any) string {
 			}
 		}
 		return strings.Join(parts, ",")
-	case map[string]any:
+	case *Object, map[string]any:
 		return "[object Object]"
 	}
 	return fmt.Sprint(v)

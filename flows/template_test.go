@@ -31,7 +31,7 @@ func TestResolveTemplate(t *testing.T) {
 		"$s.json.items.1.name":    "",
 		"$s.json.items.01.name":   "",
 		"$s.json.n $s.json.b":     "1.5 false",
-		"$s.json.o":               `{"a":[1],"z":"<&>"}`,
+		"$s.json.o":               `{"z":"<&>","a":[1]}`, // keys in source order
 		"$s.json.nil.":            ".",
 		"$plain.stdout":           "hi\n",
 		"$plain.json":             "",
@@ -100,8 +100,10 @@ func TestStepResults(t *testing.T) {
 	require.Equal(t, flows.ShellResult("g", "[1]"), flows.SyntheticResult("g", "[1]"))
 
 	yes := true
+	subject, err := flows.DecodeJSON([]byte(`{"t":"s"}`))
+	require.NoError(t, err)
 	full := flows.StepResult{ID: "x", Stdout: ptr("o"), JSON: nil, HasJSON: true, Approved: &yes, ApprovedBy: "al",
-		InitiatedBy: "ag", Subject: map[string]any{"t": "s"}, HasSubject: true, Response: "r", HasResponse: true}
+		InitiatedBy: "ag", Subject: subject, HasSubject: true, Response: "r", HasResponse: true}
 	b, err := json.Marshal(full)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"id":"x","stdout":"o","json":null,"approved":true,"approvedBy":"al","initiatedBy":"ag","subject":{"t":"s"},"response":"r"}`, string(b))
@@ -141,7 +143,8 @@ func TestOutputRule(t *testing.T) {
 		{"no fields", map[string]flows.StepResult{"c": {ID: "c"}}, []any{}},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, flows.Output(wf, tt.results), tt.name)
+		require.Equal(t, flows.Stringify(tt.want), flows.Stringify(flows.Output(wf, tt.results)), tt.name)
+		require.NotNil(t, flows.Output(wf, tt.results), tt.name)
 	}
 }
 

@@ -25,6 +25,28 @@ type Workflow struct {
 	CostLimit *CostLimit
 	// Steps run in order; never empty in a valid workflow.
 	Steps []Step
+
+	// pipelineErrs are the pipeline: texts that do not parse.
+	pipelineErrs errList
+}
+
+// PipelineErrors reports each pipeline: text of wf and of its loaded
+// sub-workflows that does not parse, as *Error values joined (file:line,
+// Lobster's "Workflow step X pipeline parse failed: …"), or nil. Load
+// accepts such a file, as Lobster does: the step fails when it runs, so
+// its on_error applies; validate calls this to report them before a run.
+func (wf *Workflow) PipelineErrors() error {
+	return wf.appendPipelineErrs(nil).err()
+}
+
+func (wf *Workflow) appendPipelineErrs(errs errList) errList {
+	errs = append(errs, wf.pipelineErrs...)
+	for _, s := range wf.Steps {
+		if s.Sub != nil {
+			errs = s.Sub.appendPipelineErrs(errs)
+		}
+	}
+	return errs
 }
 
 // Arg is one declared workflow arg.

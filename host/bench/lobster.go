@@ -68,8 +68,9 @@ func lastLine(s string) string {
 
 // lobster measures workflow files run by flowgate pipeline run against
 // the same files run by Lobster, in interleaved rounds: a 20-step chain
-// with a gateway running and with none (the command hosts one), and a
-// 100-way for_each with a gateway running. Each run is the whole command
+// with a gateway running and with none (the command hosts one), a
+// 100-way for_each and a 10-stage pipeline string over 10,000 objects
+// with a gateway running. Each run is the whole command
 // as a user types it, timed from start to exit; each must succeed. Each
 // round also runs the chain's steps with no store and no controller
 // (chainFloor), the floor of a step beside Lobster's time per step.
@@ -81,6 +82,8 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.75}, Note: "the command hosts a gateway for its own duration"},
 		{Name: FigForEach, Title: "100-way for_each of echo, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}},
+		{Name: FigPipelineString, Title: "10-stage pipeline string over 10,000 objects, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
+			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}, Note: "flowgate pipeline run of exec --json | where | sort | dedupe | groupBy | map | map | pick | head | json, against lobster run of the same string"},
 		{Name: FigChainFloor, Title: "a chain step's floor: warm shim, child and exit, no store", Unit: "ms",
 			BaselineTitle: "Lobster, per step of the 20-step chain", BaselineUnit: "ms",
 			Note: "the 20-step chain's steps run as the runner runs tasks, with no store and no controller; no target: it bounds what one shim per task allows"},
@@ -105,6 +108,10 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 	if err := os.WriteFile(each, []byte(forEachFile(100)), 0o600); err != nil {
 		return nil, err
 	}
+	objects, err := pipelineItems(dir)
+	if err != nil {
+		return nil, err
+	}
 	daemon := filepath.Join(r.tmp, "lw")
 	g, err := r.newPipelineGateway(daemon)
 	if err != nil {
@@ -116,12 +123,15 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 	}
 	defer func() { _ = g.Stop(bg) }()
 	cold := filepath.Join(r.tmp, "lc")
+	// A run names a workflow file, or with text set a pipeline string.
 	runs := []struct {
 		fig, file string
 		flowgate  string // home; empty for the Lobster baseline
+		text      bool
 	}{
-		{FigChainGateway, chain, ""}, {FigChainGateway, chain, daemon}, {FigChainCold, chain, cold},
-		{FigForEach, each, ""}, {FigForEach, each, daemon},
+		{FigChainGateway, chain, "", false}, {FigChainGateway, chain, daemon, false}, {FigChainCold, chain, cold, false},
+		{FigForEach, each, "", false}, {FigForEach, each, daemon, false},
+		{FigPipelineString, pipelineString(objects), "", true}, {FigPipelineString, pipelineString(objects), daemon, true},
 	}
 	byName := map[string]*Figure{}
 	for i := range figs {
@@ -138,8 +148,15 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 		byName[FigChainFloor].Rounds = append(byName[FigChainFloor].Rounds, float64(d.Microseconds())/1000)
 		for _, run := range runs {
 			cmd := exec.CommandContext(ctx, lobster, "run", "--mode", "tool", "--file", run.file)
-			if run.flowgate != "" {
+			switch {
+			case run.flowgate != "" && run.text:
+				cmd = exec.CommandContext(ctx, r.cfg.Self, "pipeline", "run", "--mode", "tool", run.file)
+			case run.flowgate != "":
 				cmd = exec.CommandContext(ctx, r.cfg.Self, "pipeline", "run", run.file)
+			case run.text:
+				cmd = exec.CommandContext(ctx, lobster, "run", "--mode", "tool", run.file)
+			}
+			if run.flowgate != "" {
 				cmd.Env = append(os.Environ(), "FLOWGATE_HOME="+run.flowgate)
 			}
 			cmd.Dir = dir

@@ -30,6 +30,9 @@ const (
 		maxInlineStageOut + len(`"stage_outputs":,"stage_outputs_file":"",`) + 64 +
 		len(`"stages":{},`) + maxStageReports*(maxReportKey+len(`:,`)+maxReportBytes) +
 		len(`"output_file":{"path":"","sha256":""},`) + 64 + pathMax + sdk.InlineStdout +
+		// A sink's output is [], so its rendering and the output share
+		// the inline room.
+		len(`"rendered_file":{"path":"","sha256":""},`) + 64 + pathMax +
 		1024 // the other keys, braces and the continuation mark
 )
 

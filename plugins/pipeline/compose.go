@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -199,7 +197,7 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 // loopItem is where one for_each item stands: failed, with a task to
 // create, with a task running, or done with its row.
 type loopItem struct {
-	row      map[string]any
+	row      *flows.Object
 	req      *sdk.TaskRequest
 	active   bool
 	ran      bool  // a sub-step of the item has a task
@@ -218,7 +216,11 @@ func (r *run) loopItem(ctx context.Context, fr *frame, s *flows.Step, item any, 
 	scoped := maps.Clone(fr.results)
 	scoped[fe.ItemVar] = valueResult(fe.ItemVar, item)
 	scoped[fe.IndexVar] = valueResult(fe.IndexVar, float64(i))
-	row := map[string]any{fe.ItemVar: item, fe.IndexVar: float64(i)}
+	// A row's keys are in Lobster's order: the item, the index, then
+	// each sub-step's value.
+	row := flows.NewObject(2 + len(fe.Steps))
+	row.Set(fe.ItemVar, item)
+	row.Set(fe.IndexVar, float64(i))
 	first := true
 	for j := range fe.Steps {
 		sub := &fe.Steps[j]
@@ -253,9 +255,9 @@ func (r *run) loopItem(ctx context.Context, fr *frame, s *flows.Step, item any, 
 		scoped[sub.ID] = res
 		switch {
 		case res.HasJSON && res.JSON != nil:
-			row[sub.ID] = res.JSON
+			row.Set(sub.ID, res.JSON)
 		case res.Stdout != nil:
-			row[sub.ID] = *res.Stdout
+			row.Set(sub.ID, *res.Stdout)
 		}
 	}
 	return loopItem{row: row}
@@ -436,14 +438,6 @@ func workflowResult(id string, output []any) flows.StepResult {
 	return combined(flows.StepResult{ID: id, Stdout: &text, JSON: v, HasJSON: true})
 }
 
-// jsonText is v as compact JSON, without HTML escaping (as
-// JSON.stringify). Maps have sorted keys.
-func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return ""
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// jsonText is v as JSON.stringify writes it (flows.Stringify): objects'
+// keys in their order, maps' sorted.
+func jsonText(v any) string { return flows.Stringify(v) }

@@ -248,7 +248,7 @@ func TestSubWorkflow(t *testing.T) {
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
 		st, _ := readState(t, f)
-		require.JSONEq(t, `{"id":"nested","stdout":"{\"from\":\"parent\",\"greeting\":\"hi flowgate\",\"n\":\"2\"}","json":{"greeting":"hi flowgate","from":"parent","n":"2"}}`, string(st.Results["nested"]))
+		require.JSONEq(t, `{"id":"nested","stdout":"{\"greeting\":\"hi flowgate\",\"from\":\"parent\",\"n\":\"2\"}","json":{"greeting":"hi flowgate","from":"parent","n":"2"}}`, string(st.Results["nested"]))
 		require.JSONEq(t, `{"id":"skipme","skipped":true}`, string(st.Results["nested>skipme"]))
 		require.Contains(t, st.Results, "nested>hi")
 		require.JSONEq(t, `["got hi flowgate\n"]`, string(st.Output))

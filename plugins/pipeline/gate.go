@@ -102,12 +102,13 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 		cfg = &flows.Approval{}
 	}
 	if src := requestSource(r); src != nil {
-		g.Prompt, _ = src["prompt"].(string)
-		items = asItems(src["items"], false)
-		g.Preview = previewText(src["preview"])
+		field := func(k string) any { v, _ := src.Get(k); return v }
+		g.Prompt, _ = field("prompt").(string)
+		items = asItems(field("items"), false)
+		g.Preview = previewText(field("preview"))
 		g.InitiatedBy = firstString(src, "initiatedBy", "initiated_by")
 		g.RequiredApprover = firstString(src, "requiredApprover", "required_approver")
-		g.RequireDifferentApprover = truthy(src["requireDifferentApprover"]) || truthy(src["require_different_approver"])
+		g.RequireDifferentApprover = truthy(field("requireDifferentApprover")) || truthy(field("require_different_approver"))
 	} else {
 		g.Prompt = fill(flows.ApprovalPrompt(s))
 		if cfg.HasItems {
@@ -120,8 +121,7 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 		} else if r.Stdout != nil {
 			g.Preview = clip(strings.TrimSpace(*r.Stdout), previewLimit)
 		} else if r.HasJSON {
-			b, _ := json.Marshal(r.JSON)
-			g.Preview = clip(string(b), previewLimit)
+			g.Preview = clip(flows.Stringify(r.JSON), previewLimit)
 		}
 	}
 	if items == nil {
@@ -180,17 +180,19 @@ func inputGate(flowID string, s *flows.Step, subject any, fill func(string) stri
 
 // requestSource returns the object a step's own JSON output offers as its
 // approval request, or nil.
-func requestSource(r flows.StepResult) map[string]any {
-	obj, ok := r.JSON.(map[string]any)
+func requestSource(r flows.StepResult) *flows.Object {
+	obj, ok := r.JSON.(*flows.Object)
 	if !r.HasJSON || !ok {
 		return nil
 	}
-	if req, ok := obj["requiresApproval"].(map[string]any); ok {
-		if _, ok := req["prompt"]; ok {
-			return req
+	if v, _ := obj.Get("requiresApproval"); v != nil {
+		if req, ok := v.(*flows.Object); ok {
+			if _, ok := req.Get("prompt"); ok {
+				return req
+			}
 		}
 	}
-	if truthy(obj["prompt"]) {
+	if v, _ := obj.Get("prompt"); truthy(v) {
 		return obj
 	}
 	return nil
@@ -215,14 +217,14 @@ func previewText(v any) string {
 	case string:
 		return p
 	default:
-		b, _ := json.Marshal(p)
-		return string(b)
+		return flows.Stringify(p)
 	}
 }
 
-func firstString(m map[string]any, keys ...string) string {
+func firstString(o *flows.Object, keys ...string) string {
 	for _, k := range keys {
-		if s, ok := m[k].(string); ok && s != "" {
+		v, _ := o.Get(k)
+		if s, ok := v.(string); ok && s != "" {
 			return s
 		}
 	}

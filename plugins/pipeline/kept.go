@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -32,6 +33,8 @@ const (
 const (
 	stageOutKey     = "stage_outputs"
 	outputFileKey   = "output_file"
+	renderedKey     = flows.RenderedKey
+	renderedFileKey = flows.RenderedFileKey
 	priorFileKey    = "prior_output_file"
 	stageOutFileKey = "stage_outputs_file"
 )
@@ -76,8 +79,12 @@ func (s *state) readKept() error {
 		s.StageOut = make(map[string][]any, len(entries))
 	}
 	for k, v := range entries {
-		var items []any
-		if err := json.Unmarshal(v, &items); err != nil {
+		decoded, err := flows.DecodeJSON(v)
+		items, ok := decoded.([]any)
+		if err == nil && !ok {
+			err = errors.New("not an array")
+		}
+		if err != nil {
 			return fmt.Errorf("the flow's state holds a damaged output for stage %s: %w", k, err)
 		}
 		s.StageOut[k] = items
@@ -248,6 +255,24 @@ func (s *state) keepIn(fs files, key, fileKey string, b []byte, limit int, ref f
 	return err
 }
 
+// keepRendered writes what the renderer of a pipeline string printed, as
+// keepOutput writes an output: "rendered" (a JSON string) up to
+// sdk.InlineStdout, else "rendered_file" naming where it is kept
+// (flows.StateRendered reads either).
+func (s *state) keepRendered(text string) error {
+	b := []byte(flows.Stringify(text))
+	fs := s.files
+	if len(b) > sdk.MaxKeptValue {
+		fs = fs.local()
+	}
+	return s.keepIn(fs, renderedKey, renderedFileKey, b, sdk.InlineStdout, func(sum string) any {
+		if fs.store != nil {
+			return flows.OutputFile{SHA256: sum, Kept: true}
+		}
+		return flows.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}
+	})
+}
+
 // keepOutput writes the workflow's output, kept when it is over
 // sdk.InlineStdout: "output_file" then names it (flows.OutputFile), and
 // readers of the output follow it (flows.StateOutput). On a shared store
@@ -255,10 +280,7 @@ func (s *state) keepIn(fs files, key, fileKey string, b []byte, limit int, ref f
 // over sdk.MaxKeptValue: such an output, like every kept output on
 // bbolt, is a file of the data directory, read by its path.
 func (s *state) keepOutput(output []any) error {
-	b, err := json.Marshal(output)
-	if err != nil {
-		return err
-	}
+	b := []byte(flows.Stringify(output))
 	fs := s.files
 	if len(b) > sdk.MaxKeptValue {
 		fs = fs.local()

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -192,6 +191,7 @@ func pipelineResult(id string, items []any, rendered string, didRender bool) flo
 	res.Stdout = &text
 	switch len(items) {
 	case 0:
+		res.Rendered = didRender
 		res.JSON, res.HasJSON = flows.ParseJSON(rendered)
 	case 1:
 		res.JSON, res.HasJSON = items[0], true
@@ -210,8 +210,7 @@ func itemsText(items []any) string {
 			if len(items) == 1 {
 				return jsonText(it)
 			}
-			b, _ := json.Marshal(items)
-			return string(b)
+			return jsonText(items)
 		}
 		lines = append(lines, s)
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -55,18 +54,10 @@ func execSpec(call *flows.Call, written flows.StageArgs) (sdk.TaskSpec, error) {
 		if items == nil {
 			items = []any{}
 		}
-		raw, err := json.Marshal(items)
-		if err != nil {
-			return spec, err
-		}
-		b.Write(raw)
+		b.WriteString(flows.Stringify(items))
 	case "jsonl":
 		for _, it := range call.Items {
-			raw, err := json.Marshal(it)
-			if err != nil {
-				return spec, err
-			}
-			b.Write(raw)
+			b.WriteString(flows.Stringify(it))
 			b.WriteByte('\n')
 		}
 	default:
@@ -127,8 +118,8 @@ func execItems(stdout string, asJSON bool) ([]any, error) {
 		if text == "" {
 			return []any{nil}, nil
 		}
-		var v any
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
+		v, err := flows.DecodeJSON([]byte(text))
+		if err != nil {
 			return nil, fmt.Errorf("exec --json could not parse stdout as JSON: %v", err)
 		}
 		if a, ok := v.([]any); ok {

@@ -111,7 +111,7 @@ func TestExecItems(t *testing.T) {
 
 	items, err = execItems(" [1,{\"k\":2}]\n", true)
 	require.NoError(t, err)
-	require.Equal(t, []any{1.0, map[string]any{"k": 2.0}}, items, "an array is spread")
+	require.Equal(t, `[1,{"k":2}]`, flows.Stringify(items), "an array is spread")
 
 	items, err = execItems("\n", true)
 	require.NoError(t, err)
@@ -135,8 +135,9 @@ func TestPipelineResult(t *testing.T) {
 		{"one object", []any{map[string]any{"k": 1.0}}, "", false, `{"id":"p","stdout":"{\"k\":1}","json":{"k":1}}`},
 		{"mixed", []any{"a", 1.0}, "", false, `{"id":"p","stdout":"[\"a\",1]","json":["a",1]}`},
 		{"none", nil, "", false, `{"id":"p","stdout":""}`},
-		{"rendered", nil, "[\n  1\n]\n", true, `{"id":"p","stdout":"[\n  1\n]\n","json":[1]}`},
-		{"rendered table", nil, "(no results)\n", true, `{"id":"p","stdout":"(no results)\n"}`},
+		{"rendered", nil, "[\n  1\n]\n", true, `{"id":"p","stdout":"[\n  1\n]\n","json":[1],"rendered":true}`},
+		{"rendered table", nil, "(no results)\n", true, `{"id":"p","stdout":"(no results)\n","rendered":true}`},
+		{"rendered, then items", []any{"a"}, "[]\n", true, `{"id":"p","stdout":"[]\n","json":"a"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -105,8 +105,7 @@ func approvePreview(items []any, args flows.StageArgs) string {
 			limit = 5
 		}
 	}
-	b, _ := json.MarshalIndent(items[:min(limit, len(items))], "", "  ")
-	return clip(string(b), previewLimit)
+	return clip(flows.StringifyIndent(items[:min(limit, len(items))], "  "), previewLimit)
 }
 
 // askSchema is ask's default response schema: a decision and optional
@@ -160,7 +159,7 @@ func (p *pipe) ask(_ context.Context, call *flows.Call) (flows.StageOutput, erro
 	}
 	var response any
 	if len(d.Response) > 0 {
-		_ = json.Unmarshal(d.Response, &response)
+		response, _ = flows.DecodeJSON(d.Response)
 	}
 	if err := flows.ValidateResponse(step, schema, response); err != nil {
 		g.Error = err.Error()

@@ -39,8 +39,9 @@ func TestTypedPipelineSteps(t *testing.T) {
 		require.JSONEq(t, `{"id":"big","stdout":"[{\"name\":\"b\"},{\"name\":\"c\"}]","json":[{"name":"b"},{"name":"c"}]}`, string(st.Results["big"]))
 		// Strings are joined by newlines; several items make a JSON array.
 		require.JSONEq(t, `{"id":"names","stdout":"b\nc","json":["b","c"]}`, string(st.Results["names"]))
-		// A renderer's text is the stdout, and the json is what it parses to.
-		require.JSONEq(t, `{"id":"one","stdout":"[\n  {\n    \"k\": 1\n  }\n]\n","json":[{"k":1}]}`, string(st.Results["one"]))
+		// A renderer's text is the stdout, and the json is what it parses
+		// to; rendered marks the sink.
+		require.JSONEq(t, `{"id":"one","stdout":"[\n  {\n    \"k\": 1\n  }\n]\n","json":[{"k":1}],"rendered":true}`, string(st.Results["one"]))
 		require.JSONEq(t, `["X\nY"]`, string(st.Output))
 	})
 }

@@ -372,7 +372,7 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 	var response any
 	if len(d.Response) > 0 {
 		// The state it came in is valid JSON, and so is the response.
-		_ = json.Unmarshal(d.Response, &response)
+		response, _ = flows.DecodeJSON(d.Response)
 	}
 	if err := flows.ValidateResponse(s.ID, s.Input.ResponseSchema, response); err != nil {
 		g.Error = err.Error()
@@ -492,7 +492,16 @@ func (r *run) finish(ctx context.Context) error {
 	if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
 		return err
 	}
-	b, _, err := r.st.encode(flows.Output(r.wf, r.st.Results))
+	output := flows.Output(r.wf, r.st.Results)
+	if res := r.st.Results[flows.PipelineStepID]; r.st.Pipeline != "" && res.Rendered {
+		// A pipeline string ending in a renderer is a sink, as in Lobster:
+		// the rendering is printed ahead of the output, which is [].
+		output = []any{}
+		if err := r.st.keepRendered(*res.Stdout); err != nil {
+			return err
+		}
+	}
+	b, _, err := r.st.encode(output)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -72,10 +70,16 @@ func (p *pipe) diffLast(ctx context.Context, call *flows.Call) (flows.StageOutpu
 		return flows.StageOutput{}, err
 	}
 	after := itemsValue(call.Items)
-	a, _ := json.Marshal(before) // maps marshal with sorted keys, so equal values compare equal
-	b, _ := json.Marshal(after)
+	// Lobster compares the serialised values, so key order counts.
+	changed := flows.Stringify(before) != flows.Stringify(after)
 	key, _ := stateKey(call)
-	item := map[string]any{"kind": "diff.last", "key": key, "changed": !bytes.Equal(a, b), "before": before, "after": after}
+	item := flows.NewObject(5)
+	for _, f := range []struct {
+		k string
+		v any
+	}{{"kind", "diff.last"}, {"key", key}, {"changed", changed}, {"before", before}, {"after", after}} {
+		item.Set(f.k, f.v)
+	}
 	return p.store(ctx, call, slot, after, []any{item})
 }
 

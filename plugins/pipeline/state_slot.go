@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,13 +30,9 @@ type stateSlot struct {
 // the store, where one is refused over sdk.MaxKeptValue.
 func (s stateSlot) encode(v any) ([]byte, error) {
 	if !s.shared {
-		b, err := json.MarshalIndent(v, "", "  ")
-		return append(b, '\n'), err
+		return []byte(flows.StringifyIndent(v, "  ") + "\n"), nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
+	b := []byte(flows.Stringify(v))
 	if len(b) > sdk.MaxKeptValue {
 		return nil, fmt.Errorf("the value of state key %q is %d bytes of JSON, over the %d the gateway's shared store keeps under one key; store less under it, or split it over several keys", s.key, len(b), sdk.MaxKeptValue)
 	}
@@ -69,8 +65,8 @@ func (p *pipe) readState(ctx context.Context, slot stateSlot) (any, error) {
 			return nil, fmt.Errorf("read stored state %s: %w", slot.file, err)
 		}
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	v, err := flows.DecodeJSON(b)
+	if err != nil {
 		return nil, fmt.Errorf("stored state %s is not JSON (%v); %s to start over", where, err, fix)
 	}
 	return v, nil

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Captures what real Lobster prints for each case of cases.txt (name, a
+# tab, the stages), run over input.json as
+#   lobster run 'exec --json cat input.json | STAGES'
+# in human mode: the rendering of a json or table stage, else the items as
+# JSON.stringify(items, null, 2); and the workflow foreach.lobster,
+# whose rows are objects the for_each builds. Run it from this directory with
+# LOBSTER=path/to/lobster (npm install @clawdbot/lobster@2026.9.13); the
+# .golden files were captured with Lobster 2026.9.13 on Node 20.
+set -eu
+: "${LOBSTER:?set LOBSTER to the lobster executable}"
+export LOBSTER_STATE_DIR="$(mktemp -d)"
+while IFS="$(printf '\t')" read -r name stages; do
+	"$LOBSTER" run "exec --json cat input.json | $stages" > "$name.golden"
+done < cases.txt
+"$LOBSTER" run --file foreach.lobster > foreach.golden
