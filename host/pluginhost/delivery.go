@@ -305,10 +305,17 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	if counted {
 		failures++
 	}
-	park := counted && failures >= d.cfg.MaxFailures
+	// A panic would come back with the same event: it blocks the flow
+	// at once.
+	_, panicked := errors.AsType[*PanicError](err)
+	park := counted && (failures >= d.cfg.MaxFailures || panicked)
 	delay := backoff(d.cfg.Backoff, d.cfg.MaxBackoff, max(failures, 1))
-	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
-		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
+	unblock := fmt.Sprintf("fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)", ev.FlowID)
+	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; %s",
+		del.Controller, ev.Type, ev.Seq, failures, err, unblock)
+	if panicked {
+		summary = fmt.Sprintf("%v; the stack is in the gateway's log; %s", err, unblock)
+	}
 	f := engine.EventFailure{Error: err.Error(), RetryAfter: delay, Counted: counted, Park: park, Summary: summary}
 	after, ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f)
 	if d.hold.Observe(ferr) != nil {

@@ -1,0 +1,69 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/sdk"
+)
+
+// The real gateway binary runs the pipeline controller inside its own
+// process (plugins list names the gateway's pid), and, with
+// plugins: [{name: pipeline, isolate: true}], as a plugin process of its
+// own; a two-step pipeline runs to the end in both.
+func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	for _, isolate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("isolate=%v", isolate), func(t *testing.T) {
+			home, work, logf := e2eDirs(t)
+			wf := filepath.Join(work, "two.lobster")
+			require.NoError(t, os.WriteFile(wf, []byte("name: two\nsteps:\n  - id: a\n    run: echo hello\n  - id: b\n    run: tr a-z A-Z\n    stdin: $a.stdout\n"), 0o600))
+			var extra []string
+			if isolate {
+				cfg := filepath.Join(work, "gateway.yaml")
+				require.NoError(t, os.WriteFile(cfg, []byte("plugins:\n  - name: pipeline\n    isolate: true\n"), 0o600))
+				extra = []string{"--config", cfg}
+			}
+			g := startGateway(t, bin, home, logf, extra...)
+			defer g.kill(t)
+
+			var p pluginhost.Status
+			waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+				var list struct{ Plugins []pluginhost.Status }
+				out := flowgate(t, bin, "--home", home, "plugins", "list", "--json")
+				require.NoError(t, json.Unmarshal([]byte(out), &list), out)
+				require.Len(t, list.Plugins, 1, out)
+				p = list.Plugins[0]
+				return p.State == pluginhost.StateRunning, "the pipeline controller is not running: " + out
+			})
+			require.Equal(t, "pipeline", p.Name)
+			require.Equal(t, !isolate, p.InProcess)
+			if isolate {
+				require.NotEqual(t, g.cmd.Process.Pid, p.PID, "a plugin process of its own")
+			} else {
+				require.Equal(t, g.cmd.Process.Pid, p.PID, "inside the gateway's process")
+			}
+
+			id := runDetached(t, bin, home, wf)
+			var v engine.FlowView
+			waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+				v = viewFlow(t, home, id)
+				return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)
+			})
+			require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+			require.Len(t, v.Tasks, 2)
+			require.Equal(t, "HELLO\n", v.Tasks[1].Result.Stdout)
+		})
+	}
+}
