@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -23,14 +24,24 @@ func InProcess(eng *engine.Engine, name string, c sdk.Controller, log hclog.Logg
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return inProcess{name: name, c: c, host: NewHost(eng, name, log), log: log}
+	return inProcess{name: name, c: c, host: NewHost(eng, name, log), log: log, folds: folds(c)}
 }
 
 type inProcess struct {
-	name string
-	c    sdk.Controller
-	host sdk.Host
-	log  hclog.Logger
+	name  string
+	c     sdk.Controller
+	host  sdk.Host
+	log   hclog.Logger
+	folds bool
+}
+
+func (p inProcess) foldsTaskFinished() bool { return p.folds }
+
+// folds reports whether c declares sdk.CapabilityFoldTaskFinished; a
+// controller whose Info fails is handed every event.
+func folds(c sdk.Controller) bool {
+	info, err := c.Info(context.Background())
+	return err == nil && slices.Contains(info.Capabilities, sdk.CapabilityFoldTaskFinished)
 }
 
 // PanicError is how an in-process controller's panic ends the delivery of
@@ -73,7 +84,7 @@ func (s *Supervisor) inProcessHandlers() (map[string]Handler, error) {
 		// Unlike NewHost's, this host reaches the stages the supervisor's
 		// plugins provide, as a plugin instance's does.
 		log := s.cfg.Logger.Named("plugin." + name)
-		hs[name] = inProcess{name: name, c: c, host: newHost(s.eng, name, log, s), log: log}
+		hs[name] = inProcess{name: name, c: c, host: newHost(s.eng, name, log, s), log: log, folds: folds(c)}
 	}
 	return hs, nil
 }
