@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
@@ -66,4 +67,65 @@ func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
 			require.Equal(t, "HELLO\n", v.Tasks[1].Result.Stdout)
 		})
 	}
+}
+
+// A 6-way for_each under the real gateway binary, SIGKILLed while its
+// items run and again once some have ended, ends with every item run
+// exactly once and its rows in item order.
+func TestForEachFanOutSurvivesGatewaySIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run with a real gateway binary")
+	}
+	bin := buildFlowgate(t)
+	home, work, logf := e2eDirs(t)
+	runs := filepath.Join(work, "runs")
+	require.NoError(t, os.Mkdir(runs, 0o700))
+	wf := filepath.Join(work, "fan.lobster")
+	require.NoError(t, os.WriteFile(wf, []byte(`name: fan
+steps:
+  - id: each
+    for_each: '[1, 2, 3, 4, 5, 6]'
+    steps:
+      - id: work
+        run: echo ran >> `+runs+`/$item.stdout; sleep 1; echo $item.stdout
+`), 0o600))
+	g := startGateway(t, bin, home, logf)
+	id := runDetached(t, bin, home, wf)
+	ranItems := func() int {
+		es, err := os.ReadDir(runs)
+		require.NoError(t, err)
+		return len(es)
+	}
+	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		return ranItems() > 0, "no item started"
+	})
+	g.kill(t) // items running
+	g = startGateway(t, bin, home, logf)
+	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		for _, task := range viewFlow(t, home, id).Tasks {
+			if task.Status == sdk.TaskSucceeded {
+				return true, ""
+			}
+		}
+		return false, "no item ended"
+	})
+	g.kill(t) // some items ended, their events maybe not handled
+	g = startGateway(t, bin, home, logf)
+	defer g.kill(t)
+	var v engine.FlowView
+	waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+		v = viewFlow(t, home, id)
+		return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)
+	})
+	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
+	require.Len(t, v.Tasks, 6, "one task an item")
+	for i := 1; i <= 6; i++ {
+		b, err := os.ReadFile(filepath.Join(runs, fmt.Sprint(i)))
+		require.NoError(t, err)
+		require.Equal(t, "ran\n", string(b), "item %d ran exactly once", i)
+	}
+	out, err := flows.StateOutput(v.State, nil)
+	require.NoError(t, err)
+	require.JSONEq(t, `[{"item":1,"index":0,"work":1},{"item":2,"index":1,"work":2},{"item":3,"index":2,"work":3},`+
+		`{"item":4,"index":3,"work":4},{"item":5,"index":4,"work":5},{"item":6,"index":5,"work":6}]`, string(out))
 }
