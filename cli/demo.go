@@ -75,7 +75,7 @@ steps:
 
 func runDemo(ctx context.Context, e *env, dir string) error {
 	w := e.stdout
-	g, err := gateway.New(gateway.Config{Home: dir, Owner: "flowgate demo", Builtins: plugins.Names()})
+	g, err := gateway.New(gateway.Config{Home: dir, Owner: "flowgate demo", Builtins: plugins.Names(), Controllers: plugins.Controllers()})
 	if err != nil {
 		return err
 	}

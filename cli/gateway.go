@@ -55,7 +55,7 @@ its membership joins again by itself, and exits 1 when it cannot within ten leas
 				return usageError{fmt.Errorf("--log-level %q is not one of trace, debug, info, warn, error", level)}
 			}
 			logger := hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.LevelFromString(level), JSONFormat: logJSON, Output: e.stderr})
-			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger, Builtins: plugins.Names(), Store: e.store})
+			g, err := gateway.New(gateway.Config{Home: dir, File: fc, Logger: logger, Builtins: plugins.Names(), Controllers: plugins.Controllers(), Store: e.store})
 			if err != nil {
 				return usageError{err}
 			}

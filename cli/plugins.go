@@ -63,6 +63,9 @@ func writePlugins(w io.Writer, ps []pluginhost.Status) {
 		if p.PID > 0 {
 			pid = strconv.Itoa(p.PID)
 		}
+		if p.InProcess {
+			pid += " (gateway)"
+		}
 		t.add(clean(p.Name), orNA(clean(p.Version)), string(p.State), pid, strconv.Itoa(p.Restarts), strconv.Itoa(p.Pending),
 			time.Since(p.Since).Round(time.Second).String()+" ago", clip(firstLine(p.LastError), 100))
 	}

@@ -86,7 +86,7 @@ func (d *decoder) forEach(c *stepCtx, s *Step, execs []string) {
 	if !ok {
 		d.fail(c, "for_each", "for_each must be a string (step reference expression)")
 	}
-	fe := &ForEach{Expr: expr, ItemVar: "item", IndexVar: "index", BatchSize: 1}
+	fe := &ForEach{Expr: expr, ItemVar: "item", IndexVar: "index"}
 	s.ForEach = fe
 	if len(execs) > 0 {
 		d.fail(c, execs[0], "for_each cannot also define run, command, pipeline, workflow, or parallel")

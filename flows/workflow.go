@@ -167,8 +167,10 @@ type ForEach struct {
 	Expr string
 	// ItemVar and IndexVar default to "item" and "index".
 	ItemVar, IndexVar string
-	// BatchSize defaults to 1; PauseMs is slept before item i when
-	// i > 0 and i % BatchSize == 0.
+	// BatchSize is how many items run at once, batch after batch; zero
+	// (not given) puts every item in one batch. PauseMs is slept before
+	// each item of a batch after the first: with BatchSize 1, before item
+	// i when i > 0, as in Lobster, which runs items one at a time.
 	BatchSize int
 	PauseMs   float64
 	// Steps run once per item; they use Run or Pipeline (no gates, no

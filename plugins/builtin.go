@@ -10,9 +10,9 @@ import (
 
 // Controllers returns how to make every first-party controller, by name,
 // each with the environment getenv tells (the gateway's FLOWGATE_*
-// settings): what a gateway runs in its own process
-// (gateway.Config.Controllers) when the CLI hosts it for one command, and
-// what Builtin and Names read.
+// settings): what every gateway the CLI starts, the daemon included, runs
+// in its own process (gateway.Config.Controllers), and what Builtin and
+// Names read.
 func Controllers() map[string]func(getenv func(string) string) sdk.Controller {
 	return map[string]func(getenv func(string) string) sdk.Controller{
 		pipeline.Name: pipeline.NewFrom,

@@ -37,7 +37,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	// APIVersion is the SDK's APIVersion the controller was built with.
-	APIVersion   int      `json:"api_version"`
+	APIVersion int `json:"api_version"`
+	// Capabilities are what the controller asks of the gateway beyond
+	// the plain event model: CapabilityFoldTaskFinished. None if empty.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Stages are the typed pipeline stages the controller provides; it
 	// runs them by implementing StageProvider. None if empty.
@@ -46,6 +48,15 @@ type Info struct {
 	// plugin instance; the controller must implement Watcher.
 	Watch bool `json:"watch,omitempty"`
 }
+
+// CapabilityFoldTaskFinished, in Info.Capabilities, says the controller
+// reads what it needs from the flow and its tasks at every event, never
+// from the event's TaskID alone: the gateway may then hand it one
+// task.finished event, the last, for several queued back to back (a
+// fan-out's tasks ending together) and acknowledge all of them once it is
+// handled, so a fan-out of N tasks costs fewer than N deliveries. The
+// events are still delivered in order and at least once.
+const CapabilityFoldTaskFinished = "fold_task_finished"
 
 // Host is the gateway as a controller sees it. Every method is a call over
 // one long-lived connection to the gateway. Errors are the sdk sentinels:

@@ -39,9 +39,9 @@ type Config struct {
 	// They are also left out, with a note, when npm is missing or fails.
 	SkipLobster bool
 	// Controllers are the first-party controllers (plugins' Controllers),
-	// run in process by the gateway of the start-and-stop figure, as a
-	// command hosting a gateway runs them. Optional: without them that
-	// gateway has none.
+	// run in process by the gateways of the start-and-stop figure and of
+	// the figures against Lobster, as every gateway runs them. Optional:
+	// without them those gateways have none.
 	Controllers map[string]func(getenv func(string) string) sdk.Controller
 	// Store, when set, names an etcd cluster (flowgate bench --store
 	// etcd://…): the run then measures the store figures only, the raw

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
@@ -19,16 +21,16 @@ func (r *run) newGateway(home string, maxRunning int) (*gateway.Gateway, error) 
 }
 
 // gateway returns a gateway over home admitting maxRunning tasks at once
-// and running the first-party plugins builtins. Its shims and plugins are
-// started as a gateway whose executable is cfg.Self starts them:
-// "flowgate-shim DIR" when that binary is next to Self (else "Self shim
-// DIR"), "Self plugin serve NAME".
-func (r *run) gateway(home string, maxRunning int, builtins []string) (*gateway.Gateway, error) {
+// and running the first-party controllers controllers in its own
+// process, as a daemon does. Its shims are started as a gateway whose
+// executable is cfg.Self starts them: "flowgate-shim DIR" when that
+// binary is next to Self (else "Self shim DIR").
+func (r *run) gateway(home string, maxRunning int, controllers map[string]func(getenv func(string) string) sdk.Controller) (*gateway.Gateway, error) {
 	var fc gateway.FileConfig
 	fc.Limits.MaxRunning = maxRunning
 	self, log := r.cfg.Self, r.cfg.Logger.Named("bench")
 	return gateway.New(gateway.Config{
-		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: builtins,
+		Home: home, File: fc, Owner: "flowgate bench", Self: self, Builtins: slices.Collect(maps.Keys(controllers)), Controllers: controllers,
 		Logger: log, Shims: runner.NewShims(self, log),
 	})
 }

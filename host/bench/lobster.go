@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 )
@@ -213,7 +212,7 @@ func (r *run) warmShims(ctx context.Context) (*runner.Shims, func()) {
 }
 
 // newPipelineGateway returns a gateway over home that serves its socket
-// and runs the pipeline controller as a plugin, as a daemon does.
+// and runs the pipeline controller in its own process, as a daemon does.
 func (r *run) newPipelineGateway(home string) (*gateway.Gateway, error) {
-	return r.gateway(home, r.sz.Concurrency, []string{flows.PipelineController})
+	return r.gateway(home, r.sz.Concurrency, r.cfg.Controllers)
 }

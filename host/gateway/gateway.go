@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,14 +64,17 @@ type Config struct {
 	Builtins []string
 	// Controllers are first-party controllers this process runs itself
 	// instead of as plugin subprocesses, by name: events of the flows
-	// they drive are handed to them directly (pluginhost.InProcess), and
-	// no plugin process is started for them. The CLI passes them when it
-	// hosts a gateway for one command. A plugin the config file names
-	// takes precedence over a controller of the same name.
+	// they drive are handed to them directly (pluginhost.InProcess), with
+	// no process and no gRPC round trip per call, and a panic blocks only
+	// the flow whose event caused it. The CLI passes them for the
+	// daemon and for a gateway it hosts for one command. A plugins: entry
+	// of the same name with a path or with isolate: true runs it as a
+	// plugin process instead, as does a plugin of that name found in
+	// plugins_dir; an entry with neither still lends it its env.
 	// Each is made when the gateway starts, with a getenv that answers as
-	// the environment of the plugin process it replaces would: the home,
-	// the stage path and the data directory (FLOWGATE_*), then this
-	// process's own.
+	// the environment of the plugin process it replaces would: the
+	// entry's env, the home, the stage path and the data directory
+	// (FLOWGATE_*), then this process's own.
 	Controllers map[string]func(getenv func(string) string) sdk.Controller
 	// Supervisor tunes plugin restarts (backoff, budget, timeouts); its
 	// Plugins, Self, Logger and LogLevel are filled in from the rest.
@@ -252,8 +254,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		sc := g.cfg.Supervisor
 		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
 		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
-		sc.InProcess = g.inProcess()
-		if sc.Plugins, sc.Found, err = g.pluginSpecs(ctx, sc); err == nil {
+		if sc.Plugins, sc.Found, sc.InProcess, err = g.pluginSpecs(ctx, sc); err == nil {
 			sup, err = pluginhost.NewSupervisor(eng, sc)
 		}
 	}
@@ -348,21 +349,33 @@ func (g *Gateway) start(ctx context.Context) error {
 
 // pluginSpecs is the configured plugins, then the first-party ones
 // neither they nor the plugins found in the plugin directory (returned
-// second, still running: see pluginsDir) name. A first-party plugin (one
-// flowgate serves itself, with no path) is told firstPartyEnv, unless its
-// entry sets the same variables.
-func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, []pluginhost.Found, error) {
-	specs := g.cfg.File.PluginSpecs()
+// second, still running: see pluginsDir) name, then the controllers that
+// run in this process (see inProcess), whose entries it leaves out of the
+// plugins. A first-party plugin (one flowgate serves itself, with no
+// path) is told firstPartyEnv, unless its entry sets the same variables.
+func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfig) ([]pluginhost.Spec, []pluginhost.Found, map[string]sdk.Controller, error) {
+	var specs []pluginhost.Spec
 	named := map[string]bool{}
-	for _, s := range specs {
+	inProcess := map[string]pluginhost.Spec{}
+	for _, s := range g.cfg.File.PluginSpecs() {
 		named[s.Name] = true
+		if _, first := g.cfg.Controllers[s.Name]; first && s.Path == "" && !s.Isolate {
+			inProcess[s.Name] = s
+			continue
+		}
+		specs = append(specs, s)
 	}
 	found, err := g.pluginsDir(ctx, sc, named)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	for name := range g.cfg.Controllers {
+		if !named[name] {
+			inProcess[name] = pluginhost.Spec{Name: name}
+		}
 	}
 	for _, b := range g.cfg.Builtins {
-		if _, inProcess := g.cfg.Controllers[b]; !named[b] && !inProcess {
+		if _, in := inProcess[b]; !named[b] && !in {
 			specs = append(specs, pluginhost.Spec{Name: b})
 		}
 	}
@@ -375,7 +388,7 @@ func (g *Gateway) pluginSpecs(ctx context.Context, sc pluginhost.SupervisorConfi
 		maps.Copy(env, s.Env)
 		specs[i].Env = env
 	}
-	return specs, found, nil
+	return specs, found, g.inProcess(inProcess), nil
 }
 
 // pluginsDir is the plugins of the config's plugins_dir that pass the
@@ -435,21 +448,22 @@ func (g *Gateway) firstPartyEnv() map[string]string {
 	return env
 }
 
-// inProcess makes the controllers of Config.Controllers, but for those the
-// config file names as plugins, with the environment of firstPartyEnv.
-func (g *Gateway) inProcess() map[string]sdk.Controller {
-	env := g.firstPartyEnv()
-	getenv := func(k string) string {
-		if v, ok := env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
+// inProcess makes the controllers of Config.Controllers that entries
+// names, each with a getenv that answers its entry's env, then
+// firstPartyEnv, then this process's environment, as the environment of
+// its plugin process would.
+func (g *Gateway) inProcess(entries map[string]pluginhost.Spec) map[string]sdk.Controller {
 	cs := map[string]sdk.Controller{}
-	for name, mk := range g.cfg.Controllers {
-		if !slices.ContainsFunc(g.cfg.File.Plugins, func(s pluginhost.Spec) bool { return s.Name == name }) {
-			cs[name] = mk(getenv)
+	for name, entry := range entries {
+		env := g.firstPartyEnv()
+		maps.Copy(env, entry.Env)
+		getenv := func(k string) string {
+			if v, ok := env[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
 		}
+		cs[name] = g.cfg.Controllers[name](getenv)
 	}
 	return cs
 }

@@ -81,3 +81,51 @@ func TestInProcessClientSignalsWrites(t *testing.T) {
 	require.NoError(t, err)
 	<-changed // the test's deadline bounds the wait
 }
+
+// A plugins: entry that names a first-party controller with no path
+// leaves it in the gateway's process and lends it its env; with
+// isolate: true it runs as a plugin process instead (served by Self,
+// which here does not exist, so it is not running).
+func TestPluginsEntryIsolatesAFirstPartyController(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		isolate   bool
+		inProcess bool
+	}{"in process": {false, true}, "isolated": {true, false}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			home, err := os.MkdirTemp("", "fgiso")
+			require.NoError(t, err)
+			t.Cleanup(func() { os.RemoveAll(home) })
+			var told string
+			var fc gateway.FileConfig
+			fc.Plugins = []pluginhost.Spec{{Name: flows.PipelineController, Isolate: tc.isolate, Env: map[string]string{"FLOWGATE_TEST_TOLD": "by the entry"}}}
+			g, err := gateway.New(gateway.Config{
+				Home: home, File: fc, Launch: testLaunch, Self: filepath.Join(home, "no-such-flowgate"),
+				Builtins: []string{flows.PipelineController},
+				Controllers: map[string]func(func(string) string) sdk.Controller{flows.PipelineController: func(getenv func(string) string) sdk.Controller {
+					told = getenv("FLOWGATE_TEST_TOLD")
+					return pipeline.NewFrom(getenv)
+				}},
+			})
+			require.NoError(t, err)
+			ctx := context.Background()
+			require.NoError(t, g.Start(ctx))
+			t.Cleanup(func() { require.NoError(t, g.Stop(ctx)) })
+			ps, err := g.Client().Plugins(ctx)
+			require.NoError(t, err)
+			require.Len(t, ps, 1)
+			require.Equal(t, tc.inProcess, ps[0].InProcess, "%+v", ps[0])
+			if tc.inProcess {
+				require.Equal(t, os.Getpid(), ps[0].PID)
+				require.Equal(t, "by the entry", told)
+				_, err = g.Client().ReloadPlugin(ctx, flows.PipelineController)
+				require.ErrorIs(t, err, sdk.ErrInvalid)
+				require.ErrorContains(t, err, "runs inside the gateway's process, so it has no process to reload")
+				return
+			}
+			require.NotEqual(t, pluginhost.StateRunning, ps[0].State, "no flowgate serves it")
+			require.Empty(t, told, "an isolated controller is not made in this process")
+		})
+	}
+}

@@ -26,6 +26,13 @@ type Handler interface {
 	HandleEvent(ctx context.Context, ev sdk.Event) error
 }
 
+// folder is a Handler whose controller declared
+// sdk.CapabilityFoldTaskFinished: task.finished events queued back to
+// back are handed to it as one (engine.FoldTaskFinished).
+type folder interface {
+	foldsTaskFinished() bool
+}
+
 // DeliveryConfig tunes event delivery. Zero fields take their defaults.
 type DeliveryConfig struct {
 	// Timeout bounds one HandleEvent call. If zero, sdk.DefaultEventTimeout.
@@ -273,10 +280,19 @@ func (d *Deliverer) deliverDue() {
 // deliver hands one event to its controller and records the outcome.
 func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	ev := del.Event
+	// handed is the event the controller gets: ev, or the last of the
+	// task.finished events queued from ev on, for a controller that
+	// folds them. Failures count against ev, the head.
+	handed := ev
 	h, err := d.lookup(del.Controller)
+	if f, ok := h.(folder); ok && err == nil && f.foldsTaskFinished() {
+		if last, ferr := d.eng.FoldTaskFinished(ev); ferr == nil {
+			handed = last // else the head alone, as to any controller
+		}
+	}
 	if err == nil {
 		hctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
-		err = h.HandleEvent(hctx, *ev)
+		err = h.HandleEvent(hctx, *handed)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %s", d.cfg.Timeout)
@@ -286,10 +302,17 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 		return // stopping: the event stays for the next gateway
 	}
 	if err == nil {
-		if d.ackedInTx(ev) {
-			d.hold.Succeed() // the controller's write committed: the store writes
-		} else if aerr := d.hold.Observe(d.eng.AckEvent(ev.FlowID, ev.Seq)); aerr != nil {
-			d.storeLog.Error("acknowledge event; it will be delivered again", "flow", ev.FlowID, "seq", ev.Seq, "error", aerr)
+		// An event acknowledged in the controller's write needs none:
+		// that write committed, so the store writes (aerr nil).
+		var aerr error
+		switch {
+		case handed.Seq != ev.Seq:
+			aerr = d.eng.AckThrough(ev.FlowID, handed.Seq)
+		case !d.ackedInTx(ev):
+			aerr = d.eng.AckEvent(ev.FlowID, ev.Seq)
+		}
+		if d.hold.Observe(aerr) != nil {
+			d.storeLog.Error("acknowledge event; it will be delivered again", "flow", ev.FlowID, "seq", handed.Seq, "error", aerr)
 			return
 		}
 		d.cfg.Observer.EventDelivered(del.Controller, time.Since(ev.CreatedAt))
@@ -305,10 +328,17 @@ func (d *Deliverer) deliver(ctx context.Context, del engine.Delivery) {
 	if counted {
 		failures++
 	}
-	park := counted && failures >= d.cfg.MaxFailures
+	// A panic would come back with the same event: it blocks the flow
+	// at once.
+	_, panicked := errors.AsType[*PanicError](err)
+	park := counted && (failures >= d.cfg.MaxFailures || panicked)
 	delay := backoff(d.cfg.Backoff, d.cfg.MaxBackoff, max(failures, 1))
-	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)",
-		del.Controller, ev.Type, ev.Seq, failures, err, ev.FlowID)
+	unblock := fmt.Sprintf("fix the controller, then unblock the flow (flowgate tasks flow update %s --expected-revision N --status running)", ev.FlowID)
+	summary := fmt.Sprintf("controller %s failed to handle %s (event %d) %d times: %v; %s",
+		del.Controller, ev.Type, ev.Seq, failures, err, unblock)
+	if panicked {
+		summary = fmt.Sprintf("%v; the stack is in the gateway's log; %s", err, unblock)
+	}
 	f := engine.EventFailure{Error: err.Error(), RetryAfter: delay, Counted: counted, Park: park, Summary: summary}
 	after, ferr := d.eng.EventFailed(ev.FlowID, ev.Seq, f)
 	if d.hold.Observe(ferr) != nil {

@@ -16,6 +16,11 @@
 // executable whose SHA-256 is not the entry's sha256, fails NewSupervisor;
 // a plugin whose Info reports a name other than its entry's fails Start.
 //
+// Controllers of SupervisorConfig.InProcess run in the gateway's own
+// process behind the same Handler and sdk.Host: no process, no restart,
+// no epoch. A panic in one is recovered per event as a *PanicError,
+// which the Deliverer turns into a blocked flow at once.
+//
 // Reload replaces one plugin's process (after a rebuild) and resets its
 // restart budget and last error; Names lists the controllers it runs,
 // as plugins or in this process.

@@ -41,7 +41,7 @@ func TestInProcessController(t *testing.T) {
 	require.Equal(t, 1, c.events)
 	ps := sup.Statuses()
 	require.Len(t, ps, 1)
-	require.Equal(t, pluginhost.Status{Name: "nop", State: pluginhost.StateRunning, PID: os.Getpid(), Since: ps[0].Since}, ps[0])
+	require.Equal(t, pluginhost.Status{Name: "nop", State: pluginhost.StateRunning, PID: os.Getpid(), InProcess: true, Since: ps[0].Since}, ps[0])
 
 	_, err = pluginhost.NewSupervisor(eng, pluginhost.SupervisorConfig{Self: "/nonexistent/flowgate",
 		Plugins: []pluginhost.Spec{{Name: "nop"}}, InProcess: map[string]sdk.Controller{"nop": c}})

@@ -47,6 +47,9 @@ func (s *Supervisor) keepInBackground(in *instance, first chan<- error) bool {
 // plugins.
 func (s *Supervisor) Reload(ctx context.Context, name string) (Status, error) {
 	in := s.instances[name]
+	if _, inProcess := s.inProcess[name]; inProcess {
+		return s.Status(name), fmt.Errorf("%w: controller %s runs inside the gateway's process, so it has no process to reload; restart the gateway to load a new flowgate, or set isolate: true on its plugins: entry to run it as a plugin process", sdk.ErrInvalid, name)
+	}
 	if in == nil {
 		return Status{}, fmt.Errorf("%w: no plugin named %q is configured in this gateway (it has %s); check the name with flowgate plugins list", sdk.ErrNotFound, name, s.namesText())
 	}

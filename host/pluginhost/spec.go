@@ -24,6 +24,13 @@ type Spec struct {
 	Path string            `yaml:"path"`
 	Args []string          `yaml:"args"`
 	Env  map[string]string `yaml:"env"`
+	// Isolate runs a first-party controller (an entry with no Path) as a
+	// plugin process, served by the flowgate executable, instead of
+	// inside the gateway's process: a crash or a leak of the controller
+	// then cannot take the gateway with it, at the cost of a process and
+	// a gRPC round trip per call. An entry with a Path is always a
+	// plugin process.
+	Isolate bool `yaml:"isolate"`
 	// SHA256, if set, is the hex SHA-256 the executable must have; it is
 	// checked before every launch.
 	SHA256 string `yaml:"sha256"`

@@ -20,10 +20,14 @@ const (
 
 // Status describes one plugin for `flowgate plugins list`.
 type Status struct {
-	Name      string    `json:"name"`
-	Version   string    `json:"version,omitempty"`
-	State     State     `json:"state"`
-	PID       int       `json:"pid,omitempty"`
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	State   State  `json:"state"`
+	PID     int    `json:"pid,omitempty"`
+	// InProcess is set for a controller that runs inside the gateway's
+	// process (PID is the gateway's): it has no process of its own to
+	// restart or reload.
+	InProcess bool      `json:"in_process,omitempty"`
 	Restarts  int       `json:"restarts"`
 	Epoch     int64     `json:"epoch"`
 	LastError string    `json:"last_error,omitempty"`

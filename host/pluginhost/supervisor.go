@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -231,7 +232,27 @@ func (s *Supervisor) Handler(name string) (Handler, error) {
 	if h, ok := s.inProcess[name]; ok {
 		return h, nil
 	}
-	return s.plugin(name)
+	p, err := s.plugin(name)
+	if err != nil {
+		return nil, err
+	}
+	if in := s.instances[name]; slices.Contains(in.capabilities(), sdk.CapabilityFoldTaskFinished) {
+		return foldingPlugin{p}, nil
+	}
+	return p, nil
+}
+
+// foldingPlugin is a plugin instance whose Info declared
+// sdk.CapabilityFoldTaskFinished.
+type foldingPlugin struct{ pluginclient.Plugin }
+
+func (foldingPlugin) foldsTaskFinished() bool { return true }
+
+// capabilities are what the instance declared when it last started.
+func (in *instance) capabilities() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.info.Capabilities
 }
 
 // plugin returns the connection to the live instance of plugin name, or

@@ -71,7 +71,7 @@ func (w *writes) Finish(ctx context.Context, id string, expected int64, e sdk.En
 
 // Each step that starts a task is one write of the flow and its task
 // (Host.Advance), where it was an UpdateFlow and a CreateTask; parallel
-// branches start in one Advance, and so does each for_each item.
+// branches start in one Advance, and so do the items of a for_each batch.
 func TestAStepIsOneWrite(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -80,6 +80,7 @@ func TestAStepIsOneWrite(t *testing.T) {
 	}{
 		{"shell.lobster", [][]string{{"Resume", "Advance(1)"}, {"Advance(1)"}, {"Finish"}}},
 		{"parallel.lobster", [][]string{{"Resume", "Advance(2)"}, nil, {"Advance(1)"}, {"Finish"}}},
+		{"foreach-fan.lobster", [][]string{{"Resume", "Advance(4)"}, {"Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, nil, nil, nil, {"Finish"}}},
 		{"foreach.lobster", [][]string{{"Resume", "Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, {"Advance(1)"}, {"Finish"}}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

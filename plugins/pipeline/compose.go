@@ -163,10 +163,16 @@ func parallelResult(s *flows.Step, branches []flows.StepResult) flows.StepResult
 	return combined(out)
 }
 
-// forEach runs step s's sub-steps for every item of its array, one item
-// after another as Lobster does (lobster-format §7.4); batch_size only
-// says where the pause_ms pauses go, between batches. A sub-step's task has the key
-// "<flow id>:<step id>/<sub-step id>:<item index>".
+// forEach runs step s's sub-steps for every item of its array, each
+// item's sub-steps in order (lobster-format §7.4). The items of a batch
+// run at once: their next tasks are created in one Advance (one commit),
+// and the gateway dispatches them up to its cap on running tasks. Without
+// batch_size every item is one batch; with it, batch after batch, each
+// item of a later batch sleeping pause_ms first, so batch_size: 1 runs the
+// items one after another as Lobster does. A failed item fails the step
+// once its batch's running items have ended; no later item starts. A
+// sub-step's task has the key "<flow id>:<step id>/<sub-step id>:<item
+// index>", so a pass repeated after a crash creates no item twice.
 func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows.StepResult, failTask string, failErr, err error) {
 	fe := s.ForEach
 	id := fr.prefix + s.ID
@@ -174,21 +180,45 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 	if err != nil {
 		return nil, "", err, nil
 	}
-	batch := max(fe.BatchSize, 1)
+	batch := fe.BatchSize
+	if batch <= 0 {
+		batch = max(len(items), 1)
+	}
 	rows := make([]any, 0, len(items))
-	for i, item := range items {
-		it := r.loopItem(ctx, fr, s, item, i, i > 0 && i%batch == 0)
+	for start := 0; start < len(items); start += batch {
+		var (
+			reqs   []sdk.TaskRequest
+			active bool
+			failed *loopItem
+		)
+		for i := start; i < min(start+batch, len(items)); i++ {
+			it := r.loopItem(ctx, fr, s, items[i], i, start > 0)
+			switch {
+			case it.hostErr != nil:
+				return nil, "", nil, it.hostErr
+			case it.failErr != nil:
+				if failed == nil {
+					failed = &it
+				}
+			case it.req != nil:
+				reqs = append(reqs, *it.req)
+			case it.active:
+				active = true
+			default:
+				rows = append(rows, it.row)
+			}
+		}
 		switch {
-		case it.hostErr != nil:
-			return nil, "", nil, it.hostErr
-		case it.failErr != nil:
-			return nil, it.failTask, it.failErr, nil
-		case it.req != nil:
-			return nil, "", nil, r.create(ctx, id, *it.req)
-		case it.active:
+		case failed != nil && !active:
+			return nil, failed.failTask, failed.failErr, nil
+		case failed != nil:
+			// Let the batch's running tasks end; start nothing new.
+			return nil, "", nil, r.save(ctx, id)
+		case len(reqs) > 0:
+			return nil, "", nil, r.create(ctx, id, reqs...)
+		case active:
 			return nil, "", nil, r.save(ctx, id)
 		}
-		rows = append(rows, it.row)
 	}
 	text := jsonText(rows)
 	return &flows.StepResult{ID: s.ID, Stdout: &text, JSON: rows, HasJSON: true}, "", nil, nil
@@ -209,7 +239,7 @@ type loopItem struct {
 // loopItem walks the sub-steps of item i of step s. The item and index
 // are bound as the results of item_var and index_var; each sub-step sees
 // the results of the sub-steps before it for the same item. pause says the
-// item begins a batch after the first: its first task sleeps pause_ms
+// item is in a batch after the first: its first task sleeps pause_ms
 // before it runs.
 func (r *run) loopItem(ctx context.Context, fr *frame, s *flows.Step, item any, i int, pause bool) loopItem {
 	fe := s.ForEach

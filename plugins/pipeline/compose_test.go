@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,21 +184,22 @@ func TestForEachSequential(t *testing.T) {
 	})
 }
 
+// The items of a batch start at once; a later batch starts when the
+// batch before it has ended, each of its items sleeping pause_ms first.
 func TestForEachBatches(t *testing.T) {
 	t.Parallel()
 	c := newController()
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
 		f, _ := start(t, h, "foreach-batch.lobster", nil)
-		require.Equal(t, []string{"each/double[0]"}, activeLabels(h, f.ID), "items run one after another, as in Lobster")
+		require.Equal(t, []string{"each/double[0]", "each/double[1]"}, activeLabels(h, f.ID), "a batch's items start at once")
 		redeliver(t, h, f.ID, "")
-		first := byLabel(t, h, f.ID, "each/double[0]")
+		first, second := byLabel(t, h, f.ID, "each/double[0]"), byLabel(t, h, f.ID, "each/double[1]")
 		require.Equal(t, "echo $(( 10 * 2 ))", first.Spec.Shell)
-		c.runner.run(t, h, first)
-		require.Equal(t, []string{"each/double[1]"}, activeLabels(h, f.ID))
-		redeliver(t, h, f.ID, first.ID)
-		second := byLabel(t, h, f.ID, "each/double[1]")
 		require.Equal(t, "echo $(( 20 * 2 ))", second.Spec.Shell, "no pause inside a batch")
 		c.runner.run(t, h, second)
+		require.Equal(t, []string{"each/double[0]"}, activeLabels(h, f.ID), "the next batch waits for the whole batch")
+		redeliver(t, h, f.ID, second.ID)
+		c.runner.run(t, h, first)
 
 		third := active(t, h, f.ID)
 		require.Equal(t, f.ID+":each/double:2", third.IdempotencyKey)
@@ -207,6 +209,32 @@ func TestForEachBatches(t *testing.T) {
 		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
 		st, _ := readState(t, f)
 		require.JSONEq(t, `[{"item":10,"index":0,"double":20},{"item":20,"index":1,"double":40},{"item":30,"index":2,"double":60}]`, string(st.Output))
+	})
+}
+
+// Without batch_size, every item starts at once, each item's sub-steps
+// in order; items that end out of order still give their rows in item
+// order.
+func TestForEachFansOut(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "foreach-fan.lobster", nil)
+		require.Equal(t, []string{"each/show[0]", "each/show[1]", "each/show[2]", "each/show[3]"}, activeLabels(h, f.ID))
+		redeliver(t, h, f.ID, "")
+		for _, i := range []int{3, 1, 0, 2} {
+			c.runner.run(t, h, byLabel(t, h, f.ID, fmt.Sprintf("each/show[%d]", i)))
+		}
+		require.ElementsMatch(t, []string{"each/wrap[0]", "each/wrap[1]", "each/wrap[2]", "each/wrap[3]"}, activeLabels(h, f.ID), "each item goes on as its own task ends")
+		for _, i := range []int{2, 0, 3, 1} {
+			c.runner.run(t, h, byLabel(t, h, f.ID, fmt.Sprintf("each/wrap[%d]", i)))
+		}
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		require.Len(t, h.Tasks(f.ID), 8)
+		st, _ := readState(t, f)
+		require.JSONEq(t, `[{"item":"a","index":0,"show":"0-a","wrap":"[a]"},{"item":"b","index":1,"show":"1-b","wrap":"[b]"},`+
+			`{"item":"c","index":2,"show":"2-c","wrap":"[c]"},{"item":"d","index":3,"show":"3-d","wrap":"[d]"}]`, string(st.Output))
 	})
 }
 

@@ -41,7 +41,9 @@ type controller struct{ opts Options }
 
 // Info names the controller "pipeline".
 func (controller) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: Name, Version: Version, APIVersion: sdk.APIVersion}, nil
+	// Every pass reads the flow's tasks whole, so task.finished events
+	// queued together can be handled as one.
+	return sdk.Info{Name: Name, Version: Version, APIVersion: sdk.APIVersion, Capabilities: []string{sdk.CapabilityFoldTaskFinished}}, nil
 }
 
 // Shutdown has nothing to release.

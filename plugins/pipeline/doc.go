@@ -157,14 +157,16 @@
 //   - a for_each step resolves its expression — a "$step.path" ref, or
 //     anything else templated and parsed as JSON, so '["a","b"]' is a
 //     literal — to an array ("Workflow step X for_each: expected array,
-//     got T" otherwise) and runs the items one after another, each item's
-//     sub-steps in order, as Lobster does; batch_size (default 1) only
-//     groups the items for pause_ms. Sub-steps see item_var as {"json": item, "stdout": the
+//     got T" otherwise) and runs the items of a batch at once (their next
+//     tasks created in one Advance), each item's sub-steps in order,
+//     batch after batch; without batch_size every item is in one batch,
+//     and batch_size: 1 runs them one after another, as Lobster does.
+//     Sub-steps see item_var as {"json": item, "stdout": the
 //     string or its JSON} and index_var as {"json": i, "stdout": "i"},
 //     plus the same item's earlier sub-steps; env = workflow, step,
 //     sub-step env; cwd = sub-step's, else step's, else workflow's; a
 //     sub-step's own when, timeout_ms and retry apply. pause_ms is
-//     honoured by prefixing the first task of the first item of every
+//     honoured by prefixing the first task of every item of every
 //     later batch with "sleep <pause_ms/1000>; " (a controller has no timer); the
 //     pause so counts toward that task's timeout and is repeated by its
 //     retries. The result is {"json": [{"<item_var>": item, "<index_var>":
