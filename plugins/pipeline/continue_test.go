@@ -108,7 +108,7 @@ func TestRerunCompositeStepsGiveTheirTasksThePriorOutput(t *testing.T) {
 		}
 		require.Equal(t, map[string]string{
 			"fan/branch":   `{"branch":{"prior":"none"}}`,
-			"each/show[0]": `[{"index":0,"item":"x","show":"show prior=none\n"}]`,
+			"each/show[0]": `[{"item":"x","index":0,"show":"show prior=none\n"}]`,
 			"nested>inner": "inner prior=none\n",
 		}, prior, "each rerun node's tasks get the stdout the node printed in the source run")
 		require.Equal(t, sdk.FlowSucceeded, h.Flow(succ.ID).Status)
