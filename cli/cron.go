@@ -50,7 +50,9 @@ func newCronCmd(e *env) *cobra.Command {
 		Long: `Scheduled jobs run a workflow file or a command line on a schedule: a cron
 expression (5 or 6 fields, or @daily and the like) read in an IANA zone,
 an interval (--every), or once (--at). Jobs live in the store of the home,
-and a running gateway fires them when they come due.
+and a running gateway fires them when they come due. --announce-to posts
+each run's result (a pipeline's output, a command's last stdout lines) to
+a chat, mail, http(s) or cmd: destination (see docs/notifications.md).
 
 These commands go through the running gateway when there is one, else
 they open the store themselves. cron run and cron backfill start work:
@@ -90,6 +92,10 @@ func addCronFlags(cmd *cobra.Command, f *cronFlags) {
 	fl.StringVar(&f.in.FailureAlertCooldown, "failure-alert-cooldown", "", "least time between two failure alerts (default 1h)")
 	fl.StringVar(&f.in.FailureAlertWebhook, "failure-alert-webhook", "", "send failure alerts by POST to this http(s) URL (default: the job's delivery)")
 	fl.StringVar(&f.in.FailureAlertCommand, "failure-alert-command", "", "send failure alerts to this command line (default: the job's delivery)")
+	fl.StringArrayVar(&f.in.AnnounceTo, "announce-to", nil, "post each run's result to this destination (repeatable): a name from the gateway config's notify: map, slack://…, https://… or cmd:COMMAND")
+	fl.StringArrayVar(&f.in.FailureAlertTo, "failure-alert-to", nil, "send failure alerts to this destination (repeatable), as --announce-to")
+	fl.StringVar(&f.in.Notify, "notify", "", "notify policy of the flows the job's runs make: done_only, state_changes or silent")
+	fl.StringArrayVar(&f.in.NotifyTo, "notify-to", nil, "destination of those flows' notices (repeatable), as --announce-to")
 	fl.BoolVar(&f.in.DeleteAfterRun, "delete-after-run", false, "remove a one-shot --at job after it runs")
 	fl.BoolVar(&f.in.Disabled, "disabled", false, "store the job disabled")
 	fl.BoolVar(&f.json, "json", false, "print the job as JSON")
@@ -260,12 +266,14 @@ func writeJob(w io.Writer, j scheduler.Job) {
 		row("catchupWindow", "none (after downtime, only the latest missed time runs)")
 	}
 	row("delivery", deliveryText(j.Delivery))
+	row("announceTo", destsText(j.Announce))
 	if j.FailureAlert.After > 0 {
 		row("failureAlert", fmt.Sprintf("after %d consecutive failures, at most every %s, to %s", j.FailureAlert.After,
-			time.Duration(j.FailureAlert.Cooldown), deliveryText(j.FailureAlert.Destination(j.Delivery))))
+			time.Duration(j.FailureAlert.Cooldown), deliveriesText(j.FailureAlert.Destinations(j))))
 	} else {
 		row("failureAlert", "none")
 	}
+	row("notify", notifyText(j))
 	row("deleteAfterRun", strconv.FormatBool(j.DeleteAfterRun))
 	row("nextRun", nextText(j))
 	row("lastRun", stamp(j.State.LastRun))
@@ -285,6 +293,8 @@ func deliveryText(d scheduler.Delivery) string {
 		return "webhook " + clean(d.URL)
 	case scheduler.DeliveryCommand:
 		return "command " + clean(d.Command)
+	case scheduler.DeliveryDest:
+		return shownDest(d.Dest)
 	}
 	return "none"
 }
@@ -296,8 +306,10 @@ func newCronEditCmd(e *env) *cobra.Command {
 		Short: "Change a job; its next run is recomputed at once",
 		Long: `Change the flags given and keep the rest. A new --pipeline replaces a
 --command and the other way round; likewise --webhook and --notify-command,
-and an empty one turns delivery off. The schedule changes only with a
-schedule flag; --tz or --dst alone re-reads a cron schedule.`,
+and an empty one turns delivery off. --announce-to, --failure-alert-to
+and --notify-to replace the whole list; --announce-to '' clears it. The
+schedule changes only with a schedule flag; --tz or --dst alone re-reads
+a cron schedule.`,
 		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			p, err := cronPatch(cmd, f.in)
@@ -347,6 +359,14 @@ func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, e
 	p.FailureAlertCooldown = str("failure-alert-cooldown", in.FailureAlertCooldown)
 	p.FailureAlertWebhook = str("failure-alert-webhook", in.FailureAlertWebhook)
 	p.FailureAlertCommand = str("failure-alert-command", in.FailureAlertCommand)
+	list := func(name string, v []string) *[]string {
+		if !changed(name) {
+			return nil
+		}
+		return &v
+	}
+	p.AnnounceTo, p.FailureAlertTo, p.NotifyTo = list("announce-to", in.AnnounceTo), list("failure-alert-to", in.FailureAlertTo), list("notify-to", in.NotifyTo)
+	p.Notify = str("notify", in.Notify)
 	if changed("failure-alert-after") {
 		p.FailureAlertAfter = &in.FailureAlertAfter
 	}

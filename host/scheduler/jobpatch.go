@@ -25,7 +25,11 @@ type JobPatch struct {
 	FailureAlertCooldown            *string
 	FailureAlertWebhook             *string
 	FailureAlertCommand             *string
-	DeleteAfterRun, Disabled        *bool
+	// AnnounceTo, FailureAlertTo and NotifyTo replace the whole list; a
+	// list of empty strings clears it.
+	AnnounceTo, FailureAlertTo, NotifyTo *[]string
+	Notify                               *string
+	DeleteAfterRun, Disabled             *bool
 }
 
 // patchSchedule returns the schedule old becomes under p.
@@ -104,6 +108,9 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 			if p.FailureAlertWebhook == nil && p.FailureAlertCommand == nil {
 				in.FailureAlertWebhook, in.FailureAlertCommand = "", ""
 			}
+			if p.FailureAlertTo == nil {
+				in.FailureAlertTo = nil
+			}
 		}
 	}
 	set(&in.FailureAlertCooldown, p.FailureAlertCooldown)
@@ -115,6 +122,15 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 	}
 	set(&in.FailureAlertWebhook, p.FailureAlertWebhook)
 	set(&in.FailureAlertCommand, p.FailureAlertCommand)
+	setList := func(dst *[]string, v *[]string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setList(&in.AnnounceTo, p.AnnounceTo)
+	setList(&in.FailureAlertTo, p.FailureAlertTo)
+	setList(&in.NotifyTo, p.NotifyTo)
+	set(&in.Notify, p.Notify)
 	if p.DeleteAfterRun != nil {
 		in.DeleteAfterRun = *p.DeleteAfterRun
 	}
