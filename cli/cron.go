@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,7 +121,7 @@ func newCronAddCmd(e *env) *cobra.Command {
 					return jobErr(err)
 				}
 				fmt.Fprint(e.stderr, gateWarning(j))
-				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, f.json}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Added cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
 				})
 			})
@@ -148,9 +149,9 @@ func newCronListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := cronList{Count: len(jobs), Jobs: jobs}
-				if out.Jobs == nil {
-					out.Jobs = []scheduler.Job{}
+				out := cronList{Count: len(jobs), Jobs: []scheduler.Job{}}
+				for _, j := range jobs {
+					out.Jobs = append(out.Jobs, shownJob(j))
 				}
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeCronList(w, out, all) })
 			})
@@ -172,9 +173,10 @@ func writeCronList(w io.Writer, l cronList, all bool) {
 		return
 	}
 	var t table
-	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled")
+	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled", "Announce to")
 	for _, j := range l.Jobs {
-		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j), 40), tzText(j), nextText(j), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled))
+		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j), 40), tzText(j), nextText(j), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled),
+			clip(cmp.Or(strings.Join(j.Announce, ","), "-"), 40))
 	}
 	t.write(w)
 }
@@ -223,7 +225,7 @@ func newCronShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) { writeJob(w, j) })
+				return printer{e.stdout, asJSON}.emit(shownJob(j), func(w io.Writer) { writeJob(w, j) })
 			})
 		},
 	}
@@ -321,7 +323,7 @@ a cron schedule.`,
 				if err != nil {
 					return jobErr(err)
 				}
-				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, f.json}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Updated cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
 				})
 			})
@@ -397,7 +399,7 @@ func newCronEnableCmd(e *env, enable bool) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, asJSON}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "%s cron job %s (%s); next run %s.\n", done, j.ID, clean(j.Name), nextText(j))
 				})
 			})
@@ -419,7 +421,7 @@ func newCronRmCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, asJSON}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Removed cron job %s (%s).\n", j.ID, clean(j.Name))
 				})
 			})

@@ -3,11 +3,31 @@ package cli
 import (
 	"strings"
 
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
-// shownDest is a destination spec as cron output shows it.
-func shownDest(spec string) string { return clean(spec) }
+// shownDest is a destination spec as cron's text output shows it:
+// redacted (see shownJob) and with control characters escaped.
+func shownDest(spec string) string { return clean(dest.Redact(spec)) }
+
+// shownJob is j as cron commands print it: each destination spec
+// through dest.Redact, so that a credential written into one (a named
+// destination's is never in the job) is masked in text and JSON alike.
+func shownJob(j scheduler.Job) scheduler.Job {
+	redact := func(specs []string) []string {
+		if specs == nil {
+			return nil
+		}
+		out := make([]string, len(specs))
+		for i, s := range specs {
+			out[i] = dest.Redact(s)
+		}
+		return out
+	}
+	j.Announce, j.NotifyTo, j.FailureAlert.Dests = redact(j.Announce), redact(j.NotifyTo), redact(j.FailureAlert.Dests)
+	return j
+}
 
 // destsText lists destination specs for cron show, or none.
 func destsText(specs []string) string {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/notify"
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -59,10 +61,12 @@ func OpenLocal(dir, owner string) (*Local, error) {
 // dir; Close then closes st. sched serves the cron calls: a gateway passes
 // its running Scheduler, so that RunJobNow and BackfillJob take turns
 // with its loop. If sched is nil, one over eng is made and never
-// started (the calls record runs; nothing fires on a schedule).
+// started (the calls record runs; nothing fires on a schedule); it checks
+// the destinations jobs name as written, with no named ones.
 func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.Scheduler) *Local {
 	if sched == nil {
-		sched = scheduler.New(eng, scheduler.Config{})
+		book, _ := dest.NewBook(dest.Config{}) // no names: nothing to refuse
+		sched = scheduler.New(eng, scheduler.Config{Dests: notify.CronDests{Book: book}})
 	}
 	l := &Local{st: st, eng: eng, sched: sched, home: dir}
 	if b, ok := st.(*store.Bolt); ok {

@@ -24,6 +24,7 @@ import (
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/metrics"
 	"github.com/flowgate/flowgate/host/notify"
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
@@ -275,7 +276,13 @@ func (g *Gateway) start(ctx context.Context) error {
 	wake := del.Wake
 	st.onMembers.Store(&wake)
 	ntf = notify.New(eng, notify.Config{Logger: g.cfg.Logger.Named("notify"), Tick: g.cfg.Poll * 10, Leader: st.cronLeader()})
+	book, err := dest.NewBook(dest.Config{})
+	if err != nil {
+		abandon()
+		return err
+	}
 	sched := scheduler.New(eng, scheduler.Config{
+		Dests:       notify.CronDests{Book: book, Logger: g.cfg.Logger.Named("scheduler")},
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,

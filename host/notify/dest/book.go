@@ -127,6 +127,11 @@ type Message struct {
 	Text string
 	// Env is extra environment for a cmd: destination, as KEY=VALUE.
 	Env []string
+	// Body, if set, is sent to an http(s) or cmd: destination instead of
+	// the Notice's JSON, still under the Notice's key: a cron job's
+	// announcement sends the report its --webhook gets, so one receiver
+	// reads both.
+	Body []byte
 }
 
 // Agent is the User-Agent of an http(s) destination's POST.
@@ -142,9 +147,11 @@ func (b *Book) Send(ctx context.Context, spec string, m Message) error {
 	}
 	switch r.kind {
 	case KindCommand, KindWebhook:
-		body, err := json.Marshal(m.Notice)
-		if err != nil {
-			return fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
+		body := m.Body
+		if body == nil {
+			if body, err = json.Marshal(m.Notice); err != nil {
+				return fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
+			}
 		}
 		d := scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: r.raw}
 		if r.kind == KindCommand {
