@@ -60,7 +60,35 @@ type Flow struct {
 	// ParentFlowID names the flow this one was made for by its
 	// controller (FlowRequest.ParentFlowID); empty when none.
 	ParentFlowID string `json:"parent_flow_id,omitempty"`
+	// NotifyTo lists where the flow's notices go under its NotifyPolicy
+	// (NotifyDoneOnly, NotifyStateChanges or NotifySilent), as written: a
+	// name from the gateway's notify config, a URL, or "cmd:COMMAND".
+	// Secret parts are ${VAR} refs the gateway fills from its environment
+	// when it sends, so the record never holds them. Empty means the
+	// policy sends nothing.
+	NotifyTo []string `json:"notify_to,omitempty"`
+	// NotifyTemplate is the Go text/template the flow's chat and mail
+	// messages are written from, over the notice JSON; empty means the
+	// default one.
+	NotifyTemplate string `json:"notify_template,omitempty"`
 }
+
+// The notify policies (Flow.NotifyPolicy): which of a flow's notices go
+// to its NotifyTo. Each goes to each destination at least once, under a
+// key the message carries so a receiver can drop a repeat.
+const (
+	// NotifyDoneOnly sends one message when the flow ends. It is the
+	// default.
+	NotifyDoneOnly = "done_only"
+	// NotifyStateChanges sends one message for each change of the
+	// flow's status, its end included.
+	NotifyStateChanges = "state_changes"
+	// NotifySilent sends nothing, and also holds back the finish notice
+	// the flow's controller is configured to send; a notice the flow or
+	// its task asked for separately (OnFinish, NotifyOnMilestone) still
+	// goes.
+	NotifySilent = "silent"
+)
 
 // Chain returns the flow's chain id, its own id when none is recorded.
 func (f *Flow) Chain() string {

@@ -67,6 +67,10 @@ type Task struct {
 	// Session is the agent session the task continued or reported; nil
 	// when it has neither.
 	Session *TaskSession `json:"session,omitempty"`
+	// MilestonesNoticed names the milestones of Spec.NotifyOnMilestone
+	// whose message is queued. It makes that message once per run and
+	// name: the queued message itself is gone once delivered.
+	MilestonesNoticed []string `json:"milestones_noticed,omitempty"`
 	// PID and PIDStartTime identify the task's process (the child); ShimPID
 	// and ShimStartTime the shim that supervises it. A pid alone is never
 	// trusted: the start time must match too.
@@ -163,6 +167,17 @@ type TaskSpec struct {
 	OnNoProgress string `json:"on_no_progress,omitempty"`
 	// OnFinish, if set, is where the task's finish notifications go.
 	OnFinish *FinishNotify `json:"on_finish,omitempty"`
+	// NotifyPolicy, NotifyTo and NotifyTemplate are a detached run's
+	// notify settings, which its mirrored flow takes (see Flow); a task
+	// in a managed flow is told about through its flow's, and leaves
+	// them empty.
+	NotifyPolicy   string   `json:"notify_policy,omitempty"`
+	NotifyTo       []string `json:"notify_to,omitempty"`
+	NotifyTemplate string   `json:"notify_template,omitempty"`
+	// NotifyOnMilestone names the milestones whose first report in the
+	// run sends a message to each of its flow's NotifyTo: once per run
+	// and name, also when the report is read again after a restart.
+	NotifyOnMilestone []string `json:"notify_on_milestone,omitempty"`
 	// Session ties the task to a named session lineage in its Cwd; nil
 	// means the task keeps no session.
 	Session *SessionSpec `json:"session,omitempty"`

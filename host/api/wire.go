@@ -90,8 +90,12 @@ type createFlowRequest struct {
 	CurrentStep  string          `json:"current_step,omitempty"`
 	State        json.RawMessage `json:"state,omitempty"`
 	NotifyPolicy string          `json:"notify_policy,omitempty"`
-	Origin       string          `json:"origin,omitempty"`
-	Budget       *sdk.Budget     `json:"budget,omitempty"`
+	// NotifyTo and NotifyTemplate are where the flow's notices go and
+	// how they read; destinations are specs as written, never secrets.
+	NotifyTo       []string    `json:"notify_to,omitempty"`
+	NotifyTemplate string      `json:"notify_template,omitempty"`
+	Origin         string      `json:"origin,omitempty"`
+	Budget         *sdk.Budget `json:"budget,omitempty"`
 	// OnFinish is where the flow's finish notification goes.
 	OnFinish *sdk.FinishNotify `json:"on_finish,omitempty"`
 	// AllowUnknownController creates the flow even when the gateway runs

@@ -23,9 +23,12 @@ type CreateFlowInput struct {
 	CurrentStep  string
 	// State is the initial JSON state; nil leaves it absent.
 	State json.RawMessage
-	// NotifyPolicy defaults to done_only.
-	NotifyPolicy string
-	Origin       string
+	// NotifyPolicy defaults to done_only. NotifyTo and NotifyTemplate
+	// are where its notices go and how they read (see sdk.Flow).
+	NotifyPolicy   string
+	NotifyTo       []string
+	NotifyTemplate string
+	Origin         string
 	// Budget is the soft usage budget of the flow's chain; nil means none.
 	Budget *sdk.Budget
 	// OnFinish is where the flow's finish notification goes; nil is
@@ -37,9 +40,6 @@ type CreateFlowInput struct {
 	// itself does not look at it: with no gateway, nothing is known.
 	AllowUnknownController bool
 }
-
-// NotifyPolicies lists the accepted notify policies.
-var notifyPolicies = []string{"done_only", "state_changes", "silent"}
 
 func (in *CreateFlowInput) normalize() error {
 	in.OwnerKey = strings.TrimSpace(in.OwnerKey)
@@ -74,14 +74,9 @@ func (in *CreateFlowInput) normalize() error {
 		return err
 	}
 	if in.NotifyPolicy == "" {
-		in.NotifyPolicy = "done_only"
+		in.NotifyPolicy = sdk.NotifyDoneOnly
 	}
-	for _, p := range notifyPolicies {
-		if in.NotifyPolicy == p {
-			return nil
-		}
-	}
-	return invalid("unknown notify policy %q (want one of %v)", in.NotifyPolicy, notifyPolicies)
+	return checkNotifySettings(in.NotifyPolicy, in.NotifyTo, in.NotifyTemplate)
 }
 
 // maxKeyPart bounds an owner key, controller id or idempotency key: they
@@ -128,6 +123,7 @@ func (e *Engine) createFlow(t *txn, in CreateFlowInput, with func(*sdk.Flow)) (*
 		Status: sdk.FlowQueued, Goal: in.Goal, CurrentStep: in.CurrentStep,
 		State: in.State, NotifyPolicy: in.NotifyPolicy, Origin: in.Origin,
 		CreatedAt: t.now, ChainID: id, OnFinish: in.OnFinish,
+		NotifyTo: in.NotifyTo, NotifyTemplate: in.NotifyTemplate,
 	}
 	if with != nil {
 		with(f)

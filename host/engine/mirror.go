@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -38,7 +40,8 @@ func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
 	f := &sdk.Flow{
 		ID: id, SyncMode: sdk.SyncTaskMirrored, OwnerKey: task.OwnerKey,
 		Status: mirrorStatus(task.Status), Goal: mirrorGoal(task),
-		NotifyPolicy: "done_only", CreatedAt: t.now, ChainID: id,
+		NotifyPolicy: cmp.Or(task.Spec.NotifyPolicy, sdk.NotifyDoneOnly), CreatedAt: t.now, ChainID: id,
+		NotifyTo: task.Spec.NotifyTo, NotifyTemplate: task.Spec.NotifyTemplate,
 	}
 	return f, t.saveFlow(nil, f)
 }

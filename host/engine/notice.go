@@ -100,29 +100,39 @@ func (t *txn) queueNotice(old, task *sdk.Task, b []byte) error {
 	return t.putNotice(task.ID+"/"+status, status, n)
 }
 
-// queueFlowNotice queues the finish notices of flow f when this write
-// from old ends it, carrying its final record and its terminal status
-// (sdk.NoticeAborted for a cancel): the flow's own when it asks for one
-// (sdk.Flow.OnFinish), and its controller's when the controller's
-// configuration asks for one (SetControllerNotices).
+// queueFlowNotice queues the notices of flow f when this write from old
+// changes its status, carrying its record: those its notify policy asks
+// for (queuePolicyNotices), and when the write ends it, with its
+// terminal status (sdk.NoticeAborted for a cancel), the flow's own
+// finish notice when it asks for one (sdk.Flow.OnFinish) and its
+// controller's when the controller's configuration asks for one
+// (SetControllerNotices) and the policy is not silent.
 func (t *txn) queueFlowNotice(old, f *sdk.Flow) error {
-	if old == nil || !f.Status.Terminal() || old.Status == f.Status {
+	if old == nil || old.Status == f.Status {
 		return nil
 	}
-	ctl, err := t.controllerNotice(f.ControllerID)
-	if err != nil || (f.OnFinish == nil && ctl == nil) {
-		return err
+	event := policyEvent(f)
+	var ctl *sdk.FinishNotify
+	if f.Status.Terminal() && f.NotifyPolicy != sdk.NotifySilent {
+		var err error
+		if ctl, err = t.controllerNotice(f.ControllerID); err != nil {
+			return err
+		}
 	}
-	status := string(f.Status)
-	if f.Status == sdk.FlowCancelled {
-		status = sdk.NoticeAborted
+	own := f.Status.Terminal() && f.OnFinish != nil
+	if event == "" && ctl == nil && !own {
+		return nil
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
-		return fmt.Errorf("encode the finish notice of flow %s: %w", f.ID, err)
+		return fmt.Errorf("encode the notice of flow %s: %w", f.ID, err)
 	}
 	rec := fitRecord(b, f.ID, f.Status, "tasks flow show")
-	if f.OnFinish != nil {
+	if err := t.queuePolicyNotices(f, event, rec); err != nil {
+		return err
+	}
+	status := noticeStatusOf(f)
+	if own {
 		if err := t.putNotice(f.ID+"/"+status, status, Notice{FlowID: f.ID, To: f.OnFinish, Flow: rec}); err != nil {
 			return err
 		}

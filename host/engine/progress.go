@@ -94,6 +94,9 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 			if err := t.appendEvent(f, sdk.EventTaskMilestone, id, data); err != nil {
 				return err
 			}
+			if err := t.queueMilestoneNotices(f, &task, m); err != nil {
+				return err
+			}
 		}
 		if in.Usage != nil {
 			task.Usage = task.Usage.Add(in.Usage)

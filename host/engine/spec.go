@@ -64,6 +64,12 @@ func ValidateSpec(s sdk.TaskSpec) error {
 	if err := ValidateNotify(s.OnFinish); err != nil {
 		return err
 	}
+	if err := checkNotifySettings(s.NotifyPolicy, s.NotifyTo, s.NotifyTemplate); err != nil {
+		return err
+	}
+	if err := checkMilestoneNames(s.NotifyOnMilestone); err != nil {
+		return err
+	}
 	if s.OnNoProgress != "" && s.OnNoProgress != sdk.NoProgressStop && s.OnNoProgress != sdk.NoProgressKeep {
 		return invalid("on_no_progress %q is unknown: use %q or %q", s.OnNoProgress, sdk.NoProgressStop, sdk.NoProgressKeep)
 	}

@@ -127,6 +127,9 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error)
 			return nil, false, err
 		}
 	}
+	if err := checkTaskNotify(in.Spec, flow); err != nil {
+		return nil, false, err
+	}
 	id, err := e.ids.next(t.now)
 	if err != nil {
 		return nil, false, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,12 +89,14 @@ func SameRequest(r *sdk.Continuation, src *sdk.Flow, req sdk.ContinueRequest) bo
 }
 
 // Successor is the flow a host stores for accepted receipt r of src: id,
-// queued, in src's chain, with src's owner, controller, goal and state.
+// queued, in src's chain, with src's owner, controller, goal, state and
+// notify settings: a continuation is told about as its source was.
 func Successor(id string, src *sdk.Flow, r *sdk.Continuation, now time.Time) *sdk.Flow {
 	return &sdk.Flow{
 		ID: id, SyncMode: src.SyncMode, OwnerKey: src.OwnerKey, ControllerID: src.ControllerID,
 		Status: sdk.FlowQueued, Goal: src.Goal, State: append(json.RawMessage(nil), src.State...),
 		NotifyPolicy: src.NotifyPolicy, Origin: src.Origin, CreatedAt: now, UpdatedAt: now,
+		NotifyTo: slices.Clone(src.NotifyTo), NotifyTemplate: src.NotifyTemplate,
 		ChainID: r.ChainID, SourceFlowID: src.ID, SourceRevision: src.Revision, Continuation: r,
 	}
 }
