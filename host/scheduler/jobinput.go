@@ -103,7 +103,9 @@ func (in JobInput) build(s schedule.Schedule) (Job, error) {
 	if j.Delivery, err = in.delivery(); err != nil {
 		return Job{}, err
 	}
-	j.Announce = specs(in.AnnounceTo)
+	if j.Announce, err = destList("--announce-to", in.AnnounceTo); err != nil {
+		return Job{}, err
+	}
 	if j.FailureAlert, err = in.failureAlert(); err != nil {
 		return Job{}, err
 	}
@@ -198,7 +200,10 @@ func (in JobInput) failureAlert() (FailureAlert, error) {
 	if err != nil {
 		return FailureAlert{}, err
 	}
-	dests := specs(in.FailureAlertTo)
+	dests, err := destList("--failure-alert-to", in.FailureAlertTo)
+	if err != nil {
+		return FailureAlert{}, err
+	}
 	if in.FailureAlertAfter == 0 {
 		switch {
 		case len(dests) > 0:

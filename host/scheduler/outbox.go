@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -208,7 +209,8 @@ func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) erro
 
 // markDelivery records a delivery's status and error on its run and, for
 // a run's result, in the job's state. A run sent to several destinations
-// stays failed once one of them has failed for good.
+// is failed once one of them has failed for good, and delivered only
+// once none is left queued.
 func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg string) error {
 	if r, ok, err := loadRun(tx, e.JobID, e.Scheduled); err != nil {
 		return err
@@ -217,8 +219,15 @@ func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg 
 		if e.Event == EventFailureAlert {
 			at, atErr = &r.Alert, &r.AlertError
 		}
-		if *at == DeliveryFailed {
+		others, err := queuedFor(tx, e)
+		if err != nil {
+			return err
+		}
+		switch {
+		case *at == DeliveryFailed:
 			status, msg = *at, *atErr
+		case status == DeliveryDelivered && others:
+			status, msg = DeliveryPending, *atErr
 		}
 		*at, *atErr = status, msg
 		if err := putJSON(tx, runKey(e.JobID, e.Scheduled), r); err != nil {
@@ -237,6 +246,18 @@ func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg 
 	}
 	j.State.LastDelivery, j.State.LastDeliveryError = status, msg
 	return putJob(tx, j)
+}
+
+// queuedFor reports whether an entry of e's run and event, for any of
+// its destinations, is still queued.
+func queuedFor(tx engine.RecordTx, e outboxEntry) (bool, error) {
+	first := outboxKey(e.JobID, e.Scheduled, e.Event, 0)
+	found := false
+	err := tx.Scan(first, store.ScanOptions{}, func(it store.Item) bool {
+		found = it.Key == first || strings.HasPrefix(it.Key, first+"/")
+		return !found
+	})
+	return found, err
 }
 
 // report builds what a delivery sends about run r: the run, and the
