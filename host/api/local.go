@@ -8,7 +8,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
@@ -66,7 +65,7 @@ func OpenLocal(dir, owner string) (*Local, error) {
 func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.Scheduler) *Local {
 	if sched == nil {
 		book, _ := dest.NewBook(dest.Config{}) // no names: nothing to refuse
-		sched = scheduler.New(eng, scheduler.Config{Dests: notify.CronDests{Book: book}})
+		sched = scheduler.New(eng, scheduler.Config{Dests: dest.CronDests{Book: book}})
 	}
 	l := &Local{st: st, eng: eng, sched: sched, home: dir}
 	if b, ok := st.(*store.Bolt); ok {

@@ -217,5 +217,8 @@ func (a *auditor) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := a.auditNotices(); err != nil {
+		return err
+	}
 	return a.auditIndexes()
 }

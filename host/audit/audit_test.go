@@ -327,6 +327,13 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 			fx.clk.Advance(time.Minute)
 			return task.FlowID
 		}, audit.Input{}},
+		{"notify_failed", audit.NotifyFailed, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
+			task := fx.finished(t, sdk.TaskSucceeded)
+			key := task.FlowID + "/succeeded/ops"
+			require.NoError(t, fx.eng.QueueNotice(engine.Notice{Key: key, FlowID: task.FlowID, Status: "succeeded", Event: "flow.finished", Dest: "ops"}))
+			require.NoError(t, fx.eng.NoticeGaveUp(key, "ops", "answered 503"))
+			return task.FlowID
+		}, audit.Input{}},
 		{"flow index_mismatch", audit.IndexMismatch, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			fx.finished(t, sdk.TaskSucceeded)
 			raw(t, fx, "idx/flow/status/running/ghost-flow", []byte{})

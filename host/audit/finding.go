@@ -70,6 +70,9 @@ const (
 	// ContinuationNotStarted is a continuation accepted long ago that
 	// still has not started: queued, without a task.
 	ContinuationNotStarted Code = "continuation_not_started"
+	// NotifyFailed is a notice to a destination given up after its retry
+	// bound.
+	NotifyFailed Code = "notify_failed"
 )
 
 // TaskCodes returns the codes a task finding can carry, in the order the
@@ -84,7 +87,7 @@ func TaskCodes() []Code {
 // in a new slice the caller may change.
 func FlowCodes() []Code {
 	return []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
-		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit, ContinuationNotStarted}
+		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit, ContinuationNotStarted, NotifyFailed}
 }
 
 // Codes lists every code once, task codes first.

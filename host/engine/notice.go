@@ -57,6 +57,8 @@ type Notice struct {
 	Event string `json:"event,omitempty"`
 	// Milestone names the milestone a task.milestone notice reports.
 	Milestone string `json:"milestone,omitempty"`
+	// PreviousStatus is the status a flow.status notice's flow left.
+	PreviousStatus string `json:"previous_status,omitempty"`
 	// Template is the Go text/template a chat or mail destination's text
 	// is written from; empty means the default one.
 	Template string `json:"template,omitempty"`

@@ -73,13 +73,14 @@ func (e *Engine) pruneFlow(id string, cutoff time.Time) ([]string, error) {
 			return err
 		}
 		// The outbox with its queue entry, the values the flow kept,
-		// and any task index entries left without their task (a stray
+		// the notices given up on, and any task index entries left
+		// without their task (a stray
 		// entry would outlive the flow it names). On etcd each prefix is
 		// one range delete, however many keys it holds.
 		if err := t.dropDue(id); err != nil {
 			return err
 		}
-		for _, prefix := range []string{eventPrefix + id + "/", idxTaskFlow + id + "/", keptPrefix + id + "/"} {
+		for _, prefix := range []string{eventPrefix + id + "/", idxTaskFlow + id + "/", keptPrefix + id + "/", noticeFailedPrefix + id + "/"} {
 			if err := t.deletePrefix(prefix); err != nil {
 				return err
 			}

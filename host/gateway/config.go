@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/schedule"
@@ -57,6 +58,11 @@ import (
 //	http:                 # a TCP listener: the run center, /metrics, /healthz, /readyz
 //	  addr: 127.0.0.1:7070  # off when empty; see HTTPConfig
 //	  auth_token: s3cret  # a token (or tokens:) is required on a non-loopback address, TLS or not
+//	  public_url: https://flowgate.example.com  # the run center as people reach it, for links in messages
+//	notify:               # named destinations, used by name (--notify-to ops); see docs/notifications.md
+//	  ops: slack://hook:${SLACK_TOKEN}@webhook  # ${VAR}: the gateway's environment, read when sending
+//	notify_retry:         # how long a message is tried before it is given up (see NotifyRetry)
+//	  attempts: 12
 type FileConfig struct {
 	Limits struct {
 		MaxRunning int `yaml:"max_running"`
@@ -125,6 +131,12 @@ type FileConfig struct {
 		Timeout    Duration `yaml:"timeout"`
 		MaxOffline Duration `yaml:"max_offline"`
 	} `yaml:"probe"`
+	// Notify names destinations (see package notify/dest): name → a URL
+	// or cmd:COMMAND, used by name wherever a destination is given. Being
+	// this file's, a spec may hold literal secrets; none is ever shown.
+	Notify map[string]string `yaml:"notify"`
+	// NotifyRetry bounds the tries of a message to a destination.
+	NotifyRetry NotifyRetry `yaml:"notify_retry"`
 }
 
 // DefaultDetachedMaxBudget is a detached run's max budget when neither the
@@ -308,6 +320,12 @@ func (c FileConfig) Validate() error {
 		return err
 	}
 	if err := c.ProbeConfig().Validate(); err != nil {
+		return err
+	}
+	if err := dest.CheckNamed(c.Notify); err != nil {
+		return err
+	}
+	if err := c.NotifyConfig().Validate(); err != nil {
 		return err
 	}
 	seen := map[string]string{}

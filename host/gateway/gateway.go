@@ -132,6 +132,8 @@ type Gateway struct {
 	quitNow  context.CancelFunc
 	// lost hears why the gateway stopped by itself (Lost).
 	lost chan error
+	// book sends messages to destinations (notices, announcements).
+	book *dest.Book
 }
 
 // New returns a gateway for cfg; nothing is opened until Start.
@@ -153,7 +155,11 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "flowgate gateway"
 	}
-	return &Gateway{cfg: cfg, log: cfg.Logger.Named("gateway"), lost: make(chan error, 1)}, nil
+	book, err := cfg.File.Book(os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("gateway config: %w", err)
+	}
+	return &Gateway{cfg: cfg, log: cfg.Logger.Named("gateway"), lost: make(chan error, 1), book: book}, nil
 }
 
 // SocketPath is where the gateway of home serves its API.
@@ -275,14 +281,9 @@ func (g *Gateway) start(ctx context.Context) error {
 	// A member that joins or leaves may free event streams: look now.
 	wake := del.Wake
 	st.onMembers.Store(&wake)
-	ntf = notify.New(eng, notify.Config{Logger: g.cfg.Logger.Named("notify"), Tick: g.cfg.Poll * 10, Leader: st.cronLeader()})
-	book, err := dest.NewBook(dest.Config{})
-	if err != nil {
-		abandon()
-		return err
-	}
+	ntf = g.notifier(eng, st.cronLeader())
 	sched := scheduler.New(eng, scheduler.Config{
-		Dests:       notify.CronDests{Book: book, Logger: g.cfg.Logger.Named("scheduler")},
+		Dests:       dest.CronDests{Book: g.book, Logger: g.cfg.Logger.Named("scheduler")},
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,

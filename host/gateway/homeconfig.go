@@ -31,8 +31,9 @@ func HomeConfig(home, path string) (FileConfig, error) {
 
 // InProcess is the config a gateway hosted in-process by a command
 // applies: c without its http listener, which is the daemon's alone (a
-// command's gateway lives only as long as the command).
+// command's gateway lives only as long as the command), but with its
+// public_url, so its messages still link to the daemon's run center.
 func (c FileConfig) InProcess() FileConfig {
-	c.HTTP = HTTPConfig{}
+	c.HTTP = HTTPConfig{PublicURL: c.HTTP.PublicURL}
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 
 	"github.com/flowgate/flowgate/host/runcenter"
@@ -44,6 +45,11 @@ type HTTPConfig struct {
 	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
 	TLSCert string `yaml:"tls_cert"`
 	TLSKey  string `yaml:"tls_key"`
+	// PublicURL is the run center's address as people reach it (behind
+	// a proxy, or this listener's own); when set, messages link to a
+	// flow's page under it. It needs no listener here: a gateway hosted
+	// by a command links to the daemon's run center.
+	PublicURL string `yaml:"public_url"`
 }
 
 // AuthTokenName is the name of http.auth_token (--auth-token): who a gate
@@ -62,11 +68,18 @@ func (c HTTPConfig) AllTokens() []runcenter.Token {
 // TLS reports whether the listener serves HTTPS.
 func (c HTTPConfig) TLS() bool { return c.TLSCert != "" }
 
-// Validate names the first impossible field: a token or TLS without an
+// Validate names the first impossible field: a public_url that is not an
+// http(s) address, a token or TLS without an
 // address, half a TLS pair, a token without a name or repeated (see
 // runcenter.ValidateTokens), an address that does not parse, or a
 // non-loopback address without a token (TLS or not).
 func (c HTTPConfig) Validate() error {
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("http.public_url %q is not an http or https address without credentials; write it like https://flowgate.example.com", c.PublicURL)
+		}
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("http: set both tls_cert and tls_key (--tls-cert and --tls-key), or neither")
 	}

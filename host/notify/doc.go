@@ -22,6 +22,23 @@
 // tried again after a backoff that grows to 5 minutes, for as long as
 // the notice is queued.
 //
+// # Destinations
+//
+// A notice that names a destination (engine.Notice.Dest: a flow's notify
+// policy, a task's milestone, a cron announcement) goes there through
+// Config.Book (package notify/dest), as the documented notice JSON
+// (dest.Notice) for an http(s) or cmd: destination and as the text of
+// its template for a chat or mail one. The view is built when it is
+// sent, from the flow and task records (goal, times, exit code, output)
+// and, for a failure, the last lines of the task's stderr under
+// Config.Home; with Config.PublicURL it links to the run center. It is
+// at least once with the same key, as above, but bounded: after
+// Config.Attempts failed tries (waits doubling from 5s to
+// Config.MaxBackoff) the notice is given up (engine.NoticeGaveUp): gone
+// from the outbox, a notify.failed entry in its flow's history, and a
+// notify_failed finding in tasks audit. Logs and records name the
+// destination redacted (dest.Redact), never a secret.
+//
 // # Lifecycle
 //
 // Start runs the delivery loop until Stop; Wake makes it look at once

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/lifecycle"
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -38,6 +39,43 @@ type Config struct {
 	// pass their cron leadership, so that one of them sends each notice.
 	// If nil, the notifier always sends.
 	Leader scheduler.Leader
+	// Book sends the notices that name a destination (engine.Notice.Dest).
+	// If nil, a book with no named destinations over the process's
+	// environment.
+	Book *dest.Book
+	// Home is the gateway's home, where a failed task's stderr is read
+	// for its notice; if empty, notices quote no stderr.
+	Home string
+	// PublicURL is the run center's address as people reach it
+	// (http.public_url); if set, a notice links to its flow's page.
+	PublicURL string
+	// Attempts bounds the tries of a notice to a destination: after
+	// that many failures it is given up (engine.NoticeGaveUp). If zero,
+	// DefaultAttempts. A finish notice's command or webhook (its To) is
+	// tried for as long as it is queued.
+	Attempts int
+	// MaxBackoff is the longest wait between two tries of a notice to a
+	// destination. If zero, DefaultMaxBackoff.
+	MaxBackoff time.Duration
+}
+
+// The default retry bound of a notice to a destination: 12 tries, the
+// waits doubling from 5s to at most an hour, so a destination down for
+// about two and a half hours still gets the message.
+const (
+	DefaultAttempts   = 12
+	DefaultMaxBackoff = time.Hour
+)
+
+// Validate names the first field that holds an impossible value.
+func (c Config) Validate() error {
+	switch {
+	case c.Attempts < 0:
+		return fmt.Errorf("notify_retry.attempts must be at least 1 (got %d); leave it out for the default, %d", c.Attempts, DefaultAttempts)
+	case c.MaxBackoff < 0 || (c.MaxBackoff > 0 && c.MaxBackoff < time.Second):
+		return fmt.Errorf("notify_retry.max_backoff must be at least 1s (got %s); leave it out for the default, %s", c.MaxBackoff, DefaultMaxBackoff)
+	}
+	return nil
 }
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
@@ -50,6 +88,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
+	}
+	if c.Book == nil {
+		c.Book, _ = dest.NewBook(dest.Config{}) // no names: nothing to refuse
+	}
+	if c.Attempts == 0 {
+		c.Attempts = DefaultAttempts
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = DefaultMaxBackoff
 	}
 	return c
 }
@@ -157,6 +204,15 @@ func messageOf(no engine.Notice) (message, []string) {
 }
 
 func (n *Notifier) deliver(ctx context.Context, no engine.Notice) error {
+	switch {
+	case no.Dest != "":
+		return n.deliverDest(ctx, no)
+	case no.To == nil:
+		// Nothing says where it goes (a record from a newer version, or
+		// damage): kept forever it would be retried forever.
+		n.cfg.Logger.Error("notice names no destination; given up", "key", no.Key)
+		return n.eng.NoticeGaveUp(no.Key, "(none)", "the notice names no destination")
+	}
 	msg, env := messageOf(no)
 	body, err := json.Marshal(msg)
 	if err != nil {
@@ -197,8 +253,14 @@ func targets(no engine.Notice) []scheduler.Delivery {
 	return out
 }
 
-// backoff is the wait before try n+1 of a notice that failed n times:
-// 5s, doubled each time, at most 5 minutes.
+// backoff is the wait before try n+1 of a finish notice that failed n
+// times: 5s, doubled each time, at most 5 minutes.
 func backoff(n int) time.Duration {
 	return min(5*time.Second<<min(n-1, 10), 5*time.Minute)
+}
+
+// backoff is the wait before try n+1 of a notice to a destination that
+// failed n times: 5s, doubled each time, at most MaxBackoff.
+func (c Config) backoff(n int) time.Duration {
+	return min(5*time.Second<<min(n-1, 20), c.MaxBackoff)
 }

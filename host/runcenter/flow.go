@@ -12,6 +12,10 @@ import (
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
+// FlowPath is the path of flow id's page, for links to it from outside
+// the run center (a notice's url, under http.public_url).
+func FlowPath(id string) string { return "/flows/" + url.PathEscape(id) }
+
 // historyPageSize is how many history entries a flow's page shows at
 // once; "more" pages on.
 const historyPageSize = 500

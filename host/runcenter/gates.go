@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -84,5 +83,5 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/flows/"+url.PathEscape(id), http.StatusSeeOther)
+	http.Redirect(w, r, FlowPath(id), http.StatusSeeOther)
 }

@@ -70,6 +70,10 @@ func readResult(path string) (*sdk.Result, error) {
 	return res, nil
 }
 
+// ReadTail is readTail for readers outside the runner: the stderr a
+// failure notice quotes.
+func ReadTail(path string, n int64) (string, error) { return readTail(path, n) }
+
 // readTail returns up to n bytes from the end of the file at path; a
 // missing file has none, and one that is not a regular file is refused
 // (see shim.OpenTaskFile).

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -25,7 +24,7 @@ func destEnv(t *testing.T, named map[string]string) *loopEnv {
 	t.Helper()
 	book, err := dest.NewBook(dest.Config{Named: named})
 	require.NoError(t, err)
-	return newLoopEnv(t, scheduler.Config{Dests: notify.CronDests{Book: book}})
+	return newLoopEnv(t, scheduler.Config{Dests: dest.CronDests{Book: book}})
 }
 
 // numbered is n lines "line 1" … "line n".

@@ -50,6 +50,9 @@ func NewBook(c Config) (*Book, error) {
 	if b.timeout <= 0 {
 		b.timeout = scheduler.DefaultDeliveryTimeout
 	}
+	if err := CheckNamed(b.named); err != nil {
+		return nil, err
+	}
 	for _, name := range b.Names() {
 		if err := b.checkNamed(name); err != nil {
 			return nil, fmt.Errorf("notify.%s: %w", name, err)
@@ -58,20 +61,29 @@ func NewBook(c Config) (*Book, error) {
 	return b, nil
 }
 
-// checkNamed validates the named destination name fully: its shape,
-// its refs against the environment, and its service URL as shoutrrr
-// reads it.
+// CheckNamed validates the shape of named destinations (a config's
+// notify: map) without the environment: each name, and each spec a URL
+// or cmd:COMMAND, literal secrets allowed. The error names the key
+// (notify.NAME) and never the secret.
+func CheckNamed(named map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		if !namePattern.MatchString(name) {
+			return fmt.Errorf("notify.%s: %q is not a destination name; use letters, digits, '.', '_' and '-'", name, name)
+		}
+		spec := named[name]
+		if err := checkShape(spec); err != nil {
+			return fmt.Errorf("notify.%s: %w", name, err)
+		}
+		if k, _ := KindOf(spec); k == KindName {
+			return fmt.Errorf("notify.%s: %q names another destination; give a URL or cmd:COMMAND", name, spec)
+		}
+	}
+	return nil
+}
+
+// checkNamed validates the named destination name against the
+// environment: its refs are set, and shoutrrr takes its service URL.
 func (b *Book) checkNamed(name string) error {
-	if !namePattern.MatchString(name) {
-		return fmt.Errorf("%q is not a destination name; use letters, digits, '.', '_' and '-'", name)
-	}
-	spec := b.named[name]
-	if err := checkShape(spec); err != nil {
-		return err
-	}
-	if k, _ := KindOf(spec); k == KindName {
-		return fmt.Errorf("%q names another destination; give a URL or cmd:COMMAND", spec)
-	}
 	r, err := b.resolve(name)
 	if err != nil {
 		return err
@@ -127,11 +139,10 @@ type Message struct {
 	Text string
 	// Env is extra environment for a cmd: destination, as KEY=VALUE.
 	Env []string
-	// Body, if set, is sent to an http(s) or cmd: destination instead of
-	// the Notice's JSON, still under the Notice's key: a cron job's
-	// announcement sends the report its --webhook gets, so one receiver
-	// reads both.
-	Body []byte
+	// Raw, when set, is what an http(s) or cmd: destination gets instead
+	// of Notice's JSON (its body, event, key, agent and environment), so
+	// that a cron report keeps the body its --webhook gets.
+	Raw *scheduler.Message
 }
 
 // Agent is the User-Agent of an http(s) destination's POST.
@@ -147,18 +158,14 @@ func (b *Book) Send(ctx context.Context, spec string, m Message) error {
 	}
 	switch r.kind {
 	case KindCommand, KindWebhook:
-		body := m.Body
-		if body == nil {
-			if body, err = json.Marshal(m.Notice); err != nil {
-				return fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
-			}
+		msg, err := jsonMessage(m)
+		if err != nil {
+			return err
 		}
 		d := scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: r.raw}
 		if r.kind == KindCommand {
 			d = scheduler.Delivery{Kind: scheduler.DeliveryCommand, Command: strings.TrimPrefix(r.raw, CommandPrefix)}
 		}
-		env := append(slices.Clone(m.Env), "FLOWGATE_NOTICE_KEY="+m.Notice.Key, "FLOWGATE_NOTICE_EVENT="+m.Notice.Event)
-		msg := scheduler.Message{Event: m.Notice.Event, Key: m.Notice.Key, Body: body, Agent: Agent, Env: env}
 		err = scheduler.Send(ctx, d, msg, scheduler.DeliverOptions{Timeout: b.timeout})
 		if err != nil {
 			return errors.New(r.scrub(err.Error()))
@@ -166,6 +173,21 @@ func (b *Book) Send(ctx context.Context, spec string, m Message) error {
 		return nil
 	}
 	return r.sendService(ctx, m.Text, b.timeout)
+}
+
+// jsonMessage is what an http(s) or cmd: destination gets of m: Raw,
+// or the notice's JSON with its key as Idempotency-Key and
+// FLOWGATE_NOTICE_KEY.
+func jsonMessage(m Message) (scheduler.Message, error) {
+	if m.Raw != nil {
+		return *m.Raw, nil
+	}
+	body, err := json.Marshal(m.Notice)
+	if err != nil {
+		return scheduler.Message{}, fmt.Errorf("encode the notice %s: %w", m.Notice.Key, err)
+	}
+	env := append(slices.Clone(m.Env), "FLOWGATE_NOTICE_KEY="+m.Notice.Key, "FLOWGATE_NOTICE_EVENT="+m.Notice.Event)
+	return scheduler.Message{Event: m.Notice.Event, Key: m.Notice.Key, Body: body, Agent: Agent, Env: env}, nil
 }
 
 // resolved is a spec made ready to send: its kind and its raw form (a

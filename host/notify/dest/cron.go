@@ -1,4 +1,4 @@
-package notify
+package dest
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -20,7 +19,7 @@ import (
 // idempotency key ("<run id>/<event>").
 type CronDests struct {
 	// Book resolves and sends to the specs; it must not be nil.
-	Book *dest.Book
+	Book *Book
 	// Now is the clock for a run's duration; if nil, time.Now.
 	Now func() time.Time
 	// Logger hears a template that failed (the default text was sent
@@ -32,15 +31,15 @@ var _ scheduler.Destinations = CronDests{}
 
 // CronTemplate is the text of a cron announcement: the default notice
 // text, then the run's output, which is what an announcement is for.
-const CronTemplate = dest.DefaultTemplate + `
+const CronTemplate = DefaultTemplate + `
 {{- with .Output}}
 Output:
 {{.}}{{if $.Truncated}}
 …{{end}}{{end}}`
 
 // cronTemplate is CronTemplate, parsed once.
-var cronTemplate = func() *dest.Template {
-	t, err := dest.ParseTemplate(CronTemplate)
+var cronTemplate = func() *Template {
+	t, err := ParseTemplate(CronTemplate)
 	if err != nil {
 		panic(err)
 	}
@@ -66,12 +65,12 @@ func (c CronDests) SendReport(ctx context.Context, spec string, r scheduler.Repo
 	if terr != nil && c.Logger != nil {
 		c.Logger.Warn("cron announcement template failed", "job", r.JobID, "error", terr)
 	}
-	return c.Book.Send(ctx, spec, dest.Message{Notice: n, Text: text, Env: m.Env, Body: m.Body})
+	return c.Book.Send(ctx, spec, Message{Notice: n, Text: text, Raw: &m})
 }
 
 // cronNotice is the notice of a cron report, as a template sees it.
-func cronNotice(r scheduler.Report, now time.Time) dest.Notice {
-	n := dest.Notice{
+func cronNotice(r scheduler.Report, now time.Time) Notice {
+	n := Notice{
 		Key: r.RunID + "/" + r.Event, Event: r.Event, Status: r.Status, Job: r.JobName,
 		FlowID: r.FlowID, TaskID: r.TaskID, Error: r.Error,
 	}
