@@ -46,6 +46,12 @@ func agentRows(row func(k, v string), t *sdk.Task) {
 		}
 		row("onFinish", to)
 	}
+	if t.Spec.NotifyPolicy != "" || len(t.Spec.NotifyTo) > 0 {
+		notifyRows(row, t.Spec.NotifyPolicy, t.Spec.NotifyTo, t.Spec.NotifyTemplate)
+	}
+	if len(t.Spec.NotifyOnMilestone) > 0 {
+		row("notifyOnMilestone", clean(strings.Join(t.Spec.NotifyOnMilestone, ", ")))
+	}
 }
 
 // redactURL hides the password of a URL, as errors and logs do.

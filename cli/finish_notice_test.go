@@ -21,11 +21,15 @@ type daemon struct {
 	exited chan struct{}
 }
 
-// startDaemon starts a gateway process on home, logging to log, and
-// waits until it answers; the test's end kills it.
-func startDaemon(t *testing.T, home, log string) *daemon {
+// startDaemon starts a gateway process on home, logging to log, with
+// env (NAME=value) added to the test's environment, and waits until it
+// answers; the test's end kills it.
+func startDaemon(t *testing.T, home, log string, env ...string) *daemon {
 	t.Helper()
 	d := &daemon{cmd: exec.Command(os.Args[0], "gateway", "--home", home), exited: make(chan struct{})}
+	if len(env) > 0 {
+		d.cmd.Env = append(os.Environ(), env...)
+	}
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
 	defer f.Close()

@@ -147,7 +147,7 @@ func newFlowShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := flowShow{FlowView: v, Stages: pipelineStages(v)}
+				out := flowShow{FlowView: redactViewDests(v), Stages: pipelineStages(v)}
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
 					writeFlow(w, v)
 					writeStages(w, out.Stages)
@@ -175,7 +175,7 @@ func writeFlow(w io.Writer, v engine.FlowView) {
 		row("controller", clean(v.ControllerID))
 	}
 	createdRows(row, v)
-	row("notify", v.NotifyPolicy)
+	notifyRows(row, v.NotifyPolicy, v.NotifyTo, v.NotifyTemplate)
 	chainRows(row, v)
 	if s := stateLine(v.Flow); s != "" {
 		row("state", s)
@@ -267,6 +267,7 @@ func newFlowCreateCmd(e *env) *cobra.Command {
 		asJSON bool
 		budget budgetFlags
 		finish finishFlags
+		notify notifyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --controller C --goal G --owner O [--state JSON] [--on-finish CMD | --on-finish-webhook URL]",
@@ -290,6 +291,11 @@ With no gateway running, nothing is known and the flow is created.`,
 				return err
 			}
 			in.Budget, in.OnFinish = b, finish.notify()
+			ns, err := notify.settings()
+			if err != nil {
+				return err
+			}
+			ns.flow(&in)
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
 				f, err := c.CreateFlow(ctx, in)
 				if err != nil {
@@ -308,7 +314,7 @@ With no gateway running, nothing is known and the flow is created.`,
 	fl.StringVar(&in.OwnerKey, "owner", "", "owner key (required)")
 	fl.StringVar(&in.CurrentStep, "step", "", "initial current step")
 	fl.StringVar(&state, "state", "", "initial state as JSON")
-	fl.StringVar(&in.NotifyPolicy, "notify", "", "notify policy: done_only (default), state_changes or silent")
+	notify.add(fl, "flow")
 	fl.BoolVar(&asJSON, "json", false, "print the created flow as JSON")
 	budget.add(fl)
 	finish.add(fl, "when the flow ends, cancelled as aborted (at least once)")

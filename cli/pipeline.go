@@ -160,6 +160,7 @@ func newPipelineRunCmd(e *env) *cobra.Command {
 		dryRun, detach, strictRefs  bool
 		budget                      budgetFlags
 		finish                      finishFlags
+		notify                      notifyFlags
 		fromStep, source            string
 		session                     pipelineSessionFlags
 		cf                          continueFlags
@@ -210,6 +211,13 @@ directory first. See docs/agents.md.`,
 			if fromStep != "" && session.name != "" {
 				return usageError{errors.New("--session applies to new runs, not to --from-step reruns; run the workflow with --session instead")}
 			}
+			ns, err := notify.settings()
+			if err != nil {
+				return err
+			}
+			if fromStep != "" && notify.given() {
+				return usageError{errors.New("--notify, --notify-to and --notify-template apply to new runs; a --from-step rerun is told about as the flow it reruns")}
+			}
 			if fromStep != "" {
 				return e.continuePipeline(cmd, source, mode, &cf, rerunFrom{file: a[0], step: fromStep})
 			}
@@ -218,7 +226,7 @@ directory first. See docs/agents.md.`,
 				return usageError{fmt.Errorf("--mode %q: the only mode is tool", mode)}
 			}
 			if !isWorkflowPath(a) {
-				return e.runPipelineString(cmd, pipelineString{text: strings.Join(a, " "), argsJSON: argsJSON, tool: tool, dryRun: dryRun, detach: detach, budget: &budget, finish: finish, gateTimeout: gateTimeout})
+				return e.runPipelineString(cmd, pipelineString{text: strings.Join(a, " "), argsJSON: argsJSON, tool: tool, dryRun: dryRun, detach: detach, budget: &budget, finish: finish, notify: ns, gateTimeout: gateTimeout})
 			}
 			wf, err := loadWorkflow(a[0])
 			if err == nil && strictRefs {
@@ -261,7 +269,9 @@ directory first. See docs/agents.md.`,
 				if name == "" {
 					name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 				}
-				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, engine.CreateFlowInput{Budget: b, OnFinish: finish.notify()})
+				in := engine.CreateFlowInput{Budget: b, OnFinish: finish.notify()}
+				ns.flow(&in)
+				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, in)
 				if err != nil {
 					return err
 				}
@@ -277,6 +287,7 @@ directory first. See docs/agents.md.`,
 	cmd.Flags().StringVar(&mode, "mode", "", "tool: print Lobster's JSON envelope")
 	budget.add(cmd.Flags())
 	finish.add(cmd.Flags(), "when the flow ends, cancelled as aborted (at least once)")
+	notify.add(cmd.Flags(), "flow")
 	cmd.Flags().StringVar(&fromStep, "from-step", "", "rerun the finished flow --id from this step, reusing the steps before it")
 	cmd.Flags().StringVar(&source, "id", "", "with --from-step: the finished flow to rerun")
 	session.add(cmd.Flags())

@@ -54,6 +54,7 @@ type pipelineString struct {
 	tool, dryRun, detach        bool
 	budget                      *budgetFlags
 	finish                      finishFlags
+	notify                      notifySettings
 }
 
 // runPipelineString runs a pipeline string as a managed flow, as lobster
@@ -94,7 +95,9 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		return err
 	}
 	return e.withLink(cmd, func(ctx context.Context, l *link) error {
-		f, err := startPipeline(ctx, l.c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()})
+		in := engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()}
+		p.notify.flow(&in)
+		f, err := startPipeline(ctx, l.c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, in)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,8 @@ type runOpts struct {
 	on                                      string
 	onNoProgress                            string
 	onFinish                                finishFlags
+	notify                                  notifyFlags
+	milestones                              []string
 	env, secretEnv                          []string
 	inheritEnv                              bool
 	timeout, maxBudget, noProgress, backoff time.Duration
@@ -108,6 +110,8 @@ docs/agents.md.`,
 	fl.BoolVar(&o.agent, "agent", false, "run as an agent task (runtime agent): network drops are transient, and without --retries it gets 6 attempts, 4s-120s apart")
 	fl.StringVar(&o.probe, "probe", "", "before a retry after a transient failure, wait until this host:port resolves and accepts a connection (default for --agent: the gateway's probe.endpoint)")
 	o.onFinish.add(fl, "when the task is given up on and when it ends (at least once each)")
+	o.notify.add(fl, "task")
+	fl.StringArrayVar(&o.milestones, "notify-on-milestone", nil, "send a message to --notify-to the first time the task reports this milestone: once per run and name (repeatable, or a comma list)")
 	fl.StringVar(&o.onNoProgress, "on-no-progress", "", "what a spent --no-progress-budget does: stop (default) the command, or keep it running and mark the task interrupted")
 	fl.StringVar(&o.idem, "idempotency-key", "", "a key that makes this run happen once: a repeat returns the first task")
 	fl.StringVar(&o.stdin, "stdin", "", "feed this file to the task's standard input (- reads this command's input)")
@@ -177,6 +181,15 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 	}
 	spec.Probe, spec.OnNoProgress = o.probe, o.onNoProgress
 	spec.OnFinish = o.onFinish.notify()
+	ns, err := o.notify.settings()
+	if err != nil {
+		return in, err
+	}
+	ns.spec(spec)
+	spec.NotifyOnMilestone = milestoneNames(o.milestones)
+	if len(spec.NotifyOnMilestone) > 0 && len(spec.NotifyTo) == 0 {
+		return in, usageError{errors.New("--notify-on-milestone needs somewhere to send: add --notify-to DEST")}
+	}
 	if o.agent {
 		in.Runtime = sdk.RuntimeAgent
 		if o.retries == 0 && o.safeToRepeat {

@@ -55,6 +55,7 @@ func newTasksCmd(e *env) *cobra.Command {
 				if !showEnv {
 					t = redactEnv(t)
 				}
+				t = redactTaskDests(t)
 				return printer{e.stdout, showJSON}.emit(t, func(w io.Writer) { writeTask(w, t) })
 			})
 		},
@@ -133,7 +134,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		}
 		out := taskList{Count: len(page.Tasks), Tasks: []*sdk.Task{}, Next: page.Next, Damaged: page.Damaged}
 		for _, t := range page.Tasks {
-			out.Tasks = append(out.Tasks, withoutEvidence(redactEnv(t)))
+			out.Tasks = append(out.Tasks, withoutEvidence(redactTaskDests(redactEnv(t))))
 		}
 		if o.runtime != "" {
 			out.Runtime = &o.runtime

@@ -130,7 +130,7 @@ func (t *txn) queueFlowNotice(old, f *sdk.Flow) error {
 		return fmt.Errorf("encode the notice of flow %s: %w", f.ID, err)
 	}
 	rec := fitRecord(b, f.ID, f.Status, "tasks flow show")
-	if err := t.queuePolicyNotices(f, event, rec); err != nil {
+	if err := t.queuePolicyNotices(old, f, event, rec); err != nil {
 		return err
 	}
 	status := noticeStatusOf(f)

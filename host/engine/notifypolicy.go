@@ -128,14 +128,15 @@ func policyEvent(f *sdk.Flow) string {
 }
 
 // queuePolicyNotices queues one notice of event (see policyEvent; ""
-// queues none) to each of f's destinations, carrying f's record rec.
-func (t *txn) queuePolicyNotices(f *sdk.Flow, event string, rec json.RawMessage) error {
+// queues none) to each of f's destinations, carrying f's record rec and
+// the status it left, old's.
+func (t *txn) queuePolicyNotices(old, f *sdk.Flow, event string, rec json.RawMessage) error {
 	if event == "" {
 		return nil
 	}
 	status := noticeStatusOf(f)
 	for i, d := range f.NotifyTo {
-		n := Notice{FlowID: f.ID, Dest: d, Event: event, Template: f.NotifyTemplate, Flow: rec}
+		n := Notice{FlowID: f.ID, Dest: d, Event: event, PreviousStatus: string(old.Status), Template: f.NotifyTemplate, Flow: rec}
 		if err := t.putNotice(fmt.Sprintf("%s/%s/r%d/%d", f.ID, status, f.Revision, i), status, n); err != nil {
 			return err
 		}

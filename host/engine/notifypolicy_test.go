@@ -44,6 +44,8 @@ func policyEvents(t *testing.T, f *sdk.Flow, to []string, due []engine.Notice) (
 		require.NoError(t, err)
 		require.Equal(t, to[i], n.Dest, "the key names the destination")
 		require.Equal(t, fmt.Sprintf("%s/%s/r%d/%d", f.ID, n.Status, rec.Revision, i), n.Key)
+		require.NotEmpty(t, n.PreviousStatus)
+		require.NotEqual(t, string(rec.Status), n.PreviousStatus, "the status the flow left")
 		events = append(events, fmt.Sprintf("%s@%d/%s", n.Status, rec.Revision, n.Event))
 	}
 	return events, other
