@@ -116,6 +116,9 @@ func newCronAddCmd(e *env) *cobra.Command {
 			in := f.in
 			in.Pipeline = pipe
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := e.useHomeBook(c); err != nil {
+					return err
+				}
 				j, err := c.AddJob(ctx, in)
 				if err != nil {
 					return jobErr(err)
@@ -319,6 +322,9 @@ a cron schedule.`,
 				return err
 			}
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := e.useHomeBook(c); err != nil {
+					return err
+				}
 				j, err := c.EditJob(ctx, a[0], p)
 				if err != nil {
 					return jobErr(err)

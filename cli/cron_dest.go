@@ -1,11 +1,38 @@
 package cli
 
 import (
+	"os"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
+
+// useHomeBook makes a command's own store check a job's destinations
+// against the home's gateway config (its notify: map), as the gateway
+// would. Through a gateway, the gateway checks them with its own book.
+func (e *env) useHomeBook(c api.Client) error {
+	l, ok := c.(*api.Local)
+	if !ok {
+		return nil
+	}
+	dir, err := e.home()
+	if err != nil {
+		return err
+	}
+	cfg, err := gateway.HomeConfig(dir, "")
+	if err != nil {
+		return err
+	}
+	b, err := cfg.Book(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	l.UseBook(b)
+	return nil
+}
 
 // shownDest is a destination spec as cron's text output shows it:
 // redacted (see shownJob) and with control characters escaped.

@@ -74,6 +74,16 @@ func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.S
 	return l
 }
 
+// UseBook makes the cron calls check the destinations a job names
+// against b: a command with its own store passes the book of its home's
+// gateway config, so that a name from its notify: map is known as the
+// gateway would know it. It serves a Local from OpenLocal or
+// OpenLocalAt, whose scheduler fires nothing; call it before any cron
+// call.
+func (l *Local) UseBook(b *dest.Book) {
+	l.sched = scheduler.New(l.eng, scheduler.Config{Dests: dest.CronDests{Book: b}})
+}
+
 // Engine returns the engine behind the client.
 func (l *Local) Engine() *engine.Engine { return l.eng }
 
