@@ -84,6 +84,9 @@ func newFlowListCmd(e *env) *cobra.Command {
 					out.Flows = []engine.FlowView{}
 				}
 				withoutFlowEvidence(out.Flows)
+				for i := range out.Flows {
+					out.Flows[i] = redactViewDests(out.Flows[i])
+				}
 				if status != "" {
 					out.Status = &status
 				}

@@ -17,7 +17,7 @@ import (
 // --notify-to (repeatable) and --notify-template (a file, stored as its
 // text); tasks flow show prints them in text and JSON, with a literal
 // credential a record holds (written through the API, not the CLI)
-// masked in both.
+// masked in both, and in tasks flow list --json.
 func TestNotifyFlagsAreStoredAndShown(t *testing.T) {
 	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
@@ -47,7 +47,7 @@ func TestNotifyFlagsAreStoredAndShown(t *testing.T) {
 		require.NoError(t, err)
 		leaky = lf.ID
 	})
-	for _, args := range [][]string{{"tasks", "flow", "show", leaky}, {"tasks", "flow", "show", leaky, "--json"}} {
+	for _, args := range [][]string{{"tasks", "flow", "show", leaky}, {"tasks", "flow", "show", leaky, "--json"}, {"tasks", "flow", "list", "--json"}} {
 		code, out, errOut = run(t, home, args...)
 		require.Equal(t, 0, code, errOut)
 		require.NotContains(t, out, "s3cr3t", args)

@@ -21,8 +21,8 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// post is one message a receiver was sent.
-type post struct {
+// hookPost is one message a receiver was sent.
+type hookPost struct {
 	Path, Query, Key string
 	Event, Status    string
 	FlowID, TaskID   string
@@ -32,20 +32,20 @@ type post struct {
 	Accepted, Dup bool
 }
 
-// receiver is an HTTP server on loopback that records every post and
+// hookReceiver is an HTTP server on loopback that records every post and
 // dedupes by the Idempotency-Key, as a well-behaved receiver does. It
 // answers 503 to the first fails posts of each key.
-type receiver struct {
+type hookReceiver struct {
 	url   string
 	fails int
 	mu    sync.Mutex
-	posts []post
+	posts []hookPost
 	tries map[string]int
 }
 
-func newReceiver(t *testing.T, fails int) *receiver {
+func newHookReceiver(t *testing.T, fails int) *hookReceiver {
 	t.Helper()
-	r := &receiver{fails: fails, tries: map[string]int{}}
+	r := &hookReceiver{fails: fails, tries: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var n struct {
 			Event, Status, Milestone string
@@ -53,7 +53,7 @@ func newReceiver(t *testing.T, fails int) *receiver {
 			TaskID                   string `json:"task_id"`
 		}
 		_ = json.NewDecoder(req.Body).Decode(&n)
-		p := post{Path: req.URL.Path, Query: req.URL.RawQuery, Key: req.Header.Get("Idempotency-Key"),
+		p := hookPost{Path: req.URL.Path, Query: req.URL.RawQuery, Key: req.Header.Get("Idempotency-Key"),
 			Event: n.Event, Status: n.Status, FlowID: n.FlowID, TaskID: n.TaskID, Milestone: n.Milestone}
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -64,7 +64,7 @@ func newReceiver(t *testing.T, fails int) *receiver {
 			return
 		}
 		p.Accepted = true
-		p.Dup = slices.ContainsFunc(r.posts, func(o post) bool { return o.Key == p.Key && o.Accepted })
+		p.Dup = slices.ContainsFunc(r.posts, func(o hookPost) bool { return o.Key == p.Key && o.Accepted })
 		r.posts = append(r.posts, p)
 	}))
 	t.Cleanup(srv.Close)
@@ -74,10 +74,10 @@ func newReceiver(t *testing.T, fails int) *receiver {
 
 // accepted returns the messages accepted under path, each key once (a
 // repeat of an accepted key is dropped, as its receiver would).
-func (r *receiver) accepted(path string) []post {
+func (r *hookReceiver) accepted(path string) []hookPost {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []post
+	var out []hookPost
 	for _, p := range r.posts {
 		if p.Path == path && p.Accepted && !p.Dup {
 			out = append(out, p)
@@ -87,14 +87,14 @@ func (r *receiver) accepted(path string) []post {
 }
 
 // all returns every post received, accepted or not.
-func (r *receiver) all() []post {
+func (r *hookReceiver) all() []hookPost {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.posts)
 }
 
-// flowOf reads flow id through the CLI.
-func flowOf(t *testing.T, home, id string) sdk.Flow {
+// showFlow reads flow id through the CLI.
+func showFlow(t *testing.T, home, id string) sdk.Flow {
 	t.Helper()
 	code, out, errOut := run(t, home, "tasks", "flow", "show", id, "--json")
 	require.Equal(t, 0, code, errOut)
@@ -103,19 +103,19 @@ func flowOf(t *testing.T, home, id string) sdk.Flow {
 	return f
 }
 
-// waitEnded waits for flow id to end.
-func waitEnded(t *testing.T, home, id string) sdk.Flow {
+// waitFlowEnd waits for flow id to end.
+func waitFlowEnd(t *testing.T, home, id string) sdk.Flow {
 	t.Helper()
 	var f sdk.Flow
 	require.Eventually(t, func() bool {
-		f = flowOf(t, home, id)
+		f = showFlow(t, home, id)
 		return f.Status.Terminal()
 	}, 30*time.Second, 50*time.Millisecond, "flow %s did not end", id)
 	return f
 }
 
-// detached runs argv with --detach and extra flags, returning the task.
-func detached(t *testing.T, home string, flags []string, argv ...string) sdk.Task {
+// runDetached runs argv with --detach and extra flags, returning the task.
+func runDetached(t *testing.T, home string, flags []string, argv ...string) sdk.Task {
 	t.Helper()
 	args := append(append([]string{"tasks", "run", "--detach", "--json"}, flags...), "--")
 	code, out, errOut := run(t, home, append(args, argv...)...)
@@ -125,8 +125,8 @@ func detached(t *testing.T, home string, flags []string, argv ...string) sdk.Tas
 	return task
 }
 
-// pendingNotices stops nothing: it opens the store of a home whose
-// gateway is gone and returns the notices still queued.
+// pendingNotices opens the store of a home whose gateway is gone (the
+// test killed it) and returns the notices still queued.
 func pendingNotices(t *testing.T, home string) []engine.Notice {
 	t.Helper()
 	var due []engine.Notice
@@ -138,8 +138,8 @@ func pendingNotices(t *testing.T, home string) []engine.Notice {
 	return due
 }
 
-// statuses lists the statuses of posts, in order.
-func statuses(ps []post) []string {
+// postStatuses lists the statuses of posts, in order.
+func postStatuses(ps []hookPost) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Event+" "+p.Status)
@@ -157,9 +157,9 @@ func TestNotifyPoliciesDeliverEndToEnd(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
 	gw := startDaemon(t, home, filepath.Join(dir, "gateway.log"))
-	rcv := newReceiver(t, 0)
+	rcv := newHookReceiver(t, 0)
 	run1 := func(policy string) sdk.Task {
-		return detached(t, home, []string{"--notify", policy, "--notify-to", rcv.url + "/" + policy}, "true")
+		return runDetached(t, home, []string{"--notify", policy, "--notify-to", rcv.url + "/" + policy}, "true")
 	}
 	done, changes, silent := run1("done_only"), run1("state_changes"), run1("silent")
 
@@ -168,20 +168,20 @@ func TestNotifyPoliciesDeliverEndToEnd(t *testing.T) {
 	code, out, errOut := run(t, home, "pipeline", "run", wf, "--detach", "--notify", "state_changes", "--notify-to", rcv.url+"/pipeline")
 	require.Equal(t, 0, code, errOut)
 	pipelineID := strings.Fields(out)[2] // "Pipeline flow ID started. …"
-	require.Eventually(t, func() bool { return flowOf(t, home, pipelineID).Status == sdk.FlowWaiting }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return showFlow(t, home, pipelineID).Status == sdk.FlowWaiting }, 30*time.Second, 50*time.Millisecond)
 	code, _, errOut = run(t, home, "tasks", "flow", "approve", pipelineID)
 	require.Equal(t, 0, code, errOut)
 
 	for _, id := range []string{done.FlowID, changes.FlowID, silent.FlowID, pipelineID} {
-		require.Equal(t, sdk.FlowSucceeded, waitEnded(t, home, id).Status)
+		require.Equal(t, sdk.FlowSucceeded, waitFlowEnd(t, home, id).Status)
 	}
 	require.Eventually(t, func() bool {
 		return len(rcv.accepted("/done_only")) == 1 && len(rcv.accepted("/state_changes")) == 2 && len(rcv.accepted("/pipeline")) >= 4
 	}, 30*time.Second, 50*time.Millisecond, "messages did not arrive: %v", rcv.all())
-	require.Equal(t, []string{"flow.finished succeeded"}, statuses(rcv.accepted("/done_only")))
-	require.Equal(t, []string{"flow.status running", "flow.finished succeeded"}, statuses(rcv.accepted("/state_changes")))
+	require.Equal(t, []string{"flow.finished succeeded"}, postStatuses(rcv.accepted("/done_only")))
+	require.Equal(t, []string{"flow.status running", "flow.finished succeeded"}, postStatuses(rcv.accepted("/state_changes")))
 	require.Equal(t, []string{"flow.status running", "flow.status waiting", "flow.status running", "flow.finished succeeded"},
-		statuses(rcv.accepted("/pipeline")), "one per change of the pipeline's status")
+		postStatuses(rcv.accepted("/pipeline")), "one per change of the pipeline's status")
 	require.Equal(t, done.FlowID, rcv.accepted("/done_only")[0].FlowID)
 
 	gw.kill()
@@ -202,9 +202,9 @@ func TestNotifyRetriesAcrossAKill(t *testing.T) {
 	log := filepath.Join(dir, "gateway.log")
 	writeGatewayConfig(t, home, "")
 	gw := startDaemon(t, home, log)
-	rcv := newReceiver(t, 2)
-	task := detached(t, home, []string{"--notify", "state_changes", "--notify-to", rcv.url + "/a", "--notify-to", rcv.url + "/b"}, "true")
-	waitEnded(t, home, task.FlowID)
+	rcv := newHookReceiver(t, 2)
+	task := runDetached(t, home, []string{"--notify", "state_changes", "--notify-to", rcv.url + "/a", "--notify-to", rcv.url + "/b"}, "true")
+	waitFlowEnd(t, home, task.FlowID)
 	require.Eventually(t, func() bool { return len(rcv.all()) > 0 }, 30*time.Second, 20*time.Millisecond, "no message was tried")
 	gw.kill()
 	require.NotEmpty(t, pendingNotices(t, home), "a message is pending when the gateway dies")
@@ -214,7 +214,7 @@ func TestNotifyRetriesAcrossAKill(t *testing.T) {
 		return len(rcv.accepted("/a")) == 2 && len(rcv.accepted("/b")) == 2
 	}, 90*time.Second, 50*time.Millisecond, "messages were not delivered after the restart: %v", rcv.all())
 	for _, path := range []string{"/a", "/b"} {
-		require.ElementsMatch(t, []string{"flow.status running", "flow.finished succeeded"}, statuses(rcv.accepted(path)),
+		require.ElementsMatch(t, []string{"flow.status running", "flow.finished succeeded"}, postStatuses(rcv.accepted(path)),
 			"each message is retried on its own, so they may arrive in any order")
 	}
 	keys := map[string][]string{} // change (path, event, status) → keys it was sent under
@@ -234,12 +234,12 @@ func TestNotifyRetriesAcrossAKill(t *testing.T) {
 		if !p.Accepted {
 			continue
 		}
-		require.GreaterOrEqual(t, countTries(rcv.all(), p.Key), 3, "accepted on the third try or later")
+		require.GreaterOrEqual(t, countKeyTries(rcv.all(), p.Key), 3, "accepted on the third try or later")
 	}
 }
 
-// countTries counts the posts of key.
-func countTries(ps []post, key string) int {
+// countKeyTries counts the posts of key.
+func countKeyTries(ps []hookPost, key string) int {
 	n := 0
 	for _, p := range ps {
 		if p.Key == key {
@@ -259,10 +259,10 @@ func TestMilestoneMessageOncePerRunAndName(t *testing.T) {
 	home, dir := shortHome(t), t.TempDir()
 	log, gate := filepath.Join(dir, "gateway.log"), filepath.Join(dir, "go")
 	gw := startDaemon(t, home, log)
-	rcv := newReceiver(t, 0)
+	rcv := newHookReceiver(t, 0)
 	m := func(name string) string { return `echo '{"milestone":"` + name + `"}' >> "$FLOWGATE_PROGRESS"; ` }
 	child := m("built") + m("tested") + m("built") + `while [ ! -f ` + gate + ` ]; do sleep 0.05; done; ` + m("built") + m("deployed")
-	task := detached(t, home, []string{"--notify-to", rcv.url + "/m", "--notify-on-milestone", "built,deployed"}, "sh", "-c", child)
+	task := runDetached(t, home, []string{"--notify-to", rcv.url + "/m", "--notify-on-milestone", "built,deployed"}, "sh", "-c", child)
 
 	milestones := func() []string {
 		var out []string
@@ -283,7 +283,7 @@ func TestMilestoneMessageOncePerRunAndName(t *testing.T) {
 	gw.kill()
 	require.NoError(t, os.WriteFile(gate, nil, 0o600))
 	startDaemon(t, home, log)
-	waitEnded(t, home, task.FlowID)
+	waitFlowEnd(t, home, task.FlowID)
 	require.Eventually(t, func() bool { return len(rcv.accepted("/m")) == 3 }, 30*time.Second, 20*time.Millisecond,
 		"deployed and the end were not announced: %v", rcv.all())
 	require.Equal(t, []string{"built", "deployed"}, milestones(), "once per run and name")
@@ -326,13 +326,13 @@ func TestNotifySecretsAreNeverShownOrStored(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
 	log := filepath.Join(dir, "gateway.log")
-	rcv := newReceiver(t, 1)
+	rcv := newHookReceiver(t, 1)
 	const envSecret, namedSecret = "env-s3cret-value", "named-s3cret-value"
 	writeGatewayConfig(t, home, "notify:\n  ops: "+rcv.url+"/named?token="+namedSecret+"\n")
 	startDaemon(t, home, log, "HOOK_TOKEN="+envSecret)
-	task := detached(t, home, []string{"--notify-to", "ops", "--notify-to", rcv.url + "/env?token=${HOOK_TOKEN}",
+	task := runDetached(t, home, []string{"--notify-to", "ops", "--notify-to", rcv.url + "/env?token=${HOOK_TOKEN}",
 		"--notify-on-milestone", "half"}, "sh", "-c", `echo '{"milestone":"half"}' >> "$FLOWGATE_PROGRESS"; exit 3`)
-	require.Equal(t, sdk.FlowFailed, waitEnded(t, home, task.FlowID).Status)
+	require.Equal(t, sdk.FlowFailed, waitFlowEnd(t, home, task.FlowID).Status)
 	require.Eventually(t, func() bool { return len(rcv.accepted("/named")) == 2 && len(rcv.accepted("/env")) == 2 },
 		30*time.Second, 50*time.Millisecond, "messages did not arrive: %v", rcv.all())
 	require.Equal(t, "token="+namedSecret, rcv.accepted("/named")[0].Query, "the named destination's secret reached the receiver")

@@ -226,3 +226,20 @@ func TestMilestoneNotices(t *testing.T) {
 	require.Equal(t, []string{"built", "deployed"}, got.MilestonesNoticed)
 	require.Len(t, got.Milestones, 7, "every report is still recorded")
 }
+
+// TestContinuationKeepsNotifySettings: a continuation is told about as
+// its source was: same policy, destinations and template.
+func TestContinuationKeepsNotifySettings(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	src, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", State: planState(t, threeSteps),
+		NotifyPolicy: sdk.NotifyStateChanges, NotifyTo: []string{"ops"}, NotifyTemplate: "t"})
+	require.NoError(t, err)
+	src, err = eng.Fail(src.ID, src.Revision, engine.EndInput{BlockedSummary: "b failed"})
+	require.NoError(t, err)
+	succ, _, err := eng.ContinueFlow(src.ID, continueReq(src))
+	require.NoError(t, err)
+	require.Equal(t, sdk.NotifyStateChanges, succ.NotifyPolicy)
+	require.Equal(t, []string{"ops"}, succ.NotifyTo)
+	require.Equal(t, "t", succ.NotifyTemplate)
+}
