@@ -116,7 +116,7 @@ func TestCronNotifyPolicyEndToEnd(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
 	const secret = "s3cr3t-value"
-	rcv := newReceiver(t, 0)
+	rcv := newHookReceiver(t, 0)
 	startDaemon(t, home, filepath.Join(dir, "gateway.log"), "HOOK_TOKEN="+secret)
 
 	for _, c := range []struct{ flag, value, says string }{
@@ -142,7 +142,7 @@ func TestCronNotifyPolicyEndToEnd(t *testing.T) {
 	require.Equal(t, 0, code, out+errOut)
 	require.Eventually(t, func() bool { return len(rcv.accepted("/flow")) == 2 }, 30*time.Second, 50*time.Millisecond,
 		"messages did not arrive: %v", rcv.all())
-	require.Equal(t, []string{"flow.status running", "flow.finished succeeded"}, statuses(rcv.accepted("/flow")))
+	require.Equal(t, []string{"flow.status running", "flow.finished succeeded"}, postStatuses(rcv.accepted("/flow")))
 
 	code, out, _ = run(t, home, "cron", "show", "watched", "--json")
 	require.Equal(t, 0, code)
