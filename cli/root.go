@@ -153,7 +153,7 @@ request got no answer in that time exits 5, the outcome unknown.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e), newTriggersCmd(e))
 	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e), newStoreCmd(e), newClusterCmd(e))
-	root.AddCommand(newBenchCmd(e), newVersionCmd(e))
+	root.AddCommand(newBenchCmd(e), newVersionCmd(e), newNotifyCmd(e))
 	// Cobra's "completion bash|zsh|fish|powershell", added now rather than
 	// at Execute so that it is part of the tree the refusal below covers.
 	root.InitDefaultCompletionCmd()

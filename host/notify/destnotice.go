@@ -38,8 +38,13 @@ func (n *Notifier) deliverDest(ctx context.Context, no engine.Notice) error {
 	}
 	attempt := no.Attempts + 1
 	if attempt >= n.cfg.Attempts {
+		// Logged once recorded, so that the log never says more than
+		// the history and the audit do.
+		if gerr := n.eng.NoticeGaveUp(no.Key, shown, err.Error()); gerr != nil {
+			return errors.Join(err, gerr)
+		}
 		n.cfg.Logger.Error("notice given up: every attempt failed", "key", no.Key, "event", no.Event, "dest", shown, "attempts", attempt, "error", err)
-		return errors.Join(err, n.eng.NoticeGaveUp(no.Key, shown, err.Error()))
+		return err
 	}
 	next := n.cfg.Now().Add(n.cfg.backoff(attempt))
 	n.cfg.Logger.Warn("notice not delivered; will retry", "key", no.Key, "event", no.Event, "dest", shown, "attempt", attempt, "next", next, "error", err)

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,41 +16,18 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/notify/dest"
+	"github.com/flowgate/flowgate/host/notify/dest/desttest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// receiver is a loopback HTTP server that records each request's
-// Idempotency-Key and body, and answers the first fail requests 503.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	fail   int
-	keys   []string
-	bodies []string
-}
-
-func newReceiver(t *testing.T, fail int) *receiver {
-	t.Helper()
-	r := &receiver{fail: fail}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.keys, r.bodies = append(r.keys, req.Header.Get("Idempotency-Key")), append(r.bodies, string(b))
-		if len(r.keys) <= r.fail {
-			http.Error(w, "busy: "+req.URL.String(), http.StatusServiceUnavailable)
-		}
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) got() ([]string, []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.keys...), append([]string(nil), r.bodies...)
+// got returns the Idempotency-Keys and bodies r received.
+func got(r *desttest.Receiver) (keys, bodies []string) {
+	for _, p := range r.Posts() {
+		keys, bodies = append(keys, p.Key), append(bodies, p.Body)
+	}
+	return keys, bodies
 }
 
 // failedTask is a task that failed with exit code 2 and wrote to stderr
@@ -94,7 +67,7 @@ func TestDestNoticeRetriedThenDelivered(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	eng, task := failedTask(t, home)
-	rcv := newReceiver(t, 2)
+	rcv := desttest.NewReceiver(t, 2)
 	key := task.FlowID + "/failed/0"
 	require.NoError(t, eng.QueueNotice(engine.Notice{Key: key, FlowID: task.FlowID, Event: "flow.finished", Status: "failed", PreviousStatus: "running", Dest: rcv.URL + "/hook"}))
 
@@ -106,7 +79,7 @@ func TestDestNoticeRetriedThenDelivered(t *testing.T) {
 		now = now.Add(time.Hour)
 	}
 	require.NoError(t, n.DeliverOnce(context.Background()))
-	keys, bodies := rcv.got()
+	keys, bodies := got(rcv)
 	require.Equal(t, []string{key, key, key}, keys)
 	var v dest.Notice
 	require.NoError(t, json.Unmarshal([]byte(bodies[2]), &v))
@@ -131,7 +104,7 @@ func TestDestNoticeGivenUp(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	eng, task := failedTask(t, home)
-	rcv := newReceiver(t, 100)
+	rcv := desttest.NewReceiver(t, 100)
 	const secret = "s3cret-token-value"
 	book, err := dest.NewBook(dest.Config{Named: map[string]string{"ops": rcv.URL + "/ops?token=" + secret},
 		Lookup: func(k string) (string, bool) { return secret, k == "HOOK_TOKEN" }})
@@ -148,7 +121,7 @@ func TestDestNoticeGivenUp(t *testing.T) {
 		now = now.Add(2 * notify.DefaultMaxBackoff)
 	}
 	require.NoError(t, n.DeliverOnce(context.Background()), "nothing is left to send")
-	keys, _ := rcv.got()
+	keys, _ := got(rcv)
 	require.Len(t, keys, 6, "three tries each")
 
 	failed, err := eng.FailedNotices()
@@ -177,7 +150,7 @@ func TestDestNoticeGivenUp(t *testing.T) {
 func TestDestNoticeTemplate(t *testing.T) {
 	t.Parallel()
 	eng, task := failedTask(t, t.TempDir())
-	rcv := newReceiver(t, 0)
+	rcv := desttest.NewReceiver(t, 0)
 	require.NoError(t, eng.QueueNotice(engine.Notice{Key: "k1", FlowID: task.FlowID, Event: "flow.finished", Status: "failed",
 		Dest: "generic+" + rcv.URL + "/chat", Template: "{{.Status}} after {{.Duration}}: {{.Goal}}"}))
 	require.NoError(t, eng.QueueNotice(engine.Notice{Key: "k2", FlowID: task.FlowID, Event: "flow.finished", Status: "failed",
@@ -185,7 +158,7 @@ func TestDestNoticeTemplate(t *testing.T) {
 	var logs bytes.Buffer
 	n := notify.New(eng, notify.Config{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs})})
 	require.NoError(t, n.DeliverOnce(context.Background()))
-	_, bodies := rcv.got()
+	_, bodies := got(rcv)
 	require.Len(t, bodies, 2)
 	require.Contains(t, bodies[0], "failed after 0s: nightly backup")
 	require.Contains(t, bodies[1], "❌ failed: nightly backup")

@@ -3,67 +3,15 @@ package dest_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/notify/dest"
+	"github.com/flowgate/flowgate/host/notify/dest/desttest"
 )
-
-// post is one request a receiver got.
-type post struct {
-	Path, Query, Key, Title string
-	Body                    string
-}
-
-// receiver is a loopback HTTP server that records what it is sent and
-// answers each request with the next of codes (200 once they run out).
-type receiver struct {
-	*httptest.Server
-	mu    sync.Mutex
-	posts []post
-	codes []int
-}
-
-func newReceiver(t *testing.T, codes ...int) *receiver {
-	t.Helper()
-	r := &receiver{codes: codes}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.posts = append(r.posts, post{Path: req.URL.Path, Query: req.URL.RawQuery, Key: req.Header.Get("Idempotency-Key"), Title: req.Header.Get("X-Title"), Body: string(b)})
-		if len(r.codes) > 0 {
-			code := r.codes[0]
-			r.codes = r.codes[1:]
-			// Echo what was asked, as some services do in errors, so a
-			// test sees a secret in the URL would leak through the answer.
-			http.Error(w, "refused "+req.URL.String(), code)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, "{}") // ntfy reads a JSON answer
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-// got returns the posts so far.
-func (r *receiver) got() []post {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]post(nil), r.posts...)
-}
-
-// host is the receiver's host:port.
-func (r *receiver) host() string { return strings.TrimPrefix(r.URL, "http://") }
 
 func book(t *testing.T, named map[string]string, env map[string]string) *dest.Book {
 	t.Helper()
@@ -78,10 +26,10 @@ var failed = dest.Notice{Key: "f1/failed", Event: "flow.finished", Status: "fail
 // key as Idempotency-Key; a ${VAR} ref is expanded at send time.
 func TestSendWebhook(t *testing.T) {
 	t.Parallel()
-	rcv := newReceiver(t)
+	rcv := desttest.NewReceiver(t, 0)
 	b := book(t, nil, map[string]string{"HOOK_TOKEN": "tok-123"})
 	require.NoError(t, b.Send(context.Background(), rcv.URL+"/hook?token=${HOOK_TOKEN}", dest.Message{Notice: failed, Text: "ignored"}))
-	got := rcv.got()
+	got := rcv.Posts()
 	require.Len(t, got, 1)
 	require.Equal(t, "f1/failed", got[0].Key)
 	require.Equal(t, "token=tok-123", got[0].Query)
@@ -115,12 +63,12 @@ func TestSendCommand(t *testing.T) {
 // through shoutrrr, its first line as the title.
 func TestSendServices(t *testing.T) {
 	t.Parallel()
-	rcv := newReceiver(t)
+	rcv := desttest.NewReceiver(t, 0)
 	b := book(t, nil, nil)
 	msg := dest.Message{Notice: failed, Text: "❌ failed: nightly backup\nDuration: 3s"}
 	require.NoError(t, b.Send(context.Background(), "generic+"+rcv.URL+"/generic", msg))
-	require.NoError(t, b.Send(context.Background(), "ntfy://"+rcv.host()+"/builds?scheme=http", msg))
-	got := rcv.got()
+	require.NoError(t, b.Send(context.Background(), "ntfy://"+rcv.Host()+"/builds?scheme=http", msg))
+	got := rcv.Posts()
 	require.Len(t, got, 2)
 	require.Equal(t, "/generic", got[0].Path)
 	require.Contains(t, got[0].Body, "Duration: 3s")

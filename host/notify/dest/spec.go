@@ -100,9 +100,10 @@ func Refs(spec string) ([]string, error) {
 
 // Check validates spec as a user writes it on the command line, without
 // the gateway's config or environment: its kind, its refs, its URL, and
-// that it holds no literal secret (a password in an http, https or smtp
-// URL's userinfo, or a credential query value such as token= or
-// password=), which would be stored as written. Such a secret belongs in
+// that it holds no literal secret, which would be stored as written: a
+// password in a URL's userinfo, a credential query value such as token=
+// or password=, or any part Redact masks (the token of a chat or push
+// service's URL, as in discord://TOKEN@ID or gotify://host/TOKEN). Such a secret belongs in
 // ${VAR}, a variable of the gateway's environment, or in a named
 // destination in the gateway config. The error names what is wrong and
 // what to write instead.
@@ -124,6 +125,9 @@ func Check(spec string) error {
 				return fmt.Errorf("the destination %s has a literal %s= value; write it as ${VAR} (a variable of the gateway's environment) or name the destination in the gateway config's notify: map", Redact(spec), k)
 			}
 		}
+	}
+	if shown := Redact(spec); strings.Contains(shown, Masked) {
+		return fmt.Errorf("the destination %s holds a literal token where *** is shown; write each such part as ${VAR} (a variable of the gateway's environment) or name the destination in the gateway config's notify: map", shown)
 	}
 	return nil
 }

@@ -36,6 +36,10 @@ func TestCheck(t *testing.T) {
 		{spec: "https://example.com/x?token=${1BAD}", err: `"${1BAD}" is not a reference`},
 		{spec: "https://example.com/x?token=${OPEN", err: "not closed"},
 		{spec: "https:///nohost", err: "has no host"},
+		{spec: "discord://hunter2@12345", err: "discord://***@12345 holds a literal token where *** is shown"},
+		{spec: "slack://hook:hunter2@webhook", err: "slack://hook:***@webhook holds a literal token"},
+		{spec: "gotify://gotify.example.com/hunter2", err: "holds a literal token"},
+		{spec: "discord://${DISCORD_TOKEN}@12345", kind: dest.KindService},
 	} {
 		kind, kerr := dest.KindOf(tc.spec)
 		err := dest.Check(tc.spec)
