@@ -14,32 +14,34 @@ import (
 // jobInputJSON is the body of POST /v1/cron/jobs: scheduler.JobInput with
 // the schedule flags flattened. An absent field is the flag not given.
 type jobInputJSON struct {
-	Name                 string   `json:"name,omitempty"`
-	Description          string   `json:"description,omitempty"`
-	Cron                 string   `json:"cron,omitempty"`
-	TZ                   string   `json:"tz,omitempty"`
-	DST                  string   `json:"dst,omitempty"`
-	Every                string   `json:"every,omitempty"`
-	At                   string   `json:"at,omitempty"`
-	Pipeline             string   `json:"pipeline,omitempty"`
-	ArgsJSON             string   `json:"args_json,omitempty"`
-	Command              string   `json:"command,omitempty"`
-	GateTimeout          string   `json:"gate_timeout,omitempty"`
-	Session              string   `json:"session,omitempty"`
-	Overlap              string   `json:"overlap,omitempty"`
-	CatchUpWindow        string   `json:"catchup_window,omitempty"`
-	Webhook              string   `json:"webhook,omitempty"`
-	NotifyCommand        string   `json:"notify_command,omitempty"`
-	FailureAlertAfter    int      `json:"failure_alert_after,omitempty"`
-	FailureAlertCooldown string   `json:"failure_alert_cooldown,omitempty"`
-	FailureAlertWebhook  string   `json:"failure_alert_webhook,omitempty"`
-	FailureAlertCommand  string   `json:"failure_alert_command,omitempty"`
-	AnnounceTo           []string `json:"announce_to,omitempty"`
-	FailureAlertTo       []string `json:"failure_alert_to,omitempty"`
-	Notify               string   `json:"notify,omitempty"`
-	NotifyTo             []string `json:"notify_to,omitempty"`
-	DeleteAfterRun       bool     `json:"delete_after_run,omitempty"`
-	Disabled             bool     `json:"disabled,omitempty"`
+	Name                 string `json:"name,omitempty"`
+	Description          string `json:"description,omitempty"`
+	Cron                 string `json:"cron,omitempty"`
+	TZ                   string `json:"tz,omitempty"`
+	DST                  string `json:"dst,omitempty"`
+	Every                string `json:"every,omitempty"`
+	At                   string `json:"at,omitempty"`
+	Pipeline             string `json:"pipeline,omitempty"`
+	ArgsJSON             string `json:"args_json,omitempty"`
+	Command              string `json:"command,omitempty"`
+	GateTimeout          string `json:"gate_timeout,omitempty"`
+	Session              string `json:"session,omitempty"`
+	Overlap              string `json:"overlap,omitempty"`
+	CatchUpWindow        string `json:"catchup_window,omitempty"`
+	Webhook              string `json:"webhook,omitempty"`
+	NotifyCommand        string `json:"notify_command,omitempty"`
+	FailureAlertAfter    int    `json:"failure_alert_after,omitempty"`
+	FailureAlertCooldown string `json:"failure_alert_cooldown,omitempty"`
+	FailureAlertWebhook  string `json:"failure_alert_webhook,omitempty"`
+	FailureAlertCommand  string `json:"failure_alert_command,omitempty"`
+	DeleteAfterRun       bool   `json:"delete_after_run,omitempty"`
+	Disabled             bool   `json:"disabled,omitempty"`
+
+	// The destination flags of issue 29.
+	AnnounceTo     []string `json:"announce_to,omitempty"`
+	FailureAlertTo []string `json:"failure_alert_to,omitempty"`
+	Notify         string   `json:"notify,omitempty"`
+	NotifyTo       []string `json:"notify_to,omitempty"`
 }
 
 func jobInputToWire(in scheduler.JobInput) jobInputJSON {
@@ -51,8 +53,8 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 		Webhook: in.Webhook, NotifyCommand: in.NotifyCommand,
 		FailureAlertAfter: in.FailureAlertAfter, FailureAlertCooldown: in.FailureAlertCooldown,
 		FailureAlertWebhook: in.FailureAlertWebhook, FailureAlertCommand: in.FailureAlertCommand,
-		AnnounceTo: in.AnnounceTo, FailureAlertTo: in.FailureAlertTo, Notify: in.Notify, NotifyTo: in.NotifyTo,
 		DeleteAfterRun: in.DeleteAfterRun, Disabled: in.Disabled,
+		AnnounceTo: in.AnnounceTo, FailureAlertTo: in.FailureAlertTo, Notify: in.Notify, NotifyTo: in.NotifyTo,
 	}
 }
 
@@ -65,8 +67,8 @@ func (j jobInputJSON) input() scheduler.JobInput {
 		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
 		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
 		FailureAlertWebhook: j.FailureAlertWebhook, FailureAlertCommand: j.FailureAlertCommand,
-		AnnounceTo: j.AnnounceTo, FailureAlertTo: j.FailureAlertTo, Notify: j.Notify, NotifyTo: j.NotifyTo,
 		DeleteAfterRun: j.DeleteAfterRun, Disabled: j.Disabled,
+		AnnounceTo: j.AnnounceTo, FailureAlertTo: j.FailureAlertTo, Notify: j.Notify, NotifyTo: j.NotifyTo,
 	}
 }
 
@@ -76,32 +78,33 @@ func (j jobInputJSON) input() scheduler.JobInput {
 // JobPatch's fields, in JobPatch's order, so the two convert into each
 // other and a field added to one and not the other fails to compile.
 type jobPatchJSON struct {
-	Name                 *string   `json:"name,omitempty"`
-	Description          *string   `json:"description,omitempty"`
-	Cron                 *string   `json:"cron,omitempty"`
-	TZ                   *string   `json:"tz,omitempty"`
-	DST                  *string   `json:"dst,omitempty"`
-	Every                *string   `json:"every,omitempty"`
-	At                   *string   `json:"at,omitempty"`
-	Pipeline             *string   `json:"pipeline,omitempty"`
-	ArgsJSON             *string   `json:"args_json,omitempty"`
-	Command              *string   `json:"command,omitempty"`
-	GateTimeout          *string   `json:"gate_timeout,omitempty"`
-	Session              *string   `json:"session,omitempty"`
-	Overlap              *string   `json:"overlap,omitempty"`
-	CatchUpWindow        *string   `json:"catchup_window,omitempty"`
-	Webhook              *string   `json:"webhook,omitempty"`
-	NotifyCommand        *string   `json:"notify_command,omitempty"`
-	FailureAlertAfter    *int      `json:"failure_alert_after,omitempty"`
-	FailureAlertCooldown *string   `json:"failure_alert_cooldown,omitempty"`
-	FailureAlertWebhook  *string   `json:"failure_alert_webhook,omitempty"`
-	FailureAlertCommand  *string   `json:"failure_alert_command,omitempty"`
-	AnnounceTo           *[]string `json:"announce_to,omitempty"`
-	FailureAlertTo       *[]string `json:"failure_alert_to,omitempty"`
-	NotifyTo             *[]string `json:"notify_to,omitempty"`
-	Notify               *string   `json:"notify,omitempty"`
-	DeleteAfterRun       *bool     `json:"delete_after_run,omitempty"`
-	Disabled             *bool     `json:"disabled,omitempty"`
+	Name                 *string `json:"name,omitempty"`
+	Description          *string `json:"description,omitempty"`
+	Cron                 *string `json:"cron,omitempty"`
+	TZ                   *string `json:"tz,omitempty"`
+	DST                  *string `json:"dst,omitempty"`
+	Every                *string `json:"every,omitempty"`
+	At                   *string `json:"at,omitempty"`
+	Pipeline             *string `json:"pipeline,omitempty"`
+	ArgsJSON             *string `json:"args_json,omitempty"`
+	Command              *string `json:"command,omitempty"`
+	GateTimeout          *string `json:"gate_timeout,omitempty"`
+	Session              *string `json:"session,omitempty"`
+	Overlap              *string `json:"overlap,omitempty"`
+	CatchUpWindow        *string `json:"catchup_window,omitempty"`
+	Webhook              *string `json:"webhook,omitempty"`
+	NotifyCommand        *string `json:"notify_command,omitempty"`
+	FailureAlertAfter    *int    `json:"failure_alert_after,omitempty"`
+	FailureAlertCooldown *string `json:"failure_alert_cooldown,omitempty"`
+	FailureAlertWebhook  *string `json:"failure_alert_webhook,omitempty"`
+	FailureAlertCommand  *string `json:"failure_alert_command,omitempty"`
+	DeleteAfterRun       *bool   `json:"delete_after_run,omitempty"`
+	Disabled             *bool   `json:"disabled,omitempty"`
+
+	AnnounceTo     *[]string `json:"announce_to,omitempty"`
+	FailureAlertTo *[]string `json:"failure_alert_to,omitempty"`
+	NotifyTo       *[]string `json:"notify_to,omitempty"`
+	Notify         *string   `json:"notify,omitempty"`
 }
 
 // backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:

@@ -174,20 +174,21 @@ type Job struct {
 	Overlap schedule.Overlap `json:"overlap"`
 	// CatchUpWindow is PlanCatchUp's window; zero runs only the latest
 	// missed time.
-	CatchUpWindow Duration `json:"catchup_window,omitempty"`
-	Delivery      Delivery `json:"delivery"`
+	CatchUpWindow  Duration     `json:"catchup_window,omitempty"`
+	Delivery       Delivery     `json:"delivery"`
+	FailureAlert   FailureAlert `json:"failure_alert,omitzero"`
+	DeleteAfterRun bool         `json:"delete_after_run,omitempty"`
+	CreatedAt      time.Time    `json:"created_at"`
+	UpdatedAt      time.Time    `json:"updated_at"`
+	State          JobState     `json:"state"`
+
 	// Announce lists the destinations (--announce-to) each run's result
 	// is posted to, besides Delivery: a chat or mail destination gets the
 	// result as text, an http(s) or cmd: one the Report as JSON.
-	Announce     []string     `json:"announce,omitempty"`
-	FailureAlert FailureAlert `json:"failure_alert,omitzero"`
+	Announce []string `json:"announce,omitempty"`
 	// Notify is the notify policy (--notify) of the flows the job's runs
 	// make, with NotifyTo its destinations; empty Notify leaves the
 	// engine's default.
-	Notify         string    `json:"notify,omitempty"`
-	NotifyTo       []string  `json:"notify_to,omitempty"`
-	DeleteAfterRun bool      `json:"delete_after_run,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
-	State          JobState  `json:"state"`
+	Notify   string   `json:"notify,omitempty"`
+	NotifyTo []string `json:"notify_to,omitempty"`
 }

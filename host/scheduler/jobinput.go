@@ -32,6 +32,9 @@ type JobInput struct {
 	FailureAlertCooldown string // --failure-alert-cooldown
 	FailureAlertWebhook  string // --failure-alert-webhook
 	FailureAlertCommand  string // --failure-alert-command
+	DeleteAfterRun       bool   // --delete-after-run
+	Disabled             bool   // --disabled
+
 	// AnnounceTo (--announce-to), FailureAlertTo (--failure-alert-to) and
 	// NotifyTo (--notify-to) are destination specs, checked by the
 	// Destinations of the Jobs that store the job; empty ones are
@@ -40,8 +43,6 @@ type JobInput struct {
 	FailureAlertTo []string
 	Notify         string // --notify: done_only, state_changes or silent
 	NotifyTo       []string
-	DeleteAfterRun bool // --delete-after-run
-	Disabled       bool // --disabled
 }
 
 // MaxNameLen bounds a job name, in runes.

@@ -25,11 +25,12 @@ type JobPatch struct {
 	FailureAlertCooldown            *string
 	FailureAlertWebhook             *string
 	FailureAlertCommand             *string
+	DeleteAfterRun, Disabled        *bool
+
 	// AnnounceTo, FailureAlertTo and NotifyTo replace the whole list; a
 	// list of empty strings clears it.
 	AnnounceTo, FailureAlertTo, NotifyTo *[]string
 	Notify                               *string
-	DeleteAfterRun, Disabled             *bool
 }
 
 // patchSchedule returns the schedule old becomes under p.
