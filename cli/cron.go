@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,9 @@ func newCronCmd(e *env) *cobra.Command {
 		Long: `Scheduled jobs run a workflow file or a command line on a schedule: a cron
 expression (5 or 6 fields, or @daily and the like) read in an IANA zone,
 an interval (--every), or once (--at). Jobs live in the store of the home,
-and a running gateway fires them when they come due.
+and a running gateway fires them when they come due. --announce-to posts
+each run's result (a pipeline's output, a command's last stdout lines) to
+a chat, mail, http(s) or cmd: destination (see docs/notifications.md).
 
 A cron schedule that fires at minute 0 (@hourly, @daily, 0 9 * * *,
 */15 * * * *) runs up to 5 minutes after the written time, by a fixed
@@ -101,6 +104,10 @@ func addCronFlags(cmd *cobra.Command, f *cronFlags) {
 	fl.StringVar(&f.in.FailureAlertCooldown, "failure-alert-cooldown", "", "least time between two failure alerts (default 1h)")
 	fl.StringVar(&f.in.FailureAlertWebhook, "failure-alert-webhook", "", "send failure alerts by POST to this http(s) URL (default: the job's delivery)")
 	fl.StringVar(&f.in.FailureAlertCommand, "failure-alert-command", "", "send failure alerts to this command line (default: the job's delivery)")
+	fl.StringArrayVar(&f.in.AnnounceTo, "announce-to", nil, "post each run's result to this destination (repeatable): a name from the gateway config's notify: map, slack://…, https://… or cmd:COMMAND")
+	fl.StringArrayVar(&f.in.FailureAlertTo, "failure-alert-to", nil, "send failure alerts to this destination (repeatable), as --announce-to")
+	fl.StringVar(&f.in.Notify, "notify", "", "notify policy of the flows the job's runs make: done_only, state_changes or silent")
+	fl.StringArrayVar(&f.in.NotifyTo, "notify-to", nil, "destination of those flows' notices (repeatable), as --announce-to")
 	fl.BoolVar(&f.in.DeleteAfterRun, "delete-after-run", false, "remove a one-shot --at job after it runs")
 	fl.BoolVar(&f.in.Disabled, "disabled", false, "store the job disabled")
 	fl.BoolVar(&f.json, "json", false, "print the job as JSON")
@@ -120,12 +127,15 @@ func newCronAddCmd(e *env) *cobra.Command {
 			in := f.in
 			in.Pipeline = pipe
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := e.useHomeBook(c); err != nil {
+					return err
+				}
 				j, err := c.AddJob(ctx, in)
 				if err != nil {
 					return jobErr(err)
 				}
 				fmt.Fprint(e.stderr, gateWarning(j))
-				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, f.json}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Added cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
 				})
 			})
@@ -155,7 +165,7 @@ func newCronListCmd(e *env) *cobra.Command {
 				}
 				out := cronList{Count: len(jobs), Jobs: []cronJob{}}
 				for _, j := range jobs {
-					out.Jobs = append(out.Jobs, withStagger(j))
+					out.Jobs = append(out.Jobs, withStagger(shownJob(j)))
 				}
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeCronList(w, out, all) })
 			})
@@ -177,9 +187,10 @@ func writeCronList(w io.Writer, l cronList, all bool) {
 		return
 	}
 	var t table
-	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled")
+	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled", "Announce to")
 	for _, j := range l.Jobs {
-		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j.Job)+staggerNote(j.Stagger), 48), tzText(j.Job), nextText(j.Job), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled))
+		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j.Job)+staggerNote(j.Stagger), 48), tzText(j.Job), nextText(j.Job), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled),
+			clip(cmp.Or(strings.Join(j.Announce, ","), "-"), 40))
 	}
 	t.write(w)
 }
@@ -228,7 +239,7 @@ func newCronShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(withStagger(j), func(w io.Writer) { writeJob(w, j) })
+				return printer{e.stdout, asJSON}.emit(withStagger(shownJob(j)), func(w io.Writer) { writeJob(w, j) })
 			})
 		},
 	}
@@ -272,12 +283,14 @@ func writeJob(w io.Writer, j scheduler.Job) {
 		row("catchupWindow", "none (after downtime, only the latest missed time runs)")
 	}
 	row("delivery", deliveryText(j.Delivery))
+	row("announceTo", destsText(j.Announce))
 	if j.FailureAlert.After > 0 {
 		row("failureAlert", fmt.Sprintf("after %d consecutive failures, at most every %s, to %s", j.FailureAlert.After,
-			time.Duration(j.FailureAlert.Cooldown), deliveryText(j.FailureAlert.Destination(j.Delivery))))
+			time.Duration(j.FailureAlert.Cooldown), deliveriesText(j.FailureAlert.Destinations(j))))
 	} else {
 		row("failureAlert", "none")
 	}
+	row("notify", notifyText(j))
 	row("deleteAfterRun", strconv.FormatBool(j.DeleteAfterRun))
 	row("nextRun", nextText(j))
 	row("lastRun", stamp(j.State.LastRun))
@@ -297,6 +310,8 @@ func deliveryText(d scheduler.Delivery) string {
 		return "webhook " + clean(d.URL)
 	case scheduler.DeliveryCommand:
 		return "command " + clean(d.Command)
+	case scheduler.DeliveryDest:
+		return shownDest(d.Dest)
 	}
 	return "none"
 }
@@ -308,9 +323,11 @@ func newCronEditCmd(e *env) *cobra.Command {
 		Short: "Change a job; its next run is recomputed at once",
 		Long: `Change the flags given and keep the rest. A new --pipeline replaces a
 --command and the other way round; likewise --webhook and --notify-command,
-and an empty one turns delivery off. The schedule changes only with a
-schedule flag; --tz, --dst, --stagger or --exact alone re-reads a cron
-schedule, and a new --cron keeps them unless given again.`,
+and an empty one turns delivery off. --announce-to, --failure-alert-to
+and --notify-to replace the whole list; --announce-to '' clears it. The
+schedule changes only with a schedule flag; --tz, --dst, --stagger or
+--exact alone re-reads a cron schedule, and a new --cron keeps them
+unless given again.`,
 		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			p, err := cronPatch(cmd, f.in)
@@ -318,11 +335,14 @@ schedule, and a new --cron keeps them unless given again.`,
 				return err
 			}
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
+				if err := e.useHomeBook(c); err != nil {
+					return err
+				}
 				j, err := c.EditJob(ctx, a[0], p)
 				if err != nil {
 					return jobErr(err)
 				}
-				return printer{e.stdout, f.json}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, f.json}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Updated cron job %s (%s): %s; next run %s.\n", j.ID, clean(j.Name), scheduleText(j), nextText(j))
 				})
 			})
@@ -363,6 +383,14 @@ func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, e
 	p.FailureAlertCooldown = str("failure-alert-cooldown", in.FailureAlertCooldown)
 	p.FailureAlertWebhook = str("failure-alert-webhook", in.FailureAlertWebhook)
 	p.FailureAlertCommand = str("failure-alert-command", in.FailureAlertCommand)
+	list := func(name string, v []string) *[]string {
+		if !changed(name) {
+			return nil
+		}
+		return &v
+	}
+	p.AnnounceTo, p.FailureAlertTo, p.NotifyTo = list("announce-to", in.AnnounceTo), list("failure-alert-to", in.FailureAlertTo), list("notify-to", in.NotifyTo)
+	p.Notify = str("notify", in.Notify)
 	if changed("failure-alert-after") {
 		p.FailureAlertAfter = &in.FailureAlertAfter
 	}
@@ -393,7 +421,7 @@ func newCronEnableCmd(e *env, enable bool) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, asJSON}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "%s cron job %s (%s); next run %s.\n", done, j.ID, clean(j.Name), nextText(j))
 				})
 			})
@@ -415,7 +443,7 @@ func newCronRmCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printer{e.stdout, asJSON}.emit(j, func(w io.Writer) {
+				return printer{e.stdout, asJSON}.emit(shownJob(j), func(w io.Writer) {
 					fmt.Fprintf(w, "Removed cron job %s (%s).\n", j.ID, clean(j.Name))
 				})
 			})

@@ -83,7 +83,7 @@ func TestCronRoundTrip(t *testing.T) {
 	require.Equal(t, 0, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Equal(t, "Cron jobs: 2", lines[0])
-	require.Regexp(t, `^ID\s+Name\s+Schedule\s+TZ\s+Next run\s+Last status\s+Enabled$`, lines[1])
+	require.Regexp(t, `^ID\s+Name\s+Schedule\s+TZ\s+Next run\s+Last status\s+Enabled\s+Announce to$`, lines[1])
 	require.Contains(t, lines[2], sooner, "the sooner job is listed first")
 	require.Contains(t, lines[3], later)
 	col := strings.Index(lines[1], "Next run")

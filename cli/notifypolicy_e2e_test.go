@@ -93,22 +93,12 @@ func (r *hookReceiver) all() []hookPost {
 	return slices.Clone(r.posts)
 }
 
-// showFlow reads flow id through the CLI.
-func showFlow(t *testing.T, home, id string) sdk.Flow {
-	t.Helper()
-	code, out, errOut := run(t, home, "tasks", "flow", "show", id, "--json")
-	require.Equal(t, 0, code, errOut)
-	var f sdk.Flow
-	require.NoError(t, json.Unmarshal([]byte(out), &f), out)
-	return f
-}
-
 // waitFlowEnd waits for flow id to end.
 func waitFlowEnd(t *testing.T, home, id string) sdk.Flow {
 	t.Helper()
 	var f sdk.Flow
 	require.Eventually(t, func() bool {
-		f = showFlow(t, home, id)
+		f = *showFlow(t, home, id).Flow
 		return f.Status.Terminal()
 	}, 30*time.Second, 50*time.Millisecond, "flow %s did not end", id)
 	return f

@@ -38,6 +38,12 @@ type jobInputJSON struct {
 	FailureAlertCommand  string `json:"failure_alert_command,omitempty"`
 	DeleteAfterRun       bool   `json:"delete_after_run,omitempty"`
 	Disabled             bool   `json:"disabled,omitempty"`
+
+	// The destination flags of issue 29.
+	AnnounceTo     []string `json:"announce_to,omitempty"`
+	FailureAlertTo []string `json:"failure_alert_to,omitempty"`
+	Notify         string   `json:"notify,omitempty"`
+	NotifyTo       []string `json:"notify_to,omitempty"`
 }
 
 func jobInputToWire(in scheduler.JobInput) jobInputJSON {
@@ -51,6 +57,7 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 		FailureAlertAfter: in.FailureAlertAfter, FailureAlertCooldown: in.FailureAlertCooldown,
 		FailureAlertWebhook: in.FailureAlertWebhook, FailureAlertCommand: in.FailureAlertCommand,
 		DeleteAfterRun: in.DeleteAfterRun, Disabled: in.Disabled,
+		AnnounceTo: in.AnnounceTo, FailureAlertTo: in.FailureAlertTo, Notify: in.Notify, NotifyTo: in.NotifyTo,
 	}
 }
 
@@ -64,6 +71,7 @@ func (j jobInputJSON) input() scheduler.JobInput {
 		FailureAlertAfter: j.FailureAlertAfter, FailureAlertCooldown: j.FailureAlertCooldown,
 		FailureAlertWebhook: j.FailureAlertWebhook, FailureAlertCommand: j.FailureAlertCommand,
 		DeleteAfterRun: j.DeleteAfterRun, Disabled: j.Disabled,
+		AnnounceTo: j.AnnounceTo, FailureAlertTo: j.FailureAlertTo, Notify: j.Notify, NotifyTo: j.NotifyTo,
 	}
 }
 
@@ -97,6 +105,11 @@ type jobPatchJSON struct {
 	FailureAlertCommand  *string `json:"failure_alert_command,omitempty"`
 	DeleteAfterRun       *bool   `json:"delete_after_run,omitempty"`
 	Disabled             *bool   `json:"disabled,omitempty"`
+
+	AnnounceTo     *[]string `json:"announce_to,omitempty"`
+	FailureAlertTo *[]string `json:"failure_alert_to,omitempty"`
+	NotifyTo       *[]string `json:"notify_to,omitempty"`
+	Notify         *string   `json:"notify,omitempty"`
 }
 
 // backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -59,16 +60,28 @@ func OpenLocal(dir, owner string) (*Local, error) {
 // dir; Close then closes st. sched serves the cron calls: a gateway passes
 // its running Scheduler, so that RunJobNow and BackfillJob take turns
 // with its loop. If sched is nil, one over eng is made and never
-// started (the calls record runs; nothing fires on a schedule).
+// started (the calls record runs; nothing fires on a schedule); it checks
+// the destinations jobs name as written, with no named ones.
 func NewLocal(st store.Store, eng *engine.Engine, dir string, sched *scheduler.Scheduler) *Local {
 	if sched == nil {
-		sched = scheduler.New(eng, scheduler.Config{})
+		book, _ := dest.NewBook(dest.Config{}) // no names: nothing to refuse
+		sched = scheduler.New(eng, scheduler.Config{Dests: dest.CronDests{Book: book}})
 	}
 	l := &Local{st: st, eng: eng, sched: sched, home: dir}
 	if b, ok := st.(*store.Bolt); ok {
 		l.space = b.Space
 	}
 	return l
+}
+
+// UseBook makes the cron calls check the destinations a job names
+// against b: a command with its own store passes the book of its home's
+// gateway config, so that a name from its notify: map is known as the
+// gateway would know it. It serves a Local from OpenLocal or
+// OpenLocalAt, whose scheduler fires nothing; call it before any cron
+// call.
+func (l *Local) UseBook(b *dest.Book) {
+	l.sched = scheduler.New(l.eng, scheduler.Config{Dests: dest.CronDests{Book: b}})
 }
 
 // Engine returns the engine behind the client.

@@ -284,6 +284,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	st.onMembers.Store(&wake)
 	ntf = g.notifier(eng, st.cronLeader())
 	sched := scheduler.New(eng, scheduler.Config{
+		Dests:       dest.CronDests{Book: g.book, Logger: g.cfg.Logger.Named("scheduler")},
 		Logger:      g.cfg.Logger.Named("scheduler"),
 		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
 		Observer:    m,

@@ -51,6 +51,9 @@ type Report struct {
 	// Result is the task's result or the pipeline's output, as stored. It
 	// must be valid JSON or empty.
 	Result json.RawMessage `json:"result,omitempty"`
+	// Output is the end of a command run's stdout: at most OutputLines
+	// lines and OutputBytes bytes, what an announcement shows.
+	Output string `json:"output,omitempty"`
 }
 
 // DefaultDeliveryTimeout bounds one delivery attempt when
@@ -98,20 +101,11 @@ const (
 // and anything else is an error naming the command and status, with the
 // end of its stderr. Its stdout is discarded. An unknown Kind is an error.
 func Deliver(ctx context.Context, d Delivery, r Report, o DeliverOptions) error {
-	body, err := json.Marshal(r)
+	m, err := ReportMessage(r)
 	if err != nil {
-		return fmt.Errorf("encoding the report of run %s: %w", r.RunID, err)
+		return err
 	}
-	return Send(ctx, d, Message{
-		Event: r.Event, Key: r.RunID + "/" + r.Event, Body: body, Agent: "flowgate-cron",
-		Env: []string{
-			"FLOWGATE_CRON_EVENT=" + r.Event,
-			"FLOWGATE_CRON_JOB_ID=" + r.JobID,
-			"FLOWGATE_CRON_JOB_NAME=" + r.JobName,
-			"FLOWGATE_CRON_RUN_ID=" + r.RunID,
-			"FLOWGATE_CRON_STATUS=" + r.Status,
-		},
-	}, o)
+	return Send(ctx, d, m, o)
 }
 
 // Message is one notification as Send delivers it.

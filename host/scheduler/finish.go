@@ -59,15 +59,15 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 				j.State.NextRun = s.nextRunAfter(j, rec, now)
 			}
 		}
-		if j.Delivery.Kind != DeliveryNone && j.Delivery.Kind != "" {
-			if err := enqueue(tx, j, r, EventRunFinished, j.Delivery, now); err != nil {
+		if to := j.resultDestinations(); len(to) > 0 {
+			if err := enqueue(tx, j, r, EventRunFinished, to, now); err != nil {
 				return err
 			}
 			r.Delivery, queued = DeliveryPending, true
 		}
 		a := j.FailureAlert
 		if failed && a.After > 0 && schedule.AlertDue(j.State.ConsecutiveErrors, a.After, j.State.LastAlertAt, now, time.Duration(a.Cooldown)) {
-			if err := enqueue(tx, j, r, EventFailureAlert, a.Destination(j.Delivery), now); err != nil {
+			if err := enqueue(tx, j, r, EventFailureAlert, a.Destinations(j), now); err != nil {
 				return err
 			}
 			r.Alert, queued, j.State.LastAlertAt = DeliveryPending, true, now

@@ -96,6 +96,10 @@ const (
 	DeliveryNone    DeliveryKind = "none"
 	DeliveryWebhook DeliveryKind = "webhook"
 	DeliveryCommand DeliveryKind = "command"
+	// DeliveryDest sends to a destination spec (--announce-to,
+	// --failure-alert-to): a name from the gateway's notify config, a chat
+	// or mail URL, an http(s) URL or "cmd:COMMAND" (see Destinations).
+	DeliveryDest DeliveryKind = "dest"
 )
 
 // Delivery is where a job's result (and its failure alerts) go.
@@ -105,25 +109,54 @@ type Delivery struct {
 	URL string `json:"url,omitempty"`
 	// Command is the command line a DeliveryCommand runs.
 	Command string `json:"command,omitempty"`
+	// Dest is the destination spec a DeliveryDest sends to, as given:
+	// its ${VAR} secrets stay unexpanded until it is sent.
+	Dest string `json:"dest,omitempty"`
 }
 
 // FailureAlert says when consecutive failures raise an alert, and where it
-// goes: To, or else the job's Delivery. After zero means no alerts.
+// goes: To and Dests, or else where the job's results go. After zero
+// means no alerts.
 type FailureAlert struct {
 	After    int      `json:"after,omitempty"`
 	Cooldown Duration `json:"cooldown,omitempty"`
-	// To is the failure destination; nil sends alerts to the job's
-	// Delivery.
+	// To is the failure webhook or command; nil with no Dests sends
+	// alerts where the job's results go.
 	To *Delivery `json:"to,omitempty"`
+	// Dests are the destinations of --failure-alert-to.
+	Dests []string `json:"dests,omitempty"`
 }
 
-// Destination is where an alert for a job with delivery d goes: To if
-// set, else d.
-func (a FailureAlert) Destination(d Delivery) Delivery {
-	if a.To != nil {
-		return *a.To
+// Destinations is where an alert of job j goes: its own To and Dests if
+// it has any, else j's Delivery and Announce. It is empty when the alert
+// has nowhere to go.
+func (a FailureAlert) Destinations(j Job) []Delivery {
+	if a.To == nil && len(a.Dests) == 0 {
+		return j.resultDestinations()
 	}
-	return d
+	var out []Delivery
+	if a.To != nil && a.To.Kind != DeliveryNone {
+		out = append(out, *a.To)
+	}
+	return append(out, destDeliveries(a.Dests)...)
+}
+
+// resultDestinations is where each run's result goes: the job's Delivery
+// (when it has one), then each --announce-to destination.
+func (j Job) resultDestinations() []Delivery {
+	var out []Delivery
+	if j.Delivery.Kind != DeliveryNone && j.Delivery.Kind != "" {
+		out = append(out, j.Delivery)
+	}
+	return append(out, destDeliveries(j.Announce)...)
+}
+
+func destDeliveries(specs []string) []Delivery {
+	out := make([]Delivery, 0, len(specs))
+	for _, d := range specs {
+		out = append(out, Delivery{Kind: DeliveryDest, Dest: d})
+	}
+	return out
 }
 
 // JobState is the runtime state the scheduler keeps for a job. NextRun is
@@ -165,4 +198,14 @@ type Job struct {
 	CreatedAt      time.Time    `json:"created_at"`
 	UpdatedAt      time.Time    `json:"updated_at"`
 	State          JobState     `json:"state"`
+
+	// Announce lists the destinations (--announce-to) each run's result
+	// is posted to, besides Delivery: a chat or mail destination gets the
+	// result as text, an http(s) or cmd: one the Report as JSON.
+	Announce []string `json:"announce,omitempty"`
+	// Notify is the notify policy (--notify) of the flows the job's runs
+	// make, with NotifyTo its destinations; empty Notify leaves the
+	// engine's default.
+	Notify   string   `json:"notify,omitempty"`
+	NotifyTo []string `json:"notify_to,omitempty"`
 }

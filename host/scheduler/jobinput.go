@@ -34,6 +34,15 @@ type JobInput struct {
 	FailureAlertCommand  string // --failure-alert-command
 	DeleteAfterRun       bool   // --delete-after-run
 	Disabled             bool   // --disabled
+
+	// AnnounceTo (--announce-to), FailureAlertTo (--failure-alert-to) and
+	// NotifyTo (--notify-to) are destination specs, checked by the
+	// Destinations of the Jobs that store the job; empty ones are
+	// dropped.
+	AnnounceTo     []string
+	FailureAlertTo []string
+	Notify         string // --notify: done_only, state_changes or silent
+	NotifyTo       []string
 }
 
 // MaxNameLen bounds a job name, in runes.
@@ -95,11 +104,17 @@ func (in JobInput) build(s schedule.Schedule) (Job, error) {
 	if j.Delivery, err = in.delivery(); err != nil {
 		return Job{}, err
 	}
+	if j.Announce, err = destList("--announce-to", in.AnnounceTo); err != nil {
+		return Job{}, err
+	}
 	if j.FailureAlert, err = in.failureAlert(); err != nil {
 		return Job{}, err
 	}
-	if j.FailureAlert.After > 0 && j.FailureAlert.Destination(j.Delivery).Kind == DeliveryNone {
-		return Job{}, flagErr("--failure-alert-after", "an alert needs somewhere to go: give --failure-alert-webhook URL or --failure-alert-command CMD, or a delivery (--webhook or --notify-command)")
+	if j.FailureAlert.After > 0 && len(j.FailureAlert.Destinations(j)) == 0 {
+		return Job{}, flagErr("--failure-alert-after", "an alert needs somewhere to go: give --failure-alert-to DEST, --failure-alert-webhook URL or --failure-alert-command CMD, or a delivery (--announce-to, --webhook or --notify-command)")
+	}
+	if j.Notify, j.NotifyTo, err = parseNotify(in.Notify, in.NotifyTo); err != nil {
+		return Job{}, err
 	}
 	if in.DeleteAfterRun && s.Kind != schedule.KindAt {
 		return Job{}, flagErr("--delete-after-run", fmt.Sprintf("applies only to one-shot --at jobs, not to --%s", s.Kind))
@@ -186,8 +201,14 @@ func (in JobInput) failureAlert() (FailureAlert, error) {
 	if err != nil {
 		return FailureAlert{}, err
 	}
+	dests, err := destList("--failure-alert-to", in.FailureAlertTo)
+	if err != nil {
+		return FailureAlert{}, err
+	}
 	if in.FailureAlertAfter == 0 {
 		switch {
+		case len(dests) > 0:
+			return FailureAlert{}, flagErr("--failure-alert-to", "needs --failure-alert-after N (N ≥ 1)")
 		case in.FailureAlertCooldown != "":
 			return FailureAlert{}, flagErr("--failure-alert-cooldown", "needs --failure-alert-after N (N ≥ 1)")
 		case to.Kind == DeliveryWebhook:
@@ -197,7 +218,7 @@ func (in JobInput) failureAlert() (FailureAlert, error) {
 		}
 		return FailureAlert{}, nil
 	}
-	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(schedule.DefaultAlertCooldown)}
+	a := FailureAlert{After: in.FailureAlertAfter, Cooldown: Duration(schedule.DefaultAlertCooldown), Dests: dests}
 	if to.Kind != DeliveryNone {
 		a.To = &to
 	}
@@ -218,6 +239,7 @@ func (j Job) input() JobInput {
 		Name: j.Name, Description: j.Description, Pipeline: j.Payload.Pipeline, Command: j.Payload.Command,
 		Session: j.Session, Overlap: string(j.Overlap), FailureAlertAfter: j.FailureAlert.After,
 		DeleteAfterRun: j.DeleteAfterRun, Disabled: !j.Enabled,
+		AnnounceTo: j.Announce, FailureAlertTo: j.FailureAlert.Dests, Notify: j.Notify, NotifyTo: j.NotifyTo,
 	}
 	if j.Payload.Args != nil {
 		in.ArgsJSON = string(j.Payload.Args)

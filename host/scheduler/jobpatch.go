@@ -29,6 +29,11 @@ type JobPatch struct {
 	FailureAlertWebhook             *string
 	FailureAlertCommand             *string
 	DeleteAfterRun, Disabled        *bool
+
+	// AnnounceTo, FailureAlertTo and NotifyTo replace the whole list; a
+	// list of empty strings clears it.
+	AnnounceTo, FailureAlertTo, NotifyTo *[]string
+	Notify                               *string
 }
 
 // patchSchedule returns the schedule old becomes under p. A new --cron
@@ -120,6 +125,9 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 			if p.FailureAlertWebhook == nil && p.FailureAlertCommand == nil {
 				in.FailureAlertWebhook, in.FailureAlertCommand = "", ""
 			}
+			if p.FailureAlertTo == nil {
+				in.FailureAlertTo = nil
+			}
 		}
 	}
 	set(&in.FailureAlertCooldown, p.FailureAlertCooldown)
@@ -131,6 +139,15 @@ func patchInput(in JobInput, p JobPatch) JobInput {
 	}
 	set(&in.FailureAlertWebhook, p.FailureAlertWebhook)
 	set(&in.FailureAlertCommand, p.FailureAlertCommand)
+	setList := func(dst *[]string, v *[]string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setList(&in.AnnounceTo, p.AnnounceTo)
+	setList(&in.FailureAlertTo, p.FailureAlertTo)
+	setList(&in.NotifyTo, p.NotifyTo)
+	set(&in.Notify, p.Notify)
 	if p.DeleteAfterRun != nil {
 		in.DeleteAfterRun = *p.DeleteAfterRun
 	}

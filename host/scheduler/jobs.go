@@ -64,6 +64,9 @@ type JobsConfig struct {
 	Now func() time.Time
 	// Rand is the entropy for job ids. Nil means crypto/rand.Reader.
 	Rand io.Reader
+	// Dests checks the destination specs a job names. Nil refuses a job
+	// that names any.
+	Dests Destinations
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.
@@ -140,6 +143,9 @@ func (js *Jobs) Add(in JobInput) (Job, error) {
 	now := js.cfg.Now()
 	j, err := in.Build(now)
 	if err != nil {
+		return Job{}, err
+	}
+	if err := checkDests(js.cfg.Dests, j); err != nil {
 		return Job{}, err
 	}
 	id, err := js.newID()
@@ -231,6 +237,9 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 		}
 		j, err := in.build(s)
 		if err != nil {
+			return Job{}, nil, err
+		}
+		if err := checkDests(js.cfg.Dests, j); err != nil {
 			return Job{}, nil, err
 		}
 		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State

@@ -131,7 +131,7 @@ func TestJobsEdit(t *testing.T) {
 	require.Equal(t, time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC), e.State.NextRun.UTC(), "09:00 JST")
 	require.Equal(t, scheduler.DeliveryNone, e.Delivery.Kind)
 	require.Equal(t, &scheduler.Delivery{Kind: scheduler.DeliveryWebhook, URL: "https://example.com/alerts"}, e.FailureAlert.To)
-	require.Equal(t, *e.FailureAlert.To, e.FailureAlert.Destination(e.Delivery))
+	require.Equal(t, []scheduler.Delivery{*e.FailureAlert.To}, e.FailureAlert.Destinations(e))
 
 	_, err = js.Edit("renamed", scheduler.JobPatch{Name: str("job")})
 	require.ErrorAs(t, err, new(*scheduler.NameTakenError))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,16 +68,29 @@ type outboxEntry struct {
 	LastError         string    `json:"last_error,omitempty"`
 }
 
-func outboxKey(jobID string, t time.Time, event string) string {
-	return fmt.Sprintf("%s%s/%020d/%s", outboxPrefix, jobID, t.UnixNano(), event)
+// outboxKey names the entry of event about the run of a job at t for its
+// n-th destination; the first one's key has no number.
+func outboxKey(jobID string, t time.Time, event string, n int) string {
+	k := fmt.Sprintf("%s%s/%020d/%s", outboxPrefix, jobID, t.UnixNano(), event)
+	if n > 0 {
+		k += "/" + strconv.Itoa(n)
+	}
+	return k
 }
 
-// enqueue queues event about run r of job j for to, due now.
-func enqueue(tx engine.RecordTx, j Job, r Run, event string, to Delivery, now time.Time) error {
-	return putJSON(tx, outboxKey(j.ID, r.Scheduled, event), outboxEntry{
-		JobID: j.ID, JobName: j.Name, Session: j.Session, Scheduled: r.Scheduled, Event: event, To: to,
-		ConsecutiveErrors: j.State.ConsecutiveErrors, NextAt: now.UTC(),
-	})
+// enqueue queues event about run r of job j for each destination of to,
+// one entry each, due now: a destination that fails is retried alone.
+func enqueue(tx engine.RecordTx, j Job, r Run, event string, to []Delivery, now time.Time) error {
+	for n, d := range to {
+		err := putJSON(tx, outboxKey(j.ID, r.Scheduled, event, n), outboxEntry{
+			JobID: j.ID, JobName: j.Name, Session: j.Session, Scheduled: r.Scheduled, Event: event, To: d,
+			ConsecutiveErrors: j.State.ConsecutiveErrors, NextAt: now.UTC(),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // wakeDeliveries tells the delivery loop that something was queued.
@@ -154,7 +169,12 @@ func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) erro
 	if !found { // pruned from the history: report what the entry knows
 		r = Run{ID: RunID(e.JobID, e.Scheduled), JobID: e.JobID, Scheduled: e.Scheduled}
 	}
-	sendErr := Deliver(ctx, e.To, s.report(e, r), DeliverOptions{Timeout: s.cfg.DeliveryTimeout})
+	var sendErr error
+	if rep := s.report(e, r); e.To.Kind == DeliveryDest {
+		sendErr = s.sendDest(ctx, e.To.Dest, rep)
+	} else {
+		sendErr = Deliver(ctx, e.To, rep, DeliverOptions{Timeout: s.cfg.DeliveryTimeout})
+	}
 	if ctx.Err() != nil {
 		return nil // stopping: the entry stays queued
 	}
@@ -188,16 +208,28 @@ func (s *Scheduler) deliver(ctx context.Context, key string, e outboxEntry) erro
 }
 
 // markDelivery records a delivery's status and error on its run and, for
-// a run's result, in the job's state.
+// a run's result, in the job's state. A run sent to several destinations
+// is failed once one of them has failed for good, and delivered only
+// once none is left queued.
 func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg string) error {
 	if r, ok, err := loadRun(tx, e.JobID, e.Scheduled); err != nil {
 		return err
 	} else if ok {
+		at, atErr := &r.Delivery, &r.DeliveryError
 		if e.Event == EventFailureAlert {
-			r.Alert, r.AlertError = status, msg
-		} else {
-			r.Delivery, r.DeliveryError = status, msg
+			at, atErr = &r.Alert, &r.AlertError
 		}
+		others, err := queuedFor(tx, e)
+		if err != nil {
+			return err
+		}
+		switch {
+		case *at == DeliveryFailed:
+			status, msg = *at, *atErr
+		case status == DeliveryDelivered && others:
+			status, msg = DeliveryPending, *atErr
+		}
+		*at, *atErr = status, msg
 		if err := putJSON(tx, runKey(e.JobID, e.Scheduled), r); err != nil {
 			return err
 		}
@@ -216,6 +248,18 @@ func (s *Scheduler) markDelivery(tx engine.RecordTx, e outboxEntry, status, msg 
 	return putJob(tx, j)
 }
 
+// queuedFor reports whether an entry of e's run and event, for any of
+// its destinations, is still queued.
+func queuedFor(tx engine.RecordTx, e outboxEntry) (bool, error) {
+	first := outboxKey(e.JobID, e.Scheduled, e.Event, 0)
+	found := false
+	err := tx.Scan(first, store.ScanOptions{}, func(it store.Item) bool {
+		found = it.Key == first || strings.HasPrefix(it.Key, first+"/")
+		return !found
+	})
+	return found, err
+}
+
 // report builds what a delivery sends about run r: the run, and the
 // result of its work (the task's result, or the pipeline's output).
 func (s *Scheduler) report(e outboxEntry, r Run) Report {
@@ -228,6 +272,7 @@ func (s *Scheduler) report(e outboxEntry, r Run) Report {
 	case r.TaskID != "":
 		if t, err := s.eng.GetTask(r.TaskID); err == nil && t.Result != nil {
 			rep.Result, _ = json.Marshal(t.Result)
+			rep.Output = stdoutTail(t.Result)
 		}
 	case r.FlowID != "":
 		if f, err := s.eng.GetFlow(r.FlowID); err == nil {

@@ -29,6 +29,7 @@ type hook struct {
 	status int
 	got    []map[string]any
 	events []string
+	keys   []string // Idempotency-Key of each request
 	srv    *httptest.Server
 }
 
@@ -43,6 +44,7 @@ func newHook(t *testing.T, status int) *hook {
 		h.mu.Lock()
 		h.got = append(h.got, m)
 		h.events = append(h.events, r.Header.Get("X-Flowgate-Event"))
+		h.keys = append(h.keys, r.Header.Get("Idempotency-Key"))
 		code := h.status
 		h.mu.Unlock()
 		w.WriteHeader(code)

@@ -54,6 +54,10 @@ type Config struct {
 	// fences each record of a scheduled time on its leadership (see
 	// Leader). Nil means this scheduler always leads (one gateway).
 	Leader Leader
+	// Dests checks and sends to the destination specs of jobs
+	// (--announce-to, --failure-alert-to, --notify-to). Nil refuses jobs
+	// that name any, and fails their deliveries.
+	Dests Destinations
 	// Member is this gateway's member id in an etcd installation,
 	// recorded on each run it claims or records missed (Run.Member).
 	// Empty means none (one gateway on bbolt).
@@ -108,7 +112,7 @@ type Scheduler struct {
 func New(eng *engine.Engine, cfg Config) *Scheduler {
 	cfg = cfg.WithDefaults()
 	return &Scheduler{
-		eng: eng, cfg: cfg, jobs: NewJobs(eng, JobsConfig{Now: cfg.Now}), wake: make(chan struct{}, 1),
+		eng: eng, cfg: cfg, jobs: NewJobs(eng, JobsConfig{Now: cfg.Now, Dests: cfg.Dests}), wake: make(chan struct{}, 1),
 		svc: lifecycle.Service{Name: "scheduler"},
 	}
 }

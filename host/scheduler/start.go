@@ -120,18 +120,20 @@ func (s *Scheduler) runEnv(j Job, r Run) (map[string]string, error) {
 	return env, nil
 }
 
-// commandSpec is the task of a command job's run. A "session:NAME" run
+// commandSpec is the task of a command job's run, whose mirrored flow
+// takes the job's notify policy and destinations. A "session:NAME" run
 // with a session directory runs in it, as task session NAME, so its runs
 // join the lineage of NAME in that directory as a pipeline's steps do.
 func commandSpec(j Job, env map[string]string) sdk.TaskSpec {
-	spec := sdk.TaskSpec{Shell: j.Payload.Command, Env: env}
+	spec := sdk.TaskSpec{Shell: j.Payload.Command, Env: env, NotifyPolicy: j.Notify, NotifyTo: j.NotifyTo}
 	if dir := env["FLOWGATE_SESSION_DIR"]; dir != "" {
 		spec.Cwd, spec.Session = dir, &sdk.SessionSpec{Name: env["FLOWGATE_SESSION"]}
 	}
 	return spec
 }
 
-// pipelineFlow returns the flow of a pipeline run: when redoing a start
+// pipelineFlow returns the flow of a pipeline run, with the job's notify
+// policy and destinations: when redoing a start
 // that a crash interrupted, the flow that attempt may have made (found by
 // owner and origin, reading every flow of the job); else a new one. A
 // first attempt cannot have made one, so it reads nothing.
@@ -162,5 +164,6 @@ func (s *Scheduler) pipelineFlow(j Job, origin string, env map[string]string, re
 	}
 	return s.eng.CreateFlow(engine.CreateFlowInput{
 		ControllerID: flows.PipelineController, OwnerKey: ownerKey(j.ID), Goal: j.Name, State: state, Origin: origin,
+		NotifyPolicy: j.Notify, NotifyTo: j.NotifyTo,
 	})
 }
