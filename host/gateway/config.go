@@ -208,6 +208,29 @@ type CronJob struct {
 	FailureAlertWebhook  string         `yaml:"failure_alert_webhook"`
 	FailureAlertCommand  string         `yaml:"failure_alert_command"`
 	Disabled             bool           `yaml:"disabled"`
+	// AnnounceTo, FailureAlertTo and NotifyTo are destinations, as
+	// --announce-to, --failure-alert-to and --notify-to take them.
+	AnnounceTo     []string `yaml:"announce_to"`
+	FailureAlertTo []string `yaml:"failure_alert_to"`
+	Notify         string   `yaml:"notify"`
+	NotifyTo       []string `yaml:"notify_to"`
+}
+
+// checkJobDests checks a declared job's destinations as cron add checks
+// its flags: the job stores them as written, so each is a name of the
+// notify: map or a spec with no literal secret.
+func (c FileConfig) checkJobDests(j CronJob) error {
+	for key, list := range map[string][]string{"announce_to": j.AnnounceTo, "failure_alert_to": j.FailureAlertTo, "notify_to": j.NotifyTo} {
+		for _, spec := range list {
+			if err := dest.Check(spec); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			if k, _ := dest.KindOf(spec); k == dest.KindName && c.Notify[spec] == "" {
+				return fmt.Errorf("%s: no destination is named %q in the config's notify: map; add it there or give a URL", key, spec)
+			}
+		}
+	}
+	return nil
 }
 
 // input is the job as cron add would receive it.
@@ -219,6 +242,7 @@ func (c CronJob) input() scheduler.JobInput {
 		CatchUpWindow: c.CatchUpWindow, Webhook: c.Webhook, NotifyCommand: c.NotifyCommand,
 		FailureAlertAfter: c.FailureAlertAfter, FailureAlertCooldown: c.FailureAlertCooldown,
 		FailureAlertWebhook: c.FailureAlertWebhook, FailureAlertCommand: c.FailureAlertCommand, Disabled: c.Disabled,
+		AnnounceTo: c.AnnounceTo, FailureAlertTo: c.FailureAlertTo, Notify: c.Notify, NotifyTo: c.NotifyTo,
 	}
 	if c.Args != nil {
 		b, _ := json.Marshal(c.Args) // YAML-decoded values always marshal
@@ -334,6 +358,9 @@ func (c FileConfig) Validate() error {
 		}
 		jobs[j.Name] = true
 		if err := j.input().Validate(time.Now()); err != nil {
+			return fmt.Errorf("cron job %q: %w", j.Name, err)
+		}
+		if err := c.checkJobDests(j); err != nil {
 			return fmt.Errorf("cron job %q: %w", j.Name, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/sdk"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -34,6 +35,11 @@ func TestConfigDeclaresCronJobs(t *testing.T) {
     tz: America/New_York
     pipeline: brief.lobster
     args: {market: coffee}
+    announce_to: ["http://127.0.0.1:9/brief"]
+    failure_alert_after: 2
+    failure_alert_to: ["cmd:logger brief failed"]
+    notify: state_changes
+    notify_to: ["http://127.0.0.1:9/status"]
 `)
 	fc, err := gateway.LoadConfig(cfg)
 	require.NoError(t, err)
@@ -62,6 +68,10 @@ func TestConfigDeclaresCronJobs(t *testing.T) {
 	}
 	require.Equal(t, "echo pong", names["ping"].Payload.Command)
 	require.Equal(t, "America/New_York", names["brief"].Schedule.TZ)
+	require.Equal(t, []string{"http://127.0.0.1:9/brief"}, names["brief"].Announce)
+	require.Equal(t, []string{"cmd:logger brief failed"}, names["brief"].FailureAlert.Dests)
+	require.Equal(t, sdk.NotifyStateChanges, names["brief"].Notify)
+	require.Equal(t, []string{"http://127.0.0.1:9/status"}, names["brief"].NotifyTo)
 }
 
 func TestConfigRefusesBadCronJobs(t *testing.T) {
@@ -72,6 +82,7 @@ func TestConfigRefusesBadCronJobs(t *testing.T) {
 		"cron:\n  - every: 1m\n    command: true\n":                                                       "cron[0].name",
 		"cron:\n  - name: x\n    at: 2030-01-01T00:00:00Z\n    command: true\n":                           "at",
 		"cron:\n  - name: x\n    every: 1m\n":                                                             `cron job "x"`,
+		"cron:\n  - name: x\n    every: 1m\n    command: true\n    announce_to: [\"ftp://x\"]\n":          "ftp",
 	} {
 		_, err := gateway.LoadConfig(writeConfig(t, body))
 		require.ErrorContains(t, err, says, body)
