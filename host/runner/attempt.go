@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -20,12 +19,15 @@ type attempt struct {
 	taskID string
 	n      int
 	dir    string
-	// exited is closed when the shim is known to have exited: for a shim
-	// this runner started, when Wait returns. A reattached one has none;
-	// supervise watches its exit with shim.NotifyExit, and its liveness
-	// is checked through its identity.
-	exited chan struct{}
-	own    bool
+	// exited is closed when the shim is known to have recorded the
+	// attempt's end or exited: for a shim this runner started, when its
+	// ShimRun ends. A reattached one has none; supervise watches its
+	// exit with shim.NotifyExit, and its liveness is checked through its
+	// identity.
+	exited <-chan struct{}
+	// run is the shim this runner started for the attempt, nil for one
+	// reattached.
+	run *ShimRun
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
@@ -36,14 +38,12 @@ type attempt struct {
 	progressNote string
 }
 
-func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
-	a := &attempt{taskID: taskID, n: n, dir: dir, exited: make(chan struct{}), cancel: make(chan struct{})}
-	if proc != nil {
-		a.own = true
-		go func() {
-			_, _ = proc.Wait() // reap the shim; its outcome is in status.json
-			close(a.exited)
-		}()
+// newAttempt returns attempt n of task taskID in dir, run by run, or by
+// a shim found again after a restart when run is nil.
+func newAttempt(taskID string, n int, dir string, run *ShimRun) *attempt {
+	a := &attempt{taskID: taskID, n: n, dir: dir, run: run, exited: make(chan struct{}), cancel: make(chan struct{})}
+	if run != nil {
+		a.exited = run.Ended
 	}
 	return a
 }
@@ -53,13 +53,8 @@ func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) 
 // alive reports whether the attempt's shim still runs; rec is the
 // attempt's record as last read.
 func (a *attempt) alive(rec shim.Record) bool {
-	if a.own {
-		select {
-		case <-a.exited:
-			return false
-		default:
-			return true
-		}
+	if a.run != nil {
+		return !chanClosed(a.run.Exited)
 	}
 	return rec.Shim != nil && shim.Alive(*rec.Shim)
 }
@@ -69,11 +64,12 @@ func (a *attempt) alive(rec shim.Record) bool {
 // shim writes its status or dies without one. While the store fails to
 // write (a full disk), it holds back with the rest of the runner and then
 // tries again, so a task that ended meanwhile is settled once writes
-// resume. It returns early, leaving the task running, when ctx ends.
-func (r *Runner) supervise(ctx context.Context, a *attempt) {
+// resume. It returns early, leaving the task running, when ctx ends; it
+// reports whether the attempt is settled.
+func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.own}
+	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.run != nil}
 	defer func() {
 		if s.unwatch != nil {
 			s.unwatch()
@@ -89,7 +85,7 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 	}
 	for {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s) {
-			return
+			return true
 		}
 		select {
 		case <-ctx.Done():
@@ -98,7 +94,7 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 			if s.stopping || chanClosed(s.cancel) {
 				r.signalShim(a)
 			}
-			return
+			return false
 		case <-s.exited:
 			s.exited = nil // closed for good: the ticker paces what follows
 		case <-tick.C:
