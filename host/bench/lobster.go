@@ -81,9 +81,9 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.75}, Note: "the command hosts a gateway for its own duration"},
 		{Name: FigForEach, Title: "100-way for_each of echo, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}},
-		{Name: FigChainFloor, Title: "a chain step's floor: warm shim, child and exit, no store", Unit: "ms",
+		{Name: FigChainFloor, Title: "a chain step's floor: pooled shim, child and recorded end, no store", Unit: "ms",
 			BaselineTitle: "Lobster, per step of the 20-step chain", BaselineUnit: "ms",
-			Note: "the 20-step chain's steps run as the runner runs tasks, with no store and no controller; no target: it bounds what one shim per task allows"},
+			Note: "the 20-step chain's steps run as the runner runs tasks, on the shims of its pool, with no store and no controller; no target: it bounds what a step costs before any record"},
 	}
 	if r.cfg.SkipLobster {
 		r.skip(figs, "left out (--no-lobster)")
