@@ -155,6 +155,11 @@ func (s *Shims) Done(run *ShimRun, recorded bool) {
 	if i == nil {
 		return
 	}
+	if recorded {
+		// The attempt's status is recorded, so the shim's notice of it
+		// is on its way, or the shim is gone: either ends Ended.
+		<-run.Ended
+	}
 	p := &s.warm
 	p.mu.Lock()
 	keep := recorded && run.code == 0 && p.keep && len(p.idle) < s.maxIdle()

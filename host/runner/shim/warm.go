@@ -55,6 +55,13 @@ func MainWarm() int {
 
 	in := bufio.NewReader(os.Stdin)
 	for ran := false; ; ran = true {
+		// A cancel that comes between two attempts was meant for the one
+		// before, whose end is recorded: while the shim waits, SIGTERM
+		// and SIGINT are ignored, so the kernel drops them when they are
+		// sent, and what came before is drained once the next attempt
+		// is here. They are handled again before its child starts, so
+		// the child does not inherit them ignored.
+		signal.Ignore(unix.SIGTERM, unix.SIGINT)
 		body, err := nextFrame(in)
 		if err != nil {
 			if ran && errors.Is(err, io.EOF) {
@@ -63,8 +70,7 @@ func MainWarm() int {
 			return 3
 		}
 		now := time.Now()
-		// A signal that came between two attempts was meant for the one
-		// before, whose end is recorded: it must not stop this one.
+		signal.Notify(sigs, unix.SIGTERM, unix.SIGINT)
 		for len(sigs) > 0 {
 			<-sigs
 		}
