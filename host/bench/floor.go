@@ -16,11 +16,12 @@ import (
 // chainFloor runs the steps of chainFile(n) as the runner runs a task,
 // with no store and no controller: for each step an attempt directory,
 // its record prepared, the previous step's stdout written as its stdin
-// file, the spec handed to the warm lean shim shims keeps (runner.Shims,
-// KeepWarm must run), the wait for the shim's exit, and the read of its
-// record and its stdout. It returns the wall time per step: what a chain
-// step costs with one shim per task before the gateway records anything,
-// which no change to the store or the controllers can take away.
+// file, the spec handed to an idle lean shim of the pool shims keeps
+// (runner.Shims, KeepWarm must run), the wait for the shim to record the
+// step's end, the shim handed back, and the read of its record and its
+// stdout. It returns the wall time per step: what a chain step costs,
+// its shim reused, before the gateway records anything, which no change
+// to the store or the controllers can take away.
 func chainFloor(ctx context.Context, shims *runner.Shims, dir string, n int) (time.Duration, error) {
 	start := time.Now()
 	var prev []byte
@@ -58,14 +59,13 @@ func floorStep(shims *runner.Shims, dir string, i int, stdin []byte) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	p, err := shims.Launch(dir, append(shell.BaseEnv(os.Environ()), entry))
+	run, err := shims.Start(dir, append(shell.BaseEnv(os.Environ()), entry))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.Wait(); err != nil {
-		return nil, err
-	}
+	<-run.Ended
 	rec, err := shim.ReadRecord(dir)
+	shims.Done(run, err == nil && rec.Status != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -83,9 +83,9 @@ func (r *run) lobster(ctx context.Context) ([]Figure, error) {
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}},
 		{Name: FigPipelineString, Title: "10-stage pipeline string over 10,000 objects, gateway running", Unit: "s", BaselineTitle: "Lobster", BaselineUnit: "s",
 			Target: &Target{Of: "ratio", Op: "<=", Limit: 0.5}, Note: "flowgate pipeline run of exec --json | where | sort | dedupe | groupBy | map | map | pick | head | json, against lobster run of the same string"},
-		{Name: FigChainFloor, Title: "a chain step's floor: warm shim, child and exit, no store", Unit: "ms",
+		{Name: FigChainFloor, Title: "a chain step's floor: pooled shim, child and recorded end, no store", Unit: "ms",
 			BaselineTitle: "Lobster, per step of the 20-step chain", BaselineUnit: "ms",
-			Note: "the 20-step chain's steps run as the runner runs tasks, with no store and no controller; no target: it bounds what one shim per task allows"},
+			Note: "the 20-step chain's steps run as the runner runs tasks, on the shims of its pool, with no store and no controller; no target: it bounds what a step costs before any record"},
 	}
 	if r.cfg.SkipLobster {
 		r.skip(figs, "left out (--no-lobster)")

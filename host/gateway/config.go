@@ -29,6 +29,8 @@ import (
 //	  max_running: 8      # tasks running at once; the rest wait, FIFO
 //	  detached_max_budget: 24h  # max budget of a detached run that sets none
 //	  detached_no_progress_budget: 1h  # the same for its no-progress budget; 0s is none
+//	  idle_shims: 8       # shims kept waiting for the next task; -1 for none
+//	  shim_idle_timeout: 1m  # an idle shim exits after waiting this long
 //	retention:
 //	  tasks: 168h         # how long finished tasks are kept
 //	  flows: 168h         # how long finished flows are kept after they end
@@ -80,6 +82,13 @@ type FileConfig struct {
 		// have created (Host.CreateFlow) when it creates another; zero
 		// means engine.DefaultMaxActiveFlows.
 		MaxActiveFlows int `yaml:"max_active_flows"`
+		// IdleShims bounds the shims kept waiting for the next task
+		// (runner.Shims.MaxIdle): zero means
+		// runner.DefaultMaxIdleShims, -1 none.
+		IdleShims int `yaml:"idle_shims"`
+		// ShimIdleTimeout is how long an idle shim waits for a task
+		// before it exits; zero means runner.DefaultShimIdleTimeout.
+		ShimIdleTimeout Duration `yaml:"shim_idle_timeout"`
 	} `yaml:"limits"`
 	Retention struct {
 		Tasks Duration `yaml:"tasks"`
@@ -320,6 +329,10 @@ func (c FileConfig) Validate() error {
 		return fmt.Errorf("limits.max_running must be at least 1 (got %d)", c.Limits.MaxRunning)
 	case c.Limits.MaxActiveFlows < 0:
 		return fmt.Errorf("limits.max_active_flows must not be negative (got %d); leave it out for the default, %d", c.Limits.MaxActiveFlows, engine.DefaultMaxActiveFlows)
+	case c.Limits.IdleShims < -1:
+		return fmt.Errorf("limits.idle_shims must be -1 (no idle shims) or more (got %d); leave it out for the default, %d", c.Limits.IdleShims, runner.DefaultMaxIdleShims)
+	case c.Limits.ShimIdleTimeout < 0:
+		return fmt.Errorf("limits.shim_idle_timeout must not be negative (got %s); leave it out for the default, %s", time.Duration(c.Limits.ShimIdleTimeout), runner.DefaultShimIdleTimeout)
 	case c.Limits.DetachedMaxBudget < 0:
 		return fmt.Errorf("limits.detached_max_budget must not be negative (got %s); leave it out for the default, %s, and run a task with --max-budget 0 for none", time.Duration(c.Limits.DetachedMaxBudget), DefaultDetachedMaxBudget)
 	case c.Limits.DetachedNoProgressBudget != nil && *c.Limits.DetachedNoProgressBudget < 0:

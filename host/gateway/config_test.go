@@ -122,6 +122,8 @@ func TestConfigMaintenanceAndRetention(t *testing.T) {
 		"retention:\n  flows: -1h\n":                    "retention.flows",
 		"limits:\n  detached_max_budget: -1h\n":         "limits.detached_max_budget must not be negative",
 		"limits:\n  max_active_flows: -1\n":             "limits.max_active_flows must not be negative",
+		"limits:\n  idle_shims: -2\n":                   "limits.idle_shims must be -1 (no idle shims) or more",
+		"limits:\n  shim_idle_timeout: -1s\n":           "limits.shim_idle_timeout must not be negative",
 		"maintenance:\n  interval: 10ms\n":              "maintenance.interval must be at least 1s",
 		"maintenance:\n  grace: -1m\n":                  "maintenance.grace",
 		"maintenance:\n  compact_share: 1.5\n":          "maintenance.compact_share",

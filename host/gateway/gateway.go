@@ -246,7 +246,8 @@ func (g *Gateway) start(ctx context.Context) error {
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
 			Departures: st.departures(), Sweep: g.cfg.File.Cluster.sweep(),
-			Labels: g.cfg.File.Cluster.Labels,
+			Labels:    g.cfg.File.Cluster.Labels,
+			IdleShims: g.cfg.File.Limits.IdleShims, ShimIdleTimeout: time.Duration(g.cfg.File.Limits.ShimIdleTimeout),
 		})
 		st.runner.Store(run)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,12 +21,15 @@ type attempt struct {
 	taskID string
 	n      int
 	dir    string
-	// exited is closed when the shim is known to have exited: for a shim
-	// this runner started, when Wait returns. A reattached one has none;
-	// supervise watches its exit with shim.NotifyExit, and its liveness
-	// is checked through its identity.
-	exited chan struct{}
-	own    bool
+	// exited is closed when the shim is known to have recorded the
+	// attempt's end or exited: for a shim this runner started, when its
+	// ShimRun ends. A reattached one has none; supervise watches its
+	// exit with shim.NotifyExit, and its liveness is checked through its
+	// identity.
+	exited <-chan struct{}
+	// run is the shim this runner started for the attempt, nil for one
+	// reattached.
+	run *ShimRun
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
@@ -34,16 +38,17 @@ type attempt struct {
 	// progress file refused, or too much of it left at its end); the
 	// task's end records it. Only the attempt's supervisor touches it.
 	progressNote string
+	// progressSize is the size of the progress file when a read found
+	// nothing new in it, -1 when none did (see pumpProgress).
+	progressSize int64
 }
 
-func newAttempt(taskID string, n int, dir string, proc *os.Process) *attempt {
-	a := &attempt{taskID: taskID, n: n, dir: dir, exited: make(chan struct{}), cancel: make(chan struct{})}
-	if proc != nil {
-		a.own = true
-		go func() {
-			_, _ = proc.Wait() // reap the shim; its outcome is in status.json
-			close(a.exited)
-		}()
+// newAttempt returns attempt n of task taskID in dir, run by run, or by
+// a shim found again after a restart when run is nil.
+func newAttempt(taskID string, n int, dir string, run *ShimRun) *attempt {
+	a := &attempt{taskID: taskID, n: n, dir: dir, run: run, exited: make(chan struct{}), cancel: make(chan struct{}), progressSize: -1}
+	if run != nil {
+		a.exited = run.Ended
 	}
 	return a
 }
@@ -53,13 +58,8 @@ func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) 
 // alive reports whether the attempt's shim still runs; rec is the
 // attempt's record as last read.
 func (a *attempt) alive(rec shim.Record) bool {
-	if a.own {
-		select {
-		case <-a.exited:
-			return false
-		default:
-			return true
-		}
+	if a.run != nil {
+		return !chanClosed(a.run.Exited)
 	}
 	return rec.Shim != nil && shim.Alive(*rec.Shim)
 }
@@ -69,11 +69,12 @@ func (a *attempt) alive(rec shim.Record) bool {
 // shim writes its status or dies without one. While the store fails to
 // write (a full disk), it holds back with the rest of the runner and then
 // tries again, so a task that ended meanwhile is settled once writes
-// resume. It returns early, leaving the task running, when ctx ends.
-func (r *Runner) supervise(ctx context.Context, a *attempt) {
+// resume. It returns early, leaving the task running, when ctx ends; it
+// reports whether the attempt is settled.
+func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
-	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.own}
+	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.run != nil, notice: a.run != nil}
 	defer func() {
 		if s.unwatch != nil {
 			s.unwatch()
@@ -87,9 +88,9 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 		// already: no commit for them again.
 		s.child = t.PID != 0 && t.Attempts == a.n
 	}
-	for {
-		if r.hold.Wait() == 0 && r.step(ctx, a, &s) {
-			return
+	for ticked := false; ; ticked = false {
+		if r.hold.Wait() == 0 && r.step(ctx, a, &s, ticked) {
+			return true
 		}
 		select {
 		case <-ctx.Done():
@@ -98,10 +99,11 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) {
 			if s.stopping || chanClosed(s.cancel) {
 				r.signalShim(a)
 			}
-			return
+			return false
 		case <-s.exited:
 			s.exited = nil // closed for good: the ticker paces what follows
 		case <-tick.C:
+			ticked = true
 		case <-s.cancel:
 			s.cancel, s.stopping = nil, true
 		}
@@ -124,7 +126,7 @@ func (r *Runner) watchExit(a *attempt, rec shim.Record, s *supervision) {
 		r.log.Debug("no exit notice for a reattached shim; polling it", "task", a.taskID, "error", err)
 		return
 	}
-	s.exited, s.unwatch = exited, stop
+	s.exited, s.unwatch, s.notice = exited, stop, true
 }
 
 // supervision is what supervise knows of its attempt between two steps.
@@ -135,15 +137,28 @@ type supervision struct {
 	child    bool            // the child's identity is on the task
 	gaveUp   bool            // a give-up of the shim is recorded
 	watched  bool            // the shim's exit is watched (or cannot be)
+	notice   bool            // exited is closed at the shim's end
 	unwatch  func()          // stops the watch; nil when there is none
 }
 
 // step does one round of supervise and reports whether the attempt is
 // settled. One that could not be recorded (the store failed to write) is
-// not: the next step, after the hold, tries again.
-func (r *Runner) step(ctx context.Context, a *attempt, s *supervision) bool {
+// not: the next step, after the hold, tries again. A step the poll
+// ticked (ticked) while the shim's end is watched (its exit, or the
+// notice of its run) and its child recorded only reads progress: the
+// shim records the status before its end wakes supervise, so the record
+// need not be read until then. That keeps a gateway following a thousand
+// tasks from reading a thousand records ten times a second.
+func (r *Runner) step(ctx context.Context, a *attempt, s *supervision, ticked bool) bool {
 	if s.stopping && r.signalShim(a) {
 		s.stopping = false
+	}
+	if ticked && s.notice && s.child && s.exited != nil && !s.stopping {
+		r.pumpProgress(a)
+		if !s.gaveUp {
+			s.gaveUp = r.giveUp(a, nil)
+		}
+		return false
 	}
 	// One read of the record serves the whole step.
 	rec, err := shim.ReadRecord(a.dir)
@@ -235,12 +250,28 @@ func (r *Runner) signalShim(a *attempt) bool {
 // pumpProgress records what the task appended to its progress file since
 // the stored offset, up to one read's worth. It reports whether it
 // recorded anything, in which case more may be waiting.
+//
+// A progress file that is not there, or has the size it had when a read
+// found nothing new in it, has nothing to record: that is seen with one
+// stat, without reading the task or the file.
 func (r *Runner) pumpProgress(a *attempt) bool {
+	path := r.progressPath(a.taskID)
+	size := int64(-1)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false
+	case err == nil && fi.Mode().IsRegular():
+		if fi.Size() == a.progressSize {
+			return false
+		}
+		size = fi.Size()
+	}
 	t, err := r.eng.GetTask(a.taskID)
 	if err != nil || t.Status.Terminal() {
 		return false
 	}
-	in, err := readProgress(r.progressPath(a.taskID), t.ProgressOffset)
+	in, err := readProgress(path, t.ProgressOffset)
 	if errors.Is(err, shim.ErrNotRegular) {
 		if a.progressNote == "" {
 			r.log.Warn("progress refused", "task", a.taskID, "error", err)
@@ -253,8 +284,10 @@ func (r *Runner) pumpProgress(a *attempt) bool {
 		return false
 	}
 	if progressEmpty(in) {
+		a.progressSize = size
 		return false
 	}
+	a.progressSize = -1
 	if _, err := r.eng.RecordProgress(a.taskID, in); r.hold.Observe(err) != nil {
 		if !errors.Is(err, engine.ErrStaleProgress) {
 			r.storeLog.Warn("record progress", "task", a.taskID, "error", err)
@@ -480,91 +513,4 @@ func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
 		r.storeLog.Error("requeue unstarted attempt", "task", task.ID, "error", err)
 	}
 	return err
-}
-
-// recover settles or reattaches every task a previous runner left
-// running: a task of another machine's gateway is left to it, or lost
-// when that gateway is gone (see elsewhere); a status file means the task ended while no runner watched; a
-// live shim is followed again (when follow is set); a dead shim without a
-// status is lost; an attempt whose shim never started is queued again.
-// Then a task marked lost whose shim ran from this home and recorded its
-// end is corrected (see recoverLost).
-func (r *Runner) recover(ctx context.Context, follow bool) error {
-	page, err := r.eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
-	if err != nil {
-		return fmt.Errorf("list running tasks: %w", err)
-	}
-	for _, task := range page.Tasks {
-		if !engine.Runnable(task) {
-			continue
-		}
-		if r.elsewhere(task) {
-			continue
-		}
-		dir := r.attemptDir(task.ID, task.Attempts)
-		if claimed, err := shim.Claimed(dir); err != nil || !claimed {
-			// Withdraw the attempt, race-free: a shim that comes later
-			// finds it withdrawn and does not start the command (see
-			// shim.Withdraw). A preview only looks, and shows the
-			// attempt queued again as this would.
-			withdrawn := err == nil && r.preview
-			if !r.preview {
-				withdrawn, err = shim.Withdraw(dir)
-			}
-			if err == nil && withdrawn {
-				r.requeueUnstarted(task, "the gateway stopped before its shim started")
-				continue
-			}
-		}
-		a := newAttempt(task.ID, task.Attempts, dir, nil)
-		if follow {
-			if !r.adopt(task) {
-				continue
-			}
-			r.log.Info("reattaching to task", "task", task.ID, "attempt", task.Attempts)
-			r.follow(a)
-			continue
-		}
-		rec, err := shim.ReadRecord(dir)
-		switch {
-		case err == nil && rec.Status != nil:
-			r.settle(ctx, a, *rec.Status)
-		case err == nil && !a.alive(rec):
-			r.lose(a, "its shim exited without recording how the task ended")
-		case task.CancelRequested() && !r.preview:
-			// A cancel asked for while no gateway followed the task: the
-			// shim is told now, and the next look settles the task.
-			r.signalShim(a)
-		}
-	}
-	return r.recoverLost(ctx, follow)
-}
-
-// Reconcile brings the records of home up to date once, without running
-// anything: tasks that ended while no gateway watched are settled, tasks
-// whose shim died are marked lost (or queued again when safe), and
-// attempts that never started are queued again. Live tasks are left for
-// the next gateway. Commands that open the store without a gateway call
-// it, so what they show is current.
-func Reconcile(ctx context.Context, eng *engine.Engine, home string) error {
-	r, err := New(eng, Config{Home: home})
-	if err != nil {
-		return err
-	}
-	r.once = true
-	return r.recover(ctx, false)
-}
-
-// Preview records in eng what Reconcile would, and does nothing else: no
-// launch is withdrawn, no process signalled, no file written. Over a
-// store.Overlay (see api.OpenLocalReader) that makes what a read-only command
-// shows current, a dead shim's task shown as lost, while the store is left
-// for the next writer to record it.
-func Preview(ctx context.Context, eng *engine.Engine, home string) error {
-	r, err := New(eng, Config{Home: home})
-	if err != nil {
-		return err
-	}
-	r.preview, r.once = true, true
-	return r.recover(ctx, false)
 }

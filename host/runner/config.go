@@ -34,6 +34,10 @@ type Config struct {
 	// shim of Shims waiting for the next task (Shims.KeepWarm). Shims is
 	// not used when Launch is set.
 	Shims *Shims
+	// IdleShims and ShimIdleTimeout, when not zero, set the MaxIdle and
+	// IdleTimeout of Shims (see KeepWarm).
+	IdleShims       int
+	ShimIdleTimeout time.Duration
 	// Poll is how often a running task's progress and status files are
 	// read. If zero, 100ms.
 	Poll time.Duration
@@ -119,6 +123,12 @@ func (c Config) WithDefaults() Config {
 		c.Launch = c.Shims.Launch
 	default:
 		c.Shims, c.Launch = defaultShims(c.Logger)
+	}
+	if c.Shims != nil && c.IdleShims != 0 {
+		c.Shims.MaxIdle = c.IdleShims
+	}
+	if c.Shims != nil && c.ShimIdleTimeout != 0 {
+		c.Shims.IdleTimeout = c.ShimIdleTimeout
 	}
 	if c.Observer == nil {
 		c.Observer = noObserver{}

@@ -10,13 +10,14 @@ func (r *Runner) Held() int {
 	return len(r.held)
 }
 
-// WarmPID returns the pid of the warm shim waiting for the next attempt,
-// or 0 when none waits.
-func (s *Shims) WarmPID() int {
+// IdlePIDs returns the pids of the idle shims of the pool, the most
+// recently used last.
+func (s *Shims) IdlePIDs() []int {
 	s.warm.mu.Lock()
 	defer s.warm.mu.Unlock()
-	if s.warm.shim == nil {
-		return 0
+	var pids []int
+	for _, i := range s.warm.idle {
+		pids = append(pids, i.w.Process().Pid)
 	}
-	return s.warm.shim.Process().Pid
+	return pids
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -35,8 +36,8 @@ func defaultShims(log hclog.Logger) (*Shims, func(dir string, env []string) (*os
 // initialisation of every package the full binary links (see
 // docs/performance.md); the fallback keeps a lone flowgate binary
 // working, and keeps a shim of another version, which may not speak the
-// same spec and record, from running tasks. While KeepWarm runs, a
-// warm lean shim waits for the next attempt (see KeepWarm).
+// same spec and record, from running tasks. While KeepWarm runs, a pool
+// of lean shims waits for the next attempt (see KeepWarm).
 //
 // The versions are read from the build information of the two files
 // (the module version, and the commit and whether the tree was modified
@@ -44,6 +45,14 @@ func defaultShims(log hclog.Logger) (*Shims, func(dir string, env []string) (*os
 // the same. The answer is kept until either file changes, and a mismatch
 // is logged once, naming both versions and what to do.
 type Shims struct {
+	// MaxIdle bounds the idle shims of the pool (see KeepWarm); zero
+	// means DefaultMaxIdleShims, a negative value none, so that every
+	// task starts a shim of its own. Set it before the first Start.
+	MaxIdle int
+	// IdleTimeout is how long an idle shim waits for an attempt before
+	// it is let go; zero means DefaultShimIdleTimeout.
+	IdleTimeout time.Duration
+
 	exe string
 	log hclog.Logger
 
@@ -52,7 +61,7 @@ type Shims struct {
 	seen [2]os.FileInfo
 	lean bool
 
-	warm warmSlot
+	warm warmPool
 }
 
 // NewShims returns the launcher of the shims of executable exe; log, if
@@ -64,16 +73,58 @@ func NewShims(exe string, log hclog.Logger) *Shims {
 	return &Shims{exe: exe, log: log}
 }
 
-// Launch starts the shim for attempt directory dir with env as its whole
-// environment, holding the spec entry (see Config.Launch).
+// Launch starts a shim for attempt directory dir alone, with env as its
+// whole environment, holding the spec entry (see Config.Launch); the
+// caller reaps it.
 func (s *Shims) Launch(dir string, env []string) (*os.Process, error) {
-	if lean, fi := s.leanPath(); lean != "" {
-		if p, ok := s.handWarm(lean, fi, dir, env); ok {
-			return p, nil
-		}
+	if lean, _ := s.leanPath(); lean != "" {
 		return shim.Launch(lean, []string{dir}, env)
 	}
 	return shim.Launch(s.exe, []string{"shim", dir}, env)
+}
+
+// Start gives attempt directory dir, with env as Launch takes it, to an
+// idle shim of the pool while KeepWarm runs and one is ready, or else
+// starts one for it as Launch does. Hand the run back with Done once the
+// attempt is settled.
+func (s *Shims) Start(dir string, env []string) (*ShimRun, error) {
+	if lean, fi := s.leanPath(); lean != "" {
+		if run := s.handWarm(lean, fi, dir, env); run != nil {
+			return run, nil
+		}
+	}
+	p, err := s.Launch(dir, env)
+	if err != nil {
+		return nil, err
+	}
+	return ownRun(p), nil
+}
+
+// ownRun is the ShimRun of p, a shim started for one attempt: it ends
+// when p exits, which ownRun reaps.
+func ownRun(p *os.Process) *ShimRun {
+	exited := make(chan struct{})
+	go func() {
+		_, _ = p.Wait() // the attempt's outcome is in its record
+		close(exited)
+	}()
+	return &ShimRun{Process: p, Ended: exited, Exited: exited}
+}
+
+// maxIdle is MaxIdle, or its default.
+func (s *Shims) maxIdle() int {
+	if s.MaxIdle == 0 {
+		return DefaultMaxIdleShims
+	}
+	return max(s.MaxIdle, 0)
+}
+
+// idleTimeout is IdleTimeout, or its default.
+func (s *Shims) idleTimeout() time.Duration {
+	if s.IdleTimeout == 0 {
+		return DefaultShimIdleTimeout
+	}
+	return s.IdleTimeout
 }
 
 // leanPath returns the path of the lean shim and what it was when it

@@ -296,14 +296,27 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
 		return
 	}
-	proc, err := r.cfg.Launch(dir, append(env, handoff))
+	run, err := r.startShim(dir, append(env, handoff))
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
 		return
 	}
-	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", proc.Pid)
-	a := newAttempt(task.ID, n, dir, proc)
+	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", run.Process.Pid, "shim_reused", run.Reused)
+	a := newAttempt(task.ID, n, dir, run)
 	r.follow(a)
+}
+
+// startShim starts the shim of attempt dir, or hands the attempt to an
+// idle one of Shims (see Shims.Start).
+func (r *Runner) startShim(dir string, env []string) (*ShimRun, error) {
+	if r.cfg.Shims != nil {
+		return r.cfg.Shims.Start(dir, env)
+	}
+	p, err := r.cfg.Launch(dir, env)
+	if err != nil {
+		return nil, err
+	}
+	return ownRun(p), nil
 }
 
 // writeNew writes b to a new file at path, mode 0600. A file already
@@ -340,18 +353,30 @@ func (r *Runner) specFor(task *sdk.Task) shim.Spec {
 
 // follow registers a and supervises it until it settles or the runner
 // stops. A runner that is stopping follows nothing new: the task keeps
-// running under its shim, and the next Start reattaches to it.
+// running under its shim, and the next Start reattaches to it. The shim
+// of a settled attempt goes back to the pool of Shims, the end of its
+// attempt recorded, so the next attempt it is handed never overlaps it.
 func (r *Runner) follow(a *attempt) {
 	r.mu.Lock()
 	r.active[a.taskID] = a
 	r.mu.Unlock()
 	followed := r.life.Go(func(ctx context.Context) {
-		r.supervise(ctx, a)
+		settled := r.supervise(ctx, a)
 		r.forget(a)
+		r.release(a, settled)
 		r.poke()
 	})
 	if !followed {
 		r.forget(a)
+		r.release(a, false)
+	}
+}
+
+// release hands the shim this runner started for a back to Shims:
+// settled says the attempt's end is recorded.
+func (r *Runner) release(a *attempt, settled bool) {
+	if a.run != nil && r.cfg.Shims != nil {
+		r.cfg.Shims.Done(a.run, settled)
 	}
 }
 

@@ -4,105 +4,221 @@ import (
 	"context"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/shell"
 )
 
-// warmSlot holds the one warm shim of a Shims.
-type warmSlot struct {
+// Defaults of Shims.MaxIdle and Shims.IdleTimeout.
+const (
+	DefaultMaxIdleShims    = 8
+	DefaultShimIdleTimeout = time.Minute
+)
+
+// warmPool holds the idle shims of a Shims: warm ones started before
+// their first attempt, and those whose attempt's end is recorded.
+type warmPool struct {
 	mu sync.Mutex
-	// keep says KeepWarm runs: a warm shim taken is replaced.
+	// keep says KeepWarm runs: shims are kept, and a fresh one is
+	// started when the pool runs dry.
 	keep bool
-	// shim waits for the next attempt; it was started from the lean
-	// shim file of, as it was then.
-	shim *shim.Warm
-	of   os.FileInfo
+	// idle waits for the next attempt, the most recently used last.
+	idle []*idleShim
 	// starting says a warm shim is being started; starts counts them
 	// so KeepWarm can wait for them.
 	starting bool
 	starts   sync.WaitGroup
 }
 
-// KeepWarm keeps one warm lean shim ("flowgate-shim --warm",
-// shim.MainWarm) waiting for the next attempt from the first Launch on
-// until ctx ends: Launch hands the attempt to it over the pipe it waits
-// on instead of starting a process, which takes a Go process's start off
-// a task's start, and starts the next warm shim in the background. A
-// launch that finds none ready (the first one, several at once, or one
-// right after another) starts its shim as without KeepWarm. None is
-// started before the first launch, so a gateway that runs no task (or
-// is busy reattaching to its tasks at start) pays for none. A warm shim handed an attempt is that attempt's shim
-// in every way: its process is the one Launch returns and the one the
-// attempt's record names.
-//
-// When ctx ends, KeepWarm closes the waiting shim's pipe, reaps it, and
-// returns; a warm shim whose gateway dies exits the same way, its pipe
-// closed by the kernel, and leaves nothing behind. There is no warm
-// shim without the lean shim binary. Run one KeepWarm at a time.
-func (s *Shims) KeepWarm(ctx context.Context) {
-	w := &s.warm
-	w.mu.Lock()
-	w.keep = true
-	w.mu.Unlock()
-	<-ctx.Done()
-	w.mu.Lock()
-	w.keep = false
-	idle := w.shim
-	w.shim = nil
-	w.mu.Unlock()
-	if idle != nil {
-		idle.Discard()
-	}
-	w.starts.Wait()
+// idleShim is a shim of the pool: it was started from the lean shim
+// file of, as it was then, and is discarded by timer once it has waited
+// IdleTimeout.
+type idleShim struct {
+	w     *shim.Warm
+	of    os.FileInfo
+	timer *time.Timer
+	// reused says the shim has run an attempt.
+	reused bool
 }
 
-// handWarm hands attempt dir and env to the warm shim, if one started
-// from the lean shim lean, as fi describes it, is ready, and starts the
-// next one. It reports false when the caller must start the shim itself.
-func (s *Shims) handWarm(lean string, fi os.FileInfo, dir string, env []string) (*os.Process, bool) {
-	w := &s.warm
-	w.mu.Lock()
-	ready, of := w.shim, w.of
-	w.shim = nil
-	w.mu.Unlock()
-	s.startWarm(lean, fi)
-	if ready == nil {
-		return nil, false
+// ShimRun is the shim of one attempt as the Shims that started it sees
+// it (Shims.Start). Pass it to Shims.Done once the attempt is settled.
+type ShimRun struct {
+	// Process is the shim's process, the one the attempt's record names.
+	Process *os.Process
+	// Ended is closed once the shim has recorded the attempt's status,
+	// or has exited.
+	Ended <-chan struct{}
+	// Exited is closed once the shim has exited and been reaped.
+	Exited <-chan struct{}
+
+	// Reused says the shim ran an attempt before this one.
+	Reused bool
+
+	pooled *idleShim
+	code   int // the shim's exit code for the attempt, once Ended
+}
+
+// KeepWarm keeps lean shims ("flowgate-shim --warm", shim.MainWarm)
+// waiting for the next attempt from the first Start on until ctx ends:
+// Start hands the attempt to an idle one over the pipe it waits on
+// instead of starting a process, which takes a Go process's start off a
+// task's start. The pool holds a warm shim started in the background
+// whenever it runs dry, and every shim whose attempt's end the runner
+// has recorded (Done), up to MaxIdle; one that waits IdleTimeout is let
+// go. A launch that finds none ready starts its shim as without
+// KeepWarm. None is started before the first launch, so a gateway that
+// runs no task (or is busy reattaching to its tasks at start) pays for
+// none. A pooled shim handed an attempt is that attempt's shim in every
+// way: its process is the one Start returns and the one the attempt's
+// record names, and it runs no other attempt until Done.
+//
+// When ctx ends, KeepWarm closes the idle shims' pipes, waits for them
+// to exit, and returns; an idle shim whose gateway dies exits the same
+// way, its pipe closed by the kernel, and leaves nothing behind, and a
+// busy one exits once its attempt's end is recorded. There is no warm
+// shim without the lean shim binary. Run one KeepWarm at a time.
+func (s *Shims) KeepWarm(ctx context.Context) {
+	p := &s.warm
+	p.mu.Lock()
+	p.keep = true
+	p.mu.Unlock()
+	<-ctx.Done()
+	p.mu.Lock()
+	p.keep = false
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, i := range idle {
+		i.timer.Stop()
+		i.w.Discard()
 	}
-	if !sameFile(of, fi) {
-		ready.Discard() // the lean shim was replaced since it started
-		return nil, false
+	for _, i := range idle {
+		<-i.w.Exited()
 	}
-	p, err := ready.Hand(dir, env)
-	if err != nil {
-		s.log.Debug("the warm shim is gone; starting one for the task", "dir", dir, "error", err)
-		return nil, false
+	p.starts.Wait()
+}
+
+// handWarm hands attempt dir and env to an idle shim started from the
+// lean shim lean, as fi describes it, if one is ready, and starts a warm
+// one when the pool is left empty. It returns nil when the caller must
+// start the shim itself.
+func (s *Shims) handWarm(lean string, fi os.FileInfo, dir string, env []string) *ShimRun {
+	p := &s.warm
+	for {
+		p.mu.Lock()
+		var ready *idleShim
+		if n := len(p.idle); n > 0 {
+			ready, p.idle = p.idle[n-1], p.idle[:n-1]
+		}
+		empty := len(p.idle) == 0
+		p.mu.Unlock()
+		if empty {
+			s.startWarm(lean, fi)
+		}
+		if ready == nil {
+			return nil
+		}
+		ready.timer.Stop()
+		if !sameFile(ready.of, fi) {
+			ready.w.Discard() // the lean shim was replaced since it started
+			continue
+		}
+		proc, err := ready.w.Hand(dir, env)
+		if err != nil {
+			s.log.Debug("an idle shim is gone; trying the next", "dir", dir, "error", err)
+			continue
+		}
+		run := &ShimRun{Process: proc, Exited: ready.w.Exited(), pooled: ready, Reused: ready.reused}
+		ended := make(chan struct{})
+		run.Ended = ended
+		go func() {
+			select {
+			case run.code = <-ready.w.Ended():
+			case <-ready.w.Exited():
+				run.code = -1
+			}
+			close(ended)
+		}()
+		return run
 	}
-	return p, true
+}
+
+// Done takes back the shim of run, whose attempt is settled when
+// recorded is set: such a shim that is still there waits in the pool for
+// the next attempt, unless the pool is full or KeepWarm does not run. Any
+// other is let go: it exits once it has recorded the attempt's end. A
+// shim started for its attempt alone is not taken back.
+func (s *Shims) Done(run *ShimRun, recorded bool) {
+	i := run.pooled
+	if i == nil {
+		return
+	}
+	if recorded {
+		// The attempt's status is recorded, so the shim's notice of it
+		// is on its way, or the shim is gone: either ends Ended.
+		<-run.Ended
+	}
+	p := &s.warm
+	p.mu.Lock()
+	keep := recorded && run.code == 0 && p.keep && len(p.idle) < s.maxIdle()
+	if keep {
+		select {
+		case <-i.w.Exited():
+			keep = false
+		default:
+			i.reused = true
+			p.idle = append(p.idle, i)
+			i.timer = time.AfterFunc(s.idleTimeout(), func() { s.expire(i) })
+		}
+	}
+	p.mu.Unlock()
+	if !keep {
+		i.w.Discard()
+	}
+}
+
+// expire lets idle shim i go once it has waited IdleTimeout, unless it
+// was taken meanwhile.
+func (s *Shims) expire(i *idleShim) {
+	p := &s.warm
+	p.mu.Lock()
+	for k, j := range p.idle {
+		if j == i {
+			p.idle = append(p.idle[:k], p.idle[k+1:]...)
+			p.mu.Unlock()
+			s.log.Debug("an idle shim waited its timeout; it exits", "pid", i.w.Process().Pid)
+			i.w.Discard()
+			return
+		}
+	}
+	p.mu.Unlock()
 }
 
 // startWarm starts a warm shim from lean in the background, unless one
-// waits or is starting already, or KeepWarm does not run.
+// is starting already, or KeepWarm does not run.
 func (s *Shims) startWarm(lean string, fi os.FileInfo) {
-	w := &s.warm
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.keep || w.shim != nil || w.starting {
+	p := &s.warm
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.keep || p.starting || s.maxIdle() == 0 {
 		return
 	}
-	w.starting = true
-	w.starts.Add(1)
+	p.starting = true
+	p.starts.Add(1)
 	go func() {
-		defer w.starts.Done()
+		defer p.starts.Done()
 		next, err := shim.StartWarm(lean, []string{shim.WarmArg}, shell.BaseEnv(os.Environ()))
-		w.mu.Lock()
-		w.starting = false
-		keep := w.keep && err == nil && w.shim == nil
+		p.mu.Lock()
+		p.starting = false
+		keep := p.keep && err == nil && len(p.idle) < s.maxIdle()
+		i := &idleShim{w: next, of: fi}
 		if keep {
-			w.shim, w.of = next, fi
+			p.idle = append(p.idle, i)
+			i.timer = time.AfterFunc(s.idleTimeout(), func() { s.expire(i) })
 		}
-		w.mu.Unlock()
+		p.mu.Unlock()
 		if err != nil {
 			s.log.Debug("start a warm shim; tasks start their own", "shim", lean, "error", err)
 		} else if !keep {

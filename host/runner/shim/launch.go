@@ -25,7 +25,7 @@ import (
 // subreaper) reaps it.
 func Launch(exe string, args []string, env []string) (*os.Process, error) {
 	env, spec := takeSpec(env)
-	p, w, err := start(exe, args, env, spec != nil)
+	p, w, err := start(exe, args, env, spec != nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +40,9 @@ func Launch(exe string, args []string, env []string) (*os.Process, error) {
 
 // start starts exe detached as Launch describes. With pipe, the new
 // process's stdin is a pipe whose write end start returns; else stdin is
-// /dev/null and the write end is nil.
-func start(exe string, args, env []string, pipe bool) (*os.Process, *os.File, error) {
+// /dev/null and the write end is nil. stdout, when not nil, is the new
+// process's stdout instead of /dev/null.
+func start(exe string, args, env []string, pipe bool, stdout *os.File) (*os.Process, *os.File, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("launch %s: %w", exe, err)
@@ -56,9 +57,13 @@ func start(exe string, args, env []string, pipe bool) (*os.Process, *os.File, er
 		defer r.Close() // the shim has its own copy
 		stdin, w = r, pw
 	}
+	out := null
+	if stdout != nil {
+		out = stdout
+	}
 	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{
 		Env:   env,
-		Files: []*os.File{stdin, null, null},
+		Files: []*os.File{stdin, out, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,16 +39,10 @@ func startWarm(t *testing.T) *shim.Warm {
 func TestWarmShimRunsTheAttemptItIsHanded(t *testing.T) {
 	t.Parallel()
 	w := startWarm(t)
-	dir := t.TempDir()
-	require.NoError(t, shim.Prepare(dir))
-	entry, err := shim.SpecEntry(shim.Spec{Shell: "echo \"$HANDED,$" + helperWarmEnv + "\""})
-	require.NoError(t, err)
-	p, err := w.Hand(dir, []string{"PATH=" + os.Getenv("PATH"), "HANDED=yes", entry})
-	require.NoError(t, err)
-	require.Equal(t, w.Process().Pid, p.Pid)
-	state, err := p.Wait()
-	require.NoError(t, err)
-	require.Equal(t, 0, state.ExitCode())
+	dir := handWarm(t, w, "echo \"$HANDED,$"+helperWarmEnv+"\"", "HANDED=yes")
+	require.Equal(t, 0, waitEnded(t, w))
+	w.Discard()
+	waitExited(t, w)
 
 	rec, err := shim.ReadRecord(dir)
 	require.NoError(t, err)
@@ -56,7 +51,74 @@ func TestWarmShimRunsTheAttemptItIsHanded(t *testing.T) {
 	out, err := os.ReadFile(filepath.Join(dir, shim.StdoutFile))
 	require.NoError(t, err)
 	require.Equal(t, "yes,\n", string(out))
-	require.Equal(t, p.Pid, rec.Shim.PID, "the record names the warm shim")
+	require.Equal(t, w.Process().Pid, rec.Shim.PID, "the record names the warm shim")
+}
+
+// A warm shim runs the attempts it is handed one after another, each
+// under the same process and with only the environment handed with it:
+// nothing of the attempt before leaks into the next, not its variables,
+// nor a SIGTERM that reached the shim after that attempt's end.
+func TestWarmShimRunsOneAttemptAfterAnother(t *testing.T) {
+	t.Parallel()
+	w := startWarm(t)
+	first := handWarm(t, w, "echo \"$FIRST,$SECOND\"", "FIRST=1")
+	require.Equal(t, 0, waitEnded(t, w))
+	require.NoError(t, w.Process().Signal(syscall.SIGTERM), "a late cancel of the first attempt")
+	second := handWarm(t, w, "echo \"$FIRST,$SECOND\"", "SECOND=2")
+	require.Equal(t, 0, waitEnded(t, w))
+	w.Discard()
+	waitExited(t, w)
+
+	for dir, want := range map[string]string{first: "1,\n", second: ",2\n"} {
+		rec, err := shim.ReadRecord(dir)
+		require.NoError(t, err)
+		require.NotNil(t, rec.Status)
+		require.Equal(t, 0, rec.Status.ExitCode, "the second attempt ran to its end: %+v", rec.Status)
+		require.Equal(t, w.Process().Pid, rec.Shim.PID, "both attempts ran under one shim")
+		out, err := os.ReadFile(filepath.Join(dir, shim.StdoutFile))
+		require.NoError(t, err)
+		require.Equal(t, want, string(out))
+	}
+}
+
+// handWarm hands w a new attempt of the shell command sh with PATH and
+// env as its environment, and returns its directory.
+func handWarm(t *testing.T, w *shim.Warm, sh string, env ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, shim.Prepare(dir))
+	entry, err := shim.SpecEntry(shim.Spec{Shell: sh})
+	require.NoError(t, err)
+	p, err := w.Hand(dir, append([]string{"PATH=" + os.Getenv("PATH"), entry}, env...))
+	require.NoError(t, err)
+	require.Equal(t, w.Process().Pid, p.Pid)
+	return dir
+}
+
+// waitEnded waits for w to record the end of the attempt it was handed
+// and returns its exit code.
+func waitEnded(t *testing.T, w *shim.Warm) int {
+	t.Helper()
+	select {
+	case code := <-w.Ended():
+		return code
+	case <-w.Exited():
+		t.Fatalf("the warm shim %d exited before it recorded its attempt's end", w.Process().Pid)
+	case <-time.After(waitLimit):
+		t.Fatalf("the warm shim %d recorded no end within %s", w.Process().Pid, waitLimit)
+	}
+	return 0
+}
+
+// waitExited waits for w to exit.
+func waitExited(t *testing.T, w *shim.Warm) {
+	t.Helper()
+	select {
+	case <-w.Exited():
+	case <-time.After(waitLimit):
+		_ = w.Process().Kill()
+		t.Fatalf("the warm shim %d did not exit within %s of its pipe closing", w.Process().Pid, waitLimit)
+	}
 }
 
 // A warm shim whose pipe closes with no attempt on it (the gateway
@@ -65,15 +127,6 @@ func TestWarmShimRunsTheAttemptItIsHanded(t *testing.T) {
 func TestWarmShimWithNoAttemptExits(t *testing.T) {
 	t.Parallel()
 	w := startWarm(t)
-	done := make(chan struct{})
-	go func() {
-		w.Discard()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(waitLimit):
-		_ = w.Process().Kill()
-		t.Fatalf("the warm shim %d did not exit within %s of its pipe closing", w.Process().Pid, waitLimit)
-	}
+	w.Discard()
+	waitExited(t, w)
 }
