@@ -58,6 +58,7 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /{$}", "flows", s.flowsPage)
 	s.page("GET /flows/{id}", "flow", s.flowPage)
 	s.page("GET /flows/{id}/logs", "logs", s.logsPage)
+	s.mux.HandleFunc("GET /flows/{id}/logs/download", s.downloadLog)
 	s.mux.HandleFunc("GET /tasks/{id}/log", s.rawLog)
 	s.mux.HandleFunc("POST /flows/{id}/cancel", s.cancel)
 	s.page("GET /gates", "gates", s.gatesPage)
@@ -221,6 +222,8 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
 	"add": func(a int64, b int) int64 { return a + int64(b) },
+	// streams are the tabs of the logs page.
+	"streams": func() []string { return []string{"stdout", "stderr"} },
 	// dict makes a map of its key, value pairs, to hand a partial
 	// template more than one value.
 	"dict": func(kv ...any) (map[string]any, error) {
