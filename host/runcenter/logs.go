@@ -40,12 +40,13 @@ type logsPage struct {
 }
 
 // logsPage reads one chunk of a task's stdout or stderr, from the task's
-// log files as `flowgate tasks logs` does: the task the task parameter names
-// (default the flow's first), the attempt (default its latest), the
-// stream (stdout or stderr; default stderr for a failed task, where its
-// error is, and stdout otherwise) and the byte offset, or with follow set
-// the last chunk. The files are where Config.LogAt says: in a home on
-// this machine, or at the run center of the gateway that ran the task.
+// log files as `flowgate tasks logs` does: the task the task parameter
+// names (default the flow's first failed task, else its first), the
+// attempt (default its latest), the stream (stdout or stderr; default
+// stderr for a failed task, where its error is, and stdout otherwise)
+// and the byte offset, or with follow set the last chunk. The files are
+// where Config.LogAt says: in a home on this machine, or at the run
+// center of the gateway that ran the task.
 func (s *Server) logsPage(r *http.Request) (string, any, error) {
 	p, place, err := s.logsOf(r)
 	if err != nil || p.Task == nil || p.Attempt == 0 || p.Elsewhere != "" {
@@ -75,6 +76,14 @@ func (s *Server) logsOf(r *http.Request) (logsPage, LogPlace, error) {
 	for _, t := range v.Tasks {
 		if t.ID == q.Get("task") || (q.Get("task") == "" && p.Task == nil) {
 			p.Task = t
+		}
+	}
+	if q.Get("task") == "" {
+		for _, t := range v.Tasks {
+			if t.Status.Failure() {
+				p.Task = t // the failure is what the reader came for
+				break
+			}
 		}
 	}
 	if p.Task == nil {

@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"time"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk/errcode"
@@ -215,13 +214,9 @@ func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int,
 
 // funcs are the helpers the templates use.
 var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05Z")
-	},
-	"add": func(a int64, b int) int64 { return a + int64(b) },
+	"when":     when,
+	"add":      func(a int64, b int) int64 { return a + int64(b) },
+	"schedule": scheduleText,
 	// streams are the tabs of the logs page.
 	"streams": func() []string { return []string{"stdout", "stderr"} },
 	// dict makes a map of its key, value pairs, to hand a partial
