@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 
@@ -73,6 +74,12 @@ func TestCronRunsAreCountedPerJobAndAFailingJobIsAFinding(t *testing.T) {
 	require.Equal(t, audit.Warn, f.Severity)
 	require.Equal(t, audit.KindFlow, f.Kind)
 	require.Contains(t, f.Detail, `cron job "breaks" failed its last 3 runs in a row`)
+	resp, err := http.Get(fmt.Sprintf("http://%s/audit", g.HTTPAddr()))
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(page), `<a href="/cron/`+breaks.ID+`">`, "the run center's audit links the job")
 
 	fams := scrape(t, http.DefaultClient, fmt.Sprintf("http://%s/metrics", g.HTTPAddr()))
 	runs := map[string]int{}
