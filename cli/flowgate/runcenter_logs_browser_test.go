@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ import (
 // TestRunCenterLogsAndTimesInChromium drives the logs page of a real
 // gateway binary in headless Chromium: a pipeline whose second step
 // fails opens its logs on that step's stderr, showing the error, and the
-// stdout tab shows its stdout; the page fits a phone. In a browser set to
+// stdout tab shows its stdout; the page fits a phone; a followed log
+// shows new lines without a reload. In a browser set to
 // Tokyo time, the flow page shows its times in Tokyo's zone, with UTC on
 // hover.
 func TestRunCenterLogsAndTimesInChromium(t *testing.T) {
@@ -78,6 +80,27 @@ steps:
 	fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`Math.max(document.body.scrollWidth, document.documentElement.scrollWidth) <= 390`))
 	require.NoError(t, err)
 	require.True(t, fits, "the logs page fits a phone-width screen")
+
+	// Follow tails a log as it grows, without a reload.
+	more := filepath.Join(work, "more")
+	out, err := exec.Command(bin, "--home", home, "tasks", "run", "--detach", "--", "sh", "-c",
+		`echo first line; while [ ! -e `+more+` ]; do sleep 0.05; done; echo second line`).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	tailed := strings.TrimSuffix(strings.Fields(string(out))[3], ")")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.EmulateViewport(1100, 1000),
+		chromedp.Navigate(base+"/flows/"+tailed+"/logs?follow=1"),
+		until(`document.querySelector('#log[data-follow]')?.innerText.includes('first line')`),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[bool](`window.stayed = true`)(ctx, t)
+			return err
+		}),
+	))
+	require.NoError(t, os.WriteFile(more, nil, 0o600))
+	require.NoError(t, chromedp.Do(ctx, until(`document.querySelector('#log[data-follow]')?.innerText.includes('second line')`)))
+	stayed, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.stayed === true`))
+	require.NoError(t, err)
+	require.True(t, stayed, "the followed log grew without a reload")
 
 	// In Tokyo the flow's creation time reads in Tokyo's zone; the hover
 	// and the datetime keep UTC.
