@@ -46,6 +46,10 @@ type Config struct {
 	// ControllerGrace: a controller plugin starting or restarting this
 	// long is controller_unavailable. If zero, 5m.
 	ControllerGrace time.Duration
+	// JobFailures: an enabled cron job whose last this many runs or more
+	// failed in a row is cron_job_failing. If zero, 3: one failure may be
+	// a blip, three in a row is a job that is broken.
+	JobFailures int
 	// Alive reports whether the process pid, started at startTime (as
 	// recorded on the task; see shim.ProcInfo.StartTime), still runs. If nil, the
 	// runner's identity check (shim.Alive): pid and start time must both
@@ -73,6 +77,9 @@ func (c Config) WithDefaults() Config {
 	def(&c.OrphanGrace, time.Minute)
 	def(&c.ContinuationStart, 10*time.Minute)
 	def(&c.ControllerGrace, 5*time.Minute)
+	if c.JobFailures == 0 {
+		c.JobFailures = 3
+	}
 	if c.Alive == nil {
 		c.Alive = func(pid int, start uint64) bool {
 			return pid > 0 && start != 0 && shim.Alive(shim.ProcInfo{PID: pid, StartTime: start})
@@ -83,6 +90,9 @@ func (c Config) WithDefaults() Config {
 
 // Validate names the first threshold that is negative.
 func (c Config) Validate() error {
+	if c.JobFailures < 0 {
+		return fmt.Errorf("audit config: JobFailures must not be negative (got %d)", c.JobFailures)
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -218,6 +228,9 @@ func (a *auditor) run(ctx context.Context) error {
 		}
 	}
 	if err := a.auditNotices(); err != nil {
+		return err
+	}
+	if err := a.auditJobs(); err != nil {
 		return err
 	}
 	return a.auditIndexes()

@@ -16,6 +16,8 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -109,6 +111,21 @@ func (fx *fixture) ackAll(t *testing.T, flowID string) {
 	for _, ev := range evs {
 		require.NoError(t, fx.eng.AckEvent(flowID, ev.Seq))
 	}
+}
+
+// failingJob adds a cron job and sets its record as the scheduler leaves
+// one after failures runs failed in a row (enabled or not): the real
+// failures are TestCronRunsAreCountedPerJobAndAFailingJobIsAFinding's,
+// in host/gateway.
+func (fx *fixture) failingJob(t *testing.T, failures int, enabled bool) string {
+	t.Helper()
+	j, err := scheduler.NewJobs(fx.eng, scheduler.JobsConfig{Now: fx.clk.Now}).Add(scheduler.JobInput{Name: "breaks", Schedule: schedule.Flags{Every: "1h"}, Command: "exit 3"})
+	require.NoError(t, err)
+	rewrite(t, fx, "cron/job/"+j.ID, func(v *scheduler.Job) {
+		v.Enabled, v.State.ConsecutiveErrors, v.State.LastStatus, v.State.LastError = enabled, failures, scheduler.RunError, "exit status 3"
+		v.State.LastRun = fx.clk.Now()
+	})
+	return j.ID
 }
 
 // rewrite is fault injection: it changes the stored record at key behind
@@ -333,6 +350,12 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 			require.NoError(t, fx.eng.QueueNotice(engine.Notice{Key: key, FlowID: task.FlowID, Status: "succeeded", Event: "flow.finished", Dest: "ops"}))
 			require.NoError(t, fx.eng.NoticeGaveUp(key, "ops", "answered 503"))
 			return task.FlowID
+		}, audit.Input{}},
+		{"cron_job_failing", audit.JobFailing, audit.KindFlow, audit.Warn, func(t *testing.T, fx *fixture) string {
+			return fx.failingJob(t, 3, true)
+		}, audit.Input{}},
+		{"cron_job_failing and disabled", audit.JobFailing, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
+			return fx.failingJob(t, schedule.DisableAfter, false)
 		}, audit.Input{}},
 		{"flow index_mismatch", audit.IndexMismatch, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
 			fx.finished(t, sdk.TaskSucceeded)

@@ -80,6 +80,9 @@
 //	                                             of store.MaxValueSize)
 //	continuation_not_       task_flow  warn      a continuation accepted 10m ago is still queued
 //	started                                      without a task: no gateway has started it
+//	cron_job_failing        task_flow  warn      an enabled cron job failed its last 3 runs or more in
+//	                                             a row (Config.JobFailures); an error once the
+//	                                             scheduler disabled it for failing
 //
 // # Consistency
 //

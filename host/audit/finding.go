@@ -73,6 +73,9 @@ const (
 	// NotifyFailed is a notice to a destination given up after its retry
 	// bound.
 	NotifyFailed Code = "notify_failed"
+	// JobFailing is a cron job whose runs keep failing; its token is the
+	// job's id.
+	JobFailing Code = "cron_job_failing"
 )
 
 // TaskCodes returns the codes a task finding can carry, in the order the
@@ -87,7 +90,7 @@ func TaskCodes() []Code {
 // in a new slice the caller may change.
 func FlowCodes() []Code {
 	return []Code{RestoreFailed, StaleRunning, StaleWaiting, StaleBlocked, CancelStuck, MissingLinkedTasks,
-		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit, ContinuationNotStarted, NotifyFailed}
+		BlockedTaskMissing, InconsistentTimestamps, ControllerUnavailable, EventsBacklog, MirrorMismatch, IndexMismatch, NearSizeLimit, ContinuationNotStarted, NotifyFailed, JobFailing}
 }
 
 // Codes lists every code once, task codes first.

@@ -41,7 +41,7 @@
 //	flowgate_event_delivery_failures_total{controller}  counter
 //	flowgate_store_commit_seconds               histogram: one Update, group wait included
 //	flowgate_cron_fire_lag_seconds              histogram: scheduled time to fired
-//	flowgate_cron_runs_total{outcome}           counter: ok, error, skipped, missed, …
+//	flowgate_cron_runs_total{job,outcome}       counter: ok, error, skipped, missed, …
 //
 // The Go runtime and process collectors are registered too (go_*,
 // process_*).

@@ -14,8 +14,8 @@ import (
 // Prometheus text format.
 func Example() {
 	m := metrics.New(nil)
-	m.CronRunEnded("ok")
-	m.CronRunEnded("ok")
+	m.CronRunEnded("nightly", "ok")
+	m.CronRunEnded("nightly", "ok")
 	m.CronFired(1500 * time.Millisecond)
 
 	rec := httptest.NewRecorder()
@@ -28,5 +28,5 @@ func Example() {
 	}
 	// Output:
 	// flowgate_cron_fire_lag_seconds_count 1
-	// flowgate_cron_runs_total{outcome="ok"} 2
+	// flowgate_cron_runs_total{job="nightly",outcome="ok"} 2
 }

@@ -59,8 +59,12 @@ func New(logger hclog.Logger) *Metrics {
 			Help: "Time one store write took, waiting for its commit group included.", Buckets: short}),
 		cronLag: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "cron_fire_lag_seconds",
 			Help: "Time from a cron run's scheduled time to the scheduler firing it.", Buckets: long}),
+		// The job and trigger labels are names users create, few and
+		// named by hand, so the series stay bounded; a request for a
+		// trigger name that is no enabled trigger counts under "", so
+		// callers cannot mint series.
 		cronRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "cron_runs_total",
-			Help: "Cron runs that ended, by outcome (ok, error, skipped, missed, …)."}, []string{"outcome"}),
+			Help: "Cron runs that ended, by job name (empty for a deleted job) and outcome (ok, error, skipped, missed, …)."}, []string{"job", "outcome"}),
 		hooks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "trigger_deliveries_total",
 			Help: "Webhook deliveries by trigger (empty for a name that is no enabled trigger) and outcome (accepted, duplicate, unauthorized, rate_limited, …)."}, []string{"trigger", "outcome"}),
 	}
@@ -114,8 +118,9 @@ func (m *Metrics) StoreCommitted(took time.Duration) { m.commit.Observe(seconds(
 // (scheduler.Observer).
 func (m *Metrics) CronFired(lag time.Duration) { m.cronLag.Observe(seconds(lag)) }
 
-// CronRunEnded records a cron run's outcome (scheduler.Observer).
-func (m *Metrics) CronRunEnded(outcome string) { m.cronRuns.WithLabelValues(outcome).Inc() }
+// CronRunEnded records a cron run's outcome under its job's name
+// (scheduler.Observer).
+func (m *Metrics) CronRunEnded(job, outcome string) { m.cronRuns.WithLabelValues(job, outcome).Inc() }
 
 // TriggerDelivery records a webhook delivery's outcome
 // (trigger.HooksConfig.Observe).

@@ -24,9 +24,12 @@ type logsPage struct {
 	Tasks   []*sdk.Task
 	Attempt int
 	Stream  string
-	Offset  int64
-	Size    int64
-	Text    string
+	// Follow shows the log's last chunk, which the page's pulse draws
+	// again as the log grows: a live tail.
+	Follow bool
+	Offset int64
+	Size   int64
+	Text   string
 	// Prev and Next are the offsets of the neighbouring chunks; -1 when
 	// there is none.
 	Prev, Next int64
@@ -37,43 +40,69 @@ type logsPage struct {
 }
 
 // logsPage reads one chunk of a task's stdout or stderr, from the task's
-// log files as `flowgate tasks logs` does: the task the task parameter names
-// (default the flow's first), the attempt (default its latest), the
-// stream (stdout or stderr) and the byte offset. The files are where
-// Config.LogAt says: in a home on this machine, or at the run center of
-// the gateway that ran the task.
+// log files as `flowgate tasks logs` does: the task the task parameter
+// names (default the flow's first failed task, else its first), the
+// attempt (default its latest), the stream (stdout or stderr; default
+// stderr for a failed task, where its error is, and stdout otherwise)
+// and the byte offset, or with follow set the last chunk. The files are
+// where Config.LogAt says: in a home on this machine, or at the run
+// center of the gateway that ran the task.
 func (s *Server) logsPage(r *http.Request) (string, any, error) {
-	v, err := s.cfg.Client.ViewFlow(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return "", nil, err
+	p, place, err := s.logsOf(r)
+	if err != nil || p.Task == nil || p.Attempt == 0 || p.Elsewhere != "" {
+		return "Logs of " + p.FlowID, p, err
 	}
-	q := r.URL.Query()
-	p := logsPage{FlowID: v.ID, Tasks: v.Tasks, Prev: -1, Next: -1}
-	for _, t := range v.Tasks {
-		if t.ID == q.Get("task") || (q.Get("task") == "" && p.Task == nil) {
-			p.Task = t
-		}
-	}
-	if p.Task == nil {
-		if q.Get("task") != "" {
-			return "", nil, fmt.Errorf("%w: flow %s has no task %q", sdk.ErrNotFound, v.ID, q.Get("task"))
-		}
-		return "Logs of " + v.ID, p, nil
-	}
-	if err := p.parse(q); err != nil {
-		return "", nil, err
-	}
-	if p.Attempt == 0 {
-		return "Logs of " + v.ID, p, nil
-	}
-	place, err := s.logAt(r.Context(), p.Task)
-	if err == nil {
+	err = p.load(r.Context(), place)
+	if err == nil && p.Follow && p.Size > logChunk {
+		p.Offset = p.Size - logChunk
 		err = p.load(r.Context(), place)
 	}
 	if err != nil {
 		p.Elsewhere = err.Error()
 	}
-	return "Logs of " + v.ID, p, nil
+	return "Logs of " + p.FlowID, p, nil
+}
+
+// logsOf reads which log r asks for: the flow, task, stream, attempt and
+// offset of a logs page or download, and where the task's files are. A
+// flow without tasks, or a task not started yet, has no place.
+func (s *Server) logsOf(r *http.Request) (logsPage, LogPlace, error) {
+	v, err := s.cfg.Client.ViewFlow(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return logsPage{}, LogPlace{}, err
+	}
+	q := r.URL.Query()
+	p := logsPage{FlowID: v.ID, Tasks: v.Tasks, Prev: -1, Next: -1, Follow: q.Get("follow") != ""}
+	for _, t := range v.Tasks {
+		if t.ID == q.Get("task") || (q.Get("task") == "" && p.Task == nil) {
+			p.Task = t
+		}
+	}
+	if q.Get("task") == "" {
+		for _, t := range v.Tasks {
+			if t.Status.Failure() {
+				p.Task = t // the failure is what the reader came for
+				break
+			}
+		}
+	}
+	if p.Task == nil {
+		if q.Get("task") != "" {
+			return p, LogPlace{}, fmt.Errorf("%w: flow %s has no task %q; pick one of the flow's tasks", sdk.ErrNotFound, v.ID, q.Get("task"))
+		}
+		return p, LogPlace{}, nil
+	}
+	if q.Get("stream") == "" && p.Task.Status.Failure() {
+		q.Set("stream", "stderr")
+	}
+	if err := p.parse(q); err != nil || p.Attempt == 0 {
+		return p, LogPlace{}, err
+	}
+	place, err := s.logAt(r.Context(), p.Task)
+	if err != nil {
+		p.Elsewhere = err.Error()
+	}
+	return p, place, nil
 }
 
 // parse reads the stream, attempt and offset of q into p, whose Task is

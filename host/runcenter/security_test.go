@@ -59,7 +59,7 @@ func TestRequestWithoutATokenGets401(t *testing.T) {
 	t.Parallel()
 	s := startSite(t, runcenter.Token{Name: "alice", Token: "alice-token"})
 	f := s.gatedFlow("g")
-	paths := append(pages(f.ID), "/pulse?page=/gates", "/v1/flows/"+f.ID+"/history/stream", "/metrics", "/readyz")
+	paths := append(pages(f.ID), "/flows/"+f.ID+"/logs/download", "/pulse?page=/gates", "/v1/flows/"+f.ID+"/history/stream", "/metrics", "/readyz")
 	for _, p := range paths {
 		for _, tok := range []string{"", "wrong"} {
 			resp, body := s.do(http.MethodGet, p, tok, nil)

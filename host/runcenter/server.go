@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"time"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk/errcode"
@@ -58,6 +57,7 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /{$}", "flows", s.flowsPage)
 	s.page("GET /flows/{id}", "flow", s.flowPage)
 	s.page("GET /flows/{id}/logs", "logs", s.logsPage)
+	s.mux.HandleFunc("GET /flows/{id}/logs/download", s.downloadLog)
 	s.mux.HandleFunc("GET /tasks/{id}/log", s.rawLog)
 	s.mux.HandleFunc("POST /flows/{id}/cancel", s.cancel)
 	s.page("GET /gates", "gates", s.gatesPage)
@@ -214,13 +214,11 @@ func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int,
 
 // funcs are the helpers the templates use.
 var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05Z")
-	},
-	"add": func(a int64, b int) int64 { return a + int64(b) },
+	"when":     when,
+	"add":      func(a int64, b int) int64 { return a + int64(b) },
+	"schedule": scheduleText,
+	// streams are the tabs of the logs page.
+	"streams": func() []string { return []string{"stdout", "stderr"} },
 	// dict makes a map of its key, value pairs, to hand a partial
 	// template more than one value.
 	"dict": func(kv ...any) (map[string]any, error) {

@@ -16,8 +16,9 @@ import (
 // failure alert (see outbox.go), so neither is lost to a crash.
 func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now time.Time) error {
 	var queued, ended bool
+	var name string // the job's, for the observer; empty once it is deleted
 	err := s.eng.UpdateRecords(engine.CronRecords, func(tx engine.RecordTx) error {
-		queued, ended = false, false
+		queued, ended, name = false, false, ""
 		rec, err := loadSched(tx, jobID)
 		if err != nil {
 			return err
@@ -42,6 +43,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 		if err != nil {
 			return err
 		}
+		name = j.Name
 		j.State.LastStatus = status
 		failed := status == RunError || status == RunInterrupted
 		switch {
@@ -92,7 +94,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 		return putSched(tx, jobID, rec)
 	})
 	if err == nil && ended {
-		s.cfg.Observer.CronRunEnded(status)
+		s.cfg.Observer.CronRunEnded(name, status)
 	}
 	if err == nil && queued {
 		s.wakeDeliveries()

@@ -24,14 +24,14 @@ func (h *heard) CronFired(lag time.Duration) {
 	h.lags = append(h.lags, lag)
 }
 
-func (h *heard) CronRunEnded(outcome string) {
+func (h *heard) CronRunEnded(job, outcome string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.outcomes[outcome]++
+	h.outcomes[job+" "+outcome]++
 }
 
 // The observer hears each fired run with how late it fired, and each
-// run's end once: a skipped one when it is claimed, a run that started
+// run's end once, with its job's name: a skipped one when it is claimed, a run that started
 // when it settles.
 func TestObserverHearsFireLagAndOutcomes(t *testing.T) {
 	h := &heard{outcomes: map[string]int{}}
@@ -47,5 +47,5 @@ func TestObserverHearsFireLagAndOutcomes(t *testing.T) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	require.Equal(t, []time.Duration{5 * time.Second, 0}, h.lags)
-	require.Equal(t, map[string]int{scheduler.RunSkipped: 1, scheduler.RunOK: 1}, h.outcomes)
+	require.Equal(t, map[string]int{"observed " + scheduler.RunSkipped: 1, "observed " + scheduler.RunOK: 1}, h.outcomes, "each outcome under its job's name")
 }

@@ -130,7 +130,7 @@ func (s *Scheduler) fire(j Job, now, prev time.Time) error {
 		return err
 	}
 	for range missed {
-		s.cfg.Observer.CronRunEnded(RunMissed)
+		s.cfg.Observer.CronRunEnded(j.Name, RunMissed)
 	}
 	for _, t := range run {
 		r, ok, err := s.claim(j.ID, t, now, claimOpts{trigger: TriggerSchedule})
@@ -141,7 +141,7 @@ func (s *Scheduler) fire(j Job, now, prev time.Time) error {
 			s.cfg.Observer.CronFired(now.Sub(t))
 		}
 		if ok && r.Status == RunSkipped {
-			s.cfg.Observer.CronRunEnded(RunSkipped)
+			s.cfg.Observer.CronRunEnded(j.Name, RunSkipped)
 		}
 	}
 	// Nothing was due after all (the due time lay in a backoff or the

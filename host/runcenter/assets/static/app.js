@@ -8,6 +8,31 @@
   var main = document.getElementById("main");
   if (!main) { return; }
 
+  // The server writes every time in UTC (<time datetime=… title="… UTC">);
+  // local rewrites the text into the viewer's zone, leaving UTC on hover.
+  var zoned = new Intl.DateTimeFormat("en-CA", { hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+  function local(root) {
+    root.querySelectorAll("time[datetime]:not([data-local])").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) { return; }
+      var p = {};
+      zoned.formatToParts(d).forEach(function (x) { p[x.type] = x.value; });
+      el.dataset.local = "";
+      el.textContent = p.year + "-" + p.month + "-" + p.day + " " + p.hour + ":" + p.minute + ":" + p.second + " " + p.timeZoneName;
+    });
+  }
+  local(main);
+  // Redraws replace main's HTML; each new <time> is rewritten as it comes.
+  new MutationObserver(function () { local(main); }).observe(main, { childList: true, subtree: true });
+  // A followed log keeps its newest lines in view as the pulse redraws it.
+  function tail() {
+    var log = main.querySelector("#log[data-follow]");
+    if (log) { log.scrollTop = log.scrollHeight; window.scrollTo(0, document.body.scrollHeight); }
+  }
+  tail();
+  new MutationObserver(tail).observe(main, { childList: true });
+
   if (main.dataset.pulse) {
     var pulse = new EventSource("/pulse?page=" + encodeURIComponent(main.dataset.pulse));
     pulse.onmessage = function (e) { main.innerHTML = e.data; };
@@ -44,8 +69,18 @@
     return td;
   }
 
+  // when is a history entry's time as the server draws it: a <time>
+  // in UTC, which local then rewrites.
   function when(at) {
-    return at ? at.replace("T", " ").replace(/\.\d+/, "").replace(/Z$|[+-]\d\d:\d\d$/, "Z") : "—";
+    var td = document.createElement("td");
+    if (!at) { td.textContent = "—"; return td; }
+    var utc = new Date(at).toISOString().replace("T", " ").replace(/\.\d+Z$/, "");
+    var t = document.createElement("time");
+    t.setAttribute("datetime", utc.replace(" ", "T") + "Z");
+    t.title = utc + " UTC";
+    t.textContent = utc + "Z";
+    td.appendChild(t);
+    return td;
   }
 
   // addEntry appends a history entry unless the page already has it.
@@ -55,7 +90,7 @@
     var tr = document.createElement("tr");
     tr.dataset.seq = e.seq;
     tr.appendChild(cell(String(e.seq)));
-    tr.appendChild(cell(when(e.at)));
+    tr.appendChild(when(e.at));
     tr.appendChild(cell(e.kind, true));
     var td = cell(e.summary || "");
     if (e.by) {
