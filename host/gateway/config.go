@@ -54,6 +54,9 @@ import (
 //	  command: /usr/local/bin/diagnose   # JSON on stdin, JSON on stdout
 //	  timeout: 30s        # at most 60s; a task's shorter timeout wins
 //	  max_output_kib: 16  # task output given to it
+//	pipeline:             # the model stages (llm.invoke, llm_task.invoke)
+//	  secret_env: [OPENAI_API_KEY]  # gateway variables a stage's --secret-env may name
+//	  llm: {base_url: https://api.openai.com/v1, model: gpt-4o-mini}  # defaults
 //	stage_path:           # directories of executable pipeline stages, searched
 //	  - /opt/flowgate/stages  # after $FLOWGATE_HOME/stages (relative to this file)
 //	http:                 # a TCP listener: the run center, /metrics, /healthz, /readyz
@@ -119,6 +122,9 @@ type FileConfig struct {
 	// order after the home's own stages directory. A relative one is
 	// relative to the config file.
 	StagePath []string `yaml:"stage_path"`
+	// Pipeline configures the pipeline controller's model stages
+	// (llm.invoke, llm_task.invoke).
+	Pipeline PipelineConfig `yaml:"pipeline"`
 	// HTTP is the TCP listener for metrics and probes; off when its Addr
 	// is empty.
 	HTTP HTTPConfig `yaml:"http"`
@@ -403,4 +409,19 @@ func (c FileConfig) PluginSpecs() []pluginhost.Spec {
 		out[i].Key = fmt.Sprintf("plugins[%d]", i)
 	}
 	return out
+}
+
+// PipelineConfig is the pipeline: section of the gateway config.
+type PipelineConfig struct {
+	// SecretEnv lists the gateway's environment variables a model stage
+	// may name with --secret-env: the only ones a workflow file can have
+	// passed to its task, held in memory, never stored. Any other name
+	// is refused, so a file cannot read the gateway's variables at will.
+	SecretEnv []string `yaml:"secret_env"`
+	// LLM gives the model stages' defaults; a stage's --base-url and
+	// --model win.
+	LLM struct {
+		BaseURL string `yaml:"base_url"`
+		Model   string `yaml:"model"`
+	} `yaml:"llm"`
 }
