@@ -83,7 +83,7 @@ func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
 		Output []any  `json:"output"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
-	require.JSONEq(t, `[{"output":{"format":"json","text":"{\"summary\":\"ok from m\"}","data":{"summary":"ok from m"}},"usage":{"promptTokens":7,"completionTokens":5,"totalTokens":12,"cost":0.25},"kind":"llm.invoke"}]`, mustJSON(t, env.Output))
+	require.JSONEq(t, `[{"output":{"format":"json","text":"{\"summary\":\"ok from m\"}","data":{"summary":"ok from m"}},"usage":{"inputTokens":7,"outputTokens":5,"totalTokens":12,"cost":0.25},"kind":"llm.invoke"}]`, mustJSON(t, env.Output))
 
 	code, stdout, errOut = run(t, home, "tasks", "flow", "show", env.FlowID, "--json")
 	require.Equal(t, 0, code, errOut)
@@ -91,9 +91,9 @@ func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
 	require.Contains(t, stdout, `"cost": 0.25`)
 
 	before := calls.Load()
-	code, stdout, errOut = run(t, home, "pipeline", "run", `llm_task.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY --prompt busy | pick kind,attemptCount`)
+	code, stdout, errOut = run(t, home, "pipeline", "run", `llm_task.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY busy please | pick kind,prompt,attemptCount`)
 	require.Equal(t, 0, code, errOut)
-	require.JSONEq(t, `[{"kind":"llm_task.invoke","attemptCount":2}]`, stdout)
+	require.JSONEq(t, `[{"kind":"llm_task.invoke","prompt":"busy please","attemptCount":2}]`, stdout)
 	require.Equal(t, before+2, calls.Load(), "one 429, then the answer")
 
 	before = calls.Load()
@@ -104,7 +104,7 @@ func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
 
 	code, _, errOut = run(t, home, "pipeline", "run", `llm.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY --prompt shape --max-validation-retries 0 --schema '{"type":"object","properties":{"summary":{"type":"string"}}}'`)
 	require.NotEqual(t, 0, code)
-	require.Contains(t, errOut, "llm.invoke output failed schema validation at /summary: must be string")
+	require.Contains(t, errOut, "llm.invoke output failed schema validation: /summary must be string")
 
 	before = calls.Load()
 	code, _, errOut = run(t, home, "pipeline", "run", `llm.invoke --model m --secret-env HOME --prompt hi`)

@@ -118,7 +118,7 @@ type FileConfig struct {
 		MaxOutputKiB int      `yaml:"max_output_kib"`
 	} `yaml:"diagnoser"`
 	// StagePath lists directories of executable pipeline stages (an
-	// executable named like the stage, such as llm.invoke), searched in
+	// executable named like the stage, such as summarize), searched in
 	// order after the home's own stages directory. A relative one is
 	// relative to the config file.
 	StagePath []string `yaml:"stage_path"`

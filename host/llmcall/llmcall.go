@@ -40,14 +40,14 @@ type Request struct {
 // Usage is what the endpoint reported a call used. Cost is nil when the
 // server does not report one (OpenAI does not; some gateways do).
 type Usage struct {
-	PromptTokens     int64    `json:"promptTokens"`
-	CompletionTokens int64    `json:"completionTokens"`
-	TotalTokens      int64    `json:"totalTokens"`
-	Cost             *float64 `json:"cost,omitempty"`
+	PromptTokens, CompletionTokens, TotalTokens int64
+	Cost                                        *float64
 }
 
 // Reply is the model's answer to one successful call.
 type Reply struct {
+	// ID is the completion's id, when the server gives one.
+	ID   string
 	Text string
 	// Usage is nil when the server reported none.
 	Usage *Usage
@@ -108,9 +108,6 @@ func requestBody(req Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, errors.New("no model: pass --model NAME or set pipeline.llm.model in the gateway config")
 	}
-	if strings.TrimSpace(req.Prompt) == "" {
-		return nil, errors.New("no prompt: pass --prompt TEXT or give the stage input items")
-	}
 	m := map[string]any{
 		"model":    req.Model,
 		"messages": []map[string]string{{"role": "user", "content": req.Prompt}},
@@ -157,6 +154,7 @@ func once(ctx context.Context, client *http.Client, url, key string, body []byte
 
 func parseReply(url string, raw []byte) (Reply, time.Duration, error) {
 	var r struct {
+		ID      string `json:"id"`
 		Choices []struct {
 			Message struct {
 				Content string `json:"content"`
@@ -172,7 +170,7 @@ func parseReply(url string, raw []byte) (Reply, time.Duration, error) {
 	if err := json.Unmarshal(raw, &r); err != nil || len(r.Choices) == 0 {
 		return Reply{}, 0, &fatalError{fmt.Sprintf("%s answered 200 without a chat completion (choices[0].message.content): %.200s", url, raw)}
 	}
-	reply := Reply{Text: r.Choices[0].Message.Content}
+	reply := Reply{ID: r.ID, Text: r.Choices[0].Message.Content}
 	if u := r.Usage; u != nil {
 		total := u.TotalTokens
 		if total == 0 {

@@ -33,7 +33,7 @@ func (p *pipe) llmCommands() []*flows.Command {
 }
 
 // llmFlags are the stage flags passed on to llm-invoke as they are.
-var llmFlags = []string{"prompt", "max-validation-retries", "temperature", "max-output-tokens"}
+var llmFlags = []string{"max-validation-retries", "temperature", "max-output-tokens", "schema-version"}
 
 func (p *pipe) runLLM(ctx context.Context, kind string, call *flows.Call) (flows.StageOutput, error) {
 	spec, err := p.llmSpec(kind, call)
@@ -74,7 +74,14 @@ func (p *pipe) llmSpec(kind string, call *flows.Call) (sdk.TaskSpec, error) {
 	if err != nil {
 		return spec, fmt.Errorf("%s: cannot find the flowgate binary to run the call: %v", kind, err)
 	}
-	argv := []string{exe, "llm-invoke", "--kind", kind}
+	prompt, ok := call.Args.String("prompt")
+	if !ok {
+		prompt = strings.Join(call.Args.Positional, " ")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return spec, fmt.Errorf("%s requires --prompt or positional text", kind)
+	}
+	argv := []string{exe, "llm-invoke", "--kind", kind, "--prompt=" + prompt}
 	for k, def := range map[string]string{"base-url": o.LLMBaseURL, "model": o.LLMModel} {
 		if v, ok := call.Args.String(k); ok {
 			def = v
