@@ -89,6 +89,14 @@ func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, stdout, `"input_tokens": 7`)
 	require.Contains(t, stdout, `"cost": 0.25`)
+	require.NotContains(t, stdout, llmKey)
+	code, stdout, errOut = run(t, home, "tasks", "flow", "show", env.FlowID)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, stdout+errOut, llmKey)
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", `exec --json --shell "echo '[{\"id\":1},\"two\"]'" | llm.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY --prompt "rank these" | pick prompt`)
+	require.Equal(t, 0, code, errOut)
+	require.JSONEq(t, `[{"prompt":"rank these\n\nInput:\n[{\"id\":1},{\"kind\":\"text\",\"text\":\"two\"}]"}]`, stdout, "the items follow the prompt as Lobster's artifacts")
 
 	before := calls.Load()
 	code, stdout, errOut = run(t, home, "pipeline", "run", `llm_task.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY busy please | pick kind,prompt,attemptCount`)
@@ -109,7 +117,7 @@ func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
 	before = calls.Load()
 	code, _, errOut = run(t, home, "pipeline", "run", `llm.invoke --model m --secret-env HOME --prompt hi`)
 	require.NotEqual(t, 0, code)
-	require.Contains(t, errOut, "does not list HOME under pipeline.secret_env")
+	require.Contains(t, errOut, `does not list "HOME" under pipeline.secret_env`)
 	require.Equal(t, before, calls.Load(), "a refused stage calls nothing")
 
 	require.NoError(t, filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
@@ -129,4 +137,26 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestLLMStageSecretRefusedBeforeARun: validate and run --dry-run refuse
+// (exit 2) a model stage whose --secret-env the gateway config does not
+// list, naming it and where to list it; commands.list shows both stages.
+func TestLLMStageSecretRefusedBeforeARun(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	require.NoError(t, os.WriteFile(filepath.Join(home, "gateway.yaml"), []byte("pipeline: {secret_env: [OPENAI_API_KEY]}\n"), 0o600))
+	file := filepath.Join(t.TempDir(), "brief.lobster")
+	require.NoError(t, os.WriteFile(file, []byte("steps:\n  - id: sum\n    pipeline: llm.invoke --secret-env HOME --prompt hi\n"), 0o600))
+	code, _, errOut := run(t, home, "pipeline", "validate", file)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `Workflow step sum: llm.invoke --secret-env HOME: the gateway config does not list "HOME" under pipeline.secret_env (listed: OPENAI_API_KEY)`)
+
+	code, _, errOut = run(t, home, "pipeline", "run", "--dry-run", "llm_task.invoke --secret-env PATH hi")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `llm_task.invoke --secret-env PATH: the gateway config does not list "PATH"`)
+
+	code, stdout, errOut := run(t, home, "pipeline", "run", "commands.list | where sideEffects.0==calls_model | pick name")
+	require.Equal(t, 0, code, errOut)
+	require.JSONEq(t, `[{"name":"llm.invoke"},{"name":"llm_task.invoke"}]`, stdout)
 }

@@ -104,8 +104,8 @@ func (p *pipe) llmSpec(kind string, call *flows.Call) (sdk.TaskSpec, error) {
 		argv = append(argv, "--output-schema="+schema)
 	}
 	if name, ok := call.Args.String("secret-env"); ok {
-		if !slices.Contains(o.SecretEnv, name) {
-			return spec, fmt.Errorf("%s --secret-env %s: the gateway config does not list %s under pipeline.secret_env; add it there (listed now: %s) so stages may use it", kind, name, name, strings.Join(o.SecretEnv, ", "))
+		if err := CheckStageSecret(o.SecretEnv, flows.Stage{Name: kind, Args: call.Args}); err != nil {
+			return spec, err
 		}
 		spec.SecretEnv = []string{name}
 		argv = append(argv, "--key-env="+name)
@@ -152,4 +152,32 @@ func (p *pipe) llmSchema(kind string, args flows.StageArgs) (string, error) {
 	}
 	b, _ := json.Marshal(schema)
 	return string(b), nil
+}
+
+// IsModelStage reports whether name is one of the model stages, whose
+// --secret-env CheckStageSecret checks.
+func IsModelStage(name string) bool { return name == "llm.invoke" || name == "llm_task.invoke" }
+
+// CheckStageSecret refuses a model stage whose --secret-env names a
+// variable allowed (the config's pipeline.secret_env) does not list, so a
+// workflow file cannot have the gateway hand it any variable it likes.
+// pipeline validate and run --dry-run check it before a run; the stage
+// checks it again when it runs.
+func CheckStageSecret(allowed []string, st flows.Stage) error {
+	if !IsModelStage(st.Name) {
+		return nil
+	}
+	v, ok := st.Args.Named["secret-env"]
+	if !ok {
+		return nil
+	}
+	name, _ := v.(string)
+	if slices.Contains(allowed, name) {
+		return nil
+	}
+	listed := "none"
+	if len(allowed) > 0 {
+		listed = strings.Join(allowed, ", ")
+	}
+	return fmt.Errorf("%s --secret-env %s: the gateway config does not list %q under pipeline.secret_env (listed: %s); add it there to let model stages use it", st.Name, name, name, listed)
 }
