@@ -68,12 +68,21 @@ func fakeLLM(t *testing.T) (url string, calls *atomic.Int64) {
 // as the output item, a 429 is retried, a 400 fails at once with the
 // server's message, a schema miss fails naming the path, a --secret-env
 // the config does not list is refused, usage reaches the flow, and the
-// key is nowhere in the home.
+// key is nowhere in the home; with the pipeline controller in the
+// gateway's process and as a plugin process.
 func TestLLMInvokeStageThroughTheGateway(t *testing.T) {
-	url, calls := fakeLLM(t)
 	t.Setenv("FLOWGATE_TEST_LLM_KEY", llmKey)
+	for name, extra := range map[string]string{"in-process": "", "isolated": "plugins: [{name: pipeline, isolate: true}]\n"} {
+		t.Run(name, func(t *testing.T) { testLLMInvokeStage(t, extra) })
+	}
+}
+
+// testLLMInvokeStage is TestLLMInvokeStageThroughTheGateway with extra
+// in gateway.yaml.
+func testLLMInvokeStage(t *testing.T, extra string) {
+	url, calls := fakeLLM(t)
 	home := shortHome(t)
-	cfg := "pipeline:\n  secret_env: [FLOWGATE_TEST_LLM_KEY]\n  llm: {base_url: " + url + "}\n"
+	cfg := "pipeline:\n  secret_env: [FLOWGATE_TEST_LLM_KEY]\n  llm: {base_url: " + url + "}\n" + extra
 	require.NoError(t, os.WriteFile(filepath.Join(home, "gateway.yaml"), []byte(cfg), 0o600))
 
 	code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", `llm.invoke --model m --secret-env FLOWGATE_TEST_LLM_KEY --prompt "say hi" --output-schema '{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}}}' | pick output,usage,kind`)
