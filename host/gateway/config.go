@@ -388,6 +388,9 @@ func (c FileConfig) Validate() error {
 	if err := c.NotifyConfig().Validate(); err != nil {
 		return err
 	}
+	if err := c.Pipeline.Validate(); err != nil {
+		return err
+	}
 	seen := map[string]string{}
 	for _, p := range c.PluginSpecs() {
 		if err := p.Validate(); err != nil {
@@ -409,19 +412,4 @@ func (c FileConfig) PluginSpecs() []pluginhost.Spec {
 		out[i].Key = fmt.Sprintf("plugins[%d]", i)
 	}
 	return out
-}
-
-// PipelineConfig is the pipeline: section of the gateway config.
-type PipelineConfig struct {
-	// SecretEnv lists the gateway's environment variables a model stage
-	// may name with --secret-env: the only ones a workflow file can have
-	// passed to its task, held in memory, never stored. Any other name
-	// is refused, so a file cannot read the gateway's variables at will.
-	SecretEnv []string `yaml:"secret_env"`
-	// LLM gives the model stages' defaults; a stage's --base-url and
-	// --model win.
-	LLM struct {
-		BaseURL string `yaml:"base_url"`
-		Model   string `yaml:"model"`
-	} `yaml:"llm"`
 }
