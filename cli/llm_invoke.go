@@ -96,7 +96,9 @@ func llmInvoke(ctx context.Context, f llmInvokeFlags, stdin []byte) (*flows.Obje
 	if f.temperature >= 0 {
 		req.Temperature = &f.temperature
 	}
-	client := &http.Client{}
+	// A call that hangs is a transient failure, retried like a 5xx; the
+	// step's timeout, if any, bounds the whole stage.
+	client := &http.Client{Timeout: llmCallTimeout}
 	attempts := 0
 	var total llmcall.Usage
 	base := req.Prompt
@@ -118,6 +120,9 @@ func llmInvoke(ctx context.Context, f llmInvokeFlags, stdin []byte) (*flows.Obje
 		return llmItem(f, base, reply.ID, format, reply.Text, data, total, attempts), nil
 	}
 }
+
+// llmCallTimeout bounds one HTTP call to the endpoint.
+const llmCallTimeout = 5 * time.Minute
 
 // llmItem is the stage's output item, with Lobster's fields; what Lobster
 // takes from its cache and run state is always fresh here.

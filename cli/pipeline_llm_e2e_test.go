@@ -123,6 +123,10 @@ func testLLMInvokeStage(t *testing.T, extra string) {
 	require.NotEqual(t, 0, code)
 	require.Contains(t, errOut, "llm.invoke output failed schema validation: /summary must be string")
 
+	code, _, errOut = run(t, home, "pipeline", "run", `llm.invoke --model m --temperature warm hi`)
+	require.NotEqual(t, 0, code)
+	require.Contains(t, errOut, `llm.invoke --temperature must be a number, 0 or more (got "warm")`)
+
 	before = calls.Load()
 	code, _, errOut = run(t, home, "pipeline", "run", `llm.invoke --model m --secret-env HOME --prompt hi`)
 	require.NotEqual(t, 0, code)

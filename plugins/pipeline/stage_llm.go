@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
@@ -32,8 +33,25 @@ func (p *pipe) llmCommands() []*flows.Command {
 	return cmds
 }
 
-// llmFlags are the stage flags passed on to llm-invoke as they are.
+// llmFlags are the stage flags passed on to llm-invoke as they are,
+// once checkLLMFlag accepts them.
 var llmFlags = []string{"max-validation-retries", "temperature", "max-output-tokens", "schema-version"}
+
+// checkLLMFlag refuses a value of flag k llm-invoke could not parse, so
+// the stage says what is wrong before a task exists.
+func checkLLMFlag(k, v string) error {
+	switch k {
+	case "max-validation-retries", "max-output-tokens":
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			return fmt.Errorf("must be a whole number, 0 or more (got %q)", v)
+		}
+	case "temperature":
+		if x, err := strconv.ParseFloat(v, 64); err != nil || x < 0 {
+			return fmt.Errorf("must be a number, 0 or more (got %q)", v)
+		}
+	}
+	return nil
+}
 
 func (p *pipe) runLLM(ctx context.Context, kind string, call *flows.Call) (flows.StageOutput, error) {
 	spec, err := p.llmSpec(kind, call)
@@ -82,7 +100,8 @@ func (p *pipe) llmSpec(kind string, call *flows.Call) (sdk.TaskSpec, error) {
 		return spec, fmt.Errorf("%s requires --prompt or positional text", kind)
 	}
 	argv := []string{exe, "llm-invoke", "--kind", kind, "--prompt=" + prompt}
-	for k, def := range map[string]string{"base-url": o.LLMBaseURL, "model": o.LLMModel} {
+	for _, kv := range [][2]string{{"base-url", o.LLMBaseURL}, {"model", o.LLMModel}} {
+		k, def := kv[0], kv[1]
 		if v, ok := call.Args.String(k); ok {
 			def = v
 		}
@@ -92,9 +111,15 @@ func (p *pipe) llmSpec(kind string, call *flows.Call) (sdk.TaskSpec, error) {
 		argv = append(argv, "--"+k+"="+def)
 	}
 	for _, k := range llmFlags {
-		if v, ok := call.Args.Named[k]; ok {
-			argv = append(argv, "--"+k+"="+fmt.Sprint(v))
+		v, ok := call.Args.Named[k]
+		if !ok {
+			continue
 		}
+		text := fmt.Sprint(v)
+		if err := checkLLMFlag(k, text); err != nil {
+			return spec, fmt.Errorf("%s --%s %w", kind, k, err)
+		}
+		argv = append(argv, "--"+k+"="+text)
 	}
 	schema, err := p.llmSchema(kind, call.Args)
 	if err != nil {
