@@ -241,12 +241,12 @@ func (g *Gateway) start(ctx context.Context) error {
 	}
 	if err == nil {
 		run, err = runner.New(eng, runner.Config{
-			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
+			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning, StageSecretEnv: g.cfg.File.Pipeline.SecretEnv,
 			Launch: g.cfg.Launch, Shims: g.cfg.Shims, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
 			Departures: st.departures(), Sweep: g.cfg.File.Cluster.sweep(),
-			Labels: g.cfg.File.Cluster.Labels, StageSecretEnv: g.cfg.File.Pipeline.SecretEnv,
+			Labels: g.cfg.File.Cluster.Labels,
 		})
 		st.runner.Store(run)
 	}
