@@ -274,7 +274,7 @@ func TestControlCharactersAreMadeVisible(t *testing.T) {
 // (flowgate bench does), as the fake agent command-line tool of the
 // session tests, and as a controller plugin that provides pipeline stages.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "plugin" || os.Args[1] == "gateway" || os.Args[1] == "tasks") {
+	if len(os.Args) > 1 && (os.Args[1] == "shim" || os.Args[1] == "llm-invoke" || os.Args[1] == "plugin" || os.Args[1] == "gateway" || os.Args[1] == "tasks") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == fakeAgentCmd {

@@ -123,7 +123,8 @@ it, so the step's on_error applies.`,
 
 // checkStages refuses (exit 2) a workflow whose pipelines name a stage
 // that no built-in command, no plugin of the running gateway and no
-// executable on the home's stage path provides, saying how to add it.
+// executable on the home's stage path provides, saying how to add it, or
+// a model stage whose --secret-env the gateway config does not allow.
 func (e *env) checkStages(ctx context.Context, wf *flows.Workflow, args map[string]any) error {
 	set, err := e.stageSet(ctx)
 	if err != nil {
@@ -134,7 +135,18 @@ func (e *env) checkStages(ctx context.Context, wf *flows.Workflow, args map[stri
 	if errors.As(err, &unknown) {
 		return set.refuse(err, unknown.Name)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	for _, p := range flows.Pipelines(wf, args) {
+		for _, st := range p.Stages {
+			if err := pipeline.CheckStageSecret(set.secretEnv, st); err != nil {
+				//lint:ignore ST1005 worded as the reference's other step errors
+				return usageError{fmt.Errorf("Workflow step %s: %w", p.ID, err)}
+			}
+		}
+	}
+	return nil
 }
 
 func newPipelineGraphCmd(e *env) *cobra.Command {

@@ -46,10 +46,10 @@ func TestExecutableStagesAndStateThroughTheGateway(t *testing.T) {
 func TestPipelineDryRunChecksStageNames(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
-	writeStage(t, filepath.Join(home, "stages"), "llm.invoke")
-	code, _, errOut := run(t, home, "pipeline", "run", "--dry-run", "state.get k | llm.invoke --prompt hi | diff.last --key k")
+	writeStage(t, filepath.Join(home, "stages"), "summarize")
+	code, _, errOut := run(t, home, "pipeline", "run", "--dry-run", "state.get k | summarize --prompt hi | diff.last --key k")
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, "[DRY RUN] Pipeline (3 stages):\n  1. state.get  args: k\n  2. llm.invoke  args: prompt=hi\n  3. diff.last  args: key=k\n", errOut)
+	require.Equal(t, "[DRY RUN] Pipeline (3 stages):\n  1. state.get  args: k\n  2. summarize  args: prompt=hi\n  3. diff.last  args: key=k\n", errOut)
 
 	code, _, errOut = run(t, home, "pipeline", "run", "--dry-run", "state.get k | gog.gmail.search")
 	require.Equal(t, 2, code)
@@ -88,13 +88,13 @@ steps:
       ]`)
 
 	bad := filepath.Join(dir, "bad.lobster")
-	require.NoError(t, os.WriteFile(bad, []byte("steps:\n  - id: ask\n    pipeline: exec echo hi | llm.invoke --prompt x\n"), 0o600))
+	require.NoError(t, os.WriteFile(bad, []byte("steps:\n  - id: ask\n    pipeline: exec echo hi | summarize --prompt x\n"), 0o600))
 	for _, args := range [][]string{{"pipeline", "validate", bad}, {"pipeline", "run", "--dry-run", bad}} {
 		code, _, errOut = run(t, home, args...)
 		require.Equal(t, 2, code, args)
-		require.Contains(t, errOut, "Workflow step ask pipeline references unknown command: llm.invoke (no built-in stage has this name", args)
+		require.Contains(t, errOut, "Workflow step ask pipeline references unknown command: summarize (no built-in stage has this name", args)
 	}
-	writeStage(t, filepath.Join(home, "stages"), "llm.invoke")
+	writeStage(t, filepath.Join(home, "stages"), "summarize")
 	code, stdout, errOut = run(t, home, "pipeline", "run", "--dry-run", bad)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, stdout, "[pipeline]")

@@ -22,6 +22,9 @@ type stageSet struct {
 	// plugins are the gateway's plugins; gateway says one answered.
 	plugins []pluginhost.Status
 	gateway bool
+	// secretEnv is the config's pipeline.secret_env, the variables a
+	// model stage's --secret-env may name.
+	secretEnv []string
 }
 
 // stageSet reads the home's stage options and asks the home's gateway,
@@ -35,7 +38,7 @@ func (e *env) stageSet(ctx context.Context) (stageSet, error) {
 	if err != nil {
 		return stageSet{}, err
 	}
-	var s stageSet
+	s := stageSet{secretEnv: opts.SecretEnv}
 	c, err := gateway.Dial(dir, gateway.StartWait)
 	if errors.Is(err, api.ErrNoGateway) {
 		s.commands = opts.Commands()

@@ -17,14 +17,14 @@ import (
 func TestStageSetNamesThePluginThatIsNotRunning(t *testing.T) {
 	t.Parallel()
 	set := stageSet{gateway: true, plugins: []pluginhost.Status{
-		{Name: "llm", State: pluginhost.StateFailed, LastError: "the plugin process exited", Stages: []sdk.Stage{{Name: "llm.invoke"}}},
+		{Name: "sum", State: pluginhost.StateFailed, LastError: "the plugin process exited", Stages: []sdk.Stage{{Name: "summarize"}}},
 		{Name: "pipeline", State: pluginhost.StateRunning},
 	}}
-	require.False(t, set.has("llm.invoke"))
-	err := set.refuse(errors.New("Unknown command: llm.invoke"), "llm.invoke")
+	require.False(t, set.has("summarize"))
+	err := set.refuse(errors.New("Unknown command: summarize"), "summarize")
 	require.ErrorAs(t, err, new(usageError))
-	require.EqualError(t, err, "Unknown command: llm.invoke (stage llm.invoke is provided by controller plugin llm, which is not running (state failed, last error: the plugin process exited); see flowgate plugins list and the gateway's log)")
+	require.EqualError(t, err, "Unknown command: summarize (stage summarize is provided by controller plugin sum, which is not running (state failed, last error: the plugin process exited); see flowgate plugins list and the gateway's log)")
 
 	err = set.refuse(errors.New("Unknown command: gog.send"), "gog.send")
-	require.ErrorContains(t, err, "or add a controller plugin that provides it (sdk.Info.Stages) under plugins: in gateway.yaml; the gateway's plugins are llm, pipeline)")
+	require.ErrorContains(t, err, "or add a controller plugin that provides it (sdk.Info.Stages) under plugins: in gateway.yaml; the gateway's plugins are sum, pipeline)")
 }

@@ -84,6 +84,11 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		if errors.As(err, &unknown) {
 			return set.refuse(err, unknown.Name)
 		}
+		for _, st := range stages {
+			if err := pipeline.CheckStageSecret(set.secretEnv, st); err != nil {
+				return usageError{err}
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -106,7 +111,8 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 }
 
 // stageOptions are the pipeline controller's options for the home: its
-// state and stages directories and the stage_path of its gateway.yaml.
+// state and stages directories, and the stage_path and the model stages'
+// pipeline.secret_env of its gateway.yaml.
 func (e *env) stageOptions() (pipeline.Options, error) {
 	dir, err := e.home()
 	if err != nil {
@@ -116,7 +122,9 @@ func (e *env) stageOptions() (pipeline.Options, error) {
 	if err != nil {
 		return pipeline.Options{}, err
 	}
-	return pipeline.HomeOptions(dir, fc.StagePath), nil
+	o := pipeline.HomeOptions(dir, fc.StagePath)
+	o.SecretEnv = fc.Pipeline.SecretEnv
+	return o, nil
 }
 
 // runLimits reads pipeline run's --budget flags and --gate-timeout.

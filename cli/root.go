@@ -151,7 +151,7 @@ request got no answer in that time exits 5, the outcome unknown.`,
 	root.PersistentFlags().StringVar(&e.store.URL, "store", "", "keep the records in this store rather than the home's bbolt file: etcd://HOST:2379[,HOST:2379…]/PREFIX or bolt://PATH; commands then open it directly, not through a gateway's socket")
 	addEtcdFlags(root.PersistentFlags(), &e.store)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newDemoCmd(e), newCronCmd(e), newTriggersCmd(e))
+	root.AddCommand(newTasksCmd(e), newGatewayCmd(e), newPipelineCmd(e), newApprovalsCmd(e), newPluginsCmd(e), newPluginCmd(), newShimCmd(), newLLMInvokeCmd(), newDemoCmd(e), newCronCmd(e), newTriggersCmd(e))
 	root.AddCommand(newBackupCmd(e), newCheckCmd(e), newSessionsCmd(e), newStoreCmd(e), newClusterCmd(e))
 	root.AddCommand(newBenchCmd(e), newVersionCmd(e), newNotifyCmd(e))
 	// Cobra's "completion bash|zsh|fish|powershell", added now rather than

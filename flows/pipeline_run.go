@@ -145,12 +145,12 @@ func Builtins() Commands {
 }
 
 // executorCommands are the commands the pipeline controller adds to
-// Builtins: exec, the gates and the state stages.
-var executorCommands = []string{"exec", "approve", "ask", "state.get", "state.set", "diff.last"}
+// Builtins: exec, the gates, the state stages and the model stages.
+var executorCommands = []string{"exec", "approve", "ask", "state.get", "state.set", "diff.last", "llm.invoke", "llm_task.invoke"}
 
 // IsBuiltinStage reports whether name is a built-in stage: one of
 // Builtins, or one the pipeline controller adds (exec, approve, ask,
-// state.get, state.set, diff.last). No plugin or executable can provide a
+// state.get, state.set, diff.last, llm.invoke, llm_task.invoke). No plugin or executable can provide a
 // stage of such a name.
 func IsBuiltinStage(name string) bool {
 	_, ok := Builtins()[name]

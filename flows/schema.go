@@ -148,6 +148,18 @@ func ValidateResponse(stepID string, schema map[string]any, response any) error 
 	return fmt.Errorf("Workflow input step %s response failed schema validation at %s: %s", stepID, path, msg)
 }
 
+// SchemaViolation returns the instance path ("/" for the root) and the
+// message of v's first violation of schema, or two empty strings when v
+// conforms: the same check input gates use, for callers that word the
+// failure themselves (a model stage's --output-schema).
+func SchemaViolation(schema map[string]any, v any) (path, msg string) {
+	path, msg = validate(schema, v, "", 0)
+	if msg != "" && path == "" {
+		path = "/"
+	}
+	return path, msg
+}
+
 // validate returns the instance path and message of the first violation.
 func validate(s map[string]any, v any, at string, depth int) (string, string) {
 	if depth > maxDepth {

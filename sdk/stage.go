@@ -7,7 +7,7 @@ import (
 
 // Stage describes a typed pipeline stage a controller plugin provides
 // (docs/pipelines.md): a command a pipeline string names, like
-// "llm.invoke" in `exec --json cat notes.json | llm.invoke --model m`.
+// "summarize" in `exec --json cat notes.json | summarize --model m`.
 // A controller declares its stages in Info.Stages and runs them by
 // implementing StageProvider.
 type Stage struct {

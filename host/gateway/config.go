@@ -56,6 +56,9 @@ import (
 //	  command: /usr/local/bin/diagnose   # JSON on stdin, JSON on stdout
 //	  timeout: 30s        # at most 60s; a task's shorter timeout wins
 //	  max_output_kib: 16  # task output given to it
+//	pipeline:             # the model stages (llm.invoke, llm_task.invoke)
+//	  secret_env: [OPENAI_API_KEY]  # gateway variables a stage's --secret-env may name
+//	  llm: {base_url: https://api.openai.com/v1, model: gpt-4o-mini}  # defaults
 //	stage_path:           # directories of executable pipeline stages, searched
 //	  - /opt/flowgate/stages  # after $FLOWGATE_HOME/stages (relative to this file)
 //	http:                 # a TCP listener: the run center, /metrics, /healthz, /readyz
@@ -124,10 +127,13 @@ type FileConfig struct {
 		MaxOutputKiB int      `yaml:"max_output_kib"`
 	} `yaml:"diagnoser"`
 	// StagePath lists directories of executable pipeline stages (an
-	// executable named like the stage, such as llm.invoke), searched in
+	// executable named like the stage, such as summarize), searched in
 	// order after the home's own stages directory. A relative one is
 	// relative to the config file.
 	StagePath []string `yaml:"stage_path"`
+	// Pipeline configures the pipeline controller's model stages
+	// (llm.invoke, llm_task.invoke).
+	Pipeline PipelineConfig `yaml:"pipeline"`
 	// HTTP is the TCP listener for metrics and probes; off when its Addr
 	// is empty.
 	HTTP HTTPConfig `yaml:"http"`
@@ -393,6 +399,9 @@ func (c FileConfig) Validate() error {
 		return err
 	}
 	if err := c.NotifyConfig().Validate(); err != nil {
+		return err
+	}
+	if err := c.Pipeline.Validate(); err != nil {
 		return err
 	}
 	seen := map[string]string{}

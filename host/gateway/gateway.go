@@ -241,7 +241,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	}
 	if err == nil {
 		run, err = runner.New(eng, runner.Config{
-			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning,
+			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning, StageSecretEnv: g.cfg.File.Pipeline.SecretEnv,
 			Launch: g.cfg.Launch, Shims: g.cfg.Shims, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
 			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
 			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
@@ -420,6 +420,14 @@ func (g *Gateway) pluginsDir(ctx context.Context, sc pluginhost.SupervisorConfig
 // config's stage_path (the pipeline controller's StagePathEnv).
 const stagePathEnv = "FLOWGATE_STAGE_PATH"
 
+// The variables that give the pipeline controller the config's
+// pipeline: section (its LLMBaseURLEnv, LLMModelEnv, StageSecretEnvEnv).
+const (
+	llmBaseURLEnv     = "FLOWGATE_LLM_BASE_URL"
+	llmModelEnv       = "FLOWGATE_LLM_MODEL"
+	stageSecretEnvEnv = "FLOWGATE_STAGE_SECRET_ENV"
+)
+
 // controllerNotices is where the finish notifications of each configured
 // controller's flows go.
 func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
@@ -435,7 +443,9 @@ func (g *Gateway) controllerNotices() map[string]*sdk.FinishNotify {
 // firstPartyEnv is what a first-party controller is told, as a plugin
 // process or in this one: the home (FLOWGATE_HOME), the stage path
 // (FLOWGATE_STAGE_PATH), the data directory (FLOWGATE_DATA_DIR), and on
-// etcd FLOWGATE_SHARED_STORE. The pipeline controller keeps state.set
+// etcd FLOWGATE_SHARED_STORE, and the model stages' defaults and the
+// variables they may name (the pipeline controller's
+// LLMBaseURLEnv, LLMModelEnv and StageSecretEnvEnv). The pipeline controller keeps state.set
 // values under the home, finds executable stages on the path, and keeps
 // large values in the data directory, or in the store when it is shared.
 func (g *Gateway) firstPartyEnv() map[string]string {
@@ -447,6 +457,9 @@ func (g *Gateway) firstPartyEnv() map[string]string {
 	if g.storeSpec().IsEtcd() {
 		env[sdk.SharedStoreEnv] = "1"
 	}
+	pc := g.cfg.File.Pipeline
+	env[llmBaseURLEnv], env[llmModelEnv] = pc.LLM.BaseURL, pc.LLM.Model
+	env[stageSecretEnvEnv] = strings.Join(pc.SecretEnv, ",")
 	return env
 }
 

@@ -68,6 +68,12 @@ type Config struct {
 	// Labels are this gateway's labels (cluster.labels): it starts a task
 	// that asks for a label (TaskSpec.On) only when they hold it.
 	Labels []string
+	// StageSecretEnv lists the gateway's environment variables a pipeline
+	// stage's task may name in its SecretEnv (the config's
+	// pipeline.secret_env): such a task gets their values from this
+	// process's environment when it starts, so nothing is stored and a
+	// task that starts after a restart gets them again.
+	StageSecretEnv []string
 	// Cluster says, for the member id a running task names
 	// (sdk.Task.Gateway), whether that gateway ran on this machine and
 	// whether it is still a member. If nil, every task is this machine's

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/shell"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -51,12 +52,33 @@ func (r *Runner) shimEnv(task *sdk.Task) ([]string, error) {
 	held, ok := r.held[task.ID]
 	r.holdMu.RUnlock()
 	if !ok {
+		held, ok = r.stageSecrets(task)
+	}
+	if !ok {
 		return nil, fmt.Errorf("its secret or inherited environment was held only in the memory of the gateway that accepted it, which has stopped since; run the task again")
 	}
 	for _, k := range slices.Sorted(maps.Keys(held)) {
 		env = append(env, k+"="+held[k])
 	}
 	return env, nil
+}
+
+// stageSecrets are the values of a pipeline stage's task whose SecretEnv
+// names only variables of Config.StageSecretEnv, read from this process's
+// environment; false for any other task, or when one is unset.
+func (r *Runner) stageSecrets(task *sdk.Task) (map[string]string, bool) {
+	if task.Spec.InheritEnv || task.Runtime != flows.PipelineController || task.FlowID == "" {
+		return nil, false
+	}
+	vals := map[string]string{}
+	for _, name := range task.Spec.SecretEnv {
+		v, set := os.LookupEnv(name)
+		if !set || !slices.Contains(r.cfg.StageSecretEnv, name) {
+			return nil, false
+		}
+		vals[name] = v
+	}
+	return vals, true
 }
 
 // pruneHeld forgets the values held for tasks that ended or are gone,

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -14,6 +15,14 @@ const (
 	// StagePathEnv lists the directories of executable stages, separated
 	// as PATH is (os.PathListSeparator).
 	StagePathEnv = "FLOWGATE_STAGE_PATH"
+	// LLMBaseURLEnv and LLMModelEnv are the model stages' default
+	// endpoint and model (the config's pipeline.llm).
+	LLMBaseURLEnv = "FLOWGATE_LLM_BASE_URL"
+	LLMModelEnv   = "FLOWGATE_LLM_MODEL"
+	// StageSecretEnvEnv lists, comma-separated, the gateway variables a
+	// model stage's --secret-env may name (the config's
+	// pipeline.secret_env).
+	StageSecretEnvEnv = "FLOWGATE_STAGE_SECRET_ENV"
 )
 
 // Directories under the home that the pipeline controller owns.
@@ -53,6 +62,12 @@ type Options struct {
 	// (the CLI's dry runs take them from the running gateway). The
 	// controller itself asks its sdk.Host instead.
 	PluginStages []sdk.Stage
+	// LLMBaseURL and LLMModel are the model stages' defaults, used when
+	// a stage gives no --base-url or --model.
+	LLMBaseURL, LLMModel string
+	// SecretEnv lists the gateway variables a model stage may name with
+	// --secret-env; any other name fails the stage.
+	SecretEnv []string
 }
 
 // OptionsFrom returns the options of a gateway's home as getenv tells
@@ -64,6 +79,12 @@ func OptionsFrom(getenv func(string) string) Options {
 	o := HomeOptions(getenv(HomeEnv), filepath.SplitList(getenv(StagePathEnv)))
 	o.DataDir = getenv(sdk.DataDirEnv)
 	o.SharedStore = getenv(sdk.SharedStoreEnv) != ""
+	o.LLMBaseURL, o.LLMModel = getenv(LLMBaseURLEnv), getenv(LLMModelEnv)
+	for name := range strings.SplitSeq(getenv(StageSecretEnvEnv), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			o.SecretEnv = append(o.SecretEnv, name)
+		}
+	}
 	return o
 }
 

@@ -127,14 +127,14 @@ func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepRes
 }
 
 // commands is the command set a pipeline runs with: flows.Builtins, exec,
-// the gates, the state stages, the stages other plugins provide and the
+// the gates, the state stages, the model stages, the stages other plugins provide and the
 // stages of the configured stage path.
 func (p *pipe) commands() flows.Commands {
 	// A plugin's stage replaces an executable of its name; neither ever
 	// replaces a built-in command.
 	cmds := flows.Commands{}.With(p.externalCommands()...).With(p.pluginCommands()...)
 	maps.Copy(cmds, flows.Builtins())
-	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...)
+	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...).With(p.llmCommands()...)
 }
 
 // pipelineStep runs pipeline: step s of frame fr: its stdin is the first
@@ -252,7 +252,21 @@ func (p *pipe) taskKey(call *flows.Call) string {
 // pipeline's environment plus extra, or returns the stdout of its
 // finished task. It returns errStageWaits while the task is asked for or
 // runs, and the stage's failure when the task failed.
-func (p *pipe) task(_ context.Context, call *flows.Call, spec sdk.TaskSpec, extra map[string]string) (*string, error) {
+func (p *pipe) task(ctx context.Context, call *flows.Call, spec sdk.TaskSpec, extra map[string]string) (*string, error) {
+	t, err := p.stageTask(ctx, call, spec, extra)
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := execOutput(p.name, p.timeoutMs, t, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &stdout, nil
+}
+
+// stageTask is task's finished task, for a stage that words its output or
+// failure itself.
+func (p *pipe) stageTask(_ context.Context, call *flows.Call, spec sdk.TaskSpec, extra map[string]string) (*sdk.Task, error) {
 	r := p.r
 	key := p.taskKey(call)
 	t, ok := r.tasks[key]
@@ -285,9 +299,5 @@ func (p *pipe) task(_ context.Context, call *flows.Call, spec sdk.TaskSpec, extr
 	if t.EndedAt.After(p.ended) {
 		p.ended = t.EndedAt
 	}
-	stdout, err := execOutput(p.name, p.timeoutMs, t, spec)
-	if err != nil {
-		return nil, err
-	}
-	return &stdout, nil
+	return t, nil
 }

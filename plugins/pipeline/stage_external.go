@@ -24,7 +24,7 @@ const StageArgsEnv = "FLOWGATE_STAGE_ARGS"
 // ExecutableStage is a stage provided by an executable on the stage path
 // (Options.StagePath).
 type ExecutableStage struct {
-	// Name is the file's name, which a pipeline stage names ("llm.invoke").
+	// Name is the file's name, which a pipeline stage names ("summarize").
 	Name string
 	// Path is the executable.
 	Path string

@@ -52,7 +52,7 @@ func TestCommandsListShowsExecutableStages(t *testing.T) {
 		require.JSONEq(t, `[]`, runString(t, h, c, `commands.list | where name==not.exec`))
 		require.JSONEq(t, `[{"n":2}]`, runString(t, h, c, `exec --json --shell "echo '[{\"n\":1},{\"n\":2}]'" | where n>1`), "the built-in where runs")
 		require.JSONEq(t, `[{"name":"diff.last","sideEffects":["writes_state"]},{"name":"exec","sideEffects":["local_exec"]},{"name":"state.get","sideEffects":["reads_state"]},{"name":"state.set","sideEffects":["writes_state"]}]`,
-			runString(t, h, c, `commands.list | where sideEffects.0!=null | pick name,sideEffects | where name!=approve | where name!=ask | where name!=echo.args`))
+			runString(t, h, c, `commands.list | where sideEffects.0!=null | pick name,sideEffects | where name!=approve | where name!=ask | where name!=echo.args | where sideEffects.0!=calls_model`))
 	})
 }
 
@@ -63,10 +63,10 @@ func TestMissingStageSaysHowToAddIt(t *testing.T) {
 	t.Parallel()
 	c := newControllerWith(pipeline.Options{})
 	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
-		f := h.StartFlow("p", map[string]any{"pipeline": "llm.invoke --prompt hi", "args": map[string]any{}, "cwd": t.TempDir()})
+		f := h.StartFlow("p", map[string]any{"pipeline": "summarize --prompt hi", "args": map[string]any{}, "cwd": t.TempDir()})
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowFailed, f.Status)
-		require.Contains(t, f.BlockedSummary, `Unknown command: llm.invoke (no built-in stage has this name, no controller plugin of the gateway provides it and no executable "llm.invoke" is on the stage path; to add it, put an executable named llm.invoke in $FLOWGATE_HOME/stages or in a directory listed under stage_path in gateway.yaml`)
+		require.Contains(t, f.BlockedSummary, `Unknown command: summarize (no built-in stage has this name, no controller plugin of the gateway provides it and no executable "summarize" is on the stage path; to add it, put an executable named summarize in $FLOWGATE_HOME/stages or in a directory listed under stage_path in gateway.yaml`)
 		require.Contains(t, f.BlockedSummary, `or add a controller plugin that provides it (sdk.Info.Stages) under plugins: in gateway.yaml`)
 	})
 }

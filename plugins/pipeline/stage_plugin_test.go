@@ -88,13 +88,13 @@ func TestPluginStageFailureFailsTheFlow(t *testing.T) {
 // has of its own.
 func TestBuiltinStageNames(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"where", "commands.list", "exec", "approve", "ask", "state.get", "state.set", "diff.last"} {
+	for _, name := range []string{"where", "commands.list", "exec", "approve", "ask", "state.get", "state.set", "diff.last", "llm.invoke", "llm_task.invoke"} {
 		require.True(t, flows.IsBuiltinStage(name), name)
 		require.True(t, pipeline.Options{}.Commands().Has(name), name)
 	}
-	require.False(t, flows.IsBuiltinStage("llm.invoke"))
-	require.False(t, pipeline.Options{}.Commands().Has("llm.invoke"))
-	require.True(t, pipeline.Options{PluginStages: []sdk.Stage{{Name: "llm.invoke"}}}.Commands().Has("llm.invoke"))
+	require.False(t, flows.IsBuiltinStage("summarize"))
+	require.False(t, pipeline.Options{}.Commands().Has("summarize"))
+	require.True(t, pipeline.Options{PluginStages: []sdk.Stage{{Name: "summarize"}}}.Commands().Has("summarize"))
 }
 
 // TestPluginStageUnavailableRetries: while the stage's plugin restarts
@@ -105,13 +105,13 @@ func TestPluginStageUnavailableRetries(t *testing.T) {
 	c := newControllerWith(pipeline.Options{})
 	host := sdktest.NewHost()
 	var up atomic.Bool
-	host.ProvideStage(sdk.Stage{Name: "llm.invoke", Plugin: "llm"}, func(context.Context, sdk.StageCall) (json.RawMessage, error) {
+	host.ProvideStage(sdk.Stage{Name: "summarize", Plugin: "sum"}, func(context.Context, sdk.StageCall) (json.RawMessage, error) {
 		if !up.Load() {
-			return nil, fmt.Errorf("%w: pipeline stage llm.invoke is provided by plugin llm, which is starting or restarting", sdk.ErrUnavailable)
+			return nil, fmt.Errorf("%w: pipeline stage summarize is provided by plugin sum, which is starting or restarting", sdk.ErrUnavailable)
 		}
 		return json.RawMessage(`["summary"]`), nil
 	})
-	state, err := json.Marshal(map[string]any{"pipeline": "llm.invoke", "args": map[string]any{}, "cwd": t.TempDir()})
+	state, err := json.Marshal(map[string]any{"pipeline": "summarize", "args": map[string]any{}, "cwd": t.TempDir()})
 	require.NoError(t, err)
 	f, err := host.NewFlow(pipeline.Name, "p", state)
 	require.NoError(t, err)
