@@ -19,7 +19,7 @@ const pipelineObjects = 10_000
 // objects in file: exec --json, then where, sort, dedupe, groupBy, two
 // maps, pick, head and the json renderer, as issue 30 names them.
 func pipelineString(file string) string {
-	return "exec --json cat " + file + " | where n>=10 | sort --key n --desc | dedupe | groupBy --key t | " +
+	return "exec --json --shell 'cat " + file + "' | where n>=10 | sort --key n --desc | dedupe | groupBy --key t | " +
 		"map --wrap g | map t={{g.key}} count={{g.count}} | pick t,count | head --n 5 | json"
 }
 
