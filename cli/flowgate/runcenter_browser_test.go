@@ -88,14 +88,7 @@ func TestRunCenterInChromium(t *testing.T) {
 	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n  tokens:\n    - name: alice\n      token: alice-token\n"), 0o600))
 	g := startGateway(t, bin, home, logf, "--config", config)
 	defer g.kill(t)
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	st, err := c.Status(context.Background())
-	c.Close()
-	require.NoError(t, err)
-	base := st.HTTPURL()
-	require.NotEmpty(t, base, "gateway status names the run center")
-	base = strings.TrimSuffix(base, "/")
+	base := runCenterURL(t, home)
 
 	// A task that reports 30%, then 70% when told, then finishes when told.
 	go1, go2 := filepath.Join(work, "go1"), filepath.Join(work, "go2")
@@ -193,4 +186,17 @@ steps:
 		require.NoError(t, err)
 		require.True(t, fits, "%s fits a phone-width screen", page)
 	}
+}
+
+// runCenterURL is the run center's base URL (no trailing slash) of the
+// gateway running for home, as its status names it.
+func runCenterURL(t *testing.T, home string) string {
+	t.Helper()
+	c, err := api.DialRemote(gateway.SocketPath(home))
+	require.NoError(t, err)
+	st, err := c.Status(context.Background())
+	c.Close()
+	require.NoError(t, err)
+	require.NotEmpty(t, st.HTTPURL(), "gateway status names the run center")
+	return strings.TrimSuffix(st.HTTPURL(), "/")
 }

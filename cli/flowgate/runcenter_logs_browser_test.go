@@ -13,8 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,12 +31,7 @@ func TestRunCenterLogsAndTimesInChromium(t *testing.T) {
 	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n"), 0o600))
 	g := startGateway(t, bin, home, logf, "--config", config)
 	defer g.kill(t)
-	c, err := api.DialRemote(gateway.SocketPath(home))
-	require.NoError(t, err)
-	st, err := c.Status(context.Background())
-	c.Close()
-	require.NoError(t, err)
-	base := strings.TrimSuffix(st.HTTPURL(), "/")
+	base := runCenterURL(t, home)
 
 	wf := filepath.Join(work, "breaks.lobster")
 	require.NoError(t, os.WriteFile(wf, []byte(`name: breaks

@@ -232,22 +232,36 @@ func (e *Engine) NoticeDelivered(key string) error {
 // again. A notice already removed is not an error.
 func (e *Engine) NoticeFailed(key, why string, next time.Time) error {
 	return e.write(func(t *txn) error {
-		it, err := t.tx.Get(noticePrefix + key)
-		if errors.Is(err, store.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
+		n, err := t.queuedNotice(key)
+		if n == nil || err != nil {
 			return err
 		}
-		var n Notice
-		if err := json.Unmarshal(it.Value, &n); err != nil {
-			return fmt.Errorf("read notice %s: %w", key, err)
-		}
 		n.Attempts++
-		n.LastError, n.NextAt = strings.ToValidUTF8(why[:min(len(why), 1024)], ""), next
+		n.LastError, n.NextAt = clipReason(why), next
 		return t.put(noticePrefix+key, n)
 	})
 }
+
+// queuedNotice is the notice queued under key, or nil when none is (it
+// was delivered or given up already).
+func (t *txn) queuedNotice(key string) (*Notice, error) {
+	it, err := t.tx.Get(noticePrefix + key)
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var n Notice
+	if err := json.Unmarshal(it.Value, &n); err != nil {
+		return nil, fmt.Errorf("read notice %s: %w", key, err)
+	}
+	return &n, nil
+}
+
+// clipReason is why a delivery failed, as a notice keeps it: at most
+// 1 KiB of valid UTF-8.
+func clipReason(why string) string { return strings.ToValidUTF8(why[:min(len(why), 1024)], "") }
 
 // noticeRank orders notices queued at the same instant: an interruption
 // before an end.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
@@ -48,18 +47,11 @@ type FailedNotice struct {
 // nothing.
 func (e *Engine) NoticeGaveUp(key, dest, why string) error {
 	return e.write(func(t *txn) error {
-		it, err := t.tx.Get(noticePrefix + key)
-		if errors.Is(err, store.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
+		n, err := t.queuedNotice(key)
+		if n == nil || err != nil {
 			return err
 		}
-		var n Notice
-		if err := json.Unmarshal(it.Value, &n); err != nil {
-			return fmt.Errorf("read notice %s: %w", key, err)
-		}
-		why = strings.ToValidUTF8(why[:min(len(why), 1024)], "")
+		why = clipReason(why)
 		fn := FailedNotice{Key: key, FlowID: n.FlowID, TaskID: n.TaskID, Dest: dest, Event: n.Event, Status: n.Status,
 			Attempts: n.Attempts + 1, LastError: why, QueuedAt: n.QueuedAt, FailedAt: t.now}
 		if fn.FlowID == "" && fn.TaskID != "" {

@@ -71,7 +71,7 @@ func readResult(path string) (*sdk.Result, error) {
 }
 
 // ReadTail is readTail for readers outside the runner: the stderr a
-// failure notice quotes.
+// failure notice quotes, the stdout a cron announcement posts.
 func ReadTail(path string, n int64) (string, error) { return readTail(path, n) }
 
 // readTail returns up to n bytes from the end of the file at path; a

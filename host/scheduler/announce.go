@@ -2,12 +2,10 @@ package scheduler
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -46,7 +44,7 @@ func ReportMessage(r Report) (Message, error) {
 func stdoutTail(res *sdk.Result) string {
 	out := res.Stdout
 	if out == "" && res.StdoutPath != "" {
-		out, _ = fileTail(res.StdoutPath, OutputBytes)
+		out, _ = runner.ReadTail(res.StdoutPath, OutputBytes)
 	}
 	out = strings.TrimRight(out, "\n")
 	if len(out) > OutputBytes {
@@ -59,24 +57,4 @@ func stdoutTail(res *sdk.Result) string {
 		out = strings.Join(lines[len(lines)-OutputLines:], "\n")
 	}
 	return strings.ToValidUTF8(out, "\uFFFD")
-}
-
-// fileTail reads up to n bytes from the end of the file at path.
-func fileTail(path string, n int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	off := max(fi.Size()-n, 0)
-	b := make([]byte, fi.Size()-off)
-	m, err := f.ReadAt(b, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", err
-	}
-	return string(b[:m]), nil
 }
