@@ -2,53 +2,39 @@ package cli_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/notify/dest/desttest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
-// reportSink is an HTTP server on loopback that keeps the cron reports
-// it is posted, by path.
-type reportSink struct {
-	url string
-	mu  sync.Mutex
-	got map[string][]scheduler.Report
-}
+// reportSink keeps the cron reports a loopback receiver is posted, by
+// path.
+type reportSink struct{ *desttest.Receiver }
 
-func newReportSink(t *testing.T) *reportSink {
-	t.Helper()
-	s := &reportSink{got: map[string][]scheduler.Report{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		var r scheduler.Report
-		if json.Unmarshal(b, &r) != nil {
-			r.Error = "not a report: " + string(b)
-		}
-		s.mu.Lock()
-		s.got[req.URL.Path] = append(s.got[req.URL.Path], r)
-		s.mu.Unlock()
-	}))
-	t.Cleanup(srv.Close)
-	s.url = srv.URL
-	return s
-}
+func newReportSink(t *testing.T) reportSink { return reportSink{desttest.NewReceiver(t, 0)} }
 
 // at returns the reports posted to path.
-func (s *reportSink) at(path string) []scheduler.Report {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]scheduler.Report(nil), s.got[path]...)
+func (s reportSink) at(path string) []scheduler.Report {
+	var out []scheduler.Report
+	for _, p := range s.Posts() {
+		if p.Path != path {
+			continue
+		}
+		var r scheduler.Report
+		if json.Unmarshal([]byte(p.Body), &r) != nil {
+			r.Error = "not a report: " + p.Body
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // TestCronAnnounceEndToEnd: with a gateway process, jobs run by hand
@@ -60,7 +46,7 @@ func TestCronAnnounceEndToEnd(t *testing.T) {
 	t.Parallel()
 	home, dir := shortHome(t), t.TempDir()
 	sink := newReportSink(t)
-	writeGatewayConfig(t, home, "notify:\n  reports: "+sink.url+"/cmd\n")
+	writeGatewayConfig(t, home, "notify:\n  reports: "+sink.URL+"/cmd\n")
 	startDaemon(t, home, filepath.Join(dir, "gateway.log"))
 	wf := filepath.Join(dir, "hello.lobster")
 	require.NoError(t, os.WriteFile(wf, []byte("name: hello\nsteps:\n  - id: greet\n    run: echo '{\"greeting\":\"hello\"}'\n"), 0o600))
@@ -70,16 +56,16 @@ func TestCronAnnounceEndToEnd(t *testing.T) {
 		code, _, errOut := run(t, home, append([]string{"cron", "add", "--every", "1h"}, args...)...)
 		require.Equal(t, 0, code, errOut)
 	}
-	add("--name", "pipe", "--pipeline", wf, "--announce-to", sink.url+"/pipe")
+	add("--name", "pipe", "--pipeline", wf, "--announce-to", sink.URL+"/pipe")
 	add("--name", "tail", "--command", "seq 30", "--announce-to", "reports")
-	add("--name", "flaky", "--command", "echo broken >&2; exit 3", "--failure-alert-after", "2", "--failure-alert-to", sink.url+"/alert")
+	add("--name", "flaky", "--command", "echo broken >&2; exit 3", "--failure-alert-after", "2", "--failure-alert-to", sink.URL+"/alert")
 	for _, job := range []string{"pipe", "tail", "flaky", "flaky"} {
 		code, out, errOut := run(t, home, "cron", "run", job, "--wait")
 		require.Equal(t, map[bool]int{true: 1, false: 0}[job == "flaky"], code, out+errOut)
 	}
 	require.Eventually(t, func() bool {
 		return len(sink.at("/pipe")) == 1 && len(sink.at("/cmd")) == 1 && len(sink.at("/alert")) == 1
-	}, 30*time.Second, 50*time.Millisecond, "announcements did not arrive: %v", sink.got)
+	}, 30*time.Second, 50*time.Millisecond, "announcements did not arrive: %v", sink.Posts())
 
 	p := sink.at("/pipe")[0]
 	require.Equal(t, scheduler.EventRunFinished, p.Event)
