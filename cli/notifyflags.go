@@ -42,7 +42,7 @@ func (f notifyFlags) given() bool { return f.policy != "" || len(f.to) > 0 || f.
 // template file.
 func (f notifyFlags) settings() (notifySettings, error) {
 	s := notifySettings{policy: f.policy, to: f.to}
-	if s.policy != "" && !slices.Contains([]string{sdk.NotifyDoneOnly, sdk.NotifyStateChanges, sdk.NotifySilent}, s.policy) {
+	if s.policy != "" && !slices.Contains(sdk.NotifyPolicies(), s.policy) {
 		return s, usageError{fmt.Errorf("--notify %q is not a notify policy; use done_only, state_changes or silent", s.policy)}
 	}
 	if len(s.to) > engine.MaxNotifyTo {

@@ -90,6 +90,10 @@ const (
 	NotifySilent = "silent"
 )
 
+// NotifyPolicies are the notify policies a flow may have, the default
+// first.
+func NotifyPolicies() []string { return []string{NotifyDoneOnly, NotifyStateChanges, NotifySilent} }
+
 // Chain returns the flow's chain id, its own id when none is recorded.
 func (f *Flow) Chain() string {
 	if f.ChainID == "" {

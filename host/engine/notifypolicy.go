@@ -46,16 +46,13 @@ const (
 	maxNotifyName     = 128
 )
 
-// notifyPolicies lists the accepted notify policies.
-var notifyPolicies = []string{sdk.NotifyDoneOnly, sdk.NotifyStateChanges, sdk.NotifySilent}
-
 // checkNotifySettings checks a run's notify policy (empty: the default),
 // destinations and template. Destinations are checked for shape only:
 // what a name or URL means is the gateway's notify config's business,
 // which the CLI and API check before the engine sees them.
 func checkNotifySettings(policy string, to []string, template string) error {
-	if policy != "" && !slices.Contains(notifyPolicies, policy) {
-		return invalid("unknown notify policy %q (want one of %v)", policy, notifyPolicies)
+	if policy != "" && !slices.Contains(sdk.NotifyPolicies(), policy) {
+		return invalid("unknown notify policy %q (want one of %v)", policy, sdk.NotifyPolicies())
 	}
 	if len(to) > MaxNotifyTo {
 		return invalid("%d notify destinations given; at most %d are allowed (name a group of receivers once in the gateway's notify config)", len(to), MaxNotifyTo)

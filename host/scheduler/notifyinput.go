@@ -9,17 +9,13 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
-// NotifyPolicies are the values of --notify: what the flows a job's runs
-// make tell their destinations (see sdk.Flow's notify policy).
-var NotifyPolicies = []string{sdk.NotifyDoneOnly, sdk.NotifyStateChanges, sdk.NotifySilent}
-
 // parseNotify checks --notify and --notify-to. Destinations with no
 // policy get the engine's default one; silent with destinations is
 // refused, since it would send them nothing.
 func parseNotify(policy string, to []string) (string, []string, error) {
 	policy = strings.TrimSpace(policy)
-	if policy != "" && !slices.Contains(NotifyPolicies, policy) {
-		return "", nil, flagErr("--notify", fmt.Sprintf("%q is not a notify policy; use one of %s", policy, strings.Join(NotifyPolicies, ", ")))
+	if policy != "" && !slices.Contains(sdk.NotifyPolicies(), policy) {
+		return "", nil, flagErr("--notify", fmt.Sprintf("%q is not a notify policy; use one of %s", policy, strings.Join(sdk.NotifyPolicies(), ", ")))
 	}
 	dests, err := destList("--notify-to", to)
 	if err != nil {
