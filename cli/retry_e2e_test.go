@@ -132,7 +132,13 @@ func TestFlowRetryRunsTheSameFlowAgain(t *testing.T) {
 	v := waitFlow(t, home, again.FlowID, sdk.FlowFailed)
 	require.Len(t, v.Tasks, 2)
 	require.Equal(t, sdk.TaskFailed, v.Tasks[1].Status)
-	require.Equal(t, 1, v.Tasks[1].Attempts, "the retried task ran once")
+	// The kill may land after the gateway counted the attempt and before
+	// its shim started the command: that attempt provably never ran, so
+	// the next gateway queues it again under a new number and says so.
+	if retried := v.Tasks[1]; retried.Attempts != 1 {
+		require.Equal(t, 2, retried.Attempts, "only an attempt that never ran is counted again")
+		require.Contains(t, strings.Join(retried.Errors, "\n"), "attempt 1 did not run")
+	}
 	b2, err := os.ReadFile(ledger)
 	require.NoError(t, err)
 	require.Equal(t, "run\nrun\n", string(b2), "the first run and the retry, each once")
