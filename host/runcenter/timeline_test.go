@@ -130,3 +130,29 @@ func TestTimelineOfWaitingAndRunningTasks(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	require.Contains(t, body, "nope")
 }
+
+// A mirrored flow run again with tasks flow retry has a strip for each
+// of its tasks, the first run's first.
+func TestTimelineOfARetriedMirroredFlow(t *testing.T) {
+	t.Parallel()
+	var flowID, first, second string
+	s := startSeeded(t, func(eng *engine.Engine) {
+		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "web", Label: "once more", Spec: sdk.TaskSpec{Argv: []string{"false"}}})
+		require.NoError(t, err)
+		_, err = eng.StartTask(task.ID, engine.StartInput{})
+		require.NoError(t, err)
+		one := 1
+		_, err = eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, ExitCode: &one})
+		require.NoError(t, err)
+		f, err := eng.GetFlow(task.FlowID)
+		require.NoError(t, err)
+		res, err := eng.RetryFlow(f.ID, f.Revision, "alice")
+		require.NoError(t, err)
+		flowID, first, second = f.ID, task.ID, res.Task.ID
+	})
+	page := s.get("/flows/"+flowID, "")
+	require.Less(t, strings.Index(page, `<li class="tl-row" data-task="`+first+`"`), strings.Index(page, `<li class="tl-row" data-task="`+second+`"`))
+	bars := timelineOf(t, page, first)
+	require.Equal(t, "failed", bars[len(bars)-1].kind, "the first run's strip ends failed")
+	require.NotEmpty(t, timelineOf(t, page, second), "the retry has its own strip")
+}
