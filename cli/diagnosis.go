@@ -4,38 +4,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
-
-// usageText renders reported usage; "none reported" for nil, never zero.
-func usageText(u *sdk.Usage) string {
-	if u == nil {
-		return "none reported"
-	}
-	s := fmt.Sprintf("%d tokens (%d in, %d out) from %d reports", u.Tokens(), u.InputTokens, u.OutputTokens, u.TokenReports)
-	if u.CostReports > 0 {
-		s += fmt.Sprintf(" · cost %s from %d reports", strconv.FormatFloat(u.Cost, 'f', -1, 64), u.CostReports)
-	}
-	return s
-}
-
-// budgetText renders a chain's budget.
-func budgetText(b *sdk.Budget) string {
-	s := ""
-	if b.Tokens > 0 {
-		s = fmt.Sprintf("%d tokens", b.Tokens)
-	}
-	if b.Cost > 0 {
-		if s != "" {
-			s += " · "
-		}
-		s += "cost " + strconv.FormatFloat(b.Cost, 'f', -1, 64)
-	}
-	return s + " (soft: counts reported usage only)"
-}
 
 // recoveryRows adds the rows of tasks show about how the task's failures
 // were judged: the class, the diagnosis and the usage.
@@ -66,26 +38,26 @@ func recoveryRows(row func(k, v string), t *sdk.Task) {
 		}
 	}
 	if t.Usage != nil {
-		row("usage", usageText(t.Usage))
+		row("usage", t.Usage.String())
 	}
 }
 
 // usageRows adds the rows of tasks flow show about the flow's usage and
 // its chain's usage, budget and stop marks.
 func usageRows(row func(k, v string), v engine.FlowView) {
-	row("usage", usageText(v.RunUsage))
+	row("usage", v.RunUsage.String())
 	if v.UsageBeforeRun != nil {
-		row("usageBeforeRun", usageText(v.UsageBeforeRun))
+		row("usageBeforeRun", v.UsageBeforeRun.String())
 	}
 	c := v.ChainState
 	if c == nil {
 		return
 	}
 	if c.Usage != nil && *c.Usage != *orZero(v.RunUsage) {
-		row("chainUsage", usageText(c.Usage))
+		row("chainUsage", c.Usage.String())
 	}
 	if c.Budget != nil {
-		row("budget", budgetText(c.Budget))
+		row("budget", c.Budget.String())
 	}
 	if why := c.Halted(); why != "" {
 		row("halted", clean(why))

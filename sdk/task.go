@@ -70,6 +70,10 @@ type Task struct {
 	// resumed it; attempts that simply ran are left out. It holds the
 	// latest 32.
 	AttemptLog []AttemptRecord `json:"attempt_log,omitempty"`
+	// AttemptTimes records when each attempt started and ended, in order:
+	// the latest 32. A record written before they were kept has none, and
+	// its StartedAt and EndedAt are all it says of its attempts' times.
+	AttemptTimes []AttemptTime `json:"attempt_times,omitempty"`
 	// Usage sums the usage the task reported on its progress channel
 	// across its attempts; nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`

@@ -50,6 +50,7 @@ func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
 		if in.InPlace && task.InPlaceRetried {
 			return invalid("task %s already had its one in-place retry in this run", id)
 		}
+		endAttemptTime(task, t.now)
 		task.Status = sdk.TaskQueued
 		task.Class = in.Class
 		if in.Class != "" {

@@ -149,6 +149,7 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error)
 	}
 	if in.Status == sdk.TaskRunning {
 		nt.StartedAt, nt.Attempts = t.now, 1
+		startAttemptTime(nt, t.now)
 	}
 	if flow == nil {
 		if flow, err = e.createMirror(t, nt); err != nil {
@@ -266,6 +267,7 @@ func startTask(in StartInput) func(t *txn, task *sdk.Task) error {
 		if task.StartedAt.IsZero() {
 			task.StartedAt = t.now
 		}
+		startAttemptTime(task, t.now)
 		return nil
 	}
 }
@@ -404,6 +406,7 @@ func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) 
 
 // endTask stamps the bookkeeping of a terminal move.
 func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
+	endAttemptTime(task, t.now)
 	task.Status = to
 	task.EndedAt = t.now
 	if in := task.Interrupted; in != nil && in.ChildStillRunning {

@@ -27,6 +27,7 @@ type flowPage struct {
 	Tasks     []taskRow
 	Steps     []stepRow
 	Gate      *gateForm
+	Chain     *chainPanel
 	CanCancel bool
 	History   []engine.HistoryEntry
 	// HistoryNext is the seq to page on from when the page is full;
@@ -92,6 +93,9 @@ func (s *Server) flowPage(r *http.Request) (string, any, error) {
 		CanCancel: !v.Status.Terminal() && !v.CancelRequested()}
 	for _, t := range v.Tasks {
 		p.Tasks = append(p.Tasks, newTaskRow(t))
+	}
+	if p.Chain, err = s.newChainPanel(ctx, v); err != nil {
+		return "", nil, err
 	}
 	if g, ok := sdk.ParseGate(v.Wait); ok && v.Status == sdk.FlowWaiting {
 		p.Gate = newGateForm(v.ID, v.Revision, g, r.URL.Path)

@@ -37,7 +37,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, csrfKey: make([]byte, 32), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
 	_, _ = rand.Read(s.csrfKey) // crypto/rand.Read never fails
 	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+name+".html")
+		files := []string{"assets/layout.html", "assets/" + name + ".html"}
+		// A page's sections may each have a file, named PAGE_SECTION.html.
+		sections, _ := fs.Glob(assets, "assets/"+name+"_*.html") // the pattern is well-formed
+		t, err := template.New(name).Funcs(funcs).ParseFS(assets, append(files, sections...)...)
 		if err != nil {
 			return nil, fmt.Errorf("runcenter: parse the %s page: %w", name, err)
 		}
@@ -59,6 +62,7 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /flows/{id}/logs", "logs", s.logsPage)
 	s.mux.HandleFunc("GET /flows/{id}/logs/download", s.downloadLog)
 	s.mux.HandleFunc("GET /tasks/{id}/log", s.rawLog)
+	s.mux.HandleFunc("GET /flows/{id}/timeline", s.timelinePart)
 	s.mux.HandleFunc("POST /flows/{id}/cancel", s.cancel)
 	s.page("GET /gates", "gates", s.gatesPage)
 	s.mux.HandleFunc("POST /gates/decide", s.decide)

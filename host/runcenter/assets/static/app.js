@@ -134,3 +134,30 @@
     redraw().then(function () { document.body.dataset.live = "ended"; });
   });
 })();
+
+// The flow page's timeline (timeline.go). A progress entry moves a task's
+// bar without redrawing the page, so a running attempt's timeline bar,
+// which the server draws up to now, would stand still: after such a move
+// the timeline alone is fetched again from the server, at most once a
+// second. Every other entry redraws the whole page, timeline included.
+(function () {
+  "use strict";
+  var main = document.getElementById("main");
+  if (!main || !main.dataset.stream) { return; }
+  var pending = null, last = 0;
+  function refresh() {
+    pending = null;
+    last = Date.now();
+    if (!main.querySelector("#timeline[data-live]")) { return; }
+    fetch(location.pathname + "/timeline", { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        var old = main.querySelector("#timeline");
+        if (html !== null && old) { old.outerHTML = html; }
+      });
+  }
+  new MutationObserver(function (records) {
+    var moved = records.some(function (r) { return r.target.closest && r.target.closest(".task .bar"); });
+    if (moved && !pending) { pending = setTimeout(refresh, Math.max(0, 1000 - (Date.now() - last))); }
+  }).observe(main, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["value"] });
+})();
