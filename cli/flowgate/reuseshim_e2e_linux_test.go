@@ -23,7 +23,13 @@ import (
 // pooledShims returns the identities of the live shims of the pool of
 // bin's gateway ("flowgate-shim --warm"), idle or busy.
 func pooledShims(bin string) []shim.ProcInfo {
-	want := []byte(filepath.Join(filepath.Dir(bin), "flowgate-shim") + "\x00" + shim.WarmArg + "\x00")
+	return processesRunning(filepath.Join(filepath.Dir(bin), "flowgate-shim") + "\x00" + shim.WarmArg + "\x00")
+}
+
+// processesRunning returns the identities of the live processes whose
+// command line, NUL-separated, is cmdline.
+func processesRunning(cmdline string) []shim.ProcInfo {
+	want := []byte(cmdline)
 	var out []shim.ProcInfo
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, path := range cmdlines {

@@ -58,7 +58,7 @@ const (
 var dispatchArgv = []string{"/bin/true"}
 
 // BenchmarkDispatch measures running tasks through a real gateway (store,
-// engine, runner, one shim per task) against a bare fork/exec loop, in
+// engine, runner, its pool of shims) against a bare fork/exec loop, in
 // interleaved rounds of the same fixed workload: dispatchTasks runs of
 // /bin/true at concurrency dispatchConcurrency.
 //
@@ -87,14 +87,16 @@ var dispatchArgv = []string{"/bin/true"}
 // It also reports the raw fsync rate of the temporary directory's
 // filesystem (fsync/s, store.ProbeFsync), where the homes live.
 //
-// The shim is the real flowgate binary, built once into a temporary
-// directory. Without go on PATH, or with FLOWGATE_BENCH_SHIM=test, the
-// test binary itself serves as the shim (TestMain).
+// The shims are the real flowgate-shim, built once into a temporary
+// directory beside flowgate and pooled as a gateway pools them
+// (runner.Shims), so the figures are those of the path a task takes.
+// Without go on PATH, or with FLOWGATE_BENCH_SHIM=test, the test binary
+// itself serves as the shim (TestMain), one per task.
 //
 // The workload is fixed and b.N is ignored: run it with -benchtime 1x.
 // It takes about 30 s on 2 cores.
 func BenchmarkDispatch(b *testing.B) {
-	launch, shimName := dispatchShim(b)
+	shims, shimName := dispatchShim(b)
 	b.Logf("shim: %s; %d tasks x %d rounds, concurrency %d", shimName, dispatchTasks, dispatchRounds, dispatchConcurrency)
 
 	// A machine fact beside the figures: the gateway syncs files and
@@ -108,7 +110,7 @@ func BenchmarkDispatch(b *testing.B) {
 	var toStart []time.Duration
 	b.ResetTimer()
 	for round := 1; round <= dispatchRounds; round++ {
-		gw := gatewayRound(b, launch)
+		gw := gatewayRound(b, shims)
 		bare, bareCPUTime := bareRound(b)
 		gwRate := float64(dispatchTasks) / gw.elapsed.Seconds()
 		bareRate := float64(dispatchTasks) / bare.Seconds()
@@ -122,7 +124,7 @@ func BenchmarkDispatch(b *testing.B) {
 			round, gwRate, gw.elapsed.Round(time.Millisecond), gw.submitted.Round(time.Millisecond), gw.running, gw.cpu.perTask(), gw.tasks.stages(),
 			bareRate, bare.Round(time.Millisecond), bareCPUTime.perTask(), gwRate/bareRate)
 	}
-	idle := idleLatency(b, launch)
+	idle := idleLatency(b, shims)
 	b.StopTimer()
 	b.Logf("one task at a time (%d): created -> child started p50 %.1f ms, p99 %.1f ms; created -> task ended p50 %.1f ms; stages p50/p99 ms: %s",
 		idleTasks, ms(percentile(idle.toStart, 50)), ms(percentile(idle.toStart, 99)), ms(percentile(idle.done, 50)), idle.stages())
@@ -141,21 +143,23 @@ func BenchmarkDispatch(b *testing.B) {
 	b.Logf("gw/bare per round: %s (min %.3f, max %.3f)", fmtFloats(ratios), slices.Min(ratios), slices.Max(ratios))
 }
 
-// dispatchShim returns how the gateway starts shims, and its name.
-func dispatchShim(b *testing.B) (func(dir string, env []string) (*os.Process, error), string) {
+// dispatchShim returns how a gateway starts shims, as it sets them in a
+// gateway's config, and its name.
+func dispatchShim(b *testing.B) (func(*gateway.Config), string) {
 	testShim := func(dir string, env []string) (*os.Process, error) {
 		env = append(env, testShimEnv+"=1",
 			// Under -race, a process sleeps 1s at exit by default.
 			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		return shim.Launch(os.Args[0], []string{dir}, env)
 	}
+	withTestShim := func(c *gateway.Config) { c.Launch = testShim }
 	if os.Getenv("FLOWGATE_BENCH_SHIM") == "test" {
-		return testShim, "the test binary (FLOWGATE_BENCH_SHIM=test)"
+		return withTestShim, "the test binary (FLOWGATE_BENCH_SHIM=test)"
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		b.Logf("go is not on PATH, so the flowgate binary cannot be built: using the test binary as the shim instead (figures are not those of a real install)")
-		return testShim, "the test binary (no go on PATH)"
+		return withTestShim, "the test binary (no go on PATH)"
 	}
 	dir := b.TempDir()
 	start := time.Now()
@@ -164,7 +168,9 @@ func dispatchShim(b *testing.B) (func(dir string, env []string) (*os.Process, er
 		b.Fatalf("build the flowgate binaries: %v\n%s", err, out)
 	}
 	b.Logf("built flowgate and flowgate-shim in %s", time.Since(start).Round(time.Millisecond))
-	return runner.NewShims(filepath.Join(dir, "flowgate"), nil).Launch, "flowgate-shim (built from ./cli/flowgate-shim, next to ./cli/flowgate)"
+	// Each gateway gets Shims of its own, as each gateway process has.
+	exe := filepath.Join(dir, "flowgate")
+	return func(c *gateway.Config) { c.Shims = runner.NewShims(exe, nil) }, "flowgate-shim (built from ./cli/flowgate-shim, next to ./cli/flowgate), pooled"
 }
 
 // gatewayResult is one gateway round.
@@ -179,12 +185,14 @@ type gatewayResult struct {
 // startGateway starts a gateway with max_running dispatchConcurrency in a
 // fresh home, and returns its in-process client, the home, and a function
 // that stops it.
-func startGateway(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) (api.Client, string, func()) {
+func startGateway(b *testing.B, shims func(*gateway.Config)) (api.Client, string, func()) {
 	ctx := context.Background()
 	home := b.TempDir()
 	var fc gateway.FileConfig
 	fc.Limits.MaxRunning = dispatchConcurrency
-	g, err := gateway.New(gateway.Config{Home: home, File: fc, Launch: launch})
+	cfg := gateway.Config{Home: home, File: fc}
+	shims(&cfg)
+	g, err := gateway.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -215,9 +223,9 @@ func runTask(ctx context.Context, c api.Client) (*sdk.Task, error) {
 // gatewayRound runs dispatchTasks tasks through a fresh gateway in a fresh
 // home, checks that each one succeeded in one attempt, and returns the
 // timings.
-func gatewayRound(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) gatewayResult {
+func gatewayRound(b *testing.B, shims func(*gateway.Config)) gatewayResult {
 	ctx := context.Background()
-	c, home, stop := startGateway(b, launch)
+	c, home, stop := startGateway(b, shims)
 	defer stop()
 
 	var res gatewayResult
@@ -245,9 +253,9 @@ func gatewayRound(b *testing.B, launch func(dir string, env []string) (*os.Proce
 // idleLatency runs idleTasks tasks through a fresh gateway one at a time,
 // each created once the previous one ended: the latency of dispatch
 // itself, without a queue.
-func idleLatency(b *testing.B, launch func(dir string, env []string) (*os.Process, error)) taskTimes {
+func idleLatency(b *testing.B, shims func(*gateway.Config)) taskTimes {
 	ctx := context.Background()
-	c, home, stop := startGateway(b, launch)
+	c, home, stop := startGateway(b, shims)
 	defer stop()
 	for range idleTasks {
 		t, err := runTask(ctx, c)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,7 +38,10 @@ func defaultShims(log hclog.Logger) (*Shims, func(dir string, env []string) (*os
 // docs/performance.md); the fallback keeps a lone flowgate binary
 // working, and keeps a shim of another version, which may not speak the
 // same spec and record, from running tasks. While KeepWarm runs, a pool
-// of lean shims waits for the next attempt (see KeepWarm).
+// of shims waits for the next attempt (see KeepWarm), started from the
+// same file: the full binary's start is then paid once per pooled shim
+// rather than once per task, so a lone flowgate (go install
+// ./cli/flowgate, go run) gets the pool's fast path too.
 //
 // The versions are read from the build information of the two files
 // (the module version, and the commit and whether the tree was modified
@@ -77,10 +81,8 @@ func NewShims(exe string, log hclog.Logger) *Shims {
 // whole environment, holding the spec entry (see Config.Launch); the
 // caller reaps it.
 func (s *Shims) Launch(dir string, env []string) (*os.Process, error) {
-	if lean, _ := s.leanPath(); lean != "" {
-		return shim.Launch(lean, []string{dir}, env)
-	}
-	return shim.Launch(s.exe, []string{"shim", dir}, env)
+	c := s.command()
+	return shim.Launch(c.path, c.args(dir), env)
 }
 
 // Start gives attempt directory dir, with env as Launch takes it, to an
@@ -88,16 +90,45 @@ func (s *Shims) Launch(dir string, env []string) (*os.Process, error) {
 // starts one for it as Launch does. Hand the run back with Done once the
 // attempt is settled.
 func (s *Shims) Start(dir string, env []string) (*ShimRun, error) {
-	if lean, fi := s.leanPath(); lean != "" {
-		if run := s.handWarm(lean, fi, dir, env); run != nil {
+	c := s.command()
+	if c.of != nil {
+		if run := s.handWarm(c, dir, env); run != nil {
 			return run, nil
 		}
 	}
-	p, err := s.Launch(dir, env)
+	p, err := shim.Launch(c.path, c.args(dir), env)
 	if err != nil {
 		return nil, err
 	}
 	return ownRun(p), nil
+}
+
+// shimCommand is how a shim is started: the file at path, as of says it
+// is (nil when it could not be read: no shim of it is pooled), run with
+// lead before its own argument.
+type shimCommand struct {
+	path string
+	of   os.FileInfo
+	lead []string
+}
+
+// args returns the arguments that start a shim of c for arg, an attempt
+// directory or shim.WarmArg.
+func (c shimCommand) args(arg string) []string {
+	return append(slices.Clip(c.lead), arg)
+}
+
+// command returns the lean shim when it may be used, else exe's "shim"
+// command.
+func (s *Shims) command() shimCommand {
+	if lean, fi := s.leanPath(); lean != "" {
+		return shimCommand{path: lean, of: fi}
+	}
+	fi, err := os.Stat(s.exe)
+	if err != nil {
+		fi = nil
+	}
+	return shimCommand{path: s.exe, of: fi, lead: []string{"shim"}}
 }
 
 // ownRun is the ShimRun of p, a shim started for one attempt: it ends
@@ -158,7 +189,7 @@ func (s *Shims) sameVersion(lean string) bool {
 		return true
 	}
 	s.log.Warn(fmt.Sprintf("%s next to %s was built from another version, so tasks run under \"%s shim\" instead, "+
-		"which costs each about 5 ms more CPU: install both from the same version "+
+		"whose start costs about 5 ms more CPU when a task finds no pooled shim: install both from the same version "+
 		"(go install github.com/flowgate/flowgate/cli/flowgate-shim@VERSION, as for flowgate) or remove %s",
 		ShimBinary, filepath.Base(s.exe), filepath.Base(s.exe), lean),
 		"shim", lean, "shim_version", describeVersion(got), "flowgate", s.exe, "flowgate_version", describeVersion(want))

@@ -37,6 +37,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(shim.Main(os.Args[1]))
 	}
+	// Started through a link named flowgate (see loneShims), it is the
+	// whole flowgate binary's shim command: "flowgate shim --warm" or
+	// "flowgate shim <dir>".
+	if filepath.Base(os.Args[0]) == "flowgate" && len(os.Args) == 3 && os.Args[1] == "shim" {
+		if os.Args[2] == shim.WarmArg {
+			os.Exit(shim.MainWarm())
+		}
+		os.Exit(shim.Main(os.Args[2]))
+	}
 	code := m.Run()
 	sharedEtcd.Close()
 	os.Exit(code)

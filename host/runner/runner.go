@@ -263,7 +263,7 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
 		spec.Env, err = r.sessionEnv(task, spec.Env)
 	}
 	if err == nil {
-		err = os.MkdirAll(dir, 0o700)
+		err = makeAttemptDir(dir)
 	}
 	if err == nil {
 		err = shim.Prepare(dir)
@@ -317,6 +317,23 @@ func (r *Runner) startShim(dir string, env []string) (*ShimRun, error) {
 		return nil, err
 	}
 	return ownRun(p), nil
+}
+
+// makeAttemptDir makes attempt directory dir. Its parent (the logs
+// directory, or the task's own for a later attempt) is there but in a
+// home whose files were removed under the gateway, so one mkdir is
+// tried first: MkdirAll's look at the path and at its parent costs two
+// stats on every task's start (docs/performance.md). A dir already there
+// is taken as it is; shim.Prepare then refuses one holding a record.
+func makeAttemptDir(dir string) error {
+	err := os.Mkdir(dir, 0o700)
+	switch {
+	case err == nil || errors.Is(err, fs.ErrExist):
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o700)
+	}
+	return err
 }
 
 // writeNew writes b to a new file at path, mode 0600. A file already

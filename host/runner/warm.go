@@ -31,9 +31,9 @@ type warmPool struct {
 	starts   sync.WaitGroup
 }
 
-// idleShim is a shim of the pool: it was started from the lean shim
-// file of, as it was then, and is discarded by timer once it has waited
-// IdleTimeout.
+// idleShim is a shim of the pool: it was started from the shim file
+// of (the lean shim, or the flowgate executable), as it was then, and is
+// discarded by timer once it has waited IdleTimeout.
 type idleShim struct {
 	w     *shim.Warm
 	of    os.FileInfo
@@ -60,9 +60,9 @@ type ShimRun struct {
 	code   int // the shim's exit code for the attempt, once Ended
 }
 
-// KeepWarm keeps lean shims ("flowgate-shim --warm", shim.MainWarm)
-// waiting for the next attempt from the first Start on until ctx ends:
-// Start hands the attempt to an idle one over the pipe it waits on
+// KeepWarm keeps shims ("flowgate-shim --warm", or "flowgate shim
+// --warm" without the lean shim: shim.MainWarm) waiting for the next
+// attempt from the first Start on until ctx ends: Start hands the attempt to an idle one over the pipe it waits on
 // instead of starting a process, which takes a Go process's start off a
 // task's start. The pool holds a warm shim started in the background
 // whenever it runs dry, and every shim whose attempt's end the runner
@@ -77,8 +77,8 @@ type ShimRun struct {
 // When ctx ends, KeepWarm closes the idle shims' pipes, waits for them
 // to exit, and returns; an idle shim whose gateway dies exits the same
 // way, its pipe closed by the kernel, and leaves nothing behind, and a
-// busy one exits once its attempt's end is recorded. There is no warm
-// shim without the lean shim binary. Run one KeepWarm at a time.
+// busy one exits once its attempt's end is recorded. Run one KeepWarm
+// at a time.
 func (s *Shims) KeepWarm(ctx context.Context) {
 	p := &s.warm
 	p.mu.Lock()
@@ -100,11 +100,11 @@ func (s *Shims) KeepWarm(ctx context.Context) {
 	p.starts.Wait()
 }
 
-// handWarm hands attempt dir and env to an idle shim started from the
-// lean shim lean, as fi describes it, if one is ready, and starts a warm
-// one when the pool is left empty. It returns nil when the caller must
-// start the shim itself.
-func (s *Shims) handWarm(lean string, fi os.FileInfo, dir string, env []string) *ShimRun {
+// handWarm hands attempt dir and env to an idle shim started as c says,
+// from the file c.of describes, if one is ready, and starts a warm one
+// when the pool is left empty. It returns nil when the caller must start
+// the shim itself.
+func (s *Shims) handWarm(c shimCommand, dir string, env []string) *ShimRun {
 	p := &s.warm
 	for {
 		p.mu.Lock()
@@ -115,14 +115,14 @@ func (s *Shims) handWarm(lean string, fi os.FileInfo, dir string, env []string) 
 		empty := len(p.idle) == 0
 		p.mu.Unlock()
 		if empty {
-			s.startWarm(lean, fi)
+			s.startWarm(c)
 		}
 		if ready == nil {
 			return nil
 		}
 		ready.timer.Stop()
-		if !sameFile(ready.of, fi) {
-			ready.w.Discard() // the lean shim was replaced since it started
+		if !sameFile(ready.of, c.of) {
+			ready.w.Discard() // its file was replaced, or another is used, since it started
 			continue
 		}
 		proc, err := ready.w.Hand(dir, env)
@@ -196,9 +196,9 @@ func (s *Shims) expire(i *idleShim) {
 	p.mu.Unlock()
 }
 
-// startWarm starts a warm shim from lean in the background, unless one
+// startWarm starts a warm shim as c says in the background, unless one
 // is starting already, or KeepWarm does not run.
-func (s *Shims) startWarm(lean string, fi os.FileInfo) {
+func (s *Shims) startWarm(c shimCommand) {
 	p := &s.warm
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,18 +209,18 @@ func (s *Shims) startWarm(lean string, fi os.FileInfo) {
 	p.starts.Add(1)
 	go func() {
 		defer p.starts.Done()
-		next, err := shim.StartWarm(lean, []string{shim.WarmArg}, shell.BaseEnv(os.Environ()))
+		next, err := shim.StartWarm(c.path, c.args(shim.WarmArg), shell.BaseEnv(os.Environ()))
 		p.mu.Lock()
 		p.starting = false
 		keep := p.keep && err == nil && len(p.idle) < s.maxIdle()
-		i := &idleShim{w: next, of: fi}
+		i := &idleShim{w: next, of: c.of}
 		if keep {
 			p.idle = append(p.idle, i)
 			i.timer = time.AfterFunc(s.idleTimeout(), func() { s.expire(i) })
 		}
 		p.mu.Unlock()
 		if err != nil {
-			s.log.Debug("start a warm shim; tasks start their own", "shim", lean, "error", err)
+			s.log.Debug("start a warm shim; tasks start their own", "shim", c.path, "error", err)
 		} else if !keep {
 			next.Discard()
 		}
