@@ -44,6 +44,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 	var (
 		status, owner, controller, mode, after string
 		chain                                  string
+		find                                   flowFind
 		limit                                  int
 		asJSON                                 bool
 	)
@@ -70,7 +71,14 @@ func newFlowListCmd(e *env) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit must not be negative (got %d)", limit)}
 			}
+			if err := find.filter(&f); err != nil {
+				return err
+			}
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
+				var err error
+				if f.OwnerKey, err = api.FlowOwner(ctx, c, owner, find.cron, find.trigger); err != nil {
+					return err
+				}
 				page, err := c.ViewFlows(ctx, f)
 				if err != nil {
 					return err
@@ -103,6 +111,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 	fl.StringVar(&chain, "chain", "", "only the runs of this chain (a chain id is its first run's flow id)")
 	fl.IntVar(&limit, "limit", defaultListLimit, "show at most this many flows, newest first (0: all); --after pages on")
 	fl.StringVar(&after, "after", "", "list flows older than this flow id (paging cursor)")
+	find.add(fl)
 	fl.BoolVar(&asJSON, "json", false, "print JSON: each flow with its tasks and task summary")
 	return cmd
 }

@@ -189,6 +189,7 @@ func (c *Remote) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.Flo
 	setQuery(q, "chain", f.ChainID)
 	setQuery(q, "mode", string(f.SyncMode))
 	setQuery(q, "after", f.After)
+	setFindQuery(q, f)
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}

@@ -376,11 +376,14 @@ func (s *server) cancelTask(_ http.ResponseWriter, r *http.Request) (int, any, e
 }
 
 func (s *server) viewFlows(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	q, err := parseQuery(r, "status", "owner", "controller", "chain", "mode", "after", "limit")
+	q, err := parseQuery(r, append([]string{"status", "owner", "controller", "chain", "mode", "after", "limit"}, findParams...)...)
 	if err != nil {
 		return 0, nil, err
 	}
 	f := engine.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), ChainID: q.Get("chain"), After: q.Get("after")}
+	if err := parseFindQuery(q, &f); err != nil {
+		return 0, nil, err
+	}
 	if v := q.Get("status"); v != "" {
 		if f.Status, err = sdk.ParseFlowStatus(v); err != nil {
 			return 0, nil, err

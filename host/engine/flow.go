@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -189,6 +190,18 @@ type FlowFilter struct {
 	SyncMode     sdk.SyncMode
 	// ChainID selects the runs of one chain (see sdk.Flow.Chain).
 	ChainID string
+	// Search, when set, selects flows whose goal, owner key or a label
+	// key or value holds it, ignoring case (see flowsearch.go).
+	Search string
+	// Since and Until, when set, bound the flows' creation time, both
+	// included; Until also starts the scan there, so older ranges cost
+	// no more than newer ones.
+	Since, Until time.Time
+	// Scan bounds how many flows one page examines; zero is no bound. A
+	// page that reaches it before it is full ends early with a Next
+	// cursor, so a search that matches few flows costs at most Scan reads
+	// a page instead of reading the whole store.
+	Scan int
 	// After is the cursor: list flows older than this flow id.
 	After string
 	// Limit caps the page; zero means no limit.
@@ -230,6 +243,9 @@ func (f FlowFilter) query() (listQuery[sdk.Flow], error) {
 			return listQuery[sdk.Flow]{}, err
 		}
 	}
+	if err := f.checkFind(); err != nil {
+		return listQuery[sdk.Flow]{}, err
+	}
 	prefix := flowPrefix
 	switch {
 	case f.Status != "":
@@ -239,8 +255,8 @@ func (f FlowFilter) query() (listQuery[sdk.Flow], error) {
 	case f.ControllerID != "":
 		prefix = idxFlowController + esc(f.ControllerID) + "/"
 	}
-	return listQuery[sdk.Flow]{prefix: prefix, records: flowPrefix, after: f.After, limit: f.Limit,
-		match: f.match, id: func(fl *sdk.Flow) string { return fl.ID }}, nil
+	return listQuery[sdk.Flow]{prefix: prefix, records: flowPrefix, after: f.start(), limit: f.Limit, scan: f.Scan,
+		older: f.older(), match: f.match, id: func(fl *sdk.Flow) string { return fl.ID }}, nil
 }
 
 func (f FlowFilter) match(fl *sdk.Flow) bool {
@@ -248,7 +264,8 @@ func (f FlowFilter) match(fl *sdk.Flow) bool {
 		(f.OwnerKey == "" || fl.OwnerKey == f.OwnerKey) &&
 		(f.ControllerID == "" || fl.ControllerID == f.ControllerID) &&
 		(f.SyncMode == "" || fl.SyncMode == f.SyncMode) &&
-		(f.ChainID == "" || fl.Chain() == f.ChainID)
+		(f.ChainID == "" || fl.Chain() == f.ChainID) &&
+		f.found(fl)
 }
 
 // FlowCounts counts flows by status and how many non-terminal flows carry a

@@ -15,8 +15,16 @@ type listQuery[T any] struct {
 	records string // the record prefix, e.g. flowPrefix
 	after   string // cursor: only ids older than this one
 	limit   int    // zero: no limit
-	match   func(*T) bool
-	id      func(*T) string
+	// scan bounds how many entries one page examines, zero: no bound. A
+	// page that reaches it before it is full ends there, with the cursor
+	// of the last entry examined, so a filter that matches few records
+	// costs at most scan reads per page.
+	scan int
+	// older, when set, reports whether an entry's key is older than the
+	// range wanted; the scan, newest first, stops at the first such one.
+	older func(key string) bool
+	match func(*T) bool
+	id    func(*T) string
 }
 
 // run returns the matching records, newest first, the cursor of the next
@@ -29,7 +37,16 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []Damaged
 		opts.After = q.prefix + q.after
 	}
 	var readErr error
+	examined, last := 0, ""
 	err = tx.Scan(q.prefix, opts, func(it store.Item) bool {
+		if q.older != nil && q.older(it.Key) {
+			return false
+		}
+		if q.scan > 0 && examined == q.scan {
+			next = lastSegment(last)
+			return false
+		}
+		examined, last = examined+1, it.Key
 		var v *T
 		if q.prefix == q.records {
 			v, readErr = decodeRecord[T](it)

@@ -88,6 +88,9 @@ type Config struct {
 	// Settle is the least time between two renders of a followed page,
 	// so that a burst of writes draws it once. Zero means 250ms.
 	Settle time.Duration
+	// FlowScan bounds how many flows one page of the flow list examines
+	// for its filter; zero means ScanPerPage.
+	FlowScan int
 	// Logger logs failed requests; nil discards.
 	Logger hclog.Logger
 }
@@ -105,6 +108,9 @@ func (c *Config) validate() error {
 	}
 	if c.Settle <= 0 {
 		c.Settle = 250 * time.Millisecond
+	}
+	if c.FlowScan <= 0 {
+		c.FlowScan = ScanPerPage
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

@@ -3,8 +3,8 @@ package runcenter
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -13,31 +13,29 @@ import (
 // through the store's index and never reads more.
 const PageSize = 50
 
+// ScanPerPage is how many flows one page of the flow list examines at
+// most, unless Config.FlowScan says otherwise. A filter that matches few flows (a rare search word) ends the page
+// there, with a "Search older" link from where it stopped, instead of
+// reading the whole store for one page.
+const ScanPerPage = 5000
+
 // flowsPage is the data of the flow list.
 type flowsPage struct {
 	Pressure string
 	Filter   flowFilter
 	Statuses []string
-	Flows    []engine.FlowView
+	// Rows are the page's flows, the runs of one cron job folded into
+	// one row unless Filter.AllRuns.
+	Rows []flowRow
 	// Newer is the link to the first page when this is not it; Older the
-	// link to the next page, when there is one.
+	// link to the next page, when there is one. Bounded is set when the
+	// page stopped at ScanPerPage flows before it was full: Older then
+	// searches on from there. Scan is how many flows a page examines.
 	Newer, Older string
-}
-
-// flowFilter is the list's filter as the form sends it.
-type flowFilter struct {
-	Status, Controller, Owner, Chain string
-}
-
-// query is the filter's query string, with after when set.
-func (f flowFilter) query(after string) string {
-	q := url.Values{}
-	for k, v := range map[string]string{"status": f.Status, "controller": f.Controller, "owner": f.Owner, "chain": f.Chain, "after": after} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	return "/?" + q.Encode()
+	Bounded      bool
+	Scan         int
+	// Runs is the link that shows every run, or folds them again.
+	Runs string
 }
 
 // flowsPage reads one page of flows, newest first, that the query's
@@ -45,16 +43,16 @@ func (f flowFilter) query(after string) string {
 // counts of the pressure line.
 func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 	q := r.URL.Query()
-	ff := flowFilter{Status: q.Get("status"), Controller: q.Get("controller"), Owner: q.Get("owner"), Chain: q.Get("chain")}
-	f := engine.FlowFilter{ControllerID: ff.Controller, OwnerKey: ff.Owner, ChainID: ff.Chain, After: q.Get("after"), Limit: PageSize}
-	if ff.Status != "" {
-		st, err := sdk.ParseFlowStatus(ff.Status)
-		if err != nil {
-			return "", nil, err
-		}
-		f.Status = st
+	ff := filterOf(q)
+	f, err := ff.engineFilter()
+	if err != nil {
+		return "", nil, err
 	}
+	f.After, f.Scan = q.Get("after"), s.cfg.FlowScan
 	ctx := r.Context()
+	if f.OwnerKey, err = api.FlowOwner(ctx, s.cfg.Client, ff.Owner, ff.Cron, ff.Trigger); err != nil {
+		return "", nil, err
+	}
 	page, err := s.cfg.Client.ViewFlows(ctx, f)
 	if err != nil {
 		return "", nil, err
@@ -63,7 +61,7 @@ func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	out := flowsPage{Filter: ff, Flows: page.Flows, Pressure: pressure(counts)}
+	out := flowsPage{Filter: ff, Rows: rowsOf(page.Flows, ff.folds()), Pressure: pressure(counts), Scan: f.Scan}
 	for _, st := range sdk.FlowStatuses() {
 		out.Statuses = append(out.Statuses, string(st))
 	}
@@ -72,6 +70,12 @@ func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 	}
 	if page.Next != "" {
 		out.Older = ff.query(page.Next)
+		out.Bounded = len(page.Flows) < PageSize
+	}
+	if ff.Cron == "" {
+		runs := ff
+		runs.AllRuns = !ff.AllRuns
+		out.Runs = runs.query(f.After)
 	}
 	return "Flows", out, nil
 }
