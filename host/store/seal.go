@@ -60,6 +60,21 @@ type stamp struct {
 // stampFile returns the stamp of the open store file f; false when the
 // system does not say what it needs or f has no valid meta page.
 func stampFile(f *os.File) (stamp, bool) {
+	st, ok := statFile(f)
+	if !ok {
+		return stamp{}, false
+	}
+	meta, err := readMeta(f)
+	if err != nil {
+		return stamp{}, false
+	}
+	st.txid = meta.txid
+	return st, true
+}
+
+// statFile is stampFile without the transaction id: one fstat, for the
+// check around every commit.
+func statFile(f *os.File) (stamp, bool) {
 	info, err := f.Stat()
 	if err != nil {
 		return stamp{}, false
@@ -68,11 +83,7 @@ func stampFile(f *os.File) (stamp, bool) {
 	if !ok {
 		return stamp{}, false
 	}
-	meta, err := readMeta(f)
-	if err != nil {
-		return stamp{}, false
-	}
-	return stamp{dev: dev, ino: ino, size: info.Size(), mtime: mtime, ctime: ctime, txid: meta.txid}, true
+	return stamp{dev: dev, ino: ino, size: info.Size(), mtime: mtime, ctime: ctime}, true
 }
 
 // sealPath is where the seal of the store at path lives.

@@ -75,17 +75,17 @@ func (s *sealer) write(commit func() error) error {
 	if s.f == nil || s.spoiled.Load() {
 		return commit()
 	}
-	if st, ok := stampFile(s.f); !ok || inodePart(st) != s.own {
+	if st, ok := statFile(s.f); !ok || st != s.own {
 		s.spoilLocked()
 		return commit()
 	}
 	defer func() {
-		st, ok := stampFile(s.f)
+		st, ok := statFile(s.f)
 		if !ok {
 			s.release()
 			return
 		}
-		s.own = inodePart(st)
+		s.own = st
 		s.armLocked(sealSettle)
 	}()
 	return commit()
