@@ -29,7 +29,7 @@
 //     flows, against the same over a hundredth of them; target < 50 ms;
 //     flow_list_all is the same with --limit 0 (every flow), no target;
 //   - the gateway's restart (gateway_restart, gateway_rss): Start over
-//     the same flows with Sizes.RunningTasks tasks of sleep 600 left
+//     the same flows with Sizes.RunningTasks tasks of sleep 7200 left
 //     running by the previous gateway, and the resident set after it,
 //     against a start over an empty home; target < 1 s.
 //

@@ -23,8 +23,13 @@ import (
 	"github.com/flowgate/flowgate/sdk"
 )
 
+// sleeperSeconds is how long the restart's sleepers would run: far
+// longer than starting them takes, which on a loaded 2-core VM passed ten
+// minutes for 1,000 of them. They are cancelled at the end.
+const sleeperSeconds = 7200
+
 // restart measures the gateway's restart over the big home, with
-// Sizes.RunningTasks tasks of sleep 600 left running by the previous
+// Sizes.RunningTasks tasks of sleep 7200 left running by the previous
 // gateway, against a start over an empty home, in interleaved rounds: the
 // time Start takes (the store opened, the running tasks reattached, the
 // socket serving), and the resident set of this process once it returns,
@@ -50,7 +55,7 @@ func (r *run) restart(ctx context.Context) (_ []Figure, err error) {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, r.stopSleepers(bg, home, n, live)) }()
-	if err := submit(ctx, live.Client(), n, r.sz.Concurrency, "sleeper", []string{sleep, "600"}); err != nil {
+	if err := submit(ctx, live.Client(), n, r.sz.Concurrency, "sleeper", []string{sleep, strconv.Itoa(sleeperSeconds)}); err != nil {
 		return nil, err
 	}
 	if err := r.waitRunning(ctx, live.Client(), home, n); err != nil {
@@ -160,7 +165,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int)
 		}
 		for _, st := range []sdk.TaskStatus{sdk.TaskSucceeded, sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskCancelled, sdk.TaskLost} {
 			if s.Tasks[st] > 0 {
-				return fmt.Errorf("%d sleepers ended %s; they should run for 10 minutes", s.Tasks[st], st)
+				return fmt.Errorf("%d sleepers ended %s; they should run for %d seconds", s.Tasks[st], st, sleeperSeconds)
 			}
 		}
 		if time.Now().After(deadline) {

@@ -20,6 +20,7 @@ type Bolt struct {
 	group  *group
 	logger hclog.Logger
 	commit func(time.Duration) // Options.OnCommit, or nil
+	seal   *sealer
 
 	// damage is the first page damage a guarded call met (see guard);
 	// from then on Update refuses to write, so that bbolt does not spread
@@ -72,8 +73,8 @@ func (b *Bolt) view(fn func(*bbolt.Tx) error) error {
 
 // noteDamage records err if it is page damage, and returns it.
 func (b *Bolt) noteDamage(err error) error {
-	if pageDamage(err) {
-		b.damage.CompareAndSwap(nil, &err)
+	if pageDamage(err) && b.damage.CompareAndSwap(nil, &err) {
+		b.seal.spoil()
 	}
 	return err
 }
@@ -166,6 +167,7 @@ func (b *Bolt) Close() error {
 	// Remove the record first, while the lock is still held, so it never
 	// describes a process that no longer holds the store.
 	removeHolder(b.path, b.logger)
+	b.seal.close() // while the lock is held: no other process's write is sealed
 	if err := b.db.Close(); err != nil {
 		return fmt.Errorf("store %s: close: %w", b.path, err)
 	}

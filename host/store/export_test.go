@@ -87,3 +87,13 @@ func FreelistPage(path string) (uint64, error) {
 	meta, err := readMeta(f)
 	return meta.freelist, err
 }
+
+// Sealed reports whether the seal beside the store file at path
+// describes it, so that an open would skip the walk of its pages.
+func Sealed(path string) bool {
+	_, ok := stampPath(path)
+	return ok
+}
+
+// SealSuffix is what the seal's file name adds to the store's.
+const SealSuffix = sealSuffix

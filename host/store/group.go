@@ -30,6 +30,7 @@ type group struct {
 	path   string // for error messages
 	max    int
 	health *Health
+	seal   *sealer // told of every commit
 
 	mu      sync.Mutex
 	pending []*call
@@ -60,8 +61,8 @@ type result struct {
 // there is nothing to make durable, so it skips the commit and its fsyncs.
 var errClean = errors.New("store: nothing to commit")
 
-func newGroup(db *bbolt.DB, path string, max int) *group {
-	return &group{db: db, path: path, max: max, health: NewHealth()}
+func newGroup(db *bbolt.DB, path string, max int, seal *sealer) *group {
+	return &group{db: db, path: path, max: max, health: NewHealth(), seal: seal}
 }
 
 // update runs fn in a transaction, possibly shared with other callers, and
@@ -247,7 +248,9 @@ func (g *group) solo(fn writeFunc) error {
 // write runs fn in a write transaction, guarded (see guard):
 // a damaged page fails the transaction with an error wrapping ErrCorrupt.
 func (g *group) write(fn func(*bbolt.Tx) error) error {
-	return guard(g.path, func() error { return update(g.db, fn) })
+	return g.seal.write(func() error {
+		return guard(g.path, func() error { return update(g.db, fn) })
+	})
 }
 
 // stats returns how many transactions were committed and how many Update

@@ -45,9 +45,11 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 	}
 	start := time.Now()
 	deadline := start.Add(opts.LockTimeout)
-	// A writer reads every page first: writing over a damaged page
-	// spreads the damage, and a damaged leaf misleads the engine.
-	if err := verify(path, opts.LockTimeout, walkAll); err != nil {
+	// A writer reads every page first, unless the file is sealed (see
+	// seal.go): writing over a damaged page spreads the damage, and a
+	// damaged leaf misleads the engine.
+	verified, wasSealed, err := verify(path, opts.LockTimeout, walkAll)
+	if err != nil {
 		return nil, err
 	}
 	if err := writable(path); err != nil {
@@ -90,12 +92,7 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		opts.LockTimeout = max(time.Until(deadline), time.Millisecond)
 		return open(path, opts, tune)
 	}
-	if err := guard(path, func() error {
-		return update(db, func(tx *bbolt.Tx) error {
-			_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
-			return err
-		})
-	}); err != nil {
+	if err := guard(path, func() error { return prepare(db) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: prepare: %w", path, err)
 	}
@@ -103,18 +100,38 @@ func open(path string, opts Options, tune func(*bbolt.Options)) (*Bolt, error) {
 		opts.Logger.Warn("cannot write the holder file; a process that finds the store locked will not be able to name this one",
 			"path", holderPath(path), "error", err)
 	}
-	opts.Logger.Info("opened store", "path", path, "took", time.Since(start))
+	opts.Logger.Info("opened store", "path", path, "took", time.Since(start), "sealed", wasSealed)
 
+	// An existing store's prepare commits nothing, so its file is still
+	// the one verify read when the sealer compares the two.
 	b := &Bolt{
 		path:   path,
 		db:     db,
-		group:  newGroup(db, path, opts.MaxBatch),
 		logger: opts.Logger,
 		commit: opts.OnCommit,
+		seal:   newSealer(path, verified, opts.Logger),
 		done:   make(chan struct{}),
 	}
+	b.group = newGroup(db, path, opts.MaxBatch, b.seal)
 	b.drained = sync.NewCond(&b.mu)
+	b.seal.touch() // seal the file as this open found it
 	return b, nil
+}
+
+// prepare makes the kv bucket of a new store. A store that has it is left
+// as it is: a commit would cost two syncs at every open.
+func prepare(db *bbolt.DB) error {
+	var found bool
+	if err := db.View(func(tx *bbolt.Tx) error {
+		found = tx.Bucket([]byte(bucketName)) != nil
+		return nil
+	}); err != nil || found {
+		return err
+	}
+	return update(db, func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
+		return err
+	})
 }
 
 // writable refuses an existing store file whose mode does not let its
@@ -131,42 +148,65 @@ func writable(path string) error {
 
 // verify checks an existing store file before it is opened: bbolt must
 // accept its meta pages, the file must hold every page they count, and its
-// trees must be sound as far as a pageWalk to depth reads them.
+// trees must be sound as far as a pageWalk to depth reads them, unless a
+// seal vouches for them (see seal.go). It returns the stamp of the file it
+// verified (zero when there was none or it could not be taken) and
+// whether the seal spared the walk.
 // bbolt maps a truncated file without complaint and then dies of SIGBUS on
 // the first page past the end, and follows a damaged tree into a loop;
 // verify turns both into an error wrapping ErrCorrupt, as it does an empty
 // file (flowgate never leaves one: see create). It opens the file
 // read-only, under a shared lock, so it waits for a writer like Open does
 // and changes nothing.
-func verify(path string, timeout time.Duration, depth walkDepth) error {
+func verify(path string, timeout time.Duration, depth walkDepth) (stamp, bool, error) {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
+		return stamp{}, false, nil
 	case err != nil:
-		return fmt.Errorf("store: %w", err)
+		return stamp{}, false, fmt.Errorf("store: %w", err)
 	case !info.Mode().IsRegular():
-		return &corruptError{path: path, cause: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
+		return stamp{}, false, &corruptError{path: path, cause: fmt.Errorf("not a regular file (%s)", info.Mode().Type())}
 	case info.Size() == 0:
-		return &corruptError{path: path, cause: errors.New("empty (0 bytes): a store file is never empty, so it was cut short or overwritten")}
+		return stamp{}, false, &corruptError{path: path, cause: errors.New("empty (0 bytes): a store file is never empty, so it was cut short or overwritten")}
 	}
 	var db *bbolt.DB
 	if err := guard(path, func() error {
 		db, err = bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: timeout})
 		return err
 	}); err != nil {
-		return openError(path, err)
+		return stamp{}, false, openError(path, err)
 	}
 	defer db.Close()
-	// Under the lock, no writer changes the file while it is walked.
+	// Under the lock, no writer changes the file while it is stamped and
+	// walked.
+	st, wasSealed := stampPath(path)
+	if wasSealed {
+		depth = walkMeta
+	}
 	w, err := walkFile(path, depth, nil)
 	if err != nil {
-		return err
+		return stamp{}, false, err
 	}
 	if len(w.problems) > 0 {
-		return &corruptError{path: path, cause: fmt.Errorf("damaged: %s", w.problems[0])}
+		return stamp{}, false, &corruptError{path: path, cause: fmt.Errorf("damaged: %s", w.problems[0])}
 	}
-	return nil
+	return st, wasSealed, nil
+}
+
+// stampPath returns the stamp of the store file at path (zero when it
+// cannot be taken) and whether the seal beside it describes it.
+func stampPath(path string) (stamp, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return stamp{}, false
+	}
+	defer f.Close()
+	st, ok := stampFile(f)
+	if !ok {
+		return stamp{}, false
+	}
+	return st, sealed(path, st)
 }
 
 // create makes a new, empty store at path when there is no file there.

@@ -63,7 +63,7 @@ func openReadOnly(path string, opts Options, depth walkDepth) (*ReadOnly, error)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if err := verify(path, opts.LockTimeout, depth); err != nil {
+	if _, _, err := verify(path, opts.LockTimeout, depth); err != nil {
 		return nil, err
 	}
 	var db *bbolt.DB
