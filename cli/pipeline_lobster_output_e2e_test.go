@@ -64,7 +64,26 @@ func TestPipelineStringPrintsLobsterBytes(t *testing.T) {
 	require.Equal(t, lobsterOut(t, "foreach"), stdout)
 }
 
-// flowgateOnly matches what flowgate's envelope adds to Lobster's (the
+// TestWorkflowObjectsKeepTheirYAMLOrder runs a workflow whose objects are
+// written in its YAML (an arg's default, a run step's and a pipeline
+// step's stdin literals) and compares its output with real Lobster's
+// bytes: every object keeps the order its keys were written in, and an
+// object given by --args-json keeps its order too.
+func TestWorkflowObjectsKeepTheirYAMLOrder(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	file := filepath.Join("..", "flows", "testdata", "lobster", "order.lobster")
+
+	code, stdout, errOut := run(t, home, "pipeline", "run", file)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "order"), stdout)
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", file, "--args-json", `{"cfg":{"q":{"z":1,"a":2},"b":"<&>"}}`)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "order_args"), stdout)
+}
+
+// flowIDLine, resumeToken and approvalID match what flowgate's envelope adds to Lobster's (the
 // flow's id, last) and the values that differ on every run.
 var (
 	flowIDLine  = regexp.MustCompile(`,\n  "flowId": "[^"]*"`)
