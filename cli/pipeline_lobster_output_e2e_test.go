@@ -83,6 +83,21 @@ func TestWorkflowObjectsKeepTheirYAMLOrder(t *testing.T) {
 	require.Equal(t, lobsterOut(t, "order_args"), stdout)
 }
 
+// TestEmailTriageStageThroughTheCommand runs Lobster's email.triage as a
+// user does, over the messages of flows/testdata/lobster/emails.json,
+// and compares the bytes with real Lobster's; commands.list lists it.
+func TestEmailTriageStageThroughTheCommand(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", "exec --json cat ../flows/testdata/lobster/emails.json | email.triage --limit 2")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "email_triage_limit_2"), stdout)
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", "commands.list | where name==email.triage | pick name")
+	require.Equal(t, 0, code, errOut)
+	require.JSONEq(t, `[{"name":"email.triage"}]`, stdout)
+}
+
 // flowIDLine, resumeToken and approvalID match what flowgate's envelope adds to Lobster's (the
 // flow's id, last) and the values that differ on every run.
 var (

@@ -6,7 +6,8 @@
 # JSON.stringify(items, null, 2); the workflow foreach.lobster,
 # whose rows are objects the for_each builds; the workflow order.lobster,
 # whose objects are written in its YAML (an arg's default, stdin
-# literals) or given by --args-json; and two tool-mode envelopes,
+# literals) or given by --args-json; email.triage over emails.json; and
+# two tool-mode envelopes,
 # an output and an approval request (its resumeToken and approvalId,
 # which differ on every run, written TOKEN and ID). Run it from this directory with
 # LOBSTER=path/to/lobster (npm install @clawdbot/lobster@2026.9.13); the
@@ -19,6 +20,10 @@ while IFS="$(printf '\t')" read -r name stages; do
 done < cases.txt
 "$LOBSTER" run --file foreach.lobster > foreach.golden
 "$LOBSTER" run --file order.lobster > order.golden
+for triage in "email.triage" "email.triage --limit 2" "email.triage --limit 0" "email.triage --emit drafts"; do
+	name=$(printf '%s' "$triage" | tr ' .-' '___' | tr -s _)
+	"$LOBSTER" run "exec --json cat emails.json | $triage" > "$name.golden"
+done
 "$LOBSTER" run --file order.lobster --args-json '{"cfg":{"q":{"z":1,"a":2},"b":"<&>"}}' > order_args.golden
 "$LOBSTER" run --mode tool 'exec --json cat input.json | pick note,name | head --n 4' > tool_output.golden
 "$LOBSTER" run --mode tool 'exec --json cat input.json | pick note | approve --prompt "<ok & go>?"' |
