@@ -47,6 +47,9 @@ func newLLMInvokeCmd() *cobra.Command {
 				// The stage reads its failure from the task's stdout,
 				// which the task record keeps.
 				fmt.Fprintln(cmd.OutOrStdout(), err)
+				if llmcall.Transient(err) {
+					return exitStatus{code: exitTransient, msg: err.Error()}
+				}
 				return err
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), flows.Stringify(item))
@@ -120,6 +123,12 @@ func llmInvoke(ctx context.Context, f llmInvokeFlags, stdin []byte) (*flows.Obje
 		return llmItem(f, base, reply.ID, format, reply.Text, data, total, attempts), nil
 	}
 }
+
+// exitTransient is sysexits' EX_TEMPFAIL, which the runner classifies
+// as a transient failure: a model that stayed busy (429) or broken (5xx)
+// through the stage's own calls is retried by the step's retry: policy,
+// not diagnosed.
+const exitTransient = 75
 
 // llmCallTimeout bounds one HTTP call to the endpoint.
 const llmCallTimeout = 5 * time.Minute

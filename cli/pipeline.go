@@ -261,7 +261,7 @@ directory first. See docs/agents.md.`,
 			}
 			if err != nil {
 				if tool {
-					_ = printer{e.stdout, true}.emit(envelope{ProtocolVersion: 1, Error: &envelopeError{Type: "parse_error", Message: err.Error()}}, nil)
+					_ = failed("parse_error", err.Error(), "").write(e.stdout)
 					return exitStatus{code: exitUsage}
 				}
 				return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,6 +62,69 @@ func TestPipelineStringPrintsLobsterBytes(t *testing.T) {
 	code, stdout, errOut = run(t, home, "pipeline", "run", filepath.Join("..", "flows", "testdata", "lobster", "foreach.lobster"))
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, lobsterOut(t, "foreach"), stdout)
+}
+
+// TestWorkflowObjectsKeepTheirYAMLOrder runs a workflow whose objects are
+// written in its YAML (an arg's default, a run step's and a pipeline
+// step's stdin literals) and compares its output with real Lobster's
+// bytes: every object keeps the order its keys were written in, and an
+// object given by --args-json keeps its order too.
+func TestWorkflowObjectsKeepTheirYAMLOrder(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	file := filepath.Join("..", "flows", "testdata", "lobster", "order.lobster")
+
+	code, stdout, errOut := run(t, home, "pipeline", "run", file)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "order"), stdout)
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", file, "--args-json", `{"cfg":{"q":{"z":1,"a":2},"b":"<&>"}}`)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "order_args"), stdout)
+}
+
+// TestEmailTriageStageThroughTheCommand runs Lobster's email.triage as a
+// user does, over the messages of flows/testdata/lobster/emails.json,
+// and compares the bytes with real Lobster's; commands.list lists it.
+func TestEmailTriageStageThroughTheCommand(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	code, stdout, errOut := run(t, home, "pipeline", "run", "exec --json cat ../flows/testdata/lobster/emails.json | email.triage --limit 2")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, lobsterOut(t, "email_triage_limit_2"), stdout)
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", "commands.list | where name==email.triage | pick name")
+	require.Equal(t, 0, code, errOut)
+	require.JSONEq(t, `[{"name":"email.triage"}]`, stdout)
+}
+
+// flowIDLine, resumeToken and approvalID match what flowgate's envelope adds to Lobster's (the
+// flow's id, last) and the values that differ on every run.
+var (
+	flowIDLine  = regexp.MustCompile(`,\n  "flowId": "[^"]*"`)
+	resumeToken = regexp.MustCompile(`"resumeToken": "[^"]*"`)
+	approvalID  = regexp.MustCompile(`"approvalId": "[^"]*"`)
+)
+
+// TestToolEnvelopeIsLobsterBytes runs pipeline strings in tool mode and
+// compares the envelopes, byte for byte, with real Lobster's: keys in
+// Lobster's order, <, > and & and U+2028 written as they are, in the
+// output and in an approval request; flowgate's flowId, last, aside.
+func TestToolEnvelopeIsLobsterBytes(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+
+	code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", lobsterInput+" | pick note,name | head --n 4")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, `"flowId": "`)
+	require.Equal(t, lobsterOut(t, "tool_output"), flowIDLine.ReplaceAllString(stdout, ""))
+
+	code, stdout, errOut = run(t, home, "pipeline", "run", "--mode", "tool", lobsterInput+` | pick note | approve --prompt "<ok & go>?"`)
+	require.Equal(t, 0, code, errOut)
+	got := flowIDLine.ReplaceAllString(stdout, "")
+	got = resumeToken.ReplaceAllString(got, `"resumeToken": "TOKEN"`)
+	got = approvalID.ReplaceAllString(got, `"approvalId": "ID"`)
+	require.Equal(t, lobsterOut(t, "tool_approve"), got)
 }
 
 // TestPipelineParseErrorFailsItsStep loads a workflow whose pipeline:

@@ -14,26 +14,8 @@ import (
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
-
-// envelope is Lobster's tool-mode answer (protocolVersion 1).
-type envelope struct {
-	ProtocolVersion  int             `json:"protocolVersion"`
-	OK               bool            `json:"ok"`
-	Status           string          `json:"status,omitempty"`
-	Output           json.RawMessage `json:"output,omitempty"`
-	RequiresApproval any             `json:"requiresApproval"`
-	RequiresInput    any             `json:"requiresInput"`
-	Error            *envelopeError  `json:"error,omitempty"`
-	FlowID           string          `json:"flowId,omitempty"`
-}
-
-type envelopeError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
 
 // startPipeline creates the managed flow that runs in (its file or its
 // pipeline string) with args from the current directory, with goal name;
@@ -114,49 +96,30 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 // pipelineEnvelope describes where a pipeline flow stands, as Lobster
 // would; kept reads its output when the output is kept in the store.
 func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) {
-	env := envelope{ProtocolVersion: 1, OK: true, Output: json.RawMessage("[]"), FlowID: v.ID}
+	env := envelope{OK: true, FlowID: v.ID}
 	switch v.Status {
 	case sdk.FlowSucceeded:
 		env.Status = "ok"
 		out, err := flows.StateOutput(v.State, kept)
 		if err != nil {
-			return envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: err.Error()}, FlowID: v.ID}, exitFailure
+			return failed("runtime_error", err.Error(), v.ID), exitFailure
 		}
-		if len(out) > 0 {
-			env.Output = out
-		}
+		env.Output = out
 	case sdk.FlowCancelled:
 		env.Status = "cancelled"
 	case sdk.FlowWaiting:
-		var g pipeline.Gate
-		_ = json.Unmarshal(v.Wait, &g)
-		// Items and subject are passed on as written, keeping their keys'
-		// order.
-		var raw struct {
-			Items, Subject json.RawMessage
-		}
-		_ = json.Unmarshal(v.Wait, &raw)
-		if raw.Items != nil {
-			g.Items = raw.Items
-		}
-		if raw.Subject != nil {
-			g.Subject = raw.Subject
-		}
-		if g.Kind == sdk.GateInput {
-			env.Status = "needs_input"
-			env.RequiresInput = map[string]any{"type": "input_request", "prompt": g.Prompt, "responseSchema": g.Schema,
-				"subject": g.Subject, "resumeToken": g.ResumeToken, "approvalId": g.ApprovalID}
+		req, input := gateRequest(v.Wait)
+		if input {
+			env.Status, env.RequiresInput = "needs_input", req
 		} else {
-			env.Status = "needs_approval"
-			env.RequiresApproval = map[string]any{"type": "approval_request", "prompt": g.Prompt, "items": g.Items,
-				"preview": g.Preview, "resumeToken": g.ResumeToken, "approvalId": g.ApprovalID}
+			env.Status, env.RequiresApproval = "needs_approval", req
 		}
 	default:
 		msg := v.BlockedSummary
 		if msg == "" {
 			msg = fmt.Sprintf("the pipeline flow %s is %s", v.ID, v.Status)
 		}
-		return envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: msg}, FlowID: v.ID}, exitFailure
+		return failed("runtime_error", msg, v.ID), exitFailure
 	}
 	return env, exitOK
 }
@@ -171,12 +134,12 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, to
 	if env.Status == "ok" {
 		rendered, err := flows.StateRendered(v.State, kept)
 		if err != nil {
-			env, code = envelope{ProtocolVersion: 1, OK: false, Error: &envelopeError{Type: "runtime_error", Message: err.Error()}, FlowID: v.ID}, exitFailure
+			env, code = failed("runtime_error", err.Error(), v.ID), exitFailure
 		}
 		fmt.Fprint(e.stdout, rendered)
 	}
 	if tool {
-		if err := (printer{e.stdout, true}).emit(env, nil); err != nil {
+		if err := env.write(e.stdout); err != nil {
 			return err
 		}
 		return exitStatus{code: code}
@@ -185,7 +148,7 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, to
 		return exitStatus{code: code, msg: env.Error.Message}
 	}
 	if env.Status == "ok" {
-		if string(env.Output) != "[]" {
+		if len(env.Output) > 0 && string(env.Output) != "[]" {
 			// Written as Lobster writes it (JSON.stringify), not through
 			// encoding/json, which would escape <, > and &.
 			out, err := flows.DecodeJSON(env.Output)
@@ -197,8 +160,7 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, to
 		}
 		return nil
 	}
-	paused := map[string]any{"status": env.Status, "output": []any{}, "requiresApproval": env.RequiresApproval, "requiresInput": env.RequiresInput}
-	if err := (printer{e.stdout, true}).emit(paused, nil); err != nil {
+	if err := env.writePaused(e.stdout); err != nil {
 		return err
 	}
 	if env.Status != "cancelled" {
@@ -297,7 +259,7 @@ func (e *env) refuseAsTool(err error) error {
 	if exitCode(err) == exitUsage {
 		kind = "parse_error"
 	}
-	_ = printer{e.stdout, true}.emit(envelope{ProtocolVersion: 1, Error: &envelopeError{Type: kind, Message: err.Error()}}, nil)
+	_ = failed(kind, err.Error(), "").write(e.stdout)
 	return err
 }
 

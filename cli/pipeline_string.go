@@ -69,7 +69,7 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 	}
 	if err != nil {
 		if p.tool {
-			_ = printer{e.stdout, true}.emit(envelope{ProtocolVersion: 1, Error: &envelopeError{Type: "parse_error", Message: cmp.Or(perr, err).Error()}}, nil)
+			_ = failed("parse_error", cmp.Or(perr, err).Error(), "").write(e.stdout)
 			return exitStatus{code: exitUsage}
 		}
 		return err

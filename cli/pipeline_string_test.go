@@ -42,7 +42,7 @@ func TestPipelineStringParseErrorsAndDryRun(t *testing.T) {
 
 	code, stdout, _ := run(t, home, "pipeline", "run", "--mode", "tool", "where 'a=1")
 	require.Equal(t, 2, code)
-	require.JSONEq(t, `{"protocolVersion":1,"ok":false,"error":{"type":"parse_error","message":"Unclosed quote"},"requiresApproval":null,"requiresInput":null}`, stdout)
+	require.Equal(t, "{\n  \"protocolVersion\": 1,\n  \"ok\": false,\n  \"error\": {\n    \"type\": \"parse_error\",\n    \"message\": \"Unclosed quote\"\n  }\n}\n", stdout, "Lobster's bytes")
 
 	code, _, errOut = run(t, home, "pipeline", "run", "--dry-run", "exec --json --shell 'echo [1]' | head --n 2")
 	require.Equal(t, 0, code, errOut)

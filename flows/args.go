@@ -1,7 +1,6 @@
 package flows
 
 import (
-	"encoding/json"
 	"errors"
 	"regexp"
 	"sort"
@@ -9,17 +8,18 @@ import (
 )
 
 // ParseArgsJSON decodes an --args-json value; it must be a JSON object.
-// Numbers decode as float64.
+// Numbers decode as float64, and objects inside it as *Object, keeping
+// their keys' order as Lobster's JSON.parse keeps it.
 func ParseArgsJSON(s string) (map[string]any, error) {
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
+	v, err := DecodeJSON([]byte(s))
+	if err != nil {
 		return nil, errors.New("args JSON must be valid JSON")
 	}
-	m, ok := v.(map[string]any)
+	o, ok := v.(*Object)
 	if !ok {
 		return nil, errors.New("args JSON must be a JSON object")
 	}
-	return m, nil
+	return o.fields(), nil
 }
 
 // ResolveArgs returns the run's args: every declared arg's default, then

@@ -313,8 +313,8 @@ func (d *decoder) execKeys(c *stepCtx, s *Step, top bool) []string {
 		}
 	}
 	if v, ok := o.get("workflow_args"); ok {
-		if m, isMap := d.value(v).(map[string]any); isMap {
-			s.WorkflowArgs = m
+		if o, isObj := d.value(v).(*Object); isObj {
+			s.WorkflowArgs = o.fields()
 		} else {
 			d.fail(c, "workflow_args", "workflow_args must be a plain object")
 		}

@@ -81,7 +81,7 @@ func (d *decoder) input(c *stepCtx, n *yaml.Node) *Input {
 		d.fail(ic, "prompt", "input.prompt must be a string")
 	}
 	in.Prompt = p
-	schema, ok := d.value(o.values["responseSchema"]).(map[string]any)
+	schema, ok := d.plainValue(o.values["responseSchema"]).(map[string]any)
 	if !ok {
 		d.fail(ic, "responseSchema", "input.responseSchema must be an object")
 	} else if err := CheckSchema(schema); err != nil {

@@ -137,6 +137,16 @@ func arrayIndex(k string) (uint64, bool) {
 	return n, true
 }
 
+// fields is o's members as a map, for a caller that only reads them by
+// key (a run's args); the members' own values keep their order.
+func (o *Object) fields() map[string]any {
+	m := make(map[string]any, len(o.keys))
+	for i, k := range o.keys {
+		m[k] = o.vals[i]
+	}
+	return m
+}
+
 // MarshalJSON writes o with its keys in order, as JSON.stringify does.
 func (o *Object) MarshalJSON() ([]byte, error) {
 	return appendJSON(nil, o, "", ""), nil

@@ -24,11 +24,13 @@ func TestLoadArgsEnv(t *testing.T) {
 	wf := load(t, "compat/args_env.lobster")
 	require.Equal(t, "args-env", wf.Name)
 	require.Equal(t, "Args, env and cwd as the reference describes them.", wf.Description)
+	opts := flows.NewObject(1)
+	opts.Set("deep", true)
 	require.Equal(t, []flows.Arg{
 		{Name: "user-id", Default: "u-42", HasDefault: true, Description: "who"},
 		{Name: "count", Default: 3.0, HasDefault: true},
 		{Name: "tags", Default: []any{"a", "b"}, HasDefault: true},
-		{Name: "opts", Default: map[string]any{"deep": true}, HasDefault: true},
+		{Name: "opts", Default: opts, HasDefault: true},
 		{Name: "required_no_default", Description: "absent unless provided"},
 	}, wf.Args)
 	// Non-string env values are ignored, as in the reference.
@@ -38,7 +40,7 @@ func TestLoadArgsEnv(t *testing.T) {
 	args := flows.ResolveArgs(wf, map[string]any{"count": 5.0, "extra": "x"})
 	require.Equal(t, map[string]any{
 		"user-id": "u-42", "count": 5.0, "tags": []any{"a", "b"},
-		"opts": map[string]any{"deep": true}, "extra": "x",
+		"opts": opts, "extra": "x",
 	}, args)
 
 	s := &wf.Steps[0]
@@ -142,14 +144,14 @@ func TestLoadAllKeys(t *testing.T) {
 		InitiatedBy: "agent-1", RequiredApprover: "alice", RequireDifferentApprover: &yes,
 	}, gate.Approval)
 	require.Equal(t, "Approve plain_gate?", flows.ApprovalPrompt(byID["plain_gate"]))
-	require.Equal(t, map[string]any{"literal": "value"}, byID["plain_gate"].Stdin)
+	require.Equal(t, `{"literal":"value"}`, flows.Stringify(byID["plain_gate"].Stdin))
 	require.Equal(t, "Really?", flows.ApprovalPrompt(byID["prompt_gate"]))
 	require.Nil(t, byID["not_gate"].Approval, "approval: false is not a gate")
 
 	ask := byID["ask"]
 	require.Equal(t, "input", ask.Kind())
 	require.Equal(t, "Review?", ask.Input.Prompt)
-	require.Equal(t, map[string]any{"decision": "approve"}, ask.Input.Defaults)
+	require.Equal(t, `{"decision":"approve"}`, flows.Stringify(ask.Input.Defaults))
 	require.NoError(t, flows.ValidateResponse("ask", ask.Input.ResponseSchema, map[string]any{"decision": "approve"}))
 	require.EqualError(t, flows.ValidateResponse("ask", ask.Input.ResponseSchema, map[string]any{"decision": "maybe"}),
 		"Workflow input step ask response failed schema validation at /decision: must be equal to one of the allowed values")

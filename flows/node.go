@@ -113,12 +113,21 @@ func nonNegative(n *yaml.Node) (float64, bool) {
 }
 
 // value decodes n into plain Go data: string, float64, bool, nil, []any,
-// map[string]any. YAML tags beyond the core schema decode as strings.
+// and a mapping as an *Object whose keys keep the order they were written
+// in, as Lobster's YAML parser keeps them, so an arg's default, a stdin
+// literal or an approval's items come out of a run in the file's order.
+// YAML tags beyond the core schema decode as strings.
 func (d *decoder) value(n *yaml.Node) any {
-	return d.valueDepth(n, 0)
+	return d.valueDepth(n, 0, true)
 }
 
-func (d *decoder) valueDepth(n *yaml.Node, depth int) any {
+// plainValue is value with mappings as map[string]any, for what is only
+// ever read by key (a response schema).
+func (d *decoder) plainValue(n *yaml.Node) any {
+	return d.valueDepth(n, 0, false)
+}
+
+func (d *decoder) valueDepth(n *yaml.Node, depth int, ordered bool) any {
 	d.nodes++
 	if d.nodes > maxNodes || depth > maxDepth {
 		if d.nodes == maxNodes+1 || depth == maxDepth+1 {
@@ -132,20 +141,28 @@ func (d *decoder) valueDepth(n *yaml.Node, depth int) any {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		key := func(i int) string {
+			if k := deref(n.Content[i]); k != nil {
+				return k.Value
+			}
+			return ""
+		}
+		if ordered {
+			o := NewObject(len(n.Content) / 2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				o.Set(key(i), d.valueDepth(n.Content[i+1], depth+1, true))
+			}
+			return o
+		}
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := deref(n.Content[i])
-			key := ""
-			if k != nil {
-				key = k.Value
-			}
-			m[key] = d.valueDepth(n.Content[i+1], depth+1)
+			m[key(i)] = d.valueDepth(n.Content[i+1], depth+1, false)
 		}
 		return m
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			s = append(s, d.valueDepth(c, depth+1))
+			s = append(s, d.valueDepth(c, depth+1, ordered))
 		}
 		return s
 	case yaml.ScalarNode:

@@ -135,12 +135,13 @@ func RunPipeline(ctx context.Context, stages []Stage, start int, input []any, cm
 
 // Builtins returns the pure data commands of lobster-format §14.3: where,
 // pick, head, sort, dedupe, groupBy, map, template, the json and table
-// renderers and commands.list. Commands that start processes, keep state
+// renderers, commands.list and email.triage. Commands that start processes, keep state
 // or wait for people are added by the executor with Commands.With.
 func Builtins() Commands {
 	return Commands{}.With(
 		whereCommand, pickCommand, headCommand, sortCommand, dedupeCommand,
 		groupByCommand, mapCommand, templateCommand, jsonCommand, tableCommand, commandsListCommand,
+		emailTriageCommand,
 	)
 }
 

@@ -1,7 +1,6 @@
 package flows
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -95,8 +94,7 @@ func applyFilter(v any, f []string) (any, error) {
 		if v == undefined {
 			return undefined, nil
 		}
-		b, err := json.MarshalIndent(v, "", "  ")
-		return string(b), err
+		return StringifyIndent(v, "  "), nil
 	case "string":
 		return str(), nil
 	case "default":

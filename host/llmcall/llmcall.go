@@ -99,14 +99,23 @@ func Call(ctx context.Context, client *http.Client, req Request) (Reply, error) 
 // fatalError is a failure another attempt cannot fix.
 type fatalError struct{ msg string }
 
+// Transient reports whether err, from Call, is a failure a later call may
+// not meet: a 429, a 5xx, a dropped or timed-out connection. A refusal
+// (any other 4xx), a reply that is no chat completion and a cancelled
+// call are not: a retry would meet them again, or was not wanted.
+func Transient(err error) bool {
+	var fatal *fatalError
+	return err != nil && !errors.As(err, &fatal) && !errors.Is(err, context.Canceled)
+}
+
 func (e *fatalError) Error() string { return e.msg }
 
 func requestBody(req Request) ([]byte, error) {
 	if req.BaseURL == "" {
-		return nil, errors.New("no model endpoint: pass --base-url URL or set pipeline.llm.base_url in the gateway config")
+		return nil, &fatalError{"no model endpoint: pass --base-url URL or set pipeline.llm.base_url in the gateway config"}
 	}
 	if req.Model == "" {
-		return nil, errors.New("no model: pass --model NAME or set pipeline.llm.model in the gateway config")
+		return nil, &fatalError{"no model: pass --model NAME or set pipeline.llm.model in the gateway config"}
 	}
 	m := map[string]any{
 		"model":    req.Model,

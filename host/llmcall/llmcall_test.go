@@ -58,12 +58,13 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 }
 
 // TestTransientFailuresRunOut: the last transient failure is the error
-// once the attempts are spent.
+// once the attempts are spent, and Transient says so.
 func TestTransientFailuresRunOut(t *testing.T) {
 	t.Parallel()
 	url, n := scripted(t, [3]string{"503", "0", ""}, [3]string{"503", "0", ""}, [3]string{"503", "0", `{"error":{"message":"overloaded"}}`})
 	_, err := llmcall.Call(t.Context(), http.DefaultClient, req(url))
 	require.ErrorContains(t, err, "503 Service Unavailable: overloaded")
+	require.True(t, llmcall.Transient(err), "a caller may retry it later")
 	require.EqualValues(t, 3, n.Load())
 }
 
@@ -74,12 +75,14 @@ func TestClientErrorsAreFatal(t *testing.T) {
 	url, n := scripted(t, [3]string{"404", "", `{"error":{"message":"no such model"}}`})
 	_, err := llmcall.Call(t.Context(), http.DefaultClient, req(url))
 	require.ErrorContains(t, err, "refused the call with 404 Not Found: no such model")
+	require.False(t, llmcall.Transient(err))
 	require.EqualValues(t, 1, n.Load())
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{}`)) }))
 	t.Cleanup(srv.Close)
 	_, err = llmcall.Call(t.Context(), http.DefaultClient, req(srv.URL))
 	require.ErrorContains(t, err, "without a chat completion")
+	require.False(t, llmcall.Transient(err))
 }
 
 // TestMissingEndpointOrModel: a call without a base URL or a model is
@@ -90,4 +93,5 @@ func TestMissingEndpointOrModel(t *testing.T) {
 	require.ErrorContains(t, err, "pass --base-url URL or set pipeline.llm.base_url")
 	_, err = llmcall.Call(t.Context(), http.DefaultClient, llmcall.Request{BaseURL: "http://127.0.0.1:1", Prompt: "p"})
 	require.ErrorContains(t, err, "pass --model NAME or set pipeline.llm.model")
+	require.False(t, llmcall.Transient(err), "no retry can supply a missing model")
 }

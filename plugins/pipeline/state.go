@@ -67,11 +67,19 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "args": &s.Args, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, StagesKey: &s.Stages} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, StagesKey: &s.Stages} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
 			}
+		}
+	}
+	var err error
+	if v, ok := s.raw["args"]; ok && string(v) != "null" {
+		// Read as args JSON, so that objects in the args keep their
+		// keys' order.
+		if s.Args, err = flows.ParseArgsJSON(string(v)); err != nil {
+			return nil, fmt.Errorf("the flow's state field %q is damaged: %w", "args", err)
 		}
 	}
 	if s.File == "" && s.Pipeline == "" {
@@ -83,7 +91,6 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 	if s.Prior == nil {
 		s.Prior = map[string]string{}
 	}
-	var err error
 	s.before, err = json.Marshal(s.raw)
 	return s, err
 }
