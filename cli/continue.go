@@ -18,8 +18,8 @@ import (
 
 // continueFlags are the flags every continuing command takes.
 type continueFlags struct {
-	reason, review, assignments string
-	asJSON                      bool
+	reason, review, assignments, by string
+	asJSON                          bool
 }
 
 func (f *continueFlags) add(cmd *cobra.Command, defReason string) {
@@ -27,12 +27,13 @@ func (f *continueFlags) add(cmd *cobra.Command, defReason string) {
 	fl.StringVar(&f.reason, "reason", defReason, "why the flow is continued: what went wrong and what the continuation changes")
 	fl.StringVar(&f.review, "review", "", "the review of the failure the continuation acts on")
 	fl.StringVar(&f.assignments, "assignments", "", `a JSON file: an array of {"node", "instruction", "depends_on"}, one for every node that did not finish`)
+	fl.StringVar(&f.by, "by", "", "who continues, for the source flow's history (default: the OS user)")
 	fl.BoolVar(&f.asJSON, "json", false, "print {flow, created} as JSON")
 }
 
 // request builds the continue request at revision expected.
 func (f *continueFlags) request(expected int64) (sdk.ContinueRequest, error) {
-	req := sdk.ContinueRequest{ExpectedRevision: expected, Reason: f.reason, Review: f.review}
+	req := sdk.ContinueRequest{ExpectedRevision: expected, Reason: f.reason, Review: f.review, By: newDecision(f.by).By}
 	if strings.TrimSpace(f.reason) == "" {
 		return req, usageError{fmt.Errorf("--reason is required: say what went wrong and what the continuation changes")}
 	}
