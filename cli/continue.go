@@ -95,7 +95,7 @@ exhausted budget and a changed controller or definition. A stale
 				if err != nil {
 					return err
 				}
-				req.Controller = runningController(ctx, c, v.ControllerID)
+				req.Controller = api.RunningController(ctx, c, v.ControllerID)
 				res, err := c.ContinueFlow(ctx, v.ID, req)
 				if err != nil {
 					return err
@@ -172,7 +172,7 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 			return err
 		}
 		req.FromStep = from.step
-		req.Controller = runningController(ctx, c, v.ControllerID)
+		req.Controller = api.RunningController(ctx, c, v.ControllerID)
 		res, err := c.ContinueFlow(ctx, v.ID, req)
 		if err != nil {
 			return err
@@ -204,21 +204,4 @@ func (r rerunFrom) check(f *sdk.Flow) error {
 		return usageError{fmt.Errorf("flow %s ran %q, not %s: rerun it from a step with the file it ran", f.ID, st.File, abs)}
 	}
 	return nil
-}
-
-// runningController is the controller plugin id as the gateway behind c
-// runs it, "name@version", for the check that a continuation runs under
-// the controller that made the plan; empty when no gateway runs or the
-// plugin has not reported its version yet (the check is then skipped).
-func runningController(ctx context.Context, c api.Client, id string) string {
-	ps, err := c.Plugins(ctx)
-	if err != nil {
-		return ""
-	}
-	for _, p := range ps {
-		if p.Name == id && p.Version != "" {
-			return p.Name + "@" + p.Version
-		}
-	}
-	return ""
 }

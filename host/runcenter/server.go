@@ -36,8 +36,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, csrfKey: make([]byte, 32), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
 	_, _ = rand.Read(s.csrfKey) // crypto/rand.Read never fails
-	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+name+".html")
+	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error", "confirm"} {
+		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/actions.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("runcenter: parse the %s page: %w", name, err)
 		}
@@ -68,6 +68,8 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /audit", "audit", s.auditPage)
 	s.page("GET /plugins", "plugins", s.pluginsPage)
 	s.mux.HandleFunc("GET /pulse", s.pulse)
+	// Actions: each a confirmation page and the form it posts (flowactions.go).
+	s.flowActionRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: the run center has no page %s %s; start from the flows at /", errNoPage, r.Method, r.URL.Path))
 	})
