@@ -18,6 +18,9 @@ type confirmPage struct {
 	// Heading asks the question ("Continue flow …?"); What says in one
 	// sentence what the action will do.
 	Heading, What string
+	// Goal is the flow's goal, for an action on a flow: what the person
+	// acts on, in the words of whoever started it.
+	Goal string
 	// Post is the form's action; Back the page to return to unchanged.
 	Post, Back string
 	// Button is the confirming button's text; Danger draws it red.

@@ -66,7 +66,9 @@ func (s *Server) confirmFlow(page func(engine.FlowView) confirmPage) http.Handle
 			s.fail(w, r, err)
 			return
 		}
-		s.showConfirm(w, r, http.StatusOK, page(v))
+		p := page(v)
+		p.Goal = v.Goal
+		s.showConfirm(w, r, http.StatusOK, p)
 	}
 }
 

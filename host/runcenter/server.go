@@ -68,8 +68,10 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /audit", "audit", s.auditPage)
 	s.page("GET /plugins", "plugins", s.pluginsPage)
 	s.mux.HandleFunc("GET /pulse", s.pulse)
-	// Actions: each a confirmation page and the form it posts (flowactions.go).
+	// Actions: each a confirmation page and the form it posts
+	// (flowactions.go, cronactions.go).
 	s.flowActionRoutes()
+	s.cronActionRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: the run center has no page %s %s; start from the flows at /", errNoPage, r.Method, r.URL.Path))
 	})
