@@ -85,3 +85,44 @@ steps:
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(rows, "\n"), "continued as flow "+succ+": continued from the run center by alice")
 }
+
+// TestRunCenterRunNowInChromium drives Run now in headless Chromium
+// against a real gateway binary: a cron job with a far-future schedule,
+// run from its page after the confirmation, shows the run on its page,
+// by the token's name, and the run's flow exists.
+func TestRunCenterRunNowInChromium(t *testing.T) {
+	exe := chromium(t)
+	bin := buildFlowgate(t)
+	home, work, logf := e2eDirs(t)
+	config := filepath.Join(work, "gateway.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n  tokens:\n    - name: alice\n      token: alice-token\n"), 0o600))
+	g := startGateway(t, bin, home, logf, "--config", config)
+	defer g.kill(t)
+	base := runCenterURL(t, home)
+
+	wf := filepath.Join(work, "report.lobster")
+	require.NoError(t, os.WriteFile(wf, []byte("name: report\nsteps:\n  - id: write\n    run: echo reported\n"), 0o600))
+	flowgate(t, bin, "--home", home, "cron", "add", "--name", "new-year", "--cron", "0 0 1 1 *", "--pipeline", wf)
+
+	ctx := browser(t, exe)
+	loginAs(t, ctx, base, "alice-token")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/cron"),
+		chromedp.WaitVisible(chromedp.CSS(`a[href$="/run"]`)),
+	))
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`a[href$="/run"]`)))
+	require.NoError(t, err)
+	require.EqualValues(t, 200, resp.Status, "Run now asks first, on a page of its own")
+	resp, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`#confirm`)))
+	require.NoError(t, err)
+	require.EqualValues(t, 200, resp.Status, "the run leads to the job's page")
+	require.Contains(t, resp.URL, "/cron/")
+	require.NoError(t, chromedp.Do(ctx, until(`document.querySelector('table.list tbody a[href^="/flows/"]') !== null`)))
+	row, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`table.list tbody tr`)))
+	require.NoError(t, err)
+	require.Contains(t, row, "manual by alice", "the run names who asked")
+	flowID, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`table.list tbody a[href^="/flows/"] code`)))
+	require.NoError(t, err)
+	v := viewFlow(t, home, strings.TrimSpace(flowID))
+	require.Equal(t, strings.TrimSpace(flowID), v.ID, "the run's flow exists")
+}
