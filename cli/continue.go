@@ -18,8 +18,8 @@ import (
 
 // continueFlags are the flags every continuing command takes.
 type continueFlags struct {
-	reason, review, assignments string
-	asJSON                      bool
+	reason, review, assignments, by string
+	asJSON                          bool
 }
 
 func (f *continueFlags) add(cmd *cobra.Command, defReason string) {
@@ -27,12 +27,13 @@ func (f *continueFlags) add(cmd *cobra.Command, defReason string) {
 	fl.StringVar(&f.reason, "reason", defReason, "why the flow is continued: what went wrong and what the continuation changes")
 	fl.StringVar(&f.review, "review", "", "the review of the failure the continuation acts on")
 	fl.StringVar(&f.assignments, "assignments", "", `a JSON file: an array of {"node", "instruction", "depends_on"}, one for every node that did not finish`)
+	fl.StringVar(&f.by, "by", "", "who continues, for the source flow's history (default: the OS user)")
 	fl.BoolVar(&f.asJSON, "json", false, "print {flow, created} as JSON")
 }
 
 // request builds the continue request at revision expected.
 func (f *continueFlags) request(expected int64) (sdk.ContinueRequest, error) {
-	req := sdk.ContinueRequest{ExpectedRevision: expected, Reason: f.reason, Review: f.review}
+	req := sdk.ContinueRequest{ExpectedRevision: expected, Reason: f.reason, Review: f.review, By: newDecision(f.by).By}
 	if strings.TrimSpace(f.reason) == "" {
 		return req, usageError{fmt.Errorf("--reason is required: say what went wrong and what the continuation changes")}
 	}
@@ -94,7 +95,7 @@ exhausted budget and a changed controller or definition. A stale
 				if err != nil {
 					return err
 				}
-				req.Controller = runningController(ctx, c, v.ControllerID)
+				req.Controller = api.RunningController(ctx, c, v.ControllerID)
 				res, err := c.ContinueFlow(ctx, v.ID, req)
 				if err != nil {
 					return err
@@ -171,7 +172,7 @@ func (e *env) continuePipeline(cmd *cobra.Command, ref, mode string, cf *continu
 			return err
 		}
 		req.FromStep = from.step
-		req.Controller = runningController(ctx, c, v.ControllerID)
+		req.Controller = api.RunningController(ctx, c, v.ControllerID)
 		res, err := c.ContinueFlow(ctx, v.ID, req)
 		if err != nil {
 			return err
@@ -203,21 +204,4 @@ func (r rerunFrom) check(f *sdk.Flow) error {
 		return usageError{fmt.Errorf("flow %s ran %q, not %s: rerun it from a step with the file it ran", f.ID, st.File, abs)}
 	}
 	return nil
-}
-
-// runningController is the controller plugin id as the gateway behind c
-// runs it, "name@version", for the check that a continuation runs under
-// the controller that made the plan; empty when no gateway runs or the
-// plugin has not reported its version yet (the check is then skipped).
-func runningController(ctx context.Context, c api.Client, id string) string {
-	ps, err := c.Plugins(ctx)
-	if err != nil {
-		return ""
-	}
-	for _, p := range ps {
-		if p.Name == id && p.Version != "" {
-			return p.Name + "@" + p.Version
-		}
-	}
-	return ""
 }

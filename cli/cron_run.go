@@ -22,9 +22,12 @@ import (
 // The cron commands that start work: cron run and cron backfill.
 
 func newCronRunCmd(e *env) *cobra.Command {
-	var wait, asJSON bool
+	var (
+		wait, asJSON bool
+		by           string
+	)
 	cmd := &cobra.Command{
-		Use:   "run <id|name> [--wait] [--json]",
+		Use:   "run <id|name> [--wait] [--by NAME] [--json]",
 		Short: "Run a job now, outside its schedule",
 		Long: `Start a run of the job at once, whether or not it is due; its schedule
 does not move, and cron runs lists the run with trigger manual. The run
@@ -55,7 +58,7 @@ Example:
 			}
 			defer l.close()
 			c := l.c
-			r, err := c.RunJobNow(ctx, a[0])
+			r, err := c.RunJobNow(ctx, a[0], newDecision(by).By)
 			if err != nil {
 				return jobErr(err)
 			}
@@ -98,6 +101,7 @@ Example:
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the run until it ends; exit 1 unless it ended ok")
+	cmd.Flags().StringVar(&by, "by", "", "who asks for the run, for its record (default: the OS user)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (with --wait, as it ended)")
 	return cmd
 }
@@ -233,8 +237,8 @@ func waitRunStarted(ctx context.Context, c api.Client, dir string, r scheduler.R
 
 func newCronBackfillCmd(e *env) *cobra.Command {
 	var (
-		from, to, overlap string
-		dryRun, asJSON    bool
+		from, to, overlap, by string
+		dryRun, asJSON        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "backfill <id|name> --from TIME --to TIME [--dry-run] [--overlap POLICY] [--json]",
@@ -258,7 +262,7 @@ Example:
   flowgate cron backfill nightly --from '2026-03-01 00:00' --to '2026-03-08 00:00' --overlap buffer_all`,
 		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			o := scheduler.BackfillOptions{DryRun: dryRun}
+			o := scheduler.BackfillOptions{DryRun: dryRun, By: newDecision(by).By}
 			var err error
 			if o.From, err = parseBackfillTime("--from", from); err != nil {
 				return err
@@ -303,6 +307,7 @@ Example:
 	fl.StringVar(&to, "to", "", "end of the range, included, not in the future: RFC 3339 or '2006-01-02 15:04' (UTC)")
 	fl.BoolVar(&dryRun, "dry-run", false, "list the times and what each would do; run nothing")
 	fl.StringVar(&overlap, "overlap", "", "overlap policy for this backfill: skip, buffer_one, buffer_all, cancel_other, allow_all (default: the job's)")
+	fl.StringVar(&by, "by", "", "who asks for the backfill, for each run's record (default: the OS user)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

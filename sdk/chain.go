@@ -84,6 +84,11 @@ type ContinueRequest struct {
 	// continuation under, as name@version ("pipeline@0.1.0"); it must
 	// match the plan's.
 	Controller string `json:"controller,omitempty"`
+	// By names who asked, for the source flow's history (a run center
+	// token's name, or --by); empty records the operator. It is not part
+	// of the request's identity: the same request from someone else
+	// returns the same successor.
+	By string `json:"by,omitempty"`
 }
 
 // Continuation is the receipt of an accepted continuation, stored on the

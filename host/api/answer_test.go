@@ -57,7 +57,7 @@ func TestRemoteRefusesEmptyAnswers(t *testing.T) {
 			"AddJob":     func() error { _, err := c.AddJob(ctx, scheduler.JobInput{Name: "j"}); return err },
 			"GetJob":     func() error { _, err := c.GetJob(ctx, "j"); return err },
 			"RemoveJob":  func() error { _, err := c.RemoveJob(ctx, "j"); return err },
-			"RunJobNow":  func() error { _, err := c.RunJobNow(ctx, "j"); return err },
+			"RunJobNow":  func() error { _, err := c.RunJobNow(ctx, "j", ""); return err },
 		}
 		for name, call := range calls {
 			t.Run(name+" "+body, func(t *testing.T) {

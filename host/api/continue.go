@@ -15,6 +15,24 @@ type Continuer interface {
 	ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error)
 }
 
+// RunningController is the controller plugin id as the gateway behind c
+// runs it, "name@version", for ContinueRequest.Controller: the check that
+// a continuation runs under the controller that made the plan. It is
+// empty when no gateway runs or the plugin has not reported its version
+// yet (the check is then skipped).
+func RunningController(ctx context.Context, c Client, id string) string {
+	ps, err := c.Plugins(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, p := range ps {
+		if p.Name == id && p.Version != "" {
+			return p.Name + "@" + p.Version
+		}
+	}
+	return ""
+}
+
 // ContinueResult is the answer to ContinueFlow.
 type ContinueResult struct {
 	Flow    *sdk.Flow `json:"flow"`

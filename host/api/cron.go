@@ -39,8 +39,9 @@ type Cron interface {
 	// RunJobNow starts a run of a job at once, under its overlap policy:
 	// the run returned is running (with its task or flow id), buffered,
 	// skipped, or ended in error. A disabled job is refused. The run's
-	// work starts only where a gateway runs.
-	RunJobNow(ctx context.Context, ref string) (scheduler.Run, error)
+	// work starts only where a gateway runs. by names who asked, for the
+	// run's record.
+	RunJobNow(ctx context.Context, ref, by string) (scheduler.Run, error)
 	// BackfillJob runs the scheduled times of a job in (o.From, o.To],
 	// oldest first; with o.DryRun it only lists them (status "planned", or
 	// the status a time already recorded has).
@@ -133,8 +134,8 @@ func (l *Local) CronStatus(context.Context) (CronStatus, error) {
 
 // RunJobNow starts a run of a job at once. Over a store with no gateway,
 // the run's task waits in the queue for the next gateway.
-func (l *Local) RunJobNow(_ context.Context, ref string) (scheduler.Run, error) {
-	return l.sched.RunNow(ref)
+func (l *Local) RunJobNow(_ context.Context, ref, by string) (scheduler.Run, error) {
+	return l.sched.RunNow(ref, by)
 }
 
 // BackfillJob runs, or with o.DryRun lists, a job's past scheduled times.

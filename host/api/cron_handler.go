@@ -60,11 +60,12 @@ func (s *server) jobRuns(_ http.ResponseWriter, r *http.Request) (int, any, erro
 	return http.StatusOK, runListToWire(runs), err
 }
 
-func (s *server) runJobNow(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	if _, err := parseQuery(r); err != nil {
+func (s *server) runJobNow(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var in runNowRequest
+	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	run, err := s.c.RunJobNow(r.Context(), r.PathValue("ref"))
+	run, err := s.c.RunJobNow(r.Context(), r.PathValue("ref"), in.By)
 	return http.StatusOK, run, err
 }
 

@@ -96,12 +96,12 @@ func (c *Remote) CronStatus(ctx context.Context) (CronStatus, error) {
 }
 
 // RunJobNow has the gateway's scheduler start a run of a job at once.
-func (c *Remote) RunJobNow(ctx context.Context, ref string) (scheduler.Run, error) {
+func (c *Remote) RunJobNow(ctx context.Context, ref, by string) (scheduler.Run, error) {
 	if ref == "" {
 		return scheduler.Run{}, emptyRef()
 	}
 	var out scheduler.Run
-	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/run", nil, nil, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/run", nil, runNowRequest{By: by}, &out); err != nil {
 		return scheduler.Run{}, err
 	}
 	return out, nil

@@ -88,10 +88,11 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 	// RunJobNow records a manual run with its task; BackfillJob's dry run
 	// lists the times, a real one records them.
-	r, err := remote.RunJobNow(ctx, "tick/../x")
+	r, err := remote.RunJobNow(ctx, "tick/../x", "ann")
 	require.NoError(t, err)
 	require.Equal(t, scheduler.RunRunning, r.Status)
 	require.Equal(t, scheduler.TriggerManual, r.Trigger)
+	require.Equal(t, "ann", r.By, "who asked crosses the socket")
 	require.NotEmpty(t, r.TaskID)
 	task, err := local.ResolveTask(ctx, r.TaskID)
 	require.NoError(t, err)
@@ -105,13 +106,14 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	wantPlan, err := local.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	requireSameJSON(t, wantPlan, plan)
-	o.DryRun, o.Overlap = false, schedule.OverlapAllowAll
+	o.DryRun, o.Overlap, o.By = false, schedule.OverlapAllowAll, "ann"
 	done, err := remote.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	require.Len(t, done, 3)
 	for _, r := range done {
 		require.Equal(t, scheduler.RunRunning, r.Status)
 		require.Equal(t, scheduler.TriggerBackfill, r.Trigger)
+		require.Equal(t, "ann", r.By)
 	}
 
 	for _, limit := range []int{0, 1, 2, 10} {
@@ -219,7 +221,7 @@ func TestRemoteCronErrors(t *testing.T) {
 			_, err := c.EditJob(ctx, off.ID, scheduler.JobPatch{Name: ptr("taken")})
 			return err
 		}, sdk.ErrInvalid},
-		{"run a disabled job", func(c api.Client) error { _, err := c.RunJobNow(ctx, "off"); return err }, sdk.ErrInvalid},
+		{"run a disabled job", func(c api.Client) error { _, err := c.RunJobNow(ctx, "off", ""); return err }, sdk.ErrInvalid},
 		{"get missing", func(c api.Client) error { _, err := c.GetJob(ctx, "ghost"); return err }, sdk.ErrNotFound},
 		{"get empty ref", func(c api.Client) error { _, err := c.GetJob(ctx, ""); return err }, sdk.ErrNotFound},
 		{"get dot", func(c api.Client) error { _, err := c.GetJob(ctx, ".."); return err }, sdk.ErrNotFound},
@@ -228,8 +230,8 @@ func TestRemoteCronErrors(t *testing.T) {
 		{"enable missing", func(c api.Client) error { _, err := c.SetJobEnabled(ctx, "ghost", true); return err }, sdk.ErrNotFound},
 		{"remove missing", func(c api.Client) error { _, err := c.RemoveJob(ctx, "ghost"); return err }, sdk.ErrNotFound},
 		{"runs of missing", func(c api.Client) error { _, err := c.JobRuns(ctx, "ghost", 0); return err }, sdk.ErrNotFound},
-		{"run missing", func(c api.Client) error { _, err := c.RunJobNow(ctx, "ghost"); return err }, sdk.ErrNotFound},
-		{"run empty ref", func(c api.Client) error { _, err := c.RunJobNow(ctx, ""); return err }, sdk.ErrNotFound},
+		{"run missing", func(c api.Client) error { _, err := c.RunJobNow(ctx, "ghost", ""); return err }, sdk.ErrNotFound},
+		{"run empty ref", func(c api.Client) error { _, err := c.RunJobNow(ctx, "", ""); return err }, sdk.ErrNotFound},
 		{"backfill missing", func(c api.Client) error {
 			_, err := c.BackfillJob(ctx, "ghost", scheduler.BackfillOptions{From: now.Add(-time.Hour), To: now})
 			return err

@@ -112,6 +112,11 @@ type jobPatchJSON struct {
 	Notify         *string   `json:"notify,omitempty"`
 }
 
+// runNowRequest is the body of POST /v1/cron/jobs/{ref}/run.
+type runNowRequest struct {
+	By string `json:"by,omitempty"`
+}
+
 // backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:
 // scheduler.BackfillOptions. An absent from or to is refused by the
 // scheduler, naming the flag.
@@ -120,14 +125,15 @@ type backfillRequest struct {
 	To      time.Time        `json:"to,omitzero"`
 	DryRun  bool             `json:"dry_run,omitempty"`
 	Overlap schedule.Overlap `json:"overlap,omitempty"`
+	By      string           `json:"by,omitempty"`
 }
 
 func backfillToWire(o scheduler.BackfillOptions) backfillRequest {
-	return backfillRequest{From: o.From, To: o.To, DryRun: o.DryRun, Overlap: o.Overlap}
+	return backfillRequest{From: o.From, To: o.To, DryRun: o.DryRun, Overlap: o.Overlap, By: o.By}
 }
 
 func (b backfillRequest) options() scheduler.BackfillOptions {
-	return scheduler.BackfillOptions{From: b.From, To: b.To, DryRun: b.DryRun, Overlap: b.Overlap}
+	return scheduler.BackfillOptions{From: b.From, To: b.To, DryRun: b.DryRun, Overlap: b.Overlap, By: b.By}
 }
 
 // jobListJSON is the answer to GET /v1/cron/jobs. Jobs is [] when empty.

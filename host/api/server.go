@@ -83,8 +83,8 @@ const maxRequestBody = 4 << 20
 //	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  -                               scheduler.Job
 //	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               scheduler.Job (as it was)
 //	GET  /v1/cron/jobs/{ref}/runs       JobRuns        query: limit                    {runs}
-//	POST /v1/cron/jobs/{ref}/run        RunJobNow      -                               scheduler.Run
-//	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap}       {runs}
+//	POST /v1/cron/jobs/{ref}/run        RunJobNow      {by}                            scheduler.Run
+//	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap by}    {runs}
 //	GET  /v1/cron/status                CronStatus     -                               CronStatus
 //
 // The trigger routes manage webhook triggers (deliveries themselves go to

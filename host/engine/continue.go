@@ -65,7 +65,7 @@ func (e *Engine) ContinueFlow(sourceID string, req sdk.ContinueRequest) (succ *s
 		if err != nil {
 			return err
 		}
-		if succ, err = t.startContinuation(flowrule.Successor(id, src, receipt, t.now), ch); err != nil {
+		if succ, err = t.startContinuation(flowrule.Successor(id, src, receipt, t.now), ch, req.By); err != nil {
 			return err
 		}
 		created = true
@@ -127,8 +127,9 @@ func existingContinuation(tx store.ReadTx, ch *Chain, src *sdk.Flow, req sdk.Con
 }
 
 // startContinuation stores successor f, with the chain's usage so far as
-// its usage before the run, the chain's record and f's flow.started event.
-func (t *txn) startContinuation(f *sdk.Flow, ch *Chain) (*sdk.Flow, error) {
+// its usage before the run, the chain's record, f's flow.started event and
+// the source's continued entry naming by.
+func (t *txn) startContinuation(f *sdk.Flow, ch *Chain, by string) (*sdk.Flow, error) {
 	if ch.Usage != nil {
 		before := *ch.Usage
 		f.UsageBeforeRun = &before
@@ -136,7 +137,7 @@ func (t *txn) startContinuation(f *sdk.Flow, ch *Chain) (*sdk.Flow, error) {
 	if err := t.saveFlow(nil, f); err != nil {
 		return nil, err
 	}
-	if err := t.recordContinued(f); err != nil {
+	if err := t.recordContinued(f, by); err != nil {
 		return nil, err
 	}
 	ch.Runs, ch.Continuation = []string{f.SourceFlowID, f.ID}, f.ID

@@ -407,3 +407,22 @@ func TestASourceOutlivesItsContinuation(t *testing.T) {
 	_, err = eng.GetFlow(src.ID)
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 }
+
+func TestContinueFlowRecordsWhoAsked(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	src := failedFlow(t, eng, threeSteps, false)
+	req := continueReq(src)
+	req.By = "alice"
+	succ, _, err := eng.ContinueFlow(src.ID, req)
+	require.NoError(t, err)
+
+	req.By = "bob"
+	again, created, err := eng.ContinueFlow(src.ID, req)
+	require.NoError(t, err, "who asks is not part of the request")
+	require.False(t, created)
+	require.Equal(t, succ.ID, again.ID)
+
+	_, entries := historyKinds(t, eng, src.ID)
+	require.Equal(t, "alice", entryOf(t, entries, engine.HistoryContinued).By)
+}

@@ -47,13 +47,16 @@ func (t *txn) recordDeliveryFailure(ev *sdk.Event, counted bool) error {
 }
 
 // recordContinued appends a continued entry to the source of
-// continuation f.
-func (t *txn) recordContinued(f *sdk.Flow) error {
+// continuation f, naming by (empty: CancelByOperator) as who asked.
+func (t *txn) recordContinued(f *sdk.Flow, by string) error {
+	if by == "" {
+		by = CancelByOperator
+	}
 	data := map[string]any{"successor_id": f.ID}
 	summary := "continued as flow " + f.ID
 	if c := f.Continuation; c != nil {
 		data["reason"], data["rerun"], data["reuse"] = c.Reason, c.Rerun, c.Reuse
 		summary += ": " + oneLine(c.Reason)
 	}
-	return t.recordData(f.SourceFlowID, HistoryEntry{Kind: HistoryContinued, Summary: summary}, data)
+	return t.recordData(f.SourceFlowID, HistoryEntry{Kind: HistoryContinued, Summary: summary, By: by}, data)
 }

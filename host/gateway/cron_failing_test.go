@@ -21,7 +21,7 @@ import (
 func runJob(t *testing.T, c api.Client, job scheduler.Job) {
 	t.Helper()
 	ctx := context.Background()
-	run, err := c.RunJobNow(ctx, job.ID)
+	run, err := c.RunJobNow(ctx, job.ID, "")
 	require.NoError(t, err)
 	waitFor(t, "run "+run.ID+" of "+job.Name+" to end", func() bool {
 		runs, err := c.JobRuns(ctx, job.ID, 20)

@@ -28,7 +28,7 @@ type flowPage struct {
 	Steps     []stepRow
 	Gate      *gateForm
 	Chain     *chainPanel
-	CanCancel bool
+	ActionSet flowActions
 	History   []engine.HistoryEntry
 	// HistoryNext is the seq to page on from when the page is full;
 	// Dropped counts entries the history's bound dropped.
@@ -90,7 +90,7 @@ func (s *Server) flowPage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	p := flowPage{Flow: v.Flow, View: v, History: hist.Entries, Dropped: hist.Dropped, Steps: steps(v.Flow),
-		CanCancel: !v.Status.Terminal() && !v.CancelRequested()}
+		ActionSet: actionsOf(v)}
 	for _, t := range v.Tasks {
 		p.Tasks = append(p.Tasks, newTaskRow(t))
 	}

@@ -49,7 +49,7 @@ func TestNonLoopbackWithoutATokenIsRefused(t *testing.T) {
 
 // pages lists every page of the run center for a site with flow id.
 func pages(id string) []string {
-	return []string{"/", "/?status=waiting", "/flows/" + id, "/flows/" + id + "/logs", "/gates", "/cron", "/audit", "/plugins"}
+	return []string{"/", "/?status=waiting", "/flows/" + id, "/flows/" + id + "/logs", "/flows/" + id + "/cancel", "/gates", "/cron", "/audit", "/plugins"}
 }
 
 // Without a token every page, the history stream, the metrics and every

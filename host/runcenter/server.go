@@ -36,8 +36,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, csrfKey: make([]byte, 32), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
 	_, _ = rand.Read(s.csrfKey) // crypto/rand.Read never fails
-	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error"} {
-		files := []string{"assets/layout.html", "assets/" + name + ".html"}
+	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error", "confirm"} {
+		files := []string{"assets/layout.html", "assets/actions.html", "assets/" + name + ".html"}
 		// A page's sections may each have a file, named PAGE_SECTION.html.
 		sections, _ := fs.Glob(assets, "assets/"+name+"_*.html") // the pattern is well-formed
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, append(files, sections...)...)
@@ -72,6 +72,10 @@ func New(cfg Config) (*Server, error) {
 	s.page("GET /audit", "audit", s.auditPage)
 	s.page("GET /plugins", "plugins", s.pluginsPage)
 	s.mux.HandleFunc("GET /pulse", s.pulse)
+	// Actions: each a confirmation page and the form it posts
+	// (flowactions.go, cronactions.go).
+	s.flowActionRoutes()
+	s.cronActionRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: the run center has no page %s %s; start from the flows at /", errNoPage, r.Method, r.URL.Path))
 	})

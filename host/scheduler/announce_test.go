@@ -49,7 +49,7 @@ func TestAnnounceToEachDestination(t *testing.T) {
 		AnnounceTo: []string{web.srv.URL + "/hook", "desk", "cmd:cat > '" + out + "'"}})
 	require.Equal(t, []string{web.srv.URL + "/hook", "desk", "cmd:cat > '" + out + "'"}, j.Announce)
 
-	r, err := e.sched.RunNow(j.ID)
+	r, err := e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	e.finishWithResult(r.TaskID, sdk.TaskSucceeded, numbered(30))
 	e.tickAt(t0.Add(time.Second))
@@ -91,7 +91,7 @@ func TestAnnounceRetriesOnlyTheFailingDestination(t *testing.T) {
 	e := destEnv(t, nil)
 	j := e.add(scheduler.JobInput{Name: "two", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Command: "true",
 		AnnounceTo: []string{good.srv.URL, bad.srv.URL}})
-	r, err := e.sched.RunNow(j.ID)
+	r, err := e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	e.finishWithResult(r.TaskID, sdk.TaskSucceeded, "")
 	e.tickAt(t0.Add(time.Second))
@@ -123,7 +123,7 @@ func TestFailureAlertToADestination(t *testing.T) {
 	for i := 1; i <= 2; i++ {
 		at := t0.Add(time.Duration(i) * time.Minute)
 		e.clock.set(at)
-		r, err := e.sched.RunNow(j.ID)
+		r, err := e.sched.RunNow(j.ID, "")
 		require.NoError(t, err)
 		e.finishWithResult(r.TaskID, sdk.TaskFailed, "")
 		e.tickAt(at.Add(time.Second))
@@ -200,7 +200,7 @@ func TestRunsCarryTheJobsNotifyPolicy(t *testing.T) {
 	cmd := e.add(scheduler.JobInput{Name: "cmd", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Command: "true", Notify: "state_changes", NotifyTo: []string{"ops"}})
 	pipe := e.add(scheduler.JobInput{Name: "pipe", Schedule: schedule.Flags{Cron: "0 0 1 1 *"}, Pipeline: file, Notify: "silent"})
 
-	r, err := e.sched.RunNow(cmd.ID)
+	r, err := e.sched.RunNow(cmd.ID, "")
 	require.NoError(t, err)
 	task, err := e.eng.GetTask(r.TaskID)
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestRunsCarryTheJobsNotifyPolicy(t *testing.T) {
 	require.Equal(t, sdk.NotifyStateChanges, f.NotifyPolicy)
 	require.Equal(t, []string{"ops"}, f.NotifyTo)
 
-	r, err = e.sched.RunNow(pipe.ID)
+	r, err = e.sched.RunNow(pipe.ID, "")
 	require.NoError(t, err)
 	f, err = e.eng.GetFlow(r.FlowID)
 	require.NoError(t, err)

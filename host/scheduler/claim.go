@@ -12,6 +12,8 @@ import (
 // person (RunNow) or a backfill, and the overlap policy to apply.
 type claimOpts struct {
 	trigger string
+	// by names the person who asked, for the run record.
+	by string
 	// overlap overrides the job's policy when set (a backfill may).
 	overlap schedule.Overlap
 }
@@ -51,7 +53,7 @@ func (s *Scheduler) claim(jobID string, t time.Time, now time.Time, o claimOpts)
 			overlap = o.overlap
 		}
 		action = schedule.Decide(overlap, len(rec.Active) > 0, len(rec.Buffered))
-		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, Member: s.cfg.Member, Session: j.Session}
+		run = Run{ID: RunID(jobID, t), JobID: jobID, Scheduled: t.UTC(), Trigger: o.trigger, By: o.by, Member: s.cfg.Member, Session: j.Session}
 		switch action {
 		case schedule.ActionStart:
 			run.Status = RunStarting

@@ -169,7 +169,7 @@ func TestRunsNameTheirMember(t *testing.T) {
 	j := env.add(scheduler.JobInput{Name: "every-second", Schedule: schedule.Flags{Every: "1s"}, Command: "echo hi", Overlap: "allow_all"})
 	env.tickAt(t0.Add(1100 * time.Millisecond))
 	env.tickAt(t0.Add(8100 * time.Millisecond)) // downtime: 2s to 7s are missed, 8s runs
-	_, err := env.sched.RunNow(j.ID)
+	_, err := env.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	runs := env.runs(j.ID)
 	require.Equal(t, map[string]int{scheduler.RunRunning: 3, scheduler.RunMissed: 6}, byStatus(runs))

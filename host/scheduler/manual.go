@@ -13,8 +13,8 @@ import (
 // not it is due, as `cron run` does. The run obeys the job's overlap
 // policy (it may be skipped or buffered) and does not move the schedule.
 // A disabled job is refused: enable it first. The returned run has its
-// task or flow id when it started.
-func (s *Scheduler) RunNow(ref string) (Run, error) {
+// task or flow id when it started, and names by as who asked.
+func (s *Scheduler) RunNow(ref, by string) (Run, error) {
 	j, err := s.jobs.Get(ref)
 	if err != nil {
 		return Run{}, err
@@ -28,7 +28,7 @@ func (s *Scheduler) RunNow(ref string) (Run, error) {
 	// Two runs asked for in the same nanosecond (or at a scheduled time
 	// already recorded) get the next free instant.
 	for range 1000 {
-		r, ok, err := s.claim(j.ID, now, now, claimOpts{trigger: TriggerManual})
+		r, ok, err := s.claim(j.ID, now, now, claimOpts{trigger: TriggerManual, by: by})
 		if err != nil || ok {
 			return r, err
 		}
@@ -51,6 +51,8 @@ type BackfillOptions struct {
 	// (buffer_all runs every time one after another; allow_all runs them
 	// side by side).
 	Overlap schedule.Overlap
+	// By names who asked, for each run's record.
+	By string
 }
 
 // Backfill runs the scheduled times of the job with id or name ref that
@@ -90,7 +92,7 @@ func (s *Scheduler) Backfill(ref string, o BackfillOptions) ([]Run, error) {
 				return nil, err
 			}
 			if !ok {
-				r = Run{ID: RunID(j.ID, t), JobID: j.ID, Scheduled: t.UTC(), Status: RunPlanned, Trigger: TriggerBackfill, Session: j.Session}
+				r = Run{ID: RunID(j.ID, t), JobID: j.ID, Scheduled: t.UTC(), Status: RunPlanned, Trigger: TriggerBackfill, By: o.By, Session: j.Session}
 			}
 			out = append(out, r)
 		}
@@ -99,7 +101,7 @@ func (s *Scheduler) Backfill(ref string, o BackfillOptions) ([]Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range times {
-		r, ok, err := s.claim(j.ID, t, s.cfg.Now(), claimOpts{trigger: TriggerBackfill, overlap: o.Overlap})
+		r, ok, err := s.claim(j.ID, t, s.cfg.Now(), claimOpts{trigger: TriggerBackfill, overlap: o.Overlap, by: o.By})
 		if err != nil {
 			return out, err
 		}

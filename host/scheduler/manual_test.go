@@ -23,10 +23,11 @@ func TestRunNowStartsAtOnceAndLeavesTheScheduleAlone(t *testing.T) {
 	j := e.add(scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *", Exact: true}, Command: "echo hi"})
 	e.tickAt(t0)
 
-	r, err := e.sched.RunNow("hourly")
+	r, err := e.sched.RunNow("hourly", "ann")
 	require.NoError(t, err)
 	require.Equal(t, scheduler.RunRunning, r.Status)
 	require.Equal(t, scheduler.TriggerManual, r.Trigger)
+	require.Equal(t, "ann", r.By, "the run names who asked for it")
 	require.Equal(t, t0, r.Scheduled)
 	require.Equal(t, "cron:"+j.ID+":"+t0.Format(time.RFC3339Nano), r.ID)
 	require.NotEmpty(t, r.TaskID)
@@ -41,7 +42,7 @@ func TestRunNowStartsAtOnceAndLeavesTheScheduleAlone(t *testing.T) {
 
 	// The job's overlap policy (skip) applies: a second run while the
 	// first is active is recorded as skipped, with why.
-	r2, err := e.sched.RunNow(j.ID)
+	r2, err := e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, scheduler.RunSkipped, r2.Status)
 	require.Contains(t, r2.Error, "overlap skip")
@@ -56,14 +57,16 @@ func TestRunNowStartsAtOnceAndLeavesTheScheduleAlone(t *testing.T) {
 	rs := e.runs(j.ID)
 	require.Equal(t, scheduler.TriggerSchedule, rs[0].Trigger)
 	require.Equal(t, scheduler.RunRunning, rs[0].Status)
+	require.Empty(t, rs[0].By, "a scheduled time is asked for by nobody")
+	require.Equal(t, "ann", rs[len(rs)-1].By, "the stored run keeps who asked")
 }
 
 func TestRunNowRefusals(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
-	_, err := e.sched.RunNow("nope")
+	_, err := e.sched.RunNow("nope", "")
 	require.ErrorIs(t, err, scheduler.ErrJobNotFound)
 	e.add(scheduler.JobInput{Name: "off", Schedule: schedule.Flags{Every: "1h"}, Command: "true", Disabled: true})
-	_, err = e.sched.RunNow("off")
+	_, err = e.sched.RunNow("off", "")
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), "cron enable")
 }
@@ -73,9 +76,9 @@ func TestRunNowRefusals(t *testing.T) {
 func TestRunNowOneShotDeletedOnlyAfterARealRun(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	j := e.add(scheduler.JobInput{Name: "once", Schedule: schedule.Flags{At: "+2h"}, Command: "true", DeleteAfterRun: true})
-	r, err := e.sched.RunNow(j.ID)
+	r, err := e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
-	skipped, err := e.sched.RunNow(j.ID)
+	skipped, err := e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, scheduler.RunSkipped, skipped.Status)
 	e.tickAt(t0.Add(time.Second))
@@ -87,7 +90,7 @@ func TestRunNowOneShotDeletedOnlyAfterARealRun(t *testing.T) {
 	_, err = e.sched.Jobs().Get(j.ID)
 	require.NoError(t, err, "a failed run must not delete the job")
 
-	r, err = e.sched.RunNow(j.ID)
+	r, err = e.sched.RunNow(j.ID, "")
 	require.NoError(t, err)
 	e.finishTask(r.TaskID, sdk.TaskSucceeded)
 	e.tickAt(t0.Add(3 * time.Second))
@@ -148,9 +151,10 @@ func TestBackfillBufferAllRunsEachInTurn(t *testing.T) {
 	e := newLoopEnv(t, scheduler.Config{})
 	e.clock.set(minute(30))
 	j := e.add(everyMinute("each"))
-	got, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: minute(0), To: minute(3), Overlap: schedule.OverlapBufferAll})
+	got, err := e.sched.Backfill(j.ID, scheduler.BackfillOptions{From: minute(0), To: minute(3), Overlap: schedule.OverlapBufferAll, By: "ann"})
 	require.NoError(t, err)
 	require.Equal(t, []string{scheduler.RunRunning, scheduler.RunBuffered, scheduler.RunBuffered}, []string{got[0].Status, got[1].Status, got[2].Status})
+	require.Equal(t, []string{"ann", "ann", "ann"}, []string{got[0].By, got[1].By, got[2].By}, "each run names who asked for the backfill")
 	for i := range 3 {
 		rs := e.runs(j.ID)
 		var active *scheduler.Run

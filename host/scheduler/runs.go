@@ -93,6 +93,9 @@ type Run struct {
 	// Trigger is TriggerSchedule, TriggerManual or TriggerBackfill; empty
 	// reads as TriggerSchedule.
 	Trigger string `json:"trigger,omitempty"`
+	// By names who asked for a manual run or a backfill (a run center
+	// token's name, or --by); empty for a scheduled time.
+	By string `json:"by,omitempty"`
 	// Member is the gateway (its member id in an etcd installation)
 	// that claimed the time or recorded it missed: the cron leader of
 	// the moment for a scheduled time. Empty on a store one gateway
