@@ -37,7 +37,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, csrfKey: make([]byte, 32), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
 	_, _ = rand.Read(s.csrfKey) // crypto/rand.Read never fails
 	for _, name := range []string{"flows", "flow", "logs", "gates", "cron", "job", "triggers", "audit", "plugins", "login", "error"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+name+".html")
+		files := append([]string{"assets/layout.html", "assets/" + name + ".html"}, partials[name]...)
+		t, err := template.New(name).Funcs(funcs).ParseFS(assets, files...)
 		if err != nil {
 			return nil, fmt.Errorf("runcenter: parse the %s page: %w", name, err)
 		}
@@ -72,6 +73,12 @@ func New(cfg Config) (*Server, error) {
 		s.fail(w, r, fmt.Errorf("%w: the run center has no page %s %s; start from the flows at /", errNoPage, r.Method, r.URL.Path))
 	})
 	return s, nil
+}
+
+// partials are the templates of a page's sections kept in files of their
+// own, by page.
+var partials = map[string][]string{
+	"flow": {"assets/graph.html"},
 }
 
 // errNoPage is the error of a path the run center does not serve.

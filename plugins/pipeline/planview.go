@@ -73,7 +73,12 @@ func fillView(p *sdk.Plan, wf *flows.Workflow, args map[string]any, results map[
 	at := topStep(wf, end.step)
 	for i := range p.Nodes {
 		n, s, g := &p.Nodes[i], &wf.Steps[i], nodes[i]
-		n.Type, n.Detail = g.Type, capDetail(g.Detail)
+		n.Type, n.Detail = g.Type, g.Detail
+		if n.Type == "approval" || n.Type == "input" {
+			// A gate's prompt reads filled in, as the gate shows it.
+			n.Detail = flows.ResolveArgsTemplate(n.Detail, args)
+		}
+		n.Detail = capDetail(n.Detail)
 		if s.When != nil {
 			n.Condition = truncateRunes(fmt.Sprint(s.When), maxConditionRunes)
 		}
