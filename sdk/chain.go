@@ -39,8 +39,14 @@ type PlanNode struct {
 	ID        string   `json:"id"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Status is NodeSucceeded, NodeFailed, or empty for a node that has
-	// not finished (never ran, or was still running).
+	// not finished (never ran, or was still running). A continuation
+	// reads it to decide what to reuse.
 	Status NodeStatus `json:"status,omitempty"`
+	// NodeView says how to show the node while the flow runs (the run
+	// center's step graph); a continuation reads none of it. Every field
+	// is optional: a plan without them (an older record, another
+	// controller) still loads and is shown by its ids.
+	NodeView
 }
 
 // NodeStatus is how a plan node ended.

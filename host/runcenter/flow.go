@@ -123,8 +123,8 @@ func newTaskRow(t *sdk.Task) taskRow {
 }
 
 // steps lists the nodes of the plan a flow's controller keeps in its
-// state (sdk.PlanKey), each with how it ended, or where the flow stands
-// now; nil for a flow without a plan.
+// state (sdk.PlanKey), each with where it stands (nodePhase); nil for a
+// flow without a plan.
 func steps(f *sdk.Flow) []stepRow {
 	plan, err := flowrule.PlanOf(f)
 	if err != nil {
@@ -132,17 +132,7 @@ func steps(f *sdk.Flow) []stepRow {
 	}
 	out := make([]stepRow, 0, len(plan.Nodes))
 	for _, n := range plan.Nodes {
-		status := string(n.Status)
-		switch {
-		case status != "":
-		case n.ID == f.CurrentStep && f.Status == sdk.FlowWaiting:
-			status = "waiting"
-		case n.ID == f.CurrentStep && !f.Status.Terminal():
-			status = "running"
-		default:
-			status = "pending"
-		}
-		out = append(out, stepRow{ID: n.ID, Status: status})
+		out = append(out, stepRow{ID: n.ID, Status: string(nodePhase(f, n))})
 	}
 	return out
 }

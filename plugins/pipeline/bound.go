@@ -3,6 +3,8 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -58,7 +60,7 @@ func checkBound(wf *flows.Workflow, extra, extraBytes int) error {
 	if need <= maxOwnState {
 		// The plan is computed only when the rest fits: its dependency
 		// walk is quadratic in the steps.
-		plan, err := json.Marshal(planOf(wf, allDone(wf)))
+		plan, err := json.Marshal(largestPlan(wf))
 		if err != nil {
 			return err
 		}
@@ -93,6 +95,32 @@ func resultEntries(steps []flows.Step, prefix string) (n, size int) {
 		}
 	}
 	return n, size
+}
+
+// largestPlan is the plan of wf at its largest: every node's view with a
+// detail as long as the plan keeps, the longest phase, and a loop's
+// counts as large as they go.
+func largestPlan(wf *flows.Workflow) sdk.Plan {
+	done := allDone(wf)
+	p := planOf(wf, done)
+	loops := map[string]sdk.NodeItems{}
+	for _, s := range wf.Steps {
+		if s.ForEach != nil {
+			loops[s.ID] = sdk.NodeItems{Total: math.MaxInt32, Done: math.MaxInt32, Failed: math.MaxInt32, Running: math.MaxInt32}
+		}
+	}
+	fillView(&p, wf, nil, done, passEnd{}, nil, loops, nil, nil)
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		n.Detail, n.Phase = strings.Repeat("x", maxViewDetail-2), sdk.PhaseSucceeded
+		for j := range n.Branches {
+			n.Branches[j].Phase = sdk.PhaseSucceeded
+		}
+		if n.Items != nil {
+			n.Items.Failed, n.Items.Running = math.MaxInt32, math.MaxInt32
+		}
+	}
+	return p
 }
 
 // allDone is a result for every top-level step of wf, as the plan of a

@@ -190,6 +190,7 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 			reqs   []sdk.TaskRequest
 			active bool
 			failed *loopItem
+			count  = sdk.NodeItems{Total: len(items)}
 		)
 		for i := start; i < min(start+batch, len(items)); i++ {
 			it := r.loopItem(ctx, fr, s, items[i], i, start > 0)
@@ -197,17 +198,22 @@ func (r *run) forEach(ctx context.Context, fr *frame, s *flows.Step) (res *flows
 			case it.hostErr != nil:
 				return nil, "", nil, it.hostErr
 			case it.failErr != nil:
+				count.Failed++
 				if failed == nil {
 					failed = &it
 				}
 			case it.req != nil:
+				count.Running++
 				reqs = append(reqs, *it.req)
 			case it.active:
+				count.Running++
 				active = true
 			default:
 				rows = append(rows, it.row)
 			}
 		}
+		count.Done = len(rows)
+		r.countLoop(fr, s.ID, count)
 		switch {
 		case failed != nil && !active:
 			return nil, failed.failTask, failed.failErr, nil

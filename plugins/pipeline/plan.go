@@ -3,7 +3,6 @@ package pipeline
 import (
 	"encoding/json"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -25,12 +24,9 @@ func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
 	if b, err := os.ReadFile(wf.File); err == nil {
 		p.DefinitionHash = sdk.HashDefinition(b)
 	}
-	refs := make([]*regexp.Regexp, len(wf.Steps))
+	refs := newStepRefs(wf.Steps)
 	for i, s := range wf.Steps {
-		refs[i] = regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(s.ID) + `\b`)
-	}
-	for i, s := range wf.Steps {
-		n := sdk.PlanNode{ID: s.ID, DependsOn: stepDeps(wf.Steps[:i], refs[:i], s)}
+		n := sdk.PlanNode{ID: s.ID, DependsOn: refs.deps(i)}
 		if res, ok := results[s.ID]; ok {
 			n.Status = sdk.NodeSucceeded
 			if res.Error {
@@ -40,20 +36,6 @@ func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
 		p.Nodes = append(p.Nodes, n)
 	}
 	return p
-}
-
-// stepDeps lists the steps of earlier that step s refers to; refs[i]
-// matches a reference to earlier[i].
-func stepDeps(earlier []flows.Step, refs []*regexp.Regexp, s flows.Step) []string {
-	text, err := json.Marshal(s)
-	all := err != nil || (s.Kind() == "input" && s.Stdin == nil)
-	var deps []string
-	for i, e := range earlier {
-		if all || refs[i].Match(text) || strings.Contains(string(text), flows.RefEnvName(e.ID, "")) {
-			deps = append(deps, e.ID)
-		}
-	}
-	return deps
 }
 
 // continued prepares the state of a continuation's first pass over

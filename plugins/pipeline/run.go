@@ -37,6 +37,9 @@ type run struct {
 	// pass when a pipeline needs one (see loadPluginStages).
 	plugStages []sdk.Stage
 	files      files
+	// loops are the item counts of the top-level for_each steps the pass
+	// walked, for the plan (see countLoop).
+	loops map[string]sdk.NodeItems
 }
 
 // frame is one workflow being walked: the flow's own (prefix "") or a
@@ -283,7 +286,7 @@ func (r *run) shell(ctx context.Context, fr *frame, s *flows.Step) (*sdk.Task, e
 // written without them. The Advance ends the pass, so it also
 // acknowledges the pass's event: the event costs no commit of its own.
 func (r *run) create(ctx context.Context, stepID string, reqs ...sdk.TaskRequest) error {
-	u, _, err := r.update(stepID)
+	u, _, err := r.update(stepID, reqs)
 	if err != nil {
 		return err
 	}
@@ -418,11 +421,20 @@ func (r *run) subject(i int) (any, error) {
 }
 
 // update is the change of the flow that records the state the pass built
-// and the step it stands at; write is false when neither changed (and u
-// sets no field).
-func (r *run) update(stepID string) (u sdk.FlowUpdate, write bool, err error) {
-	b, changed, err := r.st.encode(nil)
+// and the step it stands at, with the plan showing that step running (and
+// the tasks created with the change); write is false when neither the
+// state nor the step changed (and u sets no field): the plan alone is no
+// reason to write.
+func (r *run) update(stepID string, created []sdk.TaskRequest) (u sdk.FlowUpdate, write bool, err error) {
+	_, changed, err := r.st.encode(nil)
 	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
+		return sdk.FlowUpdate{}, false, err
+	}
+	if err := r.keepPlan(passEnd{step: stepID, phase: sdk.PhaseRunning}, created); err != nil {
+		return sdk.FlowUpdate{}, false, err
+	}
+	b, changed, err := r.st.encode(nil)
+	if err != nil {
 		return sdk.FlowUpdate{}, false, err
 	}
 	u.CurrentStep = &stepID
@@ -435,7 +447,7 @@ func (r *run) update(stepID string) (u sdk.FlowUpdate, write bool, err error) {
 // save writes the state the pass built and the step it stands at, when
 // either changed.
 func (r *run) save(ctx context.Context, stepID string) error {
-	u, write, err := r.update(stepID)
+	u, write, err := r.update(stepID, nil)
 	if err != nil || !write {
 		return err
 	}
@@ -456,6 +468,9 @@ func (r *run) save(ctx context.Context, stepID string) error {
 func (r *run) wait(ctx context.Context, g Gate) error {
 	if r.st.GateTimeoutMs > 0 {
 		g.Until = r.st.deadline(g.Step, time.Now().Add(time.Duration(r.st.GateTimeoutMs)*time.Millisecond))
+	}
+	if err := r.keepPlan(passEnd{step: g.Step, phase: sdk.PhaseWaiting}, nil); err != nil {
+		return err
 	}
 	b, _, err := r.st.encode(nil)
 	if err != nil {
@@ -489,7 +504,7 @@ func (r *run) finish(ctx context.Context) error {
 	if err := r.st.loadAll(); err != nil {
 		return r.fail(ctx, r.flow.CurrentStep, "", err.Error())
 	}
-	if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
+	if err := r.keepPlan(passEnd{}, nil); err != nil {
 		return err
 	}
 	output := flows.Output(r.wf, r.st.Results)
@@ -523,7 +538,7 @@ func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
 			// A result that cannot be read shows in the plan as it
 			// stands; the flow fails either way.
 			_ = r.st.loadAll()
-			if err := r.st.plan(planOf(r.wf, r.st.Results)); err != nil {
+			if err := r.keepPlan(passEnd{step: stepID, phase: sdk.PhaseFailed}, nil); err != nil {
 				return err
 			}
 		}
