@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +70,18 @@ func until(js string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
 }
 
+// textOf reads the text of the first element css selects, waiting
+// (bounded) for one to be there, in one script evaluation: a page that
+// /pulse or a live update redraws may replace the element between the
+// query and the read of a chromedp.Text, which then fails with "No node
+// with given id found".
+func textOf(ctx context.Context, css string) (string, error) {
+	if err := chromedp.Do(ctx, until(fmt.Sprintf(`document.querySelector(%q) !== null`, css))); err != nil {
+		return "", err
+	}
+	return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q)?.innerText ?? ""`, css)))
+}
+
 // historyRows is the flow page's history: seq, kind and summary of each
 // row.
 const historyRows = `Array.from(document.querySelectorAll('#history tr')).map(r => [0, 2, 3].map(i => r.cells[i].innerText.trim()).join(' | '))`
@@ -125,7 +138,7 @@ steps:
 	require.NoError(t, err)
 	require.EqualValues(t, 200, resp.Status, "the login leads to the flow list")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#flows`))))
-	list, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#flows`)))
+	list, err := textOf(ctx, `#flows`)
 	require.NoError(t, err)
 	require.Contains(t, list, taskFlow, "the flow list shows the task's flow")
 	require.Contains(t, list, gated, "and the pipeline's")

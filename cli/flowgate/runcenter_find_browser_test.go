@@ -75,7 +75,7 @@ func TestRunCenterSearchInChromium(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#flows details.runs summary`)),
 		until(`document.querySelector('#flows details.runs').open && document.querySelector('#flows details.runs li a').checkVisibility()`),
 	))
-	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#flows details.runs summary`)))
+	summary, err := textOf(ctx, `#flows details.runs summary`)
 	require.NoError(t, err)
 	require.Contains(t, summary, "2 runs")
 

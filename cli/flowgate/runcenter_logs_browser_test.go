@@ -52,7 +52,7 @@ steps:
 	require.NoError(t, err)
 	require.EqualValues(t, 200, resp.Status, "the flow's Logs link leads to its logs")
 	require.NoError(t, chromedp.Do(ctx, until(`document.querySelector('#streams a.on')?.innerText === 'stderr'`)))
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#log`)))
+	text, err := textOf(ctx, `#log`)
 	require.NoError(t, err)
 	require.Contains(t, text, "boom disk full", "the logs page opens on the failed step's stderr")
 	require.NotContains(t, text, "all went well")
@@ -61,7 +61,7 @@ steps:
 	require.NoError(t, err)
 	require.EqualValues(t, 200, resp.Status, "the stdout tab is a page of its own")
 	require.NoError(t, chromedp.Do(ctx, until(`document.querySelector('#streams a.on')?.innerText === 'stdout'`)))
-	text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#log`)))
+	text, err = textOf(ctx, `#log`)
 	require.NoError(t, err)
 	require.Contains(t, text, "all went well", "the stdout tab shows stdout")
 
