@@ -188,7 +188,10 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	a.signal(t, syscall.SIGSTOP)
 	paused := time.Now()
 	require.Equal(t, b.id, in.waitLeader(a.id))
-	require.NotZero(t, in.fences.end(a.id), "b leads while a's leader key lives")
+	// The test's own watch hears of the deletion a moment after etcd
+	// made it; b can lead only once a's key is gone, so it must come.
+	waitUntil(t, "the watch to see a's leader key deleted (else b leads while a's key lives)", 30*time.Second,
+		func() bool { return in.fences.end(a.id) != 0 })
 	t.Logf("b leads %s after a was paused", time.Since(paused).Round(time.Millisecond))
 	a.signal(t, syscall.SIGCONT)
 	waitUntil(t, "a to see that its lease ended", 30*time.Second, func() bool { return a.logged("the etcd installation (its lease ended)") })
