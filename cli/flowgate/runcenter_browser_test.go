@@ -70,6 +70,18 @@ func until(js string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
 }
 
+// startRunCenter starts bin's gateway on home with gateway.yaml (in
+// work) holding config, its run center on a random loopback port, and
+// returns the run center's URL; the gateway is killed when the test ends.
+func startRunCenter(t *testing.T, bin, home, work string, logf *os.File, config string) string {
+	t.Helper()
+	file := filepath.Join(work, "gateway.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(config), 0o600))
+	g := startGateway(t, bin, home, logf, "--config", file)
+	t.Cleanup(func() { g.kill(t) })
+	return runCenterURL(t, home)
+}
+
 // textOf reads the text of the first element css selects, waiting
 // (bounded) for one to be there, in one script evaluation: a page that
 // /pulse or a live update redraws may replace the element between the
@@ -97,11 +109,7 @@ func TestRunCenterInChromium(t *testing.T) {
 	exe := chromium(t)
 	bin := buildFlowgate(t)
 	home, work, logf := e2eDirs(t)
-	config := filepath.Join(work, "gateway.yaml")
-	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n  tokens:\n    - name: alice\n      token: alice-token\n"), 0o600))
-	g := startGateway(t, bin, home, logf, "--config", config)
-	defer g.kill(t)
-	base := runCenterURL(t, home)
+	base := startRunCenter(t, bin, home, work, logf, "http:\n  addr: 127.0.0.1:0\n  tokens:\n    - name: alice\n      token: alice-token\n")
 
 	// A task that reports 30%, then 70% when told, then finishes when told.
 	go1, go2 := filepath.Join(work, "go1"), filepath.Join(work, "go2")

@@ -1,9 +1,7 @@
 package main_test
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -23,11 +21,7 @@ func TestRunCenterSearchInChromium(t *testing.T) {
 	exe := chromium(t)
 	bin := buildFlowgate(t)
 	home, work, logf := e2eDirs(t)
-	config := filepath.Join(work, "gateway.yaml")
-	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n"), 0o600))
-	g := startGateway(t, bin, home, logf, "--config", config)
-	defer g.kill(t)
-	base := runCenterURL(t, home)
+	base := startRunCenter(t, bin, home, work, logf, "http:\n  addr: 127.0.0.1:0\n")
 
 	flowgate := func(args ...string) string {
 		t.Helper()

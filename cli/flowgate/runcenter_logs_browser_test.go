@@ -27,11 +27,7 @@ func TestRunCenterLogsAndTimesInChromium(t *testing.T) {
 	exe := chromium(t)
 	bin := buildFlowgate(t)
 	home, work, logf := e2eDirs(t)
-	config := filepath.Join(work, "gateway.yaml")
-	require.NoError(t, os.WriteFile(config, []byte("http:\n  addr: 127.0.0.1:0\n"), 0o600))
-	g := startGateway(t, bin, home, logf, "--config", config)
-	defer g.kill(t)
-	base := runCenterURL(t, home)
+	base := startRunCenter(t, bin, home, work, logf, "http:\n  addr: 127.0.0.1:0\n")
 
 	wf := filepath.Join(work, "breaks.lobster")
 	require.NoError(t, os.WriteFile(wf, []byte(`name: breaks

@@ -1,8 +1,6 @@
 package runcenter_test
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -37,18 +35,7 @@ func BenchmarkFlowListFirstResponse(b *testing.B) {
 func benchFlowList(b *testing.B, activeOne int) {
 	s := startSeeded(b, func(eng *engine.Engine) { fill(b, eng, benchFlows, activeOne) },
 		runcenter.Token{Name: "bench", Token: "bench-token"})
-	req, err := http.NewRequest(http.MethodGet, s.base+"/", nil)
-	require.NoError(b, err)
-	req.Header.Set("Authorization", "Bearer bench-token")
-	get := func() string {
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(b, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(b, err)
-		require.Equal(b, http.StatusOK, resp.StatusCode)
-		return string(body)
-	}
+	get := func() string { return s.get("/", "bench-token") }
 	body := get()
 	require.Equal(b, runcenter.PageSize, strings.Count(body, `<tr><td><a href="/flows/`), "one page of flows")
 	require.Contains(b, body, "10000 total")
@@ -84,18 +71,9 @@ func BenchmarkFlowListAt100k(b *testing.B) {
 		{"status=succeeded", "?status=succeeded", runcenter.PageSize},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			req, err := http.NewRequest(http.MethodGet, s.base+"/"+tc.query, nil)
-			require.NoError(b, err)
-			req.Header.Set("Authorization", "Bearer bench-token")
-			get := func() string {
-				resp, err := http.DefaultClient.Do(req)
-				require.NoError(b, err)
-				defer resp.Body.Close()
-				body, err := io.ReadAll(resp.Body)
-				require.NoError(b, err)
-				require.Equal(b, http.StatusOK, resp.StatusCode)
-				return string(body)
-			}
+			sub := *s
+			sub.t = b // failures are the sub-benchmark's
+			get := func() string { return sub.get("/"+tc.query, "bench-token") }
 			body := get()
 			require.Equal(b, tc.rows, strings.Count(body, `<tr><td><a href="/flows/`))
 			require.Contains(b, body, "100000 total")

@@ -79,23 +79,7 @@ func TestTasksRunOnReusedShims(t *testing.T) {
 	t.Parallel()
 	shims := warmShims(t)
 	h := startHome(t, func(c *runner.Config) { c.Launch, c.Shims = nil, shims })
-	const n = 6
-	runs := map[shim.ProcInfo][]string{}
-	for i := range n {
-		spec := h.spec(fmt.Sprintf("echo \"$(env | grep -c ^ONLY_)\" >> ran; exit %d", i%2))
-		spec.Env = map[string]string{fmt.Sprintf("ONLY_%d", i): "set"}
-		task := h.create(spec)
-		done := h.wait(task.ID)
-		want := []sdk.TaskStatus{sdk.TaskSucceeded, sdk.TaskFailed}[i%2]
-		require.Equal(t, want, done.Status, "task %d: errors: %q", i, done.Errors)
-		s := shimOf(t, runner.LogDir(h.dir, task.ID, 1))
-		s.StartedAt = time.Time{}
-		runs[s] = append(runs[s], task.ID)
-	}
-	require.Less(t, len(runs), n-1, "%d tasks ran under %d shims: %v", n, len(runs), runs)
-	b, err := os.ReadFile(h.path("ran"))
-	require.NoError(t, err)
-	require.Equal(t, strings.Repeat("1\n", n), string(b), "each task ran once and saw only its own environment")
+	runSixOnReusedShims(t, h)
 }
 
 // An idle shim waits IdleTimeout for a task, then exits, having written
@@ -130,4 +114,29 @@ func TestStoppedRunnerLeavesNoWarmShim(t *testing.T) {
 	logs, err := filepath.Glob(filepath.Join(h.dir, "logs", "*"))
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join(h.dir, "logs", task.ID)}, logs, "a warm shim with no attempt writes nothing")
+}
+
+// runSixOnReusedShims runs six tasks one after another on h, whose
+// runner pools its shims, and requires that they shared shims (the same
+// pid and start time in their attempts' records) while each kept its own
+// environment and outcome.
+func runSixOnReusedShims(t *testing.T, h *home) {
+	t.Helper()
+	const n = 6
+	runs := map[shim.ProcInfo][]string{}
+	for i := range n {
+		spec := h.spec(fmt.Sprintf("echo \"$(env | grep -c ^ONLY_)\" >> ran; exit %d", i%2))
+		spec.Env = map[string]string{fmt.Sprintf("ONLY_%d", i): "set"}
+		task := h.create(spec)
+		done := h.wait(task.ID)
+		want := []sdk.TaskStatus{sdk.TaskSucceeded, sdk.TaskFailed}[i%2]
+		require.Equal(t, want, done.Status, "task %d: errors: %q", i, done.Errors)
+		s := shimOf(t, runner.LogDir(h.dir, task.ID, 1))
+		s.StartedAt = time.Time{}
+		runs[s] = append(runs[s], task.ID)
+	}
+	require.Less(t, len(runs), n-1, "%d tasks ran under %d shims: %v", n, len(runs), runs)
+	b, err := os.ReadFile(h.path("ran"))
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("1\n", n), string(b), "each task ran once and saw only its own environment")
 }
