@@ -43,7 +43,19 @@ steps:
 	waitUntil(t, "the pipeline to fail", time.Minute, func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed })
 
 	ctx := browser(t, exe)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/flows/"+id)))
+	// The ended flow's page follows /pulse, which sends the page again as
+	// it connects: the same page must not be redrawn under the reader.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/flows/"+id),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[bool](`(document.querySelector('a[href$="/logs"]').dataset.kept = "yes", true)`)(ctx, t)
+			return err
+		}),
+		until(`document.body.dataset.live === 'on'`),
+	))
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('a[href$="/logs"]').dataset.kept === "yes"`))
+	require.NoError(t, err)
+	require.True(t, kept, "the pulse left the unchanged page alone")
 	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`a[href="/flows/`+id+`/logs"]`)))
 	require.NoError(t, err)
 	require.EqualValues(t, 200, resp.Status, "the flow's Logs link leads to its logs")

@@ -7,6 +7,11 @@
   "use strict";
   var main = document.getElementById("main");
   if (!main) { return; }
+  // drawn is main as the server last drew it, serialized by this
+  // browser, or null once this script changed it in place: a redraw
+  // that brings the same HTML leaves the page alone, so a link the reader
+  // is about to click is not swapped out from under the pointer.
+  var drawn = main.innerHTML.trim();
 
   // The server writes every time in UTC (<time datetime=… title="… UTC">);
   // local rewrites the text into the viewer's zone, leaving UTC on hover.
@@ -33,9 +38,23 @@
   tail();
   new MutationObserver(tail).observe(main, { childList: true });
 
+  // redrawn puts html in main unless it is what main already shows.
+  // /pulse sends a page's main part as soon as it connects, and a flow
+  // page redraws when its stream ends: both are usually what the server
+  // drew a moment before.
+  function redrawn(html) {
+    var t = document.createElement("template");
+    t.innerHTML = html;
+    if (t.innerHTML.trim() === drawn) { return; }
+    drawn = t.innerHTML.trim();
+    main.innerHTML = html;
+  }
+
   if (main.dataset.pulse) {
     var pulse = new EventSource("/pulse?page=" + encodeURIComponent(main.dataset.pulse));
-    pulse.onmessage = function (e) { main.innerHTML = e.data; };
+    // body's data-live is "on" once the pulse has brought the page as
+    // it stands.
+    pulse.onmessage = function (e) { redrawn(e.data); document.body.dataset.live = "on"; };
     return;
   }
   if (!main.dataset.stream) { return; }
@@ -53,7 +72,7 @@
     }
     redrawing = fetch(location.pathname + "?part=main", { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (html) { if (html !== null) { main.innerHTML = html; } })
+      .then(function (html) { if (html !== null) { redrawn(html); } })
       .finally(function () { redrawing = null; });
     return redrawing;
   }
@@ -87,6 +106,7 @@
   function addEntry(e) {
     var body = main.querySelector("#history tbody");
     if (!body || main.querySelector('#history tr[data-seq="' + e.seq + '"]')) { return; }
+    drawn = null;
     var tr = document.createElement("tr");
     tr.dataset.seq = e.seq;
     tr.appendChild(cell(String(e.seq)));
@@ -110,6 +130,7 @@
     if (!p || !e.task_id) { return false; }
     var bar = main.querySelector('progress[data-task="' + CSS.escape(e.task_id) + '"]');
     if (!bar) { return false; }
+    drawn = null;
     if (typeof p.fraction === "number") {
       var pct = Math.round(p.fraction * 100);
       bar.value = pct;
