@@ -35,7 +35,7 @@ func (p *pipe) runWorkflow(ctx context.Context, call *flows.Call) (flows.StageOu
 	if err != nil {
 		return flows.StageOutput{}, err
 	}
-	spec := sdk.TaskSpec{Argv: append([]string{"sh", "-c", ghScript, "gh"}, w.GhArgs...)}
+	spec := sdk.TaskSpec{Argv: append([]string{"/bin/sh", "-c", ghScript, "gh"}, w.GhArgs...)}
 	t, err := p.stageTask(ctx, call, spec, nil)
 	if err != nil {
 		return flows.StageOutput{}, err
