@@ -100,9 +100,10 @@ func TestWorkflowsRunThroughAPipelineStep(t *testing.T) {
 }
 
 // TestWorkflowsRunFailsWithLobstersMessages: a bad name, bad JSON, a
-// missing arg, a failing gh and no gh at all each fail the step (exit 1)
-// with Lobster's message, and none of them stores a state: the next good
-// run is still a first run.
+// missing arg, an empty key, a failing gh and no gh at all each fail the
+// step (exit 1) with Lobster's message, and none of them stores a state:
+// the next good run is still a first run. A kept state that is damaged
+// fails the step, naming its file.
 func TestWorkflowsRunFailsWithLobstersMessages(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
@@ -142,4 +143,12 @@ func TestWorkflowsRunFailsWithLobstersMessages(t *testing.T) {
 	code, stdout, errOut := run(t, home, "pipeline", "run", file)
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, lobsterOut(t, "pr_monitor_first"), stdout, "no failed run stored a state")
+
+	kept, err := filepath.Glob(filepath.Join(home, "pipeline-state", "pr-watch-*", "github.pr_openclaw_openclaw_1152.json"))
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the state is kept in the workflow file's scope")
+	require.NoError(t, os.WriteFile(kept[0], []byte("{torn"), 0o600))
+	code, _, errOut = run(t, home, "pipeline", "run", file)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "stored state "+kept[0]+" is not JSON")
 }
