@@ -10,13 +10,14 @@ import (
 )
 
 // standInGh writes, into a directory of its own, a gh that records its
-// arguments in argv there and prints the PR state in current.json there,
-// as gh pr view --json does; when a file fail is there, it writes that
-// file's text to stderr and exits 4 instead. It returns the directory.
+// arguments in argv there (and one line a call in calls) and prints the
+// PR state in current.json there, as gh pr view --json does; when a file
+// fail is there, it writes that file's text to stderr and exits 4
+// instead. It returns the directory.
 func standInGh(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + dir + "/argv'\n" +
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + dir + "/argv'\necho call >> '" + dir + "/calls'\n" +
 		"if [ -f '" + dir + "/fail' ]; then cat '" + dir + "/fail' >&2; exit 4; fi\n" +
 		"cat '" + dir + "/current.json'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755))
@@ -34,13 +35,13 @@ func prState(t *testing.T, ghDir, name string) {
 
 // prWatchFile writes a workflow file whose one pipeline: step runs the
 // recipe named by its arg name with the --args-json of its arg opts,
-// with path as the steps' PATH.
-func prWatchFile(t *testing.T, path string) string {
+// followed by the stages of tail, with path as the steps' PATH.
+func prWatchFile(t *testing.T, path, tail string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "pr-watch.lobster")
 	wf := "name: pr-watch\nargs:\n  name: {default: github.pr.monitor}\n  opts: {default: ''}\n" +
 		"env:\n  PATH: " + jsonString(t, path) + "\n" +
-		"steps:\n  - id: watch\n    pipeline: workflows.run --name ${name} --args-json '{\"repo\":\"openclaw/openclaw\",\"pr\":1152${opts}}'\n"
+		"steps:\n  - id: watch\n    pipeline: workflows.run --name ${name} --args-json '{\"repo\":\"openclaw/openclaw\",\"pr\":1152${opts}}'" + tail + "\n"
 	require.NoError(t, os.WriteFile(file, []byte(wf), 0o600))
 	return file
 }
@@ -63,7 +64,7 @@ func TestWorkflowsRunThroughAPipelineStep(t *testing.T) {
 	t.Parallel()
 	home := shortHome(t)
 	gh := standInGh(t)
-	file := prWatchFile(t, gh+string(os.PathListSeparator)+os.Getenv("PATH"))
+	file := prWatchFile(t, gh+string(os.PathListSeparator)+os.Getenv("PATH"), "")
 	for _, c := range []struct{ fixture, args, golden string }{
 		{"pr_open.json", `{"name":"github.pr.monitor"}`, "pr_monitor_first"},
 		{"pr_open.json", `{"name":"github.pr.monitor"}`, "pr_monitor_unchanged"},
@@ -109,7 +110,7 @@ func TestWorkflowsRunFailsWithLobstersMessages(t *testing.T) {
 	home := shortHome(t)
 	gh := standInGh(t)
 	prState(t, gh, "pr_open.json")
-	file := prWatchFile(t, gh+string(os.PathListSeparator)+os.Getenv("PATH"))
+	file := prWatchFile(t, gh+string(os.PathListSeparator)+os.Getenv("PATH"), "")
 	for args, want := range map[string]string{
 		`{"name":"nope"}`:          "Unknown workflow: nope",
 		`{"opts":",oops"}`:         "workflows.run --args-json must be valid JSON",
@@ -134,7 +135,7 @@ func TestWorkflowsRunFailsWithLobstersMessages(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "gh returned non-JSON output")
 
-	noGh := prWatchFile(t, t.TempDir())
+	noGh := prWatchFile(t, t.TempDir(), "")
 	code, _, errOut = run(t, home, "pipeline", "run", noGh)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "gh not found on PATH (install GitHub CLI)")
@@ -151,4 +152,45 @@ func TestWorkflowsRunFailsWithLobstersMessages(t *testing.T) {
 	code, _, errOut = run(t, home, "pipeline", "run", file)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "stored state "+kept[0]+" is not JSON")
+}
+
+// TestWorkflowsRunBeforeAGateReportsOnce: a workflows.run ahead of an
+// approve runs gh once and keeps the PR's state once; the approved run
+// goes on with the item it reported, even though the PR changed while
+// the gate waited, and the next run compares with the state the first
+// one kept.
+func TestWorkflowsRunBeforeAGateReportsOnce(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	gh := standInGh(t)
+	file := prWatchFile(t, gh+string(os.PathListSeparator)+os.Getenv("PATH"), " | approve --prompt send?")
+	gated := func(fixture string) (output string) {
+		t.Helper()
+		prState(t, gh, fixture)
+		code, stdout, errOut := run(t, home, "pipeline", "run", "--mode", "tool", file, "--args-json", `{"name":"github.pr.monitor.notify"}`)
+		require.Equal(t, 0, code, errOut)
+		var env struct{ RequiresApproval struct{ ApprovalID string } }
+		require.NoError(t, json.Unmarshal([]byte(stdout), &env), stdout)
+		require.NotEmpty(t, env.RequiresApproval.ApprovalID, stdout)
+		prState(t, gh, "pr_approved.json") // the PR moves on while the gate waits
+		code, stdout, errOut = run(t, home, "pipeline", "resume", "--mode", "tool", "--id", env.RequiresApproval.ApprovalID, "--approve", "yes")
+		require.Equal(t, 0, code, errOut)
+		var done struct{ Output json.RawMessage }
+		require.NoError(t, json.Unmarshal([]byte(stdout), &done), stdout)
+		return string(done.Output)
+	}
+	first := gated("pr_open.json")
+	var items []struct {
+		PR      struct{ UpdatedAt string }
+		Summary struct{ ChangedFields []string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(first), &items), first)
+	require.Len(t, items, 1)
+	require.Equal(t, "2026-01-02T03:04:05Z", items[0].PR.UpdatedAt, "the item reported before the gate goes on")
+	require.Len(t, items[0].Summary.ChangedFields, 10, "a first run: every field is new")
+	calls, err := os.ReadFile(filepath.Join(gh, "calls"))
+	require.NoError(t, err)
+	require.Equal(t, "call\n", string(calls), "gh ran once for the gated run")
+
+	require.JSONEq(t, lobsterOut(t, "pr_notify_changed"), gated("pr_approved.json"), "the first run kept pr_open's state")
 }
