@@ -85,7 +85,7 @@ type WorkflowRun struct {
 	// GhArgs are the arguments gh is run with (without "gh").
 	GhArgs []string
 
-	repo, pr, key           any
+	repo, pr, key            any
 	changesOnly, summaryOnly bool
 }
 
