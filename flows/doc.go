@@ -63,10 +63,14 @@
 // errors (ErrEmptyPipeline, ErrEmptyStage, ErrUnclosedQuote). RunPipeline
 // streams JSON values through the stages (§14.2) with a set of Commands:
 // Builtins holds the pure data commands (where, pick, head, sort, dedupe,
-// groupBy, map, template, json, table, commands.list), and an executor
-// adds the ones that start processes, keep state or wait for people with
-// Commands.With. A command that halts (a gate) ends the run with its
-// items; running again from the next stage resumes the pipeline.
+// groupBy, map, template, json, table, commands.list, email.triage,
+// workflows.list), and an executor adds the ones that start processes,
+// keep state or wait for people with Commands.With. A command that halts
+// (a gate) ends the run with its items; running again from the next
+// stage resumes the pipeline. For workflows.run, Lobster's GitHub PR
+// recipes, this package holds what is pure (ParseWorkflowRun, the gh
+// arguments, the state comparison and the items, WorkflowRun.Output) and
+// the executor runs gh and keeps the state.
 //
 // The data commands follow Lobster's JavaScript exactly where it is
 // surprising: where compares loosely ("1" == 1, "" == false, null ==

@@ -135,23 +135,25 @@ func RunPipeline(ctx context.Context, stages []Stage, start int, input []any, cm
 
 // Builtins returns the pure data commands of lobster-format §14.3: where,
 // pick, head, sort, dedupe, groupBy, map, template, the json and table
-// renderers, commands.list and email.triage. Commands that start processes, keep state
+// renderers, commands.list, email.triage and workflows.list. Commands that start processes, keep state
 // or wait for people are added by the executor with Commands.With.
 func Builtins() Commands {
 	return Commands{}.With(
 		whereCommand, pickCommand, headCommand, sortCommand, dedupeCommand,
 		groupByCommand, mapCommand, templateCommand, jsonCommand, tableCommand, commandsListCommand,
-		emailTriageCommand,
+		emailTriageCommand, workflowsListCommand,
 	)
 }
 
 // executorCommands are the commands the pipeline controller adds to
-// Builtins: exec, the gates, the state stages and the model stages.
-var executorCommands = []string{"exec", "approve", "ask", "state.get", "state.set", "diff.last", "llm.invoke", "llm_task.invoke"}
+// Builtins: exec, the gates, the state stages, the model stages and
+// workflows.run.
+var executorCommands = []string{"exec", "approve", "ask", "state.get", "state.set", "diff.last", "llm.invoke", "llm_task.invoke", "workflows.run"}
 
 // IsBuiltinStage reports whether name is a built-in stage: one of
 // Builtins, or one the pipeline controller adds (exec, approve, ask,
-// state.get, state.set, diff.last, llm.invoke, llm_task.invoke). No plugin or executable can provide a
+// state.get, state.set, diff.last, llm.invoke, llm_task.invoke,
+// workflows.run). No plugin or executable can provide a
 // stage of such a name.
 func IsBuiltinStage(name string) bool {
 	_, ok := Builtins()[name]

@@ -91,6 +91,6 @@ func TestCommandsListStage(t *testing.T) {
 
 func TestBuiltinsArePure(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []string{"commands.list", "dedupe", "email.triage", "groupBy", "head", "json", "map", "pick", "sort", "table", "template", "where"},
+	require.Equal(t, []string{"commands.list", "dedupe", "email.triage", "groupBy", "head", "json", "map", "pick", "sort", "table", "template", "where", "workflows.list"},
 		flows.Builtins().Names())
 }

@@ -127,14 +127,14 @@ func (p *pipe) exec(ctx context.Context, text string, stdin any) (*flows.StepRes
 }
 
 // commands is the command set a pipeline runs with: flows.Builtins, exec,
-// the gates, the state stages, the model stages, the stages other plugins provide and the
+// the gates, the state stages, the model stages, workflows.run, the stages other plugins provide and the
 // stages of the configured stage path.
 func (p *pipe) commands() flows.Commands {
 	// A plugin's stage replaces an executable of its name; neither ever
 	// replaces a built-in command.
 	cmds := flows.Commands{}.With(p.externalCommands()...).With(p.pluginCommands()...)
 	maps.Copy(cmds, flows.Builtins())
-	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...).With(p.llmCommands()...)
+	return cmds.With(p.execCommand(), p.approveCommand(), p.askCommand()).With(p.stateCommands()...).With(p.llmCommands()...).With(p.workflowsRunCommand())
 }
 
 // pipelineStep runs pipeline: step s of frame fr: its stdin is the first

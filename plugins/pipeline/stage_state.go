@@ -146,9 +146,8 @@ func stateKey(call *flows.Call) (string, bool) {
 
 // stateSlot is where the stage's key keeps its value.
 func (p *pipe) stateSlot(call *flows.Call, cmd string) (stateSlot, error) {
-	shared := p.r.opts.SharedStore
-	if p.r.opts.StateDir == "" && !shared {
-		return stateSlot{}, fmt.Errorf("%s keeps values under the gateway's home, which this pipeline controller was not given (%s is unset); run pipelines through flowgate", cmd, HomeEnv)
+	if err := p.stateHome(cmd); err != nil {
+		return stateSlot{}, err
 	}
 	key, ok := stateKey(call)
 	if !ok {
@@ -157,6 +156,23 @@ func (p *pipe) stateSlot(call *flows.Call, cmd string) (stateSlot, error) {
 		}
 		return stateSlot{}, fmt.Errorf("%s requires a key: %s KEY", cmd, cmd)
 	}
+	return p.keySlot(cmd, key)
+}
+
+// stateHome refuses a stage of cmd when there is nowhere to keep values.
+func (p *pipe) stateHome(cmd string) error {
+	if p.r.opts.StateDir == "" && !p.r.opts.SharedStore {
+		return fmt.Errorf("%s keeps values under the gateway's home, which this pipeline controller was not given (%s is unset); run pipelines through flowgate", cmd, HomeEnv)
+	}
+	return nil
+}
+
+// keySlot is where key keeps its value, for a stage of cmd.
+func (p *pipe) keySlot(cmd, key string) (stateSlot, error) {
+	if err := p.stateHome(cmd); err != nil {
+		return stateSlot{}, err
+	}
+	shared := p.r.opts.SharedStore
 	name, err := keyFile(key)
 	if err != nil {
 		return stateSlot{}, err

@@ -28,3 +28,22 @@ done
 "$LOBSTER" run --mode tool 'exec --json cat input.json | pick note,name | head --n 4' > tool_output.golden
 "$LOBSTER" run --mode tool 'exec --json cat input.json | pick note | approve --prompt "<ok & go>?"' |
 	sed -e 's/"resumeToken": ".*"/"resumeToken": "TOKEN"/' -e 's/"approvalId": ".*"/"approvalId": "ID"/' > tool_approve.golden
+# workflows.list, and workflows.run's two recipes against a stand-in gh
+# (it records its argv in gh_argv.golden and prints the PR state in
+# current.json): a first run, the same state again (with and without
+# changesOnly, and the notify recipe's suppressed item), a changed state
+# through the notify recipe, then back again with summaryOnly.
+"$LOBSTER" run workflows.list > workflows_list.golden
+bin="$(mktemp -d)"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/argv"\ncat "%s/current.json"\n' "$bin" "$bin" > "$bin/gh"
+chmod +x "$bin/gh"
+pr() { cp "$1" "$bin/current.json"; PATH="$bin:$PATH" "$LOBSTER" run "workflows.run $2" > "$3.golden"; }
+args="--args-json '{\"repo\":\"openclaw/openclaw\",\"pr\":1152"
+pr pr_open.json "--name github.pr.monitor $args}'" pr_monitor_first
+cp "$bin/argv" gh_argv.golden
+pr pr_open.json "--name github.pr.monitor $args}'" pr_monitor_unchanged
+pr pr_open.json "--name github.pr.monitor $args,\"changesOnly\":true}'" pr_monitor_changes_only
+pr pr_open.json "github.pr.monitor.notify $args}'" pr_notify_unchanged
+pr pr_approved.json "--name github.pr.monitor.notify $args}'" pr_notify_changed
+pr pr_open.json "--name github.pr.monitor $args,\"summaryOnly\":true}'" pr_monitor_summary_only
+rm -r "$bin"
