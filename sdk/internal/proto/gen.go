@@ -8,4 +8,4 @@
 // protoc-gen-go v1.36.12 and protoc-gen-go-grpc v1.6.1 on PATH.
 package proto
 
-//go:generate protoc -I ../../proto --go_out=../../.. --go_opt=module=github.com/flowgate/flowgate --go-grpc_out=../../.. --go-grpc_opt=module=github.com/flowgate/flowgate flowgate/controller/v1/controller.proto
+//go:generate protoc -I ../../proto --go_out=../.. --go_opt=module=github.com/flowgate/flowgate/sdk --go-grpc_out=../.. --go-grpc_opt=module=github.com/flowgate/flowgate/sdk flowgate/controller/v1/controller.proto
