@@ -30,7 +30,7 @@ var sdkRequires = []string{
 // needs grpc alone has 40; go-hclog's go.mod predates module graph
 // pruning, so testify's and fatih/color's graphs come with it, and grpc,
 // hclog and go-plugin together are 55. An older grpc lists fewer
-// (v1.66.3: 42 in all) but has HTTP/2 server vulnerabilities fixed in
+// (v1.66.3: 42 in all) but has HTTP/2 transport vulnerabilities fixed in
 // v1.83 (GO-2026-6348, GO-2026-6443), and every plugin serves gRPC, so
 // the sdk requires the gateway's grpc. Raising this number needs a
 // reason as good.
