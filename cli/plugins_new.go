@@ -44,9 +44,10 @@ flowgate plugins test ./plugin, which it passes unchanged.`,
 	return cmd
 }
 
-// moduleVersion is the flowgate module version of this binary, which a
-// new Go plugin requires; a binary built from a checkout has none and
-// names v0.0.0, which the plugin's README replaces with the checkout.
+// moduleVersion is the flowgate module version of this binary; a new Go
+// plugin requires the sdk of the same version (sdk/VERSION is tagged with
+// each release). A binary built from a checkout has none and names
+// v0.0.0, which the plugin's README replaces with the checkout's sdk.
 func moduleVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
 		return bi.Main.Version
@@ -59,7 +60,7 @@ func nextSteps(dir, lang string) string {
 	plugin := filepath.Join(dir, "plugin")
 	switch lang {
 	case "go":
-		return fmt.Sprintf("cd %s && go mod edit -replace %s=/path/to/flowgate (until the module is published) && go mod tidy && go build -o plugin . && flowgate plugins test ./plugin", dir, pluginnew.Module)
+		return fmt.Sprintf("cd %s && go mod edit -replace %s=/path/to/flowgate/sdk (until the sdk is published) && go mod tidy && go build -o plugin . && flowgate plugins test ./plugin", dir, pluginnew.Module)
 	case "ts":
 		return fmt.Sprintf("(cd %s && npm ci) && flowgate plugins test %s", dir, plugin)
 	default:

@@ -13,16 +13,20 @@ import (
 // sentence with "plugin.".
 var goPluginType = regexp.MustCompile(`\bplugin\.[A-Z]\w*`)
 
-// Package sdk is what plugin authors read: its documentation names no
-// go-plugin type; the gateway's end lives in sdk/pluginclient.
+// Packages sdk and sdk/sdktest are what plugin authors read: their
+// documentation names no go-plugin type; the gateway's end lives in
+// sdk/pluginclient, and the in-process connection tests use in
+// sdk/internal/grpctest.
 func TestDocNamesNoGoPluginType(t *testing.T) {
 	t.Parallel()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go tool is not on PATH")
 	}
-	out, err := exec.Command(goTool, "doc", "-all", ".").CombinedOutput()
-	require.NoError(t, err, "go doc -all: %s", out)
-	require.Contains(t, string(out), "func Serve(c Controller)", "go doc printed package sdk")
-	require.Empty(t, goPluginType.FindAllString(string(out), -1), "go doc -all ./sdk names go-plugin types")
+	for pkg, want := range map[string]string{".": "func Serve(c Controller)", "./sdktest": "func RunHostConformance("} {
+		out, err := exec.Command(goTool, "doc", "-all", pkg).CombinedOutput()
+		require.NoError(t, err, "go doc -all %s: %s", pkg, out)
+		require.Contains(t, string(out), want, "go doc printed %s", pkg)
+		require.Empty(t, goPluginType.FindAllString(string(out), -1), "go doc -all %s names go-plugin types", pkg)
+	}
 }

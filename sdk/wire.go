@@ -7,11 +7,13 @@ import (
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
-// This file and sdk/pluginclient/wire.go are the one seam between the
-// hand-written sdk types and the generated protocol types. This file
-// converts the plugin's end: events and Host replies from the gateway,
-// and the Host requests a controller makes; pluginclient converts the
-// other way.
+// This file is the one seam between the hand-written sdk types and the
+// generated protocol types, for both ends: the plugin's (the controller
+// server and the Host client a controller is handed) and the gateway's
+// (the controller client and the Host server, which sdk/pluginclient
+// reaches through sdk/internal/wire). Each pair converts one way and back
+// beside each other, so an end can never read what the other did not
+// write.
 //
 // Records (Flow, Task, Event, TaskSpec, ContinueRequest) cross as the
 // JSON of the sdk types. That JSON is already their canonical form (the
@@ -34,6 +36,17 @@ func infoToProto(i Info) *pb.GetInfoResponse {
 	}
 }
 
+func infoFromProto(r *pb.GetInfoResponse) Info {
+	return Info{
+		Name:         r.GetName(),
+		Version:      r.GetVersion(),
+		APIVersion:   int(r.GetApiVersion()),
+		Capabilities: r.GetCapabilities(),
+		Stages:       stagesFromProto(r.GetStages()),
+		Watch:        r.GetWatch(),
+	}
+}
+
 func stagesToProto(st []Stage) []*pb.StageInfo {
 	out := make([]*pb.StageInfo, len(st))
 	for i, s := range st {
@@ -42,16 +55,14 @@ func stagesToProto(st []Stage) []*pb.StageInfo {
 	return out
 }
 
-// stagesFromProto is nil for none, as pluginclient's stagesFromProto is
-// for an Info without stages. (The two cannot share one function: the
-// converters are on sdk types, and sdk cannot import a package that
-// imports it.)
-func stagesFromProto(r *pb.ListStagesResponse) []Stage {
-	if len(r.GetStages()) == 0 {
+// stagesFromProto is nil for none, as an Info without stages has, so a
+// list that crossed compares equal to the one sent.
+func stagesFromProto(st []*pb.StageInfo) []Stage {
+	if len(st) == 0 {
 		return nil
 	}
-	out := make([]Stage, len(r.GetStages()))
-	for i, s := range r.GetStages() {
+	out := make([]Stage, len(st))
+	for i, s := range st {
 		out[i] = Stage{Name: s.GetName(), Description: s.GetDescription(), SideEffects: s.GetSideEffects(), Plugin: s.GetPlugin()}
 	}
 	return out
@@ -65,6 +76,14 @@ func stageCallFromProto(r *pb.RunStageRequest) StageCall {
 	return StageCall{FlowID: r.GetFlowId(), Key: r.GetKey(), Name: r.GetName(), Args: r.GetArgsJson(), Items: r.GetItemsJson()}
 }
 
+func eventToProto(ev Event) (*pb.HandleEventRequest, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
+	}
+	return &pb.HandleEventRequest{EventJson: b}, nil
+}
+
 func eventFromProto(r *pb.HandleEventRequest) (Event, error) {
 	var ev Event
 	if err := json.Unmarshal(r.GetEventJson(), &ev); err != nil {
@@ -73,15 +92,32 @@ func eventFromProto(r *pb.HandleEventRequest) (Event, error) {
 	return ev, nil
 }
 
-func flowFromProto(r *pb.FlowResponse) (*Flow, error) {
+// encodeFlow is how a flow crosses: its JSON.
+func encodeFlow(f *Flow) ([]byte, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("encode flow: %w", err)
+	}
+	return b, nil
+}
+
+func decodeFlow(b []byte) (*Flow, error) {
 	f := new(Flow)
-	if err := json.Unmarshal(r.GetFlowJson(), f); err != nil {
+	if err := json.Unmarshal(b, f); err != nil {
 		return nil, fmt.Errorf("gateway sent a flow that is not an sdk.Flow in JSON: %w", err)
 	}
 	return f, nil
 }
 
-// decodeTask is how a task crosses: its JSON.
+// encodeTask is how a task crosses: its JSON.
+func encodeTask(t *Task) ([]byte, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode task %s: %w", t.ID, err)
+	}
+	return b, nil
+}
+
 func decodeTask(b []byte) (*Task, error) {
 	t := new(Task)
 	if err := json.Unmarshal(b, t); err != nil {
@@ -90,7 +126,17 @@ func decodeTask(b []byte) (*Task, error) {
 	return t, nil
 }
 
-func taskFromProto(r *pb.TaskResponse) (*Task, error) { return decodeTask(r.GetTaskJson()) }
+func tasksToProto(tasks []*Task) (*pb.ListTasksResponse, error) {
+	out := &pb.ListTasksResponse{TasksJson: make([][]byte, len(tasks))}
+	for i, t := range tasks {
+		b, err := encodeTask(t)
+		if err != nil {
+			return nil, err
+		}
+		out.TasksJson[i] = b
+	}
+	return out, nil
+}
 
 func tasksFromProto(r *pb.ListTasksResponse) ([]*Task, error) {
 	out := make([]*Task, len(r.GetTasksJson()))
@@ -118,6 +164,29 @@ func taskRequestToProto(req TaskRequest) (*pb.CreateTaskRequest, error) {
 	}, nil
 }
 
+func taskRequestFromProto(r *pb.CreateTaskRequest) (TaskRequest, error) {
+	req := TaskRequest{
+		FlowID:         r.GetFlowId(),
+		IdempotencyKey: r.GetIdempotencyKey(),
+		Runtime:        r.GetRuntime(),
+		Label:          r.GetLabel(),
+	}
+	if len(r.GetSpecJson()) > 0 {
+		if err := json.Unmarshal(r.GetSpecJson(), &req.Spec); err != nil {
+			return TaskRequest{}, fmt.Errorf("%w: task spec is not an sdk.TaskSpec in JSON: %v", ErrInvalid, err)
+		}
+	}
+	return req, nil
+}
+
+func createdToProto(t *Task, created bool) (*pb.CreateTaskResponse, error) {
+	b, err := encodeTask(t)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.CreateTaskResponse{TaskJson: b, Created: created}, nil
+}
+
 func createdFromProto(r *pb.CreateTaskResponse) (*Task, bool, error) {
 	t, err := decodeTask(r.GetTaskJson())
 	if err != nil {
@@ -138,6 +207,16 @@ func flowUpdateToProto(flowID string, expected int64, u FlowUpdate) *pb.UpdateFl
 	}
 }
 
+func flowUpdateFromProto(r *pb.UpdateFlowRequest) FlowUpdate {
+	return FlowUpdate{
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		CurrentStep:    r.CurrentStep,
+		BlockedTaskID:  r.BlockedTaskId,
+		BlockedSummary: r.BlockedSummary,
+	}
+}
+
 func waitToProto(flowID string, expected int64, w WaitRequest) *pb.SetWaitingRequest {
 	return &pb.SetWaitingRequest{
 		FlowId:           flowID,
@@ -150,6 +229,16 @@ func waitToProto(flowID string, expected int64, w WaitRequest) *pb.SetWaitingReq
 	}
 }
 
+func waitFromProto(r *pb.SetWaitingRequest) WaitRequest {
+	return WaitRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		Wait:           json.RawMessage(r.GetWait()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+	}
+}
+
 func resumeToProto(flowID string, expected int64, rr ResumeRequest) *pb.ResumeRequest {
 	return &pb.ResumeRequest{
 		FlowId:           flowID,
@@ -157,6 +246,14 @@ func resumeToProto(flowID string, expected int64, rr ResumeRequest) *pb.ResumeRe
 		Status:           string(rr.Status),
 		CurrentStep:      rr.CurrentStep,
 		State:            rr.State,
+	}
+}
+
+func resumeFromProto(r *pb.ResumeRequest) ResumeRequest {
+	return ResumeRequest{
+		Status:      FlowStatus(r.GetStatus()),
+		CurrentStep: r.GetCurrentStep(),
+		State:       json.RawMessage(r.GetState()),
 	}
 }
 
@@ -172,15 +269,25 @@ func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 	}
 }
 
+func endFromProto(r *pb.EndRequest) EndRequest {
+	return EndRequest{
+		CurrentStep:    r.GetCurrentStep(),
+		State:          json.RawMessage(r.GetState()),
+		BlockedTaskID:  r.GetBlockedTaskId(),
+		BlockedSummary: r.GetBlockedSummary(),
+		Partial:        r.GetPartial(),
+	}
+}
+
 func advanceToProto(flowID string, expected int64, a AdvanceRequest) (*pb.AdvanceRequest, error) {
-	u := a.Update
+	u := flowUpdateToProto(flowID, expected, a.Update)
 	out := &pb.AdvanceRequest{
-		FlowId:           flowID,
-		ExpectedRevision: expected,
+		FlowId:           u.FlowId,
+		ExpectedRevision: u.ExpectedRevision,
 		State:            u.State,
 		Wait:             u.Wait,
 		CurrentStep:      u.CurrentStep,
-		BlockedTaskId:    u.BlockedTaskID,
+		BlockedTaskId:    u.BlockedTaskId,
 		BlockedSummary:   u.BlockedSummary,
 		Tasks:            make([]*pb.CreateTaskRequest, len(a.Tasks)),
 		AckSeq:           a.AckSeq,
@@ -195,8 +302,41 @@ func advanceToProto(flowID string, expected int64, a AdvanceRequest) (*pb.Advanc
 	return out, nil
 }
 
+func advanceFromProto(r *pb.AdvanceRequest) (AdvanceRequest, error) {
+	a := AdvanceRequest{
+		Update: flowUpdateFromProto(&pb.UpdateFlowRequest{
+			State: r.GetState(), Wait: r.GetWait(), CurrentStep: r.CurrentStep,
+			BlockedTaskId: r.BlockedTaskId, BlockedSummary: r.BlockedSummary,
+		}),
+		Tasks:  make([]TaskRequest, len(r.GetTasks())),
+		AckSeq: r.GetAckSeq(),
+	}
+	for i, t := range r.GetTasks() {
+		req, err := taskRequestFromProto(t)
+		if err != nil {
+			return AdvanceRequest{}, fmt.Errorf("task %d: %w", i, err)
+		}
+		a.Tasks[i] = req
+	}
+	return a, nil
+}
+
+func advancedToProto(res AdvanceResult) (*pb.AdvanceResponse, error) {
+	f, err := encodeFlow(res.Flow)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.AdvanceResponse{FlowJson: f, Tasks: make([]*pb.CreateTaskResponse, len(res.Tasks))}
+	for i, t := range res.Tasks {
+		if out.Tasks[i], err = createdToProto(t, res.Created[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func advancedFromProto(r *pb.AdvanceResponse) (AdvanceResult, error) {
-	f, err := flowFromProto(&pb.FlowResponse{FlowJson: r.GetFlowJson()})
+	f, err := decodeFlow(r.GetFlowJson())
 	if err != nil {
 		return AdvanceResult{}, err
 	}

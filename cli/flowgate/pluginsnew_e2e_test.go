@@ -13,7 +13,7 @@ import (
 
 // TestPluginsNewPassesPluginsTest writes a plugin in each language with
 // the real binary's `plugins new`, sets it up as its README says (Go:
-// a replace to this checkout; TypeScript: npm ci, offline from the cache
+// a replace to this checkout's sdk; TypeScript: npm ci, offline from the cache
 // the example's npm ci filled), and checks it with `plugins test`,
 // unchanged.
 func TestPluginsNewPassesPluginsTest(t *testing.T) {
@@ -42,16 +42,16 @@ func TestPluginsNewPassesPluginsTest(t *testing.T) {
 	}
 }
 
-// buildGoPlugin points the new Go plugin's module at this checkout, with
-// its go.sum (no download), and builds dir/plugin.
+// buildGoPlugin points the new Go plugin's module at this checkout's sdk,
+// with the sdk's go.sum (no download), and builds dir/plugin.
 func buildGoPlugin(t *testing.T, dir string) {
 	t.Helper()
-	repo, err := filepath.Abs("../..")
+	sdk, err := filepath.Abs("../../sdk")
 	require.NoError(t, err)
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(sdk, "go.sum"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o600))
-	for _, args := range [][]string{{"mod", "edit", "-replace", "github.com/flowgate/flowgate=" + repo}, {"build", "-o", "plugin", "."}} {
+	for _, args := range [][]string{{"mod", "edit", "-replace", "github.com/flowgate/flowgate/sdk=" + sdk}, {"build", "-o", "plugin", "."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 		out, err := cmd.CombinedOutput()

@@ -24,11 +24,12 @@ import (
 var Langs = []string{"go", "python", "ts"}
 
 // GoVersion is the go directive of a new Go plugin's go.mod: the one
-// flowgate's own go.mod names, since the plugin builds against it.
+// the sdk's go.mod names, since the plugin builds against it.
 const GoVersion = "1.26.0"
 
-// Module is the Go module a Go plugin requires for the sdk.
-const Module = "github.com/flowgate/flowgate"
+// Module is the Go module a Go plugin requires: the sdk, a module of its
+// own so that a plugin's module graph is the sdk's, not the gateway's.
+const Module = "github.com/flowgate/flowgate/sdk"
 
 // template is one language's example and how to rename it.
 type template struct {
@@ -75,7 +76,8 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 
 // Write writes a new plugin called name in lang to dir, which must not
 // exist or be empty, and returns the files written, relative to dir.
-// version is the flowgate module version a Go plugin requires.
+// version is the sdk module version a Go plugin requires (the sdk is
+// tagged sdk/VERSION with each flowgate release VERSION).
 func Write(dir, name, lang, version string) ([]string, error) {
 	tpl, ok := templates[lang]
 	if !ok {

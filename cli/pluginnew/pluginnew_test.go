@@ -30,7 +30,7 @@ func TestEveryLanguageRenames(t *testing.T) {
 		if lang == "go" {
 			mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 			require.NoError(t, err)
-			require.Equal(t, "module my-plugin\n\ngo "+GoVersion+"\n\nrequire github.com/flowgate/flowgate v0.0.0\n", string(mod))
+			require.Equal(t, "module my-plugin\n\ngo "+GoVersion+"\n\nrequire github.com/flowgate/flowgate/sdk v0.0.0\n", string(mod))
 		}
 		if info, err := os.Stat(filepath.Join(dir, "plugin")); err == nil {
 			require.NotZero(t, info.Mode()&0o100, "%s: plugin is executable", lang)
@@ -39,9 +39,9 @@ func TestEveryLanguageRenames(t *testing.T) {
 }
 
 // TestGoVersionIsFlowgates keeps a new Go plugin's go directive the one
-// of the module it requires.
+// of the module it requires, the sdk.
 func TestGoVersionIsFlowgates(t *testing.T) {
-	b, err := os.ReadFile("../../go.mod")
+	b, err := os.ReadFile("../../sdk/go.mod")
 	require.NoError(t, err)
 	require.Contains(t, strings.Split(string(b), "\n"), "go "+GoVersion)
 }

@@ -15,12 +15,13 @@ to do your work; ` + "`main_test.go`" + ` runs it against sdk/sdktest.
 
 ## Build it
 
-` + "`go.mod`" + ` requires MODULE VERSION, the version of the flowgate that
-wrote this folder. Until that version is published, point the module at a
-flowgate checkout, then let go fill in go.sum:
+` + "`go.mod`" + ` requires MODULE VERSION, the sdk of the flowgate that
+wrote this folder (tagged sdk/VERSION). Until that version is published,
+point the module at the sdk folder of a flowgate checkout, then let go
+fill in go.sum:
 
 ` + "```sh" + `
-go mod edit -replace MODULE=/path/to/flowgate
+go mod edit -replace MODULE=/path/to/flowgate/sdk
 go mod tidy
 go test ./... && go build -o plugin .
 ` + "```" + `

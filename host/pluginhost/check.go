@@ -106,13 +106,13 @@ func Probe(ctx context.Context, cfg SupervisorConfig, spec Spec) (sdk.Info, erro
 }
 
 // prestarted is a plugin process started and checked before a supervisor
-// runs it (see Probe and FindDir). Its callbacks go through relay, which
-// refuses them until a supervisor adopts the process.
+// runs it (see Probe and FindDir). Its callbacks are refused, as a
+// probe's are, until a supervisor adopts the process and binds its own
+// host to conn (pluginclient.Plugin.BindHost).
 type prestarted struct {
 	client *plugin.Client
 	conn   pluginclient.Plugin
 	info   sdk.Info
-	relay  *relay
 	pid    int
 	log    hclog.Logger
 }
@@ -133,12 +133,12 @@ func prestart(ctx context.Context, cfg SupervisorConfig, spec Spec) (*prestarted
 		return nil, sdk.Info{}, err
 	}
 	log := cfg.Logger.Named("plugin." + logName(spec))
-	r := newRelay(&host{name: logName(spec), live: func(int64) bool { return false }, log: logTo(log)})
-	client, conn, info, err := cfg.dial(ctx, spec, log, r)
+	refusing := &host{name: logName(spec), live: func(int64) bool { return false }, log: logTo(log)}
+	client, conn, info, err := cfg.dial(ctx, spec, log, refusing)
 	if err != nil {
 		return nil, sdk.Info{}, err
 	}
-	p := &prestarted{client: client, conn: conn, info: info, relay: r, log: log}
+	p := &prestarted{client: client, conn: conn, info: info, log: log}
 	if rc := client.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}

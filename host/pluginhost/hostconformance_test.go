@@ -1,11 +1,9 @@
 package pluginhost_test
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
-	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
 
@@ -34,12 +31,12 @@ func TestInProcessHostConformance(t *testing.T) {
 // The Host a controller plugin is handed (sdk's gRPC client) passes the
 // same suite against the gateway: the real engine and bbolt behind the
 // gateway's host, served on its unix socket by pluginclient.Connect, and
-// called over real gRPC.
+// called over real gRPC (sdktest.WireHost).
 func TestGRPCHostConformance(t *testing.T) {
 	t.Parallel()
 	sdktest.RunHostConformance(t, func(t *testing.T) sdktest.HostFixture {
 		eng := conformanceEngine(t)
-		return gatewayFixture(eng, grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil)))
+		return gatewayFixture(eng, sdktest.WireHost(t, pluginhost.NewHost(eng, conformanceController, nil)))
 	})
 }
 
@@ -89,40 +86,4 @@ func gatewayFixture(eng *engine.Engine, host sdk.Host) sdktest.HostFixture {
 		},
 		MaxActiveFlows: conformanceCap,
 	}
-}
-
-// hostCatcher is a controller that keeps the sdk.Host it is handed with
-// an event: in a plugin, that is the gRPC client of the gateway's host.
-type hostCatcher struct{ caught chan sdk.Host }
-
-func (c hostCatcher) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: conformanceController, Version: "1.0.0", APIVersion: sdk.APIVersion}, nil
-}
-
-func (c hostCatcher) HandleEvent(_ context.Context, h sdk.Host, _ sdk.Event) error {
-	c.caught <- h
-	return nil
-}
-
-func (hostCatcher) Shutdown(context.Context) error { return nil }
-
-// grpcHost connects a controller plugin over go-plugin's in-process gRPC
-// connection, serves host to it as the gateway does, and returns the Host
-// the controller gets: calls on it cross the wire and the host socket to host.
-func grpcHost(t *testing.T, host sdk.Host) sdk.Host {
-	t.Helper()
-	catcher := hostCatcher{caught: make(chan sdk.Host, 1)}
-	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(catcher))
-	// Close stops the server too (go-plugin's Shutdown RPC); a second
-	// Stop would race inside go-plugin.
-	t.Cleanup(func() { _ = client.Close() })
-	p, err := pluginclient.Connect(t.Context(), client, host)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, p.Shutdown(ctx))
-	})
-	require.NoError(t, p.HandleEvent(t.Context(), sdk.Event{FlowID: "catch", Seq: 1, Type: sdk.EventFlowStarted}))
-	return <-catcher.caught
 }

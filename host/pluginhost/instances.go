@@ -55,6 +55,6 @@ func (s *Supervisor) dial(ctx context.Context, in *instance, log hclog.Logger, h
 	if p == nil {
 		return s.cfg.dial(ctx, in.spec, log, h)
 	}
-	p.relay.bind(h)
+	p.conn.BindHost(h)
 	return p.client, p.conn, p.info, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/sdktest"
 )
 
 // A controller is refused every call on a flow another controller drives,
@@ -20,7 +21,7 @@ func TestControllerIsRefusedAnotherControllersFlow(t *testing.T) {
 	hosts := map[string]func(*engine.Engine) sdk.Host{
 		"in-process": func(eng *engine.Engine) sdk.Host { return pluginhost.NewHost(eng, conformanceController, nil) },
 		"grpc": func(eng *engine.Engine) sdk.Host {
-			return grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil))
+			return sdktest.WireHost(t, pluginhost.NewHost(eng, conformanceController, nil))
 		},
 	}
 	for name, newHost := range hosts {
@@ -89,7 +90,7 @@ func TestCreateFlowIsTheCallersOwn(t *testing.T) {
 	require.True(t, created)
 	require.Equal(t, conformanceController, mine.ControllerID)
 	require.NotEqual(t, theirs.ID, mine.ID)
-	again, created, err := grpcHost(t, pluginhost.NewHost(eng, conformanceController, nil)).CreateFlow(t.Context(), req)
+	again, created, err := sdktest.WireHost(t, pluginhost.NewHost(eng, conformanceController, nil)).CreateFlow(t.Context(), req)
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, mine.ID, again.ID, "over gRPC, the key named the flow made in process")

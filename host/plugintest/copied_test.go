@@ -16,8 +16,8 @@ import (
 // reaches outside the folder (the TypeScript one ships its .proto, the
 // Python one its generated code, the Go one imports only the public sdk).
 // Each copy is set up as its README says, from what is already here: the
-// Go one as a module of its own, this repository standing in for the
-// published one, built offline; the TypeScript one compiled again, with
+// Go one as a module of its own, this repository's sdk standing in for
+// the published one, built offline; the TypeScript one compiled again, with
 // the node_modules its setup installed.
 func TestExamplesPassWhenCopiedAlone(t *testing.T) {
 	t.Parallel()
@@ -43,15 +43,15 @@ func TestExamplesPassWhenCopiedAlone(t *testing.T) {
 }
 
 // goModule makes the Go example copied to dir a module of its own that
-// requires flowgate (this repository, by a replace, with its go.sum: no
+// requires the sdk (this repository's, by a replace, with its go.sum: no
 // download), runs its tests and builds it to dir/plugin.
 func goModule(t *testing.T, dir string) {
 	t.Helper()
-	repo, err := filepath.Abs("../..")
+	sdk, err := filepath.Abs("../../sdk")
 	require.NoError(t, err)
-	mod := "module example.com/my-plugin\n\ngo 1.26.0\n\nrequire github.com/flowgate/flowgate v0.0.0\n\nreplace github.com/flowgate/flowgate => " + repo + "\n"
+	mod := "module example.com/my-plugin\n\ngo 1.26.0\n\nrequire github.com/flowgate/flowgate/sdk v0.0.0\n\nreplace github.com/flowgate/flowgate/sdk => " + sdk + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o600))
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(sdk, "go.sum"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o600))
 	for _, args := range [][]string{{"test", "./..."}, {"build", "-o", "plugin", "."}} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
@@ -14,12 +15,27 @@ import (
 	"github.com/flowgate/flowgate/sdk/internal/wire"
 )
 
+// controllerCalls is the gateway's client of a plugin's controller
+// service, as package sdk implements it (wire.ControllerClient): the
+// conversions to and from the protocol's types are sdk's alone.
+type controllerCalls interface {
+	Setup(ctx context.Context, hostAddress string) error
+	Info(ctx context.Context) (sdk.Info, error)
+	HandleEvent(ctx context.Context, ev sdk.Event) error
+	Shutdown(ctx context.Context) error
+	RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error)
+	Watch(ctx context.Context) error
+}
+
+// boundHost holds the Host a plugin's callbacks go to.
+type boundHost struct{ sdk.Host }
+
 // pluginClient is the gateway's side of one controller plugin instance. It
 // serves the gateway's Host to the plugin on a unix socket of its own,
 // started by setup and stopped by Shutdown or when the plugin process
 // exits.
 type pluginClient struct {
-	client pb.ControllerServiceClient
+	calls controllerCalls
 	// doneCtx is cancelled by go-plugin when the plugin process exits.
 	doneCtx context.Context
 	// hostServerOptions are added to the Host server's options; tests use
@@ -28,6 +44,8 @@ type pluginClient struct {
 
 	// conn is the connection to the plugin; its shutdown ends the Host.
 	conn *grpc.ClientConn
+	// host answers the plugin's callbacks (see BindHost).
+	host atomic.Pointer[boundHost]
 
 	mu      sync.Mutex
 	hostSrv *grpc.Server
@@ -38,8 +56,8 @@ type pluginClient struct {
 
 var _ Plugin = (*pluginClient)(nil)
 
-// err turns a call's error into the controller's error, or
-// sdk.ErrPluginShutdown once the plugin process is gone.
+// err is a call's error, or sdk.ErrPluginShutdown once the plugin process
+// is gone.
 func (c *pluginClient) err(err error) error {
 	if err == nil {
 		return nil
@@ -47,7 +65,7 @@ func (c *pluginClient) err(err error) error {
 	if c.doneCtx.Err() != nil {
 		return fmt.Errorf("%w: the controller plugin process exited", sdk.ErrPluginShutdown)
 	}
-	return wireErrors.FromStatus(err)
+	return err
 }
 
 // setup serves host on a unix socket of its own (see listenHost) and
@@ -62,21 +80,25 @@ func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 	if err != nil {
 		return err
 	}
+	c.BindHost(host)
 	opts := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(wire.MaxMessageSize), grpc.ChainUnaryInterceptor(codeTrailer)}, c.hostServerOptions...)
 	s := grpc.NewServer(opts...)
-	pb.RegisterHostServiceServer(s, &hostServer{host: host})
+	pb.RegisterHostServiceServer(s, wire.HostServer(func() any { return c.host.Load().Host }))
 	watch, stopWatch := context.WithCancel(c.doneCtx)
 	c.mu.Lock()
 	c.hostSrv, c.hostLn, c.stopWatch = s, ln, stopWatch
 	c.mu.Unlock()
 	go func() { _ = s.Serve(ln) }() // returns when stopHost stops s, closing ln
 	go c.stopHostWhenGone(watch)
-	if _, err := c.client.Setup(ctx, &pb.SetupRequest{HostAddress: ln.target()}); err != nil {
+	if err := c.calls.Setup(ctx, ln.target()); err != nil {
 		c.stopHost()
 		return fmt.Errorf("set up the controller plugin: %w", c.err(err))
 	}
 	return nil
 }
+
+// BindHost implements Plugin.
+func (c *pluginClient) BindHost(host sdk.Host) { c.host.Store(&boundHost{host}) }
 
 // stopHost stops serving the Host and removes its socket: the plugin's
 // later callbacks fail with ErrPluginShutdown.
@@ -108,20 +130,13 @@ func (c *pluginClient) stopHostWhenGone(watch context.Context) {
 
 // Info implements Plugin.
 func (c *pluginClient) Info(ctx context.Context) (sdk.Info, error) {
-	r, err := c.client.GetInfo(ctx, &pb.GetInfoRequest{})
-	if err != nil {
-		return sdk.Info{}, c.err(err)
-	}
-	return infoFromProto(r), nil
+	info, err := c.calls.Info(ctx)
+	return info, c.err(err)
 }
 
 // HandleEvent implements Plugin.
 func (c *pluginClient) HandleEvent(ctx context.Context, ev sdk.Event) error {
-	in, err := eventToProto(ev)
-	if err != nil {
-		return err
-	}
-	if _, err := c.client.HandleEvent(ctx, in); err != nil {
+	if err := c.calls.HandleEvent(ctx, ev); err != nil {
 		return fmt.Errorf("event %d (%s) of flow %s: %w", ev.Seq, ev.Type, ev.FlowID, c.err(err))
 	}
 	return nil
@@ -129,23 +144,23 @@ func (c *pluginClient) HandleEvent(ctx context.Context, ev sdk.Event) error {
 
 // Shutdown implements Plugin.
 func (c *pluginClient) Shutdown(ctx context.Context) error {
-	_, err := c.client.Shutdown(ctx, &pb.ShutdownRequest{})
+	err := c.calls.Shutdown(ctx)
 	c.stopHost()
 	return c.err(err)
 }
 
 // RunStage implements Plugin.
 func (c *pluginClient) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
-	r, err := c.client.RunStage(ctx, stageCallToProto(call))
+	out, err := c.calls.RunStage(ctx, call)
 	if err != nil {
 		return nil, c.err(err)
 	}
-	return r.GetItemsJson(), nil
+	return out, nil
 }
 
 // Watch implements Plugin.
 func (c *pluginClient) Watch(ctx context.Context) error {
-	if _, err := c.client.Watch(ctx, &pb.WatchRequest{}); err != nil {
+	if err := c.calls.Watch(ctx); err != nil {
 		return fmt.Errorf("watch: %w", c.err(err))
 	}
 	return nil

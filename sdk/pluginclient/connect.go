@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/flowgate/flowgate/sdk"
-	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 	"github.com/flowgate/flowgate/sdk/internal/wire"
 )
 
@@ -39,6 +38,12 @@ type Plugin interface {
 	// by itself, else its error (sdk.ErrPluginShutdown once the process
 	// is gone).
 	Watch(ctx context.Context) error
+	// BindHost makes host answer the plugin's later callbacks in place of
+	// the Host given to Connect; a callback under way finishes on the
+	// one it started on. The gateway uses it for a plugin it started
+	// before the supervisor that runs it: a Host that refuses every call
+	// until the supervisor adopts the process and binds its own.
+	BindHost(host sdk.Host)
 }
 
 // Handshake returns the go-plugin handshake of flowgate controller
@@ -55,7 +60,7 @@ func PluginSet() plugin.PluginSet {
 
 // ServePluginSet returns a plugin set that serves c as sdk.Serve does and
 // also works as the gateway's set. It is for running a controller under
-// in-process test helpers (sdktest.GRPCConn, go-plugin's
+// in-process test helpers (sdk/internal/grpctest, go-plugin's
 // plugin.TestPluginGRPCConn), which use one set for both sides. Plugin binaries call
 // sdk.Serve.
 func ServePluginSet(c sdk.Controller) plugin.PluginSet {
@@ -77,7 +82,7 @@ func servePluginSet(c sdk.Controller, hostServerOptions ...grpc.ServerOption) pl
 func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
 	return func(doneCtx context.Context, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
-			client:            pb.NewControllerServiceClient(conn),
+			calls:             wire.ControllerClient(conn).(controllerCalls),
 			conn:              conn,
 			doneCtx:           doneCtx,
 			hostServerOptions: hostServerOptions,

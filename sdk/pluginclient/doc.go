@@ -19,7 +19,7 @@
 // # In process
 //
 // ServePluginSet serves a controller in the test's own process, for
-// sdktest.GRPCConn (or go-plugin's plugin.TestPluginGRPCConn, which logs
+// sdk/internal/grpctest (or go-plugin's plugin.TestPluginGRPCConn, which logs
 // at debug level to stderr); package sdk/sdktest uses it to drive a
 // controller over the real protocol.
 package pluginclient

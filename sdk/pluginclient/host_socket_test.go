@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -43,7 +44,7 @@ func (c *bareController) Shutdown(context.Context, *pb.ShutdownRequest) (*pb.Shu
 func TestHostOnUnixSocketWithoutBroker(t *testing.T) {
 	t.Parallel()
 	bare := &bareController{addresses: make(chan string, 1)}
-	client := sdktest.GRPCConn(t, pluginclient.PluginSetServing(func(s *grpc.Server) {
+	client := grpctest.GRPCConn(t, pluginclient.PluginSetServing(func(s *grpc.Server) {
 		pb.RegisterControllerServiceServer(s, bare)
 	}))
 	t.Cleanup(func() { _ = client.Close() })

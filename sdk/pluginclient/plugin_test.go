@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -23,7 +24,7 @@ func TestConnectInfo(t *testing.T) {
 
 func TestConnectRefusesNilHost(t *testing.T) {
 	t.Parallel()
-	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
+	client := grpctest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })
@@ -70,7 +71,7 @@ func TestHandleEventPanic(t *testing.T) {
 // Without Setup there is no Host, and an event is refused.
 func TestHandleEventBeforeSetup(t *testing.T) {
 	t.Parallel()
-	client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
+	client := grpctest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

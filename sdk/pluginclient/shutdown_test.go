@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -26,7 +27,7 @@ func TestConnectCutShortLogsNothing(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 
 	for i := range 40 {
-		client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
+		client := grpctest.GRPCConn(t, pluginclient.ServePluginSet(newProbe(nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		if i%2 == 0 {
 			cancel() // the gateway is stopping

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/stats"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -52,7 +53,7 @@ func (p *probe) Shutdown(context.Context) error { return nil }
 // back to it, and returns the gateway's side.
 func conn(t *testing.T, c sdk.Controller, host sdk.Host, opts ...grpc.ServerOption) (pluginclient.Plugin, *plugin.GRPCClient) {
 	t.Helper()
-	client := sdktest.GRPCConn(t, pluginclient.PluginSetWithHostOptions(c, opts...))
+	client := grpctest.GRPCConn(t, pluginclient.PluginSetWithHostOptions(c, opts...))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

@@ -46,6 +46,8 @@
 // Host passes it, and so do the gateway's host and the gRPC client a
 // plugin is handed (host/pluginhost runs it against a real engine), which is
 // what makes a test against Host worth as much as one under a gateway.
+// WireHost gives any sdk.Host as a plugin is handed it, every call
+// crossing the real protocol, to run the suite over the wire.
 //
 // # What to test
 //

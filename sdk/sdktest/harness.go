@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 )
 
@@ -55,7 +56,7 @@ func New(t testing.TB, c sdk.Controller) *Harness {
 // Host served back to c on its unix socket over one connection.
 func newWire(t testing.TB, c sdk.Controller) *Harness {
 	t.Helper()
-	client := GRPCConn(t, pluginclient.ServePluginSet(c))
+	client := grpctest.GRPCConn(t, pluginclient.ServePluginSet(c))
 	// Close stops the server too (go-plugin's Shutdown RPC); a second
 	// Stop would race inside go-plugin.
 	t.Cleanup(func() { _ = client.Close() })

@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	pb "github.com/flowgate/flowgate/sdk/internal/proto"
 )
 
 // PluginName is the name the controller has in the go-plugin plugin set.
@@ -70,3 +72,16 @@ func (p *Plugin) GRPCClient(doneCtx context.Context, _ *plugin.GRPCBroker, conn 
 // serve a controller in process, for tests, without package sdk
 // exporting go-plugin types.
 var ServeController func(c any) ServerFunc
+
+// HostServer returns the gateway's Host service for one plugin instance:
+// each call goes to what host returns then, which must be an sdk.Host.
+// ControllerClient returns the gateway's client of a plugin's controller
+// service on conn, whose methods take and return sdk types. Package sdk
+// sets both when it is initialised, as it sets ServeController: the
+// gateway's end is written there, beside the plugin's, because sdk alone
+// converts between the generated types and its own; sdk/pluginclient
+// wires them to go-plugin and the host socket.
+var (
+	HostServer       func(host func() any) pb.HostServiceServer
+	ControllerClient func(conn grpc.ClientConnInterface) any
+)

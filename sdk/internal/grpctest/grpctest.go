@@ -1,4 +1,9 @@
-package sdktest
+// Package grpctest connects a gateway to a controller served in the
+// test's own process over the real protocol (go-plugin's gRPC, in
+// process). It is for the sdk's tests and sdktest's harness: it shows
+// go-plugin's types, which plugin authors never need (sdktest.New and
+// sdktest.WireHost wrap it).
+package grpctest
 
 import (
 	"context"
@@ -38,7 +43,7 @@ func GRPCConn(t testing.TB, ps plugin.PluginSet) *plugin.GRPCClient {
 	case rc = <-reattach:
 	case <-time.After(10 * time.Second):
 		cancel()
-		t.Fatal("sdktest: the in-process plugin server did not start within 10s")
+		t.Fatal("grpctest: the in-process plugin server did not start within 10s")
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
@@ -64,11 +69,11 @@ func GRPCConn(t testing.TB, ps plugin.PluginSet) *plugin.GRPCClient {
 	})
 	rpc, err := client.Client()
 	if err != nil {
-		t.Fatalf("sdktest: connect to the in-process plugin server: %v", err)
+		t.Fatalf("grpctest: connect to the in-process plugin server: %v", err)
 	}
 	g, ok := rpc.(*plugin.GRPCClient)
 	if !ok {
-		t.Fatalf("sdktest: the plugin client is a %T, not gRPC", rpc)
+		t.Fatalf("grpctest: the plugin client is a %T, not gRPC", rpc)
 	}
 	return g
 }

@@ -1,4 +1,4 @@
-package sdktest_test
+package grpctest_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/internal/grpctest"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -52,7 +53,7 @@ func TestGRPCConnKeepsGoPluginsDebugLinesOutOfTheOutput(t *testing.T) {
 	t.Cleanup(func() { hclog.DefaultOutput = saved })
 
 	t.Run("conn", func(t *testing.T) {
-		client := sdktest.GRPCConn(t, pluginclient.ServePluginSet(quiet{}))
+		client := grpctest.GRPCConn(t, pluginclient.ServePluginSet(quiet{}))
 		p, err := pluginclient.Connect(t.Context(), client, sdktest.NewHost())
 		require.NoError(t, err)
 		info, err := p.Info(t.Context())
