@@ -88,10 +88,13 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
 		// already: no commit for them again.
 		s.child = t.PID != 0 && t.Attempts == a.n
 	}
-	for ticked := false; ; ticked = false {
+	for ticked := false; ; {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s, ticked) {
 			return true
 		}
+		// Set by the tick below for the next step only: a post statement
+		// would clear it before that step ever saw it.
+		ticked = false
 		select {
 		case <-ctx.Done():
 			// Leaving the task to its shim: a cancel already asked for is
