@@ -72,6 +72,8 @@ func (a *attempt) alive(rec shim.Record) bool {
 // resume. It returns early, leaving the task running, when ctx ends; it
 // reports whether the attempt is settled.
 func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
+	endTurn := r.lookTurn(ctx, a)
+	defer endTurn()
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
 	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.run != nil, notice: a.run != nil}
@@ -92,6 +94,7 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s, ticked) {
 			return true
 		}
+		endTurn()
 		// Set by the tick below for the next step only: a post statement
 		// would clear it before that step ever saw it.
 		ticked = false
