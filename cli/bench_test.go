@@ -93,6 +93,9 @@ func TestBenchJSON(t *testing.T) {
 		for _, v := range f.Rounds {
 			require.Positive(t, v, f.Name)
 		}
+		if f.Name == bench.FigRestart {
+			require.Contains(t, f.Note, "the CPU this process spent in the start", "the restart's wall time is read beside its CPU")
+		}
 		if f.Name == bench.FigFsync {
 			require.Zero(t, f.Baseline)
 			require.Zero(t, f.Ratio)

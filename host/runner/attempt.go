@@ -72,6 +72,8 @@ func (a *attempt) alive(rec shim.Record) bool {
 // resume. It returns early, leaving the task running, when ctx ends; it
 // reports whether the attempt is settled.
 func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
+	endTurn := r.lookTurn(ctx, a)
+	defer endTurn()
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
 	s := supervision{cancel: a.cancel, exited: a.exited, watched: a.run != nil, notice: a.run != nil}
@@ -88,10 +90,14 @@ func (r *Runner) supervise(ctx context.Context, a *attempt) bool {
 		// already: no commit for them again.
 		s.child = t.PID != 0 && t.Attempts == a.n
 	}
-	for ticked := false; ; ticked = false {
+	for ticked := false; ; {
 		if r.hold.Wait() == 0 && r.step(ctx, a, &s, ticked) {
 			return true
 		}
+		endTurn()
+		// Set by the tick below for the next step only: a post statement
+		// would clear it before that step ever saw it.
+		ticked = false
 		select {
 		case <-ctx.Done():
 			// Leaving the task to its shim: a cancel already asked for is

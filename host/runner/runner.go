@@ -79,6 +79,9 @@ type Runner struct {
 
 	// classes classifies failed attempts.
 	classes *Classifier
+	// looks holds one slot per reattached attempt taking its first look
+	// (see lookTurn).
+	looks chan struct{}
 }
 
 // New returns a runner over eng. It fails on an invalid config.
@@ -105,6 +108,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 
 		unrecorded: map[string]func() error{},
 		probe:      true,
+		looks:      make(chan struct{}, recoverWorkers),
 	}, nil
 }
 
