@@ -51,12 +51,12 @@ const scaleFlows = 100_000
 // BenchmarkFlowListAt100k measures the flow list's first response as
 // BenchmarkFlowListFirstResponse does, over one store of 100,000 flows
 // (1 in 20 active; the oldest one's goal is "the needle"): with no
-// filter; with no filter after a write (a flow created, untimed, before
-// each page, so the pressure line counts every flow again, which a page
-// with no write since the last one does not); with a search every flow matches;
-// with a search only the oldest flow matches, where the page stops after
-// Config.FlowScan flows and offers to search older ones; and with a
-// status filter. Its setup takes minutes: run it alone, with TMPDIR on a
+// filter; with a search every flow matches; with a search only the
+// oldest flow matches, where the page stops after Config.FlowScan flows
+// and offers to search older ones; with a status filter; and with no
+// filter after a write (a flow created, untimed, before each page, so
+// the pressure line counts every flow again, which a page with no write
+// since the last one does not). Its setup takes minutes: run it alone, with TMPDIR on a
 // tmpfs. docs/runcenter.md reports it; the target is under 50 ms.
 func BenchmarkFlowListAt100k(b *testing.B) {
 	s := startSeeded(b, func(eng *engine.Engine) {
@@ -70,10 +70,12 @@ func BenchmarkFlowListAt100k(b *testing.B) {
 		write       bool
 	}{
 		{"all", "", runcenter.PageSize, false},
-		{"all,after-a-write", "", runcenter.PageSize, true},
 		{"search=many", "?search=BENCHMARK", runcenter.PageSize, false},
 		{"search=few", "?search=needle", 0, false},
 		{"status=succeeded", "?status=succeeded", runcenter.PageSize, false},
+		// Last: the flows it creates leave events that the gateway keeps
+		// trying to deliver, writes that would count again for the others.
+		{"all,after-a-write", "", runcenter.PageSize, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			sub := *s
