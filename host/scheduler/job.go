@@ -215,9 +215,14 @@ type Job struct {
 	LastToggle *Toggle `json:"last_toggle,omitempty"`
 }
 
-// ByScheduler is the Toggle.By of a job the scheduler disabled itself,
-// after too many consecutive failures.
-const ByScheduler = "scheduler"
+// The Toggle.By of changes no person made: ByScheduler for a job the
+// scheduler disabled itself, after too many consecutive failures;
+// ByConfig for a job the gateway config declares enabled or disabled,
+// set so when the gateway starts.
+const (
+	ByScheduler = "scheduler"
+	ByConfig    = "config"
+)
 
 // Toggle is one enabling or disabling of a job. A job's runs record who
 // ran it; this records who stopped or restarted it, which no run shows.
@@ -225,7 +230,8 @@ type Toggle struct {
 	// Enabled is the state the change set.
 	Enabled bool `json:"enabled"`
 	// By names who made the change: the --by of cron enable or disable
-	// (else the OS user), a run center token's name, or ByScheduler.
+	// (else the OS user), a run center token's name, ByScheduler or
+	// ByConfig.
 	// Empty when cron edit --disabled made it.
 	By string    `json:"by,omitempty"`
 	At time.Time `json:"at"`
