@@ -300,6 +300,11 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	row("lastAlertAt", stamp(j.State.LastAlertAt))
 	row("createdAt", stamp(j.CreatedAt))
 	row("updatedAt", stamp(j.UpdatedAt))
+	if t := j.LastToggle; t != nil {
+		row("lastToggle", toggleText(t.Enabled, t.By, t.At))
+	} else {
+		row("lastToggle", "none since it was added")
+	}
 	tb.write(w)
 }
 
@@ -410,14 +415,22 @@ func newCronEnableCmd(e *env, enable bool) *cobra.Command {
 		verb, done = "enable", "Enabled"
 		short = "Enable a job; its next run is computed from now"
 	}
-	var asJSON bool
+	var (
+		asJSON bool
+		by     string
+	)
 	cmd := &cobra.Command{
-		Use:   verb + " <id|name>",
+		Use:   verb + " <id|name> [--by NAME] [--json]",
 		Short: short,
-		Args:  args(1, "one job id or name"),
+		Long: short + `.
+
+The job keeps who last enabled or disabled it, and when (--by, else the
+OS user); cron show prints it as lastToggle. A job already ` + verb + `d
+is left as it is.`,
+		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				j, err := c.SetJobEnabled(ctx, a[0], enable)
+				j, err := c.SetJobEnabled(ctx, a[0], enable, newDecision(by).By)
 				if err != nil {
 					return err
 				}
@@ -427,6 +440,7 @@ func newCronEnableCmd(e *env, enable bool) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&by, "by", "", "who "+verb+"s the job, for its record (default: the OS user)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the job as JSON")
 	return cmd
 }

@@ -159,6 +159,11 @@ func newTriggersShowCmd(e *env) *cobra.Command {
 					row("maxBody", strconv.FormatInt(t.MaxBody, 10)+" bytes")
 					row("rate", strconv.FormatFloat(t.Rate, 'g', -1, 64)+"/s, burst "+strconv.Itoa(t.Burst))
 					row("created", stamp(t.CreatedAt))
+					if tg := t.LastToggle; tg != nil {
+						row("lastToggle", toggleText(tg.Enabled, tg.By, tg.At))
+					} else {
+						row("lastToggle", "none since it was added")
+					}
 					tb.write(w)
 				})
 			})
@@ -173,14 +178,23 @@ func newTriggersEnableCmd(e *env, enabled bool) *cobra.Command {
 	if enabled {
 		verb, past = "enable", "Enabled"
 	}
-	var asJSON bool
+	var (
+		asJSON bool
+		by     string
+	)
+	short := strings.ToUpper(verb[:1]) + verb[1:] + " a trigger (a disabled one answers 404 to deliveries)"
 	cmd := &cobra.Command{
-		Use:   verb + " NAME",
-		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a trigger (a disabled one answers 404 to deliveries)",
-		Args:  args(1, "one trigger name"),
+		Use:   verb + " NAME [--by NAME] [--json]",
+		Short: short,
+		Long: short + `.
+
+The trigger keeps who last enabled or disabled it, and when (--by, else
+the OS user); triggers show prints it as lastToggle. A trigger already
+` + verb + `d is left as it is.`,
+		Args: args(1, "one trigger name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return e.withClient(cmd, func(ctx context.Context, c api.Client) error {
-				t, err := c.SetTriggerEnabled(ctx, a[0], enabled)
+				t, err := c.SetTriggerEnabled(ctx, a[0], enabled, newDecision(by).By)
 				if err != nil {
 					return err
 				}
@@ -188,6 +202,7 @@ func newTriggersEnableCmd(e *env, enabled bool) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&by, "by", "", "who "+verb+"s the trigger, for its record (default: the OS user)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trigger as JSON")
 	return cmd
 }

@@ -27,7 +27,9 @@ type Cron interface {
 	ListJobs(ctx context.Context, all bool) ([]scheduler.Job, error)
 	// EditJob applies the fields p sets and recomputes the next run.
 	EditJob(ctx context.Context, ref string, p scheduler.JobPatch) (scheduler.Job, error)
-	SetJobEnabled(ctx context.Context, ref string, enabled bool) (scheduler.Job, error)
+	// SetJobEnabled enables or disables a job; by names who did it, for
+	// the job's LastToggle. A job already so is returned unchanged.
+	SetJobEnabled(ctx context.Context, ref string, enabled bool, by string) (scheduler.Job, error)
 	// RemoveJob deletes a job and returns it as it was.
 	RemoveJob(ctx context.Context, ref string) (scheduler.Job, error)
 	// JobRuns returns up to limit runs of a job, newest first; limit zero
@@ -90,9 +92,9 @@ func (l *Local) EditJob(_ context.Context, ref string, p scheduler.JobPatch) (sc
 	return l.sched.Jobs().Edit(ref, p)
 }
 
-// SetJobEnabled enables or disables a job.
-func (l *Local) SetJobEnabled(_ context.Context, ref string, enabled bool) (scheduler.Job, error) {
-	return l.sched.Jobs().SetEnabled(ref, enabled)
+// SetJobEnabled enables or disables a job, recording by as who did it.
+func (l *Local) SetJobEnabled(_ context.Context, ref string, enabled bool, by string) (scheduler.Job, error) {
+	return l.sched.Jobs().SetEnabled(ref, enabled, by)
 }
 
 // RemoveJob deletes a job.

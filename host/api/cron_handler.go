@@ -61,7 +61,7 @@ func (s *server) jobRuns(_ http.ResponseWriter, r *http.Request) (int, any, erro
 }
 
 func (s *server) runJobNow(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var in runNowRequest
+	var in byRequest
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}

@@ -50,13 +50,13 @@ func (c *Remote) EditJob(ctx context.Context, ref string, p scheduler.JobPatch) 
 	return c.jobCall(ctx, ref, "edit", jobPatchJSON(p))
 }
 
-// SetJobEnabled enables or disables a job.
-func (c *Remote) SetJobEnabled(ctx context.Context, ref string, enabled bool) (scheduler.Job, error) {
+// SetJobEnabled enables or disables a job, recording by as who did it.
+func (c *Remote) SetJobEnabled(ctx context.Context, ref string, enabled bool, by string) (scheduler.Job, error) {
 	verb := "disable"
 	if enabled {
 		verb = "enable"
 	}
-	return c.jobCall(ctx, ref, verb, nil)
+	return c.jobCall(ctx, ref, verb, byRequest{By: by})
 }
 
 // RemoveJob deletes a job and returns it as it was.
@@ -101,7 +101,7 @@ func (c *Remote) RunJobNow(ctx context.Context, ref, by string) (scheduler.Run, 
 		return scheduler.Run{}, emptyRef()
 	}
 	var out scheduler.Run
-	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/run", nil, runNowRequest{By: by}, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/run", nil, byRequest{By: by}, &out); err != nil {
 		return scheduler.Run{}, err
 	}
 	return out, nil

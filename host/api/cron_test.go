@@ -77,13 +77,14 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	require.NoError(t, err)
 	requireSameJSON(t, want, edited)
 
-	on, err := remote.SetJobEnabled(ctx, tick.ID, true)
+	on, err := remote.SetJobEnabled(ctx, tick.ID, true, "ann")
 	require.NoError(t, err)
 	require.True(t, on.Enabled)
-	off, err := remote.SetJobEnabled(ctx, tick.ID, false)
+	off, err := remote.SetJobEnabled(ctx, tick.ID, false, "ann")
 	require.NoError(t, err)
 	require.False(t, off.Enabled)
-	_, err = remote.SetJobEnabled(ctx, tick.ID, true)
+	require.Equal(t, &scheduler.Toggle{Enabled: false, By: "ann", At: off.UpdatedAt.UTC()}, off.LastToggle, "who disabled it crosses the socket")
+	_, err = remote.SetJobEnabled(ctx, tick.ID, true, "ann")
 	require.NoError(t, err)
 
 	// RunJobNow records a manual run with its task; BackfillJob's dry run
@@ -227,7 +228,7 @@ func TestRemoteCronErrors(t *testing.T) {
 		{"get dot", func(c api.Client) error { _, err := c.GetJob(ctx, ".."); return err }, sdk.ErrNotFound},
 		{"edit missing", func(c api.Client) error { _, err := c.EditJob(ctx, "ghost", scheduler.JobPatch{}); return err }, sdk.ErrNotFound},
 		{"edit empty ref", func(c api.Client) error { _, err := c.EditJob(ctx, "", scheduler.JobPatch{}); return err }, sdk.ErrNotFound},
-		{"enable missing", func(c api.Client) error { _, err := c.SetJobEnabled(ctx, "ghost", true); return err }, sdk.ErrNotFound},
+		{"enable missing", func(c api.Client) error { _, err := c.SetJobEnabled(ctx, "ghost", true, ""); return err }, sdk.ErrNotFound},
 		{"remove missing", func(c api.Client) error { _, err := c.RemoveJob(ctx, "ghost"); return err }, sdk.ErrNotFound},
 		{"runs of missing", func(c api.Client) error { _, err := c.JobRuns(ctx, "ghost", 0); return err }, sdk.ErrNotFound},
 		{"run missing", func(c api.Client) error { _, err := c.RunJobNow(ctx, "ghost", ""); return err }, sdk.ErrNotFound},

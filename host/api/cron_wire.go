@@ -112,8 +112,9 @@ type jobPatchJSON struct {
 	Notify         *string   `json:"notify,omitempty"`
 }
 
-// runNowRequest is the body of POST /v1/cron/jobs/{ref}/run.
-type runNowRequest struct {
+// byRequest is the body of a POST whose only field is who asked: a cron
+// job's run, enable and disable, and a trigger's enable and disable.
+type byRequest struct {
 	By string `json:"by,omitempty"`
 }
 

@@ -18,7 +18,16 @@ func named[T any](key string, call func(ctx context.Context, name string) (T, er
 	}
 }
 
-// enabling is set(ctx, name, enabled) as a call on one named record.
-func enabling[T any](set func(ctx context.Context, name string, enabled bool) (T, error), enabled bool) func(context.Context, string) (T, error) {
-	return func(ctx context.Context, name string) (T, error) { return set(ctx, name, enabled) }
+// enabling is the endpoint that enables (or disables) the record named by
+// the path value key: it answers 200 with what set returns, given who
+// asked from the body's by.
+func enabling[T any](key string, set func(ctx context.Context, name string, enabled bool, by string) (T, error), enabled bool) endpoint {
+	return func(w http.ResponseWriter, r *http.Request) (int, any, error) {
+		var in byRequest
+		if err := decodeRequest(w, r, &in); err != nil {
+			return 0, nil, err
+		}
+		v, err := set(r.Context(), r.PathValue(key), enabled, in.By)
+		return http.StatusOK, v, err
+	}
 }

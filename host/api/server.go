@@ -79,8 +79,8 @@ const maxRequestBody = 4 << 20
 //	                                                   delete_after_run disabled}
 //	GET  /v1/cron/jobs/{ref}            GetJob         -                               scheduler.Job
 //	POST /v1/cron/jobs/{ref}/edit       EditJob        the fields of add to change     scheduler.Job
-//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  -                               scheduler.Job
-//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  -                               scheduler.Job
+//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  {by}                            scheduler.Job
+//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  {by}                            scheduler.Job
 //	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               scheduler.Job (as it was)
 //	GET  /v1/cron/jobs/{ref}/runs       JobRuns        query: limit                    {runs}
 //	POST /v1/cron/jobs/{ref}/run        RunJobNow      {by}                            scheduler.Run
@@ -94,8 +94,8 @@ const maxRequestBody = 4 << 20
 //	GET  /v1/triggers                      ListTriggers       -              {triggers}
 //	POST /v1/triggers                      AddTrigger         trigger.Input  trigger.Trigger (201)
 //	GET  /v1/triggers/{name}               GetTrigger         -              trigger.Trigger
-//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  -              trigger.Trigger
-//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  -              trigger.Trigger
+//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  {by}           trigger.Trigger
+//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  {by}           trigger.Trigger
 //	POST /v1/triggers/{name}/remove        RemoveTrigger      -              trigger.Trigger (as it was)
 //	GET  /v1/triggers/{name}/runs          TriggerRuns        query: limit   {runs}
 //
@@ -187,8 +187,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/cron/jobs/{$}", named("ref", s.c.GetJob))
 	s.handle("GET /v1/cron/jobs/{ref}", named("ref", s.c.GetJob))
 	s.handle("POST /v1/cron/jobs/{ref}/edit", s.editJob)
-	s.handle("POST /v1/cron/jobs/{ref}/enable", named("ref", enabling(s.c.SetJobEnabled, true)))
-	s.handle("POST /v1/cron/jobs/{ref}/disable", named("ref", enabling(s.c.SetJobEnabled, false)))
+	s.handle("POST /v1/cron/jobs/{ref}/enable", enabling("ref", s.c.SetJobEnabled, true))
+	s.handle("POST /v1/cron/jobs/{ref}/disable", enabling("ref", s.c.SetJobEnabled, false))
 	s.handle("POST /v1/cron/jobs/{ref}/remove", named("ref", s.c.RemoveJob))
 	s.handle("GET /v1/cron/jobs/{ref}/runs", s.jobRuns)
 	s.handle("POST /v1/cron/jobs/{ref}/run", s.runJobNow)
@@ -197,8 +197,8 @@ func NewHandler(c Client, logger hclog.Logger) http.Handler {
 	s.handle("GET /v1/triggers", s.listTriggers)
 	s.handle("POST /v1/triggers", s.addTrigger)
 	s.handle("GET /v1/triggers/{name}", named("name", s.c.GetTrigger))
-	s.handle("POST /v1/triggers/{name}/enable", named("name", enabling(s.c.SetTriggerEnabled, true)))
-	s.handle("POST /v1/triggers/{name}/disable", named("name", enabling(s.c.SetTriggerEnabled, false)))
+	s.handle("POST /v1/triggers/{name}/enable", enabling("name", s.c.SetTriggerEnabled, true))
+	s.handle("POST /v1/triggers/{name}/disable", enabling("name", s.c.SetTriggerEnabled, false))
 	s.handle("POST /v1/triggers/{name}/remove", named("name", s.c.RemoveTrigger))
 	s.handle("GET /v1/triggers/{name}/runs", s.triggerRuns)
 	s.mux.HandleFunc("GET /v1/backup", s.backup)

@@ -18,7 +18,10 @@ type Triggers interface {
 	GetTrigger(ctx context.Context, name string) (trigger.Trigger, error)
 	// ListTriggers lists every trigger by name.
 	ListTriggers(ctx context.Context) ([]trigger.Trigger, error)
-	SetTriggerEnabled(ctx context.Context, name string, enabled bool) (trigger.Trigger, error)
+	// SetTriggerEnabled enables or disables a trigger; by names who did
+	// it, for the trigger's LastToggle. A trigger already so is returned
+	// unchanged.
+	SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (trigger.Trigger, error)
 	// RemoveTrigger deletes a trigger and its delivery records, and
 	// returns it as it was; the flows it started stay.
 	RemoveTrigger(ctx context.Context, name string) (trigger.Trigger, error)
@@ -48,9 +51,10 @@ func (l *Local) ListTriggers(context.Context) ([]trigger.Trigger, error) {
 	return l.triggers().List()
 }
 
-// SetTriggerEnabled enables or disables a trigger.
-func (l *Local) SetTriggerEnabled(_ context.Context, name string, enabled bool) (trigger.Trigger, error) {
-	return l.triggers().SetEnabled(name, enabled)
+// SetTriggerEnabled enables or disables a trigger, recording by as who
+// did it.
+func (l *Local) SetTriggerEnabled(_ context.Context, name string, enabled bool, by string) (trigger.Trigger, error) {
+	return l.triggers().SetEnabled(name, enabled, by)
 }
 
 // RemoveTrigger deletes a trigger.

@@ -43,18 +43,19 @@ func (c *Remote) ListTriggers(ctx context.Context) ([]trigger.Trigger, error) {
 	return out.Triggers, nil
 }
 
-// SetTriggerEnabled enables or disables a trigger.
-func (c *Remote) SetTriggerEnabled(ctx context.Context, name string, enabled bool) (trigger.Trigger, error) {
+// SetTriggerEnabled enables or disables a trigger, recording by as who
+// did it.
+func (c *Remote) SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (trigger.Trigger, error) {
 	verb := "disable"
 	if enabled {
 		verb = "enable"
 	}
-	return c.triggerCall(ctx, name, verb)
+	return c.triggerCall(ctx, name, verb, byRequest{By: by})
 }
 
 // RemoveTrigger deletes a trigger and returns it as it was.
 func (c *Remote) RemoveTrigger(ctx context.Context, name string) (trigger.Trigger, error) {
-	return c.triggerCall(ctx, name, "remove")
+	return c.triggerCall(ctx, name, "remove", nil)
 }
 
 // TriggerRuns returns up to limit accepted deliveries, newest first.
@@ -79,14 +80,14 @@ func (c *Remote) TriggerRuns(ctx context.Context, name string, limit int) ([]tri
 	return out.Runs, nil
 }
 
-// triggerCall posts to the route verb of trigger name and decodes the
-// trigger it answers with.
-func (c *Remote) triggerCall(ctx context.Context, name, verb string) (trigger.Trigger, error) {
+// triggerCall posts body (nil: none) to the route verb of trigger name
+// and decodes the trigger it answers with.
+func (c *Remote) triggerCall(ctx context.Context, name, verb string, body any) (trigger.Trigger, error) {
 	if name == "" {
 		return trigger.Trigger{}, emptyTrigger()
 	}
 	var out trigger.Trigger
-	if err := c.call(ctx, http.MethodPost, "/v1/triggers/"+pathSegment(name)+"/"+verb, nil, nil, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/v1/triggers/"+pathSegment(name)+"/"+verb, nil, body, &out); err != nil {
 		return trigger.Trigger{}, err
 	}
 	return out, nil

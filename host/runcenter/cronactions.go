@@ -77,9 +77,9 @@ func (s *Server) confirmJob(act string) http.HandlerFunc {
 }
 
 // jobAction does action act on a job with the call `flowgate cron
-// run|enable|disable|backfill` makes, then shows the job's page. Runs
-// name the caller's token as who asked; an enable or disable, which the
-// job keeps no history of, is logged with it.
+// run|enable|disable|backfill` makes, then shows the job's page. Runs,
+// and the job's record of who last enabled or disabled it, name the
+// caller's token as who asked.
 func (s *Server) jobAction(act string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, by := r.Context(), callerOf(r).name
@@ -93,9 +93,7 @@ func (s *Server) jobAction(act string) http.HandlerFunc {
 		case "run":
 			_, err = s.cfg.Client.RunJobNow(ctx, j.ID, by)
 		case "enable", "disable":
-			if _, err = s.cfg.Client.SetJobEnabled(ctx, j.ID, act == "enable"); err == nil {
-				s.cfg.Logger.Info("run center: cron job "+act+"d", "job", j.ID, "name", j.Name, "by", by)
-			}
+			_, err = s.cfg.Client.SetJobEnabled(ctx, j.ID, act == "enable", by)
 		case "backfill":
 			p.From, p.To = r.PostFormValue("from"), r.PostFormValue("to")
 			var o scheduler.BackfillOptions
@@ -171,16 +169,15 @@ func (s *Server) confirmTrigger(act string) http.HandlerFunc {
 }
 
 // triggerAction enables or disables a trigger with the call `flowgate
-// triggers enable|disable` makes, logged with who did it, then shows the
-// triggers.
+// triggers enable|disable` makes, the caller's token named as who did
+// it, then shows the triggers.
 func (s *Server) triggerAction(act string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("name")
-		if _, err := s.cfg.Client.SetTriggerEnabled(r.Context(), name, act == "enable"); err != nil {
+		if _, err := s.cfg.Client.SetTriggerEnabled(r.Context(), name, act == "enable", callerOf(r).name); err != nil {
 			s.refused(w, r, triggerConfirm(name, act), err)
 			return
 		}
-		s.cfg.Logger.Info("run center: trigger "+act+"d", "trigger", name, "by", callerOf(r).name)
 		http.Redirect(w, r, "/triggers", http.StatusSeeOther)
 	}
 }

@@ -40,7 +40,7 @@ type flowsPage struct {
 
 // flowsPage reads one page of flows, newest first, that the query's
 // filters select, after the flow id the after parameter names, and the
-// counts of the pressure line.
+// counts of the pressure line (kept between pages, see flowCounts).
 func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 	q := r.URL.Query()
 	ff := filterOf(q)
@@ -57,7 +57,7 @@ func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	counts, err := s.cfg.Client.CountFlows(ctx)
+	counts, err := s.countFlows(ctx)
 	if err != nil {
 		return "", nil, err
 	}

@@ -26,6 +26,8 @@ type Server struct {
 	pages   map[string]*template.Template
 	// streams ends the open /pulse streams when the listener shuts down.
 	streams api.StreamStop
+	// counts are the flow list's pressure line counts, kept between pages.
+	counts flowCounts
 }
 
 // New returns the run center cfg describes. It fails when cfg has no

@@ -55,6 +55,7 @@ func (s *Scheduler) finish(jobID string, t time.Time, status, msg string, now ti
 			rec.LastFailure = now
 			if off, reason := schedule.ShouldDisable(j.State.ConsecutiveErrors); off {
 				j.Enabled, j.UpdatedAt, rec.DisabledReason = false, now, reason
+				j.LastToggle = &Toggle{By: ByScheduler, At: now.UTC()}
 				s.cfg.Logger.Warn("scheduler: job disabled", "job", j.ID, "name", j.Name, "reason", reason)
 			}
 			if j.Schedule.Kind != schedule.KindAt {

@@ -208,4 +208,31 @@ type Job struct {
 	// engine's default.
 	Notify   string   `json:"notify,omitempty"`
 	NotifyTo []string `json:"notify_to,omitempty"`
+
+	// LastToggle is who last enabled or disabled the job, and when; nil
+	// for a job whose state has not changed since it was added (and for
+	// records stored before it was kept).
+	LastToggle *Toggle `json:"last_toggle,omitempty"`
+}
+
+// The Toggle.By of changes no person made: ByScheduler for a job the
+// scheduler disabled itself, after too many consecutive failures;
+// ByConfig for a job the gateway config declares enabled or disabled,
+// set so when the gateway starts.
+const (
+	ByScheduler = "scheduler"
+	ByConfig    = "config"
+)
+
+// Toggle is one enabling or disabling of a job. A job's runs record who
+// ran it; this records who stopped or restarted it, which no run shows.
+type Toggle struct {
+	// Enabled is the state the change set.
+	Enabled bool `json:"enabled"`
+	// By names who made the change: the --by of cron enable or disable
+	// (else the OS user), a run center token's name, ByScheduler or
+	// ByConfig.
+	// Empty when cron edit --disabled made it.
+	By string    `json:"by,omitempty"`
+	At time.Time `json:"at"`
 }

@@ -214,8 +214,10 @@ func (js *Jobs) List(all bool) ([]Job, error) {
 }
 
 // Edit applies p to the job with id or name ref and recomputes its next
-// run from now. It returns the stored job, ErrJobNotFound, a *FlagError or
-// a *NameTakenError.
+// run from now. An edit that enables or disables the job (--disabled) is
+// kept in its LastToggle naming nobody, since a patch carries no name. It
+// returns the stored job, ErrJobNotFound, a *FlagError or a
+// *NameTakenError.
 func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 	now := js.cfg.Now()
 	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
@@ -242,7 +244,10 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 		if err := checkDests(js.cfg.Dests, j); err != nil {
 			return Job{}, nil, err
 		}
-		j.ID, j.CreatedAt, j.UpdatedAt, j.State = old.ID, old.CreatedAt, now, old.State
+		j.ID, j.CreatedAt, j.UpdatedAt, j.State, j.LastToggle = old.ID, old.CreatedAt, now, old.State, old.LastToggle
+		if j.Enabled != old.Enabled {
+			j.LastToggle = &Toggle{Enabled: j.Enabled, At: now.UTC()}
+		}
 		j.State.NextRun = js.nextRun(j, now)
 		ops := putOps(tx, j)
 		if j.Name != old.Name {
@@ -255,12 +260,12 @@ func (js *Jobs) Edit(ref string, p JobPatch) (Job, error) {
 	})
 }
 
-// SetEnabled enables or disables the job with id or name ref. Enabling
-// computes the next run from now and clears the consecutive-failure count
-// (a job disabled for failing starts afresh); a one-shot whose time has
-// passed cannot be enabled. A job already in the state asked for is
-// returned unchanged.
-func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
+// SetEnabled enables or disables the job with id or name ref, recording
+// by as who did it in the job's LastToggle. Enabling computes the next
+// run from now and clears the consecutive-failure count (a job disabled
+// for failing starts afresh); a one-shot whose time has passed cannot be
+// enabled. A job already in the state asked for is returned unchanged.
+func (js *Jobs) SetEnabled(ref string, enabled bool, by string) (Job, error) {
 	now := js.cfg.Now()
 	return js.write(func(tx engine.RecordReadTx) (Job, []op, error) {
 		j, err := find(tx, ref)
@@ -268,6 +273,7 @@ func (js *Jobs) SetEnabled(ref string, enabled bool) (Job, error) {
 			return j, nil, err
 		}
 		j.Enabled, j.UpdatedAt = enabled, now
+		j.LastToggle = &Toggle{Enabled: enabled, By: by, At: now.UTC()}
 		j.State.NextRun = js.nextRun(j, now)
 		if enabled {
 			if j.State.NextRun.IsZero() && j.Schedule.Kind == schedule.KindAt {

@@ -303,6 +303,7 @@ func TestFailuresBackOffAndDisable(t *testing.T) {
 		if n == schedule.DisableAfter {
 			require.False(t, got.Enabled)
 			require.Zero(t, got.State.NextRun)
+			require.Equal(t, &scheduler.Toggle{By: scheduler.ByScheduler, At: got.UpdatedAt.UTC()}, got.LastToggle, "the job says the scheduler disabled it")
 			break
 		}
 		// The next run is the first scheduled time at or after the backoff.

@@ -276,7 +276,7 @@ func TestIndexesFollowTheRecords(t *testing.T) {
 	check()
 	e.tickAt(minute(1))
 	check()
-	_, err := e.sched.Jobs().SetEnabled(b.ID, false)
+	_, err := e.sched.Jobs().SetEnabled(b.ID, false, "ann")
 	require.NoError(t, err)
 	check()
 	_, err = e.sched.Jobs().Edit(c.ID, scheduler.JobPatch{Every: str("2h")})

@@ -57,7 +57,10 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 			if j.Schedule.Kind == cur.Schedule.Kind && j.Schedule.Every == cur.Schedule.Every {
 				j.Schedule.Anchor = cur.Schedule.Anchor // an unchanged interval keeps its rhythm
 			}
-			j.ID, j.CreatedAt, j.UpdatedAt, j.State = cur.ID, cur.CreatedAt, now, cur.State
+			j.ID, j.CreatedAt, j.UpdatedAt, j.State, j.LastToggle = cur.ID, cur.CreatedAt, now, cur.State, cur.LastToggle
+			if j.Enabled != cur.Enabled {
+				j.LastToggle = &Toggle{Enabled: j.Enabled, By: ByConfig, At: now.UTC()}
+			}
 			j.State.NextRun = js.nextRun(j, now)
 			return j, putOps(tx, j), nil
 		}); err != nil {
@@ -69,10 +72,11 @@ func (js *Jobs) Reconcile(declared []JobInput) (added, changed int, err error) {
 }
 
 // sameDefinition reports whether two jobs define the same thing: all but
-// their identity, timestamps, runtime state and interval anchor.
+// their identity, timestamps, runtime state, interval anchor and who last
+// enabled or disabled them.
 func sameDefinition(a, b Job) bool {
 	strip := func(j Job) []byte {
-		j.ID, j.State = "", JobState{}
+		j.ID, j.State, j.LastToggle = "", JobState{}, nil
 		j.CreatedAt, j.UpdatedAt, j.Schedule.Anchor = time.Time{}, time.Time{}, time.Time{}
 		b, _ := json.Marshal(j) // a Job always marshals
 		return b

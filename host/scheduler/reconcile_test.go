@@ -45,6 +45,22 @@ func TestReconcileDeclaredJobsByName(t *testing.T) {
 	require.Equal(t, "0 7 * * 1-5", now.Schedule.Expr)
 	require.Equal(t, 7, now.State.NextRun.In(mustZone(t, "America/New_York")).Hour())
 
+	// A declared job disabled by hand is enabled again at the next start,
+	// as the config says, and its record says the config did it; then a
+	// start with nothing to change leaves it alone.
+	_, err = js.SetEnabled("ping", false, "ann")
+	require.NoError(t, err)
+	added, changed, err = js.Reconcile(declared)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 1}, [2]int{added, changed})
+	ping, err := js.Get("ping")
+	require.NoError(t, err)
+	require.True(t, ping.Enabled)
+	require.Equal(t, &scheduler.Toggle{Enabled: true, By: scheduler.ByConfig, At: jt0.Add(time.Hour)}, ping.LastToggle)
+	added, changed, err = js.Reconcile(declared)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 0}, [2]int{added, changed}, "who last toggled a job is no change of its definition")
+
 	// Jobs added by hand are left alone.
 	_, err = js.Add(scheduler.JobInput{Name: "manual", Schedule: schedule.Flags{Every: "1m"}, Command: "true"})
 	require.NoError(t, err)

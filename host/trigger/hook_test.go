@@ -198,7 +198,7 @@ func TestHookPipelineArgsAndRefusals(t *testing.T) {
 	require.NoError(t, json.Unmarshal(f.State, &inv))
 	require.Equal(t, map[string]any{"repo": "flowgate", "ref": "main"}, inv.Args)
 
-	_, err = r.ts.SetEnabled("wf", false)
+	_, err = r.ts.SetEnabled("wf", false, "ann")
 	require.NoError(t, err)
 	code, _ = r.post(t, "wf", good, signed(good, "g2"))
 	require.Equal(t, http.StatusNotFound, code, "a disabled trigger takes nothing")

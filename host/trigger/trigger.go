@@ -59,6 +59,21 @@ type Trigger struct {
 	Burst     int       `json:"burst"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// LastToggle is who last enabled or disabled the trigger, and when;
+	// nil for one whose state has not changed since it was added (and for
+	// records stored before it was kept).
+	LastToggle *Toggle `json:"last_toggle,omitempty"`
+}
+
+// Toggle is one enabling or disabling of a trigger. The deliveries it
+// accepted show what it started; this shows who stopped or restarted it.
+type Toggle struct {
+	// Enabled is the state the change set.
+	Enabled bool `json:"enabled"`
+	// By names who made the change: the --by of triggers enable or
+	// disable (else the OS user), or a run center token's name.
+	By string    `json:"by,omitempty"`
+	At time.Time `json:"at"`
 }
 
 // Input is what `triggers add` gives; zero limits take the defaults.

@@ -115,9 +115,11 @@ func (ts *Triggers) List() ([]Trigger, error) {
 	return out, err
 }
 
-// SetEnabled enables or disables the trigger named name; a disabled
-// trigger answers 404 to deliveries, as if it did not exist.
-func (ts *Triggers) SetEnabled(name string, enabled bool) (Trigger, error) {
+// SetEnabled enables or disables the trigger named name, recording by as
+// who did it in its LastToggle; a disabled trigger answers 404 to
+// deliveries, as if it did not exist. A trigger already in the state
+// asked for is returned unchanged.
+func (ts *Triggers) SetEnabled(name string, enabled bool, by string) (Trigger, error) {
 	var out Trigger
 	now := ts.now().UTC()
 	err := ts.eng.UpdateRecords(engine.TriggerRecords, func(tx engine.RecordTx) error {
@@ -127,6 +129,7 @@ func (ts *Triggers) SetEnabled(name string, enabled bool) (Trigger, error) {
 			return err
 		}
 		t.Enabled, t.UpdatedAt = enabled, now
+		t.LastToggle = &Toggle{Enabled: enabled, By: by, At: now}
 		b, _ := json.Marshal(t)
 		out = t
 		return tx.Put(defKey(t.Name), b)
