@@ -20,11 +20,16 @@ func named[T any](key string, call func(ctx context.Context, name string) (T, er
 
 // enabling is the endpoint that enables (or disables) the record named by
 // the path value key: it answers 200 with what set returns, given who
-// asked from the body's by.
+// asked from the body's by. The body may be absent, as a client from
+// before by was sent leaves it: then nobody is named.
 func enabling[T any](key string, set func(ctx context.Context, name string, enabled bool, by string) (T, error), enabled bool) endpoint {
 	return func(w http.ResponseWriter, r *http.Request) (int, any, error) {
 		var in byRequest
-		if err := decodeRequest(w, r, &in); err != nil {
+		if r.ContentLength == 0 {
+			if _, err := parseQuery(r); err != nil {
+				return 0, nil, err
+			}
+		} else if err := decodeRequest(w, r, &in); err != nil {
 			return 0, nil, err
 		}
 		v, err := set(r.Context(), r.PathValue(key), enabled, in.By)

@@ -79,8 +79,8 @@ const maxRequestBody = 4 << 20
 //	                                                   delete_after_run disabled}
 //	GET  /v1/cron/jobs/{ref}            GetJob         -                               scheduler.Job
 //	POST /v1/cron/jobs/{ref}/edit       EditJob        the fields of add to change     scheduler.Job
-//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  {by}                            scheduler.Job
-//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  {by}                            scheduler.Job
+//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  [{by}]                          scheduler.Job
+//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  [{by}]                          scheduler.Job
 //	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               scheduler.Job (as it was)
 //	GET  /v1/cron/jobs/{ref}/runs       JobRuns        query: limit                    {runs}
 //	POST /v1/cron/jobs/{ref}/run        RunJobNow      {by}                            scheduler.Run
@@ -94,8 +94,8 @@ const maxRequestBody = 4 << 20
 //	GET  /v1/triggers                      ListTriggers       -              {triggers}
 //	POST /v1/triggers                      AddTrigger         trigger.Input  trigger.Trigger (201)
 //	GET  /v1/triggers/{name}               GetTrigger         -              trigger.Trigger
-//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  {by}           trigger.Trigger
-//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  {by}           trigger.Trigger
+//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  [{by}]         trigger.Trigger
+//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  [{by}]         trigger.Trigger
 //	POST /v1/triggers/{name}/remove        RemoveTrigger      -              trigger.Trigger (as it was)
 //	GET  /v1/triggers/{name}/runs          TriggerRuns        query: limit   {runs}
 //

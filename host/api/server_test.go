@@ -132,6 +132,14 @@ func TestHandlerAnswers(t *testing.T) {
 
 	r = do(t, g.sock, "HEAD", "/v1/status", "")
 	require.Equal(t, http.StatusOK, r.status)
+
+	// A client from before enable and disable sent who asked posts no
+	// body; the call is still understood (here: no such job).
+	for _, path := range []string{"/v1/cron/jobs/ghost/disable", "/v1/triggers/ghost/enable"} {
+		r = do(t, g.sock, "POST", path, "")
+		require.Equal(t, http.StatusNotFound, r.status, "%s: %s", path, r.body)
+		require.Equal(t, "not_found", errorOf(t, r).Error.Code, path)
+	}
 }
 
 // syncBuffer is a log sink safe for the server's goroutines.
