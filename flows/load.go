@@ -40,7 +40,7 @@ func IsWorkflowFile(path string) bool {
 // directory), detecting cycles. On failure it returns the problems as
 // *Error values joined with errors.Join; the workflow is nil.
 func Load(path string) (*Workflow, error) {
-	return load(path, nil)
+	return load(path, nil, nil)
 }
 
 // LoadSub loads the sub-workflow a step names when its path could only be
@@ -49,6 +49,12 @@ func Load(path string) (*Workflow, error) {
 // absolute paths of the workflows currently executing, outermost first,
 // parent included; a path among them is a cycle.
 func LoadSub(parent *Workflow, step *Step, resolved string, ancestors []string) (*Workflow, error) {
+	return loadSub(parent, step, resolved, ancestors, nil)
+}
+
+// loadSub is LoadSub, noting each file it reads in read when that is not
+// nil (see Cache).
+func loadSub(parent *Workflow, step *Step, resolved string, ancestors []string, read *[]source) (*Workflow, error) {
 	p := resolved
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(parent.File), p)
@@ -63,7 +69,7 @@ func LoadSub(parent *Workflow, step *Step, resolved string, ancestors []string) 
 		return nil, &Error{File: parent.File, Line: step.Line, Column: step.Column, Key: "workflow",
 			Msg: fmt.Sprintf("Workflow step %s workflow file not found: %s", step.ID, p)}
 	}
-	return load(p, ancestors)
+	return load(p, ancestors, read)
 }
 
 func sameFile(a, b string) bool {
@@ -75,13 +81,10 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-func load(path string, ancestors []string) (*Workflow, error) {
-	abs, err := filepath.Abs(path)
+func load(path string, ancestors []string, read *[]source) (*Workflow, error) {
+	abs, err := resolve(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
 	}
 	if !IsWorkflowFile(abs) {
 		return nil, &Error{File: path, Msg: "Workflow file must end in .lobster, .yaml, .yml, or .json"}
@@ -90,12 +93,15 @@ func load(path string, ancestors []string) (*Workflow, error) {
 	if err != nil {
 		return nil, err
 	}
+	if read != nil {
+		*read = append(*read, source{path: path, abs: abs, data: data})
+	}
 	wf, errs := parse(abs, data)
 	if wf == nil {
 		return nil, errs.err()
 	}
 	chain := append(append([]string(nil), ancestors...), abs)
-	errs = append(errs, loadSubs(wf, wf.Steps, chain, "steps")...)
+	errs = append(errs, loadSubs(wf, wf.Steps, chain, "steps", read)...)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -103,14 +109,14 @@ func load(path string, ancestors []string) (*Workflow, error) {
 }
 
 // loadSubs loads the literal sub-workflow paths of steps.
-func loadSubs(wf *Workflow, steps []Step, chain []string, key string) errList {
+func loadSubs(wf *Workflow, steps []Step, chain []string, key string, read *[]source) errList {
 	var errs errList
 	for i := range steps {
 		s := &steps[i]
 		if s.Workflow == "" || hasTemplate(s.Workflow) {
 			continue
 		}
-		sub, err := LoadSub(wf, s, s.Workflow, chain)
+		sub, err := loadSub(wf, s, s.Workflow, chain, read)
 		if err == nil {
 			s.Sub = sub
 			continue

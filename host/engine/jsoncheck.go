@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -31,21 +29,34 @@ func checkJSON(field string, b json.RawMessage) error {
 }
 
 // outOfRange returns the first number in the valid JSON b that does not
-// fit a float64, or "".
+// fit a float64, or "". It scans the bytes rather than decoding tokens:
+// every guarded write of a flow checks its whole state, and a token
+// decoder's allocation per value was most of that write's cost. Only a
+// number with an exponent or over 308 digits can overflow, so only those
+// are parsed.
 func outOfRange(b []byte) string {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) || err != nil {
-			return ""
-		}
-		if n, ok := tok.(json.Number); ok {
-			if _, err := strconv.ParseFloat(string(n), 64); err != nil {
-				return string(n)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
 			}
+		case c == '-' || c >= '0' && c <= '9':
+			start, exp := i, false
+			for ; i < len(b) && strings.IndexByte("+-.0123456789eE", b[i]) >= 0; i++ {
+				exp = exp || b[i] == 'e' || b[i] == 'E'
+			}
+			if exp || i-start > 308 {
+				if _, err := strconv.ParseFloat(string(b[start:i]), 64); err != nil {
+					return string(b[start:i])
+				}
+			}
+			i--
 		}
 	}
+	return ""
 }
 
 // loneSurrogate reports whether a string in the valid JSON b has a \u

@@ -53,14 +53,14 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	}
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
-		free, inFlight := r.cfg.MaxRunning-len(r.active)-len(r.launching), len(r.launching)
+		free := r.cfg.MaxRunning - len(r.active) - len(r.launching)
 		r.mu.Unlock()
 		if free <= 0 {
 			return nextRetry
 		}
 		// Tasks being launched are still queued until their start
-		// commits: ask for as many more, and leave them out.
-		tasks, next, err := r.eng.RunnableTasks(free+inFlight, r.cfg.Labels...)
+		// commits: the queue is read past them.
+		tasks, next, err := r.eng.RunnableTasksExcept(free, r.taken(), r.cfg.Labels...)
 		if err != nil {
 			r.storeLog.Error("list runnable tasks", "error", err)
 			return nextRetry
@@ -91,6 +91,23 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 		}
 	}
 	return nextRetry
+}
+
+// taken returns whether a task is being launched or followed now, for
+// RunnableTasksExcept to pass over before it reads the task's record. It
+// answers from a copy taken now, so that no store read waits on r.mu;
+// takeLaunches looks again under the lock.
+func (r *Runner) taken() func(id string) bool {
+	r.mu.Lock()
+	ids := make(map[string]bool, len(r.launching)+len(r.active))
+	for id := range r.launching {
+		ids[id] = true
+	}
+	for id := range r.active {
+		ids[id] = true
+	}
+	r.mu.Unlock()
+	return func(id string) bool { return ids[id] }
 }
 
 // takeLaunches returns up to n of tasks that are not being launched

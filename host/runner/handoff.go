@@ -54,10 +54,7 @@ func (r *Runner) nextForSlot() *sdk.Task {
 	if !r.dispatching.Load() || r.hold.Wait() > 0 || (r.cfg.Draining != nil && r.cfg.Draining()) {
 		return nil
 	}
-	r.mu.Lock()
-	inFlight := len(r.launching)
-	r.mu.Unlock()
-	tasks, _, err := r.eng.RunnableTasks(1+inFlight, r.cfg.Labels...)
+	tasks, _, err := r.eng.RunnableTasksExcept(1, r.taken(), r.cfg.Labels...)
 	if err != nil {
 		return nil
 	}

@@ -34,10 +34,16 @@ func NewWithOptions(opts Options) sdk.Controller {
 	if abs, err := filepath.Abs(opts.DataDir); err == nil && opts.DataDir != "" {
 		opts.DataDir = abs // the output's file is named by its path, for other readers
 	}
-	return controller{opts: opts}
+	return controller{opts: opts, workflows: &flows.Cache{}}
 }
 
-type controller struct{ opts Options }
+// controller is the pipeline controller. workflows keeps the workflow
+// files its passes loaded: every event of a flow loads its file again,
+// and one unchanged since is not parsed again.
+type controller struct {
+	opts      Options
+	workflows *flows.Cache
+}
 
 // Info names the controller "pipeline".
 func (controller) Info(context.Context) (sdk.Info, error) {
@@ -70,7 +76,7 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 			return err
 		}
 	}
-	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
+	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, workflows: c.workflows, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
 	if c.opts.SharedStore {
 		r.files.store = &hostValues{ctx: ctx, host: host}
 	}

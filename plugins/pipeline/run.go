@@ -37,6 +37,8 @@ type run struct {
 	// pass when a pipeline needs one (see loadPluginStages).
 	plugStages []sdk.Stage
 	files      files
+	// workflows loads the flow's workflow file (see controller).
+	workflows *flows.Cache
 	// loops are the item counts of the top-level for_each steps the pass
 	// walked, for the plan (see countLoop).
 	loops map[string]sdk.NodeItems
@@ -84,7 +86,7 @@ func (r *run) advance(ctx context.Context) error {
 	}
 	r.st.outputs = &taskOutputs{list: func(id string) ([]*sdk.Task, error) { return r.host.ListTasks(ctx, id) },
 		flows: []string{r.flow.ID, r.flow.SourceFlowID}}
-	if r.wf, err = r.st.workflow(); err != nil {
+	if r.wf, err = r.st.workflow(r.workflows); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
 	if r.unstarted() {

@@ -182,9 +182,11 @@ func (s *state) largest() string {
 	return fmt.Sprintf("its args, env and decisions are too large (%q is %d bytes); pass large data as files", key, most)
 }
 
-// workflow loads what the flow runs: its workflow file, or the one-step
-// workflow of its pipeline string.
-func (s *state) workflow() (*flows.Workflow, error) {
+// workflow loads what the flow runs: its workflow file, through cache, or
+// the one-step workflow of its pipeline string. The file is read at every
+// pass, so a file edited while the flow runs is run as it now stands from
+// the next step on.
+func (s *state) workflow(cache *flows.Cache) (*flows.Workflow, error) {
 	if s.File == "" {
 		wf, err := flows.PipelineWorkflow(s.Pipeline)
 		if err != nil {
@@ -192,7 +194,7 @@ func (s *state) workflow() (*flows.Workflow, error) {
 		}
 		return wf, nil
 	}
-	wf, err := flows.Load(s.File)
+	wf, err := cache.Load(s.File)
 	if err != nil {
 		return nil, fmt.Errorf("load workflow %s: %w", s.File, err)
 	}
