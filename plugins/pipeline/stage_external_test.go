@@ -51,7 +51,7 @@ func TestCommandsListShowsExecutableStages(t *testing.T) {
 		require.JSONEq(t, `[{"name":"echo.args","description":"Echo the stage's input","sideEffects":["none"]}]`, out)
 		require.JSONEq(t, `[]`, runString(t, h, c, `commands.list | where name==not.exec`))
 		require.JSONEq(t, `[{"n":2}]`, runString(t, h, c, `exec --json --shell "echo '[{\"n\":1},{\"n\":2}]'" | where n>1`), "the built-in where runs")
-		require.JSONEq(t, `[{"name":"diff.last","sideEffects":["writes_state"]},{"name":"exec","sideEffects":["local_exec"]},{"name":"state.get","sideEffects":["reads_state"]},{"name":"state.set","sideEffects":["writes_state"]}]`,
+		require.JSONEq(t, `[{"name":"diff.last","sideEffects":["writes_state"]},{"name":"exec","sideEffects":["local_exec"]},{"name":"state.get","sideEffects":["reads_state"]},{"name":"state.set","sideEffects":["writes_state"]},{"name":"workflows.run","sideEffects":["local_exec","writes_state"]}]`,
 			runString(t, h, c, `commands.list | where sideEffects.0!=null | pick name,sideEffects | where name!=approve | where name!=ask | where name!=echo.args | where sideEffects.0!=calls_model`))
 	})
 }
