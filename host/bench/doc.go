@@ -5,6 +5,16 @@
 // between machines; ratios to a baseline taken in the same interleaved
 // rounds carry over, so noise on the machine hits both alike.
 //
+// # Why it is a package of its own
+//
+// Each figure crosses the store, the engine, the gateway, the runner and
+// its shims, the plugin supervisor and, for the baselines, Lobster and
+// bare fork/exec, so no one package is what bench measures: beside the
+// gateway it would make the gateway import a harness of itself, and the
+// CLI ships it as a command, so it cannot live in test files. What does
+// measure one package, a Go benchmark, sits beside that package in its
+// bench_test.go.
+//
 // # Figures
 //
 // Run measures, in this order (Figure.Name in parentheses):
