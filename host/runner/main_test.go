@@ -246,19 +246,6 @@ func waitTask(t *testing.T, eng *engine.Engine, id string, cond func(*sdk.Task) 
 	}
 }
 
-// waitFor polls cond until it holds, and fails the test naming what when it
-// does not within waitLimit.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			require.FailNowf(t, "timed out", "waited %s for %s", waitLimit, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // childStarted reports whether the shim of attempt directory dir recorded
 // its child's start.
 func childStarted(dir string) bool {
