@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -82,7 +83,7 @@ func firedBy(rs []storedRun, member string) int {
 // waitFired waits, bounded, until member has fired n runs of job.
 func (in *etcdInstall) waitFired(job, member string, n int) {
 	in.t.Helper()
-	waitUntil(in.t, fmt.Sprintf("%s to fire %d runs", member, n), 30*time.Second, func() bool { return firedBy(in.runs(job), member) >= n })
+	polltest.Until(in.t, fmt.Sprintf("%s to fire %d runs", member, n), func() bool { return firedBy(in.runs(job), member) >= n }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 }
 
 // between waits, bounded, until g has just fired every one of jobs and
@@ -113,14 +114,14 @@ func (in *etcdInstall) between(g *fleetMember, jobs ...string) {
 		}
 		return true
 	}
-	waitUntil(in.t, g.name+" to be between two fires", 30*time.Second, func() bool {
+	polltest.Until(in.t, g.name+" to be between two fires", func() bool {
 		for _, job := range jobs {
 			if !idle(job) {
 				return false
 			}
 		}
 		return true
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 }
 
 // settle disables job (through g) and waits, bounded, until none of its
@@ -129,10 +130,10 @@ func (in *etcdInstall) settle(g *fleetMember, job string) []storedRun {
 	in.t.Helper()
 	flowgate(in.t, in.bin, "--home", g.home, "cron", "disable", job)
 	var rs []storedRun
-	waitUntil(in.t, "every run to end", 60*time.Second, func() bool {
+	polltest.Until(in.t, "every run to end", func() bool {
 		rs = in.runs(job)
 		return !slices.ContainsFunc(rs, func(r storedRun) bool { return r.Open() })
-	})
+	}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 	return rs
 }
 
@@ -190,11 +191,10 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	require.Equal(t, b.id, in.waitLeader(a.id))
 	// The test's own watch hears of the deletion a moment after etcd
 	// made it; b can lead only once a's key is gone, so it must come.
-	waitUntil(t, "the watch to see a's leader key deleted (else b leads while a's key lives)", 30*time.Second,
-		func() bool { return in.fences.end(a.id) != 0 })
+	polltest.Until(t, "the watch to see a's leader key deleted (else b leads while a's key lives)", func() bool { return in.fences.end(a.id) != 0 }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	t.Logf("b leads %s after a was paused", time.Since(paused).Round(time.Millisecond))
 	a.signal(t, syscall.SIGCONT)
-	waitUntil(t, "a to see that its lease ended", 30*time.Second, func() bool { return a.logged("the etcd installation (its lease ended)") })
+	polltest.Until(t, "a to see that its lease ended", func() bool { return a.logged("the etcd installation (its lease ended)") }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	in.waitFired(job, b.id, 3)
 	rs := in.settle(b, job)
 	b.stop(t)

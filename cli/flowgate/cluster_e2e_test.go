@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/cli"
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -201,11 +202,11 @@ func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, co
 	t := g.f.t
 	t.Helper()
 	var ts []*sdk.Task
-	waitFor(t, d, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		g.pass(live)
 		ts = g.f.tasks()
 		return cond(ts), fmt.Sprintf("waiting for %s; tasks by status and gateway: %v; %d gates answered", what, tally(ts), len(g.by))
-	})
+	}, polltest.Within(d), polltest.Every(50*time.Millisecond))
 	return ts
 }
 

@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 )
 
 // clusterLeaseTTL is the cluster.lease_ttl of the gateways in these
@@ -85,11 +86,11 @@ func (l *fenceLog) end(member string) int64 {
 func (in *etcdInstall) waitLeader(not ...string) string {
 	in.t.Helper()
 	var leader string
-	waitUntil(in.t, "a new cron leader", 30*time.Second, func() bool {
+	polltest.Until(in.t, "a new cron leader", func() bool {
 		var err error
 		leader, err = in.es.Leader(context.Background(), gateway.CronRole)
 		require.NoError(in.t, err)
 		return leader != "" && !slices.Contains(not, leader)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	return leader
 }

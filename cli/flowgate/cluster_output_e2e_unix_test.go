@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -57,11 +58,11 @@ steps:
 	// of its tasks.
 	b := f.join("b")
 	require.NoError(t, f.es.Drain(ctx, b.id))
-	waitUntil(t, "gateway b to see it is drained", 30*time.Second, func() bool {
+	polltest.Until(t, "gateway b to see it is drained", func() bool {
 		rec, err := f.es.Member(ctx, b.id)
 		require.NoError(t, err)
 		return rec != nil && rec.Load.Drained
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	state, err := flows.Invocation{File: wf, Cwd: f.work}.State()
 	require.NoError(t, err)
 	fl, err := b.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "kept", Goal: "big output", State: state})
@@ -75,7 +76,7 @@ steps:
 		}
 		return ts[n-1] // oldest first
 	}
-	waitUntil(t, "gateway b's controller to queue step one", 30*time.Second, func() bool { return stepTask(1) != nil })
+	polltest.Until(t, "gateway b's controller to queue step one", func() bool { return stepTask(1) != nil }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 
 	// b is paused while a runs step one, so that b's controller reads the
 	// step's result only after its log is gone.
@@ -90,10 +91,10 @@ steps:
 	t.Cleanup(resume)
 	a := f.join("a")
 	var one *sdk.Task
-	waitUntil(t, "gateway a to run step one", time.Minute, func() bool {
+	polltest.Until(t, "gateway a to run step one", func() bool {
 		one = stepTask(1)
 		return one != nil && one.Status.Terminal()
-	})
+	}, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	require.Equal(t, sdk.TaskSucceeded, one.Status, "step one: %+v", one)
 	require.Equal(t, a.id, one.Gateway, "step one ran on gateway a")
 	require.EqualValues(t, printed, one.Result.StdoutBytes)
@@ -104,11 +105,11 @@ steps:
 	flowIn := func(what string, ok func(*sdk.Flow) bool) *sdk.Flow {
 		t.Helper()
 		var cur *sdk.Flow
-		waitUntil(t, what, time.Minute, func() bool {
+		polltest.Until(t, what, func() bool {
 			cur, err = f.eng.GetFlow(fl.ID)
 			require.NoError(t, err)
 			return ok(cur) || cur.Status.Terminal()
-		})
+		}, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 		js, _ := json.Marshal(cur)
 		require.True(t, ok(cur), "%s; the flow is %s", what, js)
 		return cur
@@ -161,11 +162,11 @@ steps:
 	require.NoError(t, err)
 	fl, err := a.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "out", Goal: "large output", State: state})
 	require.NoError(t, err)
-	waitUntil(t, "the flow to park at its gate", time.Minute, func() bool {
+	polltest.Until(t, "the flow to park at its gate", func() bool {
 		cur, err := f.eng.GetFlow(fl.ID)
 		require.NoError(t, err)
 		return cur.Status == sdk.FlowWaiting
-	})
+	}, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	holders, err := f.eng.StreamHolders()
 	require.NoError(t, err)
 	require.Equal(t, a.id, holders[fl.ID], "gateway a holds the flow's stream, and keeps it while the flow goes on")

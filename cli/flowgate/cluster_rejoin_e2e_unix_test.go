@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -75,12 +76,12 @@ func (f *fleet) runsOn(g *fleetMember) {
 	task, _, err := f.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "rejoin", Label: "after-" + g.name,
 		Spec: sdk.TaskSpec{Shell: "true", On: g.name, Cwd: f.work}})
 	require.NoError(f.t, err)
-	waitFor(f.t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(f.t, "", func() (bool, string) {
 		now, err := f.eng.GetTask(task.ID)
 		require.NoError(f.t, err)
 		require.NotEqual(f.t, sdk.TaskFailed, now.Status, "task %s on %s: %v", task.ID, g.name, now.Errors)
 		return now.Status == sdk.TaskSucceeded, fmt.Sprintf("task %s for gateway %s is %s", task.ID, g.name, now.Status)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 }
 
 // TestGatewaysRejoinAfterEtcdOutage: two gateway processes serve an etcd
@@ -92,14 +93,14 @@ func (f *fleet) runsOn(g *fleetMember) {
 func TestGatewaysRejoinAfterEtcdOutage(t *testing.T) {
 	p, f := newProcessFleet(t)
 	a, b := f.join("a"), f.join("b")
-	waitUntil(t, "a cron leader", 30*time.Second, func() bool { ok, _ := f.rejoined(nil, a, b); return ok })
+	polltest.Until(t, "a cron leader", func() bool { ok, _ := f.rejoined(nil, a, b); return ok }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	before := f.leases()
 
 	p.kill()
-	waitUntil(t, "both gateways to see their lease end", 10*clusterLeaseTTL, func() bool { return a.logged(lostLease) && b.logged(lostLease) })
+	polltest.Until(t, "both gateways to see their lease end", func() bool { return a.logged(lostLease) && b.logged(lostLease) }, polltest.Within(10*clusterLeaseTTL), polltest.Every(50*time.Millisecond))
 	p.start()
 	back := time.Now()
-	waitFor(t, clusterLeaseTTL+20*time.Second, 50*time.Millisecond, func() (bool, string) { return f.rejoined(before, a, b) })
+	polltest.Until(t, "", func() (bool, string) { return f.rejoined(before, a, b) }, polltest.Within(clusterLeaseTTL+20*time.Second), polltest.Every(50*time.Millisecond))
 	t.Logf("both gateways rejoined %s after etcd answered again", time.Since(back).Round(time.Millisecond))
 	f.runsOn(a)
 	f.runsOn(b)
@@ -117,7 +118,7 @@ func TestGatewayStopsOnSIGTERMWhileEtcdIsDown(t *testing.T) {
 	p.kill()
 	b.signal(t, syscall.SIGTERM)
 	stoppedWithin(t, b)
-	waitUntil(t, "gateway a to see its lease end", 10*clusterLeaseTTL, func() bool { return a.logged(lostLease) })
+	polltest.Until(t, "gateway a to see its lease end", func() bool { return a.logged(lostLease) }, polltest.Within(10*clusterLeaseTTL), polltest.Every(50*time.Millisecond))
 	a.signal(t, syscall.SIGTERM)
 	stoppedWithin(t, a)
 }
@@ -145,7 +146,7 @@ func TestGatewayThatCannotRejoinExitsNonZero(t *testing.T) {
 	p, f := newProcessFleet(t)
 	a := f.join("a")
 	p.kill()
-	waitUntil(t, "gateway a to see its lease end", 10*clusterLeaseTTL, func() bool { return a.logged(lostLease) })
+	polltest.Until(t, "gateway a to see its lease end", func() bool { return a.logged(lostLease) }, polltest.Within(10*clusterLeaseTTL), polltest.Every(50*time.Millisecond))
 	select {
 	case <-a.done:
 	case <-time.After(gateway.RejoinTTLs*clusterLeaseTTL + 30*time.Second):
@@ -164,10 +165,10 @@ func TestPausedGatewayRejoins(t *testing.T) {
 	a, b := f.join("a"), f.join("b")
 	before := f.leases()
 	a.signal(t, syscall.SIGSTOP)
-	waitUntil(t, "gateway a's lease to end", 10*clusterLeaseTTL, func() bool { return !f.isMember(a) })
+	polltest.Until(t, "gateway a's lease to end", func() bool { return !f.isMember(a) }, polltest.Within(10*clusterLeaseTTL), polltest.Every(50*time.Millisecond))
 	a.signal(t, syscall.SIGCONT)
 	resumed := time.Now()
-	waitFor(t, clusterLeaseTTL+20*time.Second, 50*time.Millisecond, func() (bool, string) { return f.rejoined(before, a) })
+	polltest.Until(t, "", func() (bool, string) { return f.rejoined(before, a) }, polltest.Within(clusterLeaseTTL+20*time.Second), polltest.Every(50*time.Millisecond))
 	require.True(t, a.logged(lostLease), "gateway a saw its lease end")
 	t.Logf("gateway a rejoined %s after it went on", time.Since(resumed).Round(time.Millisecond))
 	f.runsOn(a)

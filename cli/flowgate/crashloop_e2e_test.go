@@ -22,6 +22,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -330,7 +331,7 @@ func (cl *crashLoop) settle() {
 	c, err := api.DialRemote(gateway.SocketPath(cl.home))
 	require.NoError(cl.t, err)
 	defer c.Close()
-	waitFor(cl.t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(cl.t, "", func() (bool, string) {
 		active := 0
 		for _, task := range cl.tasks(c) {
 			if task.Status.Active() {
@@ -345,7 +346,7 @@ func (cl *crashLoop) settle() {
 			}
 		}
 		return active == 0, fmt.Sprintf("%d tasks or pipelines still active", active)
-	})
+	}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 }
 
 // tasks lists every task of the loop.

@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -57,10 +58,10 @@ func TestCreateFlowSurvivesGatewaySIGKILL(t *testing.T) {
 	// created and its parent's event is held unacknowledged.
 	seen := 0
 	for kill := range 5 {
-		waitFor(t, 60*time.Second, 10*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			n := len(ledgerLines(t, ledger))
 			return n > seen, fmt.Sprintf("kill %d: the ledger has %d lines, no new one", kill, n)
-		})
+		}, polltest.Within(60*time.Second), polltest.Every(10*time.Millisecond))
 		g.kill(t)
 		seen = len(ledgerLines(t, ledger))
 		g = startGateway(t, bin, home, logf, "--config", cfg)
@@ -70,7 +71,7 @@ func TestCreateFlowSurvivesGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	children := map[string]engine.FlowView{} // parent → its child
-	waitFor(t, 120*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		page, err := c.ViewFlows(ctx, engine.FlowFilter{ControllerID: "spawner"})
 		require.NoError(t, err)
 		clear(children)
@@ -88,7 +89,7 @@ func TestCreateFlowSurvivesGatewaySIGKILL(t *testing.T) {
 			}
 		}
 		return done == len(parents), fmt.Sprintf("%d of %d children ended", done, len(parents))
-	})
+	}, polltest.Within(120*time.Second), polltest.Every(50*time.Millisecond))
 	retried := 0
 	for _, line := range ledgerLines(t, ledger) {
 		parent, rest, _ := strings.Cut(line, " ")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
@@ -47,10 +48,10 @@ steps:
 	}
 	waitLines := func(path string, n int) {
 		t.Helper()
-		waitFor(t, 60*time.Second, 100*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			got := len(lines(path))
 			return got >= n, fmt.Sprintf("%s has %d lines, want %d", path, got, n)
-		})
+		}, polltest.Within(60*time.Second), polltest.Every(100*time.Millisecond))
 	}
 
 	g := startGateway(t, bin, home, logf)
@@ -76,7 +77,7 @@ steps:
 	ctx := context.Background()
 	settled := func(job string) []scheduler.Run {
 		var runs []scheduler.Run
-		waitFor(t, 60*time.Second, 100*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			var err error
 			runs, err = c.JobRuns(ctx, job, 0)
 			require.NoError(t, err)
@@ -87,7 +88,7 @@ steps:
 				}
 			}
 			return open == 0, fmt.Sprintf("job %s still has %d open runs", job, open)
-		})
+		}, polltest.Within(60*time.Second), polltest.Every(100*time.Millisecond))
 		return runs
 	}
 	cmdRuns, pipeRuns := settled("every-second"), settled("pipeline")

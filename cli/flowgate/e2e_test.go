@@ -18,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -75,7 +76,7 @@ func startGatewayEnv(t *testing.T, bin, home string, logf *os.File, env []string
 	require.NoError(t, cmd.Start())
 	g := &gatewayProc{cmd: cmd, home: home, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(g.done) }()
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		c, err := api.DialRemote(gateway.SocketPath(home))
 		if err == nil {
 			c.Close()
@@ -87,7 +88,7 @@ func startGatewayEnv(t *testing.T, bin, home string, logf *os.File, env []string
 		default:
 		}
 		return false, fmt.Sprintf("the socket of the gateway on %s did not answer: %v", home, err)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	return g
 }
 
@@ -233,7 +234,7 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	var tasks []*sdk.Task
-	waitFor(t, 2*time.Minute, 100*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
 		require.NoError(t, err)
 		tasks = page.Tasks
@@ -244,7 +245,7 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 			}
 		}
 		return active == 0, fmt.Sprintf("%d tasks still active", active)
-	})
+	}, polltest.Within(2*time.Minute), polltest.Every(100*time.Millisecond))
 	require.Len(t, tasks, 50)
 
 	b, err := os.ReadFile(runs)
@@ -335,11 +336,11 @@ func TestCtrlCLeavesTheTaskRunning(t *testing.T) {
 	require.Contains(t, stderr.String(), "flowgate tasks cancel")
 
 	// No gateway runs now: each command settles what ended meanwhile.
-	waitFor(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		out, err := exec.Command(bin, "--home", home, "tasks", "list", "--json").Output()
 		require.NoError(t, err)
 		return strings.Contains(string(out), `"status": "succeeded"`), "the task was not settled after its follower left: " + string(out)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(100*time.Millisecond))
 	_, err = os.Stat(marker)
 	require.NoError(t, err, "the task ran to its end")
 }
@@ -365,7 +366,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	var pid int
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		ps, err := c.Plugins(ctx)
 		require.NoError(t, err)
 		for _, p := range ps {
@@ -374,7 +375,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 			}
 		}
 		return pid != 0, fmt.Sprintf("hello never ran: %+v", ps)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	var ids []string
 	for i := 0; i < 5; i++ {
 		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "hello", Goal: fmt.Sprint("flow ", i), OwnerKey: "e2e"})
@@ -398,12 +399,12 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	defer c.Close()
 	for _, id := range ids {
 		var v engine.FlowView
-		waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			var err error
 			v, err = c.ViewFlow(ctx, id)
 			require.NoError(t, err)
 			return v.Status.Terminal(), fmt.Sprintf("flow %s is still %s", id, v.Status)
-		})
+		}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 		require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 		require.Len(t, v.Tasks, 3)
 		require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
@@ -466,10 +467,10 @@ steps:
 	flowID := runDetached(t, bin, home, wf)
 	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func(engine.FlowView) bool) {
-		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			v := view()
 			return cond(v), fmt.Sprintf("waiting for %s: flow %s %s", what, v.Status, v.BlockedSummary)
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	}
 	until("step one to run", func(v engine.FlowView) bool {
 		return len(v.Tasks) == 1 && v.Tasks[0].Status == sdk.TaskRunning

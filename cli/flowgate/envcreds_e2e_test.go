@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,11 +36,11 @@ func TestGatewayCredentialsReachNoTaskOrHook(t *testing.T) {
 	read := func(path string) string {
 		t.Helper()
 		var b []byte
-		waitUntil(t, path+" written", 30*time.Second, func() bool {
+		polltest.Until(t, path+" written", func() bool {
 			var err error
 			b, err = os.ReadFile(path)
 			return err == nil && len(b) > 0
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 		return string(b)
 	}
 	dumps := map[string]string{"task": task, "task with --inherit-env": inherited, "on-finish command": read(finish), "cron notify command": read(cronEnv)}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
 )
@@ -82,7 +83,7 @@ func (p *etcdProcess) start() {
 	go func(cmd *exec.Cmd, done chan struct{}) { _ = cmd.Wait(); close(done) }(p.cmd, p.done)
 	cli := p.newClient()
 	defer cli.Close()
-	waitFor(p.t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(p.t, "", func() (bool, string) {
 		select {
 		case <-p.done:
 			p.t.Fatalf("the etcd process exited at start: %v", p.cmd.ProcessState)
@@ -92,7 +93,7 @@ func (p *etcdProcess) start() {
 		defer cancel()
 		_, err := cli.Get(ctx, "health", clientv3.WithCountOnly())
 		return err == nil, fmt.Sprintf("etcd on %s does not answer: %v", p.client.Host, err)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 }
 
 // kill kills the server process with SIGKILL and waits until it is gone.

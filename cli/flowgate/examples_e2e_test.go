@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/plugintest/exampletest"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -102,13 +103,13 @@ func TestExampleControllersEndToEnd(t *testing.T) {
 func showUntilDone(t *testing.T, bin, home, id string) engine.FlowView {
 	t.Helper()
 	var v engine.FlowView
-	waitFor(t, time.Minute, 100*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		out, err := exec.Command(bin, "--home", home, "tasks", "flow", "show", id, "--json").Output()
 		require.NoError(t, err, "flow show %s: %s", id, out)
 		v = engine.FlowView{}
 		require.NoError(t, json.Unmarshal(out, &v), "%s", out)
 		return v.Status.Terminal(), fmt.Sprintf("flow %s is still %s: %s", id, v.Status, strings.TrimSpace(v.ControllerError))
-	})
+	}, polltest.Within(time.Minute), polltest.Every(100*time.Millisecond))
 	return v
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
 	"github.com/flowgate/flowgate/sdk"
@@ -131,7 +132,7 @@ func (f *fleet) startOn(name, home string) *fleetMember {
 	f.members = append(f.members, m)
 	t.Cleanup(m.reap)
 	pid := m.cmd.Process.Pid
-	waitUntil(t, "gateway "+name+" to register as a member", 20*time.Second, func() bool {
+	polltest.Until(t, "gateway "+name+" to register as a member", func() bool {
 		members, err := f.es.Members(context.Background())
 		for _, rec := range members {
 			if err == nil && rec.PID == pid {
@@ -139,7 +140,7 @@ func (f *fleet) startOn(name, home string) *fleetMember {
 			}
 		}
 		return m.id != ""
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	m.api, err = api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	t.Cleanup(func() { m.api.Close() })

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -51,7 +52,7 @@ steps:
 	flowID := runDetached(t, bin, home, wf)
 	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func() bool) {
-		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) { return cond(), "waiting for " + what })
+		polltest.Until(t, "", func() (bool, string) { return cond(), "waiting for " + what }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	}
 	until("step one to start", func() bool { _, err := os.Stat(started); return err == nil })
 	g.kill(t) // mid-step, its first milestone maybe not yet recorded

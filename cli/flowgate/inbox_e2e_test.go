@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -79,10 +80,10 @@ func TestInboxSurvivesSIGKILLs(t *testing.T) {
 		drop(dropped)
 	}
 
-	waitFor(t, 120*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		done, _ := os.ReadDir(filepath.Join(dir, "done"))
 		return len(done) == files, fmt.Sprintf("%d of %d files are in done/", len(done), files)
-	})
+	}, polltest.Within(120*time.Second), polltest.Every(50*time.Millisecond))
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
@@ -113,7 +114,7 @@ func runningPluginPID(t *testing.T, home, name string, old int) int {
 	require.NoError(t, err)
 	defer c.Close()
 	pid := 0
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		ps, err := c.Plugins(context.Background())
 		require.NoError(t, err)
 		for _, p := range ps {
@@ -123,6 +124,6 @@ func runningPluginPID(t *testing.T, home, name string, old int) int {
 			}
 		}
 		return false, fmt.Sprintf("plugin %s is not running: %+v", name, ps)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	return pid
 }

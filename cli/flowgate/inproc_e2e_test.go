@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -40,14 +41,14 @@ func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
 			defer g.kill(t)
 
 			var p pluginhost.Status
-			waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+			polltest.Until(t, "", func() (bool, string) {
 				var list struct{ Plugins []pluginhost.Status }
 				out := flowgate(t, bin, "--home", home, "plugins", "list", "--json")
 				require.NoError(t, json.Unmarshal([]byte(out), &list), out)
 				require.Len(t, list.Plugins, 1, out)
 				p = list.Plugins[0]
 				return p.State == pluginhost.StateRunning, "the pipeline controller is not running: " + out
-			})
+			}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 			require.Equal(t, "pipeline", p.Name)
 			require.Equal(t, !isolate, p.InProcess)
 			if isolate {
@@ -58,10 +59,10 @@ func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
 
 			id := runDetached(t, bin, home, wf)
 			var v engine.FlowView
-			waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+			polltest.Until(t, "", func() (bool, string) {
 				v = viewFlow(t, home, id)
 				return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)
-			})
+			}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 			require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 			require.Len(t, v.Tasks, 2)
 			require.Equal(t, "HELLO\n", v.Tasks[1].Result.Stdout)
@@ -96,27 +97,27 @@ steps:
 		require.NoError(t, err)
 		return len(es)
 	}
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		return ranItems() > 0, "no item started"
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	g.kill(t) // items running
 	g = startGateway(t, bin, home, logf)
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		for _, task := range viewFlow(t, home, id).Tasks {
 			if task.Status == sdk.TaskSucceeded {
 				return true, ""
 			}
 		}
 		return false, "no item ended"
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	g.kill(t) // some items ended, their events maybe not handled
 	g = startGateway(t, bin, home, logf)
 	defer g.kill(t)
 	var v engine.FlowView
-	waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		v = viewFlow(t, home, id)
 		return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)
-	})
+	}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 6, "one task an item")
 	for i := 1; i <= 6; i++ {

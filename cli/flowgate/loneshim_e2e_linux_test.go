@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -39,21 +40,21 @@ func TestLoneFlowgatePoolsItsOwnShims(t *testing.T) {
 	for range n {
 		task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "e2e", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: work}})
 		require.NoError(t, err)
-		waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			task, err = c.ResolveTask(ctx, task.ID)
 			require.NoError(t, err)
 			return task.Status.Terminal(), "task " + task.ID + " is " + string(task.Status)
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 		require.Equal(t, sdk.TaskSucceeded, task.Status, "errors: %q", task.Errors)
 		seen[shimOfTask(t, home, task.ID)] = true
 	}
 	require.Less(t, len(seen), n, "%d tasks one after another ran under %d shims", n, len(seen))
 
 	var idle []shim.ProcInfo
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		idle = processesRunning(bin + "\x00shim\x00" + shim.WarmArg + "\x00")
 		return len(idle) > 0, "no \"flowgate shim " + shim.WarmArg + "\" waits in the pool"
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	reused := false
 	for _, p := range idle {
 		reused = reused || seen[p]
@@ -61,6 +62,6 @@ func TestLoneFlowgatePoolsItsOwnShims(t *testing.T) {
 	require.True(t, reused, "a shim that ran a task waits in the pool again: idle %v, ran %v", idle, seen)
 	g.kill(t)
 	for _, p := range idle {
-		waitUntil(t, fmt.Sprintf("the idle shim %d to exit with its SIGKILLed gateway", p.PID), 20*time.Second, func() bool { return !shim.Alive(p) })
+		polltest.Until(t, fmt.Sprintf("the idle shim %d to exit with its SIGKILLed gateway", p.PID), func() bool { return !shim.Alive(p) }, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	}
 }

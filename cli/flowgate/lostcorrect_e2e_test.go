@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
@@ -45,11 +46,11 @@ func TestRestartCorrectsALostTaskThatSucceeded(t *testing.T) {
 	require.NoError(t, err)
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "e2e", Label: "held", Spec: sdk.TaskSpec{Cwd: work, Shell: heldShell}})
 	require.NoError(t, err)
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		now, err := c.ResolveTask(ctx, task.ID)
 		require.NoError(t, err)
 		return now.Status == sdk.TaskRunning && now.PID != 0, "task " + task.ID + " did not start"
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	c.Close()
 	g.kill(t)
 
@@ -69,21 +70,21 @@ func TestRestartCorrectsALostTaskThatSucceeded(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(filepath.Join(work, "release"), nil, 0o600))
 	attempt := runner.LogDir(dir, task.ID, 1)
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		rec, err := shim.ReadRecord(attempt)
 		return err == nil && rec.Status != nil, fmt.Sprintf("the shim of %s recorded no end: %v", task.ID, err)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 
 	g = startGateway(t, bin, dir, logf)
 	defer g.kill(t)
 	c, err = api.DialRemote(gateway.SocketPath(dir))
 	require.NoError(t, err)
 	defer c.Close()
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		now, err := c.ResolveTask(ctx, task.ID)
 		require.NoError(t, err)
 		return now.Status == sdk.TaskSucceeded, fmt.Sprintf("task %s is %s: %q", task.ID, now.Status, now.Errors)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	checkCorrected(t, c, task.ID, "")
 }
 
@@ -172,11 +173,11 @@ func heldTasks(t *testing.T, f *fleet, m *fleetMember, what string) []string {
 		ids = append(ids, task.ID)
 	}
 	for _, id := range ids {
-		waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			now, err := f.eng.GetTask(id)
 			require.NoError(t, err)
 			return now.Status == sdk.TaskRunning && now.PID != 0, fmt.Sprintf("task %s is %s on %q", id, now.Status, now.Gateway)
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	}
 	return ids
 }
@@ -187,29 +188,29 @@ func heldTasks(t *testing.T, f *fleet, m *fleetMember, what string) []string {
 func release(t *testing.T, f *fleet, dir string, ids []string) {
 	t.Helper()
 	for _, id := range ids {
-		waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			now, err := f.eng.GetTask(id)
 			require.NoError(t, err)
 			return now.Status == sdk.TaskLost, fmt.Sprintf("task %s is %s, not yet taken over", id, now.Status)
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	}
 	for _, id := range ids {
 		task, err := f.eng.GetTask(id)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(task.Spec.Cwd, "release"), nil, 0o600))
-		waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			rec, err := shim.ReadRecord(runner.LogDir(dir, id, 1))
 			return err == nil && rec.Status != nil, fmt.Sprintf("the shim of %s recorded no end: %v", id, err)
-		})
+		}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	}
 }
 
 // waitSucceeded waits, bounded, until task id succeeded.
 func waitSucceeded(t *testing.T, f *fleet, id string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		now, err := f.eng.GetTask(id)
 		require.NoError(t, err)
 		return now.Status == sdk.TaskSucceeded, fmt.Sprintf("task %s is %s: %q", id, now.Status, now.Errors)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -46,7 +47,7 @@ func TestDetachedRunToAPausedGateway(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- run.Wait() }()
 	var task *sdk.Task
-	waitUntil(t, "the submission to be recorded", 10*time.Second, func() bool {
+	polltest.Until(t, "the submission to be recorded", func() bool {
 		page, err := c.ListTasks(context.Background(), engine.TaskFilter{OwnerKey: "paused"})
 		require.NoError(t, err)
 		if len(page.Tasks) == 0 {
@@ -54,7 +55,7 @@ func TestDetachedRunToAPausedGateway(t *testing.T) {
 		}
 		task = page.Tasks[0]
 		return true
-	})
+	}, polltest.Within(10*time.Second), polltest.Every(50*time.Millisecond))
 
 	g.signal(t, syscall.SIGSTOP)
 	resumed := false

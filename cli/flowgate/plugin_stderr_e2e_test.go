@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 )
 
 // brokenPlugin is a plugin that dies before its handshake the way a
@@ -56,7 +57,7 @@ func TestPluginStartFailureShowsItsStderr(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		ps, err := c.Plugins(context.Background())
 		require.NoError(t, err)
 		for _, p := range ps {
@@ -65,7 +66,7 @@ func TestPluginStartFailureShowsItsStderr(t *testing.T) {
 			}
 		}
 		return false, fmt.Sprintf("the plugin's failed start is not recorded yet: %+v", ps)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	wantShown("plugins list", flowgate(t, bin, "plugins", "list", "--home", home))
 	log, err := os.ReadFile(logf.Name())
 	require.NoError(t, err)

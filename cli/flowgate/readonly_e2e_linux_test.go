@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
@@ -234,11 +235,11 @@ func (m *modeBound) exec(cmd *exec.Cmd) (stdout, stderr string, err error) {
 // is recorded: the last write the gateway makes for it.
 func waitRunning(t *testing.T, fg *modeBound, id string) {
 	t.Helper()
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		var task sdk.Task
 		require.NoError(t, json.Unmarshal([]byte(fg.ok("tasks", "show", id, "--json")), &task))
 		return task.Status == sdk.TaskRunning && task.PID != 0, "task " + id + " did not start"
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 }
 
 // killShim SIGKILLs the shim of an attempt and its command, and waits,
@@ -251,9 +252,9 @@ func killShim(t *testing.T, dir string) {
 	require.True(t, s != nil && child != nil, "the attempt record holds shim %v, child %v; want both", s, child)
 	require.NoError(t, syscall.Kill(s.PID, syscall.SIGKILL))
 	require.NoError(t, syscall.Kill(-child.PGID, syscall.SIGKILL))
-	waitFor(t, 10*time.Second, 10*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		return !alive(s.PID), "the shim survived SIGKILL"
-	})
+	}, polltest.Within(10*time.Second), polltest.Every(10*time.Millisecond))
 }
 
 func hashOf(t *testing.T, path string) [32]byte {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 )
 
 // TestSubmitThroughRestarts submits 100 tasks with tasks run --detach,
@@ -53,7 +54,7 @@ func TestSubmitThroughRestarts(t *testing.T) {
 	}
 	restarts := 0
 	for mark := int32(every); mark < submissions; mark += every {
-		waitUntil(t, fmt.Sprintf("%d submissions to answer", mark), 2*time.Minute, func() bool { return answered.Load() >= mark })
+		polltest.Until(t, fmt.Sprintf("%d submissions to answer", mark), func() bool { return answered.Load() >= mark }, polltest.Within(2*time.Minute), polltest.Every(50*time.Millisecond))
 		require.NoError(t, cl.gw.Process.Signal(syscall.SIGTERM))
 		<-cl.gwDone
 		cl.startGateway()

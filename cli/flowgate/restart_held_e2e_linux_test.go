@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -42,9 +43,9 @@ func TestCommandsWaitOutAHeldStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, holder.Start())
 	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
-	waitUntil(t, "the stand-in to hold the store", 10*time.Second, func() bool {
+	polltest.Until(t, "the stand-in to hold the store", func() bool {
 		return errors.Is(store.Held(db), store.ErrLocked)
-	})
+	}, polltest.Within(10*time.Second), polltest.Every(50*time.Millisecond))
 
 	// A command that runs work and one that reads, both meeting the
 	// held store.

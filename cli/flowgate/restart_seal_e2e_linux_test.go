@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -41,15 +42,15 @@ func TestSIGKILLedGatewayLeavesItsSeal(t *testing.T) {
 	require.NoError(t, err)
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "seal", Spec: sdk.TaskSpec{Shell: "exec sleep 120", Cwd: work}})
 	require.NoError(t, err)
-	waitUntil(t, "the task's processes to be recorded", 20*time.Second, func() bool {
+	polltest.Until(t, "the task's processes to be recorded", func() bool {
 		got, err := c.ResolveTask(ctx, task.ID)
 		return err == nil && got.PID != 0
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	c.Close()
 	db := filepath.Join(dir, home.DBFile)
-	waitUntil(t, "the seal to be written after the store's last change", 20*time.Second, func() bool {
+	polltest.Until(t, "the seal to be written after the store's last change", func() bool {
 		return sealedAfterLastChange(db)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 
 	g.kill(t)
 	before, err := os.Stat(logf.Name())
@@ -68,10 +69,10 @@ func TestSIGKILLedGatewayLeavesItsSeal(t *testing.T) {
 	require.Equal(t, sdk.TaskRunning, got.Status)
 	_, err = c.CancelTask(ctx, task.ID)
 	require.NoError(t, err)
-	waitUntil(t, "the task to end once cancelled", 30*time.Second, func() bool {
+	polltest.Until(t, "the task to end once cancelled", func() bool {
 		got, err := c.ResolveTask(ctx, task.ID)
 		return err == nil && got.Status.Terminal()
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	g.stop(t)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -49,14 +50,14 @@ func processesRunning(cmdline string) []shim.ProcInfo {
 func shimOfTask(t *testing.T, home, id string) shim.ProcInfo {
 	t.Helper()
 	var s shim.ProcInfo
-	waitFor(t, 20*time.Second, 10*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		rec, err := shim.ReadRecord(runner.LogDir(home, id, 1))
 		if err != nil || rec.Child == nil {
 			return false, fmt.Sprintf("task %s's child has not started: %v", id, err)
 		}
 		s = shim.ProcInfo{PID: rec.Shim.PID, StartTime: rec.Shim.StartTime}
 		return true, ""
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(10*time.Millisecond))
 	return s
 }
 
@@ -83,11 +84,11 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 	}
 	ended := func(cl api.Client, id string) *sdk.Task {
 		var task *sdk.Task
-		waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			task, err = cl.ResolveTask(ctx, id)
 			require.NoError(t, err)
 			return task.Status.Terminal(), "task " + id + " is " + string(task.Status)
-		})
+		}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 		return task
 	}
 
@@ -108,7 +109,7 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 	busy := shimOfTask(t, home, blocker)
 	require.True(t, seen[busy], "the blocking task runs on a shim that ran an earlier task")
 	var idle []shim.ProcInfo
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		idle = idle[:0]
 		for _, p := range pooledShims(bin) {
 			if p != busy {
@@ -116,12 +117,12 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 			}
 		}
 		return len(idle) > 0, "no idle shim waits beside the busy one"
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	c.Close()
 
 	g.kill(t)
 	for _, p := range idle {
-		waitUntil(t, fmt.Sprintf("the idle shim %d to exit with its SIGKILLed gateway", p.PID), 20*time.Second, func() bool { return !shim.Alive(p) })
+		polltest.Until(t, fmt.Sprintf("the idle shim %d to exit with its SIGKILLed gateway", p.PID), func() bool { return !shim.Alive(p) }, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	}
 	require.True(t, shim.Alive(busy), "the busy shim %d runs its task on", busy.PID)
 
@@ -137,7 +138,7 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 	task = ended(c, blocker)
 	require.Equal(t, sdk.TaskSucceeded, task.Status, "errors: %q", task.Errors)
 	require.Equal(t, 1, task.Attempts)
-	waitUntil(t, fmt.Sprintf("the busy shim %d to exit once its task's end is recorded", busy.PID), 20*time.Second, func() bool { return !shim.Alive(busy) })
+	polltest.Until(t, fmt.Sprintf("the busy shim %d to exit once its task's end is recorded", busy.PID), func() bool { return !shim.Alive(busy) }, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 
 	page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
 	require.NoError(t, err)

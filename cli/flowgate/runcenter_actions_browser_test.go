@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -50,7 +51,7 @@ steps:
     run: echo published
 `), 0o600))
 	id := runDetached(t, bin, home, wf)
-	waitUntil(t, "the pipeline to fail", time.Minute, func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed })
+	polltest.Until(t, "the pipeline to fail", func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
 
 	ctx := browser(t, exe)

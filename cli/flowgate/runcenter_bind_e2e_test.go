@@ -24,6 +24,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 )
 
 // TestRunCenterOnTheNetworkNeedsAToken starts the real binary as
@@ -48,7 +49,7 @@ func TestRunCenterOnTheNetworkNeedsAToken(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var err error
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		select {
 		case err = <-exited:
 			return true, ""
@@ -61,7 +62,7 @@ func TestRunCenterOnTheNetworkNeedsAToken(t *testing.T) {
 			t.Fatalf("the gateway started on 0.0.0.0 with TLS and no token")
 		}
 		return false, "the gateway neither exited nor answered"
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	var exit *exec.ExitError
 	require.True(t, errors.As(err, &exit), "the gateway must exit non-zero: %v\n%s", err, stderr.String())
 	require.Equal(t, 2, exit.ExitCode(), stderr.String())

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -93,7 +94,7 @@ steps:
 	require.Equal(t, sdk.FlowFailed, v.Status)
 	out := flowgate(t, bin, "--home", home, "tasks", "flow", "continue", id, "--expected-revision", strconv.FormatInt(v.Revision, 10), "--reason", "the fix is in")
 	succ := strings.Fields(out)[3]
-	waitUntil(t, "the continuation to succeed", time.Minute, func() bool { return viewFlow(t, home, succ).Status == sdk.FlowSucceeded })
+	polltest.Until(t, "the continuation to succeed", func() bool { return viewFlow(t, home, succ).Status == sdk.FlowSucceeded }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/flows/"+succ),
 		until(nodePhase("report")+` === 'succeeded'`),

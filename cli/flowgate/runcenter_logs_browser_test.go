@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -40,7 +41,7 @@ steps:
     run: echo deployed
 `), 0o600))
 	id := runDetached(t, bin, home, wf)
-	waitUntil(t, "the pipeline to fail", time.Minute, func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed })
+	polltest.Until(t, "the pipeline to fail", func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 
 	ctx := browser(t, exe)
 	// The ended flow's page follows /pulse, which sends the page again as

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -56,7 +57,7 @@ steps:
 	flowgate(t, bin, "--home", home, "cron", "add", "--name", "nightly-report", "--cron", "0 3 * * *", "--tz", "Europe/Paris", "--pipeline", report)
 	flowgate(t, bin, "--home", home, "cron", "add", "--name", "heartbeat", "--every", "15m", "--command", "echo ok")
 	flowgate(t, bin, "--home", home, "cron", "run", "nightly-report", "--wait")
-	waitUntil(t, "the release pipeline to fail", time.Minute, func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed })
+	polltest.Until(t, "the release pipeline to fail", func() bool { return viewFlow(t, home, id).Status == sdk.FlowFailed }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 
 	ctx := browser(t, exe)
 	save := func(name string, shot []byte) {

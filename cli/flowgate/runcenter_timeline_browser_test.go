@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -46,13 +47,13 @@ steps:
     run: echo '{"usage":{"input_tokens":100,"output_tokens":20}}' >> "$FLOWGATE_PROGRESS"; test -f %s
 `, flag)), 0o600))
 	cs.src = runDetached(t, bin, home, wf)
-	waitUntil(t, "the first run to fail", time.Minute, func() bool { return viewFlow(t, home, cs.src).Status == sdk.FlowFailed })
+	polltest.Until(t, "the first run to fail", func() bool { return viewFlow(t, home, cs.src).Status == sdk.FlowFailed }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
 	out, err := exec.Command(bin, "--home", home, "pipeline", "continue", "--id", cs.src, "--reason", "the flag file was missing").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	waitUntil(t, "the continuation", time.Minute, func() bool { return viewFlow(t, home, cs.src).ContinuedBy != "" })
+	polltest.Until(t, "the continuation", func() bool { return viewFlow(t, home, cs.src).ContinuedBy != "" }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	cs.succ = viewFlow(t, home, cs.src).ContinuedBy
-	waitUntil(t, "the continuation to succeed", time.Minute, func() bool { return viewFlow(t, home, cs.succ).Status == sdk.FlowSucceeded })
+	polltest.Until(t, "the continuation to succeed", func() bool { return viewFlow(t, home, cs.succ).Status == sdk.FlowSucceeded }, polltest.Within(time.Minute), polltest.Every(50*time.Millisecond))
 	return cs
 }
 

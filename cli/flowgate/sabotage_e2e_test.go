@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -55,19 +56,19 @@ func TestProgressFileSabotage(t *testing.T) {
 		out := flowgate(t, bin, "--home", home, "tasks", "run", "--detach", "--json", "--", "sh", "-c", line)
 		require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 		progress := filepath.Join(runner.TaskDir(home, task.ID), runner.ProgressFile)
-		waitUntil(t, "the progress file of "+task.ID+" to be a named pipe", 20*time.Second, func() bool {
+		polltest.Until(t, "the progress file of "+task.ID+" to be a named pipe", func() bool {
 			fi, err := os.Lstat(progress)
 			return err == nil && fi.Mode()&os.ModeNamedPipe != 0
-		})
+		}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 		return task.ID
 	}
 	settled := func(id string) sdk.Task {
 		var task sdk.Task
-		waitFor(t, 20*time.Second, 50*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			out := flowgate(t, bin, "--home", home, "tasks", "show", id, "--json")
 			require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 			return task.Status.Terminal(), "task " + id + " not settled: " + out
-		})
+		}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 		return task
 	}
 

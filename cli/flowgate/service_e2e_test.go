@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -54,11 +55,11 @@ func TestTaskSurvivesServiceStop(t *testing.T) {
 	ctx := context.Background()
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "svc", Spec: sdk.TaskSpec{Cwd: work, Shell: "sleep 300"}})
 	require.NoError(t, err)
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		task, err = c.ResolveTask(ctx, task.ID)
 		require.NoError(t, err)
 		return task.ShimPID != 0 && task.Status == sdk.TaskRunning, fmt.Sprintf("the task did not start: %+v", task)
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	c.Close()
 	sh := shim.ProcInfo{PID: task.ShimPID, StartTime: task.ShimStartTime}
 	t.Cleanup(func() { _ = shim.SignalGroup(sh.PID, 9) })

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -45,11 +46,11 @@ func TestDeadGatewaysTasksAreTakenOverWithinTheBound(t *testing.T) {
 		require.NoError(t, err)
 	}
 	dead := live[0]
-	waitFor(t, time.Minute, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		ts := f.tasks()
 		return len(runningOn(ts, dead.id)) >= 6 && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 3,
 			fmt.Sprintf("waiting for gateway a to run tasks while others end: %v", tally(ts))
-	})
+	}, polltest.Within(time.Minute), polltest.Every(20*time.Millisecond))
 	dead.kill(t)
 	killed := time.Now()
 	// Someone asks to stop a task of the dead gateway that is safe to
@@ -63,7 +64,7 @@ func TestDeadGatewaysTasksAreTakenOverWithinTheBound(t *testing.T) {
 		}
 	}
 	bound := takeoverTTL + takeoverGrace
-	waitFor(t, bound, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		left := runningOn(f.tasks(), dead.id)
 		var why []string
 		for _, task := range left {
@@ -72,7 +73,7 @@ func TestDeadGatewaysTasksAreTakenOverWithinTheBound(t *testing.T) {
 		}
 		return len(left) == 0, fmt.Sprintf("%d tasks still running on gateway %s %s after it was killed: %v",
 			len(left), dead.id, time.Since(killed).Round(time.Millisecond), why)
-	})
+	}, polltest.Within(bound), polltest.Every(50*time.Millisecond))
 	for _, id := range cancelled {
 		task, err := f.eng.GetTask(id)
 		require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/trigger"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -107,12 +108,12 @@ steps:
 
 	// The flow parks at its gate; the run center's form approves it.
 	var rev int64
-	waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		v, err := c.ViewFlow(ctx, first.FlowID)
 		require.NoError(t, err)
 		rev = v.Revision
 		return v.Status == sdk.FlowWaiting, "flow is " + string(v.Status)
-	})
+	}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 	resp, err := http.Get(base + "/gates")
 	require.NoError(t, err)
 	page, _ := io.ReadAll(resp.Body)
@@ -127,11 +128,11 @@ steps:
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	waitFor(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		v, err := c.ViewFlow(ctx, first.FlowID)
 		require.NoError(t, err)
 		return v.Status == sdk.FlowSucceeded, "flow is " + string(v.Status)
-	})
+	}, polltest.Within(60*time.Second), polltest.Every(50*time.Millisecond))
 	out, err := os.ReadFile(done)
 	require.NoError(t, err)
 	require.Equal(t, "v1.2.3\n", string(out), "the delivery's body was the run's args")

@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/trigger"
 )
 
@@ -83,10 +84,10 @@ func TestTriggerDeliveriesSurviveSIGKILL(t *testing.T) {
 		}()
 	}
 	for k := 1; k <= 3; k++ {
-		waitFor(t, 60*time.Second, 5*time.Millisecond, func() (bool, string) {
+		polltest.Until(t, "", func() (bool, string) {
 			got := answered.Load()
 			return int(got) >= k*senders*each/4, fmt.Sprintf("%d deliveries answered before kill %d", got, k)
-		})
+		}, polltest.Within(60*time.Second), polltest.Every(5*time.Millisecond))
 		g.kill(t)
 		g = start()
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -140,10 +141,10 @@ func TestPluginsSomeoneElseControlsAreRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte("plugins_dir: "+dir+"\n"), 0o600))
 	g := startGateway(t, bin, home, logf)
 	defer g.kill(t)
-	waitUntil(t, "the skipped file logged", 20*time.Second, func() bool {
+	polltest.Until(t, "the skipped file logged", func() bool {
 		b, err := os.ReadFile(logf.Name())
 		require.NoError(t, err)
 		return strings.Contains(string(b), "chmod go-w "+writable)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	require.NoFileExists(t, marker, "the plugin must not run")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -117,9 +118,9 @@ func TestWakeSurvivesGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	var f sdk.Flow
 	require.NoError(t, json.Unmarshal(out, &f))
-	waitFor(t, 30*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		return viewFlow(t, home, f.ID).Status == sdk.FlowRunning, "the controller never set its wakes"
-	})
+	}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 	g.kill(t) // the wakes are set, in the store, and (most likely) not due yet
 
 	g = startGateway(t, bin, home, logf, "--config", cfg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
 )
 
@@ -21,7 +22,7 @@ func warmShimOf(t *testing.T, bin string) shim.ProcInfo {
 	t.Helper()
 	want := []byte(filepath.Join(filepath.Dir(bin), "flowgate-shim") + "\x00" + shim.WarmArg + "\x00")
 	var warm shim.ProcInfo
-	waitFor(t, 20*time.Second, 20*time.Millisecond, func() (bool, string) {
+	polltest.Until(t, "", func() (bool, string) {
 		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 		for _, path := range cmdlines {
 			if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, want) {
@@ -33,7 +34,7 @@ func warmShimOf(t *testing.T, bin string) shim.ProcInfo {
 			}
 		}
 		return false, fmt.Sprintf("no warm shim (%q) appeared", want)
-	})
+	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	return warm
 }
 
@@ -49,7 +50,7 @@ func TestWarmShimDiesWithItsGateway(t *testing.T) {
 	flowgate(t, bin, "--home", home, "tasks", "run", "--", "true")
 	warm := warmShimOf(t, bin)
 	g.kill(t)
-	waitUntil(t, fmt.Sprintf("the warm shim %d to exit with its SIGKILLed gateway", warm.PID), 20*time.Second, func() bool { return !shim.Alive(warm) })
+	polltest.Until(t, fmt.Sprintf("the warm shim %d to exit with its SIGKILLed gateway", warm.PID), func() bool { return !shim.Alive(warm) }, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 	logs, err := filepath.Glob(filepath.Join(home, "logs", "*"))
 	require.NoError(t, err)
 	require.Len(t, logs, 1, "only the task ran; a warm shim with no task writes nothing: %v", logs)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -56,7 +57,7 @@ func TestPluginCreatesAFlowAndGetsItsStart(t *testing.T) {
 func waitChild(t *testing.T, c api.Client, parent string) engine.FlowView {
 	t.Helper()
 	var child engine.FlowView
-	waitFor(t, "the child of "+parent+" to end", func() bool {
+	polltest.Until(t, "the child of "+parent+" to end", func() bool {
 		page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "spawner"})
 		require.NoError(t, err)
 		for _, v := range page.Flows {

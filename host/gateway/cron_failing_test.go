@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
@@ -23,7 +24,7 @@ func runJob(t *testing.T, c api.Client, job scheduler.Job) {
 	ctx := context.Background()
 	run, err := c.RunJobNow(ctx, job.ID, "")
 	require.NoError(t, err)
-	waitFor(t, "run "+run.ID+" of "+job.Name+" to end", func() bool {
+	polltest.Until(t, "run "+run.ID+" of "+job.Name+" to end", func() bool {
 		runs, err := c.JobRuns(ctx, job.ID, 20)
 		require.NoError(t, err)
 		for _, r := range runs {

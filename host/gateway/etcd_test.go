@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
@@ -64,7 +65,7 @@ func TestGatewayOnEtcd(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "on-etcd", Spec: sdk.TaskSpec{Shell: "echo hi"}})
 	require.NoError(t, err)
-	waitFor(t, "the task to succeed", func() bool {
+	polltest.Until(t, "the task to succeed", func() bool {
 		got, err := c.ResolveTask(ctx, task.ID)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})
@@ -90,7 +91,7 @@ func TestGatewayOnEtcd(t *testing.T) {
 	queued, _, err := other.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "from-elsewhere", Spec: sdk.TaskSpec{Shell: "echo there"}})
 	require.NoError(t, err)
 	require.NoError(t, other.Close())
-	waitFor(t, "the gateway to run a task queued by another process", func() bool {
+	polltest.Until(t, "the gateway to run a task queued by another process", func() bool {
 		got, err := c.ResolveTask(ctx, queued.ID)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})
@@ -190,7 +191,7 @@ func TestGatewayRejoinsWhenItLosesItsMembership(t *testing.T) {
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "across-the-rejoin",
 		Spec: sdk.TaskSpec{Shell: "while [ ! -e " + goOn + " ]; do sleep 0.05; done"}})
 	require.NoError(t, err)
-	waitFor(t, "the task to run", func() bool {
+	polltest.Until(t, "the task to run", func() bool {
 		got, err := eng.GetTask(task.ID)
 		return err == nil && got.Status == sdk.TaskRunning
 	})
@@ -200,9 +201,9 @@ func TestGatewayRejoinsWhenItLosesItsMembership(t *testing.T) {
 	old := members[0]
 	_, err = srv.Client().Revoke(ctx, clientv3.LeaseID(old.Lease))
 	require.NoError(t, err)
-	waitFor(t, "the gateway to join again", func() bool {
+	polltest.Until(t, "the gateway to join again", func() bool {
 		return strings.Contains(logs(), "joined the etcd installation again")
-	}, logs)
+	}, polltest.Explain(logs))
 	require.Contains(t, logs(), "lost the membership of the etcd installation (its lease ended); the other gateways now take its event streams and its tasks")
 	members, err = direct.Members(ctx)
 	require.NoError(t, err)
@@ -218,7 +219,7 @@ func TestGatewayRejoinsWhenItLosesItsMembership(t *testing.T) {
 	require.NoError(t, os.WriteFile(goOn, nil, 0o600))
 	next, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "after-the-rejoin", Spec: sdk.TaskSpec{Shell: "echo next"}})
 	require.NoError(t, err)
-	waitFor(t, "both tasks to succeed", func() bool {
+	polltest.Until(t, "both tasks to succeed", func() bool {
 		a, aerr := eng.GetTask(task.ID)
 		b, berr := eng.GetTask(next.ID)
 		return aerr == nil && berr == nil && a.Status == sdk.TaskSucceeded && b.Status == sdk.TaskSucceeded
@@ -263,19 +264,19 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	require.Equal(t, gateway.SocketPath(home), m.Address)
 	require.Equal(t, []string{"gpu", "zone=eu"}, m.Labels)
 	require.Equal(t, 3, m.TTL)
-	waitFor(t, "a heartbeat with the runner's cap", func() bool {
+	polltest.Until(t, "a heartbeat with the runner's cap", func() bool {
 		ms, err := direct.Members(ctx)
 		return err == nil && len(ms) == 1 && ms[0].Load.MaxRunning == 8
 	})
 
-	waitFor(t, "the gateway to lead cron", func() bool {
+	polltest.Until(t, "the gateway to lead cron", func() bool {
 		id, err := direct.Leader(ctx, gateway.CronRole)
 		return err == nil && id == m.ID
 	})
 
 	require.NoError(t, direct.Drain(ctx, m.ID))
 	var beat time.Time
-	waitFor(t, "the member to report it is drained", func() bool {
+	polltest.Until(t, "the member to report it is drained", func() bool {
 		ms, err := direct.Members(ctx)
 		if err != nil || len(ms) != 1 || !ms[0].Load.Drained {
 			return false
@@ -288,7 +289,7 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "drained", Spec: sdk.TaskSpec{Shell: "echo later"}})
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
-	waitFor(t, "two more heartbeats", func() bool {
+	polltest.Until(t, "two more heartbeats", func() bool {
 		ms, err := direct.Members(ctx)
 		return err == nil && len(ms) == 1 && ms[0].Heartbeat.After(beat.Add(time.Second))
 	})
@@ -306,7 +307,7 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	members, err = direct.Members(ctx)
 	require.NoError(t, err)
 	require.Len(t, members, 1)
-	waitFor(t, "the next gateway to run the task", func() bool {
+	polltest.Until(t, "the next gateway to run the task", func() bool {
 		got, err = eng.ResolveTask(task.ID)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})
@@ -378,7 +379,7 @@ func TestGatewayTakesOverTasksOfAGoneGateway(t *testing.T) {
 	got, err = eng.GetTask(kept)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskRunning, got.Status, "a live member's task was touched")
-	waitFor(t, "the safe task to run again here", func() bool {
+	polltest.Until(t, "the safe task to run again here", func() bool {
 		got, err = eng.GetTask(again)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})
@@ -433,12 +434,12 @@ func TestRunningGatewayTakesOverTasksOfAGatewayThatDies(t *testing.T) {
 
 	srv.EndLease(t, direct, other.ID())
 	var got *sdk.Task
-	waitFor(t, "the dead gateway's task to be marked lost", func() bool {
+	polltest.Until(t, "the dead gateway's task to be marked lost", func() bool {
 		got, err = eng.GetTask(lost)
 		return err == nil && got.Status == sdk.TaskLost
 	})
 	require.Contains(t, got.Errors[len(got.Errors)-1], "gateway "+other.ID()+", which ran it, left the installation (taken over by gateway "+host+".")
-	waitFor(t, "the dead gateway's safe task to run again here", func() bool {
+	polltest.Until(t, "the dead gateway's safe task to run again here", func() bool {
 		got, err = eng.GetTask(again)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/fulldisk"
 	"github.com/flowgate/flowgate/sdk"
@@ -101,7 +102,7 @@ func holdsBackAndResumes(t *testing.T, dir string, filler *fulldisk.Filler, prob
 		require.NotNil(t, st.Store)
 		return st
 	}
-	waitFor(t, "the gateway reports the disk full", func() bool { return strings.Contains(status().Problem(), problem) })
+	polltest.Until(t, "the gateway reports the disk full", func() bool { return strings.Contains(status().Problem(), problem) })
 	writes := func(st api.GatewayStatus) int64 { return st.Store.Attempts + st.TaskFiles.Attempts }
 	start, lines := writes(status()), logs.Lines()
 	time.Sleep(3 * time.Second) // the window over which writes and lines are counted
@@ -113,15 +114,15 @@ func holdsBackAndResumes(t *testing.T, dir string, filler *fulldisk.Filler, prob
 	require.Less(t, st.Tasks[sdk.TaskSucceeded], fullDiskTasks, "the disk was full before the work could finish")
 	// A commit that fits in pages the store freed itself may still succeed
 	// now and then: wait for the state rather than expect it at one instant.
-	waitFor(t, "/readyz says the store is not writable", func() bool {
+	polltest.Until(t, "/readyz says the store is not writable", func() bool {
 		code, ready := readyz(t, dir)
 		return code == http.StatusServiceUnavailable && strings.Contains(ready.Problem, problem)
 	})
 
 	filler.Free(t)
-	waitFor(t, "every task succeeded once space returned", func() bool {
+	polltest.Until(t, "every task succeeded once space returned", func() bool {
 		return status().Tasks[sdk.TaskSucceeded] == fullDiskTasks
-	}, func() string { return unfinished(t, c) + "\n" + logs.String() })
+	}, polltest.Explain(func() string { return unfinished(t, c) + "\n" + logs.String() }))
 	require.Empty(t, status().Problem(), "the gateway noticed by itself")
 	code, ready := readyz(t, dir)
 	require.Equal(t, http.StatusOK, code)
@@ -159,23 +160,6 @@ func readyz(t *testing.T, dir string) (int, api.Readiness) {
 	var out api.Readiness
 	require.NoError(t, json.Unmarshal(body, &out), "body: %s", body)
 	return resp.StatusCode, out
-}
-
-// waitFor polls cond for up to 30 seconds; on a timeout, the test fails
-// with what and what explain says.
-func waitFor(t *testing.T, what string, cond func() bool, explain ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			var more []string
-			for _, e := range explain {
-				more = append(more, e())
-			}
-			require.Fail(t, "timed out waiting: "+what, strings.Join(more, "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // unfinished lists the tasks of c that did not succeed, with their errors.

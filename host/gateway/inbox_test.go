@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -34,7 +35,7 @@ func TestInboxExampleMakesAFlowPerFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "."+name), []byte(fmt.Sprintf("%0*d", i+1, 0)), 0o600))
 		require.NoError(t, os.Rename(filepath.Join(dir, "."+name), filepath.Join(dir, name)))
 	}
-	waitFor(t, "every file to move to done/", func() bool {
+	polltest.Until(t, "every file to move to done/", func() bool {
 		done, _ := os.ReadDir(filepath.Join(dir, "done"))
 		return len(done) == files
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -176,10 +177,10 @@ func TestMetricsSeeControllersAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	waitFlow(t, c, f.ID, "the flow to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
 	require.NoError(t, syscall.Kill(pluginStatus(t, c, "stepper").PID, syscall.SIGKILL))
-	waitFor(t, "the plugin to be restarted", func() bool {
+	polltest.Until(t, "the plugin to be restarted", func() bool {
 		p := pluginStatus(t, c, "stepper")
 		return p.Restarts >= 1 && p.State == pluginhost.StateRunning
-	}, func() string { return fmt.Sprintf("%+v", pluginStatus(t, c, "stepper")) })
+	}, polltest.Explain(func() string { return fmt.Sprintf("%+v", pluginStatus(t, c, "stepper")) }))
 
 	fams := scrape(t, unixClient(home), "http://gateway/metrics")
 	restarts := fams["flowgate_plugin_restarts_total"].GetMetric()

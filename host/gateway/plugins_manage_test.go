@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -153,16 +155,14 @@ func TestPluginsDirLoadsWhatPassesTheHandshake(t *testing.T) {
 // waitPlugin waits until the plugin name is in state.
 func waitPlugin(t *testing.T, c api.Client, name string, state pluginhost.State) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	polltest.Until(t, fmt.Sprintf("plugin %s to become %s", name, state), func() (bool, string) {
 		ps, err := c.Plugins(context.Background())
 		require.NoError(t, err)
 		for _, p := range ps {
 			if p.Name == name && p.State == state {
-				return
+				return true, ""
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "plugin %s never became %s: %+v", name, state, ps)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("plugins: %+v", ps)
+	}, polltest.Within(60*time.Second))
 }

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -92,9 +94,5 @@ func TestRefusedPluginIsStopped(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err)
-	deadline := time.Now().Add(20 * time.Second)
-	for syscall.Kill(pid, 0) == nil { // gone once go-plugin has reaped it
-		require.True(t, time.Now().Before(deadline), "the refused plugin (pid %d) still runs", pid)
-		time.Sleep(20 * time.Millisecond) // a bounded poll for the process to go
-	}
+	polltest.Until(t, fmt.Sprintf("go-plugin to reap the refused plugin (pid %d)", pid), func() bool { return syscall.Kill(pid, 0) != nil })
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/pluginclient"
@@ -251,16 +252,14 @@ func newTestGatewayTuned(t *testing.T, restartBudget int, self string, fc gatewa
 
 func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(engine.FlowView) bool) engine.FlowView {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		v, err := c.ViewFlow(context.Background(), id)
+	var v engine.FlowView
+	polltest.Until(t, what, func() (bool, string) {
+		var err error
+		v, err = c.ViewFlow(context.Background(), id)
 		require.NoError(t, err)
-		if cond(v) {
-			return v
-		}
-		require.True(t, time.Now().Before(deadline), "timed out waiting for %s; flow is %s (%s)", what, v.Status, v.BlockedSummary)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return cond(v), fmt.Sprintf("flow is %s (%s)", v.Status, v.BlockedSummary)
+	}, polltest.Within(60*time.Second))
+	return v
 }
 
 func pluginStatus(t *testing.T, c api.Client, name string) pluginhost.Status {

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -54,14 +56,12 @@ diagnoser:
 
 func waitEnded(t *testing.T, c api.Client, id string) *sdk.Task {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		task, err := c.ResolveTask(context.Background(), id)
+	var task *sdk.Task
+	polltest.Until(t, "task "+id+" to end", func() (bool, string) {
+		var err error
+		task, err = c.ResolveTask(context.Background(), id)
 		require.NoError(t, err)
-		if task.Status.Terminal() {
-			return task
-		}
-		require.True(t, time.Now().Before(deadline), "task %s is still %s", id, task.Status)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return task.Status.Terminal(), fmt.Sprintf("task %s is still %s", id, task.Status)
+	})
+	return task
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
 	"github.com/flowgate/flowgate/sdk"
@@ -155,7 +156,7 @@ func TestEventStreamsOneGatewayAtATime(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	waitFor(t, "every event to be handled", func() bool {
+	polltest.Until(t, "every event to be handled", func() bool {
 		got := l.snapshot()
 		for _, id := range flows {
 			for seq := int64(1); seq <= 4; seq++ {
@@ -165,7 +166,7 @@ func TestEventStreamsOneGatewayAtATime(t *testing.T) {
 			}
 		}
 		return true
-	}, func() string { return fmt.Sprint(l.snapshot()) })
+	}, polltest.Explain(func() string { return fmt.Sprint(l.snapshot()) }))
 	got := l.snapshot()
 	require.Len(t, got, 4*len(flows), "an event no flow queued was handled")
 	for k, by := range got {
@@ -198,17 +199,17 @@ func TestStoppedGatewayHandsItsStreamsOver(t *testing.T) {
 			return err == nil && h[f.ID] != "" && (want == "" || h[f.ID] == want)
 		}
 	}
-	waitFor(t, "gateway a to claim the flow's stream", holderIs(""))
+	polltest.Until(t, "gateway a to claim the flow's stream", holderIs(""))
 	holders, err := eng.StreamHolders()
 	require.NoError(t, err)
 	aID := holders[f.ID]
-	waitFor(t, "gateway a to fail the event", func() bool {
+	polltest.Until(t, "gateway a to fail the event", func() bool {
 		evs, err := eng.Events(f.ID)
 		return err == nil && len(evs) == 1 && evs[0].Deliveries >= 2
 	})
 
 	streamsGateway(t, url, "b", time.Minute, l, nil)
-	waitFor(t, "gateway a to fail the event again while b runs", func() bool {
+	polltest.Until(t, "gateway a to fail the event again while b runs", func() bool {
 		evs, err := eng.Events(f.ID)
 		return err == nil && len(evs) == 1 && evs[0].Deliveries >= 6
 	})
@@ -216,7 +217,7 @@ func TestStoppedGatewayHandsItsStreamsOver(t *testing.T) {
 	require.True(t, holderIs(aID)())
 
 	require.NoError(t, a.Stop(context.Background()))
-	waitFor(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
+	polltest.Until(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
 	require.Equal(t, []string{"b"}, l.by(f.ID, 1))
 }
 
@@ -235,7 +236,7 @@ func TestDeadGatewaysStreamsMove(t *testing.T) {
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "dead", ControllerID: ledgerName, Goal: "dead"})
 	require.NoError(t, err)
 	var aID string
-	waitFor(t, "gateway a to claim the flow's stream", func() bool {
+	polltest.Until(t, "gateway a to claim the flow's stream", func() bool {
 		h, err := eng.StreamHolders()
 		aID = h[f.ID]
 		return err == nil && aID != ""
@@ -246,7 +247,7 @@ func TestDeadGatewaysStreamsMove(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, members, 2)
 	srv.EndLease(t, direct, aID)
-	waitFor(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
+	polltest.Until(t, "gateway b to deliver the event", func() bool { return len(l.by(f.ID, 1)) == 1 })
 	require.Equal(t, []string{"b"}, l.by(f.ID, 1))
 	h, err := eng.StreamHolders()
 	require.NoError(t, err)
@@ -290,14 +291,14 @@ func TestNewStreamsSpreadOverGateways(t *testing.T) {
 		defer mu.Unlock()
 		return maps.Clone(inFlight)
 	}
-	waitFor(t, "six deliveries in flight", func() bool {
+	polltest.Until(t, "six deliveries in flight", func() bool {
 		n := 0
 		for _, c := range counts() {
 			n += c
 		}
 		return n == 6
-	}, func() string { return fmt.Sprint(counts()) })
+	}, polltest.Explain(func() string { return fmt.Sprint(counts()) }))
 	require.Equal(t, map[string]int{"a": 2, "b": 2, "c": 2}, counts())
 	close(release)
-	waitFor(t, "every start to be handled", func() bool { return len(l.snapshot()) == 6 })
+	polltest.Until(t, "every start to be handled", func() bool { return len(l.snapshot()) == 6 })
 }

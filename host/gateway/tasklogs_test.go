@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/sdk"
@@ -66,7 +67,7 @@ func TestRunCenterShowsTheLogOfAnotherGatewaysTask(t *testing.T) {
 	a, _ := start()
 	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "logs", Spec: sdk.TaskSpec{Shell: "echo written-by-$((40+2))"}})
 	require.NoError(t, err)
-	waitFor(t, "a to run the task", func() bool {
+	polltest.Until(t, "a to run the task", func() bool {
 		got, err := a.Client().ResolveTask(ctx, task.ID)
 		return err == nil && got.Status == sdk.TaskSucceeded
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -85,7 +86,7 @@ func TestWatchIsCalledAgainOnEveryNewInstance(t *testing.T) {
 	ledger := filepath.Join(t.TempDir(), "watches")
 	_, c := startTestGateway(t, 10, testPlugin("watcher", "watcher", map[string]string{"FLOWGATE_TEST_WATCHES": ledger}))
 
-	waitFor(t, "the failed watch's restart to watch again", func() bool { return len(watches(t, ledger)) == 2 })
+	polltest.Until(t, "the failed watch's restart to watch again", func() bool { return len(watches(t, ledger)) == 2 })
 	pids := watches(t, ledger)
 	require.NotEqual(t, pids[0], pids[1], "the watch that failed was called again in a new process")
 	st := pluginStatus(t, c, "watcher")
@@ -93,7 +94,7 @@ func TestWatchIsCalledAgainOnEveryNewInstance(t *testing.T) {
 	require.Equal(t, "running", st.Watch, "plugins list says the watch runs")
 
 	require.NoError(t, syscall.Kill(pids[1], syscall.SIGKILL))
-	waitFor(t, "the killed plugin's new instance to watch", func() bool { return len(watches(t, ledger)) == 3 })
+	polltest.Until(t, "the killed plugin's new instance to watch", func() bool { return len(watches(t, ledger)) == 3 })
 	pids = watches(t, ledger)
 	require.NotContains(t, pids[:2], pids[2])
 	require.Len(t, watchedFlows(t, c), 1, "three watches made one flow with one key")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -62,7 +63,7 @@ func TestDeliveryOfAnEventAckedByItsAdvanceWritesNothing(t *testing.T) {
 	before := commits.Load()
 	require.NoError(t, d.Load().Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, d.Load().Stop(context.Background())) })
-	eventually(t, "flow.started delivered", func() bool { n, _ := obs.counts(); return n == 1 })
+	polltest.Until(t, "flow.started delivered", func() bool { n, _ := obs.counts(); return n == 1 })
 	require.Equal(t, int64(1), commits.Load()-before, "writes of one delivered step: the Advance alone")
 	evs, err := eng.Events(f.ID)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -71,15 +72,6 @@ func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Ha
 	}
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "timed out waiting: %s", what)
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestEventsArriveInOrderPerFlowAndAreRemovedOnAck(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
@@ -94,14 +86,14 @@ func TestEventsArriveInOrderPerFlowAndAreRemovedOnAck(t *testing.T) {
 		require.NoError(t, err)
 		flows = append(flows, f)
 	}
-	eventually(t, "all events delivered", func() bool { return len(rec.events()) == 6 })
+	polltest.Until(t, "all events delivered", func() bool { return len(rec.events()) == 6 })
 	perFlow := map[string][]sdk.EventType{}
 	for _, ev := range rec.events() {
 		perFlow[ev.FlowID] = append(perFlow[ev.FlowID], ev.Type)
 	}
 	for _, f := range flows {
 		require.Equal(t, []sdk.EventType{sdk.EventFlowStarted, sdk.EventFlowResumed}, perFlow[f.ID])
-		eventually(t, "outbox empty", func() bool {
+		polltest.Until(t, "outbox empty", func() bool {
 			evs, err := eng.Events(f.ID)
 			require.NoError(t, err)
 			return len(evs) == 0
@@ -126,7 +118,7 @@ func TestFailedDeliveryIsRetriedThenParkedAndUnparked(t *testing.T) {
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
 
-	eventually(t, "flow blocked", func() bool {
+	polltest.Until(t, "flow blocked", func() bool {
 		cur, err := eng.GetFlow(f.ID)
 		require.NoError(t, err)
 		return cur.Status == sdk.FlowBlocked
@@ -150,7 +142,7 @@ func TestFailedDeliveryIsRetriedThenParkedAndUnparked(t *testing.T) {
 	mu.Unlock()
 	_, err = eng.UpdateFlow(f.ID, cur.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
 	require.NoError(t, err)
-	eventually(t, "delivered after unblock", func() bool {
+	polltest.Until(t, "delivered after unblock", func() bool {
 		evs, err := eng.Events(f.ID)
 		require.NoError(t, err)
 		return len(evs) == 0
@@ -175,7 +167,7 @@ func TestSilentControllerAndMissingControllerBlockTheFlow(t *testing.T) {
 	for name, want := range map[string]string{"silent": "no answer within 20ms", "ghost": "controller ghost is not running"} {
 		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: name, Goal: "g"})
 		require.NoError(t, err)
-		eventually(t, name+" blocked", func() bool {
+		polltest.Until(t, name+" blocked", func() bool {
 			cur, err := eng.GetFlow(f.ID)
 			require.NoError(t, err)
 			return cur.Status == sdk.FlowBlocked

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -78,7 +79,7 @@ func TestTaskFinishedEventsFoldForAControllerThatAsks(t *testing.T) {
 			require.Len(t, evs, 7, "flow.started, five task.finished, flow.cancel_requested")
 
 			start()
-			eventually(t, "the outbox emptied", func() bool { evs, err := eng.Events(f.ID); return err == nil && len(evs) == 0 })
+			polltest.Until(t, "the outbox emptied", func() bool { evs, err := eng.Events(f.ID); return err == nil && len(evs) == 0 })
 			want := []string{"1 flow.started", "2 task.finished", "3 task.finished", "4 task.finished", "5 task.finished", "6 task.finished", "7 flow.cancel_requested"}
 			if folds {
 				want = []string{"1 flow.started", "6 task.finished", "7 flow.cancel_requested"}

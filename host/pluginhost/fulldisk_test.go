@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/fulldisk"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -49,7 +50,7 @@ func TestDeliveryHoldsBackOnAFullDiskAndResumes(t *testing.T) {
 	before := st.WriteHealth().Attempts
 	start()
 
-	eventually(t, "the store reports the disk full", func() bool { return st.WriteHealth().DiskFull })
+	polltest.Until(t, "the store reports the disk full", func() bool { return st.WriteHealth().DiskFull })
 	time.Sleep(3 * time.Second) // the window over which commits and lines are counted
 	attempts := st.WriteHealth().Attempts - before
 	t.Logf("on the full disk: %d commits tried, %d log lines, %d deliveries", attempts, logs.Lines(), len(rec.events()))
@@ -58,7 +59,7 @@ func TestDeliveryHoldsBackOnAFullDiskAndResumes(t *testing.T) {
 
 	filler.Free(t)
 	healthy.Store(true)
-	eventually(t, "every event acknowledged once space returned", func() bool {
+	polltest.Until(t, "every event acknowledged once space returned", func() bool {
 		pending, err := eng.PendingEvents()
 		require.NoError(t, err)
 		return len(pending) == 0

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -58,7 +59,7 @@ func TestDeliveryObserverHearsFailuresAndAcks(t *testing.T) {
 		pluginhost.DeliveryConfig{Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, Observer: obs})
 	_, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
-	eventually(t, "the event acknowledged", func() bool { d, _ := obs.counts(); return d == 1 })
+	polltest.Until(t, "the event acknowledged", func() bool { d, _ := obs.counts(); return d == 1 })
 	_, failed := obs.counts()
 	require.Equal(t, 2, failed)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -65,12 +66,12 @@ func TestParkedEventOfAnEndedFlowIsNotLoggedAsBlocking(t *testing.T) {
 	require.NoError(t, d.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
 
-	eventually(t, "the event parked", func() bool {
+	polltest.Until(t, "the event parked", func() bool {
 		evs, err := eng.Events(f.ID)
 		require.NoError(t, err)
 		return len(evs) > 0 && evs[0].Parked
 	})
-	eventually(t, "the parking logged", func() bool { return strings.Contains(logged.String(), "parked") })
+	polltest.Until(t, "the parking logged", func() bool { return strings.Contains(logged.String(), "parked") })
 	require.NotContains(t, logged.String(), "flow blocked")
 	require.Contains(t, logged.String(), "its flow had already ended")
 	require.Contains(t, logged.String(), "status=cancelled")

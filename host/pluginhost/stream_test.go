@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -51,7 +52,7 @@ func TestDelivererClaimsWhatItHasRoomForAndReleasesOnStop(t *testing.T) {
 		pluginhost.DeliveryConfig{Member: "a", Live: live, Concurrency: 2})
 	flows := streamFlows(t, eng, 5)
 	d := start()
-	eventually(t, "two deliveries in flight", func() bool { return len(rec.events()) == 2 })
+	polltest.Until(t, "two deliveries in flight", func() bool { return len(rec.events()) == 2 })
 	require.Equal(t, 2, countHeld(t, eng, "a"), "claimed streams it had no room for")
 
 	require.NoError(t, d.Stop(context.Background()))
@@ -80,7 +81,7 @@ func TestDelivererLeavesLiveHoldersStreams(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, flows[1:2], held)
 	start()
-	eventually(t, "the free streams and the gone member's delivered", func() bool { return len(rec.events()) == 3 })
+	polltest.Until(t, "the free streams and the gone member's delivered", func() bool { return len(rec.events()) == 3 })
 	for _, ev := range rec.events() {
 		require.NotEqual(t, flows[0], ev.FlowID, "delivered a stream a live member holds")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -75,7 +76,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, h.create(h.spec(fmt.Sprintf("echo x >> ran-%d; sleep 0.5", i))).ID)
 	}
-	waitFor(t, "the first task's child to start", func() bool {
+	polltest.Until(t, "the first task's child to start", func() bool {
 		return childStarted(runner.LogDir(h.dir, ids[0], 1))
 	})
 	h.restart()
@@ -141,7 +142,7 @@ func TestDrainingStartsNothing(t *testing.T) {
 	})
 	task := h.create(h.spec("echo ran"))
 	seen := asked.Load()
-	waitFor(t, "three dispatch passes asking whether the runner drains", func() bool { return asked.Load() >= seen+3 })
+	polltest.Until(t, "three dispatch passes asking whether the runner drains", func() bool { return asked.Load() >= seen+3 })
 	got, err := h.eng().ResolveTask(task.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskQueued, got.Status, "a draining runner started a task")
@@ -168,7 +169,7 @@ func TestLabelsChooseTheTasks(t *testing.T) {
 	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("gpu")).ID).Status)
 	require.Equal(t, sdk.TaskSucceeded, h.wait(h.create(spec("")).ID).Status)
 	seen := passes.Load()
-	waitFor(t, "three more dispatch passes", func() bool { return passes.Load() >= seen+3 })
+	polltest.Until(t, "three more dispatch passes", func() bool { return passes.Load() >= seen+3 })
 	got, err := h.eng().ResolveTask(other.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskQueued, got.Status, "a task for another label was started")

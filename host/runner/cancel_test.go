@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -29,9 +30,9 @@ func TestCancelRunningTask(t *testing.T) {
 	// The child of the shell keeps the group alive should the shell go.
 	task := h.create(h.spec("sleep 30 & sleep 30; wait"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	child := childOf(t, dir)
-	waitFor(t, "the child's identity on the task", func() bool {
+	polltest.Until(t, "the child's identity on the task", func() bool {
 		got, err := h.eng().GetTask(task.ID)
 		return err == nil && got.PID != 0
 	})
@@ -52,7 +53,7 @@ func TestCancelRunningTask(t *testing.T) {
 	require.Len(t, got.Errors, 1)
 	require.Contains(t, got.Errors[0], "cancelled")
 	requireGroupGone(t, h, task.ID, 1)
-	waitFor(t, "the runner to let go of the task", func() bool { return h.gw.run.Running() == 0 })
+	polltest.Until(t, "the runner to let go of the task", func() bool { return h.gw.run.Running() == 0 })
 }
 
 // A cancel that comes while the shim is still starting, before it has

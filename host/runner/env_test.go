@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -68,5 +69,5 @@ func TestHeldSecretReachesTheTaskOnly(t *testing.T) {
 		require.NoError(t, err)
 		require.NotContains(t, string(b), secret, f.Name())
 	}
-	waitFor(t, "held values forgotten", func() bool { return h.gw.run.Held() == 0 })
+	polltest.Until(t, "held values forgotten", func() bool { return h.gw.run.Held() == 0 })
 }

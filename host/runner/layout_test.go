@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -93,7 +94,7 @@ func TestOlderLayoutIsReattached(t *testing.T) {
 	taskDir := runner.TaskDir(h.dir, task.ID)
 	dir := filepath.Join(taskDir, "1")
 	startFirstAttempt(t, h, task, dir)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 
 	require.Equal(t, dir, runner.LogDir(h.dir, task.ID, 1))
 	require.Equal(t, runner.AttemptAlive, runner.AttemptState(h.dir, task))
@@ -120,7 +121,7 @@ func TestTasksOwnDirectoryNamedOneIsNoAttempt(t *testing.T) {
 	require.NoError(t, err)
 	taskDir := runner.TaskDir(h.dir, task.ID)
 	startFirstAttempt(t, h, task, taskDir)
-	waitFor(t, "the child to make its directory", func() bool {
+	polltest.Until(t, "the child to make its directory", func() bool {
 		fi, err := os.Stat(filepath.Join(taskDir, "1"))
 		return err == nil && fi.IsDir()
 	})

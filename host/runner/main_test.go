@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
@@ -231,32 +233,14 @@ func running(t *sdk.Task) bool { return t.Status == sdk.TaskRunning }
 // does not within limit.
 func waitTask(t *testing.T, eng *engine.Engine, id string, cond func(*sdk.Task) bool, limit time.Duration) *sdk.Task {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		task, err := eng.GetTask(id)
+	var task *sdk.Task
+	polltest.Until(t, "task "+id+" to get there", func() (bool, string) {
+		var err error
+		task, err = eng.GetTask(id)
 		require.NoError(t, err)
-		if cond(task) {
-			return task
-		}
-		if time.Now().After(deadline) {
-			require.FailNowf(t, "task did not get there", "task %s after %s: status %s, attempts %d, reason %q, errors %q",
-				id, limit, task.Status, task.Attempts, task.Reason, task.Errors)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// waitFor polls cond until it holds, and fails the test naming what when it
-// does not within waitLimit.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			require.FailNowf(t, "timed out", "waited %s for %s", waitLimit, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return cond(task), fmt.Sprintf("task %s: status %s, attempts %d, reason %q, errors %q", id, task.Status, task.Attempts, task.Reason, task.Errors)
+	}, polltest.Within(limit), polltest.Every(10*time.Millisecond))
+	return task
 }
 
 // childStarted reports whether the shim of attempt directory dir recorded

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -117,7 +118,7 @@ func TestNetworkDropWaitsForProbe(t *testing.T) {
 	task, _, err := h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Runtime: sdk.RuntimeAgent, Spec: spec})
 	require.NoError(t, err)
 
-	waitFor(t, "the runner to find the network down", func() bool { return logs.contains("network down") })
+	polltest.Until(t, "the runner to find the network down", func() bool { return logs.contains("network down") })
 	got, err := h.eng().GetTask(task.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.TaskRunning, got.Status, "the task waits, its retry not queued")
@@ -170,7 +171,7 @@ func TestReconcileLeavesANetworkWaitToTheGateway(t *testing.T) {
 	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
 	h.close()
 	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
-	waitFor(t, "the attempt to end", func() bool { return attemptEnded(runner.LogDir(h.dir, task.ID, 1)) })
+	polltest.Until(t, "the attempt to end", func() bool { return attemptEnded(runner.LogDir(h.dir, task.ID, 1)) })
 
 	h.open()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -72,7 +73,7 @@ func TestOutcomes(t *testing.T) {
 	next := h.wait(h.create(h.spec("echo still here")).ID)
 	require.Equal(t, sdk.TaskSucceeded, next.Status)
 	require.Equal(t, "still here", next.Result.Summary)
-	waitFor(t, "the runner to let go of the task", func() bool { return h.gw.run.Running() == 0 })
+	polltest.Until(t, "the runner to let go of the task", func() bool { return h.gw.run.Running() == 0 })
 }
 
 func TestBudgets(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
@@ -25,7 +26,7 @@ func TestPreview(t *testing.T) {
 	h := startHome(t, nil)
 	live := h.create(h.spec("sleep 30"))
 	liveDir := runner.LogDir(h.dir, live.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(liveDir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(liveDir) })
 	h.close()
 	h.open()
 	_, err := h.eng().CancelTask(live.ID)
@@ -75,7 +76,7 @@ func TestPreview(t *testing.T) {
 		require.Equal(t, status, got.Status, "reconcile of %s, errors: %q", id, got.Errors)
 	}
 	require.Empty(t, h.lines("ran"), "a command ran")
-	waitFor(t, "the cancel to reach the live task", func() bool {
+	polltest.Until(t, "the cancel to reach the live task", func() bool {
 		require.NoError(t, runner.Reconcile(context.Background(), h.eng(), h.dir))
 		got, err := h.eng().GetTask(live.ID)
 		require.NoError(t, err)

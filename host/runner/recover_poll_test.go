@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -24,7 +25,7 @@ func TestReattachedPollReadsProgressNotRecord(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("exec sleep 60"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the task's child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the task's child to start", func() bool { return childStarted(dir) })
 	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
 	h.restart()
 

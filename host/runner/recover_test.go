@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -214,7 +215,7 @@ func TestReattachAfterRestart(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 1; echo x >> ran; echo done"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	h.restart()
 
 	got := h.wait(task.ID)
@@ -232,7 +233,7 @@ func TestReattachedEndNeedsNoPoll(t *testing.T) {
 	h := startHome(t, func(c *runner.Config) { c.Poll = time.Hour })
 	task := h.create(h.spec("while [ ! -e go ]; do sleep 0.01; done; echo done"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	h.restart()
 
 	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
@@ -246,7 +247,7 @@ func TestCancelAfterRestart(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	h.restart()
 
 	_, err := h.eng().CancelTask(task.ID)
@@ -264,11 +265,11 @@ func TestRecoverDeadShimStopsOrphan(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	h.close()
 	s := shimOf(t, dir)
 	require.NoError(t, shim.Signal(s, syscall.SIGKILL))
-	waitFor(t, "the shim to die", func() bool { return !shim.Alive(s) })
+	polltest.Until(t, "the shim to die", func() bool { return !shim.Alive(s) })
 	child := childOf(t, dir)
 	require.True(t, shim.Alive(child))
 	h.open()
@@ -279,7 +280,7 @@ func TestRecoverDeadShimStopsOrphan(t *testing.T) {
 	require.Equal(t, "lost", got.Reason)
 	require.Len(t, got.Errors, 1)
 	require.Contains(t, got.Errors[0], "exited without recording")
-	waitFor(t, "the orphaned child to be killed", func() bool { return !shim.Alive(child) })
+	polltest.Until(t, "the orphaned child to be killed", func() bool { return !shim.Alive(child) })
 }
 
 // Reconcile settles what ended while no gateway watched, and leaves live
@@ -289,7 +290,7 @@ func TestReconcile(t *testing.T) {
 	h := startHome(t, nil)
 	live := h.create(h.spec("sleep 30"))
 	liveDir := runner.LogDir(h.dir, live.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(liveDir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(liveDir) })
 	h.close()
 	h.open()
 
@@ -337,13 +338,13 @@ func TestReconcileDeliversACancel(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec("sleep 30"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
-	waitFor(t, "the child to start", func() bool { return childStarted(dir) })
+	polltest.Until(t, "the child to start", func() bool { return childStarted(dir) })
 	h.close()
 	h.open()
 
 	_, err := h.eng().CancelTask(task.ID)
 	require.NoError(t, err)
-	waitFor(t, "Reconcile to settle the cancel", func() bool {
+	polltest.Until(t, "Reconcile to settle the cancel", func() bool {
 		require.NoError(t, runner.Reconcile(context.Background(), h.eng(), h.dir))
 		got, err := h.eng().GetTask(task.ID)
 		require.NoError(t, err)

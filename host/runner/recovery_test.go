@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -189,7 +190,7 @@ func TestRestartDuringDiagnosisInterrupts(t *testing.T) {
 		return t.Diagnosis != nil && t.Diagnosis.State == sdk.DiagnosisRunning
 	}, waitLimit)
 	// The shell creates the file before echo writes to it: wait for the line.
-	waitFor(t, "the diagnoser to start", func() bool { return len(h.lines("diagnosed")) == 1 })
+	polltest.Until(t, "the diagnoser to start", func() bool { return len(h.lines("diagnosed")) == 1 })
 	// The gateway dies: its store goes away before anything else it
 	// would write.
 	require.NoError(t, h.gw.st.Close())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -56,7 +57,7 @@ func TestCancelTaskWithProgressFifo(t *testing.T) {
 	h := startHome(t, nil)
 	task := h.create(h.spec(`rm -f "$FLOWGATE_PROGRESS"; mkfifo "$FLOWGATE_PROGRESS"; sleep 30`))
 	progress := filepath.Join(runner.TaskDir(h.dir, task.ID), runner.ProgressFile)
-	waitFor(t, "the progress file to be a named pipe", func() bool {
+	polltest.Until(t, "the progress file to be a named pipe", func() bool {
 		fi, err := os.Lstat(progress)
 		return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 	})
@@ -75,13 +76,13 @@ func TestRestartOnProgressFifo(t *testing.T) {
 	task := h.create(h.spec(`rm -f "$FLOWGATE_PROGRESS"; mkfifo "$FLOWGATE_PROGRESS"; while [ ! -e release ]; do sleep 0.02; done; exit 5`))
 	dir := runner.LogDir(h.dir, task.ID, 1)
 	progress := filepath.Join(dir, runner.ProgressFile)
-	waitFor(t, "the progress file to be a named pipe", func() bool {
+	polltest.Until(t, "the progress file to be a named pipe", func() bool {
 		fi, err := os.Lstat(progress)
 		return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 	})
 	h.close()
 	require.NoError(t, os.WriteFile(h.path("release"), nil, 0o600))
-	waitFor(t, "the attempt to end", func() bool { return attemptEnded(dir) })
+	polltest.Until(t, "the attempt to end", func() bool { return attemptEnded(dir) })
 	h.open()
 	h.start()
 	got := h.wait(task.ID)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/sdk"
@@ -34,7 +35,7 @@ func warmShims(t *testing.T) *runner.Shims {
 // and returns the identity of the one the next attempt goes to.
 func waitWarm(t *testing.T, s *runner.Shims) shim.ProcInfo {
 	t.Helper()
-	waitFor(t, "a warm shim", func() bool { return len(s.IdlePIDs()) > 0 })
+	polltest.Until(t, "a warm shim", func() bool { return len(s.IdlePIDs()) > 0 })
 	pids := s.IdlePIDs()
 	p := shim.ProcInfo{PID: pids[len(pids)-1]}
 	var err error
@@ -67,7 +68,7 @@ func TestTaskStartsInTheWarmShim(t *testing.T) {
 	require.Equal(t, warm.PID, rec.Shim.PID, "the attempt ran under the warm shim")
 	require.Equal(t, warm.StartTime, rec.Shim.StartTime, "the record names the warm shim's process, not a reused pid")
 
-	waitFor(t, "the shim back in the pool", func() bool { return slices.Contains(shims.IdlePIDs(), warm.PID) })
+	polltest.Until(t, "the shim back in the pool", func() bool { return slices.Contains(shims.IdlePIDs(), warm.PID) })
 	require.True(t, shim.Alive(warm), "the shim waits for the next task")
 }
 
@@ -92,7 +93,7 @@ func TestIdleShimExitsAfterItsTimeout(t *testing.T) {
 	task := h.create(h.spec("true"))
 	h.wait(task.ID)
 	warm := waitWarm(t, shims)
-	waitFor(t, fmt.Sprintf("the idle shim %d to exit after its timeout", warm.PID), func() bool { return !shim.Alive(warm) })
+	polltest.Until(t, fmt.Sprintf("the idle shim %d to exit after its timeout", warm.PID), func() bool { return !shim.Alive(warm) })
 	require.Empty(t, shims.IdlePIDs())
 	logs, err := filepath.Glob(filepath.Join(h.dir, "logs", "*"))
 	require.NoError(t, err)

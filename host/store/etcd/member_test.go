@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
@@ -24,16 +25,6 @@ func openOwn(t *testing.T, prefix string, dial ...grpc.DialOption) (*etcd.Store,
 	s, err := etcd.New(cli, etcd.Options{Prefix: prefix})
 	require.NoError(t, err)
 	return s, cli
-}
-
-// waitUntil polls cond every 50ms until it holds, failing t after 20s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestMembersJoinBeatDrainAndLeave: two members register with their
@@ -71,16 +62,16 @@ func TestMembersJoinBeatDrainAndLeave(t *testing.T) {
 
 	require.ErrorIs(t, a.Drain(ctx, "node-z.9"), etcd.ErrNoMember)
 	require.NoError(t, b.Drain(ctx, "node-a.1"))
-	waitUntil(t, "the drain mark to reach node-a.1", ma.Draining)
+	polltest.Until(t, "the drain mark to reach node-a.1", ma.Draining)
 	require.False(t, mb.Draining(), "only the member named drains")
 	running.Store(5)
-	waitUntil(t, "a heartbeat", func() bool {
+	polltest.Until(t, "a heartbeat", func() bool {
 		ms, err := a.Members(ctx)
 		return err == nil && ms[0].Heartbeat.After(first) && ms[0].Load.Running == 5 && ms[0].Draining
 	})
 
 	require.NoError(t, bCli.Close()) // node-b dies: its keepalives stop
-	waitUntil(t, "node-b's lease to end", func() bool {
+	polltest.Until(t, "node-b's lease to end", func() bool {
 		ms, err := a.Members(ctx)
 		return err == nil && len(ms) == 1
 	})

@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
@@ -76,7 +77,7 @@ func TestRosterReportsADepartureInACompactedGap(t *testing.T) {
 
 	b, err := direct.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
-	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") })
+	polltest.Until(t, "b to join the roster", func() bool { return r.Live("b.2") })
 
 	cut.Cut()
 	require.NoError(t, b.Leave(context.Background()))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 )
 
@@ -31,12 +32,12 @@ func TestRosterFollowsMembers(t *testing.T) {
 
 	b, err := s.Join(ctx, etcd.MemberInfo{ID: "b.2"}, 60, nil)
 	require.NoError(t, err)
-	waitUntil(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
+	polltest.Until(t, "b to join the roster", func() bool { return r.Live("b.2") && changes.Load() == 1 })
 	require.NoError(t, b.Leave(context.Background()))
-	waitUntil(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
+	polltest.Until(t, "b to leave the roster", func() bool { return !r.Live("b.2") && changes.Load() == 2 })
 	require.Equal(t, "b.2", <-departures)
 	server.EndLease(t, s, a.ID())
-	waitUntil(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
+	polltest.Until(t, "a to leave the roster with its lease", func() bool { return !r.Live("a.1") && changes.Load() == 3 })
 	require.Equal(t, "a.1", <-departures)
 	stopDepartures()
 	for range departures { // closed when its context ends
