@@ -33,8 +33,8 @@ func TestBenchJSON(t *testing.T) {
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	require.NoError(t, cmd.ExecuteContext(context.Background()), errb.String())
-	require.Contains(t, errb.String(), "[1/10]")
-	require.Contains(t, errb.String(), "[10/10] done")
+	require.Contains(t, errb.String(), "[1/11]")
+	require.Contains(t, errb.String(), "[11/11] done")
 
 	var rep struct {
 		Dir     string          `json:"dir"`
@@ -122,7 +122,7 @@ func TestBenchJSON(t *testing.T) {
 	}
 	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigTaskCPU, bench.FigRunning,
 		bench.FigStartLatency, bench.FigTriggerAccept, bench.FigTriggerLatency, bench.FigTasksRun, bench.FigStartStop, bench.FigController,
-		bench.FigControllerRead, bench.FigList, bench.FigListAll, bench.FigRestart, bench.FigRSS}, names)
+		bench.FigControllerRead, bench.FigList, bench.FigListAll, bench.FigRunCenterList, bench.FigRestart, bench.FigRSS}, names)
 	require.Len(t, rep.Skipped, 5, "the figures against Lobster and the step floor beside them, left out")
 	require.Equal(t, targets, rep.Verdict.Total)
 	require.Equal(t, met, rep.Verdict.Met)

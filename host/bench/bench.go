@@ -166,6 +166,8 @@ func (r *run) phases() []phase {
 			time.Duration(s.Flows) * 100 * time.Microsecond, r.populate},
 		{fmt.Sprintf("tasks flow list: %d rounds over %s flows and over %s", s.Rounds, thousands(int64(s.Flows)), thousands(int64(s.Flows/100))),
 			rounds * time.Duration(s.ListCalls) * time.Duration(s.Flows) * 15 * time.Microsecond, r.list},
+		{fmt.Sprintf("run center flow list: %d rounds of its first page over %s flows and over %s", s.Rounds, thousands(int64(s.Flows)), thousands(int64(s.Flows/100))),
+			2*time.Second + rounds*time.Duration(s.ListCalls)*20*time.Millisecond, r.runCenter},
 		{fmt.Sprintf("gateway restart: start %d tasks of sleep %d, then %d rounds of restarts over an empty home and over %s flows", s.RunningTasks, sleeperSeconds, s.Rounds, thousands(int64(s.Flows))),
 			time.Duration(s.RunningTasks)*60*time.Millisecond + rounds*2*time.Second, r.restart},
 	}
