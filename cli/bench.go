@@ -37,9 +37,10 @@ gateway's start and stop with no gateway running; workflow files run by
 flowgate pipeline run against Lobster (installed with npm into the scratch
 directory; left out, saying why, without npm or with --no-lobster); the
 controller round trip to a first-party plugin against the same controller
-in process; tasks flow list over 100,000 flows; and the gateway's restart
-time and memory with 100,000 flows and 1,000 running tasks. It prints each
-figure with its ratio to its baseline and a verdict against the targets.
+in process; tasks flow list and the run center's first page over 100,000
+flows; and the gateway's restart time and memory with 100,000 flows and
+1,000 running tasks. It prints each figure with its ratio to its baseline
+and a verdict against the targets.
 
 Everything it makes lives in a scratch directory under the home (or --dir)
 and is removed at the end, also on Ctrl-C. The full run takes a few
