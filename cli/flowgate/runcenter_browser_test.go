@@ -178,7 +178,8 @@ steps:
 	require.EqualValues(t, 200, resp.Status, "the approval leads back to the flow's page")
 	require.NoError(t, chromedp.Do(ctx,
 		until(`document.querySelector('#flow-status')?.innerText.trim() === 'succeeded'`),
-		until(`document.body.dataset.live === 'ended'`),
+		// A page drawn after the flow ended follows /pulse, not the stream.
+		until(`document.body.dataset.live === 'ended' || !document.querySelector('#main').dataset.stream`),
 	))
 	before, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](historyRows))
 	require.NoError(t, err)
