@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
@@ -68,7 +69,15 @@ func TestRosterReportsADepartureInACompactedGap(t *testing.T) {
 	t.Cleanup(cancel)
 	prefix := server.Prefix()
 	var cut cutter
-	s, _ := openOwn(t, prefix, grpc.WithContextDialer(cut.dial))
+	// The client redials at most a quarter second apart: under gRPC's
+	// default backoff a cut that lasts a few seconds on a loaded machine
+	// leaves the client waiting many seconds more after Mend, which
+	// tests gRPC's backoff rather than the roster.
+	redial := grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, MaxDelay: 250 * time.Millisecond},
+		MinConnectTimeout: time.Second,
+	})
+	s, _ := openOwn(t, prefix, grpc.WithContextDialer(cut.dial), redial)
 	direct, err := etcd.New(server.Client(), etcd.Options{Prefix: prefix})
 	require.NoError(t, err)
 	r, err := s.WatchMembers(ctx, nil)
