@@ -58,7 +58,7 @@ func goModule(t *testing.T, dir string) {
 		cmd := exec.Command("go", args...)
 		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "go %v in the copy: %s", args, out)
+		require.NoError(t, err, "go %v in the copy: %s\n(offline: a module missing from the cache is fetched by `cd sdk && GOWORK=off go mod download`, as .ci/run does)", args, out)
 	}
 }
 
