@@ -66,10 +66,21 @@ func (c SupervisorConfig) command(spec Spec) *exec.Cmd {
 // or stderr lines to log, and the handshake bounded by startTimeout.
 // cmd.Env must hold the whole environment the plugin gets: go-plugin adds
 // none of the gateway's.
+//
+// The plugin makes its socket, and the gateway the Host's socket for it,
+// in SocketDir, which go-plugin's PLUGIN_UNIX_SOCKET_DIR names to the
+// plugin; if that directory cannot be had, both go to TMPDIR and log
+// says why.
 func ClientConfig(cmd *exec.Cmd, log hclog.Logger, startTimeout time.Duration) *plugin.ClientConfig {
+	dir, err := SocketDir()
+	if err != nil {
+		log.Warn("plugin sockets go to TMPDIR, where a killed gateway leaves them", "error", err)
+	} else {
+		cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+dir)
+	}
 	return &plugin.ClientConfig{
 		HandshakeConfig:  pluginclient.Handshake(),
-		Plugins:          pluginclient.PluginSet(),
+		Plugins:          pluginclient.PluginSetIn(dir),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           log,

@@ -41,6 +41,9 @@ type pluginClient struct {
 	// hostServerOptions are added to the Host server's options; tests use
 	// them to watch its connections.
 	hostServerOptions []grpc.ServerOption
+	// socketDir is where the Host's socket is made ("": a new directory
+	// under TMPDIR).
+	socketDir string
 
 	// conn is the connection to the plugin; its shutdown ends the Host.
 	conn *grpc.ClientConn
@@ -76,7 +79,7 @@ func (c *pluginClient) setup(ctx context.Context, host sdk.Host) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: serve the host to the controller plugin: %v", sdk.ErrPluginShutdown, err)
 	}
-	ln, err := listenHost()
+	ln, err := listenHost(c.socketDir)
 	if err != nil {
 		return err
 	}

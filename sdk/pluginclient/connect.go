@@ -54,8 +54,13 @@ func Handshake() plugin.HandshakeConfig { return wire.Handshake() }
 // PluginSet returns the plugin set the gateway passes as
 // plugin.ClientConfig.Plugins. Use it with Handshake and
 // AllowedProtocols []plugin.Protocol{plugin.ProtocolGRPC}, then Connect.
-func PluginSet() plugin.PluginSet {
-	return plugin.PluginSet{wire.PluginName: &wire.Plugin{Connect: connectFunc(nil)}}
+func PluginSet() plugin.PluginSet { return PluginSetIn("") }
+
+// PluginSetIn is PluginSet whose Host sockets are made in socketDir (an
+// existing directory only the gateway's user can enter), or in a new
+// directory under TMPDIR when socketDir is "".
+func PluginSetIn(socketDir string) plugin.PluginSet {
+	return plugin.PluginSet{wire.PluginName: &wire.Plugin{Connect: connectFunc(socketDir, nil)}}
 }
 
 // ServePluginSet returns a plugin set that serves c as sdk.Serve does and
@@ -73,19 +78,20 @@ func ServePluginSet(c sdk.Controller) plugin.PluginSet {
 func servePluginSet(c sdk.Controller, hostServerOptions ...grpc.ServerOption) plugin.PluginSet {
 	return plugin.PluginSet{wire.PluginName: &wire.Plugin{
 		Serve:   wire.ServeController(c),
-		Connect: connectFunc(hostServerOptions),
+		Connect: connectFunc("", hostServerOptions),
 	}}
 }
 
 // connectFunc returns the gateway's side of the go-plugin plugin: a
 // pluginClient whose Host server has hostServerOptions added.
-func connectFunc(hostServerOptions []grpc.ServerOption) wire.ClientFunc {
+func connectFunc(socketDir string, hostServerOptions []grpc.ServerOption) wire.ClientFunc {
 	return func(doneCtx context.Context, conn *grpc.ClientConn) (any, error) {
 		return &pluginClient{
 			calls:             wire.ControllerClient(conn).(controllerCalls),
 			conn:              conn,
 			doneCtx:           doneCtx,
 			hostServerOptions: hostServerOptions,
+			socketDir:         socketDir,
 		}, nil
 	}
 }

@@ -23,6 +23,6 @@ func PluginSetServing(register func(*grpc.Server)) plugin.PluginSet {
 			register(s)
 			return nil
 		},
-		Connect: connectFunc(nil),
+		Connect: connectFunc("", nil),
 	}}
 }

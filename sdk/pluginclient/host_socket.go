@@ -8,26 +8,44 @@ import (
 )
 
 // hostListener is the unix socket one plugin instance's Host is served
-// on, in a directory of its own that only the gateway's user can enter.
+// on, where only the gateway's user can reach it.
 type hostListener struct {
 	net.Listener
-	dir string
+	// path is the socket's file; dir is the directory made for it alone,
+	// or "" when the socket lies in the gateway's socket directory.
+	path, dir string
 }
 
-// listenHost makes a new 0700 directory under os.TempDir and listens on
-// host.sock in it. The path stays short (a unix socket path is limited to
-// about 100 bytes), as go-plugin's own sockets are.
-func listenHost() (*hostListener, error) {
-	dir, err := os.MkdirTemp("", "flowgate-host-")
-	if err != nil {
-		return nil, fmt.Errorf("make a directory for the controller plugin's host socket under %s (set TMPDIR to a writable directory): %w", os.TempDir(), err)
+// listenHost listens on a new socket in socketDir, a directory only the
+// gateway's user can enter; with socketDir "", in a new 0700 directory
+// under os.TempDir. The path stays short (a unix socket path is limited
+// to about 100 bytes), as go-plugin's own sockets are.
+func listenHost(socketDir string) (*hostListener, error) {
+	l := &hostListener{}
+	if socketDir == "" {
+		dir, err := os.MkdirTemp("", "flowgate-host-")
+		if err != nil {
+			return nil, fmt.Errorf("make a directory for the controller plugin's host socket under %s (set TMPDIR to a writable directory): %w", os.TempDir(), err)
+		}
+		l.dir, l.path = dir, filepath.Join(dir, "host.sock")
+	} else {
+		// A unique name, as go-plugin makes its own: a file created and
+		// removed, whose name the socket then takes.
+		f, err := os.CreateTemp(socketDir, "host-*.sock")
+		if err != nil {
+			return nil, fmt.Errorf("name the controller plugin's host socket in %s: %w", socketDir, err)
+		}
+		l.path = f.Name()
+		_ = f.Close()
+		_ = os.Remove(l.path)
 	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "host.sock"))
+	ln, err := net.Listen("unix", l.path)
 	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("listen on the controller plugin's host socket in %s (a long TMPDIR can exceed the unix socket path limit; set a shorter one): %w", dir, err)
+		l.removeFiles()
+		return nil, fmt.Errorf("listen on the controller plugin's host socket %s (a long TMPDIR can exceed the unix socket path limit; set a shorter one): %w", l.path, err)
 	}
-	return &hostListener{Listener: ln, dir: dir}, nil
+	l.Listener = ln
+	return l, nil
 }
 
 // target is the socket's gRPC target, as SetupRequest.host_address
@@ -36,8 +54,15 @@ func (l *hostListener) target() string {
 	return "unix://" + l.Addr().String()
 }
 
-// remove closes the socket and deletes its directory.
+// remove closes the socket and deletes its file (and its directory).
 func (l *hostListener) remove() {
 	_ = l.Close()
-	_ = os.RemoveAll(l.dir)
+	l.removeFiles()
+}
+
+func (l *hostListener) removeFiles() {
+	_ = os.Remove(l.path)
+	if l.dir != "" {
+		_ = os.RemoveAll(l.dir)
+	}
 }

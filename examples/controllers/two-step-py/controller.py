@@ -17,6 +17,7 @@ the string items a pipeline gives it (section 6, Stages).
 
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -222,7 +223,10 @@ def main():
     stop = threading.Event()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
     pb_grpc.add_ControllerServiceServicer_to_server(Controller(stop), server)
-    sock = os.path.join(tempfile.mkdtemp(prefix="two-step-py-"), "plugin.sock")
+    # PLUGIN_UNIX_SOCKET_DIR is the gateway's socket directory, which it
+    # clears of what a killed gateway's plugins leave behind.
+    sock_dir = tempfile.mkdtemp(prefix="two-step-py-", dir=os.environ.get("PLUGIN_UNIX_SOCKET_DIR") or None)
+    sock = os.path.join(sock_dir, "plugin.sock")
     server.add_insecure_port("unix://" + sock)
     server.start()
     sys.stdout.write(f"1|1|unix|{sock}|grpc|\n")
@@ -230,6 +234,7 @@ def main():
     threading.Thread(target=watch_parent, args=(stop,), daemon=True).start()
     stop.wait()
     server.stop(grace=1).wait()
+    shutil.rmtree(sock_dir, ignore_errors=True)
     os.remove(sock)
     os.rmdir(os.path.dirname(sock))
     return 0

@@ -200,7 +200,9 @@ function main(): number {
   }
   process.on("SIGINT", () => {}); // SIGINT is the gateway's; it stops us with Shutdown
   let host: Host | undefined;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "two-step-ts-"));
+  // PLUGIN_UNIX_SOCKET_DIR is the gateway's socket directory, which it
+  // clears of what a killed gateway's plugins leave behind.
+  const dir = fs.mkdtempSync(path.join(process.env.PLUGIN_UNIX_SOCKET_DIR || os.tmpdir(), "two-step-ts-"));
   const sock = path.join(dir, "plugin.sock");
   const server = new grpc.Server();
   const stop = () => {
