@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -15,15 +16,18 @@ import (
 func TestShowNotStartedYet(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	writeTask(&b, &sdk.Task{ID: "t1", Status: sdk.TaskRunning, Attempts: 1, Runtime: "agent", Spec: sdk.TaskSpec{Shell: "agent"}})
+	writeTask(&b, &stored.Task{Task: sdk.Task{ID: "t1", Status: sdk.TaskRunning, Attempts: 1, Runtime: "agent", Spec: sdk.TaskSpec{Shell: "agent"}}})
 	require.Contains(t, b.String(), "not started yet")
 	require.NotContains(t, b.String(), "failed")
 
 	b.Reset()
-	writeTask(&b, &sdk.Task{
-		ID: "t2", Status: sdk.TaskSucceeded, PID: 42, Attempts: 2, Spec: sdk.TaskSpec{Shell: "agent", OnFinish: &sdk.FinishNotify{Webhook: "https://u:secret@example.com/hook"}},
-		Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
-		AttemptLog:  []sdk.AttemptRecord{{Attempt: 1, Class: sdk.FailureTransient, Offline: sdk.Duration(time.Second)}, {Attempt: 2, Resumed: true}},
+	writeTask(&b, &stored.Task{
+		Task: sdk.Task{
+			ID: "t2", Status: sdk.TaskSucceeded, Attempts: 2, Spec: sdk.TaskSpec{Shell: "agent", OnFinish: &sdk.FinishNotify{Webhook: "https://u:secret@example.com/hook"}},
+			Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
+			AttemptLog:  []sdk.AttemptRecord{{Attempt: 1, Class: sdk.FailureTransient, Offline: sdk.Duration(time.Second)}, {Attempt: 2, Resumed: true}},
+		},
+		PID: 42,
 	})
 	out := b.String()
 	require.NotContains(t, out, "not started yet")
@@ -35,9 +39,12 @@ func TestShowNotStartedYet(t *testing.T) {
 	require.NotContains(t, out, "secret")
 
 	b.Reset()
-	writeTask(&b, &sdk.Task{
-		ID: "t3", Status: sdk.TaskRunning, PID: 42, Attempts: 1, Spec: sdk.TaskSpec{Shell: "agent"},
-		Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
+	writeTask(&b, &stored.Task{
+		Task: sdk.Task{
+			ID: "t3", Status: sdk.TaskRunning, Attempts: 1, Spec: sdk.TaskSpec{Shell: "agent"},
+			Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
+		},
+		PID: 42,
 	})
 	require.Contains(t, b.String(), "child still running")
 }

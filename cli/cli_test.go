@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/cli"
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -70,7 +71,7 @@ func TestFlowCreateShowUpdateCancel(t *testing.T) {
 	require.Equal(t, 0, code)
 	var v struct {
 		sdk.Flow
-		Tasks       []sdk.Task      `json:"tasks"`
+		Tasks       []stored.Task   `json:"tasks"`
 		TaskSummary sdk.TaskSummary `json:"task_summary"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
@@ -125,7 +126,7 @@ func TestFlowListLayout(t *testing.T) {
 		Status string
 		Flows  []struct {
 			ID          string          `json:"id"`
-			Tasks       []sdk.Task      `json:"tasks"`
+			Tasks       []stored.Task   `json:"tasks"`
 			TaskSummary sdk.TaskSummary `json:"task_summary"`
 		}
 	}
@@ -147,7 +148,7 @@ func TestFlowListLayout(t *testing.T) {
 func TestTasksListShowCancel(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	var queued, running *sdk.Task
+	var queued, running *stored.Task
 	seed(t, home, func(eng *engine.Engine) {
 		var err error
 		queued, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "first", IdempotencyKey: "key-1"})
@@ -171,7 +172,7 @@ func TestTasksListShowCancel(t *testing.T) {
 		Count   int
 		Runtime string
 		Status  *string
-		Tasks   []sdk.Task
+		Tasks   []stored.Task
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Equal(t, 1, l.Count)
@@ -181,7 +182,7 @@ func TestTasksListShowCancel(t *testing.T) {
 
 	code, out, _ = run(t, home, "tasks", "show", "key-1", "--json")
 	require.Equal(t, 0, code)
-	var got sdk.Task
+	var got stored.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Equal(t, queued.ID, got.ID)
 

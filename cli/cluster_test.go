@@ -14,6 +14,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -108,7 +109,7 @@ func TestRunOnLabel(t *testing.T) {
 	home := shortHome(t)
 	code, stdout, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--on", "gpu", "--", "true")
 	require.Equal(t, 0, code, errOut)
-	var task sdk.Task
+	var task stored.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	require.Equal(t, "gpu", task.Spec.On)
 	code, _, errOut = run(t, home, "tasks", "run", "--detach", "--on", "gpu cpu", "--", "true")

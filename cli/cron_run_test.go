@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -60,7 +61,7 @@ func TestCronRunWait(t *testing.T) {
 			}
 			code, out, _ = run(t, home, "tasks", "show", r.TaskID, "--json")
 			require.Equal(t, 0, code)
-			var task sdk.Task
+			var task stored.Task
 			require.NoError(t, json.Unmarshal([]byte(out), &task))
 			require.NotEqual(t, sdk.TaskQueued, task.Status, "the task left the queue before the command returned")
 		})

@@ -6,12 +6,13 @@ import (
 	"slices"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // recoveryRows adds the rows of tasks show about how the task's failures
 // were judged: the class, the diagnosis and the usage.
-func recoveryRows(row func(k, v string), t *sdk.Task) {
+func recoveryRows(row func(k, v string), t *stored.Task) {
 	if t.Class != "" {
 		row("class", string(t.Class))
 	}
@@ -73,7 +74,7 @@ func orZero(u *sdk.Usage) *sdk.Usage {
 
 // writeDiagnosisLine prints the one line tasks flow show gives a linked
 // task's diagnosis, if it has one.
-func writeDiagnosisLine(w io.Writer, t *sdk.Task) {
+func writeDiagnosisLine(w io.Writer, t *stored.Task) {
 	if d := t.Diagnosis; d != nil {
 		fmt.Fprintf(w, "    diagnosis: %s %s (%s)\n", d.State, d.Recommendation, clip(d.Action, 80))
 	}
@@ -92,7 +93,7 @@ func withoutFlowEvidence(views []engine.FlowView) {
 
 // withoutEvidence returns t without its diagnosis's raw evidence, for
 // list views; tasks show prints it.
-func withoutEvidence(t *sdk.Task) *sdk.Task {
+func withoutEvidence(t *stored.Task) *stored.Task {
 	if t == nil || t.Diagnosis == nil || t.Diagnosis.Evidence == "" {
 		return t
 	}

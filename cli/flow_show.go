@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -15,13 +16,13 @@ import (
 // failingTask is the task a flow that did not succeed ended on: the one
 // its controller named (BlockedTaskID), or else its newest task that
 // failed, timed out or was lost. nil when there is none.
-func failingTask(v engine.FlowView) *sdk.Task {
+func failingTask(v engine.FlowView) *stored.Task {
 	for _, t := range v.Tasks {
 		if v.BlockedTaskID != "" && t.ID == v.BlockedTaskID {
 			return t
 		}
 	}
-	var last *sdk.Task
+	var last *stored.Task
 	for _, t := range v.Tasks {
 		switch t.Status {
 		case sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskLost:
@@ -36,7 +37,7 @@ func failingTask(v engine.FlowView) *sdk.Task {
 // endReason says in one line why a flow ended without succeeding: the
 // summary its controller gave, or else the failing task's reason and last
 // error.
-func endReason(f *sdk.Flow, failed *sdk.Task) string {
+func endReason(f *sdk.Flow, failed *stored.Task) string {
 	if f.BlockedSummary != "" {
 		return clean(f.BlockedSummary)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -44,7 +45,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // pump shows what is new since the last call.
-func (f *follower) pump(t *sdk.Task) {
+func (f *follower) pump(t *stored.Task) {
 	if t.Attempts != f.attempt && t.Attempts > 0 {
 		if f.attempt > 0 {
 			f.copyOutput() // the rest of the previous attempt
@@ -82,7 +83,7 @@ func (f *follower) pump(t *sdk.Task) {
 }
 
 // done clears the bar once the task ended.
-func (f *follower) done(*sdk.Task) { f.clearBar() }
+func (f *follower) done(*stored.Task) { f.clearBar() }
 
 func (f *follower) clearBar() {
 	if f.bar {

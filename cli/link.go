@@ -11,7 +11,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // link is a command's hold on the home's records that outlives a gateway:
@@ -124,8 +124,8 @@ func (l *link) changed() <-chan struct{} {
 }
 
 // resolve reads task id, through the next gateway when this one stopped.
-func (l *link) resolve(ctx context.Context, id string) (*sdk.Task, error) {
-	var t *sdk.Task
+func (l *link) resolve(ctx context.Context, id string) (*stored.Task, error) {
+	var t *stored.Task
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
 		t, err = c.ResolveTask(ctx, id)
 		return err
@@ -147,9 +147,9 @@ func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error)
 // task with an idempotency key is asked for again through the next
 // gateway, which returns the one task whether or not the first request
 // made it. Without a key nobody can tell: submit says so, with exit 5.
-func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
 	var (
-		t       *sdk.Task
+		t       *stored.Task
 		created bool
 		last    error
 	)
@@ -176,7 +176,7 @@ func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task
 // lostSight is the answer of a command that created task t and then could
 // reach no gateway or store to follow it: the task exists, its outcome is
 // unknown here (exit 5), and this is how to learn it.
-func lostSight(t *sdk.Task, err error) error {
+func lostSight(t *stored.Task, err error) error {
 	return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
 		"lost sight of task %s (%v); it exists, was %s when last seen, and goes on under its shim. "+
 			"Follow it: flowgate tasks logs %s -f; its outcome: flowgate tasks show %s", t.ID, err, t.Status, t.ID, t.ID)}

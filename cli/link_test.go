@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -129,11 +130,11 @@ func TestTasksRunDetachAnswersWithTheTask(t *testing.T) {
 	dyingGateway(t, home, readsTask)
 	code, out, errOut := run(t, home, append([]string{"tasks", "run", "--detach", "--json"}, argv...)...)
 	require.Equal(t, 0, code, errOut)
-	var task sdk.Task
+	var task stored.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task))
 	code, out, errOut = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code, errOut)
-	var l struct{ Tasks []sdk.Task }
+	var l struct{ Tasks []stored.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	require.Equal(t, task.ID, l.Tasks[0].ID)

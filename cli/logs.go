@@ -15,7 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -109,7 +109,7 @@ func newLogsCmd(e *env) *cobra.Command {
 // the files in the home dir when one of its gateways ran t; else through
 // the gateway c talks to (api.TaskLogs), which reads the log where it is;
 // else it fails, saying where the log is.
-func logCopier(w io.Writer, c api.Client, dir, name string, t *sdk.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
+func logCopier(w io.Writer, c api.Client, dir, name string, t *stored.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
 	if gateway.RanFromHome(dir, t.Gateway) {
 		return func(_ context.Context, n int, off int64) (int64, error) {
 			return copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off), nil

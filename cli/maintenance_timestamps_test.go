@@ -11,6 +11,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -89,7 +90,7 @@ func maintain(t *testing.T, dir string, flags ...string) (tasks, flows int) {
 func TestMaintenanceRepairsInconsistentTimestamps(t *testing.T) {
 	t.Parallel()
 	dir := shortHome(t)
-	var tasks [3]sdk.Task
+	var tasks [3]stored.Task
 	for i := range tasks {
 		code, out, errOut := run(t, dir, "tasks", "run", "--detach", "--json", "--", "true")
 		require.Equal(t, 0, code, errOut)
@@ -117,7 +118,7 @@ func TestMaintenanceRepairsInconsistentTimestamps(t *testing.T) {
 
 	code, out, errOut := run(t, dir, "tasks", "show", "--json", tasks[0].ID)
 	require.Equal(t, 0, code, errOut)
-	var repaired sdk.Task
+	var repaired stored.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &repaired))
 	require.False(t, repaired.EndedAt.Before(repaired.StartedAt), "ended %s, started %s", repaired.EndedAt, repaired.StartedAt)
 	code, out, errOut = run(t, dir, "tasks", "flow", "history", tasks[0].FlowID)

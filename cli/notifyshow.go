@@ -6,7 +6,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/notify/dest"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // Show output never prints a destination as stored: a URL given through
@@ -27,7 +27,7 @@ func redactDests(to []string) []string {
 
 // redactTaskDests returns t with its spec's destinations redacted; t
 // itself is left as it was.
-func redactTaskDests(t *sdk.Task) *sdk.Task {
+func redactTaskDests(t *stored.Task) *stored.Task {
 	if t == nil || len(t.Spec.NotifyTo) == 0 {
 		return t
 	}
@@ -44,7 +44,7 @@ func redactViewDests(v engine.FlowView) engine.FlowView {
 		f.NotifyTo = redactDests(f.NotifyTo)
 		v.Flow = &f
 	}
-	tasks := make([]*sdk.Task, len(v.Tasks))
+	tasks := make([]*stored.Task, len(v.Tasks))
 	for i, t := range v.Tasks {
 		tasks[i] = redactTaskDests(t)
 	}

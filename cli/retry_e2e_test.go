@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -39,11 +40,11 @@ func waitFlow(t *testing.T, home, id string, want sdk.FlowStatus) engine.FlowVie
 }
 
 // detach runs argv as a detached task on home and returns it.
-func detach(t *testing.T, home string, argv ...string) sdk.Task {
+func detach(t *testing.T, home string, argv ...string) stored.Task {
 	t.Helper()
 	code, stdout, errOut := run(t, home, append([]string{"tasks", "run", "--detach", "--json", "--"}, argv...)...)
 	require.Equal(t, 0, code, errOut)
-	var task sdk.Task
+	var task stored.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	return task
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -389,7 +390,7 @@ func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c 
 }
 
 // taskExit is the exit code `tasks run` ends with for a finished task.
-func taskExit(t *sdk.Task) int {
+func taskExit(t *stored.Task) int {
 	switch t.Status {
 	case sdk.TaskSucceeded:
 		return 0
@@ -412,7 +413,7 @@ func taskExit(t *sdk.Task) int {
 // follow streams the task's output and progress until it ends, then
 // returns its exit status. Ctrl-C stops following only. When the gateway
 // stops meanwhile, it follows on through the next one (see link).
-func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) error {
+func (e *env) follow(ctx context.Context, l *link, dir string, t *stored.Task) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
@@ -457,7 +458,7 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *sdk.Task) erro
 	return exitStatus{code: 130}
 }
 
-func lastError(t *sdk.Task) string {
+func lastError(t *stored.Task) string {
 	if len(t.Errors) > 0 {
 		return clean(t.Errors[len(t.Errors)-1])
 	}

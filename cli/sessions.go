@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -228,7 +229,7 @@ func writeLineage(w io.Writer, l sdk.Lineage) {
 // sessionRows adds the rows of tasks show about the task's agent session:
 // the lineage it belongs to, the session, and the wake banner (kept on
 // the task: it is this run's record of the wake).
-func sessionRows(row func(k, v string), t *sdk.Task) {
+func sessionRows(row func(k, v string), t *stored.Task) {
 	if ss := t.Spec.Session; ss != nil {
 		row("lineage", clean(ss.Name+" step "+ss.StepName()))
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestTasksShowPrintsTheCommandAndResult(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	var argv, shell *sdk.Task
+	var argv, shell *stored.Task
 	seed(t, home, func(eng *engine.Engine) {
 		var err error
 		argv, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "report",

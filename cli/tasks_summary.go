@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -35,7 +36,7 @@ reference's task registry summary.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
-				var tasks []*sdk.Task
+				var tasks []*stored.Task
 				var out taskSummaryOutput
 				for f := (engine.TaskFilter{}); ; {
 					page, err := c.ListTasks(ctx, f)
@@ -47,7 +48,7 @@ reference's task registry summary.`,
 						break
 					}
 				}
-				out.TaskSummary = sdk.Summarize(tasks)
+				out.TaskSummary = sdk.Summarize(stored.Publics(tasks))
 				e.warnDamaged(asJSON, out.Damaged)
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeTaskSummary(w, out.TaskSummary) })
 			})

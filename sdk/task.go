@@ -7,7 +7,14 @@ import (
 	"github.com/flowgate/flowgate/sdk/duration"
 )
 
-// Task is the durable record of one detached run under a flow.
+// Task is the durable record of one detached run under a flow, as a
+// controller sees it: what it runs, where it stands, what it produced.
+//
+// The gateway keeps more on each task for its own use (the pids of the
+// task's process and of its shim, the member that runs it, how far its
+// progress file was read, which notices and retries it already granted);
+// those fields are not part of the protocol, so the runner can change
+// them without changing it.
 type Task struct {
 	ID       string `json:"id"`
 	FlowID   string `json:"flow_id"`
@@ -58,9 +65,6 @@ type Task struct {
 	// Diagnosis is the diagnoser's advice on the latest diagnosed
 	// attempt; nil when none was asked for.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
-	// InPlaceRetried says the task already had its one in-place retry of
-	// this run, granted by a startup failure or a diagnosis.
-	InPlaceRetried bool `json:"in_place_retried,omitempty"`
 	// Interrupted is set when flowgate gave up waiting for the task (its
 	// no-progress or max budget ran out); nil otherwise. The task keeps
 	// running or ends as its child does.
@@ -80,33 +84,16 @@ type Task struct {
 	// Session is the agent session the task continued or reported; nil
 	// when it has neither.
 	Session *TaskSession `json:"session,omitempty"`
-	// MilestonesNoticed names the milestones of Spec.NotifyOnMilestone
-	// whose message is queued. It makes that message once per run and
-	// name: the queued message itself is gone once delivered.
-	MilestonesNoticed []string `json:"milestones_noticed,omitempty"`
-	// PID and PIDStartTime identify the task's process (the child); ShimPID
-	// and ShimStartTime the shim that supervises it. A pid alone is never
-	// trusted: the start time must match too.
-	PID          int    `json:"pid,omitempty"`
-	PIDStartTime uint64 `json:"pid_start_time,omitempty"`
-	// Gateway is the member id (host.pid) of the gateway that started the
-	// task's latest attempt, when several gateways share an etcd
-	// installation (docs/cluster.md); empty with one gateway.
-	Gateway           string    `json:"gateway,omitempty"`
-	ShimPID           int       `json:"shim_pid,omitempty"`
-	ShimStartTime     uint64    `json:"shim_start_time,omitempty"`
+	// CancelRequestedAt is when someone first asked for the task to stop;
+	// zero when nobody did (see CancelRequested).
 	CancelRequestedAt time.Time `json:"cancel_requested_at,omitzero"`
 	// RetryAt is when a queued retry may start; zero means at once.
-	RetryAt time.Time `json:"retry_at,omitzero"`
-	// ProgressOffset is how far the progress file has been read; lines
-	// before it are recorded. ProgressErrors counts malformed lines skipped.
-	ProgressOffset int64     `json:"progress_offset,omitempty"`
-	ProgressErrors int       `json:"progress_errors,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	StartedAt      time.Time `json:"started_at,omitzero"`
-	UpdatedAt      time.Time `json:"updated_at"`
-	EndedAt        time.Time `json:"ended_at,omitzero"`
-	CleanupAfter   time.Time `json:"cleanup_after,omitzero"`
+	RetryAt      time.Time `json:"retry_at,omitzero"`
+	CreatedAt    time.Time `json:"created_at"`
+	StartedAt    time.Time `json:"started_at,omitzero"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	EndedAt      time.Time `json:"ended_at,omitzero"`
+	CleanupAfter time.Time `json:"cleanup_after,omitzero"`
 }
 
 // CancelRequested reports whether someone asked for the task to stop.

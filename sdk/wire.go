@@ -17,7 +17,8 @@ import (
 //
 // Records (Flow, Task, Event, TaskSpec, ContinueRequest) cross as the
 // JSON of the sdk types. That JSON is already their canonical form (the
-// store and the HTTP API write it), it keeps JSON null distinct from
+// store and the HTTP API write it; for a task, with the gateway's own
+// bookkeeping beside it, which never crosses), it keeps JSON null distinct from
 // absent for state and wait, and a field added to a record crosses without
 // a protocol change, so the wire can never silently drop one. A controller
 // in another language reads the same JSON, described by

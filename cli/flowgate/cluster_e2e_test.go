@@ -18,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -117,8 +118,8 @@ steps:
 
 	// While all three run, the first 15 gates are answered as they open.
 	g.upTo = 15
-	g.drive(live, time.Minute, "gateway a to run the tasks that ask for it, while others have ended", func(ts []*sdk.Task) bool {
-		return len(runningOn(ts, a.id)) >= fleetPinned && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 10
+	g.drive(live, time.Minute, "gateway a to run the tasks that ask for it, while others have ended", func(ts []*stored.Task) bool {
+		return len(runningOn(ts, a.id)) >= fleetPinned && countOf(ts, func(t *stored.Task) bool { return t.Status.Terminal() }) >= 10
 	})
 	a.kill(t)
 	killed := time.Now()
@@ -127,7 +128,7 @@ steps:
 	orphans := g.takeover(live, a, killed, runningOn(f.tasks(), a.id))
 
 	queue(fleetTasks*3/4, live, b)
-	ts := g.drive(live, time.Minute, "gateway b to run the tasks that ask for it", func(ts []*sdk.Task) bool {
+	ts := g.drive(live, time.Minute, "gateway b to run the tasks that ask for it", func(ts []*stored.Task) bool {
 		return len(runningOn(ts, b.id)) >= fleetPinned
 	})
 	b.stop(t)
@@ -140,14 +141,14 @@ steps:
 	g.upTo = fleetFlows
 	orphans = append(orphans, g.takeover(live, b, stopped, runningOn(ts, b.id))...)
 	queue(fleetTasks, live, nil)
-	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*sdk.Task) bool {
-		return countOf(ts, func(t *sdk.Task) bool { return t.Status.Active() }) == 0 && g.settled()
+	g.drive(live, 3*time.Minute, "every task and flow to settle", func(ts []*stored.Task) bool {
+		return countOf(ts, func(t *stored.Task) bool { return t.Status.Active() }) == 0 && g.settled()
 	})
 
 	gone := map[string]bool{a.id: true, b.id: true}
 	tasks := f.tasks()
 	checkFleetLedger(t, tasks, fleetLedger(t, runs), gone)
-	require.NotZero(t, countOf(tasks, func(t *sdk.Task) bool { return t.Gateway == d.id }), "the gateway that joined ran tasks")
+	require.NotZero(t, countOf(tasks, func(t *stored.Task) bool { return t.Gateway == d.id }), "the gateway that joined ran tasks")
 	for _, o := range orphans {
 		now, err := f.eng.GetTask(o.ID)
 		require.NoError(t, err)
@@ -198,10 +199,10 @@ type gatekeeper struct {
 // drive answers gates through live until cond holds of the tasks, and
 // returns the tasks it held of; after d it fails the test with where the
 // tasks and gates stand.
-func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*sdk.Task) bool) []*sdk.Task {
+func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, cond func([]*stored.Task) bool) []*stored.Task {
 	t := g.f.t
 	t.Helper()
-	var ts []*sdk.Task
+	var ts []*stored.Task
 	polltest.Until(t, "", func() (bool, string) {
 		g.pass(live)
 		ts = g.f.tasks()
@@ -214,12 +215,12 @@ func (g *gatekeeper) drive(live []*fleetMember, d time.Duration, what string, co
 // stopped at since, after it waited (answering gates through live) until
 // the gateways still running marked each lost or queued it again, which
 // must take less than one lease TTL plus one sweep (and a margin).
-func (g *gatekeeper) takeover(live []*fleetMember, gone *fleetMember, since time.Time, orphans []*sdk.Task) []*sdk.Task {
+func (g *gatekeeper) takeover(live []*fleetMember, gone *fleetMember, since time.Time, orphans []*stored.Task) []*stored.Task {
 	t := g.f.t
 	t.Helper()
 	require.NotEmpty(t, orphans, "gateway %s had running tasks when it went", gone.name)
 	bound := fleetTTL + fleetSweep + fleetSlack
-	g.drive(live, bound, "gateway "+gone.name+"'s running tasks to be marked lost or queued again", func(ts []*sdk.Task) bool {
+	g.drive(live, bound, "gateway "+gone.name+"'s running tasks to be marked lost or queued again", func(ts []*stored.Task) bool {
 		return len(runningOn(ts, gone.id)) == 0
 	})
 	took := time.Since(since)
@@ -229,7 +230,7 @@ func (g *gatekeeper) takeover(live []*fleetMember, gone *fleetMember, since time
 }
 
 // tally counts tasks by status and the gateway that started them.
-func tally(tasks []*sdk.Task) map[string]int {
+func tally(tasks []*stored.Task) map[string]int {
 	n := map[string]int{}
 	for _, t := range tasks {
 		n[string(t.Status)+"@"+t.Gateway]++
@@ -285,7 +286,7 @@ func (g *gatekeeper) check(t *testing.T, gone map[string]bool) {
 		require.NoError(t, err)
 		if v.Status != sdk.FlowSucceeded {
 			require.Equal(t, sdk.FlowFailed, v.Status, "flow %s", id)
-			lost := slices.IndexFunc(v.Tasks, func(t *sdk.Task) bool { return t.Status == sdk.TaskLost && gone[t.Gateway] })
+			lost := slices.IndexFunc(v.Tasks, func(t *stored.Task) bool { return t.Status == sdk.TaskLost && gone[t.Gateway] })
 			require.GreaterOrEqual(t, lost, 0, "flow %s failed, but not by losing a step with a gateway: %s", id, v.BlockedSummary)
 			continue
 		}
@@ -320,9 +321,9 @@ func (g *gatekeeper) answerers() []string {
 // ran, and that no task ran more than once unless its retry policy marks
 // it safe to repeat (then at most its attempts); a lost task names the
 // gateway that ran it, which is gone.
-func checkFleetLedger(t *testing.T, tasks []*sdk.Task, runs map[string]int, gone map[string]bool) {
+func checkFleetLedger(t *testing.T, tasks []*stored.Task, runs map[string]int, gone map[string]bool) {
 	t.Helper()
-	require.Equal(t, fleetTasks, countOf(tasks, func(t *sdk.Task) bool { return strings.HasPrefix(t.Label, "task-") }), "every task is listed")
+	require.Equal(t, fleetTasks, countOf(tasks, func(t *stored.Task) bool { return strings.HasPrefix(t.Label, "task-") }), "every task is listed")
 	again := 0
 	for _, task := range tasks {
 		n := runs[task.ID]
@@ -348,11 +349,13 @@ func checkFleetLedger(t *testing.T, tasks []*sdk.Task, runs map[string]int, gone
 
 // safeToRepeat says whether task's retry policy lets it run again after
 // it was lost.
-func safeToRepeat(task *sdk.Task) bool { return task.Spec.Retry != nil && task.Spec.Retry.SafeToRepeat }
+func safeToRepeat(task *stored.Task) bool {
+	return task.Spec.Retry != nil && task.Spec.Retry.SafeToRepeat
+}
 
 // runningOn lists the running tasks that gateway started.
-func runningOn(tasks []*sdk.Task, gateway string) []*sdk.Task {
-	var out []*sdk.Task
+func runningOn(tasks []*stored.Task, gateway string) []*stored.Task {
+	var out []*stored.Task
 	for _, t := range tasks {
 		if t.Status == sdk.TaskRunning && t.Gateway == gateway {
 			out = append(out, t)

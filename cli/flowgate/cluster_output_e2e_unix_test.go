@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -68,7 +69,7 @@ steps:
 	fl, err := b.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "kept", Goal: "big output", State: state})
 	require.NoError(t, err)
 	// stepTask is the flow's nth task (step one's is the first), or nil.
-	stepTask := func(n int) *sdk.Task {
+	stepTask := func(n int) *stored.Task {
 		ts, err := f.eng.FlowTasks(fl.ID)
 		require.NoError(t, err)
 		if len(ts) < n {
@@ -90,7 +91,7 @@ steps:
 	}
 	t.Cleanup(resume)
 	a := f.join("a")
-	var one *sdk.Task
+	var one *stored.Task
 	polltest.Until(t, "gateway a to run step one", func() bool {
 		one = stepTask(1)
 		return one != nil && one.Status.Terminal()

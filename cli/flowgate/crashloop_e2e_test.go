@@ -23,6 +23,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -350,8 +351,8 @@ func (cl *crashLoop) settle() {
 }
 
 // tasks lists every task of the loop.
-func (cl *crashLoop) tasks(c api.Client) []*sdk.Task {
-	var all []*sdk.Task
+func (cl *crashLoop) tasks(c api.Client) []*stored.Task {
+	var all []*stored.Task
 	f := engine.TaskFilter{OwnerKey: crashOwner, Limit: 500}
 	for {
 		page, err := c.ListTasks(context.Background(), f)
@@ -381,7 +382,7 @@ func (cl *crashLoop) check(results []crashResult, seed uint64) {
 	c, err := api.DialRemote(gateway.SocketPath(cl.home))
 	require.NoError(t, err)
 	defer c.Close()
-	byLabel := map[string][]*sdk.Task{}
+	byLabel := map[string][]*stored.Task{}
 	for _, task := range cl.tasks(c) {
 		byLabel[task.Label] = append(byLabel[task.Label], task)
 		require.Contains(t, []sdk.TaskStatus{sdk.TaskSucceeded, sdk.TaskFailed}, task.Status,

@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -233,7 +234,7 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	c, err = api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	var tasks []*sdk.Task
+	var tasks []*stored.Task
 	polltest.Until(t, "", func() (bool, string) {
 		page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
 		require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -199,7 +200,7 @@ func (m *fleetMember) approve(t *testing.T, bin, flow string, rev int64, by stri
 }
 
 // tasks lists every task of the installation.
-func (f *fleet) tasks() []*sdk.Task {
+func (f *fleet) tasks() []*stored.Task {
 	f.t.Helper()
 	page, err := f.eng.ListTasks(engine.TaskFilter{})
 	require.NoError(f.t, err)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // TestCommandsOnAHomeUseTheStoreItsGatewayServes starts a real gateway
@@ -43,8 +43,8 @@ func TestCommandsOnAHomeUseTheStoreItsGatewayServes(t *testing.T) {
 	require.Equal(t, g.cmd.Process.Pid, status.Members[0].PID)
 
 	flowgateEnv(t, env, bin, "tasks", "run", "--label", "on-etcd", "--", "true")
-	list := func() []*sdk.Task {
-		var out struct{ Tasks []*sdk.Task }
+	list := func() []*stored.Task {
+		var out struct{ Tasks []*stored.Task }
 		require.NoError(t, json.Unmarshal([]byte(flowgateEnv(t, env, bin, "tasks", "list", "--json")), &out))
 		return out.Tasks
 	}

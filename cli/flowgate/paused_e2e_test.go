@@ -17,7 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // TestDetachedRunToAPausedGateway pauses the real gateway (SIGSTOP) after
@@ -46,7 +46,7 @@ func TestDetachedRunToAPausedGateway(t *testing.T) {
 	require.NoError(t, run.Start())
 	done := make(chan error, 1)
 	go func() { done <- run.Wait() }()
-	var task *sdk.Task
+	var task *stored.Task
 	polltest.Until(t, "the submission to be recorded", func() bool {
 		page, err := c.ListTasks(context.Background(), engine.TaskFilter{OwnerKey: "paused"})
 		require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestDetachedRunToAPausedGateway(t *testing.T) {
 	require.Contains(t, stdout.String(), task.ID, "it names the task it submitted")
 
 	resume()
-	var shown sdk.Task
+	var shown stored.Task
 	require.NoError(t, json.Unmarshal([]byte(flowgate(t, bin, "--home", home, "tasks", "show", task.ID, "--json")), &shown))
 	require.Equal(t, task.ID, shown.ID)
 	require.Equal(t, "paused", shown.OwnerKey)

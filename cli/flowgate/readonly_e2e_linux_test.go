@@ -25,6 +25,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -56,7 +57,7 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 
 	g := startGateway(t, bin, dir, logf)
 	fg.ok("cron", "add", "--name", "nightly", "--every", "1h", "--command", "true")
-	var task sdk.Task
+	var task stored.Task
 	var parked struct {
 		FlowID           string `json:"flowId"`
 		RequiresApproval struct {
@@ -236,7 +237,7 @@ func (m *modeBound) exec(cmd *exec.Cmd) (stdout, stderr string, err error) {
 func waitRunning(t *testing.T, fg *modeBound, id string) {
 	t.Helper()
 	polltest.Until(t, "", func() (bool, string) {
-		var task sdk.Task
+		var task stored.Task
 		require.NoError(t, json.Unmarshal([]byte(fg.ok("tasks", "show", id, "--json")), &task))
 		return task.Status == sdk.TaskRunning && task.PID != 0, "task " + id + " did not start"
 	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))

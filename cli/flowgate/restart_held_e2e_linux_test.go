@@ -15,7 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // TestSubmitWaitsOutAHeldStore submits a task while a real process (util-
@@ -79,7 +79,7 @@ func TestCommandsWaitOutAHeldStore(t *testing.T) {
 		}
 	}
 
-	var list struct{ Tasks []*sdk.Task }
+	var list struct{ Tasks []*stored.Task }
 	require.NoError(t, json.Unmarshal([]byte(flowgate(t, bin, "--home", dir, "tasks", "list", "--json")), &list))
 	require.Len(t, list.Tasks, 1, "the submission created its task once")
 	require.Equal(t, "held", list.Tasks[0].Label)

@@ -18,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -82,8 +83,8 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 		require.NoError(t, err)
 		return task.ID
 	}
-	ended := func(cl api.Client, id string) *sdk.Task {
-		var task *sdk.Task
+	ended := func(cl api.Client, id string) *stored.Task {
+		var task *stored.Task
 		polltest.Until(t, "", func() (bool, string) {
 			task, err = cl.ResolveTask(ctx, id)
 			require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -52,7 +53,7 @@ func TestProgressFileSabotage(t *testing.T) {
 	g := startGateway(t, bin, home, logf)
 	t.Cleanup(g.reap)
 	detach := func(line string) string {
-		var task sdk.Task
+		var task stored.Task
 		out := flowgate(t, bin, "--home", home, "tasks", "run", "--detach", "--json", "--", "sh", "-c", line)
 		require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 		progress := filepath.Join(runner.TaskDir(home, task.ID), runner.ProgressFile)
@@ -62,8 +63,8 @@ func TestProgressFileSabotage(t *testing.T) {
 		}, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 		return task.ID
 	}
-	settled := func(id string) sdk.Task {
-		var task sdk.Task
+	settled := func(id string) stored.Task {
+		var task stored.Task
 		polltest.Until(t, "", func() (bool, string) {
 			out := flowgate(t, bin, "--home", home, "tasks", "show", id, "--json")
 			require.NoError(t, json.Unmarshal([]byte(out), &task), out)

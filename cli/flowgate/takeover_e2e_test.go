@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -48,7 +49,7 @@ func TestDeadGatewaysTasksAreTakenOverWithinTheBound(t *testing.T) {
 	dead := live[0]
 	polltest.Until(t, "", func() (bool, string) {
 		ts := f.tasks()
-		return len(runningOn(ts, dead.id)) >= 6 && countOf(ts, func(t *sdk.Task) bool { return t.Status.Terminal() }) >= 3,
+		return len(runningOn(ts, dead.id)) >= 6 && countOf(ts, func(t *stored.Task) bool { return t.Status.Terminal() }) >= 3,
 			fmt.Sprintf("waiting for gateway a to run tasks while others end: %v", tally(ts))
 	}, polltest.Within(time.Minute), polltest.Every(20*time.Millisecond))
 	dead.kill(t)

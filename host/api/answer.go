@@ -5,6 +5,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -16,7 +17,7 @@ import (
 func checkAnswer(out any) error {
 	var missing string
 	switch v := out.(type) {
-	case **sdk.Task:
+	case **stored.Task:
 		if *v == nil || (*v).ID == "" {
 			missing = "task"
 		}

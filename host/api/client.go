@@ -7,6 +7,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -16,8 +17,8 @@ import (
 type Client interface {
 	ListTasks(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error)
 	// ResolveTask finds a task by id, else by idempotency key.
-	ResolveTask(ctx context.Context, token string) (*sdk.Task, error)
-	CancelTask(ctx context.Context, id string) (*sdk.Task, error)
+	ResolveTask(ctx context.Context, token string) (*stored.Task, error)
+	CancelTask(ctx context.Context, id string) (*stored.Task, error)
 
 	ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.FlowViewPage, error)
 	CountFlows(ctx context.Context) (engine.FlowCounts, error)
@@ -32,7 +33,7 @@ type Client interface {
 	// RunTask records a task for the runner to start: queued, and
 	// dispatched by the gateway in FIFO order under its admission cap.
 	// created is false when the idempotency key named an existing task.
-	RunTask(ctx context.Context, in engine.CreateTaskInput) (task *sdk.Task, created bool, err error)
+	RunTask(ctx context.Context, in engine.CreateTaskInput) (task *stored.Task, created bool, err error)
 	// Status describes the gateway serving this client, or, for a Local
 	// client, reports Running false with the record counts.
 	Status(ctx context.Context) (GatewayStatus, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -93,12 +94,12 @@ func (l *Local) ListTasks(_ context.Context, f engine.TaskFilter) (engine.TaskPa
 }
 
 // ResolveTask finds a task by id or idempotency key.
-func (l *Local) ResolveTask(_ context.Context, token string) (*sdk.Task, error) {
+func (l *Local) ResolveTask(_ context.Context, token string) (*stored.Task, error) {
 	return l.eng.ResolveTask(token)
 }
 
 // CancelTask cancels a task.
-func (l *Local) CancelTask(_ context.Context, id string) (*sdk.Task, error) {
+func (l *Local) CancelTask(_ context.Context, id string) (*stored.Task, error) {
 	return l.eng.CancelTask(id)
 }
 
@@ -138,7 +139,7 @@ func (l *Local) CancelFlow(_ context.Context, id, by string) (engine.CancelResul
 // RunTask records a queued task with a command for the runner. It refuses
 // a task with nothing to run, and one with held env values (only a
 // gateway's runner can hold them).
-func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
 	if len(in.Spec.Argv) == 0 && in.Spec.Shell == "" {
 		return nil, false, fmt.Errorf("%w: a task to run needs a command (argv or shell)", sdk.ErrInvalid)
 	}

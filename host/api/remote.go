@@ -18,6 +18,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -159,8 +160,8 @@ func (c *Remote) ListTasks(ctx context.Context, f engine.TaskFilter) (engine.Tas
 }
 
 // ResolveTask finds a task by id, else by idempotency key.
-func (c *Remote) ResolveTask(ctx context.Context, token string) (*sdk.Task, error) {
-	var out *sdk.Task
+func (c *Remote) ResolveTask(ctx context.Context, token string) (*stored.Task, error) {
+	var out *stored.Task
 	if err := c.call(ctx, http.MethodGet, "/v1/tasks/"+pathSegment(token), nil, nil, &out); err != nil {
 		return nil, err
 	}
@@ -168,11 +169,11 @@ func (c *Remote) ResolveTask(ctx context.Context, token string) (*sdk.Task, erro
 }
 
 // CancelTask cancels task id.
-func (c *Remote) CancelTask(ctx context.Context, id string) (*sdk.Task, error) {
+func (c *Remote) CancelTask(ctx context.Context, id string) (*stored.Task, error) {
 	if id == "" {
 		return nil, emptyID("task")
 	}
-	var out *sdk.Task
+	var out *stored.Task
 	if err := c.call(ctx, http.MethodPost, "/v1/tasks/"+pathSegment(id)+"/cancel", nil, nil, &out); err != nil {
 		return nil, err
 	}
@@ -257,7 +258,7 @@ func (c *Remote) CancelFlow(ctx context.Context, id, by string) (engine.CancelRe
 
 // RunTask records a queued task for the gateway's runner. created is false
 // when the idempotency key named an existing task.
-func (c *Remote) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+func (c *Remote) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
 	var out runTaskResponse
 	if err := c.call(ctx, http.MethodPost, "/v1/tasks", nil, runTaskRequest(in), &out); err != nil {
 		return nil, false, err

@@ -32,8 +32,8 @@ const maxRequestBody = 4 << 20
 //	                                          after limit
 //	POST /v1/tasks               RunTask      {flow_id owner_key runtime label spec  {task, created}
 //	                                          idempotency_key status held_env}       (201 when created)
-//	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      sdk.Task
-//	POST /v1/tasks/{id}/cancel   CancelTask   -                                      sdk.Task
+//	GET  /v1/tasks/{token}       ResolveTask  token: task id or idempotency key      stored.Task
+//	POST /v1/tasks/{id}/cancel   CancelTask   -                                      stored.Task
 //	GET  /v1/tasks/{id}/log      TaskLog      query: stream attempt offset           LogChunk (a gateway's
 //	                             (TaskLogs)                                          clients only)
 //	GET  /v1/flows               ViewFlows    query: status owner controller chain   {flows, next}

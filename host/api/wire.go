@@ -4,25 +4,26 @@ import (
 	"encoding/json"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // The wire shapes of the HTTP/JSON API. engine's inputs and pages are Go
 // API without JSON tags, so their JSON spelling (snake_case) lives here, and
 // the handler and Remote convert at this one seam. Records (sdk.Flow,
-// sdk.Task, engine.FlowView, engine.CancelResult, engine.FlowCounts,
+// stored.Task, engine.FlowView, engine.CancelResult, engine.FlowCounts,
 // GatewayStatus) already carry tags and travel as they are.
 
 // taskPageJSON is engine.TaskPage on the wire. Tasks is [] when empty.
 type taskPageJSON struct {
-	Tasks   []*sdk.Task            `json:"tasks"`
+	Tasks   []*stored.Task         `json:"tasks"`
 	Next    string                 `json:"next,omitempty"`
 	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func taskPageToWire(p engine.TaskPage) taskPageJSON {
 	if p.Tasks == nil {
-		p.Tasks = []*sdk.Task{}
+		p.Tasks = []*stored.Task{}
 	}
 	return taskPageJSON{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
 }
@@ -71,8 +72,8 @@ type runTaskRequest struct {
 
 // runTaskResponse is the answer to POST /v1/tasks.
 type runTaskResponse struct {
-	Task    *sdk.Task `json:"task"`
-	Created bool      `json:"created"`
+	Task    *stored.Task `json:"task"`
+	Created bool         `json:"created"`
 }
 
 // cancelFlowRequest is the body of POST /v1/flows/{id}/cancel: who asks

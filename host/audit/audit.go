@@ -9,6 +9,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -173,8 +174,8 @@ type auditor struct {
 	skipped []Skip
 
 	flows       map[string]*sdk.Flow
-	tasks       map[string]*sdk.Task
-	tasksByFlow map[string][]*sdk.Task
+	tasks       map[string]*stored.Task
+	tasksByFlow map[string][]*stored.Task
 	// parked holds the parked outbox event of each task, by task id.
 	parked map[string]*sdk.Event
 	// oldest holds each flow's oldest undelivered event and their count.
@@ -199,7 +200,7 @@ func (a *auditor) run(ctx context.Context) error {
 	for _, f := range flows.Flows {
 		a.flows[f.ID] = f
 	}
-	a.tasks, a.tasksByFlow = make(map[string]*sdk.Task, len(tasks.Tasks)), map[string][]*sdk.Task{}
+	a.tasks, a.tasksByFlow = make(map[string]*stored.Task, len(tasks.Tasks)), map[string][]*stored.Task{}
 	for _, t := range tasks.Tasks {
 		a.tasks[t.ID] = t
 		a.tasksByFlow[t.FlowID] = append(a.tasksByFlow[t.FlowID], t)

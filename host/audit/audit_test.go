@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -67,7 +68,7 @@ func (fx *fixture) audit(t *testing.T, in audit.Input) audit.Report {
 }
 
 // detached creates a task with its mirrored flow, in status s.
-func (fx *fixture) detached(t *testing.T, s sdk.TaskStatus) *sdk.Task {
+func (fx *fixture) detached(t *testing.T, s sdk.TaskStatus) *stored.Task {
 	t.Helper()
 	task, _, err := fx.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "job", Status: s})
 	require.NoError(t, err)
@@ -75,7 +76,7 @@ func (fx *fixture) detached(t *testing.T, s sdk.TaskStatus) *sdk.Task {
 }
 
 // finished creates a detached task that ran and ended in status s.
-func (fx *fixture) finished(t *testing.T, s sdk.TaskStatus) *sdk.Task {
+func (fx *fixture) finished(t *testing.T, s sdk.TaskStatus) *stored.Task {
 	t.Helper()
 	task := fx.detached(t, sdk.TaskRunning)
 	task, err := fx.eng.FinishTask(task.ID, engine.FinishInput{Status: s, Error: "the shim disappeared"})
@@ -230,12 +231,12 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		}, audit.Input{}},
 		{"missing_cleanup", audit.MissingCleanup, audit.KindTask, audit.Warn, func(t *testing.T, fx *fixture) string {
 			task := fx.finished(t, sdk.TaskSucceeded)
-			rewrite(t, fx, "task/"+task.ID, func(v *sdk.Task) { v.CleanupAfter = time.Time{} })
+			rewrite(t, fx, "task/"+task.ID, func(v *stored.Task) { v.CleanupAfter = time.Time{} })
 			return task.ID
 		}, audit.Input{}},
 		{"task inconsistent_timestamps", audit.InconsistentTimestamps, audit.KindTask, audit.Warn, func(t *testing.T, fx *fixture) string {
 			task := fx.finished(t, sdk.TaskSucceeded)
-			rewrite(t, fx, "task/"+task.ID, func(v *sdk.Task) { v.StartedAt = v.CreatedAt.Add(-time.Minute) })
+			rewrite(t, fx, "task/"+task.ID, func(v *stored.Task) { v.StartedAt = v.CreatedAt.Add(-time.Minute) })
 			return task.ID
 		}, audit.Input{}},
 		{"orphan_process", audit.OrphanProcess, audit.KindTask, audit.Error, func(t *testing.T, fx *fixture) string {
@@ -262,7 +263,7 @@ func TestEveryCodeIsFoundAlone(t *testing.T) {
 		}, audit.Input{}},
 		{"task near_size_limit", audit.NearSizeLimit, audit.KindTask, audit.Warn, func(t *testing.T, fx *fixture) string {
 			task := fx.finished(t, sdk.TaskSucceeded)
-			rewrite(t, fx, "task/"+task.ID, func(v *sdk.Task) { v.Result = &sdk.Result{Stdout: strings.Repeat("x", 800<<10)} })
+			rewrite(t, fx, "task/"+task.ID, func(v *stored.Task) { v.Result = &sdk.Result{Stdout: strings.Repeat("x", 800<<10)} })
 			return task.ID
 		}, audit.Input{}},
 		{"restore_failed", audit.RestoreFailed, audit.KindFlow, audit.Error, func(t *testing.T, fx *fixture) string {
@@ -468,7 +469,7 @@ func TestSortErrorsFirstThenOldest(t *testing.T) {
 		{Severity: audit.Warn, Code: "w-young", AgeMS: age(1)},
 		{Severity: audit.Warn, Code: "w-none"},
 		{Severity: audit.Error, Code: "e-young", AgeMS: age(5)},
-		{Severity: audit.Warn, Code: "w-old-new", AgeMS: age(9), Task: &sdk.Task{CreatedAt: t0.Add(time.Hour)}},
+		{Severity: audit.Warn, Code: "w-old-new", AgeMS: age(9), Task: &stored.Task{Task: sdk.Task{CreatedAt: t0.Add(time.Hour)}}},
 		{Severity: audit.Warn, Code: "w-old-old", AgeMS: age(9), Flow: &sdk.Flow{CreatedAt: t0}},
 		{Severity: audit.Error, Code: "e-old", AgeMS: age(50)},
 	}

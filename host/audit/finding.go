@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -115,11 +116,11 @@ type Finding struct {
 	Detail   string   `json:"detail"`
 	// AgeMS is how long the condition has held, in milliseconds, from the
 	// code's reference time; nil when it has none.
-	AgeMS  *int64    `json:"age_ms,omitempty"`
-	Status string    `json:"status"`
-	Token  string    `json:"token"`
-	Task   *sdk.Task `json:"task,omitempty"`
-	Flow   *sdk.Flow `json:"flow,omitempty"`
+	AgeMS  *int64       `json:"age_ms,omitempty"`
+	Status string       `json:"status"`
+	Token  string       `json:"token"`
+	Task   *stored.Task `json:"task,omitempty"`
+	Flow   *sdk.Flow    `json:"flow,omitempty"`
 }
 
 // createdAt is the record's creation time, the sort's last key.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -34,7 +35,7 @@ func flowRef(f *sdk.Flow) time.Time {
 }
 
 // flowFindings checks one flow with its linked tasks.
-func (a *auditor) flowFindings(f *sdk.Flow, tasks []*sdk.Task) []Finding {
+func (a *auditor) flowFindings(f *sdk.Flow, tasks []*stored.Task) []Finding {
 	ref := flowRef(f)
 	age := ageSince(a.now, ref)
 	var out []Finding
@@ -123,7 +124,7 @@ func hasBlocker(f *sdk.Flow) bool {
 	return f.BlockedTaskID != "" || f.BlockedSummary != "" || (len(f.Wait) > 0 && string(f.Wait) != "null")
 }
 
-func hasTask(tasks []*sdk.Task, id string) bool {
+func hasTask(tasks []*stored.Task, id string) bool {
 	for _, t := range tasks {
 		if t.ID == id {
 			return true
@@ -181,7 +182,7 @@ func (a *auditor) controller(f *sdk.Flow) (string, time.Time) {
 // (the earlier ones are runs a retry replaced), or returns "". The
 // judgement is the engine's (engine.MirrorMismatch), the same maintenance
 // repairs by.
-func mirror(f *sdk.Flow, tasks []*sdk.Task) string {
+func mirror(f *sdk.Flow, tasks []*stored.Task) string {
 	if len(tasks) == 0 {
 		return "mirrored TaskFlow has no task"
 	}

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // auditTask reports the findings of task t. Candidates found on the list
 // snapshot are confirmed on the task as it is now, so a task that moved
 // on while the audit ran is not reported.
-func (a *auditor) auditTask(t *sdk.Task) error {
+func (a *auditor) auditTask(t *stored.Task) error {
 	if len(a.taskFindings(t, a.flowExists(t.FlowID))) == 0 {
 		return nil
 	}
@@ -44,7 +45,7 @@ func (a *auditor) flowExists(id string) bool {
 
 // taskRef is the time a task last changed, the reference's lastEventAt: a
 // queued retry counts from its retry time, since it may not start before.
-func taskRef(t *sdk.Task) time.Time {
+func taskRef(t *stored.Task) time.Time {
 	ref := t.UpdatedAt
 	if ref.IsZero() {
 		ref = t.StartedAt
@@ -60,7 +61,7 @@ func taskRef(t *sdk.Task) time.Time {
 
 // taskFindings checks one task; flowExists says whether its flow record
 // is there.
-func (a *auditor) taskFindings(t *sdk.Task, flowExists bool) []Finding {
+func (a *auditor) taskFindings(t *stored.Task, flowExists bool) []Finding {
 	ref := taskRef(t)
 	idle := a.now.Sub(ref)
 	var out []Finding
@@ -112,7 +113,7 @@ func (a *auditor) taskFindings(t *sdk.Task, flowExists bool) []Finding {
 // (engine.Config.TaskRetention after), maintenance prunes by it and by the
 // flow retention of the same length, and the audit judges by it, so a
 // lost task is never an error that maintenance cannot yet clear.
-func (a *auditor) lost(t *sdk.Task) (Severity, string) {
+func (a *auditor) lost(t *stored.Task) (Severity, string) {
 	detail := "task lost its backing process"
 	if n := len(t.Errors); n > 0 && t.Errors[n-1] != "" {
 		detail = t.Errors[n-1]
@@ -129,7 +130,7 @@ func (a *auditor) lost(t *sdk.Task) (Severity, string) {
 
 // taskTimestamps returns what is wrong with t's timestamps (the first
 // match, as in the reference), or "".
-func taskTimestamps(t *sdk.Task) string {
+func taskTimestamps(t *stored.Task) string {
 	switch {
 	case !t.StartedAt.IsZero() && t.StartedAt.Before(t.CreatedAt):
 		return "started_at is earlier than created_at"
@@ -142,13 +143,13 @@ func taskTimestamps(t *sdk.Task) string {
 }
 
 // processAlive reports whether t's shim or child still runs.
-func (a *auditor) processAlive(t *sdk.Task) bool {
+func (a *auditor) processAlive(t *stored.Task) bool {
 	return (t.ShimPID > 0 && a.cfg.Alive(t.ShimPID, t.ShimStartTime)) ||
 		(t.PID > 0 && a.cfg.Alive(t.PID, t.PIDStartTime))
 }
 
 // orphan describes the live process of an ended task, or returns "".
-func (a *auditor) orphan(t *sdk.Task) string {
+func (a *auditor) orphan(t *stored.Task) string {
 	switch {
 	case t.PID > 0 && a.cfg.Alive(t.PID, t.PIDStartTime):
 		return fmt.Sprintf("%s task still has a live process (pid %d)", t.Status, t.PID)

@@ -21,6 +21,7 @@ import (
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -203,8 +204,8 @@ func (r *run) stopSleepers(ctx context.Context, home string, maxRunning int, g *
 		}
 	}
 	c := g.Client()
-	active := func() ([]*sdk.Task, error) {
-		var out []*sdk.Task
+	active := func() ([]*stored.Task, error) {
+		var out []*stored.Task
 		for _, st := range []sdk.TaskStatus{sdk.TaskQueued, sdk.TaskRunning} {
 			page, err := c.ListTasks(ctx, engine.TaskFilter{Status: st})
 			if err != nil {

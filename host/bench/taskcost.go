@@ -17,6 +17,7 @@ import (
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -65,7 +66,7 @@ func (r *run) dispatchFigures(rounds []dispatchRound) []Figure {
 
 // runningAtOnce is the average number of tasks running between start and
 // end: the sum of their run times over the elapsed time.
-func runningAtOnce(tasks []*sdk.Task, start, end time.Time) float64 {
+func runningAtOnce(tasks []*stored.Task, start, end time.Time) float64 {
 	var sum time.Duration
 	for _, t := range tasks {
 		sum += t.EndedAt.Sub(t.StartedAt)
@@ -122,7 +123,7 @@ func (r *run) startLatency(ctx context.Context) ([]Figure, error) {
 
 // runTrue runs one task of truePath, labelled label, through c and
 // returns its record once it ended.
-func runTrue(ctx context.Context, c api.Client, label, truePath string) (*sdk.Task, error) {
+func runTrue(ctx context.Context, c api.Client, label, truePath string) (*stored.Task, error) {
 	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: []string{truePath}}})
 	for err == nil && !t.Status.Terminal() {
 		changed := c.(api.Changes).Changed()

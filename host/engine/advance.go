@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -62,9 +63,11 @@ func (e *Engine) Advance(id string, expected int64, u sdk.FlowUpdate, tasks []Cr
 		}
 		out.Flow = f
 		for i, in := range tasks {
-			if out.Tasks[i], out.Created[i], err = e.createTask(t, in); err != nil {
+			var task *stored.Task
+			if task, out.Created[i], err = e.createTask(t, in); err != nil {
 				return err
 			}
+			out.Tasks[i] = task.Public()
 		}
 		return t.ackHandled(id, ack)
 	})

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,7 +26,7 @@ func blockedReason(reason string) string {
 // reported itself blocked and then succeeded (exited 0) ends blocked, so
 // that a person is asked to act instead of its work being taken as done.
 // A failure after a blocked report stays a failure.
-func endStatus(task *sdk.Task, status sdk.TaskStatus) sdk.TaskStatus {
+func endStatus(task *stored.Task, status sdk.TaskStatus) sdk.TaskStatus {
 	if status == sdk.TaskSucceeded && task.Blocked != "" {
 		return sdk.TaskBlocked
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -10,9 +11,9 @@ import (
 // Active counts child tasks still running, which the runner stops; the flow
 // becomes cancelled when the last of them settles.
 type CancelResult struct {
-	Flow   *sdk.Flow   `json:"flow"`
-	Tasks  []*sdk.Task `json:"tasks"`
-	Active int         `json:"active"`
+	Flow   *sdk.Flow      `json:"flow"`
+	Tasks  []*stored.Task `json:"tasks"`
+	Active int            `json:"active"`
 }
 
 // CancelFlow is the operator's cancel: it records a sticky cancel request
@@ -144,8 +145,8 @@ func (t *txn) finishCancel(f *sdk.Flow) error {
 // CancelTask cancels task id: a queued task becomes cancelled at once; a
 // running task gets a cancel request that its runner carries out. A
 // terminal task is refused with ErrTerminal.
-func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
-	var out *sdk.Task
+func (e *Engine) CancelTask(id string) (*stored.Task, error) {
+	var out *stored.Task
 	err := e.write(func(t *txn) error {
 		task, err := loadTask(t.tx, id)
 		if err != nil {
@@ -158,7 +159,7 @@ func (e *Engine) CancelTask(id string) (*sdk.Task, error) {
 }
 
 // cancelTask cancels one task and keeps its flow in step.
-func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
+func (t *txn) cancelTask(old *stored.Task) (*stored.Task, error) {
 	task, err := t.stopTask(old)
 	if err != nil {
 		return nil, err
@@ -169,7 +170,7 @@ func (t *txn) cancelTask(old *sdk.Task) (*sdk.Task, error) {
 // stopTask writes the cancel of one task and leaves its flow to the
 // caller: a queued task becomes cancelled, a running one gets a cancel
 // request for its runner.
-func (t *txn) stopTask(old *sdk.Task) (*sdk.Task, error) {
+func (t *txn) stopTask(old *stored.Task) (*stored.Task, error) {
 	if old.Status.Terminal() {
 		return nil, fmt.Errorf("%w: task %s is already %s; nothing to cancel", sdk.ErrTerminal, old.ID, old.Status)
 	}

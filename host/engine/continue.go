@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -90,7 +91,7 @@ func acceptable(tx store.ReadTx, src *sdk.Flow, ch *Chain, req sdk.ContinueReque
 	if err != nil {
 		return nil, err
 	}
-	if err := flowrule.Settled(src, tasks, strings.TrimSpace(req.FromStep) != ""); err != nil {
+	if err := flowrule.Settled(src, stored.Publics(tasks), strings.TrimSpace(req.FromStep) != ""); err != nil {
 		return nil, err
 	}
 	if ch.BillingExhausted() {

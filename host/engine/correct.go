@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -26,11 +27,11 @@ import (
 // It is refused with ErrIllegalTransition when the task is not lost at
 // that attempt (it was settled otherwise, or runs again), and with
 // ErrInvalid when in.Status is lost or not terminal.
-func (e *Engine) CorrectLostTask(id string, in FinishInput, evidence string) (*sdk.Task, error) {
+func (e *Engine) CorrectLostTask(id string, in FinishInput, evidence string) (*stored.Task, error) {
 	if !in.Status.Terminal() || in.Status == sdk.TaskLost {
 		return nil, invalid("a lost task is corrected to the terminal status its attempt ended in, not %q", in.Status)
 	}
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if task.Status != sdk.TaskLost || task.Attempts != in.Attempt {
 			return fmt.Errorf("%w: task %s is %s at attempt %d, not lost at attempt %d: nothing to correct",
 				sdk.ErrIllegalTransition, id, task.Status, task.Attempts, in.Attempt)
@@ -50,6 +51,6 @@ func (e *Engine) CorrectLostTask(id string, in FinishInput, evidence string) (*s
 
 // corrected says whether the write of task over old corrects a lost mark
 // (see CorrectLostTask).
-func corrected(old, task *sdk.Task) bool {
+func corrected(old, task *stored.Task) bool {
 	return old != nil && old.Status == sdk.TaskLost && task.Status != sdk.TaskLost && task.Status.Terminal()
 }

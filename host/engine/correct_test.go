@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // lostAtFirstAttempt starts task and marks its first attempt lost, as a
 // gateway that took it for gone does.
-func lostAtFirstAttempt(t *testing.T, eng *engine.Engine, task *sdk.Task) {
+func lostAtFirstAttempt(t *testing.T, eng *engine.Engine, task *stored.Task) {
 	t.Helper()
 	_, err := eng.StartTask(task.ID, engine.StartInput{Gateway: "node-a.1"})
 	require.NoError(t, err)

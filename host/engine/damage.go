@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -54,7 +55,7 @@ func validate(key string, v any) error {
 		case r.SyncMode == sdk.SyncManaged && r.ControllerID == "":
 			return errors.New("a managed flow without a controller id")
 		}
-	case *sdk.Task:
+	case *stored.Task:
 		switch {
 		case r.ID != id:
 			return fmt.Errorf("its id is %q, not %q as its key says", r.ID, id)
@@ -116,7 +117,7 @@ func (e *Engine) Quarantine(key string) (Quarantined, error) {
 		if strings.HasPrefix(key, flowPrefix) {
 			_, err = decodeRecord[sdk.Flow](it)
 		} else {
-			_, err = decodeRecord[sdk.Task](it)
+			_, err = decodeRecord[stored.Task](it)
 		}
 		d := damaged(err)
 		if d == nil {
@@ -193,7 +194,7 @@ func CheckRecord(it store.Item) error {
 	case strings.HasPrefix(it.Key, flowPrefix):
 		_, err = decodeRecord[sdk.Flow](it)
 	case strings.HasPrefix(it.Key, taskPrefix):
-		_, err = decodeRecord[sdk.Task](it)
+		_, err = decodeRecord[stored.Task](it)
 	}
 	return err
 }

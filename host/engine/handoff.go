@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -13,7 +14,7 @@ import (
 // no longer start (it was cancelled, started by another gateway, or is
 // gone), it is left as it is and started is nil; the end is recorded all
 // the same. A refused end changes nothing: the error is FinishTask's.
-func (e *Engine) FinishAndStart(id string, in FinishInput, next string, start StartInput) (ended, started *sdk.Task, err error) {
+func (e *Engine) FinishAndStart(id string, in FinishInput, next string, start StartInput) (ended, started *stored.Task, err error) {
 	if !in.Status.Terminal() {
 		return nil, nil, invalid("a task finishes in a terminal status, not %q", in.Status)
 	}
@@ -37,9 +38,9 @@ func (e *Engine) FinishAndStart(id string, in FinishInput, next string, start St
 // task is gone, or is not queued any more. A failure after the task was
 // written (its flow cannot follow it) is returned, so that the caller's
 // transaction records nothing rather than a running task no runner runs.
-func (t *txn) startIfQueued(next string, in StartInput) (*sdk.Task, error) {
+func (t *txn) startIfQueued(next string, in StartInput) (*stored.Task, error) {
 	loaded, refused := false, false
-	task, err := t.changeTask(next, func(t *txn, task *sdk.Task) error {
+	task, err := t.changeTask(next, func(t *txn, task *stored.Task) error {
 		loaded = true
 		err := startTask(in)(t, task)
 		refused = err != nil

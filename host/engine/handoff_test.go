@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -50,7 +51,7 @@ func TestFinishAndStartIsOneCommit(t *testing.T) {
 func TestFinishAndStartRefusals(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	task := func() *sdk.Task {
+	task := func() *stored.Task {
 		tk, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
 		require.NoError(t, err)
 		return tk

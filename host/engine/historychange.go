@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -91,7 +92,7 @@ func flowFields(old, f *sdk.Flow) []string {
 // a new task): its lifecycle move, its wake banner, diagnosis, each new
 // milestone and its progress, or one bookkeeping entry when the write was none of these.
 // A task whose flow is gone (a dangling task) has no history to add to.
-func (t *txn) taskHistory(old, task *sdk.Task) error {
+func (t *txn) taskHistory(old, task *stored.Task) error {
 	if _, err := t.tx.Get(flowKey(task.FlowID)); errors.Is(err, store.ErrKeyNotFound) {
 		return nil
 	} else if err != nil {
@@ -155,7 +156,7 @@ func (t *txn) taskHistory(old, task *sdk.Task) error {
 }
 
 // taskMove names a task's lifecycle change, if the write was one.
-func taskMove(old, task *sdk.Task) (HistoryKind, string, bool) {
+func taskMove(old, task *stored.Task) (HistoryKind, string, bool) {
 	switch {
 	case old == nil:
 		return HistoryTaskCreated, "created " + string(task.Status) + " (" + task.Runtime + ")", true
@@ -182,7 +183,7 @@ func taskMove(old, task *sdk.Task) (HistoryKind, string, bool) {
 }
 
 // taskBookkeeping says what a write that moved nothing recorded.
-func taskBookkeeping(old, task *sdk.Task) string {
+func taskBookkeeping(old, task *stored.Task) string {
 	switch {
 	case (old.PID != task.PID || old.ShimPID != task.ShimPID) && task.PID == 0:
 		return fmt.Sprintf("shim pid %d started; its child has not started yet", task.ShimPID)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -162,7 +163,7 @@ func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error
 		return nil, nil, err
 	}
 	err = tx.Scan(taskPrefix, store.ScanOptions{}, func(it store.Item) bool {
-		t, err := decodeRecord[sdk.Task](it)
+		t, err := decodeRecord[stored.Task](it)
 		if err != nil {
 			return note(it, nil, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -93,7 +94,7 @@ func createdKey(controller string) string { return idxFlowCreated + esc(controll
 // taskIndexKeys lists the index entries a task record must have. The
 // idempotency entry is not among them: it maps to the task id and is
 // written once, at create.
-func taskIndexKeys(t *sdk.Task) []string {
+func taskIndexKeys(t *stored.Task) []string {
 	keys := []string{
 		idxTaskFlow + t.FlowID + "/" + t.ID,
 		idxTaskStatus + string(t.Status) + "/" + t.ID,

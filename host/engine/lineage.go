@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -171,8 +172,8 @@ type SessionStart struct {
 // writing the banner), and starts fresh otherwise. A lineage that belongs
 // to another directory at the same path is archived first. The task's
 // Session tells the runner which it was.
-func (e *Engine) BeginSession(id string, in SessionStart) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) BeginSession(id string, in SessionStart) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		ss := task.Spec.Session
 		if ss == nil {
 			return invalid("task %s has no session", id)
@@ -235,7 +236,7 @@ func wakeBanner(l *sdk.Lineage, step string, s *sdk.TaskSession) string {
 // recordSession stores the session the task reported in its lineage step,
 // in the transaction that records the progress line, so the id is durable
 // before the next line is read.
-func (t *txn) recordSession(task *sdk.Task, rep *SessionReport) error {
+func (t *txn) recordSession(task *stored.Task, rep *SessionReport) error {
 	s := sdk.TaskSession{}
 	if task.Session != nil {
 		s = *task.Session

@@ -7,12 +7,13 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // sessionTask creates and starts a task of session "work" in workspace
 // /ws, step step.
-func sessionTask(t *testing.T, eng *engine.Engine, step string, fresh bool) *sdk.Task {
+func sessionTask(t *testing.T, eng *engine.Engine, step string, fresh bool) *stored.Task {
 	t.Helper()
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{Runtime: "cli", OwnerKey: "o", Spec: sdk.TaskSpec{
 		Argv: []string{"agent"}, Cwd: "/ws", Session: &sdk.SessionSpec{Name: "work", Step: step, ResumePrompt: "go on", Fresh: fresh},
@@ -24,7 +25,7 @@ func sessionTask(t *testing.T, eng *engine.Engine, step string, fresh bool) *sdk
 }
 
 // reportSession records the progress line {"session_id":id} of task.
-func reportSession(t *testing.T, eng *engine.Engine, task *sdk.Task, id string) *sdk.Task {
+func reportSession(t *testing.T, eng *engine.Engine, task *stored.Task, id string) *stored.Task {
 	t.Helper()
 	task, err := eng.GetTask(task.ID)
 	require.NoError(t, err)
@@ -36,7 +37,7 @@ func reportSession(t *testing.T, eng *engine.Engine, task *sdk.Task, id string) 
 // nextRun runs a task of session "work", step step, in workspace 1:2
 // that reports session id and never ends, then starts the step's next
 // task there asking to resume id, and returns that task.
-func nextRun(t *testing.T, eng *engine.Engine, step string, fresh bool, id string) *sdk.Task {
+func nextRun(t *testing.T, eng *engine.Engine, step string, fresh bool, id string) *stored.Task {
 	t.Helper()
 	first := sessionTask(t, eng, step, fresh)
 	_, err := eng.BeginSession(first.ID, engine.SessionStart{WorkspaceID: "1:2"})

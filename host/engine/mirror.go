@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -28,7 +29,7 @@ func mirrorStatus(s sdk.TaskStatus) sdk.FlowStatus {
 }
 
 // mirrorGoal is how a mirrored flow names its task.
-func mirrorGoal(task *sdk.Task) string {
+func mirrorGoal(task *stored.Task) string {
 	if g := task.Title(); g != "" {
 		return g
 	}
@@ -36,7 +37,7 @@ func mirrorGoal(task *sdk.Task) string {
 }
 
 // createMirror stores the task_mirrored flow of a detached task.
-func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
+func (e *Engine) createMirror(t *txn, task *stored.Task) (*sdk.Flow, error) {
 	id, err := e.ids.next(t.now)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func (e *Engine) createMirror(t *txn, task *sdk.Task) (*sdk.Flow, error) {
 // anything changed, so identical syncs do not bump the revision. A task
 // that a retry has replaced (see RetryFlow) no longer speaks for the
 // flow: a late write to it (a lost mark corrected) leaves the flow alone.
-func (t *txn) syncMirror(f *sdk.Flow, task *sdk.Task) error {
+func (t *txn) syncMirror(f *sdk.Flow, task *stored.Task) error {
 	latest, err := latestTaskID(t.tx, f.ID)
 	if err != nil || latest != task.ID {
 		return err
@@ -78,7 +79,7 @@ func latestTaskID(tx store.ReadTx, flowID string) (string, error) {
 }
 
 // mirrorOf returns a copy of mirrored flow f re-derived from its task.
-func (t *txn) mirrorOf(f *sdk.Flow, task *sdk.Task) *sdk.Flow {
+func (t *txn) mirrorOf(f *sdk.Flow, task *stored.Task) *sdk.Flow {
 	return mirrored(f, task, t.now)
 }
 
@@ -88,7 +89,7 @@ func (t *txn) mirrorOf(f *sdk.Flow, task *sdk.Task) *sdk.Flow {
 // a terminal flow has. A blocked task has ended, so cancelling its flow
 // cannot stop it: the cancel request itself ends the flow, cancelled
 // when it was made.
-func mirrored(f *sdk.Flow, task *sdk.Task, now time.Time) *sdk.Flow {
+func mirrored(f *sdk.Flow, task *stored.Task, now time.Time) *sdk.Flow {
 	next := cloneFlow(f)
 	next.Status = mirrorStatus(task.Status)
 	next.Goal = mirrorGoal(task)

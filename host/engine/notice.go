@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -75,7 +76,7 @@ type Notice struct {
 
 // noticeStatus is the status a write from old to task reports, if any:
 // the task's interruption or its end.
-func noticeStatus(old, task *sdk.Task) string {
+func noticeStatus(old, task *stored.Task) string {
 	switch {
 	case task.Spec.OnFinish == nil || old == nil:
 		return ""
@@ -93,7 +94,7 @@ func noticeStatus(old, task *sdk.Task) string {
 // queueNotice queues the finish notice of task when this write from old
 // interrupts or ends it and its spec asks for notices. b is the task's
 // record as saved.
-func (t *txn) queueNotice(old, task *sdk.Task, b []byte) error {
+func (t *txn) queueNotice(old, task *stored.Task, b []byte) error {
 	status := noticeStatus(old, task)
 	if status == "" {
 		return nil
@@ -276,8 +277,8 @@ func noticeRank(n Notice) int {
 // running task id (see sdk.Interruption), and queues its interrupted
 // notice. A task already interrupted is returned unchanged; one that is
 // not running that attempt is refused as a stale report.
-func (e *Engine) InterruptTask(id string, n int, in sdk.Interruption) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) InterruptTask(id string, n int, in sdk.Interruption) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if err := runningAttempt(task, n); err != nil || task.Interrupted != nil {
 			return err
 		}

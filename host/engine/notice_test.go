@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -21,7 +22,7 @@ func noticed(t *testing.T, eng *engine.Engine) []string {
 	var keys []string
 	for _, n := range due {
 		keys = append(keys, n.Status)
-		var task sdk.Task
+		var task stored.Task
 		require.NoError(t, json.Unmarshal(n.Task, &task))
 		require.Equal(t, n.TaskID, task.ID, "the notice carries the record")
 	}
@@ -36,7 +37,7 @@ func TestFinishNotices(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
 	to := &sdk.FinishNotify{Command: "true"}
-	create := func(notify *sdk.FinishNotify) *sdk.Task {
+	create := func(notify *sdk.FinishNotify) *stored.Task {
 		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true", OnFinish: notify}})
 		require.NoError(t, err)
 		_, err = eng.StartTask(task.ID, engine.StartInput{})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -144,7 +145,7 @@ func (t *txn) queuePolicyNotices(old, f *sdk.Flow, event string, rec json.RawMes
 // queueMilestoneNotices queues the notices of milestone m of task,
 // reported in this write, when its spec asks for them and none was
 // queued for that name before; it records the name on task.
-func (t *txn) queueMilestoneNotices(f *sdk.Flow, task *sdk.Task, m sdk.Milestone) error {
+func (t *txn) queueMilestoneNotices(f *sdk.Flow, task *stored.Task, m sdk.Milestone) error {
 	if !slices.Contains(task.Spec.NotifyOnMilestone, m.Name) || slices.Contains(task.MilestonesNoticed, m.Name) {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -111,7 +112,7 @@ func TestNotifyPolicyOfADetachedRun(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
 	to := []string{"cmd:notify-me"}
-	run := func(policy string) (*sdk.Task, *sdk.Flow) {
+	run := func(policy string) (*stored.Task, *sdk.Flow) {
 		task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true",
 			NotifyPolicy: policy, NotifyTo: to, NotifyTemplate: "t"}})
 		require.NoError(t, err)
@@ -206,7 +207,7 @@ func TestMilestoneNotices(t *testing.T) {
 		require.NoError(t, err)
 		var got []string
 		for _, n := range takeNotices(t, eng) {
-			var rec sdk.Task
+			var rec stored.Task
 			require.NoError(t, json.Unmarshal(n.Task, &rec))
 			require.Equal(t, task.ID, rec.ID, "the notice carries the task's record")
 			require.Contains(t, rec.MilestonesNoticed, n.Milestone)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -52,11 +53,11 @@ type SessionReport struct {
 // twice. Each milestone gets the task's next sequence number and queues a
 // task.milestone event for a managed flow. A reported session is written
 // on the task and in its lineage step in the same transaction.
-func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) {
+func (e *Engine) RecordProgress(id string, in ProgressInput) (*stored.Task, error) {
 	if in.To < in.From {
 		return nil, invalid("progress offsets go backwards (%d to %d)", in.From, in.To)
 	}
-	var out *sdk.Task
+	var out *stored.Task
 	err := e.write(func(t *txn) error {
 		old, err := loadTask(t.tx, id)
 		if err != nil {
@@ -126,7 +127,7 @@ func (e *Engine) RecordProgress(id string, in ProgressInput) (*sdk.Task, error) 
 
 // nextSeq is the sequence number of task's next milestone: one past the
 // latest, which is always kept, or past those dropped when none is.
-func nextSeq(task *sdk.Task) int64 {
+func nextSeq(task *stored.Task) int64 {
 	if n := len(task.Milestones); n > 0 {
 		return task.Milestones[n-1].Seq + 1
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -164,7 +165,7 @@ func prunableFlow(tx store.ReadTx, id string, cutoff time.Time) (*sdk.Flow, erro
 }
 
 // allTerminal refuses to prune flow id while one of tasks is not terminal.
-func allTerminal(id string, tasks []*sdk.Task) error {
+func allTerminal(id string, tasks []*stored.Task) error {
 	for _, task := range tasks {
 		if !task.Status.Terminal() {
 			return fmt.Errorf("%w: flow %s has task %s still %s", sdk.ErrInvalid, id, task.ID, task.Status)
@@ -218,8 +219,8 @@ func (e *Engine) PruneTask(id string, now time.Time) error {
 
 // StampCleanup gives terminal task id a CleanupAfter when it has none: its
 // end (or, lacking one, its last update) plus the task retention.
-func (e *Engine) StampCleanup(id string) (*sdk.Task, error) {
-	var out *sdk.Task
+func (e *Engine) StampCleanup(id string) (*stored.Task, error) {
+	var out *stored.Task
 	err := e.write(func(t *txn) error {
 		old, err := loadTask(t.tx, id)
 		if err != nil {
@@ -281,7 +282,7 @@ func MirrorStatus(s sdk.TaskStatus) sdk.FlowStatus { return mirrorStatus(s) }
 // latest (status, goal, blocked fields or end time), as the audit and
 // RepairMirror judge it. A terminal task with no end time is taken to end
 // when the flow does.
-func MirrorMismatch(f *sdk.Flow, task *sdk.Task) bool {
+func MirrorMismatch(f *sdk.Flow, task *stored.Task) bool {
 	return f.SyncMode == sdk.SyncTaskMirrored && mirrorChanged(f, mirrored(f, task, f.EndedAt))
 }
 
@@ -314,7 +315,7 @@ func (e *Engine) RepairMirror(id string) (*sdk.Flow, error) {
 }
 
 // deleteTask removes a task record with its index and idempotency entries.
-func (t *txn) deleteTask(task *sdk.Task) error {
+func (t *txn) deleteTask(task *stored.Task) error {
 	if err := t.reindex(taskIndexKeys(task), nil); err != nil {
 		return err
 	}
@@ -367,7 +368,7 @@ func (e *Engine) FlowsEndedBefore(cutoff time.Time, limit int) ([]string, error)
 
 // deleteEnded deletes tasks of flow id, once every one of them has
 // ended, and returns their ids.
-func (t *txn) deleteEnded(id string, tasks []*sdk.Task) ([]string, error) {
+func (t *txn) deleteEnded(id string, tasks []*stored.Task) ([]string, error) {
 	if err := allTerminal(id, tasks); err != nil {
 		return nil, err
 	}

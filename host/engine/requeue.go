@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -36,8 +37,8 @@ type RequeueInput struct {
 
 // RequeueTask moves a running task back to queued for its next attempt,
 // keeping its id, attempts and errors.
-func (e *Engine) RequeueTask(id string, in RequeueInput) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) RequeueTask(id string, in RequeueInput) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if err := runningAttempt(task, in.Attempt); err != nil {
 			return err
 		}
@@ -77,7 +78,7 @@ const maxAttemptLog = 32
 // network was down after it; resumeNext adds the next attempt, marked as
 // resuming this one. An attempt already in the log is updated in place,
 // so the record of a resumed attempt gets its class when it fails too.
-func logAttempt(task *sdk.Task, n int, class sdk.FailureClass, offline time.Duration, resumeNext bool) {
+func logAttempt(task *stored.Task, n int, class sdk.FailureClass, offline time.Duration, resumeNext bool) {
 	rec := attemptRecord(task, n)
 	rec.Class, rec.Offline = class, sdk.Duration(offline)
 	if resumeNext {
@@ -89,7 +90,7 @@ func logAttempt(task *sdk.Task, n int, class sdk.FailureClass, offline time.Dura
 }
 
 // attemptRecord returns attempt n's entry in task's log, adding it.
-func attemptRecord(task *sdk.Task, n int) *sdk.AttemptRecord {
+func attemptRecord(task *stored.Task, n int) *sdk.AttemptRecord {
 	for i := range task.AttemptLog {
 		if task.AttemptLog[i].Attempt == n {
 			return &task.AttemptLog[i]

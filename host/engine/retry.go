@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // RetryResult is what a retry did: the flow, queued again under its id,
 // its new task, and which run of the flow that task is.
 type RetryResult struct {
-	Flow *sdk.Flow `json:"flow"`
-	Task *sdk.Task `json:"task"`
+	Flow *sdk.Flow    `json:"flow"`
+	Task *stored.Task `json:"task"`
 	// Attempt numbers the flow's runs: its first task is attempt 1, so
 	// the first retry is attempt 2.
 	Attempt int `json:"attempt"`
@@ -66,9 +67,11 @@ func (e *Engine) RetryFlow(id string, expected int64, by string) (RetryResult, e
 		if err != nil {
 			return err
 		}
-		task := &sdk.Task{
-			ID: nid, FlowID: f.ID, OwnerKey: prev.OwnerKey, Runtime: prev.Runtime, Label: prev.Label,
-			Spec: prev.Spec, Status: sdk.TaskQueued, CreatedAt: t.now, RetryOf: prev.ID,
+		task := &stored.Task{
+			Task: sdk.Task{
+				ID: nid, FlowID: f.ID, OwnerKey: prev.OwnerKey, Runtime: prev.Runtime, Label: prev.Label,
+				Spec: prev.Spec, Status: sdk.TaskQueued, CreatedAt: t.now, RetryOf: prev.ID,
+			},
 		}
 		next := mirrored(f, task, t.now)
 		next.CancelRequestedAt = time.Time{}
@@ -90,7 +93,7 @@ func (e *Engine) RetryFlow(id string, expected int64, by string) (RetryResult, e
 
 // retryable returns the latest task of mirrored flow f, which a retry
 // runs again, and how many tasks f has, or why it cannot be run again.
-func retryable(t *txn, f *sdk.Flow) (*sdk.Task, int, error) {
+func retryable(t *txn, f *sdk.Flow) (*stored.Task, int, error) {
 	tasks, err := flowTasks(t.tx, f.ID)
 	if err != nil {
 		return nil, 0, err

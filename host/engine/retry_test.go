@@ -6,11 +6,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // ended runs a new detached task to status end and returns its flow.
-func ended(t *testing.T, eng *engine.Engine, end sdk.TaskStatus) (*sdk.Task, *sdk.Flow) {
+func ended(t *testing.T, eng *engine.Engine, end sdk.TaskStatus) (*stored.Task, *sdk.Flow) {
 	t.Helper()
 	task := detached(t, eng)
 	_, err := eng.StartTask(task.ID, engine.StartInput{})

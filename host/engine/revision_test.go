@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -159,7 +160,7 @@ func TestMirroredFlowRevisionIsTheStoreRevision(t *testing.T) {
 	t.Parallel()
 	r := newRevisions(t)
 	eng := r.eng
-	flowOf := func(task *sdk.Task) *sdk.Flow {
+	flowOf := func(task *stored.Task) *sdk.Flow {
 		f, err := eng.GetFlow(task.FlowID)
 		require.NoError(t, err)
 		return f

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -13,8 +14,8 @@ import (
 // previous member's lease end leave them alone (see FinishInput.Gateway).
 // It is refused with ErrIllegalTransition when the task is no longer
 // running that attempt or another gateway took it over first.
-func (e *Engine) AdoptTask(id string, attempt int, from, to string) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) AdoptTask(id string, attempt int, from, to string) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if err := runningAttempt(task, attempt); err != nil {
 			return err
 		}
@@ -30,7 +31,7 @@ func (e *Engine) AdoptTask(id string, attempt int, from, to string) (*sdk.Task, 
 // task's attempt, when the task's record names another gateway: one
 // took the task over (AdoptTask) since the change's caller read it. An
 // empty gateway checks nothing.
-func ranBy(task *sdk.Task, gateway string) error {
+func ranBy(task *stored.Task, gateway string) error {
 	if gateway == "" || task.Gateway == gateway {
 		return nil
 	}

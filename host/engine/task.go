@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -104,7 +105,7 @@ const maxInput = 512 << 10
 // Without one it creates the task's mirrored flow in the same transaction.
 // created is false when the idempotency key already named a task: that task
 // is returned and nothing is written.
-func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, err error) {
+func (e *Engine) CreateTask(in CreateTaskInput) (task *stored.Task, created bool, err error) {
 	if err := in.normalize(); err != nil {
 		return nil, false, err
 	}
@@ -118,7 +119,7 @@ func (e *Engine) CreateTask(in CreateTaskInput) (task *sdk.Task, created bool, e
 
 // createTask is CreateTask's write, in transaction t, of the task in
 // describes (normalized).
-func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error) {
+func (e *Engine) createTask(t *txn, in CreateTaskInput) (*stored.Task, bool, error) {
 	if in.IdempotencyKey != "" {
 		existing, err := findIdempotent(t.tx, in)
 		if err != nil || existing != nil {
@@ -139,9 +140,11 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
-	nt := &sdk.Task{
-		ID: id, FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
-		Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status, CreatedAt: t.now,
+	nt := &stored.Task{
+		Task: sdk.Task{
+			ID: id, FlowID: in.FlowID, OwnerKey: in.OwnerKey, Runtime: in.Runtime, Label: in.Label,
+			Spec: in.Spec, IdempotencyKey: in.IdempotencyKey, Status: in.Status, CreatedAt: t.now,
+		},
 	}
 	if nt.OwnerKey == "" {
 		nt.OwnerKey = flow.OwnerKey
@@ -178,7 +181,7 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*sdk.Task, bool, error)
 
 // findIdempotent returns the task that already claimed in's idempotency
 // key, or nil. A key claimed in another flow is refused.
-func findIdempotent(tx store.ReadTx, in CreateTaskInput) (*sdk.Task, error) {
+func findIdempotent(tx store.ReadTx, in CreateTaskInput) (*stored.Task, error) {
 	it, err := tx.Get(idemKey(in.IdempotencyKey))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, nil
@@ -224,7 +227,7 @@ func linkableFlow(tx store.ReadTx, in CreateTaskInput) (*sdk.Flow, error) {
 }
 
 // Runnable reports whether the runner can start t: it has a command.
-func Runnable(t *sdk.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell != "" }
+func Runnable(t *stored.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell != "" }
 
 // StartInput is what StartTask records about the processes; zero fields
 // are recorded later with SetProcess.
@@ -244,13 +247,13 @@ type StartInput struct {
 // between the two can never start an attempt twice. It is the claim of a
 // queued task: of several gateways starting it at once, one succeeds (a
 // guarded write) and the others are refused with ErrIllegalTransition.
-func (e *Engine) StartTask(id string, in StartInput) (*sdk.Task, error) {
+func (e *Engine) StartTask(id string, in StartInput) (*stored.Task, error) {
 	return e.changeTask(id, startTask(in))
 }
 
 // startTask is StartTask's change of the task.
-func startTask(in StartInput) func(t *txn, task *sdk.Task) error {
-	return func(t *txn, task *sdk.Task) error {
+func startTask(in StartInput) func(t *txn, task *stored.Task) error {
+	return func(t *txn, task *stored.Task) error {
 		if err := checkTaskMove(task, sdk.TaskRunning); err != nil {
 			return err
 		}
@@ -274,8 +277,8 @@ func startTask(in StartInput) func(t *txn, task *sdk.Task) error {
 // SetProcess records the identity of attempt's shim and child once they
 // are known. It is a no-op refusal (ErrIllegalTransition) when the task is
 // no longer running that attempt.
-func (e *Engine) SetProcess(id string, attempt int, in StartInput) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) SetProcess(id string, attempt int, in StartInput) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if err := runningAttempt(task, attempt); err != nil {
 			return err
 		}
@@ -291,7 +294,7 @@ func (e *Engine) SetProcess(id string, attempt int, in StartInput) (*sdk.Task, e
 
 // runningAttempt refuses a change aimed at an attempt that is not the one
 // running (a stale report from an earlier attempt or a finished task).
-func runningAttempt(task *sdk.Task, attempt int) error {
+func runningAttempt(task *stored.Task, attempt int) error {
 	if task.Status.Terminal() {
 		return fmt.Errorf("%w: task %s is already %s", sdk.ErrTerminal, task.ID, task.Status)
 	}
@@ -305,8 +308,8 @@ func runningAttempt(task *sdk.Task, attempt int) error {
 // attempt of running task id is being diagnosed: a gateway that restarts
 // meanwhile finds the record and marks the diagnosis interrupted instead
 // of running it again.
-func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) (*sdk.Task, error) {
-	return e.changeTask(id, func(t *txn, task *sdk.Task) error {
+func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) (*stored.Task, error) {
+	return e.changeTask(id, func(t *txn, task *stored.Task) error {
 		if err := runningAttempt(task, attempt); err != nil {
 			return err
 		}
@@ -317,7 +320,7 @@ func (e *Engine) BeginDiagnosis(id string, attempt int, class sdk.FailureClass) 
 }
 
 // endTask stamps the bookkeeping of a terminal move.
-func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
+func (t *txn) endTask(task *stored.Task, to sdk.TaskStatus, errText string) {
 	endAttemptTime(task, t.now)
 	task.Status = to
 	task.EndedAt = t.now
@@ -338,8 +341,8 @@ func (t *txn) endTask(task *sdk.Task, to sdk.TaskStatus, errText string) {
 
 // changeTask loads task id, lets fn change a copy and saves it with the
 // follow-up a task write needs.
-func (e *Engine) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk.Task, error) {
-	var out *sdk.Task
+func (e *Engine) changeTask(id string, fn func(t *txn, task *stored.Task) error) (*stored.Task, error) {
+	var out *stored.Task
 	err := e.write(func(t *txn) (err error) {
 		out, err = t.changeTask(id, fn)
 		return err
@@ -349,7 +352,7 @@ func (e *Engine) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*
 
 // changeTask is Engine.changeTask in the caller's transaction. fn's
 // refusal is returned before anything is written.
-func (t *txn) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk.Task, error) {
+func (t *txn) changeTask(id string, fn func(t *txn, task *stored.Task) error) (*stored.Task, error) {
 	old, err := loadTask(t.tx, id)
 	if err != nil {
 		return nil, err
@@ -369,7 +372,7 @@ func (t *txn) changeTask(id string, fn func(t *txn, task *sdk.Task) error) (*sdk
 // re-derived from the task; a managed flow gets task.finished when the task
 // settles, and becomes cancelled if that was its last active child under a
 // cancel request.
-func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
+func (t *txn) afterTaskWrite(old, task *stored.Task) error {
 	f, err := loadFlow(t.tx, task.FlowID)
 	if err != nil {
 		return err
@@ -398,7 +401,7 @@ func (t *txn) afterTaskWrite(old, task *sdk.Task) error {
 // and the diagnoser's recommendation ride along, so the controller sees a
 // revise without reading the task. A correction (see CorrectLostTask)
 // names in corrected_from the status the earlier task.finished carried.
-func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task, correctedFrom sdk.TaskStatus) error {
+func (t *txn) taskFinished(f *sdk.Flow, task *stored.Task, correctedFrom sdk.TaskStatus) error {
 	body := map[string]any{"status": task.Status, "exit_code": task.ExitCode}
 	if correctedFrom != "" {
 		body["corrected_from"] = correctedFrom
@@ -416,8 +419,8 @@ func (t *txn) taskFinished(f *sdk.Flow, task *sdk.Task, correctedFrom sdk.TaskSt
 	return t.appendEvent(f, sdk.EventTaskFinished, task.ID, data)
 }
 
-func loadTask(tx store.ReadTx, id string) (*sdk.Task, error) {
-	task, err := getRecord[sdk.Task](tx, taskKey(id))
+func loadTask(tx store.ReadTx, id string) (*stored.Task, error) {
+	task, err := getRecord[stored.Task](tx, taskKey(id))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: task %q does not exist; list tasks with flowgate tasks list", sdk.ErrNotFound, id)
 	}
@@ -426,7 +429,7 @@ func loadTask(tx store.ReadTx, id string) (*sdk.Task, error) {
 
 // saveTask writes task over old (nil for a new task), keeping the indexes
 // in step.
-func (t *txn) saveTask(old, task *sdk.Task) error {
+func (t *txn) saveTask(old, task *stored.Task) error {
 	var oldKeys []string
 	if old != nil {
 		oldKeys = taskIndexKeys(old)

@@ -7,10 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
-func detached(t testing.TB, eng *engine.Engine) *sdk.Task {
+func detached(t testing.TB, eng *engine.Engine) *stored.Task {
 	t.Helper()
 	task, created, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "me", Label: "backup", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
@@ -180,7 +181,7 @@ func TestCancelIsStickyUntilLastChildSettles(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
 	f := createFlow(t, eng)
-	var running []*sdk.Task
+	var running []*stored.Task
 	for i := 0; i < 2; i++ {
 		task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
 		require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -47,7 +48,7 @@ func billingEvidence(err string) string {
 // FinishTask moves task id to a terminal status, then re-derives a
 // mirrored flow or, for a managed flow, queues task.finished and completes
 // a pending cancel.
-func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
+func (e *Engine) FinishTask(id string, in FinishInput) (*stored.Task, error) {
 	if !in.Status.Terminal() {
 		return nil, invalid("a task finishes in a terminal status, not %q", in.Status)
 	}
@@ -55,8 +56,8 @@ func (e *Engine) FinishTask(id string, in FinishInput) (*sdk.Task, error) {
 }
 
 // finishTask is FinishTask's change of the task, in's status terminal.
-func finishTask(in FinishInput) func(t *txn, task *sdk.Task) error {
-	return func(t *txn, task *sdk.Task) error {
+func finishTask(in FinishInput) func(t *txn, task *stored.Task) error {
+	return func(t *txn, task *stored.Task) error {
 		if in.Status = endStatus(task, in.Status); in.Status == sdk.TaskBlocked {
 			in.Reason = "blocked"
 		}

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // The task reads: one task, lists and counts, and the runner's queue.
 
 // GetTask returns the task with this id, or an ErrNotFound error.
-func (e *Engine) GetTask(id string) (*sdk.Task, error) {
-	var task *sdk.Task
+func (e *Engine) GetTask(id string) (*stored.Task, error) {
+	var task *stored.Task
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
 		task, err = loadTask(tx, id)
@@ -25,12 +26,12 @@ func (e *Engine) GetTask(id string) (*sdk.Task, error) {
 }
 
 // ResolveTask finds a task by id, else by idempotency key.
-func (e *Engine) ResolveTask(token string) (*sdk.Task, error) {
+func (e *Engine) ResolveTask(token string) (*stored.Task, error) {
 	token = strings.TrimSpace(token)
 	if token == "" {
 		return nil, invalid("task id or idempotency key is empty")
 	}
-	var task *sdk.Task
+	var task *stored.Task
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
 		if task, err = loadTask(tx, token); !errors.Is(err, sdk.ErrNotFound) {
@@ -65,7 +66,7 @@ type TaskFilter struct {
 // Damaged lists the records the listing skipped because they cannot be
 // read (see DamagedRecord).
 type TaskPage struct {
-	Tasks   []*sdk.Task
+	Tasks   []*stored.Task
 	Next    string
 	Damaged []DamagedRecord
 }
@@ -86,8 +87,8 @@ func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
 	case f.OwnerKey != "":
 		prefix = idxTaskOwner + esc(f.OwnerKey) + "/"
 	}
-	q := listQuery[sdk.Task]{prefix: prefix, records: taskPrefix, after: f.After, limit: f.Limit,
-		match: f.match, id: func(t *sdk.Task) string { return t.ID }}
+	q := listQuery[stored.Task]{prefix: prefix, records: taskPrefix, after: f.After, limit: f.Limit,
+		match: f.match, id: func(t *stored.Task) string { return t.ID }}
 	var page TaskPage
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
@@ -97,7 +98,7 @@ func (e *Engine) ListTasks(f TaskFilter) (TaskPage, error) {
 	return page, err
 }
 
-func (f TaskFilter) match(t *sdk.Task) bool {
+func (f TaskFilter) match(t *stored.Task) bool {
 	return (f.Status == "" || t.Status == f.Status) &&
 		(f.Runtime == "" || t.Runtime == f.Runtime) &&
 		(f.FlowID == "" || t.FlowID == f.FlowID) &&
@@ -105,8 +106,8 @@ func (f TaskFilter) match(t *sdk.Task) bool {
 }
 
 // FlowTasks returns the tasks linked to flow flowID, oldest first.
-func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
-	var tasks []*sdk.Task
+func (e *Engine) FlowTasks(flowID string) ([]*stored.Task, error) {
+	var tasks []*stored.Task
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
 		tasks, err = flowTasks(tx, flowID)
@@ -117,12 +118,12 @@ func (e *Engine) FlowTasks(flowID string) ([]*sdk.Task, error) {
 
 // flowTasks returns the tasks of flow flowID, oldest first. A damaged
 // task fails it: a write must not act on a flow whose tasks it cannot see.
-func flowTasks(tx store.ReadTx, flowID string) ([]*sdk.Task, error) {
+func flowTasks(tx store.ReadTx, flowID string) ([]*stored.Task, error) {
 	return firstFlowTasks(tx, flowID, 0)
 }
 
 // firstFlowTasks is flowTasks stopped at the limit oldest (0: all).
-func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*sdk.Task, error) {
+func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*stored.Task, error) {
 	tasks, bad, err := flowTasksReadable(tx, flowID, limit)
 	if err == nil && len(bad) > 0 {
 		err = &bad[0]
@@ -133,10 +134,10 @@ func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*sdk.Task, err
 // flowTasksReadable returns the tasks of flow flowID, oldest first, and
 // the damaged task records it skipped, for listings; at most limit tasks
 // (0: all).
-func flowTasksReadable(tx store.ReadTx, flowID string, limit int) (tasks []*sdk.Task, bad []DamagedRecord, err error) {
+func flowTasksReadable(tx store.ReadTx, flowID string, limit int) (tasks []*stored.Task, bad []DamagedRecord, err error) {
 	var loadErr error
 	err = tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
-		task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+		task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key)
 		if d := damaged(err); d != nil {
 			bad = append(bad, *d)
 			return true
@@ -178,7 +179,7 @@ func (e *Engine) CountTasks() (map[sdk.TaskStatus]int, error) {
 // walk over the queue answers both, so a dispatcher needs no second scan.
 // A task that asks for a label (TaskSpec.On) is left out unless labels
 // holds it.
-func (e *Engine) RunnableTasks(limit int, labels ...string) (tasks []*sdk.Task, nextRetry time.Time, err error) {
+func (e *Engine) RunnableTasks(limit int, labels ...string) (tasks []*stored.Task, nextRetry time.Time, err error) {
 	return e.RunnableTasksExcept(limit, nil, labels...)
 }
 
@@ -186,7 +187,7 @@ func (e *Engine) RunnableTasks(limit int, labels ...string) (tasks []*sdk.Task, 
 // skip reports (nil skips none) before it reads their records: a runner
 // with tasks being launched, still queued until their start commits,
 // asks past them without decoding each again at every hand-over.
-func (e *Engine) RunnableTasksExcept(limit int, skip func(id string) bool, labels ...string) (tasks []*sdk.Task, nextRetry time.Time, err error) {
+func (e *Engine) RunnableTasksExcept(limit int, skip func(id string) bool, labels ...string) (tasks []*stored.Task, nextRetry time.Time, err error) {
 	now := e.now()
 	err = e.view(func(tx store.ReadTx) error {
 		var loadErr error
@@ -194,7 +195,7 @@ func (e *Engine) RunnableTasksExcept(limit int, skip func(id string) bool, label
 			if skip != nil && skip(lastSegment(it.Key)) {
 				return true
 			}
-			task, ok, err := indexed[sdk.Task](tx, taskPrefix, it.Key)
+			task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key)
 			if damaged(err) != nil {
 				return true // never run; flowgate check and the audit report it
 			}

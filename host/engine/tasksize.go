@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -68,7 +69,7 @@ func checkSpecSize(spec sdk.TaskSpec) error {
 }
 
 // boundTask applies the per-part bounds to task in place.
-func boundTask(task *sdk.Task) {
+func boundTask(task *stored.Task) {
 	if n := len(task.Milestones) - maxMilestones; n > 0 {
 		task.Milestones = append(task.Milestones[:keepFirstMilestones:keepFirstMilestones], task.Milestones[keepFirstMilestones+n:]...)
 		task.MilestonesDropped += int64(n)
@@ -135,7 +136,7 @@ func halve(s string) string {
 // end, all errors but the first and last, then the spec's input and env.
 // Only a record whose spec alone is over the store's limit is refused.
 // It returns the record's encoding.
-func fitTask(task *sdk.Task) ([]byte, error) {
+func fitTask(task *stored.Task) ([]byte, error) {
 	boundTask(task)
 	budget := runningBudget
 	if task.Status.Terminal() {

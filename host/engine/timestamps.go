@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,7 +31,7 @@ import (
 
 // RepairedTaskTimes returns task with its timestamps put in order and
 // what changed, one "field old → new" each; none when they are in order.
-func RepairedTaskTimes(task *sdk.Task) (sdk.Task, []string) {
+func RepairedTaskTimes(task *stored.Task) (stored.Task, []string) {
 	fixed := *task
 	var changes []string
 	set := func(name string, field *time.Time, v time.Time) {
@@ -87,8 +88,8 @@ func stampText(t time.Time) string {
 // the caller read it, which every write of a task moves: a task written
 // since is refused with sdk.ErrRevisionConflict, and one with nothing to
 // repair with sdk.ErrInvalid, changing nothing.
-func (e *Engine) RepairTaskTimestamps(id string, seen time.Time) (*sdk.Task, error) {
-	var out *sdk.Task
+func (e *Engine) RepairTaskTimestamps(id string, seen time.Time) (*stored.Task, error) {
+	var out *stored.Task
 	err := e.write(func(t *txn) error {
 		old, err := loadTask(t.tx, id)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -17,24 +18,24 @@ func TestRepairTimestampsRules(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	for name, tc := range map[string]struct {
-		in   sdk.Task
-		want sdk.Task
+		in   stored.Task
+		want stored.Task
 	}{
 		"running with ended_at": {
-			sdk.Task{Status: sdk.TaskRunning, CreatedAt: t0, StartedAt: t0, UpdatedAt: t0, EndedAt: t0},
-			sdk.Task{Status: sdk.TaskRunning, CreatedAt: t0, StartedAt: t0, UpdatedAt: t0},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskRunning, CreatedAt: t0, StartedAt: t0, UpdatedAt: t0, EndedAt: t0}},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskRunning, CreatedAt: t0, StartedAt: t0, UpdatedAt: t0}},
 		},
 		"started before created": {
-			sdk.Task{Status: sdk.TaskSucceeded, CreatedAt: t0, StartedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)},
-			sdk.Task{Status: sdk.TaskSucceeded, CreatedAt: t0.Add(-time.Minute), StartedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskSucceeded, CreatedAt: t0, StartedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)}},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskSucceeded, CreatedAt: t0.Add(-time.Minute), StartedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)}},
 		},
 		"ended before started: its last write": {
-			sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0},
-			sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0}},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Hour), EndedAt: t0.Add(time.Hour)}},
 		},
 		"ended before started, written before too: its start": {
-			sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0, EndedAt: t0},
-			sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0, EndedAt: t0.Add(time.Minute)},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0, EndedAt: t0}},
+			stored.Task{Task: sdk.Task{Status: sdk.TaskFailed, CreatedAt: t0, StartedAt: t0.Add(time.Minute), UpdatedAt: t0, EndedAt: t0.Add(time.Minute)}},
 		},
 	} {
 		got, changes := engine.RepairedTaskTimes(&tc.in)

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/flowgate/flowgate/sdk"
+import (
+	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/sdk"
+)
 
 // The state machines live in package sdk (sdk/transition.go), where
 // sdktest's Host applies them too: the engine and a controller's tests
@@ -14,4 +17,4 @@ import "github.com/flowgate/flowgate/sdk"
 func checkFlowMove(f *sdk.Flow, to sdk.FlowStatus) error { return sdk.CheckFlowMove(f, to) }
 
 // checkTaskMove refuses a move sdk.CheckTaskMove refuses.
-func checkTaskMove(t *sdk.Task, to sdk.TaskStatus) error { return sdk.CheckTaskMove(t, to) }
+func checkTaskMove(t *stored.Task, to sdk.TaskStatus) error { return sdk.CheckTaskMove(&t.Task, to) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -12,7 +13,7 @@ import (
 // inlined in JSON.
 type FlowView struct {
 	*sdk.Flow
-	Tasks       []*sdk.Task     `json:"tasks"`
+	Tasks       []*stored.Task  `json:"tasks"`
 	TaskSummary sdk.TaskSummary `json:"task_summary"`
 	// ControllerError is the error the flow's controller last gave for
 	// the event at the head of the flow's outbox: a delivery that failed
@@ -92,9 +93,9 @@ func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
 		return FlowView{}, nil, err
 	}
 	if tasks == nil {
-		tasks = []*sdk.Task{}
+		tasks = []*stored.Task{}
 	}
-	v := FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(tasks)}
+	v := FlowView{Flow: f, Tasks: tasks, TaskSummary: sdk.Summarize(stored.Publics(tasks))}
 	for _, task := range tasks {
 		v.RunUsage = v.RunUsage.Add(task.Usage)
 	}

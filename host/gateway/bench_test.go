@@ -21,6 +21,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -221,7 +222,7 @@ func startGateway(b *testing.B, shims func(*gateway.Config)) (api.Client, string
 	return c, home, stop
 }
 
-func runTask(ctx context.Context, c api.Client) (*sdk.Task, error) {
+func runTask(ctx context.Context, c api.Client) (*stored.Task, error) {
 	t, created, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Spec: sdk.TaskSpec{Argv: dispatchArgv}})
 	if err == nil && !created {
 		err = errors.New("RunTask returned an existing task")

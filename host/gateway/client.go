@@ -9,6 +9,7 @@ import (
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -44,7 +45,7 @@ type client struct {
 // A detached run that asks for the default max budget or no-progress
 // budget gets this gateway's (limits.detached_max_budget,
 // limits.detached_no_progress_budget).
-func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
 	if in.DetachedBudget && in.Spec.MaxBudget == 0 {
 		in.Spec.MaxBudget = sdk.Duration(c.g.cfg.File.DetachedMaxBudget())
 	}
@@ -54,7 +55,7 @@ func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*sdk.T
 	in.DetachedBudget, in.DetachedNoProgress = false, false
 	held := in.HeldEnv
 	in.HeldEnv = nil
-	return c.g.run.CreateHolding(in.Spec, held, func() (*sdk.Task, bool, error) { return c.Local.RunTask(ctx, in) })
+	return c.g.run.CreateHolding(in.Spec, held, func() (*stored.Task, bool, error) { return c.Local.RunTask(ctx, in) })
 }
 
 // Status reports this gateway, with whether its store takes writes.

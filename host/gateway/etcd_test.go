@@ -23,6 +23,7 @@ import (
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -433,7 +434,7 @@ func TestRunningGatewayTakesOverTasksOfAGatewayThatDies(t *testing.T) {
 	}
 
 	srv.EndLease(t, direct, other.ID())
-	var got *sdk.Task
+	var got *stored.Task
 	polltest.Until(t, "the dead gateway's task to be marked lost", func() bool {
 		got, err = eng.GetTask(lost)
 		return err == nil && got.Status == sdk.TaskLost

@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -70,7 +71,7 @@ func TestStopSaysHowManyTasksItLeavesRunning(t *testing.T) {
 	c := g.Client()
 	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
 	require.NoError(t, err)
-	var running *sdk.Task
+	var running *stored.Task
 	polltest.Until(t, "the task to run", func() bool {
 		running, err = c.ResolveTask(ctx, task.ID)
 		return err == nil && running.PID != 0

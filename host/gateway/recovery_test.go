@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -54,9 +55,9 @@ diagnoser:
 	require.Equal(t, "the input file is empty", got.Diagnosis.Evidence)
 }
 
-func waitEnded(t *testing.T, c api.Client, id string) *sdk.Task {
+func waitEnded(t *testing.T, c api.Client, id string) *stored.Task {
 	t.Helper()
-	var task *sdk.Task
+	var task *stored.Task
 	polltest.Until(t, "task "+id+" to end", func() (bool, string) {
 		var err error
 		task, err = c.ResolveTask(context.Background(), id)

@@ -9,6 +9,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -34,7 +35,7 @@ func TestGatewayLeavesAnotherHomesTaskOnTheSameMachine(t *testing.T) {
 	require.NoError(t, err)
 	eng, _ := streamsEngine(t, srv, prefix)
 	t.Cleanup(func() { eng.CancelTask(task.ID) })
-	var ran *sdk.Task
+	var ran *stored.Task
 	polltest.Until(t, "the task to run under gateway a", func() bool {
 		ran, err = eng.GetTask(task.ID)
 		return err == nil && ran.Status == sdk.TaskRunning && ran.Gateway != ""

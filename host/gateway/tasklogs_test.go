@@ -16,11 +16,12 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // logsPage fetches the run center's log page of task from the gateway g.
-func logsPage(t *testing.T, g *gateway.Gateway, task *sdk.Task) string {
+func logsPage(t *testing.T, g *gateway.Gateway, task *stored.Task) string {
 	t.Helper()
 	resp, err := http.Get("http://" + g.HTTPAddr() + "/flows/" + task.FlowID + "/logs?task=" + task.ID)
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func logsPage(t *testing.T, g *gateway.Gateway, task *sdk.Task) string {
 // remoteTask is a running task of member gateway, which a fake member
 // joined as with info, made through eng; no gateway of the test takes it
 // (it asks for a label none carries).
-func remoteTask(t *testing.T, eng *engine.Engine, direct *etcd.Store, info etcd.MemberInfo) (*sdk.Task, *etcd.Member) {
+func remoteTask(t *testing.T, eng *engine.Engine, direct *etcd.Store, info etcd.MemberInfo) (*stored.Task, *etcd.Member) {
 	t.Helper()
 	m, err := direct.Join(context.Background(), info, 60, nil)
 	require.NoError(t, err)

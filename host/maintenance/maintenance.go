@@ -65,6 +65,7 @@ import (
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -86,7 +87,7 @@ type Config struct {
 	// it is marked lost. Zero means DefaultGrace.
 	Grace time.Duration
 	// Mine says whether the gateway that started a running task (its
-	// member id, sdk.Task.Gateway) kept the task's files in Home: the
+	// member id, stored.Task.Gateway) kept the task's files in Home: the
 	// reconcile rule judges only those, since another gateway's task
 	// has no files here although it runs. If nil, every task's files are
 	// in Home (one gateway).
@@ -292,7 +293,7 @@ func (p *pass) tasks(ctx context.Context) error {
 	}
 }
 
-func (p *pass) task(t *sdk.Task) {
+func (p *pass) task(t *stored.Task) {
 	p.taskTimestamps(t)
 	switch {
 	case t.Status == sdk.TaskRunning:
@@ -390,7 +391,7 @@ func (p *pass) flow(f *sdk.Flow) {
 	expired := f.Status.Terminal() && !f.EndedAt.IsZero() && p.now.Sub(f.EndedAt) >= p.cfg.FlowRetention
 	// The flow's tasks, read once for the rules that judge by them.
 	// Applying, PruneFlow reads them itself.
-	var tasks []*sdk.Task
+	var tasks []*stored.Task
 	if cancel || mirrored || (expired && !p.cfg.Apply) {
 		var (
 			err     error
@@ -462,7 +463,7 @@ func (p *pass) removeData(flowID string) {
 	}
 }
 
-func anyActive(tasks []*sdk.Task) bool {
+func anyActive(tasks []*stored.Task) bool {
 	for _, t := range tasks {
 		if t.Status.Active() {
 			return true

@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -51,7 +52,7 @@ func (e *env) run(apply bool) maintenance.Summary {
 
 // task makes a detached task (with its mirrored flow) that ended in s,
 // with a log directory.
-func (e *env) task(s sdk.TaskStatus) *sdk.Task {
+func (e *env) task(s sdk.TaskStatus) *stored.Task {
 	e.t.Helper()
 	t, _, err := e.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli", Spec: sdk.TaskSpec{Shell: "true"}})
 	require.NoError(e.t, err)
@@ -171,7 +172,7 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	require.NoDirExists(t, oldData, "a pruned flow's kept values go with it")
 	require.FileExists(t, filepath.Join(keptData, "v.json"))
 
-	get := func(id string) *sdk.Task {
+	get := func(id string) *stored.Task {
 		t.Helper()
 		task, err := e.eng.GetTask(id)
 		require.NoError(t, err)
@@ -262,7 +263,7 @@ func TestQuickPassReadsOnlyLiveAndExpiringWork(t *testing.T) {
 // under that gateway's home. One this home's gateway started is.
 func TestReconcileJudgesOnlyThisHomesTasks(t *testing.T) {
 	e := newEnv(t)
-	start := func(gateway string) *sdk.Task {
+	start := func(gateway string) *stored.Task {
 		task, _, err := e.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Runtime: "cli", Spec: sdk.TaskSpec{Shell: "true"}})
 		require.NoError(t, err)
 		task, err = e.eng.StartTask(task.ID, engine.StartInput{Gateway: gateway})

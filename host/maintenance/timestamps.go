@@ -2,13 +2,14 @@ package maintenance
 
 import (
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // taskTimestamps repairs t's timestamps when the audit would flag them
 // (inconsistent_timestamps), by the engine's rules (engine.RepairedTaskTimes),
 // guarded by the updated_at this pass read.
-func (p *pass) taskTimestamps(t *sdk.Task) {
+func (p *pass) taskTimestamps(t *stored.Task) {
 	if _, changes := engine.RepairedTaskTimes(t); len(changes) == 0 {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -113,12 +114,12 @@ func (n *Notifier) view(no engine.Notice) dest.Notice {
 
 // task is the task notice no is about: its own, or its flow's blocking
 // task, or the flow's newest.
-func (n *Notifier) task(no engine.Notice) *sdk.Task {
+func (n *Notifier) task(no engine.Notice) *stored.Task {
 	if no.TaskID != "" {
 		if t, err := n.eng.GetTask(no.TaskID); err == nil {
 			return t
 		}
-		var t sdk.Task
+		var t stored.Task
 		if json.Unmarshal(no.Task, &t) == nil && t.ID != "" {
 			return &t
 		}
@@ -132,11 +133,11 @@ func (n *Notifier) task(no engine.Notice) *sdk.Task {
 		return nil
 	}
 	if f, err := n.eng.GetFlow(no.FlowID); err == nil && f.BlockedTaskID != "" {
-		if i := slices.IndexFunc(tasks, func(t *sdk.Task) bool { return t.ID == f.BlockedTaskID }); i >= 0 {
+		if i := slices.IndexFunc(tasks, func(t *stored.Task) bool { return t.ID == f.BlockedTaskID }); i >= 0 {
 			return tasks[i]
 		}
 	}
-	return slices.MaxFunc(tasks, func(a, b *sdk.Task) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return slices.MaxFunc(tasks, func(a, b *stored.Task) int { return a.CreatedAt.Compare(b.CreatedAt) })
 }
 
 // failure reports whether status is one whose notice quotes stderr.

@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/notify/dest/desttest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -32,7 +33,7 @@ func got(r *desttest.Receiver) (keys, bodies []string) {
 
 // failedTask is a task that failed with exit code 2 and wrote to stderr
 // in home, in an engine on a bbolt file of its own.
-func failedTask(t *testing.T, home string) (*engine.Engine, *sdk.Task) {
+func failedTask(t *testing.T, home string) (*engine.Engine, *stored.Task) {
 	t.Helper()
 	_, eng := newEngine(t)
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "nightly backup", Spec: sdk.TaskSpec{Shell: "backup"}})

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -98,14 +99,16 @@ func (h *host) ListTasks(_ context.Context, flowID string) ([]*sdk.Task, error) 
 	if _, err := h.own(flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.FlowTasks(flowID)
+	tasks, err := h.eng.FlowTasks(flowID)
+	return stored.Publics(tasks), err
 }
 
 func (h *host) CreateTask(_ context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
 	if _, err := h.own(req.FlowID); err != nil {
 		return nil, false, err
 	}
-	return h.eng.CreateTask(h.taskInput(req))
+	t, created, err := h.eng.CreateTask(h.taskInput(req))
+	return t.Public(), created, err
 }
 
 // taskInput is the engine's input for a task the controller asks for:
@@ -192,7 +195,8 @@ func (h *host) CancelTask(_ context.Context, taskID string) (*sdk.Task, error) {
 	if _, err := h.own(t.FlowID); err != nil {
 		return nil, err
 	}
-	return h.eng.CancelTask(taskID)
+	t, err = h.eng.CancelTask(taskID)
+	return t.Public(), err
 }
 
 func (h *host) Continue(_ context.Context, flowID string, req sdk.ContinueRequest) (*sdk.Flow, bool, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -262,7 +263,7 @@ var errNoTask = errors.New("the plugin created no task for flow.started")
 
 // firstTask waits for the plugin to answer flow.started and returns the
 // task it queued.
-func (h *harness) firstTask(ctx context.Context, flowID string) (*sdk.Task, error) {
+func (h *harness) firstTask(ctx context.Context, flowID string) (*stored.Task, error) {
 	if err := h.settle(ctx, flowID); err != nil {
 		return nil, err
 	}

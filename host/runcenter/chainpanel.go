@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,7 +24,7 @@ type chainPanel struct {
 	Usage     *sdk.Usage
 	Budget    *sdk.Budget
 	Halted    string
-	Diagnosed []*sdk.Task
+	Diagnosed []*stored.Task
 }
 
 // chainRun is one run of a chain.

@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // usedTask adds a task to flow that ran and reported usage, as the
 // runner records it: started, then its progress file's usage line.
-func usedTask(t *testing.T, eng *engine.Engine, flow, label string, u sdk.Usage) *sdk.Task {
+func usedTask(t *testing.T, eng *engine.Engine, flow, label string, u sdk.Usage) *stored.Task {
 	t.Helper()
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: flow, Label: label})
 	require.NoError(t, err)

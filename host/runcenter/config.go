@@ -67,7 +67,7 @@ type Config struct {
 	// Home is the flowgate home, where task logs are read.
 	Home string
 	// LogAt, when set, says where the log files of a task the gateway
-	// with that member id (sdk.Task.Gateway) ran are: in Home for this
+	// with that member id (stored.Task.Gateway) ran are: in Home for this
 	// home's gateways, in another home on this machine, or at another
 	// gateway's run center; or it fails with an error that says where
 	// the log is and why it cannot be read from here, which the logs page

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -60,7 +61,7 @@ func (p flowPage) SummaryLabel() string {
 
 // taskRow is a task on the timeline, with its progress as a percentage.
 type taskRow struct {
-	*sdk.Task
+	*stored.Task
 	// Pct is the progress in percent; -1 when the task reported none.
 	Pct      int
 	Progress string
@@ -108,7 +109,7 @@ func (s *Server) flowPage(r *http.Request) (string, any, error) {
 	return "Flow " + v.ID, p, nil
 }
 
-func newTaskRow(t *sdk.Task) taskRow {
+func newTaskRow(t *stored.Task) taskRow {
 	row := taskRow{Task: t, Pct: -1}
 	if p := t.Progress; p != nil {
 		if p.Fraction != nil {

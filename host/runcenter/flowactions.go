@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -40,8 +41,9 @@ func actionsOf(v engine.FlowView) flowActions {
 	if err != nil || v.SourceFlowID != "" || v.ContinuedBy != "" {
 		return a
 	}
-	a.Continue = flowrule.Settled(v.Flow, v.Tasks, false) == nil
-	a.Rerun = len(plan.Nodes) > 0 && flowrule.Settled(v.Flow, v.Tasks, true) == nil
+	tasks := stored.Publics(v.Tasks)
+	a.Continue = flowrule.Settled(v.Flow, tasks, false) == nil
+	a.Rerun = len(plan.Nodes) > 0 && flowrule.Settled(v.Flow, tasks, true) == nil
 	return a
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 )
@@ -235,8 +236,8 @@ func nodePhase(f *sdk.Flow, n sdk.PlanNode) sdk.NodePhase {
 // first: a controller's tasks carry the label of the step they run, a
 // pipeline's stages, branches, loop items and sub-workflow steps the
 // step's id and "/", "[" or ">" after it (docs/pipelines.md).
-func tasksOf(label string, tasks []taskRow) []*sdk.Task {
-	var out []*sdk.Task
+func tasksOf(label string, tasks []taskRow) []*stored.Task {
+	var out []*stored.Task
 	for _, t := range tasks {
 		rest, ok := strings.CutPrefix(t.Label, label)
 		if ok && (rest == "" || strings.ContainsRune("/[>", rune(rest[0]))) {
@@ -248,7 +249,7 @@ func tasksOf(label string, tasks []taskRow) []*sdk.Task {
 
 // nodeLink is where node n links: its newest task's card, or the gates
 // page while it waits at a gate.
-func nodeLink(f *sdk.Flow, n graphNode, tasks []*sdk.Task) string {
+func nodeLink(f *sdk.Flow, n graphNode, tasks []*stored.Task) string {
 	switch {
 	case len(tasks) > 0:
 		return "#task-" + tasks[len(tasks)-1].ID
@@ -260,7 +261,7 @@ func nodeLink(f *sdk.Flow, n graphNode, tasks []*sdk.Task) string {
 
 // nodeTitle is node n's tooltip: its id, type, phase, and when its tasks
 // started and ended, with how long they took.
-func nodeTitle(n graphNode, tasks []*sdk.Task) string {
+func nodeTitle(n graphNode, tasks []*stored.Task) string {
 	title := fmt.Sprintf("%s (%s): %s", n.ID, n.Type, n.Phase)
 	var start, end time.Time
 	running := false

@@ -12,7 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // LogSizeHeader carries the size of the whole log file with a chunk the
@@ -65,7 +65,7 @@ func (s *Server) rawLog(w http.ResponseWriter, r *http.Request) {
 // attempt or offset, and, when place is another gateway's run center
 // that cannot be asked, with an error that says where the log is. A task
 // not started yet, or a file not written yet, reads as empty.
-func ReadLog(ctx context.Context, place LogPlace, task *sdk.Task, q api.LogQuery) (api.LogChunk, error) {
+func ReadLog(ctx context.Context, place LogPlace, task *stored.Task, q api.LogQuery) (api.LogChunk, error) {
 	p := logsPage{Task: task, Prev: -1, Next: -1}
 	v := url.Values{"stream": {q.Stream}, "offset": {strconv.FormatInt(q.Offset, 10)}}
 	if q.Attempt != 0 {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -20,8 +21,8 @@ const logChunk = 64 << 10
 // logsPage is the data of a task's log page.
 type logsPage struct {
 	FlowID  string
-	Task    *sdk.Task
-	Tasks   []*sdk.Task
+	Task    *stored.Task
+	Tasks   []*stored.Task
 	Attempt int
 	Stream  string
 	// Follow shows the log's last chunk, which the page's pulse draws
@@ -134,7 +135,7 @@ func (p *logsPage) parse(q url.Values) error {
 }
 
 // logAt is where task's log files are (Config.LogAt).
-func (s *Server) logAt(ctx context.Context, task *sdk.Task) (LogPlace, error) {
+func (s *Server) logAt(ctx context.Context, task *stored.Task) (LogPlace, error) {
 	if s.cfg.LogAt == nil {
 		return LogPlace{Home: s.cfg.Home}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -33,7 +34,7 @@ type timeline struct {
 
 // timelineRow is one task's strip.
 type timelineRow struct {
-	*sdk.Task
+	*stored.Task
 	Attempts []attemptSpan
 	Bars     []timelineBar
 }
@@ -129,7 +130,7 @@ func newTimeline(v engine.FlowView, now time.Time) timeline {
 // (sdk.Task.AttemptTimes). A task never started, or recorded before
 // those times were kept, has one span from what the record says: its
 // creation, its first start and its end.
-func attemptsOf(t *sdk.Task) []attemptSpan {
+func attemptsOf(t *stored.Task) []attemptSpan {
 	if len(t.AttemptTimes) == 0 {
 		a := attemptSpan{N: max(t.Attempts, 1), Queued: t.CreatedAt, Started: t.StartedAt, Ended: t.EndedAt, Outcome: string(t.Status)}
 		if t.Status.Active() {

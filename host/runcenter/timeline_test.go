@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -47,7 +48,7 @@ func timelineOf(t *testing.T, page, task string) []bar {
 // calls the runner makes.
 func TestTimelineDrawsEveryAttempt(t *testing.T) {
 	t.Parallel()
-	var task *sdk.Task
+	var task *stored.Task
 	s := startSeeded(t, func(eng *engine.Engine) {
 		f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: "g", AllowUnknownController: true})
 		require.NoError(t, err)

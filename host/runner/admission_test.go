@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -26,7 +27,7 @@ func TestAdmissionIsFIFOAndCapped(t *testing.T) {
 		ids = append(ids, h.create(h.spec("echo "+label+" >> order; sleep 0.1")).ID)
 		want = append(want, label)
 	}
-	var tasks []*sdk.Task
+	var tasks []*stored.Task
 	for _, id := range ids {
 		got := h.wait(id)
 		require.Equal(t, sdk.TaskSucceeded, got.Status)

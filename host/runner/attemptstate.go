@@ -3,7 +3,7 @@ package runner
 import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner/shim"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // Attempt states, as AttemptState reports them.
@@ -26,7 +26,7 @@ const (
 // current attempt: AttemptEnded, AttemptAlive, AttemptUnclaimed or
 // AttemptGone. It writes nothing, so audits and maintenance previews can
 // call it.
-func AttemptState(home string, t *sdk.Task) string {
+func AttemptState(home string, t *stored.Task) string {
 	dir := LogDir(home, t.ID, t.Attempts)
 	if rec, err := shim.ReadRecord(dir); err == nil {
 		switch {
@@ -51,7 +51,7 @@ func AttemptState(home string, t *sdk.Task) string {
 // retry policy marks it safe_to_repeat and attempts remain. A child the
 // shim left behind is killed first. A task that moved on meanwhile (ended,
 // or on another attempt) is left alone.
-func MarkLost(eng *engine.Engine, home string, t *sdk.Task, why string) error {
+func MarkLost(eng *engine.Engine, home string, t *stored.Task, why string) error {
 	r, err := New(eng, Config{Home: home})
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func MarkLost(eng *engine.Engine, home string, t *sdk.Task, why string) error {
 // the start that the store applied but reported as failed (etcd's
 // "may or may not have been applied") leaves such a task, which no
 // runner launches.
-func RequeueUnclaimed(eng *engine.Engine, home string, t *sdk.Task, why string) error {
+func RequeueUnclaimed(eng *engine.Engine, home string, t *stored.Task, why string) error {
 	withdrawn, err := shim.Withdraw(LogDir(home, t.ID, t.Attempts))
 	if err != nil || !withdrawn {
 		return err

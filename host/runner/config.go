@@ -75,12 +75,12 @@ type Config struct {
 	// task that starts after a restart gets them again.
 	StageSecretEnv []string
 	// Cluster says, for the member id a running task names
-	// (sdk.Task.Gateway), whether that gateway ran on this machine and
+	// (stored.Task.Gateway), whether that gateway ran on this machine and
 	// whether it is still a member. If nil, every task is this machine's
 	// (one gateway).
 	Cluster func(gateway string) (thisMachine, member bool)
 	// Member is this gateway's member id on an etcd installation,
-	// recorded on each task it starts (sdk.Task.Gateway); empty with one
+	// recorded on each task it starts (stored.Task.Gateway); empty with one
 	// gateway.
 	Member string
 	// Draining, when set and true, keeps the runner from starting queued

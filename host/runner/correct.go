@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -18,7 +19,7 @@ import (
 // asked to stop that did not succeed, as settle has it. No retry follows a
 // failure: the task ended when it was marked lost, and its flow may have
 // moved on. A withdrawn attempt never ran its command, and stays lost.
-func (r *Runner) correct(a *attempt, task *sdk.Task, st shim.Status) {
+func (r *Runner) correct(a *attempt, task *stored.Task, st shim.Status) {
 	if st.Reason == shim.ReasonWithdrawn {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/shell"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -121,7 +122,7 @@ type diagnosisAnswer struct {
 // cancelled or timed-out diagnosis) ends the task, with the diagnosis
 // stored on it. The diagnosis is recorded as running before the diagnoser
 // starts, so a restart meanwhile is seen (see afterFailure).
-func (r *Runner) diagnose(ctx context.Context, task *sdk.Task, a *attempt, in engine.FinishInput) {
+func (r *Runner) diagnose(ctx context.Context, task *stored.Task, a *attempt, in engine.FinishInput) {
 	started, err := r.eng.BeginDiagnosis(task.ID, a.n, in.Class)
 	if err != nil {
 		in.Error += " (not diagnosed: " + err.Error() + ")"
@@ -165,7 +166,7 @@ func (r *Runner) diagnose(ctx context.Context, task *sdk.Task, a *attempt, in en
 
 // diagnosisTimeout is the configured timeout, or the task's own when
 // shorter.
-func (r *Runner) diagnosisTimeout(task *sdk.Task) time.Duration {
+func (r *Runner) diagnosisTimeout(task *stored.Task) time.Duration {
 	d := r.cfg.Diagnoser.Timeout
 	if t := time.Duration(task.Spec.Timeout); t > 0 && t < d {
 		d = t
@@ -174,7 +175,7 @@ func (r *Runner) diagnosisTimeout(task *sdk.Task) time.Duration {
 }
 
 // diagnosisRequest gathers the bounded context of failed attempt a.
-func (r *Runner) diagnosisRequest(task *sdk.Task, a *attempt, in engine.FinishInput) DiagnosisRequest {
+func (r *Runner) diagnosisRequest(task *stored.Task, a *attempt, in engine.FinishInput) DiagnosisRequest {
 	req := DiagnosisRequest{
 		TaskID: task.ID, FlowID: task.FlowID, Attempt: a.n, Class: in.Class, Error: in.Error,
 		Assignment: DiagnosisAssignment{Label: task.Label, Runtime: task.Runtime, Command: cut(commandLine(task.Spec), maxEvidence)},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // dispatchLoop starts queued tasks while there is room, whenever a task
@@ -112,10 +112,10 @@ func (r *Runner) taken() func(id string) bool {
 
 // takeLaunches returns up to n of tasks that are not being launched
 // already, and marks them as being launched.
-func (r *Runner) takeLaunches(tasks []*sdk.Task, n int) []*sdk.Task {
+func (r *Runner) takeLaunches(tasks []*stored.Task, n int) []*stored.Task {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var take []*sdk.Task
+	var take []*stored.Task
 	for _, t := range tasks {
 		if len(take) == n {
 			break
@@ -129,7 +129,7 @@ func (r *Runner) takeLaunches(tasks []*sdk.Task, n int) []*sdk.Task {
 }
 
 // dropLaunches unmarks tasks taken for a launch that will not happen now.
-func (r *Runner) dropLaunches(tasks []*sdk.Task) {
+func (r *Runner) dropLaunches(tasks []*stored.Task) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range tasks {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/shell"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -19,7 +20,7 @@ import (
 // such values is created as is. It refuses a task whose SecretEnv names a
 // variable env lacks. When create returns an existing task (an idempotency
 // key), nothing is held: that task got its values when it was created.
-func (r *Runner) CreateHolding(spec sdk.TaskSpec, env map[string]string, create func() (*sdk.Task, bool, error)) (*sdk.Task, bool, error) {
+func (r *Runner) CreateHolding(spec sdk.TaskSpec, env map[string]string, create func() (*stored.Task, bool, error)) (*stored.Task, bool, error) {
 	for _, name := range spec.SecretEnv {
 		if _, ok := env[name]; !ok {
 			return nil, false, fmt.Errorf("%w: secret env %s has no value; pass it with --secret-env %s (from the environment) or --secret-env %s=@FILE", sdk.ErrInvalid, name, name, name)
@@ -43,7 +44,7 @@ func (r *Runner) CreateHolding(spec sdk.TaskSpec, env map[string]string, create 
 // shimEnv returns the environment task's shim starts with: shell.BaseEnv
 // of the runner's own, then the values held for the task. It fails when the task
 // needs held values this runner does not have.
-func (r *Runner) shimEnv(task *sdk.Task) ([]string, error) {
+func (r *Runner) shimEnv(task *stored.Task) ([]string, error) {
 	env := shell.BaseEnv(os.Environ())
 	if len(task.Spec.SecretEnv) == 0 && !task.Spec.InheritEnv {
 		return env, nil
@@ -66,7 +67,7 @@ func (r *Runner) shimEnv(task *sdk.Task) ([]string, error) {
 // stageSecrets are the values of a pipeline stage's task whose SecretEnv
 // names only variables of Config.StageSecretEnv, read from this process's
 // environment; false for any other task, or when one is unset.
-func (r *Runner) stageSecrets(task *sdk.Task) (map[string]string, bool) {
+func (r *Runner) stageSecrets(task *stored.Task) (map[string]string, bool) {
 	if task.Spec.InheritEnv || task.Runtime != flows.PipelineController || task.FlowID == "" {
 		return nil, false
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,7 +24,7 @@ func TestStageSecretComesFromTheGatewayEnvironment(t *testing.T) {
 	h := startHome(t, func(c *runner.Config) { c.StageSecretEnv = []string{"FLOWGATE_TEST_STAGE_KEY"} })
 	f, _, err := h.eng().CreateControllerFlow(flows.PipelineController, sdk.FlowRequest{IdempotencyKey: "k", Goal: "g", OwnerKey: "t"})
 	require.NoError(t, err)
-	create := func(key, name string) *sdk.Task {
+	create := func(key, name string) *stored.Task {
 		spec := h.spec(`printf %s "$` + name + `" > ` + name)
 		spec.SecretEnv = []string{name}
 		task, _, err := h.eng().CreateTask(engine.CreateTaskInput{FlowID: f.ID, Runtime: flows.PipelineController, IdempotencyKey: key, Spec: spec})

@@ -10,6 +10,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -28,9 +29,9 @@ func TestTaskWithoutItsHeldSecretFailsToStart(t *testing.T) {
 }
 
 // holding creates a detached task through r.CreateHolding with env held.
-func (h *home) holding(spec sdk.TaskSpec, env map[string]string) *sdk.Task {
+func (h *home) holding(spec sdk.TaskSpec, env map[string]string) *stored.Task {
 	h.t.Helper()
-	task, created, err := h.gw.run.CreateHolding(spec, env, func() (*sdk.Task, bool, error) {
+	task, created, err := h.gw.run.CreateHolding(spec, env, func() (*stored.Task, bool, error) {
 		return h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: spec})
 	})
 	require.NoError(h.t, err)
@@ -46,7 +47,7 @@ func TestHeldSecretReachesTheTaskOnly(t *testing.T) {
 	h := newHome(t, nil)
 	spec := h.spec(`printf %s "$API_TOKEN" > token`)
 	spec.SecretEnv = []string{"API_TOKEN"}
-	_, _, err := h.gw.run.CreateHolding(spec, nil, func() (*sdk.Task, bool, error) { panic("not reached") })
+	_, _, err := h.gw.run.CreateHolding(spec, nil, func() (*stored.Task, bool, error) { panic("not reached") })
 	require.ErrorIs(t, err, sdk.ErrInvalid, "a secret without a value is refused")
 
 	ran := h.holding(spec, map[string]string{"API_TOKEN": secret})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,7 +24,7 @@ func TestGiveUpKeepsTheChild(t *testing.T) {
 	spec := h.spec(stallThenWait)
 	spec.NoProgressBudget, spec.OnNoProgress = sdk.Duration(100*time.Millisecond), sdk.NoProgressKeep
 	task := h.create(spec)
-	got := waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.Interrupted != nil }, waitLimit)
+	got := waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool { return t.Interrupted != nil }, waitLimit)
 	require.Equal(t, sdk.TaskRunning, got.Status)
 	require.Equal(t, "no-progress", got.Interrupted.Reason)
 	require.True(t, got.Interrupted.ChildStillRunning)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // finishHandingOff records the end of task as finish does, and hands
@@ -15,7 +15,7 @@ import (
 // no task waiting, or before the dispatch loop runs, it is finish, and
 // so it is when the hand-over fails to commit (it wrote nothing, and the
 // next task's start may be what failed).
-func (r *Runner) finishHandingOff(task *sdk.Task, in engine.FinishInput) {
+func (r *Runner) finishHandingOff(task *stored.Task, in engine.FinishInput) {
 	next := r.nextForSlot()
 	if next == nil {
 		r.finish(task, in)
@@ -50,7 +50,7 @@ func (r *Runner) finishHandingOff(task *sdk.Task, in engine.FinishInput) {
 // task that ends now, marking it as being launched, or returns nil: when
 // none waits, the dispatch loop does not run yet, the gateway drains, or
 // the store failed to write.
-func (r *Runner) nextForSlot() *sdk.Task {
+func (r *Runner) nextForSlot() *stored.Task {
 	if !r.dispatching.Load() || r.hold.Wait() > 0 || (r.cfg.Draining != nil && r.cfg.Draining()) {
 		return nil
 	}

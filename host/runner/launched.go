@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -19,7 +20,7 @@ const launchWait = 10 * time.Second
 // taken out of the queue is not launched: a gateway that stops before
 // its shim starts puts it back in the queue. When the claim cannot be
 // read, Launched answers true, the side that never waits forever.
-func Launched(home string, t *sdk.Task) bool {
+func Launched(home string, t *stored.Task) bool {
 	switch {
 	case t.Status.Terminal(), t.Status == sdk.TaskQueued && !t.RetryAt.IsZero():
 		return true
@@ -35,7 +36,7 @@ func Launched(home string, t *sdk.Task) bool {
 // gateway for its own duration calls it before it stops that gateway, so
 // that the task it queued has started. It fails when get fails or ctx
 // ends (returning the task as last read with ctx's error).
-func AwaitLaunched(ctx context.Context, home string, t *sdk.Task, get func(ctx context.Context, id string) (*sdk.Task, error)) (*sdk.Task, error) {
+func AwaitLaunched(ctx context.Context, home string, t *stored.Task, get func(ctx context.Context, id string) (*stored.Task, error)) (*stored.Task, error) {
 	deadline := time.Now().Add(launchWait)
 	for !Launched(home, t) && time.Now().Before(deadline) {
 		select {

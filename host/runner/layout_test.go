@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -138,7 +139,7 @@ func TestTasksOwnDirectoryNamedOneIsNoAttempt(t *testing.T) {
 // startFirstAttempt starts a shim of task's first attempt in dir, as a
 // gateway does (its progress file in the task's directory), without a
 // runner: the test's gateway starts later and must find it.
-func startFirstAttempt(t *testing.T, h *home, task *sdk.Task, dir string) {
+func startFirstAttempt(t *testing.T, h *home, task *stored.Task, dir string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	require.NoError(t, shim.Prepare(dir))

@@ -18,6 +18,7 @@ import (
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -196,7 +197,7 @@ func (h *home) spec(line string) sdk.TaskSpec {
 }
 
 // create stores a new detached task; the runner starts it when it can.
-func (h *home) create(spec sdk.TaskSpec) *sdk.Task {
+func (h *home) create(spec sdk.TaskSpec) *stored.Task {
 	h.t.Helper()
 	task, created, err := h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: spec})
 	require.NoError(h.t, err)
@@ -205,7 +206,7 @@ func (h *home) create(spec sdk.TaskSpec) *sdk.Task {
 }
 
 // wait waits for task id to end.
-func (h *home) wait(id string) *sdk.Task {
+func (h *home) wait(id string) *stored.Task {
 	h.t.Helper()
 	return waitTask(h.t, h.eng(), id, ended, waitLimit)
 }
@@ -225,15 +226,15 @@ func (h *home) lines(name string) []string {
 	return strings.Fields(string(b))
 }
 
-func ended(t *sdk.Task) bool { return t.Status.Terminal() }
+func ended(t *stored.Task) bool { return t.Status.Terminal() }
 
-func running(t *sdk.Task) bool { return t.Status == sdk.TaskRunning }
+func running(t *stored.Task) bool { return t.Status == sdk.TaskRunning }
 
 // waitTask polls task id until cond holds, and fails the test when it
 // does not within limit.
-func waitTask(t *testing.T, eng *engine.Engine, id string, cond func(*sdk.Task) bool, limit time.Duration) *sdk.Task {
+func waitTask(t *testing.T, eng *engine.Engine, id string, cond func(*stored.Task) bool, limit time.Duration) *stored.Task {
 	t.Helper()
-	var task *sdk.Task
+	var task *stored.Task
 	polltest.Until(t, "task "+id+" to get there", func() (bool, string) {
 		var err error
 		task, err = eng.GetTask(id)

@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -168,7 +169,7 @@ func TestReconcileLeavesANetworkWaitToTheGateway(t *testing.T) {
 	spec := h.spec(`while [ ! -f go ]; do sleep 0.02; done; exit 75`)
 	spec.Retry, spec.Probe = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(time.Millisecond)}, endpoint
 	task := h.create(spec)
-	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
+	waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool { return t.PID != 0 }, waitLimit)
 	h.close()
 	require.NoError(t, os.WriteFile(h.path("go"), nil, 0o600))
 	polltest.Until(t, "the attempt to end", func() bool { return attemptEnded(runner.LogDir(h.dir, task.ID, 1)) })

@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,7 +26,7 @@ func (noObserver) TaskEnded(sdk.TaskStatus, time.Duration) {}
 
 // runnableSince is when a queued task became runnable: its last write
 // (queued, or queued again) or, when later, its retry time.
-func runnableSince(t *sdk.Task) time.Time {
+func runnableSince(t *stored.Task) time.Time {
 	if t.RetryAt.After(t.UpdatedAt) {
 		return t.RetryAt
 	}

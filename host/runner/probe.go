@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -85,7 +86,7 @@ func Probe(ctx context.Context, endpoint string, timeout time.Duration) error {
 }
 
 // probeEndpoint is the endpoint probed before task's retries, or "".
-func (r *Runner) probeEndpoint(task *sdk.Task) string {
+func (r *Runner) probeEndpoint(task *stored.Task) string {
 	if task.Spec.Probe != "" || task.Runtime != sdk.RuntimeAgent {
 		return task.Spec.Probe
 	}
@@ -102,7 +103,7 @@ var errOffline = errors.New("the network stayed down")
 // error) past MaxOffline, sdk.ErrCancelRequested when the task's cancel
 // is asked for, and ctx's error when the runner stops: the next gateway
 // settles the attempt again, and so probes again.
-func (r *Runner) awaitNetwork(ctx context.Context, task *sdk.Task, a *attempt) (time.Duration, error) {
+func (r *Runner) awaitNetwork(ctx context.Context, task *stored.Task, a *attempt) (time.Duration, error) {
 	endpoint := r.probeEndpoint(task)
 	if endpoint == "" {
 		return 0, nil
@@ -141,7 +142,7 @@ func (r *Runner) awaitNetwork(ctx context.Context, task *sdk.Task, a *attempt) (
 // stays down too long ends failed, with reason "offline". When the runner
 // stops meanwhile nothing is recorded: the next gateway decides again, as
 // it does for a task Reconcile or Preview finds failed this way.
-func (r *Runner) retryAfterNetwork(ctx context.Context, task *sdk.Task, a *attempt, in engine.FinishInput) {
+func (r *Runner) retryAfterNetwork(ctx context.Context, task *stored.Task, a *attempt, in engine.FinishInput) {
 	if r.once && r.probeEndpoint(task) != "" {
 		return // a command reconciling records: the gateway waits, not it
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,7 +30,7 @@ echo '{"fraction":0.75,"phase":"upload","message":"almost"}' >> "$p"
 echo '{"milestone":" uploaded "}' >> "$p"
 echo done`
 
-func requireProgress(t *testing.T, got *sdk.Task) {
+func requireProgress(t *testing.T, got *stored.Task) {
 	t.Helper()
 	require.Equal(t, sdk.TaskSucceeded, got.Status, "errors: %q", got.Errors)
 	require.Equal(t, 4, got.ProgressErrors)
@@ -113,7 +114,7 @@ func TestProgressWhileRunning(t *testing.T) {
 	t.Parallel()
 	h := startHome(t, nil)
 	task := h.create(h.spec(`echo '{"milestone":"started"}' >> "$FLOWGATE_PROGRESS"; while [ ! -e release ]; do sleep 0.02; done`))
-	got := waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return len(t.Milestones) > 0 }, waitLimit)
+	got := waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool { return len(t.Milestones) > 0 }, waitLimit)
 	require.Equal(t, sdk.TaskRunning, got.Status)
 	require.Equal(t, "started", got.Milestones[0].Name)
 	require.NoError(t, os.WriteFile(h.path("release"), nil, 0o600))

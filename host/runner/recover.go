@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -38,7 +39,7 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 		}
 		return r.recoverLost(ctx, false)
 	}
-	tasks := make(chan *sdk.Task)
+	tasks := make(chan *stored.Task)
 	var wg sync.WaitGroup
 	for range min(recoverWorkers, len(page.Tasks)) {
 		wg.Go(func() {
@@ -57,7 +58,7 @@ func (r *Runner) recover(ctx context.Context, follow bool) error {
 
 // recoverTask settles or reattaches task, which a previous runner left
 // running (see recover).
-func (r *Runner) recoverTask(ctx context.Context, task *sdk.Task, follow bool) {
+func (r *Runner) recoverTask(ctx context.Context, task *stored.Task, follow bool) {
 	if !engine.Runnable(task) || r.elsewhere(task) {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -26,7 +27,7 @@ func TestReattachedPollReadsProgressNotRecord(t *testing.T) {
 	task := h.create(h.spec("exec sleep 60"))
 	dir := runner.LogDir(h.dir, task.ID, 1)
 	polltest.Until(t, "the task's child to start", func() bool { return childStarted(dir) })
-	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
+	waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool { return t.PID != 0 }, waitLimit)
 	h.restart()
 
 	progress := filepath.Join(runner.TaskDir(h.dir, task.ID), runner.ProgressFile)
@@ -36,7 +37,7 @@ func TestReattachedPollReadsProgressNotRecord(t *testing.T) {
 		_, err = f.WriteString(`{"message":"` + msg + `"}` + "\n")
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
-		waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool { return t.Progress != nil && t.Progress.Message == msg }, waitLimit)
+		waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool { return t.Progress != nil && t.Progress.Message == msg }, waitLimit)
 	}
 	say("first look done") // the step that records it has started watching the shim's exit
 

@@ -15,6 +15,7 @@ import (
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,7 +26,7 @@ import (
 // createRunning stores a task as running its first attempt, as the runner
 // records it before it launches the shim, and returns it with its attempt
 // directory, made with the spec the runner would write.
-func (h *home) createRunning(spec sdk.TaskSpec) (*sdk.Task, string) {
+func (h *home) createRunning(spec sdk.TaskSpec) (*stored.Task, string) {
 	h.t.Helper()
 	task, _, err := h.eng().CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: spec, Status: sdk.TaskRunning})
 	require.NoError(h.t, err)

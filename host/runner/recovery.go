@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -12,7 +13,7 @@ import (
 // is in (already classified): a retry, a diagnosis, or the end. Nothing is
 // retried whose chain is billing- or budget-exhausted, and a diagnosis a
 // restart interrupted is never run again.
-func (r *Runner) afterFailure(ctx context.Context, task *sdk.Task, a *attempt, in engine.FinishInput) {
+func (r *Runner) afterFailure(ctx context.Context, task *stored.Task, a *attempt, in engine.FinishInput) {
 	if d := task.Diagnosis; d != nil && d.Attempt == a.n && d.State == sdk.DiagnosisRunning {
 		out := *d
 		out.State, out.EndedAt = sdk.DiagnosisInterrupted, r.cfg.Now()
@@ -68,6 +69,6 @@ func haltReason(why string, err error) string {
 
 // reported says task reported progress, a milestone or usage: it got far
 // enough to have created a child run.
-func reported(task *sdk.Task) bool {
+func reported(task *stored.Task) bool {
 	return task.Progress != nil || len(task.Milestones) > 0 || task.MilestonesDropped > 0 || task.Usage != nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -186,7 +187,7 @@ func TestRestartDuringDiagnosisInterrupts(t *testing.T) {
 	t.Parallel()
 	h := diagHome(t, `echo x >> diagnosed; sleep 600`)
 	task := h.create(h.failing("odd"))
-	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool {
+	waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool {
 		return t.Diagnosis != nil && t.Diagnosis.State == sdk.DiagnosisRunning
 	}, waitLimit)
 	// The shell creates the file before echo writes to it: wait for the line.
@@ -240,7 +241,7 @@ func TestCancelDuringDiagnosis(t *testing.T) {
 	t.Parallel()
 	h := diagHome(t, `sleep 600`)
 	task := h.create(h.failing("odd"))
-	waitTask(t, h.eng(), task.ID, func(t *sdk.Task) bool {
+	waitTask(t, h.eng(), task.ID, func(t *stored.Task) bool {
 		return t.Diagnosis != nil && t.Diagnosis.State == sdk.DiagnosisRunning
 	}, waitLimit)
 	_, err := h.eng().CancelTask(task.ID)

@@ -19,6 +19,7 @@ import (
 	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/runner/shim"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/host/throttle"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -232,7 +233,7 @@ func newLogDir(dir, taskID string, n int) string {
 // as running first, then starts the shim and hands it the spec, so a
 // crash between the two is seen at the next start as an attempt that
 // never ran (no shim claimed it).
-func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
+func (r *Runner) launch(ctx context.Context, queued *stored.Task) {
 	task, err := r.eng.StartTask(queued.ID, engine.StartInput{Gateway: r.cfg.Member})
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
 		r.storeLog.Error("start task: the store cannot record it; it stays queued", "task", queued.ID, "error", err)
@@ -247,7 +248,7 @@ func (r *Runner) launch(ctx context.Context, queued *sdk.Task) {
 
 // launchStarted launches the attempt of task, started (recorded running)
 // from queued: its files, its shim, and the supervision of both.
-func (r *Runner) launchStarted(ctx context.Context, queued, task *sdk.Task) {
+func (r *Runner) launchStarted(ctx context.Context, queued, task *stored.Task) {
 	r.cfg.Observer.TaskStarted(task.StartedAt.Sub(runnableSince(queued)))
 	n := task.Attempts
 	why, err := r.eng.FlowHalted(task.FlowID)
@@ -357,7 +358,7 @@ func writeNew(path string, b []byte) error {
 }
 
 // specFor builds the shim's spec for the attempt now starting.
-func (r *Runner) specFor(task *sdk.Task) shim.Spec {
+func (r *Runner) specFor(task *stored.Task) shim.Spec {
 	s := task.Spec
 	spec := shim.Spec{
 		TaskID: task.ID, FlowID: task.FlowID, Attempt: task.Attempts,
@@ -408,7 +409,7 @@ func (r *Runner) forget(a *attempt) {
 	r.mu.Unlock()
 }
 
-func (r *Runner) finishFailed(task *sdk.Task, n int, reason, msg string) {
+func (r *Runner) finishFailed(task *stored.Task, n int, reason, msg string) {
 	r.log.Error("task failed to start", "task", task.ID, "error", msg)
 	r.record(task.ID, func() error {
 		_, err := r.eng.FinishTask(task.ID, engine.FinishInput{Status: sdk.TaskFailed, Attempt: n, Reason: reason, Error: msg})

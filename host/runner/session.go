@@ -14,7 +14,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/shell"
-	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/host/stored"
 )
 
 // sessionCheckTimeout bounds one run of a session's Check command; one
@@ -28,7 +28,7 @@ const sessionCheckTimeout = 10 * time.Second
 // for the step, the step is not Fresh, and the Check command (if any)
 // says it is still alive; anything else, including a lineage that cannot
 // be read, starts fresh, silently.
-func (r *Runner) beginSession(ctx context.Context, task *sdk.Task) (*sdk.Task, error) {
+func (r *Runner) beginSession(ctx context.Context, task *stored.Task) (*stored.Task, error) {
 	ss := task.Spec.Session
 	in := engine.SessionStart{WorkspaceID: workspaceID(task.Spec.Cwd)}
 	if l, err := r.eng.Lineage(ss.Name, task.Spec.Cwd); err == nil && l != nil && !ss.Fresh && l.WorkspaceID == in.WorkspaceID {
@@ -65,7 +65,7 @@ func workspaceID(path string) string {
 // session id still exists: exit status 0 says it does. The check runs in
 // the workspace with shell.BaseEnv, the task's Env (not its held secrets),
 // FLOWGATE_SESSION and FLOWGATE_SESSION_ID.
-func (r *Runner) sessionAlive(ctx context.Context, task *sdk.Task, id string) bool {
+func (r *Runner) sessionAlive(ctx context.Context, task *stored.Task, id string) bool {
 	ss := task.Spec.Session
 	if ss.Check == "" {
 		return true
@@ -93,7 +93,7 @@ func (r *Runner) sessionAlive(ctx context.Context, task *sdk.Task, id string) bo
 // FLOWGATE_PROMPT, the resume prompt when the continued run had been
 // interrupted and the prompt otherwise. No error details of the
 // interrupted run are passed.
-func (r *Runner) sessionEnv(task *sdk.Task, env map[string]string) (map[string]string, error) {
+func (r *Runner) sessionEnv(task *stored.Task, env map[string]string) (map[string]string, error) {
 	ss := task.Spec.Session
 	env = maps.Clone(env)
 	if env == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -129,14 +130,14 @@ func outcome(st shim.Status) (sdk.TaskStatus, string) {
 }
 
 // finish records how the task ended; it returns the error of that write.
-func (r *Runner) finish(task *sdk.Task, in engine.FinishInput) error {
+func (r *Runner) finish(task *stored.Task, in engine.FinishInput) error {
 	ended, err := r.eng.FinishTask(task.ID, in)
 	return r.recordedEnd(task, in, ended, err)
 }
 
 // recordedEnd logs and counts the end of task as in asked for it, ended
 // as the store recorded it or err; it returns err.
-func (r *Runner) recordedEnd(task *sdk.Task, in engine.FinishInput, ended *sdk.Task, err error) error {
+func (r *Runner) recordedEnd(task *stored.Task, in engine.FinishInput, ended *stored.Task, err error) error {
 	if settledElsewhere(err) {
 		r.log.Debug("task end not recorded: the task moved on", "task", task.ID, "error", err)
 		return err
@@ -156,7 +157,7 @@ func (r *Runner) recordedEnd(task *sdk.Task, in engine.FinishInput, ended *sdk.T
 // the delay. An InPlace retry is the task's one in-place retry of this
 // run, granted by a startup failure or by a diagnosis that advised it.
 // It returns the error of the write, nil when the task had moved on.
-func (r *Runner) retry(task *sdk.Task, why string, in engine.RequeueInput) error {
+func (r *Runner) retry(task *stored.Task, why string, in engine.RequeueInput) error {
 	delay := Backoff(task.Spec.Retry, in.Attempt, r.cfg.Rand())
 	kind := "retrying in"
 	if in.InPlace {
@@ -195,7 +196,7 @@ func (r *Runner) lose(a *attempt, why string) {
 // no one asked to cancel it (a task with a cancel request is never queued
 // again, so it would be refused, and left running for ever). It returns
 // the error of the write, nil when the task had moved on.
-func (r *Runner) settleLost(task *sdk.Task, why string) error {
+func (r *Runner) settleLost(task *stored.Task, why string) error {
 	n := task.Attempts
 	msg := fmt.Sprintf("attempt %d: lost: %s; the command may or may not have finished", n, why)
 	p := task.Spec.Retry
@@ -218,7 +219,7 @@ func (r *Runner) settleLost(task *sdk.Task, why string) error {
 // command back in the queue. The next attempt gets a new number (and so a
 // fresh directory), and the note in its errors says this one did not run.
 // It returns the error of the write.
-func (r *Runner) requeueUnstarted(task *sdk.Task, why string) error {
+func (r *Runner) requeueUnstarted(task *stored.Task, why string) error {
 	if task.CancelRequested() {
 		return r.finish(task, engine.FinishInput{Status: sdk.TaskCancelled, Attempt: task.Attempts, Reason: "cancelled",
 			Error: fmt.Sprintf("attempt %d: cancelled before it started", task.Attempts)})

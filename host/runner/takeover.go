@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -103,7 +104,7 @@ func settledElsewhere(err error) bool {
 // follows it again: the gateways that see that member's lease end then
 // leave the task alone. It says whether the task is still this runner's
 // to follow: not when another gateway settled it first.
-func (r *Runner) adopt(task *sdk.Task) bool {
+func (r *Runner) adopt(task *stored.Task) bool {
 	if r.cfg.Member == "" || task.Gateway == r.cfg.Member {
 		return true
 	}
@@ -126,7 +127,7 @@ func (r *Runner) adopt(task *sdk.Task) bool {
 // home (another home's gateway, not an earlier run of this one). Such a
 // task whose gateway is no longer a member is settled as lost (or queued
 // again when safe), naming that gateway.
-func (r *Runner) elsewhere(task *sdk.Task) bool {
+func (r *Runner) elsewhere(task *stored.Task) bool {
 	if task.Gateway == "" || r.cfg.Cluster == nil || task.Gateway == r.cfg.Member {
 		return false
 	}

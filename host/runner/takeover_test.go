@@ -12,6 +12,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store/etcd"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -116,7 +117,7 @@ func TestSurvivorsTakeOverTheTasksOfAGatewayThatDies(t *testing.T) {
 			srv.EndLease(t, direct, dead.ID())
 
 			const why = "gateway far-host.9, which ran it, left the installation (taken over by gateway node-"
-			marks := func(task *sdk.Task) int {
+			marks := func(task *stored.Task) int {
 				n := 0
 				for _, e := range task.Errors {
 					n += strings.Count(e, why)

@@ -13,6 +13,7 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -107,7 +108,7 @@ func TestAnEndingTaskHandsItsSlotToTheNextInOneWrite(t *testing.T) {
 	}
 	before := c.writes.Load()
 	require.NoError(t, c.run.Start(context.Background()))
-	var got []*sdk.Task
+	var got []*stored.Task
 	for _, id := range ids {
 		got = append(got, waitTask(t, c.eng, id, ended, waitLimit))
 		require.Equal(t, sdk.TaskSucceeded, got[len(got)-1].Status)
@@ -144,7 +145,7 @@ func TestReattachWritesNothingAgain(t *testing.T) {
 	c := openCounted(t, dir, launchShim, 20*time.Millisecond)
 	task, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
 	require.NoError(t, err)
-	waitTask(t, c.eng, task.ID, func(t *sdk.Task) bool { return t.PID != 0 }, waitLimit)
+	waitTask(t, c.eng, task.ID, func(t *stored.Task) bool { return t.PID != 0 }, waitLimit)
 	c.close(t)
 
 	c = openCounted(t, dir, launchShim, 20*time.Millisecond)

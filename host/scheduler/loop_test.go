@@ -16,6 +16,7 @@ import (
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -86,7 +87,7 @@ func (e *loopEnv) finishTask(id string, status sdk.TaskStatus) {
 	require.NoError(e.t, err)
 }
 
-func (e *loopEnv) tasks(owner string) []*sdk.Task {
+func (e *loopEnv) tasks(owner string) []*stored.Task {
 	e.t.Helper()
 	page, err := e.eng.ListTasks(engine.TaskFilter{OwnerKey: owner})
 	require.NoError(e.t, err)

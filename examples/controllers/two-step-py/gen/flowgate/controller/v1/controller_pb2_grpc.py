@@ -17,9 +17,11 @@ class ControllerServiceStub(object):
     every callback over that one connection. No go-plugin broker is needed.
 
     Records (flows, tasks, events, task specs, continue requests) travel as
-    JSON, the same JSON the store and the HTTP API write; records.schema.json
-    next to this file is their JSON Schema, checked against the Go types by
-    a test. Everything else is a typed field.
+    JSON, the JSON of package sdk's types; records.schema.json next to this
+    file is their JSON Schema, checked against the Go types by a test. The
+    store keeps more on a task (the gateway's own bookkeeping: pids, cluster
+    member, progress offset), which never travels. Everything else is a
+    typed field.
 
     Errors are a gRPC status whose details hold one Error message naming the
     flowgate error code.
@@ -78,9 +80,11 @@ class ControllerServiceServicer(object):
     every callback over that one connection. No go-plugin broker is needed.
 
     Records (flows, tasks, events, task specs, continue requests) travel as
-    JSON, the same JSON the store and the HTTP API write; records.schema.json
-    next to this file is their JSON Schema, checked against the Go types by
-    a test. Everything else is a typed field.
+    JSON, the JSON of package sdk's types; records.schema.json next to this
+    file is their JSON Schema, checked against the Go types by a test. The
+    store keeps more on a task (the gateway's own bookkeeping: pids, cluster
+    member, progress offset), which never travels. Everything else is a
+    typed field.
 
     Errors are a gRPC status whose details hold one Error message naming the
     flowgate error code.
@@ -194,9 +198,11 @@ class ControllerService(object):
     every callback over that one connection. No go-plugin broker is needed.
 
     Records (flows, tasks, events, task specs, continue requests) travel as
-    JSON, the same JSON the store and the HTTP API write; records.schema.json
-    next to this file is their JSON Schema, checked against the Go types by
-    a test. Everything else is a typed field.
+    JSON, the JSON of package sdk's types; records.schema.json next to this
+    file is their JSON Schema, checked against the Go types by a test. The
+    store keeps more on a task (the gateway's own bookkeeping: pids, cluster
+    member, progress offset), which never travels. Everything else is a
+    typed field.
 
     Errors are a gRPC status whose details hold one Error message naming the
     flowgate error code.
