@@ -98,12 +98,13 @@ func TestAdvanceAcknowledgesItsEventInTheSameCommit(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	var acked []engine.Change
-	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	eng.Listen("acks", engine.ListenerFunc(func(c engine.Change) {
 		if c.Kind == engine.EventAcked {
 			acked = append(acked, c)
 		}
-	}})
-	require.NoError(t, err)
+	}))
 	f := createFlow(t, eng)
 	evs, err := eng.Events(f.ID)
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -21,10 +23,14 @@ type Config struct {
 	// TaskRetention is how long a terminal task is kept before maintenance
 	// may prune it (its cleanup_after). If zero, 7 days.
 	TaskRetention time.Duration
-	// Notify, if set, is called after a write commits, once per change a
-	// runner must act on (a task became runnable, a running task was asked
-	// to stop). It runs on the writer's goroutine and must not block.
-	Notify func(Change)
+	// Logger hears of listeners that panic or are slow (see Listen); if
+	// nil, nothing is logged.
+	Logger hclog.Logger
+	// Observer, if set, counts the listeners that panic.
+	Observer ListenerObserver
+	// SlowListener is how long a listener may take over one change
+	// before it is logged as slow. If zero, DefaultSlowListener.
+	SlowListener time.Duration
 	// HistoryLimit bounds each flow's history (see History). If zero,
 	// DefaultHistoryLimit.
 	HistoryLimit int
@@ -34,7 +40,7 @@ type Config struct {
 	MaxActiveFlows int
 }
 
-// ChangeKind names a change Notify reports.
+// ChangeKind names a change the listeners are told of (Listen).
 type ChangeKind int
 
 const (
@@ -53,7 +59,24 @@ const (
 	EventAcked
 )
 
-// Change is one committed change a runner must act on.
+// String is the kind's name in logs and metrics: "task_queued", ….
+func (k ChangeKind) String() string {
+	switch k {
+	case TaskQueued:
+		return "task_queued"
+	case TaskCancelRequested:
+		return "task_cancel_requested"
+	case EventQueued:
+		return "event_queued"
+	case NoticeQueued:
+		return "notice_queued"
+	case EventAcked:
+		return "event_acked"
+	}
+	return fmt.Sprintf("change_kind_%d", int(k))
+}
+
+// Change is one committed change a part must act on (Listener).
 type Change struct {
 	Kind   ChangeKind
 	TaskID string
@@ -77,6 +100,12 @@ func (c Config) WithDefaults() Config {
 	if c.MaxActiveFlows == 0 {
 		c.MaxActiveFlows = DefaultMaxActiveFlows
 	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.SlowListener == 0 {
+		c.SlowListener = DefaultSlowListener
+	}
 	return c
 }
 
@@ -94,9 +123,11 @@ func (c Config) Validate() error {
 // Engine is the only writer of flow, task and event records. It is safe for
 // concurrent use; every method is one store transaction.
 type Engine struct {
-	st  store.Store
-	cfg Config
-	ids *idSource
+	st        store.Store
+	cfg       Config
+	ids       *idSource
+	log       hclog.Logger
+	listeners listeners
 }
 
 // New returns an engine over st. It fails only on an invalid config.
@@ -105,7 +136,7 @@ func New(st store.Store, cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand)}, nil
+	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand), log: cfg.Logger}, nil
 }
 
 // now is the engine's clock, truncated to microseconds so that records
@@ -167,11 +198,7 @@ func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *t
 	if err != nil {
 		return err
 	}
-	if e.cfg.Notify != nil {
-		for _, c := range changes {
-			e.cfg.Notify(c)
-		}
-	}
+	e.tell(changes)
 	return refused
 }
 

@@ -10,9 +10,11 @@
 //
 //   - the store (host/store, the bbolt file under the home, whose file
 //     lock makes this gateway the home's only writer process);
-//   - the engine (host/engine), the only writer of records, whose change
-//     notifications wake the runner (a task queued or asked to stop) and
-//     event delivery (an event queued);
+//   - the engine (host/engine), the only writer of records, whose
+//     committed changes go to its listeners, registered by name in start
+//     in the order they hear each change: the runner (a task queued or
+//     asked to stop), event delivery (an event queued or acknowledged),
+//     finish notices (a notice queued) and the metrics (every change);
 //   - the runner (host/runner), which runs queued tasks under shims;
 //   - the plugin supervisor and event delivery (host/pluginhost), which keep
 //     the controller plugins running and hand them their flows' events;
@@ -20,37 +22,47 @@
 //     the config file declares reconciled into the store before it starts;
 //   - the maintenance sweep (host/maintenance), unless the config turns it
 //     off;
+//   - the TCP listener, when the config names an address;
 //   - the API server (host/api) on the socket.
 //
 // # Start order
 //
 // Start refuses a home whose socket answers (another gateway runs there:
 // ErrAlreadyRunning), waiting up to StartWait for one that holds the store
-// but does not listen yet, compacts the store if a maintenance pass asked for it (only now does
-// nothing hold the file), opens the store and reconciles the config's cron
-// jobs. It then starts the long-running parts with lifecycle.StartAll, in
-// this order:
+// but does not listen yet. It then starts the gateway's parts in one
+// lifecycle.Group, in this order:
 //
-//  1. runner: first, so that tasks a previous gateway left running are
-//     reattached or settled before anything can queue new work;
-//  2. plugin supervisor: the controllers must be launching before events
+//  1. store: opened, compacted first if a maintenance pass asked for it
+//     (only now does nothing hold the file); the engine and the parts
+//     below are built over it, and the config's cron jobs reconciled
+//     into it;
+//  2. runner: first of the parts that work, so that tasks a previous
+//     gateway left running are reattached or settled before anything can
+//     queue new work;
+//  3. plugin supervisor: the controllers must be launching before events
 //     are delivered to them;
-//  3. event delivery;
-//  4. scheduler: it creates tasks and flows, which the parts above now
+//  4. event delivery;
+//  5. scheduler: it creates tasks and flows, which the parts above now
 //     handle;
-//  5. maintenance sweep: last, as it audits what the others keep.
+//  6. finish notices;
+//  7. maintenance sweep: it audits what the others keep;
+//  8. web listener, when the config names an address: before the socket,
+//     so that the first status a client reads names its address;
+//  9. socket: last, so a client that reaches a gateway finds every part
+//     running.
 //
-// A part that cannot start stops the gateway from starting: the parts
-// already started are stopped in reverse order, the store is closed, and
-// Start returns an error naming the part ("start runner: …"). Only then
-// does the API socket open, so a client that reaches a gateway finds every
-// part running.
+// There is one way back. Whatever fails, a part that cannot start or one
+// that cannot be built over the open store, every part started so far is
+// stopped in reverse order, the store last (closed, so another process
+// may open it at once), and Start returns an error naming what failed
+// ("gateway: runner: start: …").
 //
 // # Stop order
 //
 // Stop is the reverse: it stops serving the API (waiting for requests in
-// flight, bounded by its context), stops the parts from the sweep back to
-// the runner, and closes the store. Tasks keep running under their shims
+// flight, bounded by its context, and removing the socket file), stops
+// the TCP listener, the parts from the sweep back to the runner, and
+// closes the store. Tasks keep running under their shims
 // and undelivered events stay in the outbox; the next gateway on the home
 // picks them up, exactly as after a crash. Stop reports every part that
 // failed to stop in time, each by name. Start and Stop are idempotent.
@@ -88,9 +100,10 @@
 // TCP listener serves /metrics, /healthz and /readyz there, over TLS when
 // the config has a certificate and behind a bearer token when it has one
 // (401 without it). HTTPConfig.Validate refuses a non-loopback address
-// without a token, TLS or not, so New fails before anything opens. The listener starts
-// after the socket serves and stops before it; an address that cannot be
-// bound fails Start, which then stops everything it started.
+// without a token, TLS or not, so New fails before anything opens. The
+// listener starts before the socket serves and stops after it; an
+// address that cannot be bound fails Start, which then stops everything
+// it started.
 //
 // Every gateway holds the store for a while before its socket answers.
 // Dial is how a command reaches the home's gateway across that window: it

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,15 +16,12 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/lifecycle"
-	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/metrics"
-	"github.com/flowgate/flowgate/host/notify"
 	"github.com/flowgate/flowgate/host/notify/dest"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -103,19 +98,17 @@ type Gateway struct {
 	run   *runner.Runner
 	sched *scheduler.Scheduler
 	sup   *pluginhost.Supervisor
-	// parts are the long-running parts, started in order and stopped in
-	// reverse (see the package doc).
+	// store is the part that opened st; a rejoin takes st from it to
+	// close later (storePart.release).
+	store *storePart
+	// parts are the long-running parts, the store first and the socket
+	// last, started in order and stopped in reverse (see the package
+	// doc).
 	parts   *lifecycle.Group
 	metrics *metrics.Metrics
-	// web is the TCP listener (FileConfig.HTTP), started after the
-	// socket and stopped before it; nil when off.
-	web *web
 	// httpAddr is the TCP listener's address while it serves, read
 	// without mu by Status (which a Stop holding mu may be waiting on).
 	httpAddr atomic.Pointer[string]
-	srv      *http.Server
-	ln       net.Listener
-	served   chan struct{}
 	started  time.Time
 	// changes wakes the in-process client's followers at every write.
 	changes api.Broadcast
@@ -171,9 +164,9 @@ func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
 // ErrAlreadyRunning that names the running one's pid; when that one is
 // still starting (it holds the store, its socket does not answer yet),
 // the second waits for it up to StartWait first. A part that cannot
-// start fails Start with an error that names it ("start runner: …"); the
-// parts already started are stopped, the store is closed, and nothing
-// is served.
+// start fails Start with an error that names it ("gateway: runner:
+// start: …"); the parts already started are stopped in reverse order,
+// the store last, and nothing is served.
 func (g *Gateway) Start(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -188,162 +181,79 @@ func (g *Gateway) Start(ctx context.Context) error {
 	return g.start(ctx)
 }
 
-// start is Start with g.mu held and g.st nil.
-func (g *Gateway) start(ctx context.Context) error {
+// start is Start with g.mu held and g.st nil. It reads as the list of
+// the gateway's parts: the store, what is built over it, the listeners
+// of the engine's changes in the order they hear them, then the parts
+// in the order they start (the package doc says why this one).
+func (g *Gateway) start(ctx context.Context) (err error) {
 	if err := home.Ensure(g.cfg.Home); err != nil {
 		return err
 	}
-	sock := SocketPath(g.cfg.Home)
 	if err := g.refuseIfRunning(ctx); err != nil {
 		return err
 	}
-	m := metrics.New(g.cfg.Logger.Named("metrics"))
-	onCommit := func(d time.Duration) {
-		m.StoreCommitted(d)
-		g.changes.Notify()
-	}
-	sopts := store.Options{Owner: g.cfg.Owner, Logger: g.cfg.Logger.Named("store"), OnCommit: onCommit}
-	st, err := g.openRecords(ctx, sopts)
-	if err != nil {
-		return err
-	}
-	var (
-		run *runner.Runner
-		del *pluginhost.Deliverer
-		sup *pluginhost.Supervisor
-		ntf *notify.Notifier
-	)
-	eng, err := engine.New(st.Store, engine.Config{
-		TaskRetention:  time.Duration(g.cfg.File.Retention.Tasks),
-		MaxActiveFlows: g.cfg.File.Limits.MaxActiveFlows,
-		Notify: func(c engine.Change) {
-			switch c.Kind {
-			case engine.EventQueued:
-				del.Wake()
-			case engine.EventAcked:
-				del.Acked(c.FlowID, c.Seq)
-			case engine.NoticeQueued:
-				ntf.Wake()
-			default:
-				run.Notify(c)
-			}
-		},
-	})
-	if err == nil {
-		// The targets were checked with the config; a store that takes
-		// no write now (a full disk) keeps the ones recorded before,
-		// and must not keep the gateway from starting.
-		if nerr := eng.SetControllerNotices(g.controllerNotices()); nerr != nil {
-			g.log.Error("recording the controllers' finish notification targets failed; the ones recorded before apply", "error", nerr)
-		}
-	}
-	if err == nil {
-		run, err = runner.New(eng, runner.Config{
-			Home: g.cfg.Home, MaxRunning: g.cfg.File.Limits.MaxRunning, StageSecretEnv: g.cfg.File.Pipeline.SecretEnv,
-			Launch: g.cfg.Launch, Shims: g.cfg.Shims, Poll: g.cfg.Poll, Logger: g.cfg.Logger.Named("runner"),
-			FailurePatterns: g.cfg.File.Failures, Diagnoser: g.cfg.File.DiagnoserConfig(), Observer: m,
-			Probe: g.cfg.File.ProbeConfig(), Draining: st.draining, Member: st.memberID(), Cluster: st.cluster(g.cfg.Home),
-			Departures: st.departures(), Sweep: g.cfg.File.Cluster.sweep(),
-			Labels:    g.cfg.File.Cluster.Labels,
-			IdleShims: g.cfg.File.Limits.IdleShims, ShimIdleTimeout: time.Duration(g.cfg.File.Limits.ShimIdleTimeout),
-		})
-		st.runner.Store(run)
-	}
-	if err == nil {
-		sc := g.cfg.Supervisor
-		sc.Self, sc.Logger, sc.LogLevel = g.cfg.Self, g.cfg.Logger, g.cfg.File.LogLevel
-		sc.DataDir = filepath.Join(g.cfg.Home, home.DataDir)
-		if sc.Plugins, sc.Found, sc.InProcess, err = g.pluginSpecs(ctx, sc); err == nil {
-			sup, err = pluginhost.NewSupervisor(eng, sc)
-		}
-	}
-	if err == nil {
-		err = m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space})
-	}
-	// abandon undoes a start that failed: it stops the plugins_dir
-	// processes the supervisor owns but never ran, and closes the store.
-	abandon := func() {
-		if sup != nil {
-			_ = sup.Stop(ctx)
-		}
-		st.close(ctx)
-	}
-	if err != nil {
-		abandon()
-		return err
-	}
-	dc := g.cfg.Delivery
-	dc.Logger, dc.Member, dc.Live = g.cfg.Logger.Named("events"), st.memberID(), st.live()
-	if dc.Observer == nil {
-		dc.Observer = m
-	}
-	del = pluginhost.NewDeliverer(eng, sup.Handler, dc)
-	// A member that joins or leaves may free event streams: look now.
-	wake := del.Wake
-	st.onMembers.Store(&wake)
-	ntf = g.notifier(eng, st.cronLeader())
-	sched := scheduler.New(eng, scheduler.Config{
-		Dests:       dest.CronDests{Book: g.book, Logger: g.cfg.Logger.Named("scheduler")},
-		Logger:      g.cfg.Logger.Named("scheduler"),
-		SessionsDir: filepath.Join(g.cfg.Home, home.SessionsDir),
-		Observer:    m,
-		Leader:      st.cronLeader(),
-		Member:      st.memberID(),
-	})
-	// The sweep's passes are quick, which never measure the store file:
-	// Space is left to tasks maintenance (client.Maintain).
-	pass := g.cfg.File.MaintenanceConfig(g.cfg.Home)
-	pass.Mine = st.mine(g.cfg.Home)
-	sweep := maintenance.NewSweeper(eng, maintenance.SweepConfig{
-		Interval: time.Duration(g.cfg.File.Maintenance.Interval), First: time.Duration(g.cfg.File.Maintenance.First),
-		Pass: pass, Logger: g.cfg.Logger.Named("maintenance"),
-	})
-	if _, _, err := sched.Jobs().Reconcile(g.cfg.File.CronInputs()); err != nil {
-		abandon()
-		return fmt.Errorf("gateway config cron: %w", err)
-	}
-	parts := []lifecycle.Named{
-		{Name: "runner", Part: run},
-		{Name: "plugin supervisor", Part: sup},
-		{Name: "event delivery", Part: del},
-		{Name: "scheduler", Part: sched},
-		{Name: "finish notices", Part: ntf},
-	}
-	if !g.cfg.File.Maintenance.Disabled {
-		parts = append(parts, lifecycle.Named{Name: "maintenance sweep", Part: sweep})
-	}
-	group, err := lifecycle.StartAll(ctx, parts...)
-	if err != nil {
-		abandon()
-		return fmt.Errorf("gateway: %w", err)
-	}
-	ln, err := api.Listen(sock)
-	if err != nil {
-		err = errors.Join(err, group.Stop(ctx))
-		st.close(ctx)
-		return err
-	}
-	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.ln, g.metrics = st, eng, run, sched, sup, group, ln, m
-	g.started = time.Now()
-	g.logs = g.logAt()
-	apiHandler := api.NewHandler(g.client(), g.cfg.Logger.Named("api"))
-	g.srv = &http.Server{Handler: g.socketHandler(apiHandler), ReadHeaderTimeout: 10 * time.Second}
-	// The run center listens before the socket answers, so the first
-	// status a client reads already names its address.
-	if err := g.startWeb(ctx, apiHandler); err != nil {
-		err = errors.Join(err, ln.Close(), group.Stop(ctx))
-		st.close(ctx)
-		g.st = nil
-		return err
-	}
-	g.served = make(chan struct{})
-	go func() {
-		defer close(g.served)
-		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			g.log.Error("api server", "error", err)
+	// The one undo path: whatever fails below, every part started so
+	// far stops, in reverse order, the store last, and nothing serves.
+	parts := &lifecycle.Group{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("gateway: %w", err), parts.Stop(ctx))
+			g.st = nil
 		}
 	}()
-	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock, "max_running", run.MaxRunning())
+	m := metrics.New(g.cfg.Logger.Named("metrics"))
+	g.store = g.newStore(m)
+	if err := parts.Start(ctx, lifecycle.Named{Name: "store", Part: g.store}); err != nil {
+		return err
+	}
+	st := g.store.rec
+	eng, err := g.newEngine(st, m)
+	if err != nil {
+		return err
+	}
+	run, err := g.newRunner(eng, st, m)
+	if err != nil {
+		return err
+	}
+	sched, err := g.newScheduler(eng, st, m)
+	if err != nil {
+		return err
+	}
+	// Built last of what can fail: from here the supervisor owns the
+	// plugins_dir processes, which only its Stop, in the group, ends.
+	sup, err := g.newSupervisor(ctx, eng)
+	if err != nil {
+		return err
+	}
+	del := g.newDeliverer(eng, sup, st, m)
+	ntf := g.notifier(eng, st.cronLeader())
+	eng.Listen("runner", run)
+	eng.Listen("event delivery", del)
+	eng.Listen("finish notices", ntf)
+	eng.Listen("metrics", m)
+	work := append([]lifecycle.Named{{Name: "runner", Part: run}, {Name: "plugin supervisor", Part: sup},
+		{Name: "event delivery", Part: del}, {Name: "scheduler", Part: sched}, {Name: "finish notices", Part: ntf}},
+		g.newSweeper(eng, st)...)
+	if err := parts.Start(ctx, work...); err != nil {
+		return err
+	}
+	if err := m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space}); err != nil {
+		return err
+	}
+	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.metrics = st, eng, run, sched, sup, parts, m
+	g.started, g.logs = time.Now(), g.logAt()
+	apiHandler := api.NewHandler(g.client(), g.cfg.Logger.Named("api"))
+	// The web listener serves before the socket answers, so the first
+	// status a client reads already names its address.
+	serve, err := g.newWeb(apiHandler)
+	if err != nil {
+		return err
+	}
+	sock := &socket{path: SocketPath(g.cfg.Home), handler: g.socketHandler(apiHandler), log: g.log}
+	if err := parts.Start(ctx, append(serve, lifecycle.Named{Name: "socket", Part: sock})...); err != nil {
+		return err
+	}
+	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock.path, "max_running", run.MaxRunning())
 	return nil
 }
 
@@ -360,32 +270,14 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	return g.stop(ctx)
 }
 
-// stop is Stop with g.mu held.
+// stop is Stop with g.mu held: it stops the parts in reverse order, the
+// socket first and the store last.
 func (g *Gateway) stop(ctx context.Context) error {
 	if g.st == nil {
 		return nil
 	}
-	st := g.st
-	err := g.stopParts(ctx)
-	if cerr := st.close(ctx); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// stopParts is stop but for the records, which it leaves open: a rejoin
-// closes the old ones once the gateway has joined again (see rejoin).
-func (g *Gateway) stopParts(ctx context.Context) error {
-	var err error
-	if g.web != nil {
-		g.httpAddr.Store(nil)
-		err = g.web.Stop(ctx)
-		g.web = nil
-	}
-	err = errors.Join(err, g.srv.Shutdown(ctx))
-	<-g.served
 	left := g.run.Running() // the runner forgets its tasks as it stops
-	err = errors.Join(err, g.parts.Stop(ctx))
+	err := g.parts.Stop(ctx)
 	g.st = nil
 	g.log.Info("gateway stopped", "running_tasks_left_to_shims", left)
 	return err

@@ -55,9 +55,12 @@ func (g *Gateway) rejoin(old *records, url string) {
 	// A part may be waiting on etcd that does not answer: it is given a
 	// lease TTL, not more, so that the gateway joins again in time. One
 	// still waiting then does nothing as a member: the lease that ended
-	// fences its cron claims, its deliveries and its task starts.
+	// fences its cron claims, its deliveries and its task starts. The
+	// records are taken from the store part first, so that stopping the
+	// parts leaves them open.
+	g.store.release()
 	sctx, cancel := context.WithTimeout(quit, ttl)
-	if err := g.stopParts(sctx); err != nil {
+	if err := g.stop(sctx); err != nil {
 		g.log.Warn("stopping the gateway's parts after it lost its membership", "error", err)
 	}
 	cancel()

@@ -1,9 +1,9 @@
 package gateway
 
 import (
-	"context"
 	"net/http"
 
+	"github.com/flowgate/flowgate/host/lifecycle"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/trigger"
 )
@@ -43,24 +43,19 @@ func (g *Gateway) webHandler(apiHandler http.Handler) (http.Handler, error) {
 	return outer, nil
 }
 
-// startWeb starts the TCP listener when the config names an address.
-func (g *Gateway) startWeb(ctx context.Context, apiHandler http.Handler) error {
+// newWeb is the TCP listener over apiHandler as the part to start, when
+// the config names an address; none when it does not.
+func (g *Gateway) newWeb(apiHandler http.Handler) ([]lifecycle.Named, error) {
 	c := g.cfg.File.HTTP
 	if c.Addr == "" {
-		return nil
+		return nil, nil
 	}
 	h, err := g.webHandler(apiHandler)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := &web{cfg: c, handler: h, log: g.cfg.Logger.Named("http")}
-	if err := w.Start(ctx); err != nil {
-		return err
-	}
-	g.web = w
-	addr := w.Addr()
-	g.httpAddr.Store(&addr)
-	return nil
+	w := &web{cfg: c, handler: h, log: g.cfg.Logger.Named("http"), addr: &g.httpAddr}
+	return []lifecycle.Named{{Name: "web listener", Part: w}}, nil
 }
 
 // HTTPAddr is the address the TCP listener serves on (with the port it

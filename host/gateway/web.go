@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,10 +22,13 @@ type web struct {
 	cfg     HTTPConfig
 	handler http.Handler
 	log     hclog.Logger
+	// addr is where it publishes the address it serves on (with the
+	// port it picked for port 0), cleared when it stops; Gateway.HTTPAddr
+	// reads it without the web's lock.
+	addr *atomic.Pointer[string]
 
 	mu     sync.Mutex
 	srv    *http.Server
-	addr   net.Addr
 	served chan struct{}
 }
 
@@ -52,7 +56,8 @@ func (w *web) Start(context.Context) error {
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
-	w.addr = ln.Addr()
+	addr := ln.Addr().String()
+	w.addr.Store(&addr)
 	w.srv = &http.Server{Handler: w.handler, ReadHeaderTimeout: 10 * time.Second}
 	w.served = make(chan struct{})
 	srv, served := w.srv, w.served
@@ -62,7 +67,7 @@ func (w *web) Start(context.Context) error {
 			w.log.Error("http listener", "error", err)
 		}
 	}()
-	w.log.Info("http listener started", "addr", w.addr.String(), "tls", w.cfg.TLS(), "tokens", len(w.cfg.AllTokens()))
+	w.log.Info("http listener started", "addr", addr, "tls", w.cfg.TLS(), "tokens", len(w.cfg.AllTokens()))
 	return nil
 }
 
@@ -73,18 +78,9 @@ func (w *web) Stop(ctx context.Context) error {
 	if w.srv == nil {
 		return nil
 	}
+	w.addr.Store(nil)
 	err := w.srv.Shutdown(ctx)
 	<-w.served
 	w.srv = nil
 	return err
-}
-
-// Addr is the address listened on, or "" when stopped.
-func (w *web) Addr() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.srv == nil {
-		return ""
-	}
-	return w.addr.String()
 }

@@ -1,6 +1,7 @@
 // Package lifecycle gives every long-running part of the gateway (the
-// runner, the plugin supervisor, event delivery, the scheduler, the sweep)
-// the same Start and Stop.
+// store, the runner, the plugin supervisor, event delivery, the
+// scheduler, the sweep, the web listener, the API socket) the same Start
+// and Stop.
 //
 // # Service
 //
@@ -23,4 +24,10 @@
 // started are stopped in reverse order and the error names the part that
 // failed, so a gateway never runs with a piece missing. The returned Group
 // stops them all, in reverse order, and reports every failure.
+//
+// A Group can also be started in steps (Group.Start), when a part is
+// built from what an earlier one opened: the gateway starts its store,
+// builds the engine and the parts over it, then starts those. A failure
+// at any step stops every part of every earlier step, in reverse, so the
+// caller has one way back: stop the group.
 package lifecycle

@@ -18,6 +18,7 @@ type Named struct {
 }
 
 // Group is a set of started parts, stopped together in reverse order.
+// The zero value is an empty group, ready to Start parts.
 type Group struct {
 	parts []Named
 }
@@ -27,18 +28,31 @@ type Group struct {
 // not start ("scheduler: start: …"); nothing is left running.
 func StartAll(ctx context.Context, parts ...Named) (*Group, error) {
 	g := &Group{}
+	if err := g.Start(ctx, parts...); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Start starts parts in order, after those the group holds, and adds
+// each to the group once it runs; so a caller that must build a part
+// from what an earlier one opened starts the group in steps. If one
+// fails, every part of the group, of earlier steps too, is stopped in
+// reverse order, and the error, an *Error, says which part could not
+// start, joined with any failure to stop the others; the group is then
+// empty.
+func (g *Group) Start(ctx context.Context, parts ...Named) error {
 	for _, p := range parts {
 		if err := p.Part.Start(ctx); err != nil {
-			serr := g.Stop(ctx)
 			err = named(p.Name, "start", err)
-			if serr != nil {
-				return nil, errors.Join(err, serr)
+			if serr := g.Stop(ctx); serr != nil {
+				return errors.Join(err, serr)
 			}
-			return nil, err
+			return err
 		}
 		g.parts = append(g.parts, p)
 	}
-	return g, nil
+	return nil
 }
 
 // Stop stops every part of the group in reverse start order, even when

@@ -9,10 +9,12 @@
 // scrape asks for them, so they always match the store: there is no
 // second tally to drift. Latencies and events (how long a task waited to
 // start and how long it ran, event delivery lag and failures, store
-// commit latency, cron fire lag and runs by outcome) are recorded as they
-// happen by the parts that see them, which call the methods of Metrics
-// through the small observer interfaces they declare (runner.Observer,
-// pluginhost.DeliveryObserver, scheduler.Observer, store.Options.OnCommit).
+// commit latency, cron fire lag and runs by outcome, the engine's changes
+// and its listeners' panics) are recorded as they happen by the parts
+// that see them, which call the methods of Metrics through the small
+// observer interfaces they declare (runner.Observer,
+// pluginhost.DeliveryObserver, scheduler.Observer, store.Options.OnCommit,
+// engine.Listener, engine.ListenerObserver).
 //
 // # No global state
 //
@@ -42,6 +44,8 @@
 //	flowgate_store_commit_seconds               histogram: one Update, group wait included
 //	flowgate_cron_fire_lag_seconds              histogram: scheduled time to fired
 //	flowgate_cron_runs_total{job,outcome}       counter: ok, error, skipped, missed, …
+//	flowgate_engine_changes_total{kind}         counter: task_queued, event_queued, …
+//	flowgate_engine_listener_panics_total{listener}  counter: runner, event delivery, …
 //
 // The Go runtime and process collectors are registered too (go_*,
 // process_*).

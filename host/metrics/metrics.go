@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,6 +31,8 @@ type Metrics struct {
 	cronLag     prometheus.Histogram
 	cronRuns    *prometheus.CounterVec
 	hooks       *prometheus.CounterVec
+	changes     *prometheus.CounterVec
+	panics      *prometheus.CounterVec
 }
 
 // New returns metrics with their own registry, holding the recorded
@@ -68,7 +71,13 @@ func New(logger hclog.Logger) *Metrics {
 		hooks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "trigger_deliveries_total",
 			Help: "Webhook deliveries by trigger (empty for a name that is no enabled trigger) and outcome (accepted, duplicate, unauthorized, rate_limited, …)."}, []string{"trigger", "outcome"}),
 	}
-	m.reg.MustRegister(m.taskStart, m.taskRun, m.eventLag, m.deliveryErr, m.commit, m.cronLag, m.cronRuns, m.hooks,
+	// The listener label names a part the gateway registers in code, so
+	// its series are few and fixed.
+	m.changes = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "engine_changes_total",
+		Help: "Changes the engine committed and told its listeners of, by kind (task_queued, event_queued, …)."}, []string{"kind"})
+	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "engine_listener_panics_total",
+		Help: "Panics of a listener of the engine's changes, recovered, by listener (runner, event delivery, …)."}, []string{"listener"})
+	m.reg.MustRegister(m.taskStart, m.taskRun, m.eventLag, m.deliveryErr, m.commit, m.cronLag, m.cronRuns, m.hooks, m.changes, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -127,6 +136,14 @@ func (m *Metrics) CronRunEnded(job, outcome string) { m.cronRuns.WithLabelValues
 func (m *Metrics) TriggerDelivery(trigger, outcome string) {
 	m.hooks.WithLabelValues(trigger, outcome).Inc()
 }
+
+// Changed counts a change the engine committed (it is an
+// engine.Listener).
+func (m *Metrics) Changed(c engine.Change) { m.changes.WithLabelValues(c.Kind.String()).Inc() }
+
+// ListenerPanicked counts a panic of the engine's listener name
+// (engine.ListenerObserver).
+func (m *Metrics) ListenerPanicked(name string) { m.panics.WithLabelValues(name).Inc() }
 
 // seconds is d in seconds, never negative (a clock step back is no lag).
 func seconds(d time.Duration) float64 { return max(d, 0).Seconds() }

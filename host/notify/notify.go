@@ -127,6 +127,14 @@ func (n *Notifier) Start(ctx context.Context) error {
 // stays queued for the next start.
 func (n *Notifier) Stop(ctx context.Context) error { return n.life.Stop(ctx) }
 
+// Changed wakes the loop for a queued notice (it is an engine.Listener);
+// it ignores every other change. It never blocks.
+func (n *Notifier) Changed(c engine.Change) {
+	if c.Kind == engine.NoticeQueued {
+		n.Wake()
+	}
+}
+
 // Wake makes the loop look for due notices now. It never blocks.
 func (n *Notifier) Wake() {
 	select {

@@ -46,23 +46,19 @@ func TestDeliveryOfAnEventAckedByItsAdvanceWritesNothing(t *testing.T) {
 	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	var d atomic.Pointer[pluginhost.Deliverer]
-	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
-		if del := d.Load(); del != nil && c.Kind == engine.EventAcked {
-			del.Acked(c.FlowID, c.Seq)
-		}
-	}})
+	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	h := pluginhost.InProcess(eng, "ctl", advancer{}, nil)
 	obs := &observed{delivered: map[string]int{}, failed: map[string]int{}}
-	d.Store(pluginhost.NewDeliverer(eng, func(string) (pluginhost.Handler, error) { return h, nil },
-		pluginhost.DeliveryConfig{Poll: 10 * time.Millisecond, Observer: obs}))
+	d := pluginhost.NewDeliverer(eng, func(string) (pluginhost.Handler, error) { return h, nil },
+		pluginhost.DeliveryConfig{Poll: 10 * time.Millisecond, Observer: obs})
+	eng.Listen("event delivery", d)
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
 
 	before := commits.Load()
-	require.NoError(t, d.Load().Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, d.Load().Stop(context.Background())) })
+	require.NoError(t, d.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })
 	polltest.Until(t, "flow.started delivered", func() bool { n, _ := obs.counts(); return n == 1 })
 	require.Equal(t, int64(1), commits.Load()-before, "writes of one delivered step: the Advance alone")
 	evs, err := eng.Events(f.ID)

@@ -138,8 +138,21 @@ func NewDeliverer(eng *engine.Engine, lookup func(controller string) (Handler, e
 	return d
 }
 
-// Wake makes the deliverer look at the outbox now; wire it to the
-// engine's EventQueued changes. It never blocks.
+// Changed tells the deliverer about a committed change (it is an
+// engine.Listener): a queued event wakes it (Wake), an event acknowledged
+// with its controller's write is noted (Acked). It never blocks on I/O.
+func (d *Deliverer) Changed(c engine.Change) {
+	switch c.Kind {
+	case engine.EventQueued:
+		d.Wake()
+	case engine.EventAcked:
+		d.Acked(c.FlowID, c.Seq)
+	}
+}
+
+// Wake makes the deliverer look at the outbox now: an event was queued,
+// or a member that joined or left may have freed event streams. It
+// never blocks.
 func (d *Deliverer) Wake() {
 	select {
 	case d.wake <- struct{}{}:
@@ -150,9 +163,10 @@ func (d *Deliverer) Wake() {
 // Acked tells the deliverer that event seq of flow flowID was
 // acknowledged in the transaction of what its controller did for it
 // (sdk.AdvanceRequest.AckSeq): when the flow's delivery is in flight, it
-// then writes no acknowledgement of its own. Wire it to the engine's
-// EventAcked changes; without it, the acknowledgement after HandleEvent
-// finds the event gone and writes nothing. It never blocks on I/O.
+// then writes no acknowledgement of its own. Changed calls it for the
+// engine's EventAcked changes; without it, the acknowledgement after
+// HandleEvent finds the event gone and writes nothing. It never blocks
+// on I/O.
 func (d *Deliverer) Acked(flowID string, seq int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

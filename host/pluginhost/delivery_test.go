@@ -56,15 +56,11 @@ func newDelivererAt(t *testing.T, dir string, lookup func(string) (pluginhost.Ha
 	st, err := store.Open(filepath.Join(dir, "flowgate.db"), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	var d *pluginhost.Deliverer
-	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) {
-		if c.Kind == engine.EventQueued && d != nil {
-			d.Wake()
-		}
-	}})
+	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	cfg.Poll = 10 * time.Millisecond
-	d = pluginhost.NewDeliverer(eng, lookup, cfg)
+	d := pluginhost.NewDeliverer(eng, lookup, cfg)
+	eng.Listen("event delivery", d)
 	return eng, st, func() *pluginhost.Deliverer {
 		require.NoError(t, d.Start(context.Background()))
 		t.Cleanup(func() { require.NoError(t, d.Stop(context.Background())) })

@@ -120,11 +120,11 @@ func (h *home) open() {
 	h.t.Helper()
 	st, err := store.Open(filepath.Join(h.dir, "flowgate.db"), store.Options{})
 	require.NoError(h.t, err)
-	var r *runner.Runner
-	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) { r.Notify(c) }})
+	eng, err := engine.New(st, engine.Config{})
 	require.NoError(h.t, err)
-	r, err = runner.New(eng, h.cfg)
+	r, err := runner.New(eng, h.cfg)
 	require.NoError(h.t, err)
+	eng.Listen("runner", r)
 	h.gw = &gateway{st: st, eng: eng, run: r}
 }
 

@@ -113,9 +113,10 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 	}, nil
 }
 
-// Notify tells the runner about a committed change; wire it to
-// engine.Config.Notify. It never blocks.
-func (r *Runner) Notify(c engine.Change) {
+// Changed tells the runner about a committed change (it is an
+// engine.Listener): a queued task wakes dispatch, a cancel request
+// reaches the task's attempt. It never blocks.
+func (r *Runner) Changed(c engine.Change) {
 	switch c.Kind {
 	case engine.TaskQueued:
 		r.poke()

@@ -31,8 +31,7 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 	t.Cleanup(stopWatch)
 	roster, err := st.WatchMembers(watchCtx, nil)
 	require.NoError(t, err)
-	var r *runner.Runner
-	eng, err := engine.New(st, engine.Config{Notify: func(c engine.Change) { r.Notify(c) }})
+	eng, err := engine.New(st, engine.Config{})
 	require.NoError(t, err)
 	cfg := runner.Config{Home: t.TempDir(), Launch: launchShim, Poll: 20 * time.Millisecond, Member: id, Sweep: sweep,
 		Cluster: func(gateway string) (bool, bool) {
@@ -48,8 +47,9 @@ func survivor(t *testing.T, prefix, id string, sweep time.Duration, watch bool) 
 			return never
 		}
 	}
-	r, err = runner.New(eng, cfg)
+	r, err := runner.New(eng, cfg)
 	require.NoError(t, err)
+	eng.Listen("runner", r)
 	require.NoError(t, r.Start(ctx))
 	t.Cleanup(func() {
 		stop, cancel := context.WithTimeout(ctx, waitLimit)

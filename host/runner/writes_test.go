@@ -45,11 +45,12 @@ func newCounted(t *testing.T, dir string, cfg runner.Config) *counted {
 	// not of the group commits that concurrent writes may share.
 	c.st, err = store.Open(filepath.Join(dir, "flowgate.db"), store.Options{MaxBatch: 1, OnCommit: func(time.Duration) { c.writes.Add(1) }})
 	require.NoError(t, err)
-	c.eng, err = engine.New(c.st, engine.Config{Notify: func(ch engine.Change) { c.run.Notify(ch) }})
+	c.eng, err = engine.New(c.st, engine.Config{})
 	require.NoError(t, err)
 	cfg.Home = dir
 	c.run, err = runner.New(c.eng, cfg)
 	require.NoError(t, err)
+	c.eng.Listen("runner", c.run)
 	return c
 }
 
