@@ -59,7 +59,7 @@ func requireSoundCopy(t *testing.T, path string) map[string]bool {
 	r, err := store.OpenReadOnly(path, store.Options{})
 	require.NoError(t, err)
 	defer r.Close()
-	require.NoError(t, r.View(func(tx store.ReadTx) error {
+	require.NoError(t, r.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
 			keys[it.Key] = true
 			return true

@@ -70,7 +70,7 @@ stderr) or could not run.`,
 				return err
 			}
 			if salvage != "" {
-				return e.salvage(salvage, asJSON)
+				return e.salvage(cmd.Context(), salvage, asJSON)
 			}
 			dir, err := e.home()
 			if err != nil {

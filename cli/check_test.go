@@ -46,7 +46,7 @@ func damageIndexes(t *testing.T, dir string) (orphan, missing string) {
 	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put(orphan, nil); err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func TestTasksMaintenanceRepairsIndexesWithoutGateway(t *testing.T) {
 	})
 	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/flow/owner/o/ghost", nil); return err }))
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("idx/flow/owner/o/ghost", nil); return err }))
 	require.NoError(t, st.Close())
 
 	code, out, errOut := run(t, dir, "tasks", "maintenance")

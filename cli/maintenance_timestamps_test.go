@@ -22,7 +22,7 @@ func rewriteStamps(t *testing.T, dir, key string, fn func(m map[string]time.Time
 	t.Helper()
 	st, err := store.Open(filepath.Join(dir, home.DBFile), store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get(key)
 		if err != nil {
 			return err

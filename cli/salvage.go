@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,12 +12,12 @@ import (
 
 // salvage runs `flowgate check --salvage OUT`: it copies what can still
 // be read into OUT and prints what was lost.
-func (e *env) salvage(out string, asJSON bool) error {
+func (e *env) salvage(ctx context.Context, out string, asJSON bool) error {
 	dir, err := e.home()
 	if err != nil {
 		return err
 	}
-	rep, err := api.SalvageHome(dir, out)
+	rep, err := api.SalvageHome(ctx, dir, out)
 	if err != nil {
 		return err
 	}

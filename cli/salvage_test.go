@@ -69,7 +69,7 @@ func readRecords(t *testing.T, path string, keys []string) map[string]store.Item
 	require.NoError(t, err)
 	defer st.Close()
 	out := map[string]store.Item{}
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		for _, k := range keys {
 			it, err := tx.Get(k)
 			if err != nil {

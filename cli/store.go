@@ -81,7 +81,7 @@ Exit status: 0 when the copy is written and verified, 1 on any failure.`,
 				return fmt.Errorf("open the target %s: %w", to.URL, err)
 			}
 			defer dst.Close()
-			rep, err := migrate.Copy(dst, src, migrate.Options{})
+			rep, err := migrate.Copy(cmd.Context(), dst, src, migrate.Options{})
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@ type Auditor interface {
 
 // Audit audits the store; with no gateway, the plugins' state is unknown.
 func (l *Local) Audit(ctx context.Context) (audit.Report, error) {
-	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng})
+	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng.WithContext(ctx)})
 }
 
 // Audit has the gateway audit its records. It reads the whole store, so

@@ -66,7 +66,7 @@ func TestBackupOverTheSocket(t *testing.T) {
 	b, err := store.OpenReadOnly(path, store.Options{})
 	require.NoError(t, err)
 	defer b.Close()
-	require.NoError(t, b.View(func(tx store.ReadTx) error {
+	require.NoError(t, b.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/" + f.ID)
 		return err
 	}))
@@ -123,7 +123,7 @@ func TestCheckOverTheSocket(t *testing.T) {
 
 	orphan := "idx/flow/status/running/gone"
 	missing := "idx/flow/owner/me/" + f.ID
-	require.NoError(t, g.st.Update(func(tx store.Tx) error {
+	require.NoError(t, g.st.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put(orphan, nil); err != nil {
 			return err
 		}

@@ -102,7 +102,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	if len(pages) > 0 || ctx.Err() != nil {
 		return rep, ctx.Err()
 	}
-	idx, err := l.eng.CheckIndexes()
+	idx, err := l.eng.WithContext(ctx).CheckIndexes()
 	if err != nil {
 		return CheckReport{}, err
 	}
@@ -110,7 +110,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	for _, p := range idx {
 		rep.Problems = append(rep.Problems, CheckProblem{IndexProblem: p, Repairable: true, Repair: RepairMaintenance})
 	}
-	q, err := l.eng.ListQuarantine()
+	q, err := l.eng.WithContext(ctx).ListQuarantine()
 	if err != nil {
 		return CheckReport{}, err
 	}

@@ -40,8 +40,8 @@ type ContinueResult struct {
 }
 
 // ContinueFlow accepts or refuses a continuation in this process.
-func (l *Local) ContinueFlow(_ context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
-	f, created, err := l.eng.ContinueFlow(id, req)
+func (l *Local) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
+	f, created, err := l.eng.WithContext(ctx).ContinueFlow(id, req)
 	return ContinueResult{Flow: f, Created: created}, err
 }
 

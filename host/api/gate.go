@@ -24,13 +24,13 @@ type Gatekeeper interface {
 }
 
 // OpenGates lists the open gates of the store.
-func (l *Local) OpenGates(_ context.Context, f engine.GateFilter) ([]engine.OpenGate, error) {
-	return l.eng.OpenGates(f)
+func (l *Local) OpenGates(ctx context.Context, f engine.GateFilter) ([]engine.OpenGate, error) {
+	return l.eng.WithContext(ctx).OpenGates(f)
 }
 
 // DecideGate answers a gate in the store.
-func (l *Local) DecideGate(_ context.Context, in engine.GateDecision) (*sdk.Flow, error) {
-	return l.eng.DecideGate(in)
+func (l *Local) DecideGate(ctx context.Context, in engine.GateDecision) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).DecideGate(in)
 }
 
 // OpenGates has the gateway list its open gates.

@@ -36,8 +36,8 @@ type Historian interface {
 const historyPoll = 200 * time.Millisecond
 
 // History reads a page of a flow's history from the store.
-func (l *Local) History(_ context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
-	return l.eng.History(id, after, limit)
+func (l *Local) History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
+	return l.eng.WithContext(ctx).History(id, after, limit)
 }
 
 // WakeOn makes l's followers (FollowHistory) read again at each write ch
@@ -58,7 +58,7 @@ func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn fu
 	}
 	for {
 		changed := wake() // taken before the read, so no write is missed
-		page, err := l.eng.History(id, after, 0)
+		page, err := l.eng.WithContext(ctx).History(id, after, 0)
 		if err != nil {
 			return err
 		}

@@ -17,8 +17,8 @@ type Keeper interface {
 }
 
 // KeptValue returns a value flow flowID keeps (engine.Engine.Kept).
-func (l *Local) KeptValue(_ context.Context, flowID, sum string) ([]byte, error) {
-	return l.eng.Kept(flowID, sum)
+func (l *Local) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
+	return l.eng.WithContext(ctx).Kept(flowID, sum)
 }
 
 // KeptValue returns a value flow flowID keeps, read by the gateway.

@@ -89,57 +89,59 @@ func (l *Local) UseBook(b *dest.Book) {
 func (l *Local) Engine() *engine.Engine { return l.eng }
 
 // ListTasks lists tasks, newest first.
-func (l *Local) ListTasks(_ context.Context, f engine.TaskFilter) (engine.TaskPage, error) {
-	return l.eng.ListTasks(f)
+func (l *Local) ListTasks(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error) {
+	return l.eng.WithContext(ctx).ListTasks(f)
 }
 
 // ResolveTask finds a task by id or idempotency key.
-func (l *Local) ResolveTask(_ context.Context, token string) (*stored.Task, error) {
-	return l.eng.ResolveTask(token)
+func (l *Local) ResolveTask(ctx context.Context, token string) (*stored.Task, error) {
+	return l.eng.WithContext(ctx).ResolveTask(token)
 }
 
 // CancelTask cancels a task.
-func (l *Local) CancelTask(_ context.Context, id string) (*stored.Task, error) {
-	return l.eng.CancelTask(id)
+func (l *Local) CancelTask(ctx context.Context, id string) (*stored.Task, error) {
+	return l.eng.WithContext(ctx).CancelTask(id)
 }
 
 // ViewFlows lists flows with their tasks, newest first.
-func (l *Local) ViewFlows(_ context.Context, f engine.FlowFilter) (engine.FlowViewPage, error) {
-	return l.eng.ViewFlows(f)
+func (l *Local) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.FlowViewPage, error) {
+	return l.eng.WithContext(ctx).ViewFlows(f)
 }
 
 // CountFlows counts flows by status.
-func (l *Local) CountFlows(_ context.Context) (engine.FlowCounts, error) { return l.eng.CountFlows() }
+func (l *Local) CountFlows(ctx context.Context) (engine.FlowCounts, error) {
+	return l.eng.WithContext(ctx).CountFlows()
+}
 
 // FlowRecord finds a flow by id or owner key, without its tasks.
-func (l *Local) FlowRecord(_ context.Context, token string) (*sdk.Flow, error) {
-	return l.eng.ResolveFlow(token)
+func (l *Local) FlowRecord(ctx context.Context, token string) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).ResolveFlow(token)
 }
 
 // ViewFlow finds a flow by id or owner key, with its tasks.
-func (l *Local) ViewFlow(_ context.Context, token string) (engine.FlowView, error) {
-	return l.eng.ViewFlow(token)
+func (l *Local) ViewFlow(ctx context.Context, token string) (engine.FlowView, error) {
+	return l.eng.WithContext(ctx).ViewFlow(token)
 }
 
 // CreateFlow creates a managed flow.
-func (l *Local) CreateFlow(_ context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
-	return l.eng.CreateFlow(in)
+func (l *Local) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).CreateFlow(in)
 }
 
 // UpdateFlow applies a guarded patch.
-func (l *Local) UpdateFlow(_ context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error) {
-	return l.eng.UpdateFlow(id, expected, p)
+func (l *Local) UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).UpdateFlow(id, expected, p)
 }
 
 // CancelFlow cancels a flow on behalf of by.
-func (l *Local) CancelFlow(_ context.Context, id, by string) (engine.CancelResult, error) {
-	return l.eng.CancelFlow(id, by)
+func (l *Local) CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error) {
+	return l.eng.WithContext(ctx).CancelFlow(id, by)
 }
 
 // RunTask records a queued task with a command for the runner. It refuses
 // a task with nothing to run, and one with held env values (only a
 // gateway's runner can hold them).
-func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
+func (l *Local) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
 	if len(in.Spec.Argv) == 0 && in.Spec.Shell == "" {
 		return nil, false, fmt.Errorf("%w: a task to run needs a command (argv or shell)", sdk.ErrInvalid)
 	}
@@ -147,16 +149,16 @@ func (l *Local) RunTask(_ context.Context, in engine.CreateTaskInput) (*stored.T
 		return nil, false, fmt.Errorf("%w: secret and inherited env values are held in a running gateway's memory, and none serves this client; run the task with flowgate tasks run, which starts one", sdk.ErrInvalid)
 	}
 	in.Status = sdk.TaskQueued
-	return l.eng.CreateTask(in)
+	return l.eng.WithContext(ctx).CreateTask(in)
 }
 
 // Status reports that no gateway serves this client, with record counts.
-func (l *Local) Status(_ context.Context) (GatewayStatus, error) {
-	tasks, err := l.eng.CountTasks()
+func (l *Local) Status(ctx context.Context) (GatewayStatus, error) {
+	tasks, err := l.eng.WithContext(ctx).CountTasks()
 	if err != nil {
 		return GatewayStatus{}, err
 	}
-	flows, err := l.eng.CountFlows()
+	flows, err := l.eng.WithContext(ctx).CountFlows()
 	if err != nil {
 		return GatewayStatus{}, err
 	}

@@ -40,7 +40,7 @@ func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, er
 		// that gateway's home, none in this command's.
 		cfg.Mine = func(gateway string) bool { return gateway == "" }
 	}
-	return Maintain(ctx, l.eng, cfg, audit.Input{Engine: l.eng}, apply)
+	return Maintain(ctx, l.eng.WithContext(ctx), cfg, audit.Input{Engine: l.eng.WithContext(ctx)}, apply)
 }
 
 // Maintain has the gateway run a pass. It reads the whole store, so its

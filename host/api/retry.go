@@ -23,8 +23,8 @@ type retryFlowRequest struct {
 }
 
 // RetryFlow retries a flow in this process.
-func (l *Local) RetryFlow(_ context.Context, id string, expected int64, by string) (engine.RetryResult, error) {
-	return l.eng.RetryFlow(id, expected, by)
+func (l *Local) RetryFlow(ctx context.Context, id string, expected int64, by string) (engine.RetryResult, error) {
+	return l.eng.WithContext(ctx).RetryFlow(id, expected, by)
 }
 
 // RetryFlow asks the gateway to retry a flow.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -29,8 +30,8 @@ type SalvageResult struct {
 // with an error wrapping store.ErrLocked naming a gateway that holds it:
 // stop the gateway first. It changes nothing in dir. A missing home fails
 // with an error wrapping ErrNoHome; an existing out with one wrapping
-// fs.ErrExist.
-func SalvageHome(dir, out string) (SalvageResult, error) {
+// fs.ErrExist. ctx bounds the reads of the new store.
+func SalvageHome(ctx context.Context, dir, out string) (SalvageResult, error) {
 	if err := RequireHome(dir); err != nil {
 		return SalvageResult{}, err
 	}
@@ -42,7 +43,7 @@ func SalvageHome(dir, out string) (SalvageResult, error) {
 	if err != nil {
 		return SalvageResult{}, err
 	}
-	missing, err := missingRecords(rep.Path)
+	missing, err := missingRecords(ctx, rep.Path)
 	if err != nil {
 		return SalvageResult{}, fmt.Errorf("salvage: %s is written, but its indexes could not be checked: %w", rep.Path, err)
 	}
@@ -51,7 +52,7 @@ func SalvageHome(dir, out string) (SalvageResult, error) {
 
 // missingRecords returns the records that index entries of the store at
 // path name but that it does not hold.
-func missingRecords(path string) ([]string, error) {
+func missingRecords(ctx context.Context, path string) ([]string, error) {
 	st, err := store.OpenReadOnly(path, store.Options{})
 	if err != nil {
 		return nil, err
@@ -61,12 +62,12 @@ func missingRecords(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	problems, err := eng.CheckIndexes()
+	problems, err := eng.WithContext(ctx).CheckIndexes()
 	if err != nil {
 		return nil, err
 	}
 	missing := []string{}
-	err = st.View(func(tx store.ReadTx) error {
+	err = st.View(ctx, func(tx store.ReadTx) error {
 		for _, p := range problems {
 			if p.Kind != engine.IndexOrphan || p.Record == "" {
 				continue

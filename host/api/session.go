@@ -25,13 +25,13 @@ type ArchiveLineageRequest struct {
 }
 
 // Lineages reads the lineages in this process.
-func (l *Local) Lineages(_ context.Context, name string, archived bool) ([]sdk.Lineage, error) {
-	return l.eng.Lineages(name, archived)
+func (l *Local) Lineages(ctx context.Context, name string, archived bool) ([]sdk.Lineage, error) {
+	return l.eng.WithContext(ctx).Lineages(name, archived)
 }
 
 // ArchiveLineage archives a lineage in this process.
-func (l *Local) ArchiveLineage(_ context.Context, req ArchiveLineageRequest) (*sdk.Lineage, error) {
-	return l.eng.ArchiveLineage(req.Name, req.Workspace)
+func (l *Local) ArchiveLineage(ctx context.Context, req ArchiveLineageRequest) (*sdk.Lineage, error) {
+	return l.eng.WithContext(ctx).ArchiveLineage(req.Name, req.Workspace)
 }
 
 // Lineages asks the gateway for the lineages.

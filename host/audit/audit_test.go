@@ -134,7 +134,7 @@ func (fx *fixture) failingJob(t *testing.T, failures int, enabled bool) string {
 // record, so that only the damage itself remains.
 func rewrite[T any](t *testing.T, fx *fixture, key string, fn func(*T)) {
 	t.Helper()
-	require.NoError(t, fx.st.Update(func(tx store.Tx) error {
+	require.NoError(t, fx.st.Update(t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get(key)
 		if err != nil {
 			return err
@@ -158,7 +158,7 @@ func rewrite[T any](t *testing.T, fx *fixture, key string, fn func(*T)) {
 // raw writes (value non-nil) or deletes keys behind the engine's back.
 func raw(t *testing.T, fx *fixture, key string, value []byte) {
 	t.Helper()
-	require.NoError(t, fx.st.Update(func(tx store.Tx) error {
+	require.NoError(t, fx.st.Update(t.Context(), func(tx store.Tx) error {
 		if value == nil {
 			return tx.Delete(key)
 		}

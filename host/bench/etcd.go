@@ -84,12 +84,12 @@ type storeRounds struct {
 }
 
 // newStoreRounds makes the flows the etcd updates write.
-func newStoreRounds(etcd []*engine.Engine, st store.Store, bolt *engine.Engine, sz Sizes) (*storeRounds, error) {
+func newStoreRounds(ctx context.Context, etcd []*engine.Engine, st store.Store, bolt *engine.Engine, sz Sizes) (*storeRounds, error) {
 	ids, revs, err := updateFlows(etcd[0], sz.Writers)
 	if err != nil {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}
-	recs, err := store.NewGuardedRecords(st, sz.Writers, benchState)
+	recs, err := store.NewGuardedRecords(ctx, st, sz.Writers, benchState)
 	if err != nil {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}
@@ -97,7 +97,7 @@ func newStoreRounds(etcd []*engine.Engine, st store.Store, bolt *engine.Engine, 
 }
 
 // measure takes one round of each figure.
-func (s *storeRounds) measure() error {
+func (s *storeRounds) measure(ctx context.Context) error {
 	u1, err := guarded(s.etcd[0], s.ids[:1], s.revs[:1], s.sz.Updates)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
@@ -106,11 +106,11 @@ func (s *storeRounds) measure() error {
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	r1, err := s.recs.Rate(1, s.sz.Updates)
+	r1, err := s.recs.Rate(ctx, 1, s.sz.Updates)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	rn, err := s.recs.Rate(s.sz.Writers, s.sz.Updates)
+	rn, err := s.recs.Rate(ctx, s.sz.Writers, s.sz.Updates)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}

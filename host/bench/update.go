@@ -49,7 +49,7 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 	}
 	var etcd *storeRounds
 	if r.etcd != nil {
-		if etcd, err = newStoreRounds(r.etcd, r.etcdStore, eng, r.sz); err != nil {
+		if etcd, err = newStoreRounds(ctx, r.etcd, r.etcdStore, eng, r.sz); err != nil {
 			return nil, err
 		}
 	}
@@ -72,7 +72,7 @@ func (r *run) updates(ctx context.Context) ([]Figure, error) {
 		}
 		fsync, one, many = append(fsync, fs), append(one, u1), append(many, un)
 		if etcd != nil {
-			if err := etcd.measure(); err != nil {
+			if err := etcd.measure(ctx); err != nil {
 				return nil, err
 			}
 		}

@@ -75,7 +75,7 @@ func TestAttemptTimesOfOlderRecords(t *testing.T) {
 	delete(legacy, "attempt_times")
 	b, err = json.Marshal(legacy)
 	require.NoError(t, err)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("task/"+task.ID, b)
 		return err
 	}))

@@ -250,7 +250,7 @@ func putChain(t *testing.T, st store.Store, c engine.Chain) {
 	t.Helper()
 	b, err := json.Marshal(c)
 	require.NoError(t, err)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("chain/"+c.ID, b)
 		return err
 	}))

@@ -26,7 +26,7 @@ func requireDamaged(t *testing.T, err error, key, why string) {
 func storeKeys(t *testing.T, st store.Store, prefix string) map[string]bool {
 	t.Helper()
 	keys := map[string]bool{}
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
 			keys[it.Key] = true
 			return true

@@ -6,6 +6,14 @@
 // transaction (TestOneWriter, in this package's tests, fails on one that
 // does).
 //
+// # Contexts
+//
+// Every store call an engine makes is bounded by the context it is bound
+// to: none for an engine New returns, the caller's for one WithContext
+// returns. The API (api.Local) and a controller's Host bind the request's
+// context per call, so a request that is given up stops its etcd round
+// trips too.
+//
 // # Revisions
 //
 // A flow's revision is the store's revision of the flow's key

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -121,22 +122,42 @@ func (c Config) Validate() error {
 }
 
 // Engine is the only writer of flow, task and event records. It is safe for
-// concurrent use; every method is one store transaction.
+// concurrent use; every method is one store transaction, bounded by the
+// context the engine is bound to (see WithContext).
 type Engine struct {
-	st        store.Store
-	cfg       Config
-	ids       *idSource
-	log       hclog.Logger
-	listeners listeners
+	st  store.Store
+	cfg Config
+	ids *idSource
+	log hclog.Logger
+	// listeners is shared by the engine and every copy WithContext makes,
+	// so a listener added to one hears the writes of all.
+	listeners *listeners
+	// ctx bounds every store call the engine makes: on etcd, a call whose
+	// ctx ended stops and fails with ctx's error.
+	ctx context.Context
 }
 
-// New returns an engine over st. It fails only on an invalid config.
+// New returns an engine over st. It fails only on an invalid config. Its
+// store calls are bounded by no context until WithContext binds one:
+// New is where the gateway's and the commands' engines begin, and each
+// caller that has a context of its own binds it.
 func New(st store.Store, cfg Config) (*Engine, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand), log: cfg.Logger}, nil
+	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand), log: cfg.Logger,
+		listeners: &listeners{}, ctx: context.Background()}, nil
+}
+
+// WithContext returns the engine bound to ctx: the same store, config and
+// id source, with every store call of its methods bounded by ctx, so that
+// a request or a loop that stops stops its store calls too (on etcd, at
+// once, with ctx's error). It is cheap: bind per request.
+func (e *Engine) WithContext(ctx context.Context) *Engine {
+	c := *e
+	c.ctx = ctx
+	return &c
 }
 
 // now is the engine's clock, truncated to microseconds so that records
@@ -174,7 +195,9 @@ func (t *txn) notify(kind ChangeKind, taskID string) {
 // reported through a captured value and the empty transaction commits, so a
 // refusal never rolls back the other writers of a group commit. An error
 // after a write rolls the transaction back.
-func (e *Engine) write(fn func(t *txn) error) error { return e.writeWith(e.st.Update, fn) }
+func (e *Engine) write(fn func(t *txn) error) error {
+	return e.writeWith(func(fn func(store.Tx) error) error { return e.st.Update(e.ctx, fn) }, fn)
+}
 
 // writeWith is write through update, a store's Update or a fenced one.
 func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *txn) error) error {
@@ -203,7 +226,7 @@ func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *t
 }
 
 // view runs fn in one read transaction.
-func (e *Engine) view(fn func(tx store.ReadTx) error) error { return e.st.View(fn) }
+func (e *Engine) view(fn func(tx store.ReadTx) error) error { return e.st.View(e.ctx, fn) }
 
 func (t *txn) put(key string, v any) error {
 	b, err := json.Marshal(v)

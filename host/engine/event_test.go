@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -90,8 +91,8 @@ type faultStore struct {
 
 var errInjected = errors.New("injected write failure")
 
-func (s *faultStore) Update(fn func(store.Tx) error) error {
-	return s.Store.Update(func(tx store.Tx) error { return fn(faultTx{tx, s.failPrefix}) })
+func (s *faultStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(faultTx{tx, s.failPrefix}) })
 }
 
 type faultTx struct {

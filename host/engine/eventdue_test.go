@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,8 +19,8 @@ type readCounter struct {
 	reads atomic.Int64
 }
 
-func (s *readCounter) View(fn func(store.ReadTx) error) error {
-	return s.Store.View(func(tx store.ReadTx) error { return fn(countingTx{tx, &s.reads}) })
+func (s *readCounter) View(ctx context.Context, fn func(store.ReadTx) error) error {
+	return s.Store.View(ctx, func(tx store.ReadTx) error { return fn(countingTx{tx, &s.reads}) })
 }
 
 type countingTx struct {
@@ -101,7 +102,7 @@ func dropKeys(t *testing.T, st store.Store, keys []string) {
 	for len(keys) > 0 {
 		batch := keys[:min(len(keys), 30)]
 		keys = keys[len(batch):]
-		require.NoError(t, st.Update(func(tx store.Tx) error {
+		require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 			for _, k := range batch {
 				if err := tx.Delete(k); err != nil {
 					return err
@@ -125,7 +126,7 @@ func TestIndexOutboxQueuesOldHeads(t *testing.T) {
 	entries := keysUnder(t, st, "evdue/")
 	require.Len(t, entries, 2)
 	dropKeys(t, st, entries)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("evdue/00000000000000000001/"+a.ID+"/00000000000000000009", nil)
 		return err
 	}))

@@ -92,7 +92,7 @@ func TestFinishAndStartFailingStartRecordsNothing(t *testing.T) {
 	require.NoError(t, err)
 	_, err = eng.StartTask(a.ID, engine.StartInput{})
 	require.NoError(t, err)
-	require.NoError(t, st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + b.FlowID) }))
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("flow/" + b.FlowID) }))
 
 	_, started, err := eng.FinishAndStart(a.ID, engine.FinishInput{Status: sdk.TaskSucceeded, Attempt: 1}, b.ID, engine.StartInput{})
 	require.ErrorIs(t, err, sdk.ErrNotFound, "the next task's flow is gone")

@@ -45,7 +45,7 @@ func TestHistoryBoundOnTheEarlierLayout(t *testing.T) {
 	require.NoError(t, err)
 	f := createFlow(t, eng) // entry 1, flow.created: kept
 	dir := "history/" + f.ID + "/"
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		for seq := 2; seq <= 5; seq++ {
 			e := fmt.Sprintf(`{"seq":%d,"at":"2026-01-01T00:00:00Z","kind":"revision","summary":"old %d"}`, seq, seq)
 			if _, err := tx.Put(fmt.Sprintf("%se/%020d", dir, seq), []byte(e)); err != nil {

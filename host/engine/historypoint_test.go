@@ -98,7 +98,7 @@ func TestHistoryAppendAfterAnOlderVersionAppended(t *testing.T) {
 	f, err = eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{State: []byte(`{"n":1}`)})
 	require.NoError(t, err)
 	older := fmt.Sprintf("history/%s/e/%020d", f.ID, 3)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put(older, []byte(`{"seq":3,"at":"2026-01-01T00:00:00Z","kind":"revision","summary":"by an older version"}`))
 		return err
 	}))
@@ -135,7 +135,7 @@ func TestHistoryMetaRewrittenByAnOlderVersion(t *testing.T) {
 	}
 	update(40)
 	meta := "history/" + f.ID + "/meta"
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get(meta)
 		if err != nil {
 			return err

@@ -68,7 +68,7 @@ func (e *Engine) CheckIndexes() ([]IndexProblem, error) {
 // as they are (Quarantine moves them). It returns how many entries it changed.
 func (e *Engine) RepairIndexes() (int, error) {
 	var n int
-	err := e.st.Update(func(tx store.Tx) error {
+	err := e.st.Update(e.ctx, func(tx store.Tx) error {
 		n = 0
 		problems, want, err := checkIndexes(tx)
 		if err != nil {

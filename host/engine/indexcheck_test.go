@@ -46,7 +46,7 @@ func TestCheckAndRepairIndexes(t *testing.T) {
 	task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, OwnerKey: f.OwnerKey, Runtime: "cli", IdempotencyKey: "idem"})
 	require.NoError(t, err)
 
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("idx/flow/status/succeeded/"+f.ID, nil); err != nil { // wrong status
 			return err
 		}

@@ -143,7 +143,7 @@ func TestDamagedLineageIsAbsentAndArchiveKeepsIt(t *testing.T) {
 	_, err = eng.BeginSession(task.ID, engine.SessionStart{WorkspaceID: "1:2"})
 	require.NoError(t, err)
 	var key string
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		if err := tx.Scan("lineage/work/", store.ScanOptions{}, func(it store.Item) bool {
 			key = it.Key
 			return false
@@ -163,7 +163,7 @@ func TestDamagedLineageIsAbsentAndArchiveKeepsIt(t *testing.T) {
 	_, err = eng.ArchiveLineage("work", "/ws")
 	require.NoError(t, err)
 	var kept []byte
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("lineage-archive/work/", store.ScanOptions{}, func(it store.Item) bool {
 			kept = it.Value
 			return false

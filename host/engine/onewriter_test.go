@@ -124,7 +124,7 @@ func TestOneWriterCatches(t *testing.T) {
 	}{
 		{"write transaction outside the engine", "host/scheduler", `package scheduler
 import "github.com/flowgate/flowgate/host/store"
-func put(st store.Store) error { return st.Update(func(tx store.Tx) error { return nil }) }`, 1},
+func put(st store.Store) error { return st.Update(t.Context(), func(tx store.Tx) error { return nil }) }`, 1},
 		{"renamed import", "cli", `package cli
 import kv "github.com/flowgate/flowgate/host/store"
 var _ kv.Tx`, 1},

@@ -37,7 +37,7 @@ func finish(t *testing.T, eng *engine.Engine, id string, s sdk.TaskStatus) {
 func keysUnder(t *testing.T, st store.Store, prefix string) []string {
 	t.Helper()
 	var keys []string
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan(prefix, store.ScanOptions{}, func(it store.Item) bool {
 			keys = append(keys, it.Key)
 			return true
@@ -62,7 +62,7 @@ func TestPruneFlowTakesItsTasksEventsAndIndexes(t *testing.T) {
 
 	// A stray task entry under the flow, its task gone: it must not
 	// outlive the flow.
-	require.NoError(t, st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/task/flow/"+f.ID+"/ghost", nil); return err }))
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("idx/task/flow/"+f.ID+"/ghost", nil); return err }))
 
 	_, err = eng.PruneFlow(f.ID, c.t.Add(-time.Hour))
 	require.ErrorIs(t, err, sdk.ErrInvalid, "inside the retention")
@@ -114,7 +114,7 @@ func TestPruneDanglingTaskAfterCleanup(t *testing.T) {
 	require.NoError(t, err)
 	finish(t, eng, task.ID, sdk.TaskFailed)
 	require.ErrorIs(t, eng.PruneTask(task.ID, c.t.Add(30*24*time.Hour)), sdk.ErrInvalid, "a task with its flow goes with the flow")
-	require.NoError(t, st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + task.FlowID) }))
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("flow/" + task.FlowID) }))
 	require.ErrorIs(t, eng.PruneTask(task.ID, c.t), sdk.ErrInvalid, "kept until cleanup_after")
 	require.NoError(t, eng.PruneTask(task.ID, c.t.Add(8*24*time.Hour)))
 	_, err = eng.GetTask(task.ID)
@@ -131,7 +131,7 @@ func TestStampCleanupFinalizeCancelRepairMirror(t *testing.T) {
 
 	// Damage from outside: the cleanup stamp is gone and the mirror is
 	// out of step.
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		tk, f := *task, sdk.Flow{}
 		tk.CleanupAfter = time.Time{}
 		if err := putRecord(tx, "task/"+tk.ID, tk); err != nil {
@@ -162,7 +162,7 @@ func TestStampCleanupFinalizeCancelRepairMirror(t *testing.T) {
 	require.NoError(t, err)
 	_, err = eng.FinalizeCancel(m.ID)
 	require.ErrorIs(t, err, sdk.ErrInvalid, "no cancel requested")
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		var f sdk.Flow
 		if err := getRecord(tx, "flow/"+m.ID, &f); err != nil {
 			return err

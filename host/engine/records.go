@@ -74,7 +74,7 @@ func (e *Engine) UpdateRecordsFenced(f store.Fence, ns string, fn func(RecordTx)
 	if !ok {
 		return fmt.Errorf("engine: this store (%T) cannot fence a write; fences are for a store shared by several processes, such as etcd", e.st)
 	}
-	return e.writeWith(func(tx func(store.Tx) error) error { return fencer.UpdateFenced(f, tx) },
+	return e.writeWith(func(tx func(store.Tx) error) error { return fencer.UpdateFenced(e.ctx, f, tx) },
 		func(t *txn) error { return fn(recordTx{t: t, ns: ns}) })
 }
 

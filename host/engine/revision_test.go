@@ -37,7 +37,7 @@ func newRevisions(t *testing.T) *revisions {
 func (r *revisions) item(id string) store.Item {
 	r.t.Helper()
 	var it store.Item
-	require.NoError(r.t, r.st.View(func(tx store.ReadTx) error {
+	require.NoError(r.t, r.st.View(r.t.Context(), func(tx store.ReadTx) error {
 		var err error
 		it, err = tx.Get("flow/" + id)
 		return err

@@ -33,7 +33,7 @@ func TestTaskRecordWrittenBeforeTheSplitLoads(t *testing.T) {
 	  "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:00Z", "updated_at": "2026-05-01T12:00:00Z"
 	}`, task.ID, task.FlowID)
 	require.True(t, json.Valid([]byte(old)))
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("task/"+task.ID, []byte(old))
 		return err
 	}))

@@ -17,7 +17,7 @@ import (
 func storedSize(t *testing.T, st store.Store, id string) int {
 	t.Helper()
 	var n int
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		it, err := tx.Get("task/" + id)
 		n = len(it.Value)
 		return err
@@ -97,7 +97,7 @@ func TestTaskEndRecordedForRecordNearLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(b), store.MaxValueSize-64<<10)
 	require.LessOrEqual(t, len(b), store.MaxValueSize)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("task/"+task.ID, b)
 		return err
 	}))
@@ -157,7 +157,7 @@ func TestLegacyBigSpecStillEnds(t *testing.T) {
 	b, err := json.Marshal(&legacy)
 	require.NoError(t, err)
 	require.LessOrEqual(t, len(b), store.MaxValueSize)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("task/"+task.ID, b)
 		return err
 	}))

@@ -68,7 +68,7 @@ func TestRepairTimestampsGuards(t *testing.T) {
 	_, err = eng.RepairFlowTimestamps(f.ID, f.Revision)
 	require.ErrorIs(t, err, sdk.ErrInvalid, "nothing to repair")
 
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		var v sdk.Flow
 		if err := getRecord(tx, "flow/"+f.ID, &v); err != nil {
 			return err

@@ -69,7 +69,7 @@ func (e *env) task(s sdk.TaskStatus) *stored.Task {
 
 func (e *env) raw(key string, fn func(v map[string]any)) {
 	e.t.Helper()
-	require.NoError(e.t, e.st.Update(func(tx store.Tx) error {
+	require.NoError(e.t, e.st.Update(e.t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get(key)
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func (e *env) raw(key string, fn func(v map[string]any)) {
 func (e *env) snapshot() map[string]string {
 	e.t.Helper()
 	m := map[string]string{}
-	require.NoError(e.t, e.st.View(func(tx store.ReadTx) error {
+	require.NoError(e.t, e.st.View(e.t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
 			m[it.Key] = string(it.Value)
 			return true
@@ -117,7 +117,7 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	e.raw("task/"+unstamped.ID, func(v map[string]any) { delete(v, "cleanup_after") })
 	// A task whose flow is gone.
 	dangling := e.task(sdk.TaskFailed)
-	require.NoError(t, e.st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + dangling.FlowID) }))
+	require.NoError(t, e.st.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("flow/" + dangling.FlowID) }))
 	// A mirrored flow out of step with its task.
 	drifted := e.task(sdk.TaskSucceeded)
 	e.raw("flow/"+drifted.FlowID, func(v map[string]any) { v["status"] = "running" })
@@ -136,7 +136,7 @@ func TestEveryRuleInPreviewThenApply(t *testing.T) {
 	require.NoError(t, err)
 	old := e.task(sdk.TaskSucceeded)
 	// An index entry with no record.
-	require.NoError(t, e.st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
+	require.NoError(t, e.st.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
 
 	// What controllers kept for the old flow, and for one that stays.
 	oldData, keptData := filepath.Join(e.home, home.DataDir, old.FlowID), filepath.Join(e.home, home.DataDir, waiting.ID)
@@ -245,7 +245,7 @@ func TestQuickPassReadsOnlyLiveAndExpiringWork(t *testing.T) {
 	unstamped := e.task(sdk.TaskSucceeded)
 	e.now = t0.Add(time.Hour)
 	e.raw("task/"+unstamped.ID, func(v map[string]any) { delete(v, "cleanup_after") })
-	require.NoError(t, e.st.Update(func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
+	require.NoError(t, e.st.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("idx/flow/status/running/ghost", nil); return err }))
 
 	e.now = t0.Add(8 * 24 * time.Hour)
 	s, err := maintenance.Run(context.Background(), e.eng, maintenance.Config{Home: e.home, Now: func() time.Time { return e.now }, Apply: true, Quick: true})

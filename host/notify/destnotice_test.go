@@ -172,7 +172,7 @@ func TestDestNoticeTemplate(t *testing.T) {
 func TestNoticeWithNoDestinationGivenUp(t *testing.T) {
 	t.Parallel()
 	st, eng := newEngine(t)
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("notice/k", []byte(`{"key":"k","status":"failed","to":null,"next_at":"2000-01-01T00:00:00Z","queued_at":"2000-01-01T00:00:00Z"}`))
 		return err
 	}))

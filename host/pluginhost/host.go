@@ -69,12 +69,13 @@ func (h *host) check() error {
 	return nil
 }
 
-// own loads a flow and refuses one that another controller drives.
-func (h *host) own(flowID string) (*sdk.Flow, error) {
+// own loads a flow, within ctx, and refuses one that another controller
+// drives.
+func (h *host) own(ctx context.Context, flowID string) (*sdk.Flow, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	f, err := h.eng.GetFlow(flowID)
+	f, err := h.eng.WithContext(ctx).GetFlow(flowID)
 	if err != nil {
 		return nil, err
 	}
@@ -86,28 +87,30 @@ func (h *host) own(flowID string) (*sdk.Flow, error) {
 
 // CreateFlow implements sdk.Host: the flow's controller is always the
 // caller, so no controller can create flows for another.
-func (h *host) CreateFlow(_ context.Context, req sdk.FlowRequest) (*sdk.Flow, bool, error) {
+func (h *host) CreateFlow(ctx context.Context, req sdk.FlowRequest) (*sdk.Flow, bool, error) {
 	if err := h.check(); err != nil {
 		return nil, false, err
 	}
-	return h.eng.CreateControllerFlow(h.name, req)
+	return h.eng.WithContext(ctx).CreateControllerFlow(h.name, req)
 }
 
-func (h *host) GetFlow(_ context.Context, flowID string) (*sdk.Flow, error) { return h.own(flowID) }
+func (h *host) GetFlow(ctx context.Context, flowID string) (*sdk.Flow, error) {
+	return h.own(ctx, flowID)
+}
 
-func (h *host) ListTasks(_ context.Context, flowID string) ([]*sdk.Task, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) ListTasks(ctx context.Context, flowID string) ([]*sdk.Task, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	tasks, err := h.eng.FlowTasks(flowID)
+	tasks, err := h.eng.WithContext(ctx).FlowTasks(flowID)
 	return stored.Publics(tasks), err
 }
 
-func (h *host) CreateTask(_ context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
-	if _, err := h.own(req.FlowID); err != nil {
+func (h *host) CreateTask(ctx context.Context, req sdk.TaskRequest) (*sdk.Task, bool, error) {
+	if _, err := h.own(ctx, req.FlowID); err != nil {
 		return nil, false, err
 	}
-	t, created, err := h.eng.CreateTask(h.taskInput(req))
+	t, created, err := h.eng.WithContext(ctx).CreateTask(h.taskInput(req))
 	return t.Public(), created, err
 }
 
@@ -124,8 +127,8 @@ func (h *host) taskInput(req sdk.TaskRequest) engine.CreateTaskInput {
 }
 
 // Advance implements sdk.Host: one engine transaction (engine.Advance).
-func (h *host) Advance(_ context.Context, flowID string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) Advance(ctx context.Context, flowID string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return sdk.AdvanceResult{}, err
 	}
 	reqs, err := flowrule.AdvanceTasks(flowID, a)
@@ -136,110 +139,110 @@ func (h *host) Advance(_ context.Context, flowID string, expected int64, a sdk.A
 	for i, req := range reqs {
 		in[i] = h.taskInput(req)
 	}
-	return h.eng.Advance(flowID, expected, a.Update, in, a.AckSeq)
+	return h.eng.WithContext(ctx).Advance(flowID, expected, a.Update, in, a.AckSeq)
 }
 
-func (h *host) UpdateFlow(_ context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) UpdateFlow(ctx context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.UpdateFlow(flowID, expected, engine.FlowPatch{
+	return h.eng.WithContext(ctx).UpdateFlow(flowID, expected, engine.FlowPatch{
 		State: u.State, Wait: u.Wait, CurrentStep: u.CurrentStep, BlockedTaskID: u.BlockedTaskID, BlockedSummary: u.BlockedSummary,
 	})
 }
 
-func (h *host) SetWaiting(_ context.Context, flowID string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) SetWaiting(ctx context.Context, flowID string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.SetWaiting(flowID, expected, w)
+	return h.eng.WithContext(ctx).SetWaiting(flowID, expected, w)
 }
 
-func (h *host) Resume(_ context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) Resume(ctx context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Resume(flowID, expected, r)
+	return h.eng.WithContext(ctx).Resume(flowID, expected, r)
 }
 
-func (h *host) Finish(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) Finish(ctx context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Finish(flowID, expected, e)
+	return h.eng.WithContext(ctx).Finish(flowID, expected, e)
 }
 
-func (h *host) Fail(_ context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) Fail(ctx context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Fail(flowID, expected, e)
+	return h.eng.WithContext(ctx).Fail(flowID, expected, e)
 }
 
-func (h *host) RequestCancel(_ context.Context, flowID string, expected int64) (*sdk.Flow, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) RequestCancel(ctx context.Context, flowID string, expected int64) (*sdk.Flow, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	res, err := h.eng.RequestCancel(flowID, expected)
+	res, err := h.eng.WithContext(ctx).RequestCancel(flowID, expected)
 	return res.Flow, err
 }
 
-func (h *host) CancelTask(_ context.Context, taskID string) (*sdk.Task, error) {
+func (h *host) CancelTask(ctx context.Context, taskID string) (*sdk.Task, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	t, err := h.eng.GetTask(taskID)
+	t, err := h.eng.WithContext(ctx).GetTask(taskID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.own(t.FlowID); err != nil {
+	if _, err := h.own(ctx, t.FlowID); err != nil {
 		return nil, err
 	}
-	t, err = h.eng.CancelTask(taskID)
+	t, err = h.eng.WithContext(ctx).CancelTask(taskID)
 	return t.Public(), err
 }
 
-func (h *host) Continue(_ context.Context, flowID string, req sdk.ContinueRequest) (*sdk.Flow, bool, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) Continue(ctx context.Context, flowID string, req sdk.ContinueRequest) (*sdk.Flow, bool, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, false, err
 	}
-	return h.eng.ContinueFlow(flowID, req)
+	return h.eng.WithContext(ctx).ContinueFlow(flowID, req)
 }
 
-func (h *host) WakeAt(_ context.Context, flowID string, at time.Time, key string) error {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) WakeAt(ctx context.Context, flowID string, at time.Time, key string) error {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return err
 	}
-	_, err := h.eng.SetWake(flowID, key, at)
+	_, err := h.eng.WithContext(ctx).SetWake(flowID, key, at)
 	return err
 }
 
-func (h *host) KeepValue(_ context.Context, flowID string, value []byte) (string, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) KeepValue(ctx context.Context, flowID string, value []byte) (string, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return "", err
 	}
-	return h.eng.Keep(flowID, value)
+	return h.eng.WithContext(ctx).Keep(flowID, value)
 }
 
-func (h *host) KeptValue(_ context.Context, flowID, sum string) ([]byte, error) {
-	if _, err := h.own(flowID); err != nil {
+func (h *host) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
+	if _, err := h.own(ctx, flowID); err != nil {
 		return nil, err
 	}
-	return h.eng.Kept(flowID, sum)
+	return h.eng.WithContext(ctx).Kept(flowID, sum)
 }
 
-func (h *host) StoreValue(_ context.Context, scope, key string, value []byte) error {
+func (h *host) StoreValue(ctx context.Context, scope, key string, value []byte) error {
 	if err := h.check(); err != nil {
 		return err
 	}
-	return h.eng.StoreValue(h.name, scope, key, value)
+	return h.eng.WithContext(ctx).StoreValue(h.name, scope, key, value)
 }
 
-func (h *host) StoredValue(_ context.Context, scope, key string) ([]byte, error) {
+func (h *host) StoredValue(ctx context.Context, scope, key string) ([]byte, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	return h.eng.StoredValue(h.name, scope, key)
+	return h.eng.WithContext(ctx).StoredValue(h.name, scope, key)
 }
 
 func (h *host) Log(_ context.Context, level, msg string, fields map[string]string) error {
@@ -264,7 +267,7 @@ func (h *host) ListStages(context.Context) ([]sdk.Stage, error) {
 
 // RunStage implements sdk.Host for a flow the controller drives.
 func (h *host) RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error) {
-	if _, err := h.own(call.FlowID); err != nil {
+	if _, err := h.own(ctx, call.FlowID); err != nil {
 		return nil, err
 	}
 	if h.stages == nil {

@@ -130,7 +130,7 @@ func TestAFailedHandOverStillRecordsTheEnd(t *testing.T) {
 	require.NoError(t, err)
 	next, _, err := c.eng.CreateTask(engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
-	require.NoError(t, c.st.Update(func(tx store.Tx) error { return tx.Delete("flow/" + next.FlowID) }))
+	require.NoError(t, c.st.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("flow/" + next.FlowID) }))
 	require.NoError(t, c.run.Start(context.Background()))
 
 	got := waitTask(t, c.eng, first.ID, ended, waitLimit)

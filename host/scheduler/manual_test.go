@@ -263,7 +263,7 @@ func TestIndexesFollowTheRecords(t *testing.T) {
 			}
 		}
 		got := map[string]bool{}
-		require.NoError(t, e.st.View(func(tx store.ReadTx) error {
+		require.NoError(t, e.st.View(t.Context(), func(tx store.ReadTx) error {
 			return tx.Scan("cron/due/", store.ScanOptions{}, func(it store.Item) bool {
 				id := it.Key[strings.LastIndexByte(it.Key, '/')+1:]
 				require.False(t, got[id], "job %s is in the due index twice", id)
@@ -291,14 +291,14 @@ func TestIndexesFollowTheRecords(t *testing.T) {
 	e.tickAt(minute(1).Add(time.Second))
 	require.Equal(t, scheduler.RunOK, e.runs(a.ID)[0].Status)
 	var open int
-	require.NoError(t, e.st.View(func(tx store.ReadTx) error {
+	require.NoError(t, e.st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("cron/open/", store.ScanOptions{}, func(store.Item) bool { open++; return true })
 	}))
 	require.Equal(t, 1, open, "only b's run is open")
 	check()
 
 	// Reindex rebuilds both indexes from the records, dropping strays.
-	require.NoError(t, e.st.Update(func(tx store.Tx) error {
+	require.NoError(t, e.st.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("cron/due/00000000000000000001/ghost", []byte{}); err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func TestIndexesFollowTheRecords(t *testing.T) {
 	require.NoError(t, e.sched.Reindex())
 	check()
 	open = 0
-	require.NoError(t, e.st.View(func(tx store.ReadTx) error {
+	require.NoError(t, e.st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("cron/open/", store.ScanOptions{}, func(it store.Item) bool {
 			require.Equal(t, "cron/open/"+b.ID, it.Key)
 			open++

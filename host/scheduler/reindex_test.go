@@ -37,7 +37,7 @@ func TestReindexLeavesAnIndexInStepAlone(t *testing.T) {
 		}
 		revisions := func() map[string]int64 {
 			out := map[string]int64{}
-			require.NoError(t, e.st.View(func(tx store.ReadTx) error {
+			require.NoError(t, e.st.View(t.Context(), func(tx store.ReadTx) error {
 				return tx.Scan("cron/due/", store.ScanOptions{}, func(it store.Item) bool {
 					out[it.Key] = it.Revision
 					return true

@@ -67,17 +67,17 @@ func TestOpenReadOnly(t *testing.T) {
 	r, err := store.OpenReadOnly(path, store.Options{})
 	require.NoError(t, err)
 	n := 0
-	require.NoError(t, r.View(func(tx store.ReadTx) error {
+	require.NoError(t, r.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("flow/", store.ScanOptions{}, func(store.Item) bool { n++; return true })
 	}))
 	require.Equal(t, 3, n)
-	require.ErrorIs(t, r.Update(func(store.Tx) error { return nil }), store.ErrReadOnly)
+	require.ErrorIs(t, r.Update(t.Context(), func(store.Tx) error { return nil }), store.ErrReadOnly)
 	problems, err := r.PageProblems()
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	require.NoError(t, r.Close())
 	require.NoError(t, r.Close(), "Close is idempotent")
-	require.ErrorIs(t, r.View(func(store.ReadTx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, r.View(t.Context(), func(store.ReadTx) error { return nil }), store.ErrClosed)
 	_, err = r.WriteTo(io.Discard)
 	require.ErrorIs(t, err, store.ErrClosed)
 
@@ -117,7 +117,7 @@ func TestWriteBackup(t *testing.T) {
 	b, err := store.OpenReadOnly(path, store.Options{})
 	require.NoError(t, err)
 	defer b.Close()
-	require.NoError(t, b.View(func(tx store.ReadTx) error {
+	require.NoError(t, b.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/0049")
 		return err
 	}))
@@ -259,7 +259,7 @@ func TestPageProblemsWhileWriting(t *testing.T) {
 				return
 			default:
 			}
-			if err := s.Update(func(tx store.Tx) error {
+			if err := s.Update(t.Context(), func(tx store.Tx) error {
 				_, err := tx.Put(fmt.Sprintf("flow/%04d", i%50), bytes.Repeat([]byte{byte(i)}, 500))
 				return err
 			}); err != nil {

@@ -40,7 +40,7 @@ func BenchmarkGuardedPut(b *testing.B) {
 			s, err := store.Open(filepath.Join(dir, "flowgate.db"), store.Options{})
 			require.NoError(b, err)
 			defer s.Close()
-			require.NoError(b, s.Update(func(tx store.Tx) error {
+			require.NoError(b, s.Update(b.Context(), func(tx store.Tx) error {
 				for k := range storetest.BenchKeys {
 					if _, err := tx.Put(storetest.BenchKey(k), storetest.BenchValue(k)); err != nil {
 						return err
@@ -54,7 +54,7 @@ func BenchmarkGuardedPut(b *testing.B) {
 
 			revs := storetest.RunGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
 				var ok bool
-				err := s.Update(func(tx store.Tx) error {
+				err := s.Update(b.Context(), func(tx store.Tx) error {
 					ok = false
 					item, err := tx.Get(storetest.BenchKey(k))
 					if err != nil || item.Revision != expected {
@@ -72,7 +72,7 @@ func BenchmarkGuardedPut(b *testing.B) {
 			if commits > commits0 {
 				b.ReportMetric(float64(calls-calls0)/float64(commits-commits0), "ops/commit")
 			}
-			require.NoError(b, s.View(func(tx store.ReadTx) error {
+			require.NoError(b, s.View(b.Context(), func(tx store.ReadTx) error {
 				for k, want := range revs {
 					item, err := tx.Get(storetest.BenchKey(k))
 					if err != nil {
@@ -158,7 +158,7 @@ func BenchmarkOpenVerify(b *testing.B) {
 	require.NoError(b, err)
 	value := make([]byte, 1000)
 	for batch := range 40 {
-		require.NoError(b, s.Update(func(tx store.Tx) error {
+		require.NoError(b, s.Update(b.Context(), func(tx store.Tx) error {
 			for i := range 1000 {
 				if _, err := tx.Put(fmt.Sprintf("flow/%02d/%04d", batch, i), value); err != nil {
 					return err

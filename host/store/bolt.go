@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -56,7 +57,12 @@ func (b *Bolt) Check() error {
 func (b *Bolt) Path() string { return b.path }
 
 // View implements Store. It returns fn's error, or ErrClosed after Close.
-func (b *Bolt) View(fn func(ReadTx) error) error {
+// ctx is checked before the transaction begins (its error is returned if
+// it ended); a transaction on the local file is not interrupted.
+func (b *Bolt) View(ctx context.Context, fn func(ReadTx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.acquire(); err != nil {
 		return err
 	}
@@ -86,8 +92,12 @@ func (b *Bolt) noteDamage(err error) error {
 // ErrClosed after Close. Once any call has met a damaged page (an error
 // wrapping ErrCorrupt that names it), Update runs nothing and returns that
 // error: writing to a damaged file can spread the damage. Options.OnCommit
-// hears how long each call took.
-func (b *Bolt) Update(fn func(Tx) error) error {
+// hears how long each call took. ctx is checked as View checks it: once
+// fn joined a group commit, the commit is not interrupted.
+func (b *Bolt) Update(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.acquire(); err != nil {
 		return err
 	}

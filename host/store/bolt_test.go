@@ -153,7 +153,7 @@ func TestOpenLockedInProcess(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrLocked)
 	require.Contains(t, err.Error(), fmt.Sprintf("pid %d", os.Getpid()))
 	require.FileExists(t, s.Path()+".holder", "a failed Open leaves the holder's record alone")
-	require.NoError(t, s.View(func(store.ReadTx) error { return nil }), "and the holder's store working")
+	require.NoError(t, s.View(t.Context(), func(store.ReadTx) error { return nil }), "and the holder's store working")
 }
 
 // writeFlows fills the store at path with n records of size bytes each.
@@ -161,7 +161,7 @@ func writeFlows(t *testing.T, path string, n, size int) {
 	t.Helper()
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for i := range n {
 			if _, err := tx.Put(fmt.Sprintf("flow/%04d", i), bytes.Repeat([]byte{byte(i)}, size)); err != nil {
 				return err
@@ -264,7 +264,7 @@ func TestOpenReopensData(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	n := 0
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("flow/", store.ScanOptions{}, func(it store.Item) bool {
 			n++
 			return it.Revision == 1 && len(it.Value) == 100
@@ -287,7 +287,7 @@ func TestDamagedRecord(t *testing.T) {
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	err = s.View(func(tx store.ReadTx) error {
+	err = s.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/0000")
 		return err
 	})
@@ -302,8 +302,8 @@ func TestClosed(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "Close is idempotent")
 
-	require.ErrorIs(t, s.View(func(store.ReadTx) error { return nil }), store.ErrClosed)
-	require.ErrorIs(t, s.Update(func(store.Tx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, s.View(t.Context(), func(store.ReadTx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, s.Update(t.Context(), func(store.Tx) error { return nil }), store.ErrClosed)
 	_, err = s.WriteTo(io.Discard)
 	require.ErrorIs(t, err, store.ErrClosed)
 }
@@ -324,19 +324,19 @@ func TestCloseWaitsForUpdates(t *testing.T) {
 	close(release)
 	require.NoError(t, <-done, "the running Update commits")
 	require.NoError(t, <-closed)
-	require.ErrorIs(t, s.Update(func(store.Tx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, s.Update(t.Context(), func(store.Tx) error { return nil }), store.ErrClosed)
 }
 
 func TestValueTooLargeLeavesStoreUsable(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	err := s.Update(func(tx store.Tx) error {
+	err := s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("big", make([]byte, store.MaxValueSize+1))
 		return err
 	})
 	require.ErrorIs(t, err, store.ErrValueTooLarge)
 	require.Contains(t, err.Error(), `"big"`)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("small", []byte("x"))
 		return err
 	}))
@@ -345,7 +345,7 @@ func TestValueTooLargeLeavesStoreUsable(t *testing.T) {
 func TestLongKeyRefused(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	err := s.Update(func(tx store.Tx) error {
+	err := s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put(strings.Repeat("k", bbolt.MaxKeySize+1), nil)
 		return err
 	})
@@ -355,7 +355,7 @@ func TestLongKeyRefused(t *testing.T) {
 func TestScanWhileWriting(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for i := range 300 {
 			if _, err := tx.Put(fmt.Sprintf("idx/queued/%03d", i), make([]byte, 100)); err != nil {
 				return err
@@ -365,7 +365,7 @@ func TestScanWhileWriting(t *testing.T) {
 	}))
 	for _, reverse := range []bool{false, true} {
 		var visited []string
-		require.NoError(t, s.Update(func(tx store.Tx) error {
+		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			visited = nil
 			var err error
 			scanErr := tx.Scan("idx/queued/", store.ScanOptions{Reverse: reverse}, func(it store.Item) bool {
@@ -391,7 +391,7 @@ func TestScanWhileWriting(t *testing.T) {
 		}
 		if !reverse {
 			// Move them back under the scanned prefix for the reverse pass.
-			require.NoError(t, s.Update(func(tx store.Tx) error {
+			require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 				for i := range 300 {
 					if err := tx.Delete(fmt.Sprintf("idx/running/%03d", i)); err != nil {
 						return err
@@ -419,7 +419,7 @@ func cmpErr(errs ...error) error {
 func TestWriteToMakesUsableBackup(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("flow/1", []byte("backed up"))
 		return err
 	}))
@@ -437,7 +437,7 @@ func TestWriteToMakesUsableBackup(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	var it store.Item
-	require.NoError(t, b.View(func(tx store.ReadTx) error {
+	require.NoError(t, b.View(t.Context(), func(tx store.ReadTx) error {
 		var err error
 		it, err = tx.Get("flow/1")
 		return err

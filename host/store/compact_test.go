@@ -33,7 +33,7 @@ func TestCompactGivesFreePagesBack(t *testing.T) {
 	defer s.Close()
 	require.NoError(t, s.Check())
 	var n int
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("k/", store.ScanOptions{}, func(it store.Item) bool {
 			n++
 			return true
@@ -60,12 +60,12 @@ func TestOpenAfterReplaceGetsTheNewFile(t *testing.T) {
 	path := filepath.Join(dir, "flowgate.db")
 	a, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, a.Update(func(tx store.Tx) error { _, err := tx.Put("which", []byte("old")); return err }))
+	require.NoError(t, a.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("which", []byte("old")); return err }))
 	require.NoError(t, a.Close())
 	next := filepath.Join(dir, "next.db")
 	n, err := store.Open(next, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, n.Update(func(tx store.Tx) error { _, err := tx.Put("which", []byte("new")); return err }))
+	require.NoError(t, n.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("which", []byte("new")); return err }))
 	require.NoError(t, n.Close())
 
 	type result struct {
@@ -94,7 +94,7 @@ func TestOpenAfterReplaceGetsTheNewFile(t *testing.T) {
 	r := <-got
 	require.NoError(t, r.err)
 	defer r.s.Close()
-	require.NoError(t, r.s.View(func(tx store.ReadTx) error {
+	require.NoError(t, r.s.View(t.Context(), func(tx store.ReadTx) error {
 		it, err := tx.Get("which")
 		require.NoError(t, err)
 		require.Equal(t, "new", string(it.Value))

@@ -114,7 +114,7 @@ func TestSalvage(t *testing.T) {
 	s, err := store.Open(out, store.Options{LockTimeout: time.Second})
 	require.NoError(t, err)
 	defer s.Close()
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("flow/", store.ScanOptions{}, func(it store.Item) bool {
 			require.Equal(t, int64(1), it.Revision, "the revision is kept")
 			return true
@@ -147,7 +147,7 @@ func TestOverlongRecordIsDamaged(t *testing.T) {
 	r, err := store.OpenReadOnly(damaged, store.Options{})
 	require.NoError(t, err, "a reader walks the branch pages only")
 	defer r.Close()
-	err = r.View(func(tx store.ReadTx) error {
+	err = r.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/0000")
 		return err
 	})
@@ -194,8 +194,8 @@ func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
 		return err
 	}
 	for name, meet := range map[string]func(s *store.Bolt) error{
-		"view":   func(s *store.Bolt) error { return s.View(get) },
-		"update": func(s *store.Bolt) error { return s.Update(func(tx store.Tx) error { return get(tx) }) },
+		"view":   func(s *store.Bolt) error { return s.View(t.Context(), get) },
+		"update": func(s *store.Bolt) error { return s.Update(t.Context(), func(tx store.Tx) error { return get(tx) }) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -203,7 +203,7 @@ func TestDamageFoundWhileOpenStopsWrites(t *testing.T) {
 			err := meet(s)
 			require.ErrorIs(t, err, store.ErrCorrupt)
 			require.Contains(t, err.Error(), fmt.Sprintf("damaged at page %d", leafID))
-			err = s.Update(func(tx store.Tx) error {
+			err = s.Update(t.Context(), func(tx store.Tx) error {
 				_, err := tx.Put("flow/new", []byte("x"))
 				return err
 			})
@@ -244,7 +244,7 @@ func TestLargestRecordsPassTheWalk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for _, k := range []string{"flow/a", "flow/b", "flow/c", "flow/d", "flow/e", "flow/f"} {
 			if _, err := tx.Put(k, make([]byte, store.MaxValueSize)); err != nil {
 				return err

@@ -15,6 +15,16 @@
 // Buffer keeps a transaction's writes in memory over a read transaction,
 // for a backend that commits them in one request (etcd).
 //
+// # Contexts
+//
+// View, Update and a Fencer's UpdateFenced take the caller's context
+// first, and a transaction's Get, Scan, Put and Delete are bounded by it:
+// on etcd every request is, so a request or a loop that stops stops its
+// store calls at once, with an error wrapping the context's. On bbolt the
+// context is checked before a transaction begins; a transaction on the
+// local file is short and is not interrupted. TestStoreCallsTakeAContext
+// (and its etcd twin) fails on a store method that does I/O without one.
+//
 // # Reading only
 //
 // OpenReadOnly opens a store file without changing a byte of it (bbolt's

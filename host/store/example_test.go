@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -26,8 +27,9 @@ func ExampleOpen() {
 		log.Fatal(err) // errors.Is(err, store.ErrLocked) or store.ErrCorrupt say why
 	}
 	defer s.Close()
+	ctx := context.Background() // a program's root; a request or a loop passes its own
 
-	err = s.Update(func(tx store.Tx) error {
+	err = s.Update(ctx, func(tx store.Tx) error {
 		_, err := tx.Put("flow/42", []byte(`{"status":"queued"}`))
 		return err
 	})
@@ -37,7 +39,7 @@ func ExampleOpen() {
 
 	casUpdate := func(expected int64, value string) (bool, error) {
 		var swapped bool
-		err := s.Update(func(tx store.Tx) error {
+		err := s.Update(ctx, func(tx store.Tx) error {
 			swapped = false // the function may run more than once
 			item, err := tx.Get("flow/42")
 			if err != nil || item.Revision != expected {
@@ -52,7 +54,7 @@ func ExampleOpen() {
 	fmt.Println(casUpdate(1, `{"status":"running"}`))
 	fmt.Println(casUpdate(1, `{"status":"cancelled"}`)) // stale: revision is 2 now
 
-	err = s.View(func(tx store.ReadTx) error {
+	err = s.View(ctx, func(tx store.ReadTx) error {
 		item, err := tx.Get("flow/42")
 		if errors.Is(err, store.ErrKeyNotFound) {
 			return nil

@@ -1,6 +1,9 @@
 package store
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // ErrFenced is returned by a fenced write (Fencer.UpdateFenced) whose
 // fence no longer holds: nothing of it was written.
@@ -21,5 +24,5 @@ type Fence struct {
 type Fencer interface {
 	// UpdateFenced is Update, committed only while f holds; otherwise
 	// nothing is written and the error wraps ErrFenced.
-	UpdateFenced(f Fence, fn func(Tx) error) error
+	UpdateFenced(ctx context.Context, f Fence, fn func(Tx) error) error
 }

@@ -23,7 +23,7 @@ func holdWriter(t *testing.T, s store.Store) (release chan struct{}, done chan e
 	running := make(chan struct{})
 	var once sync.Once
 	go func() {
-		done <- s.Update(func(tx store.Tx) error {
+		done <- s.Update(t.Context(), func(tx store.Tx) error {
 			once.Do(func() { close(running) })
 			<-release
 			_, err := tx.Put("holder", []byte("x"))
@@ -42,7 +42,7 @@ func queue(t *testing.T, s *store.Bolt, fns ...func(store.Tx) error) func() []er
 	errs := make([]error, len(fns))
 	var wg sync.WaitGroup
 	for i, fn := range fns {
-		wg.Go(func() { errs[i] = s.Update(fn) })
+		wg.Go(func() { errs[i] = s.Update(t.Context(), fn) })
 		require.Eventually(t, func() bool { return store.Queued(s) == i+1 }, 5*time.Second, time.Millisecond)
 	}
 	return func() []error {
@@ -132,7 +132,7 @@ func TestGroupCommitFailedFunctionRunsSolo(t *testing.T) {
 	require.Equal(t, int64(2), commits-commits0, "the held writer, then a and c; b's solo run committed nothing")
 
 	for key, want := range map[string]error{"a": nil, "b": store.ErrKeyNotFound, "c": nil} {
-		err := s.View(func(tx store.ReadTx) error {
+		err := s.View(t.Context(), func(tx store.ReadTx) error {
 			_, err := tx.Get(key)
 			return err
 		})
@@ -145,14 +145,14 @@ func TestGroupCommitFirstFailureIsFinal(t *testing.T) {
 	s := openTemp(t)
 	errA := errors.New("a refused")
 	var runsA atomic.Int32
-	require.ErrorIs(t, s.Update(putFn("a", &runsA, errA)), errA)
+	require.ErrorIs(t, s.Update(t.Context(), putFn("a", &runsA, errA)), errA)
 	require.Equal(t, int32(1), runsA.Load(), "a lone failing function is not run again")
 }
 
 func TestGroupCommitPanicIsCallersError(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	err := s.Update(func(store.Tx) error { panic("lone panic") })
+	err := s.Update(t.Context(), func(store.Tx) error { panic("lone panic") })
 	require.ErrorContains(t, err, "panicked: lone panic")
 
 	release, held := holdWriter(t, s)
@@ -174,7 +174,7 @@ func TestGroupCommitPanicIsCallersError(t *testing.T) {
 	require.NoError(t, errs[0])
 	require.ErrorIs(t, errs[1], boom, "a panic with an error value wraps it")
 	require.NoError(t, errs[2])
-	err = s.View(func(tx store.ReadTx) error {
+	err = s.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("p")
 		return err
 	})
@@ -205,11 +205,11 @@ func TestGroupCommitErrorReachesWholeBatch(t *testing.T) {
 		require.ErrorContains(t, err, "commit failed")
 	}
 
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("big/alone", make([]byte, 1<<20))
 		return err
 	}), "the store takes writes after a failed commit")
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("big/", store.ScanOptions{}, func(it store.Item) bool {
 			if it.Key != "big/alone" {
 				t.Errorf("%s was committed", it.Key)
@@ -225,7 +225,7 @@ func TestGroupCommitSkipsCleanTransactions(t *testing.T) {
 	s := openTemp(t)
 	commits0, _ := store.CommitStats(s)
 	for range 10 {
-		require.NoError(t, s.Update(func(tx store.Tx) error {
+		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			_, err := tx.Get("missing")
 			if !errors.Is(err, store.ErrKeyNotFound) {
 				return err
@@ -250,5 +250,5 @@ func TestGroupCommitSurvivesGoexit(t *testing.T) {
 	require.NoError(t, <-held)
 	errs := wait()
 	require.ErrorContains(t, errs[1], "runtime.Goexit")
-	require.NoError(t, s.Update(putFn("c", &runs, nil)), "later writers are not stuck")
+	require.NoError(t, s.Update(t.Context(), putFn("c", &runs, nil)), "later writers are not stuck")
 }

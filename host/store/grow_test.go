@@ -19,7 +19,7 @@ func TestNewStoreFileIsSmall(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("flow/1", []byte(`{"id":"1"}`))
 		return err
 	}))
@@ -38,7 +38,7 @@ func TestStoreGrowsInSteps(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	fill(t, s, 2400) // about 20 MiB
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		n := 0
 		err := tx.Scan("fill/", store.ScanOptions{}, func(store.Item) bool { n++; return true })
 		require.Equal(t, 2400, n)
@@ -68,7 +68,7 @@ func BenchmarkFill(b *testing.B) {
 func fill(tb testing.TB, s store.Store, n int) {
 	value := []byte(strings.Repeat("x", 8<<10))
 	for i := 0; i < n; i += 16 {
-		require.NoError(tb, s.Update(func(tx store.Tx) error {
+		require.NoError(tb, s.Update(tb.Context(), func(tx store.Tx) error {
 			for j := i; j < min(i+16, n); j++ {
 				if _, err := tx.Put(fmt.Sprintf("fill/%06d", j), value); err != nil {
 					return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -20,13 +21,13 @@ type GuardedRecords struct {
 }
 
 // NewGuardedRecords writes n records holding value into s, under
-// bench/record/, one transaction each.
-func NewGuardedRecords(s Store, n int, value []byte) (*GuardedRecords, error) {
+// bench/record/, one transaction each, under ctx.
+func NewGuardedRecords(ctx context.Context, s Store, n int, value []byte) (*GuardedRecords, error) {
 	g := &GuardedRecords{st: s, value: value, keys: make([]string, n), revs: make([]int64, n)}
 	for i := range g.keys {
 		g.keys[i] = fmt.Sprintf("bench/record/%04d", i)
 		var rev int64
-		err := s.Update(func(tx Tx) error {
+		err := s.Update(ctx, func(tx Tx) error {
 			var err error
 			rev, err = tx.Put(g.keys[i], value)
 			return err
@@ -41,18 +42,19 @@ func NewGuardedRecords(s Store, n int, value []byte) (*GuardedRecords, error) {
 
 // Rate has writers writers (at most the records made), each on its own
 // record, update it for d, and returns the updates per second. A record
-// not at the revision its writer left it at is an error.
-func (g *GuardedRecords) Rate(writers int, d time.Duration) (float64, error) {
+// not at the revision its writer left it at is an error, and so is the
+// end of ctx.
+func (g *GuardedRecords) Rate(ctx context.Context, writers int, d time.Duration) (float64, error) {
 	if writers > len(g.keys) {
 		return 0, fmt.Errorf("guarded records: %d writers for %d records", writers, len(g.keys))
 	}
-	return WritersRate(writers, d, g.update)
+	return WritersRate(writers, d, func(w int) error { return g.update(ctx, w) })
 }
 
 // update updates record w once.
-func (g *GuardedRecords) update(w int) error {
+func (g *GuardedRecords) update(ctx context.Context, w int) error {
 	var next int64
-	err := g.st.Update(func(tx Tx) error {
+	err := g.st.Update(ctx, func(tx Tx) error {
 		it, err := tx.Get(g.keys[w])
 		if err != nil {
 			return err

@@ -23,7 +23,7 @@ func TestWriteHealthOnAFullDisk(t *testing.T) {
 	require.True(t, s.WriteHealth().Writable)
 	value := make([]byte, 64<<10)
 	put := func(i int) error {
-		return s.Update(func(tx store.Tx) error {
+		return s.Update(t.Context(), func(tx store.Tx) error {
 			_, err := tx.Put(fmt.Sprintf("k/%04d", i), value)
 			return err
 		})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -44,10 +45,10 @@ func (o *Overlay) Seal() {
 
 // View implements Store: fn reads the overlay's changes over a read
 // transaction of the base.
-func (o *Overlay) View(fn func(ReadTx) error) error {
+func (o *Overlay) View(ctx context.Context, fn func(ReadTx) error) error {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	return o.viewBase(func(base ReadTx) error {
+	return o.viewBase(ctx, func(base ReadTx) error {
 		return fn(overlayTx{base: base, items: o.items})
 	})
 }
@@ -55,14 +56,14 @@ func (o *Overlay) View(fn func(ReadTx) error) error {
 // Update implements Store: fn's writes are kept in memory when it returns
 // nil and dropped when it fails. After Seal it returns ErrReadOnly and
 // runs nothing.
-func (o *Overlay) Update(fn func(Tx) error) error {
+func (o *Overlay) Update(ctx context.Context, fn func(Tx) error) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.sealed {
 		return fmt.Errorf("%w: this view of the store shows what a writer would record and cannot be changed", ErrReadOnly)
 	}
 	pending := map[string]*Item{}
-	if err := o.viewBase(func(base ReadTx) error {
+	if err := o.viewBase(ctx, func(base ReadTx) error {
 		return fn(overlayTx{base: base, items: o.items, pending: pending})
 	}); err != nil {
 		return err
@@ -79,12 +80,15 @@ func (o *Overlay) Close() error {
 	return o.base.Close()
 }
 
-// viewBase runs fn in a read transaction of the base.
-func (o *Overlay) viewBase(fn func(ReadTx) error) error {
+// viewBase runs fn in a read transaction of the base, bounded by ctx.
+func (o *Overlay) viewBase(ctx context.Context, fn func(ReadTx) error) error {
 	if o.base == nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		return fn(emptyTx{})
 	}
-	return o.base.View(fn)
+	return o.base.View(ctx, fn)
 }
 
 // emptyTx reads a store with no keys.

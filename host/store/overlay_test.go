@@ -49,7 +49,7 @@ func TestOverlayReadsAsTheStoreWould(t *testing.T) {
 
 	base, err := store.Open(basePath, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, base.Update(func(tx store.Tx) error {
+	require.NoError(t, base.Update(t.Context(), func(tx store.Tx) error {
 		for range 30 {
 			if _, err := tx.Put(key(), []byte("base")); err != nil {
 				return err
@@ -87,8 +87,8 @@ func TestOverlayReadsAsTheStoreWould(t *testing.T) {
 			}
 			return nil
 		}
-		require.NoError(t, real.Update(apply))
-		require.NoError(t, o.Update(apply))
+		require.NoError(t, real.Update(t.Context(), apply))
+		require.NoError(t, o.Update(t.Context(), apply))
 
 		opts := store.ScanOptions{Reverse: rng.IntN(2) == 0, Limit: rng.IntN(8)}
 		if rng.IntN(2) == 0 {
@@ -98,7 +98,7 @@ func TestOverlayReadsAsTheStoreWould(t *testing.T) {
 	}
 
 	o.Seal()
-	require.ErrorIs(t, o.Update(func(store.Tx) error { return nil }), store.ErrReadOnly)
+	require.ErrorIs(t, o.Update(t.Context(), func(store.Tx) error { return nil }), store.ErrReadOnly)
 	data, err = os.ReadFile(basePath)
 	require.NoError(t, err)
 	require.Equal(t, before, sha256.Sum256(data), "the file beneath an Overlay changed")
@@ -107,7 +107,7 @@ func TestOverlayReadsAsTheStoreWould(t *testing.T) {
 // scanAll returns every item a scan of the prefix k/ with opts visits.
 func scanAll(t *testing.T, s store.Store, opts store.ScanOptions) []store.Item {
 	var items []store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("k/", opts, func(it store.Item) bool {
 			items = append(items, it)
 			return true

@@ -24,7 +24,7 @@ func TestSalvageScanKeepsTheNewestCopy(t *testing.T) {
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
 	for version := byte(1); version <= 3; version++ {
-		require.NoError(t, s.Update(func(tx store.Tx) error {
+		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			for i := range 100 {
 				if _, err := tx.Put(fmt.Sprintf("flow/%04d", i), bytes.Repeat([]byte{version}, 200)); err != nil {
 					return err
@@ -66,7 +66,7 @@ func TestSalvageScanKeepsTheNewestCopy(t *testing.T) {
 	got, err := store.OpenReadOnly(out, store.Options{})
 	require.NoError(t, err)
 	defer got.Close()
-	require.NoError(t, got.View(func(tx store.ReadTx) error {
+	require.NoError(t, got.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get("flow/0000")
 		require.ErrorIs(t, err, store.ErrKeyNotFound)
 		for i := 1; i < 100; i++ {

@@ -20,7 +20,7 @@ func TestWriterWalkReadsIntoOneBuffer(t *testing.T) {
 	require.NoError(t, err)
 	value := make([]byte, 1500)
 	for b := range 40 {
-		require.NoError(t, st.Update(func(tx Tx) error {
+		require.NoError(t, st.Update(t.Context(), func(tx Tx) error {
 			for i := range 200 {
 				if _, err := tx.Put(fmt.Sprintf("k/%04d/%03d", b, i), value); err != nil {
 					return err

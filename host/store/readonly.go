@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -89,8 +90,12 @@ func openReadOnly(path string, opts Options, depth walkDepth) (*ReadOnly, error)
 // Path returns the absolute path of the store file.
 func (r *ReadOnly) Path() string { return r.path }
 
-// View implements Store. It returns fn's error, or ErrClosed after Close.
-func (r *ReadOnly) View(fn func(ReadTx) error) error {
+// View implements Store. It returns fn's error, or ErrClosed after Close;
+// ctx is checked as Bolt.View checks it.
+func (r *ReadOnly) View(ctx context.Context, fn func(ReadTx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return r.closedAs(r.view(func(tx *bbolt.Tx) error {
 		return fn(readTx{bucket: tx.Bucket([]byte(bucketName))})
 	}))
@@ -102,7 +107,7 @@ func (r *ReadOnly) view(fn func(*bbolt.Tx) error) error {
 }
 
 // Update implements Store: it returns ErrReadOnly and runs nothing.
-func (r *ReadOnly) Update(func(Tx) error) error {
+func (r *ReadOnly) Update(context.Context, func(Tx) error) error {
 	return fmt.Errorf("%w: %s cannot be changed through this handle", ErrReadOnly, r.path)
 }
 

@@ -41,14 +41,14 @@ func TestSealSparesTheWalkOfAnUnchangedStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, log.String(), "sealed=true")
 	n := 0
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("flow/", store.ScanOptions{}, func(store.Item) bool { n++; return true })
 	}))
 	require.Equal(t, 300, n)
 
 	before, err := os.ReadFile(path + store.SealSuffix)
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error { _, err := tx.Put("flow/new", []byte("x")); return err }))
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("flow/new", []byte("x")); return err }))
 	require.Eventually(t, func() bool {
 		now, err := os.ReadFile(path + store.SealSuffix)
 		return err == nil && !bytes.Equal(now, before) && store.Sealed(path)

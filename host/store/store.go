@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 )
 
@@ -31,7 +32,9 @@ type ScanOptions struct {
 	Limit int
 }
 
-// ReadTx reads a consistent snapshot of the store.
+// ReadTx reads a consistent snapshot of the store. Its reads are bounded
+// by the context of the View or Update that made it: a network backend
+// stops reading when that context ends and returns its error.
 type ReadTx interface {
 	// Get returns the item at key, or ErrKeyNotFound.
 	Get(key string) (Item, error)
@@ -57,7 +60,11 @@ type Tx interface {
 type Store interface {
 	// View runs fn in a read-only transaction. Keep fn short: copy what you
 	// need and return; never wait on I/O, RPCs or channels inside it.
-	View(fn func(ReadTx) error) error
+	// The transaction's reads are bounded by ctx: once it ends, View
+	// returns an error that wraps ctx's (context.Canceled or
+	// context.DeadlineExceeded). A backend on a local file checks ctx
+	// before it begins; a network backend also on every round trip.
+	View(ctx context.Context, fn func(ReadTx) error) error
 	// Update runs fn in a read-write transaction and commits durably (the
 	// write is on disk when Update returns nil). If fn returns an error the
 	// transaction is rolled back and that error is returned.
@@ -68,7 +75,11 @@ type Store interface {
 	// refusal (such as a revision conflict) through a captured variable
 	// while returning nil, so that the other writers in the group are not
 	// rolled back with it.
-	Update(fn func(Tx) error) error
+	//
+	// ctx bounds the call as for View. A network backend that sent its
+	// commit when ctx ended cannot know whether it applied: the error then
+	// wraps both ctx's error and ErrWriteFailed.
+	Update(ctx context.Context, fn func(Tx) error) error
 	// Close releases the store. Calls after Close fail with ErrClosed.
 	Close() error
 }

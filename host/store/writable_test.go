@@ -18,7 +18,7 @@ func TestOpenRefusesAReadOnlyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flowgate.db")
 	s, err := store.Open(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("flow/1", []byte("one"))
 		return err
 	}))
@@ -34,7 +34,7 @@ func TestOpenRefusesAReadOnlyFile(t *testing.T) {
 
 	r, err := store.OpenReadOnly(path, store.Options{})
 	require.NoError(t, err)
-	require.NoError(t, r.View(func(tx store.ReadTx) error {
+	require.NoError(t, r.View(t.Context(), func(tx store.ReadTx) error {
 		it, err := tx.Get("flow/1")
 		require.Equal(t, "one", string(it.Value))
 		return err

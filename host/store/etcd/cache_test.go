@@ -34,8 +34,8 @@ func staleCache(t *testing.T, key string) (mine, theirs *etcd.Store, requests *a
 	prefix := server.Prefix()
 	mine, requests = counted(t, prefix)
 	theirs, _ = openOwn(t, prefix)
-	require.NoError(t, mine.Update(guard(key, 0, "1")))
-	require.NoError(t, theirs.Update(guard(key, 1, "2")))
+	require.NoError(t, mine.Update(t.Context(), guard(key, 0, "1")))
+	require.NoError(t, theirs.Update(t.Context(), guard(key, 1, "2")))
 	requests.Store(0)
 	return mine, theirs, requests
 }
@@ -73,10 +73,10 @@ func guard(key string, expected int64, value string) func(store.Tx) error {
 func TestGuardedWriteOfAKeyItWroteIsOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	s, requests := counted(t, server.Prefix())
-	require.NoError(t, s.Update(guard("flow", 0, "1")))
+	require.NoError(t, s.Update(t.Context(), guard("flow", 0, "1")))
 	requests.Store(0)
-	require.NoError(t, s.Update(guard("flow", 1, "2")))
-	require.NoError(t, s.Update(guard("flow", 2, "3")))
+	require.NoError(t, s.Update(t.Context(), guard("flow", 1, "2")))
+	require.NoError(t, s.Update(t.Context(), guard("flow", 2, "3")))
 	require.Equal(t, int64(2), requests.Load(), "one request per guarded write")
 	requireAt(t, s, "flow", "3", 3)
 }
@@ -89,9 +89,9 @@ func TestGuardedWriteOfAKeyItWroteIsOneRoundTrip(t *testing.T) {
 func TestRefusalOnAStaleCacheIsConfirmed(t *testing.T) {
 	t.Parallel()
 	mine, theirs, _ := staleCache(t, "flow")
-	require.NoError(t, mine.Update(guard("flow", 2, "3")), "the refusal read a stale cache")
+	require.NoError(t, mine.Update(t.Context(), guard("flow", 2, "3")), "the refusal read a stale cache")
 	requireAt(t, theirs, "flow", "3", 3)
-	require.ErrorIs(t, mine.Update(guard("flow", 2, "4")), errStale, "version 3 is current")
+	require.ErrorIs(t, mine.Update(t.Context(), guard("flow", 2, "4")), errStale, "version 3 is current")
 }
 
 // TestStaleCacheRefreshesInTheFailedTxn: a write through a stale cache
@@ -101,7 +101,7 @@ func TestStaleCacheRefreshesInTheFailedTxn(t *testing.T) {
 	t.Parallel()
 	mine, theirs, requests := staleCache(t, "k")
 	runs := 0
-	require.NoError(t, mine.Update(func(tx store.Tx) error {
+	require.NoError(t, mine.Update(t.Context(), func(tx store.Tx) error {
 		runs++
 		it, err := tx.Get("k")
 		if err != nil {
@@ -122,7 +122,7 @@ func TestScanAfterAStaleCachedGetRunsAgain(t *testing.T) {
 	t.Parallel()
 	mine, theirs, _ := staleCache(t, "d/k")
 	var got, scanned []string
-	require.NoError(t, mine.Update(func(tx store.Tx) error {
+	require.NoError(t, mine.Update(t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get("d/k")
 		if err != nil {
 			return err
@@ -148,9 +148,9 @@ func TestScanAfterAStaleCachedGetRunsAgain(t *testing.T) {
 func TestKeyAScanPassedOverIsNotReadAgain(t *testing.T) {
 	t.Parallel()
 	s, requests := counted(t, server.Prefix())
-	require.NoError(t, putN(s, "log/", 3, 1))
+	require.NoError(t, putN(t.Context(), s, "log/", 3, 1))
 	requests.Store(0)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		var last string
 		if err := tx.Scan("log/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
 			last = it.Key

@@ -25,7 +25,7 @@ const opOverhead = 32
 // caller runs its function again (or checks the fence). Either way the
 // Store's cache learns the outcome: the keys written as of the Txn's
 // revision, or the keys compared as they are now.
-func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, error) {
+func (s *Store) commit(ctx context.Context, r *reader, writes []store.Write, f *store.Fence) (bool, error) {
 	ops := make([]clientv3.Op, 0, len(writes))
 	size := 0
 	ranges, writes := r.seen.emptied(s.prefix, writes)
@@ -67,16 +67,16 @@ func (s *Store) commit(r *reader, writes []store.Write, f *store.Fence) (bool, e
 	}
 	compared, gets := s.refreshOps(compared, size)
 
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(gets...).Commit()
+	resp, err := s.cli.Txn(rctx).If(cmps...).Then(ops...).Else(gets...).Commit()
 	switch {
 	case errors.Is(err, rpctypes.ErrTooManyOps), errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return false, fmt.Errorf("%w: etcd refused the change (%v): its limits are lower than this store's Options say; nothing was written: set MaxTxnOps and MaxRequestBytes to the cluster's --max-txn-ops and --max-request-bytes",
 			store.ErrTxnTooLarge, err)
 	case err != nil:
 		return false, fmt.Errorf("%w: etcd store: commit %d writes: %w (the change may or may not have been applied; read it back before repeating it)",
-			store.ErrWriteFailed, len(ops), unavailable(s, err))
+			store.ErrWriteFailed, len(ops), requestFailed(s, ctx, err))
 	}
 	if !resp.Succeeded {
 		s.refresh(r, compared, resp)
@@ -147,26 +147,26 @@ func (s *Store) committed(r *reader, ranges []keyRange, writes []store.Write, re
 // (a refusal, say) holds at a linearizable point. It reports false when
 // the snapshot was stale and the function must run again. A read set too
 // large for one check is read again at a linearizable revision instead.
-func (s *Store) confirm(r *reader) (bool, error) {
+func (s *Store) confirm(ctx context.Context, r *reader) (bool, error) {
 	if r.seen.empty() {
 		return true, nil
 	}
 	cmps, compared, ok := r.seen.compares(s.opts.MaxTxnOps)
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	if !ok {
 		// The current revision, read linearizably, is that of every read
 		// if nothing was written since the oldest.
-		resp, err := s.cli.Get(ctx, s.prefix, clientv3.WithCountOnly())
+		resp, err := s.cli.Get(rctx, s.prefix, clientv3.WithCountOnly())
 		if err != nil {
-			return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
+			return false, fmt.Errorf("etcd store: confirm a read: %w", requestFailed(s, ctx, err))
 		}
 		return resp.Header.Revision == r.seen.oldest(), nil
 	}
 	compared, gets := s.refreshOps(compared, 0)
-	resp, err := s.cli.Txn(ctx).If(cmps...).Else(gets...).Commit()
+	resp, err := s.cli.Txn(rctx).If(cmps...).Else(gets...).Commit()
 	if err != nil {
-		return false, fmt.Errorf("etcd store: confirm a read: %w", unavailable(s, err))
+		return false, fmt.Errorf("etcd store: confirm a read: %w", requestFailed(s, ctx, err))
 	}
 	if !resp.Succeeded {
 		s.refresh(r, compared, resp)
@@ -176,12 +176,12 @@ func (s *Store) confirm(r *reader) (bool, error) {
 
 // checkFence returns an error wrapping store.ErrFenced when f no longer
 // holds, and nil when it does (a Txn that failed then met a conflict).
-func (s *Store) checkFence(f store.Fence) error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+func (s *Store) checkFence(ctx context.Context, f store.Fence) error {
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	resp, err := s.cli.Get(ctx, f.Key, clientv3.WithKeysOnly())
+	resp, err := s.cli.Get(rctx, f.Key, clientv3.WithKeysOnly())
 	if err != nil {
-		return fmt.Errorf("etcd store: check the fence %s: %w", f.Key, unavailable(s, err))
+		return fmt.Errorf("etcd store: check the fence %s: %w", f.Key, requestFailed(s, ctx, err))
 	}
 	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != f.Revision {
 		return fmt.Errorf("%w: %s is no longer the one created at revision %d (its holder lost it); nothing was written", store.ErrFenced, f.Key, f.Revision)
@@ -195,4 +195,20 @@ func unavailable(s *Store, err error) error {
 		return fmt.Errorf("etcd at %v did not answer within %s (%w): check that it is running and reachable", s.cli.Endpoints(), s.opts.RequestTimeout, err)
 	}
 	return err
+}
+
+// requestFailed is unavailable for a request made under the caller's
+// ctx: when ctx ended first, the request did not fail on etcd's side, and
+// the error says so, wrapping ctx's error.
+func requestFailed(s *Store, ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (etcd: %v)", callerGone(cerr), err)
+	}
+	return unavailable(s, err)
+}
+
+// callerGone is the error of a call whose caller's context ended (err is
+// ctx.Err()) before the store had done its work.
+func callerGone(err error) error {
+	return fmt.Errorf("etcd store: the caller stopped waiting: %w", err)
 }

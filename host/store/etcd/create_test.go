@@ -13,9 +13,9 @@ import (
 func TestCreateOfAnUnreadKeyIsOneTxn(t *testing.T) {
 	t.Parallel()
 	s, requests := counted(t, server.Prefix())
-	require.NoError(t, s.Update(guard("flow", 0, "1")))
+	require.NoError(t, s.Update(t.Context(), guard("flow", 0, "1")))
 	requests.Store(0)
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		if err := guard("flow", 1, "2")(tx); err != nil {
 			return err
 		}
@@ -35,9 +35,9 @@ func TestCreateOfAKeyAnotherStoreWroteIsRefused(t *testing.T) {
 	prefix := server.Prefix()
 	mine, _ := counted(t, prefix)
 	theirs, _ := openOwn(t, prefix)
-	require.NoError(t, theirs.Update(guard("log/001", 0, "theirs")))
+	require.NoError(t, theirs.Update(t.Context(), guard("log/001", 0, "theirs")))
 	runs := 0
-	err := mine.Update(func(tx store.Tx) error {
+	err := mine.Update(t.Context(), func(tx store.Tx) error {
 		runs++
 		if _, err := tx.Put("other", []byte("mine")); err != nil {
 			return err

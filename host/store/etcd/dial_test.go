@@ -47,7 +47,7 @@ func TestOpenDialsAndChecksTheCluster(t *testing.T) {
 	require.NoError(t, err)
 	s, err := etcd.Open(cfg)
 	require.NoError(t, err)
-	require.NoError(t, s.Update(func(tx store.Tx) error { _, err := tx.Put("k", []byte("v")); return err }))
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("k", []byte("v")); return err }))
 	require.NoError(t, s.Close())
 
 	cfg.Endpoints, cfg.DialTimeout = []string{"127.0.0.1:1"}, 300*time.Millisecond

@@ -98,7 +98,11 @@
 // A request that fails on the way (etcd unreachable, a timeout of
 // Options.RequestTimeout) fails the call with an error wrapping
 // store.ErrWriteFailed that says what to check; a commit that failed this
-// way may or may not have been applied.
+// way may or may not have been applied. Every request is also bounded by
+// the context of the call it serves: when that ends first, the call fails
+// at once with an error wrapping the context's error (and, for a commit
+// on its way, store.ErrWriteFailed too), and etcd's health is not marked
+// down for it.
 //
 // # Several processes
 //

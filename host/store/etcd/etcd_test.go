@@ -17,8 +17,8 @@ import (
 )
 
 // putN writes n keys "prefix%03d" in one Update.
-func putN(s store.Store, prefix string, n, size int) error {
-	return s.Update(func(tx store.Tx) error {
+func putN(ctx context.Context, s store.Store, prefix string, n, size int) error {
+	return s.Update(ctx, func(tx store.Tx) error {
 		for i := range n {
 			if _, err := tx.Put(fmt.Sprintf("%s%03d", prefix, i), make([]byte, size)); err != nil {
 				return err
@@ -32,7 +32,7 @@ func putN(s store.Store, prefix string, n, size int) error {
 func mustGet(t *testing.T, s store.Store, key string) store.Item {
 	t.Helper()
 	var it store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		var err error
 		it, err = tx.Get(key)
 		return err
@@ -44,7 +44,7 @@ func mustGet(t *testing.T, s store.Store, key string) store.Item {
 func count(t *testing.T, s store.Store, prefix string) int {
 	t.Helper()
 	n := 0
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan(prefix, store.ScanOptions{}, func(store.Item) bool { n++; return true })
 	}))
 	return n
@@ -53,16 +53,16 @@ func count(t *testing.T, s store.Store, prefix string) int {
 func TestChangeOverEtcdLimitsIsRefusedWhole(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
-	require.NoError(t, putN(s, "ok/", etcd.DefaultMaxTxnOps, 10), "128 writes fit in one Txn")
+	require.NoError(t, putN(t.Context(), s, "ok/", etcd.DefaultMaxTxnOps, 10), "128 writes fit in one Txn")
 	require.Equal(t, etcd.DefaultMaxTxnOps, count(t, s, "ok/"))
 
-	err := putN(s, "many/", etcd.DefaultMaxTxnOps+1, 10)
+	err := putN(t.Context(), s, "many/", etcd.DefaultMaxTxnOps+1, 10)
 	require.ErrorIs(t, err, store.ErrTxnTooLarge)
 	require.Contains(t, err.Error(), "writes 129 keys")
 	require.Contains(t, err.Error(), "nothing was written")
 	require.Zero(t, count(t, s, "many/"))
 
-	err = putN(s, "big/", 2, store.MaxValueSize)
+	err = putN(t.Context(), s, "big/", 2, store.MaxValueSize)
 	require.ErrorIs(t, err, store.ErrTxnTooLarge)
 	require.Contains(t, err.Error(), "--max-request-bytes")
 	require.Zero(t, count(t, s, "big/"))
@@ -74,7 +74,7 @@ func TestChangeOverEtcdLimitsIsRefusedWhole(t *testing.T) {
 func TestServerLimitsLowerThanOptions(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t, etcd.Options{MaxTxnOps: 1000})
-	err := putN(s, "k/", etcd.DefaultMaxTxnOps+1, 1)
+	err := putN(t.Context(), s, "k/", etcd.DefaultMaxTxnOps+1, 1)
 	require.ErrorIs(t, err, store.ErrTxnTooLarge)
 	require.Contains(t, err.Error(), "MaxTxnOps")
 	require.Zero(t, count(t, s, "k/"))
@@ -90,7 +90,7 @@ func interfere(t *testing.T, other store.Store, change func(store.Tx) error, fn 
 			return err
 		}
 		if runs == 1 {
-			require.NoError(t, other.Update(change))
+			require.NoError(t, other.Update(t.Context(), change))
 		}
 		return nil
 	}, &runs
@@ -128,7 +128,7 @@ func TestConflictsRunTheChangeAgain(t *testing.T) {
 			require.NoError(t, err)
 			other, err := etcd.New(server.Client(), etcd.Options{Prefix: prefix})
 			require.NoError(t, err)
-			require.NoError(t, mine.Update(func(tx store.Tx) error {
+			require.NoError(t, mine.Update(t.Context(), func(tx store.Tx) error {
 				for _, k := range []string{"set/a", "set/b"} {
 					if _, err := tx.Put(k, []byte("1")); err != nil {
 						return err
@@ -143,7 +143,7 @@ func TestConflictsRunTheChangeAgain(t *testing.T) {
 				_, err := tx.Put("out", []byte("x"))
 				return err
 			})
-			require.NoError(t, mine.Update(fn))
+			require.NoError(t, mine.Update(t.Context(), fn))
 			require.Equal(t, 2, *runs, "the change ran again after the conflict")
 		})
 	}
@@ -154,7 +154,7 @@ func TestConflictsRunTheChangeAgain(t *testing.T) {
 func TestScanOutsideChangesDoesNotConflict(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
-	require.NoError(t, putN(s, "set/", 3, 1))
+	require.NoError(t, putN(t.Context(), s, "set/", 3, 1))
 	fn, runs := interfere(t, s, func(tx store.Tx) error {
 		_, err := tx.Put("other/x", []byte("1"))
 		return err
@@ -165,7 +165,7 @@ func TestScanOutsideChangesDoesNotConflict(t *testing.T) {
 		_, err := tx.Put("out", []byte("x"))
 		return err
 	})
-	require.NoError(t, s.Update(fn))
+	require.NoError(t, s.Update(t.Context(), fn))
 	require.Equal(t, 1, *runs)
 }
 
@@ -185,7 +185,7 @@ func ignoreMissing(err error) error {
 func TestPrefixesAreSeparateInstallations(t *testing.T) {
 	t.Parallel()
 	a, b := server.Open(t), server.Open(t)
-	require.NoError(t, putN(a, "k/", 3, 1))
+	require.NoError(t, putN(t.Context(), a, "k/", 3, 1))
 	require.Equal(t, 3, count(t, a, ""))
 	require.Zero(t, count(t, b, ""), "another prefix sees nothing of it")
 
@@ -202,8 +202,8 @@ func TestPrefixesAreSeparateInstallations(t *testing.T) {
 func TestDeleteAndRewriteInOneChange(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
-	require.NoError(t, putN(s, "k/", 1, 1))
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, putN(t.Context(), s, "k/", 1, 1))
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		if err := tx.Delete("k/000"); err != nil {
 			return err
 		}
@@ -220,8 +220,8 @@ func TestClosedStoreRefusesCalls(t *testing.T) {
 	s := server.Open(t)
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "Close is idempotent")
-	require.ErrorIs(t, s.View(func(store.ReadTx) error { return nil }), store.ErrClosed)
-	require.ErrorIs(t, s.Update(func(store.Tx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, s.View(t.Context(), func(store.ReadTx) error { return nil }), store.ErrClosed)
+	require.ErrorIs(t, s.Update(t.Context(), func(store.Tx) error { return nil }), store.ErrClosed)
 }
 
 func TestOptionsValidate(t *testing.T) {
@@ -250,9 +250,9 @@ func TestUnreachableEtcdSaysWhatToCheck(t *testing.T) {
 	t.Cleanup(func() { cli.Close() })
 	s, err := etcd.New(cli, etcd.Options{Prefix: "/x", RequestTimeout: 300 * time.Millisecond})
 	require.NoError(t, err)
-	err = s.View(func(tx store.ReadTx) error { _, err := tx.Get("k"); return err })
+	err = s.View(t.Context(), func(tx store.ReadTx) error { _, err := tx.Get("k"); return err })
 	require.ErrorContains(t, err, "check that it is running and reachable")
-	err = s.Update(func(tx store.Tx) error { _, err := tx.Put("k", nil); return err })
+	err = s.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("k", nil); return err })
 	require.ErrorContains(t, err, "check that it is running and reachable")
 }
 
@@ -263,7 +263,7 @@ func TestUnreachableEtcdSaysWhatToCheck(t *testing.T) {
 func TestUpdateThatWritesNothingConfirmsItsReads(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
-	require.NoError(t, putN(s, "set/", 1, 1))
+	require.NoError(t, putN(t.Context(), s, "set/", 1, 1))
 	var seen []int64
 	fn, runs := interfere(t, s, func(tx store.Tx) error {
 		_, err := tx.Put("set/000", []byte("2"))
@@ -273,7 +273,7 @@ func TestUpdateThatWritesNothingConfirmsItsReads(t *testing.T) {
 		seen = append(seen, it.Revision)
 		return err
 	})
-	require.NoError(t, s.Update(fn))
+	require.NoError(t, s.Update(t.Context(), fn))
 	require.Equal(t, 2, *runs)
 	require.Equal(t, []int64{1, 2}, seen, "the second run saw the change")
 }
@@ -287,10 +287,10 @@ func TestFailedCommitShowsInWriteHealth(t *testing.T) {
 	require.NoError(t, err)
 	s, err := etcd.New(cli, etcd.Options{Prefix: server.Prefix()})
 	require.NoError(t, err)
-	require.NoError(t, putN(s, "k/", 1, 1))
+	require.NoError(t, putN(t.Context(), s, "k/", 1, 1))
 	require.True(t, s.WriteHealth().Writable)
 
-	err = s.Update(func(tx store.Tx) error {
+	err = s.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("k/000", []byte("x")); err != nil {
 			return err
 		}
@@ -312,8 +312,8 @@ func TestFailedCommitShowsInWriteHealth(t *testing.T) {
 func TestLargeChangesFitEtcdsChecks(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
-	require.NoError(t, putN(s, "r/", 60, 1))
-	require.NoError(t, putN(s, "s/", 10, 1))
+	require.NoError(t, putN(t.Context(), s, "r/", 60, 1))
+	require.NoError(t, putN(t.Context(), s, "s/", 10, 1))
 	change := func(tx store.Tx) error {
 		for i := range 60 {
 			if _, err := tx.Get(fmt.Sprintf("r/%03d", i)); err != nil {
@@ -336,7 +336,7 @@ func TestLargeChangesFitEtcdsChecks(t *testing.T) {
 		_, err := tx.Put("w/050", []byte("theirs"))
 		return err
 	}, change)
-	require.NoError(t, s.Update(fn))
+	require.NoError(t, s.Update(t.Context(), fn))
 	require.Equal(t, 2, *runs, "a key created meanwhile among those written made it run again")
 	require.Equal(t, 100, count(t, s, "w/"))
 	it := mustGet(t, s, "w/050")
@@ -353,7 +353,7 @@ func TestEmptyingADirectoryIsOneOperation(t *testing.T) {
 	t.Parallel()
 	s := server.Open(t)
 	for _, from := range []int{0, 100} {
-		require.NoError(t, s.Update(func(tx store.Tx) error {
+		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			for i := from; i < from+100; i++ {
 				if _, err := tx.Put(fmt.Sprintf("h/%03d", i), nil); err != nil {
 					return err
@@ -362,8 +362,8 @@ func TestEmptyingADirectoryIsOneOperation(t *testing.T) {
 			return nil
 		}))
 	}
-	require.NoError(t, putN(s, "h2/", 100, 1))
-	require.NoError(t, putN(s, "keep/", 1, 1))
+	require.NoError(t, putN(t.Context(), s, "h2/", 100, 1))
+	require.NoError(t, putN(t.Context(), s, "keep/", 1, 1))
 	deleteAll := func(prefix string, keep string) func(store.Tx) error {
 		return func(tx store.Tx) error {
 			var keys []string
@@ -384,7 +384,7 @@ func TestEmptyingADirectoryIsOneOperation(t *testing.T) {
 			return err
 		}
 	}
-	err := s.Update(deleteAll("h/", "h/050"))
+	err := s.Update(t.Context(), deleteAll("h/", "h/050"))
 	require.ErrorIs(t, err, store.ErrTxnTooLarge)
 	require.Equal(t, 200, count(t, s, "h/"))
 
@@ -392,7 +392,7 @@ func TestEmptyingADirectoryIsOneOperation(t *testing.T) {
 		_, err := tx.Put("h/new", []byte("theirs"))
 		return err
 	}, deleteAll("h/", ""))
-	require.NoError(t, s.Update(fn))
+	require.NoError(t, s.Update(t.Context(), fn))
 	require.Equal(t, 2, *runs)
 	require.Zero(t, count(t, s, "h/"))
 	require.Equal(t, 100, count(t, s, "h2/"), "the neighbouring directory is untouched")

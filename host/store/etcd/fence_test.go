@@ -22,7 +22,7 @@ func TestUpdateFenced(t *testing.T) {
 	require.NoError(t, err)
 	f := store.Fence{Key: fenceKey, Revision: put.Header.Revision}
 	write := func(value string) error {
-		return s.UpdateFenced(f, func(tx store.Tx) error {
+		return s.UpdateFenced(t.Context(), f, func(tx store.Tx) error {
 			_, err := tx.Put("k", []byte(value))
 			return err
 		})
@@ -36,7 +36,7 @@ func TestUpdateFenced(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, write("three"), store.ErrFenced, "a key made again is another fence")
 
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		it, err := tx.Get("k")
 		require.Equal(t, "one", string(it.Value))
 		return err

@@ -23,7 +23,10 @@ import (
 // answered from the Store's cache, as current at an older revision: the
 // same compares catch a stale one.
 type reader struct {
-	s   *Store
+	s *Store
+	// ctx is the context of the View or Update the reader serves: it
+	// bounds every read.
+	ctx context.Context
 	rev int64 // the snapshot's etcd revision; 0 until the first read
 	// seen is nil in a View. In an Update it collects the reads, and reads
 	// are serializable.
@@ -237,7 +240,7 @@ func (r *reader) get(key string, opts []clientv3.OpOption) (*clientv3.GetRespons
 	if r.rev > 0 {
 		opts = append(opts, clientv3.WithRev(r.rev))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.s.opts.RequestTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, r.s.opts.RequestTimeout)
 	defer cancel()
 	var (
 		resp *clientv3.GetResponse
@@ -256,7 +259,7 @@ func (r *reader) get(key string, opts []clientv3.OpOption) (*clientv3.GetRespons
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return nil, fmt.Errorf("etcd compacted revision %d while this transaction read at it; retry the command (%w)", r.rev, err)
 	case err != nil:
-		return nil, unavailable(r.s, err)
+		return nil, requestFailed(r.s, r.ctx, err)
 	}
 	if r.rev == 0 {
 		r.rev = resp.Header.Revision

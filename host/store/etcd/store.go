@@ -58,13 +58,18 @@ func (s *Store) Prefix() string { return s.prefix }
 // View implements store.Store: fn reads one snapshot, the etcd revision of
 // its first read (a linearizable one). It returns fn's error, or
 // store.ErrClosed after Close. A View that outlives etcd's compaction of
-// its revision fails with an error saying so.
-func (s *Store) View(fn func(store.ReadTx) error) error {
+// its revision fails with an error saying so. Every read is bounded by
+// ctx as well as by Options.RequestTimeout: once ctx ends, the read in
+// flight stops and fails with an error wrapping ctx's.
+func (s *Store) View(ctx context.Context, fn func(store.ReadTx) error) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
 	defer s.active.Done()
-	return fn(&reader{s: s})
+	if err := ctx.Err(); err != nil {
+		return callerGone(err)
+	}
+	return fn(&reader{s: s, ctx: ctx})
 }
 
 // Update implements store.Store as an optimistic transaction. fn runs
@@ -85,25 +90,30 @@ func (s *Store) View(fn func(store.ReadTx) error) error {
 // writes nothing; a request that fails on the way (etcd unreachable, a
 // timeout) fails with one wrapping store.ErrWriteFailed, and then the
 // change may or may not have been applied. A panic in fn is returned as
-// an error. It returns store.ErrClosed after Close.
-func (s *Store) Update(fn func(store.Tx) error) error { return s.updateFenced(nil, fn) }
+// an error. It returns store.ErrClosed after Close. ctx bounds every
+// round trip, and no new run of fn starts once it ended: the error then
+// wraps ctx's (and store.ErrWriteFailed too when the commit was on its
+// way).
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.updateFenced(ctx, nil, fn)
+}
 
 // UpdateFenced implements store.Fencer: it is Update with one more
 // compare in its Txn, that f.Key's CreateRevision is f.Revision. When the
 // Txn fails and the fence is what no longer holds, it returns an error
 // wrapping store.ErrFenced instead of running fn again.
-func (s *Store) UpdateFenced(f store.Fence, fn func(store.Tx) error) error {
-	return s.updateFenced(&f, fn)
+func (s *Store) UpdateFenced(ctx context.Context, f store.Fence, fn func(store.Tx) error) error {
+	return s.updateFenced(ctx, &f, fn)
 }
 
 // updateFenced is Update under fence f, or under none when f is nil.
-func (s *Store) updateFenced(f *store.Fence, fn func(store.Tx) error) error {
+func (s *Store) updateFenced(ctx context.Context, f *store.Fence, fn func(store.Tx) error) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
 	defer s.active.Done()
 	start := time.Now()
-	err := s.update(f, fn)
+	err := s.update(ctx, f, fn)
 	if s.opts.OnCommit != nil {
 		s.opts.OnCommit(time.Since(start))
 	}
@@ -112,11 +122,14 @@ func (s *Store) updateFenced(f *store.Fence, fn func(store.Tx) error) error {
 
 // update runs fn until its transaction commits, fails, or has met
 // conflicts MaxAttempts times; under fence f, if not nil.
-func (s *Store) update(f *store.Fence, fn func(store.Tx) error) error {
+func (s *Store) update(ctx context.Context, f *store.Fence, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return callerGone(err)
+		}
 		// A third run reads etcd only, in case the cache is stale where
 		// a failed Txn could not refresh it (see readSet.compares).
-		r := &reader{s: s, seen: newReadSet(), cached: attempt <= 2}
+		r := &reader{s: s, ctx: ctx, seen: newReadSet(), cached: attempt <= 2}
 		buf := store.NewBuffer(r)
 		err := s.apply(fn, buf)
 		writes := buf.Writes()
@@ -127,19 +140,20 @@ func (s *Store) update(f *store.Fence, fn func(store.Tx) error) error {
 		case err != nil:
 			// fn concluded from what it read: return that if it holds.
 			var cerr error
-			if done, cerr = s.confirm(r); cerr != nil || done {
+			if done, cerr = s.confirm(ctx, r); cerr != nil || done {
 				return cmp.Or(cerr, err)
 			}
 			err = nil
 		case len(writes) == 0:
-			done, err = s.confirm(r)
+			done, err = s.confirm(ctx, r)
 		default:
-			if done, err = s.commit(r, writes, f); err == nil || errors.Is(err, store.ErrWriteFailed) {
+			// A commit the caller gave up on says nothing of etcd's health.
+			if done, err = s.commit(ctx, r, writes, f); (err == nil || errors.Is(err, store.ErrWriteFailed)) && ctx.Err() == nil {
 				s.health.Record(err)
 			}
 		}
 		if err == nil && !done && f != nil {
-			err = s.checkFence(*f)
+			err = s.checkFence(ctx, *f)
 		}
 		if err != nil || done {
 			return err
@@ -150,7 +164,10 @@ func (s *Store) update(f *store.Fence, fn func(store.Tx) error) error {
 		s.opts.Logger.Debug("transaction conflicted, running it again", "attempt", attempt)
 		if attempt > 2 {
 			// Contending writers take turns rather than collide again.
-			time.Sleep(rand.N(time.Duration(min(attempt, 50)) * time.Millisecond))
+			select {
+			case <-time.After(rand.N(time.Duration(min(attempt, 50)) * time.Millisecond)):
+			case <-ctx.Done():
+			}
 		}
 	}
 }

@@ -22,6 +22,7 @@
 package migrate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -74,22 +75,23 @@ type entry struct {
 // fails with an error wrapping ErrNotEmpty and writes nothing), so that
 // each has the same value and revision in dst; then it runs Verify. A
 // failure part way leaves dst partly written: empty it before trying
-// again.
-func Copy(dst, src store.Store, opts Options) (Report, error) {
+// again. Every read and write is bounded by ctx; the end of ctx stops the
+// copy between two batches, as a failure does.
+func Copy(ctx context.Context, dst, src store.Store, opts Options) (Report, error) {
 	if opts.BatchKeys <= 0 {
 		opts.BatchKeys = DefaultBatchKeys
 	}
 	if opts.BatchBytes <= 0 {
 		opts.BatchBytes = DefaultBatchBytes
 	}
-	if first, err := firstKey(dst); err != nil {
+	if first, err := firstKey(ctx, dst); err != nil {
 		return Report{}, fmt.Errorf("migrate: read the target: %w", err)
 	} else if first != "" {
 		return Report{}, fmt.Errorf("%w: it holds %q among others; copy only into an empty store (a new file, or an etcd prefix no one uses)", ErrNotEmpty, first)
 	}
 	var entries []entry
 	var rep Report
-	if err := src.View(func(tx store.ReadTx) error {
+	if err := src.View(ctx, func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
 			entries = append(entries, entry{it.Key, it.Revision, len(it.Value)})
 			rep.Writes += it.Revision
@@ -108,7 +110,7 @@ func Copy(dst, src store.Store, opts Options) (Report, error) {
 				continue
 			}
 			if len(batch) > 0 && (len(batch) == opts.BatchKeys || bytes+e.size > opts.BatchBytes) {
-				if err := write(dst, src, batch, round); err != nil {
+				if err := write(ctx, dst, src, batch, round); err != nil {
 					return rep, err
 				}
 				batch, bytes = batch[:0], 0
@@ -116,21 +118,21 @@ func Copy(dst, src store.Store, opts Options) (Report, error) {
 			batch = append(batch, e)
 			bytes += e.size
 		}
-		if err := write(dst, src, batch, round); err != nil {
+		if err := write(ctx, dst, src, batch, round); err != nil {
 			return rep, err
 		}
 		if opts.Progress != nil {
 			opts.Progress(int(round), int(rep.MaxRevision))
 		}
 	}
-	return rep, Verify(dst, src)
+	return rep, Verify(ctx, dst, src)
 }
 
 // write puts the source's value of every key in batch into dst, which
 // must bring each to revision round.
-func write(dst, src store.Store, batch []entry, round int64) error {
+func write(ctx context.Context, dst, src store.Store, batch []entry, round int64) error {
 	values := make([][]byte, len(batch))
-	if err := src.View(func(tx store.ReadTx) error {
+	if err := src.View(ctx, func(tx store.ReadTx) error {
 		for i, e := range batch {
 			it, err := tx.Get(e.key)
 			if err != nil {
@@ -145,7 +147,7 @@ func write(dst, src store.Store, batch []entry, round int64) error {
 	}); err != nil {
 		return fmt.Errorf("migrate: read the source: %w", err)
 	}
-	err := dst.Update(func(tx store.Tx) error {
+	err := dst.Update(ctx, func(tx store.Tx) error {
 		for i, e := range batch {
 			rev, err := tx.Put(e.key, values[i])
 			if err != nil {
@@ -164,9 +166,9 @@ func write(dst, src store.Store, batch []entry, round int64) error {
 }
 
 // firstKey returns the first key of s, or "" when it has none.
-func firstKey(s store.Store) (string, error) {
+func firstKey(ctx context.Context, s store.Store) (string, error) {
 	var first string
-	err := s.View(func(tx store.ReadTx) error {
+	err := s.View(ctx, func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{Limit: 1}, func(it store.Item) bool {
 			first = it.Key
 			return false

@@ -47,7 +47,7 @@ func fill(t *testing.T, st store.Store) []*sdk.Flow {
 		}
 		flows = append(flows, f)
 	}
-	require.NoError(t, st.Update(func(tx store.Tx) error {
+	require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 		for i := range 250 {
 			if _, err := tx.Put(fmt.Sprintf("raw/%03d", i), []byte(strings.Repeat("x", i))); err != nil {
 				return err
@@ -89,18 +89,18 @@ func TestBoltToEtcdAndBack(t *testing.T) {
 
 	etcdStore := server.Open(t)
 	var rounds []int
-	rep, err := migrate.Copy(etcdStore, bolt, migrate.Options{Progress: func(r, n int) { rounds = append(rounds, r) }})
+	rep, err := migrate.Copy(t.Context(), etcdStore, bolt, migrate.Options{Progress: func(r, n int) { rounds = append(rounds, r) }})
 	require.NoError(t, err)
 	require.Equal(t, 254+len(flows), rep.Keys-countIndexes(t, bolt))
 	require.GreaterOrEqual(t, rep.MaxRevision, int64(5))
 	require.Len(t, rounds, int(rep.MaxRevision))
-	require.NoError(t, migrate.Verify(etcdStore, bolt))
+	require.NoError(t, migrate.Verify(t.Context(), etcdStore, bolt))
 
 	back := openBolt(t)
-	rep2, err := migrate.Copy(back, etcdStore, migrate.Options{})
+	rep2, err := migrate.Copy(t.Context(), back, etcdStore, migrate.Options{})
 	require.NoError(t, err)
 	require.Equal(t, rep, rep2)
-	require.NoError(t, migrate.Verify(back, bolt), "the round trip is faithful")
+	require.NoError(t, migrate.Verify(t.Context(), back, bolt), "the round trip is faithful")
 
 	requireFlows(t, etcdStore, flows)
 	requireFlows(t, back, flows)
@@ -110,7 +110,7 @@ func TestBoltToEtcdAndBack(t *testing.T) {
 // history and the like the engine writes beside each flow.
 func countIndexes(t *testing.T, st store.Store) int {
 	n := 0
-	require.NoError(t, st.View(func(tx store.ReadTx) error {
+	require.NoError(t, st.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{}, func(it store.Item) bool {
 			if !strings.HasPrefix(it.Key, "raw/") && !strings.HasPrefix(it.Key, "flow/") {
 				n++
@@ -126,13 +126,13 @@ func TestCopyRefusesANonEmptyTarget(t *testing.T) {
 	src := openBolt(t)
 	fill(t, src)
 	for name, dst := range map[string]store.Store{"etcd": server.Open(t), "bolt": openBolt(t)} {
-		require.NoError(t, dst.Update(func(tx store.Tx) error { _, err := tx.Put("someone/else", []byte("x")); return err }))
-		_, err := migrate.Copy(dst, src, migrate.Options{})
+		require.NoError(t, dst.Update(t.Context(), func(tx store.Tx) error { _, err := tx.Put("someone/else", []byte("x")); return err }))
+		_, err := migrate.Copy(t.Context(), dst, src, migrate.Options{})
 		require.ErrorIs(t, err, migrate.ErrNotEmpty, name)
 		require.ErrorContains(t, err, `"someone/else"`)
 		require.ErrorContains(t, err, "copy only into an empty store")
 		n := 0
-		require.NoError(t, dst.View(func(tx store.ReadTx) error {
+		require.NoError(t, dst.View(t.Context(), func(tx store.ReadTx) error {
 			return tx.Scan("", store.ScanOptions{}, func(store.Item) bool { n++; return true })
 		}))
 		require.Equal(t, 1, n, "%s: nothing was written", name)
@@ -142,7 +142,7 @@ func TestCopyRefusesANonEmptyTarget(t *testing.T) {
 func TestVerifyNamesTheFirstDifference(t *testing.T) {
 	t.Parallel()
 	put := func(st store.Store, kv ...string) {
-		require.NoError(t, st.Update(func(tx store.Tx) error {
+		require.NoError(t, st.Update(t.Context(), func(tx store.Tx) error {
 			for i := 0; i < len(kv); i += 2 {
 				if _, err := tx.Put(kv[i], []byte(kv[i+1])); err != nil {
 					return err
@@ -154,16 +154,16 @@ func TestVerifyNamesTheFirstDifference(t *testing.T) {
 	a, b := server.Open(t), openBolt(t)
 	put(a, "k/1", "x", "k/2", "y")
 	put(b, "k/1", "x", "k/2", "y")
-	require.NoError(t, migrate.Verify(a, b))
+	require.NoError(t, migrate.Verify(t.Context(), a, b))
 	put(b, "k/2", "y")
-	require.ErrorContains(t, migrate.Verify(a, b), `key "k/2" is at revision 1 in the target and 2 in the source`)
+	require.ErrorContains(t, migrate.Verify(t.Context(), a, b), `key "k/2" is at revision 1 in the target and 2 in the source`)
 	put(a, "k/2", "z")
-	require.ErrorContains(t, migrate.Verify(a, b), `key "k/2" has another value`)
+	require.ErrorContains(t, migrate.Verify(t.Context(), a, b), `key "k/2" has another value`)
 
 	c, d := server.Open(t), openBolt(t)
 	put(c, "k/1", "x", "k/2", "y")
 	put(d, "k/1", "x")
-	require.ErrorContains(t, migrate.Verify(c, d), `after key "" the target holds 2 keys in the next page and the source 1`)
+	require.ErrorContains(t, migrate.Verify(t.Context(), c, d), `after key "" the target holds 2 keys in the next page and the source 1`)
 	put(d, "k/0", "w")
-	require.ErrorContains(t, migrate.Verify(c, d), `the target has key "k/1" where the source has "k/0"`)
+	require.ErrorContains(t, migrate.Verify(t.Context(), c, d), `the target has key "k/1" where the source has "k/0"`)
 }

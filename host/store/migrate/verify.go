@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/flowgate/flowgate/host/store"
@@ -13,15 +14,15 @@ const verifyPage = 500
 // Verify compares the target a with the source b key by key, in pages,
 // and returns an error naming the first key whose presence, value or
 // revision differs, or nil when they hold the same keys with the same
-// values and revisions.
-func Verify(a, b store.Store) error {
+// values and revisions. Its reads are bounded by ctx.
+func Verify(ctx context.Context, a, b store.Store) error {
 	after := ""
 	for {
-		pa, err := page(a, after)
+		pa, err := page(ctx, a, after)
 		if err != nil {
 			return fmt.Errorf("migrate: verify: read the target: %w", err)
 		}
-		pb, err := page(b, after)
+		pb, err := page(ctx, b, after)
 		if err != nil {
 			return fmt.Errorf("migrate: verify: read the source: %w", err)
 		}
@@ -47,9 +48,9 @@ func Verify(a, b store.Store) error {
 }
 
 // page returns up to verifyPage items of s after the key after.
-func page(s store.Store, after string) ([]store.Item, error) {
+func page(ctx context.Context, s store.Store, after string) ([]store.Item, error) {
 	var items []store.Item
-	err := s.View(func(tx store.ReadTx) error {
+	err := s.View(ctx, func(tx store.ReadTx) error {
 		return tx.Scan("", store.ScanOptions{After: after, Limit: verifyPage}, func(it store.Item) bool {
 			items = append(items, it)
 			return true

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -84,7 +85,7 @@ func RunGuarded(b *testing.B, writers int, put GuardedPut) []int64 {
 func BenchGuardedUpdates(b *testing.B, s store.Store, writers int) {
 	b.Helper()
 	for from := 0; from < BenchKeys; from += 100 {
-		if err := s.Update(func(tx store.Tx) error {
+		if err := s.Update(b.Context(), func(tx store.Tx) error {
 			for k := from; k < from+100; k++ {
 				if _, err := tx.Put(BenchKey(k), BenchValue(k)); err != nil {
 					return err
@@ -96,9 +97,9 @@ func BenchGuardedUpdates(b *testing.B, s store.Store, writers int) {
 		}
 	}
 	revs := RunGuarded(b, writers, func(k int, expected int64, value []byte) (bool, error) {
-		return guardedPut(s, BenchKey(k), expected, value)
+		return guardedPut(b.Context(), s, BenchKey(k), expected, value)
 	})
-	if err := s.View(func(tx store.ReadTx) error {
+	if err := s.View(b.Context(), func(tx store.ReadTx) error {
 		for k, want := range revs {
 			it, err := tx.Get(BenchKey(k))
 			if err != nil {
@@ -116,9 +117,9 @@ func BenchGuardedUpdates(b *testing.B, s store.Store, writers int) {
 
 // guardedPut writes value at key if its revision is expected, in one
 // Update, and reports whether it did.
-func guardedPut(s store.Store, key string, expected int64, value []byte) (bool, error) {
+func guardedPut(ctx context.Context, s store.Store, key string, expected int64, value []byte) (bool, error) {
 	var ok bool
-	err := s.Update(func(tx store.Tx) error {
+	err := s.Update(ctx, func(tx store.Tx) error {
 		ok = false
 		it, err := tx.Get(key)
 		if err != nil || it.Revision != expected {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,9 +26,9 @@ type casResult struct {
 // (0: absent). A refusal is reported through the result, not as the
 // function's error, so that other writers in the same group commit are not
 // rolled back with it.
-func compareAndSwap(s store.Store, key string, expected int64, next func(old []byte) []byte) (casResult, error) {
+func compareAndSwap(ctx context.Context, s store.Store, key string, expected int64, next func(old []byte) []byte) (casResult, error) {
 	var r casResult
-	err := s.Update(func(tx store.Tx) error {
+	err := s.Update(ctx, func(tx store.Tx) error {
 		r = casResult{}
 		var old []byte
 		item, err := tx.Get(key)
@@ -87,7 +88,7 @@ func testCompareAndSwap(t *testing.T, s store.Store) {
 			<-barrier
 			for range attempts {
 				var expected int64
-				err := s.View(func(tx store.ReadTx) error {
+				err := s.View(t.Context(), func(tx store.ReadTx) error {
 					item, err := tx.Get(key)
 					if errors.Is(err, store.ErrKeyNotFound) {
 						expected = 0
@@ -100,7 +101,7 @@ func testCompareAndSwap(t *testing.T, s store.Store) {
 					errs <- err
 					return
 				}
-				r, err := compareAndSwap(s, key, expected, increment)
+				r, err := compareAndSwap(t.Context(), s, key, expected, increment)
 				if err != nil {
 					errs <- err
 					return
@@ -149,7 +150,7 @@ func testGroupCommitDisjointWriters(t *testing.T, s store.Store) {
 		wg.Go(func() {
 			<-barrier
 			for round := range 3 {
-				errs[w] = s.Update(func(tx store.Tx) error {
+				errs[w] = s.Update(t.Context(), func(tx store.Tx) error {
 					_, err := tx.Put(keyN("gc/", w), fmt.Appendf(nil, "writer %d round %d", w, round))
 					return err
 				})
@@ -188,7 +189,7 @@ func testFailingWriterIsolated(t *testing.T, s store.Store) {
 		for w := range writers {
 			wg.Go(func() {
 				<-barrier
-				errs[w] = s.Update(func(tx store.Tx) error {
+				errs[w] = s.Update(t.Context(), func(tx store.Tx) error {
 					if _, err := tx.Put(keyN(fmt.Sprintf("iso/%d/", round), w), []byte(valueN(w))); err != nil {
 						return err
 					}

@@ -14,7 +14,7 @@ import (
 // same Update deleted.
 func testCreate(t *testing.T, s store.Store) {
 	create := func(key, value string) error {
-		return s.Update(func(tx store.Tx) error { return store.Create(tx, key, []byte(value)) })
+		return s.Update(t.Context(), func(tx store.Tx) error { return store.Create(tx, key, []byte(value)) })
 	}
 	require.NoError(t, create("log/1", "a"))
 	it := mustGet(t, s, "log/1")
@@ -25,7 +25,7 @@ func testCreate(t *testing.T, s store.Store) {
 	require.ErrorIs(t, err, store.ErrKeyExists, "a committed key")
 	require.Equal(t, "a", string(mustGet(t, s, "log/1").Value), "a refused Create writes nothing")
 
-	err = s.Update(func(tx store.Tx) error {
+	err = s.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("log/2", []byte("x")); err != nil {
 			return err
 		}
@@ -35,7 +35,7 @@ func testCreate(t *testing.T, s store.Store) {
 	_, err = get(t, s, "log/2")
 	require.True(t, errors.Is(err, store.ErrKeyNotFound), "the failed Update rolled back")
 
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		if err := tx.Delete("log/1"); err != nil {
 			return err
 		}

@@ -56,7 +56,7 @@ func FillAndFree(t testing.TB, s store.Store, prefix string, n int) {
 	t.Helper()
 	val := make([]byte, 1024)
 	for i := 0; i < n; i += 500 {
-		require.NoError(t, s.Update(func(tx store.Tx) error {
+		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			for j := i; j < min(i+500, n); j++ {
 				if _, err := tx.Put(fmt.Sprintf("%s%06d", prefix, j), val); err != nil {
 					return err
@@ -65,7 +65,7 @@ func FillAndFree(t testing.TB, s store.Store, prefix string, n int) {
 			return nil
 		}))
 	}
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for j := range n {
 			if j%10 != 0 {
 				if err := tx.Delete(fmt.Sprintf("%s%06d", prefix, j)); err != nil {
@@ -82,7 +82,7 @@ func FillAndFree(t testing.TB, s store.Store, prefix string, n int) {
 // does not decode, an index entry without its record).
 func PutRaw(t testing.TB, s store.Store, key string, value []byte) {
 	t.Helper()
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put(key, value)
 		return err
 	}))
@@ -95,7 +95,7 @@ func PutRaw(t testing.TB, s store.Store, key string, value []byte) {
 func EditRecord(t testing.TB, s store.Store, key string, fields map[string]any) []byte {
 	t.Helper()
 	var out []byte
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		it, err := tx.Get(key)
 		if err != nil {
 			return err

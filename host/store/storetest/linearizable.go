@@ -92,7 +92,7 @@ func testLinearizable(t *testing.T, s store.Store) {
 				call := clock.Add(1)
 				err := func() error {
 					if !in.cas {
-						return s.View(func(tx store.ReadTx) error {
+						return s.View(t.Context(), func(tx store.ReadTx) error {
 							item, err := tx.Get(key)
 							if errors.Is(err, store.ErrKeyNotFound) {
 								out.read = register{}
@@ -102,7 +102,7 @@ func testLinearizable(t *testing.T, s store.Store) {
 							return err
 						})
 					}
-					r, err := compareAndSwap(s, key, in.expected, func([]byte) []byte { return []byte(in.value) })
+					r, err := compareAndSwap(t.Context(), s, key, in.expected, func([]byte) []byte { return []byte(in.value) })
 					out = regOutput{won: r.won, observed: r.observed, newRev: r.newRev}
 					return err
 				}()

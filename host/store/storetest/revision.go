@@ -22,7 +22,7 @@ func testRevisionIsPerKeyVersion(t *testing.T, s store.Store) {
 		t.Helper()
 		require.Equal(t, want, mustGet(t, s, key).Revision, why)
 		var scanned []store.Item
-		require.NoError(t, s.View(func(tx store.ReadTx) error {
+		require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 			return tx.Scan(key, store.ScanOptions{Limit: 1}, func(it store.Item) bool {
 				scanned = append(scanned, it)
 				return true
@@ -38,26 +38,26 @@ func testRevisionIsPerKeyVersion(t *testing.T, s store.Store) {
 	for _, k := range []string{"flow/10", "flow/1/x", "flow/", "flow/0"} {
 		put(t, s, k, "n")
 	}
-	require.NoError(t, s.Update(func(tx store.Tx) error { return tx.Delete("flow/10") }))
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("flow/10") }))
 	same(3, "writes to other keys")
 
 	// Refusals and rollbacks.
 	var putErr error
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, putErr = tx.Put(key, make([]byte, store.MaxValueSize+1))
 		return nil
 	}))
 	require.ErrorIs(t, putErr, store.ErrValueTooLarge)
 	same(3, "a refused Put")
 	errFn := errors.New("fn refused")
-	require.ErrorIs(t, s.Update(func(tx store.Tx) error {
+	require.ErrorIs(t, s.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put(key, []byte("rolled back")); err != nil {
 			return err
 		}
 		return errFn
 	}), errFn)
 	same(3, "a rolled-back Update")
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		_, err := tx.Get(key)
 		return err
 	}))

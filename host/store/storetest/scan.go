@@ -18,7 +18,7 @@ func valueN(i int) string { return fmt.Sprintf("value-%d", i) }
 func scanKeys(t *testing.T, s store.Store, prefix string, opts store.ScanOptions) []string {
 	t.Helper()
 	keys := []string{}
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan(prefix, opts, func(it store.Item) bool {
 			keys = append(keys, it.Key)
 			return true
@@ -31,7 +31,7 @@ func scanKeys(t *testing.T, s store.Store, prefix string, opts store.ScanOptions
 // both edges of it.
 func seedScan(t *testing.T, s store.Store) {
 	t.Helper()
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for _, k := range []string{"a", "a/1", "a/2", "a/3", "a0", "ab/1", "b/1", "Z", "a/\xff", "a/\xff\xff"} {
 			if _, err := tx.Put(k, []byte("v:"+k)); err != nil {
 				return err
@@ -50,7 +50,7 @@ func testScanOrder(t *testing.T, s store.Store) {
 	require.Empty(t, scanKeys(t, s, "c/", store.ScanOptions{}))
 
 	var item store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("b/", store.ScanOptions{}, func(it store.Item) bool {
 			item = it
 			return true
@@ -101,7 +101,7 @@ func testScanReverse(t *testing.T, s store.Store) {
 }
 
 func testScanLimitAndPaging(t *testing.T, s store.Store) {
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for i := range 25 {
 			if _, err := tx.Put(keyN("p/", i), []byte(valueN(i))); err != nil {
 				return err
@@ -140,7 +140,7 @@ func testScanEarlyStop(t *testing.T, s store.Store) {
 	seedScan(t, s)
 	for _, reverse := range []bool{false, true} {
 		calls := 0
-		require.NoError(t, s.View(func(tx store.ReadTx) error {
+		require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 			return tx.Scan("a/", store.ScanOptions{Reverse: reverse}, func(store.Item) bool {
 				calls++
 				return calls < 2

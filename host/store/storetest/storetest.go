@@ -69,7 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 func put(t *testing.T, s store.Store, key, value string) int64 {
 	t.Helper()
 	var rev int64
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		var err error
 		rev, err = tx.Put(key, []byte(value))
 		return err
@@ -81,7 +81,7 @@ func put(t *testing.T, s store.Store, key, value string) int64 {
 func get(t *testing.T, s store.Store, key string) (store.Item, error) {
 	t.Helper()
 	var item store.Item
-	err := s.View(func(tx store.ReadTx) error {
+	err := s.View(t.Context(), func(tx store.ReadTx) error {
 		var err error
 		item, err = tx.Get(key)
 		return err
@@ -122,7 +122,7 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 	put(t, s, "k", "old")
 	var seen store.Item
 	var seenErr error
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("k", []byte("new")); err != nil {
 			return err
 		}
@@ -137,12 +137,12 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 func testDeleteRestartsRevision(t *testing.T, s store.Store) {
 	put(t, s, "k", "a")
 	put(t, s, "k", "b")
-	require.NoError(t, s.Update(func(tx store.Tx) error { return tx.Delete("k") }))
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("k") }))
 	_, err := get(t, s, "k")
 	require.ErrorIs(t, err, store.ErrKeyNotFound)
 	require.Equal(t, int64(1), put(t, s, "k", "c"))
 
-	require.NoError(t, s.Update(func(tx store.Tx) error { return tx.Delete("never-existed") }),
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error { return tx.Delete("never-existed") }),
 		"deleting a missing key is not an error")
 }
 
@@ -155,7 +155,7 @@ func testEmptyValue(t *testing.T, s store.Store) {
 
 func testValuesAreCopies(t *testing.T, s store.Store) {
 	buf := []byte("original")
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, err := tx.Put("k", buf)
 		return err
 	}))
@@ -172,13 +172,13 @@ func testValuesAreCopies(t *testing.T, s store.Store) {
 		put(t, s, keyN("scan/", i), valueN(i))
 	}
 	var kept []store.Item
-	require.NoError(t, s.View(func(tx store.ReadTx) error {
+	require.NoError(t, s.View(t.Context(), func(tx store.ReadTx) error {
 		return tx.Scan("scan/", store.ScanOptions{}, func(it store.Item) bool {
 			kept = append(kept, it)
 			return true
 		})
 	}))
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for i := range 20 {
 			if err := tx.Delete(keyN("scan/", i)); err != nil {
 				return err
@@ -200,7 +200,7 @@ func testFailedUpdateRollsBack(t *testing.T, s store.Store) {
 	put(t, s, "keep", "before")
 	put(t, s, "gone", "before")
 	errFn := errors.New("fn refused")
-	err := s.Update(func(tx store.Tx) error {
+	err := s.Update(t.Context(), func(tx store.Tx) error {
 		if _, err := tx.Put("keep", []byte("after")); err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func testFailedUpdateRollsBack(t *testing.T, s store.Store) {
 }
 
 func testUpdateVisibleInLaterView(t *testing.T, s store.Store) {
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		for i := range 10 {
 			if _, err := tx.Put(keyN("flow/", i), []byte(valueN(i))); err != nil {
 				return err
@@ -244,7 +244,7 @@ func testUpdateVisibleInLaterView(t *testing.T, s store.Store) {
 
 func testValueTooLarge(t *testing.T, s store.Store) {
 	var putErr error
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, putErr = tx.Put("big", make([]byte, store.MaxValueSize+1))
 		return nil
 	}))
@@ -259,7 +259,7 @@ func testValueTooLarge(t *testing.T, s store.Store) {
 
 func testEmptyKey(t *testing.T, s store.Store) {
 	var putErr, delErr, getErr error
-	require.NoError(t, s.Update(func(tx store.Tx) error {
+	require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 		_, putErr = tx.Put("", []byte("x"))
 		delErr = tx.Delete("")
 		_, getErr = tx.Get("")
