@@ -5,7 +5,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -44,7 +45,7 @@ func recoveryRows(row func(k, v string), t *sdk.Task) {
 
 // usageRows adds the rows of tasks flow show about the flow's usage and
 // its chain's usage, budget and stop marks.
-func usageRows(row func(k, v string), v engine.FlowView) {
+func usageRows(row func(k, v string), v apitype.FlowView) {
 	row("usage", v.RunUsage.String())
 	if v.UsageBeforeRun != nil {
 		row("usageBeforeRun", v.UsageBeforeRun.String())
@@ -59,7 +60,7 @@ func usageRows(row func(k, v string), v engine.FlowView) {
 	if c.Budget != nil {
 		row("budget", c.Budget.String())
 	}
-	if why := c.Halted(); why != "" {
+	if why := api.ChainHalted(c); why != "" {
 		row("halted", clean(why))
 	}
 }
@@ -81,7 +82,7 @@ func writeDiagnosisLine(w io.Writer, t *sdk.Task) {
 
 // withoutFlowEvidence drops the raw diagnosis evidence from the tasks of
 // views, for list views, leaving the tasks the views shared untouched.
-func withoutFlowEvidence(views []engine.FlowView) {
+func withoutFlowEvidence(views []apitype.FlowView) {
 	for i := range views {
 		views[i].Tasks = slices.Clone(views[i].Tasks)
 		for j, t := range views[i].Tasks {

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"fmt"
-
 	"errors"
-	"github.com/spf13/cobra"
+	"fmt"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk"

@@ -9,8 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -96,7 +95,7 @@ func (f *follower) copyOutput() {
 	if f.attempt == 0 {
 		return
 	}
-	dir := runner.LogDir(f.home, f.taskID, f.attempt)
+	dir := gateway.TaskLogDir(f.home, f.taskID, f.attempt)
 	// Only a drawn bar needs the look ahead: output must not land on it.
 	if f.bar && (f.hasNew(filepath.Join(dir, "stdout"), f.outOff) || f.hasNew(filepath.Join(dir, "stderr"), f.errOff)) {
 		f.clearBar()
@@ -116,7 +115,7 @@ func (f *follower) hasNew(path string, off int64) bool {
 // regular file (a task's named pipe or link to /dev/zero, see
 // shim.OpenTaskFile), which could block or never end.
 func copyFrom(w io.Writer, path string, off int64) int64 {
-	file, err := shim.OpenTaskFile(path)
+	file, err := gateway.OpenTaskFile(path)
 	if err != nil {
 		return 0
 	}

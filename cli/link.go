@@ -8,9 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -78,7 +77,7 @@ func gone(err error) bool {
 // the gateways are changing hands (one stopped, one starts and holds the
 // store), so another try may find one (workClient tries again).
 func passing(err error) bool {
-	return gone(err) || errors.Is(err, store.ErrLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
+	return gone(err) || errors.Is(err, api.ErrStoreLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
 }
 
 // retry runs call, and again through the next gateway while the gateway
@@ -134,8 +133,8 @@ func (l *link) resolve(ctx context.Context, id string) (*sdk.Task, error) {
 }
 
 // viewFlow reads flow id, through the next gateway when this one stopped.
-func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error) {
-	var v engine.FlowView
+func (l *link) viewFlow(ctx context.Context, id string) (apitype.FlowView, error) {
+	var v apitype.FlowView
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
 		v, err = c.ViewFlow(ctx, id)
 		return err
@@ -147,7 +146,7 @@ func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error)
 // task with an idempotency key is asked for again through the next
 // gateway, which returns the one task whether or not the first request
 // made it. Without a key nobody can tell: submit says so, with exit 5.
-func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*sdk.Task, bool, error) {
+func (l *link) submit(ctx context.Context, in apitype.CreateTaskInput) (*sdk.Task, bool, error) {
 	var (
 		t       *sdk.Task
 		created bool

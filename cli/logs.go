@@ -14,7 +14,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -112,7 +111,7 @@ func newLogsCmd(e *env) *cobra.Command {
 func logCopier(w io.Writer, c api.Client, dir, name string, t *sdk.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
 	if gateway.RanFromHome(dir, t.Gateway) {
 		return func(_ context.Context, n int, off int64) (int64, error) {
-			return copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off), nil
+			return copyFrom(w, filepath.Join(gateway.TaskLogDir(dir, t.ID, n), name), off), nil
 		}, nil
 	}
 	tl, ok := c.(api.TaskLogs)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/notify/dest"
+	"github.com/flowgate/flowgate/host/api/apitype"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -20,7 +20,7 @@ func redactDests(to []string) []string {
 	}
 	out := make([]string, len(to))
 	for i, d := range to {
-		out[i] = dest.Redact(d)
+		out[i] = gateway.RedactDest(d)
 	}
 	return out
 }
@@ -38,7 +38,7 @@ func redactTaskDests(t *sdk.Task) *sdk.Task {
 
 // redactViewDests returns v with the destinations of its flow and tasks
 // redacted; v's records are left as they were.
-func redactViewDests(v engine.FlowView) engine.FlowView {
+func redactViewDests(v apitype.FlowView) apitype.FlowView {
 	if v.Flow != nil && len(v.NotifyTo) > 0 {
 		f := *v.Flow
 		f.NotifyTo = redactDests(f.NotifyTo)

@@ -15,8 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -116,7 +115,7 @@ func newSessionsArchiveCmd(e *env) *cobra.Command {
 
 // checkSessionName refuses a name no session can have.
 func checkSessionName(name string) error {
-	if !engine.ValidSessionName(name) {
+	if !api.ValidSessionName(name) {
 		return usageError{fmt.Errorf("session %q is not a name: use letters, digits, '.', '_' or '-', at most 64", name)}
 	}
 	return nil
@@ -149,7 +148,7 @@ func (e *env) archiveSession(ctx context.Context, c api.Client, name, workspace 
 	if err != nil {
 		return l, err
 	}
-	return l, archiveNotes(filepath.Join(dir, home.SessionsDir, name), time.Now())
+	return l, archiveNotes(gateway.SessionDir(dir, name), time.Now())
 }
 
 // archiveNotes moves what dir holds, but its archive/, to

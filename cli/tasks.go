@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -112,11 +112,11 @@ type taskList struct {
 	Next    string      `json:"next,omitempty"`
 	// Damaged lists the records skipped because they cannot be read;
 	// absent when none (text mode says so on stderr).
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
-	f := engine.TaskFilter{Runtime: o.runtime, After: o.after, Limit: o.limit}
+	f := apitype.TaskFilter{Runtime: o.runtime, After: o.after, Limit: o.limit}
 	if o.status != "" {
 		s, err := sdk.ParseTaskStatus(o.status)
 		if err != nil {

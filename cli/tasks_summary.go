@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -20,7 +20,7 @@ import (
 // counted.
 type taskSummaryOutput struct {
 	sdk.TaskSummary
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func newTasksSummaryCmd(e *env) *cobra.Command {
@@ -37,7 +37,7 @@ reference's task registry summary.`,
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
 				var tasks []*sdk.Task
 				var out taskSummaryOutput
-				for f := (engine.TaskFilter{}); ; {
+				for f := (apitype.TaskFilter{}); ; {
 					page, err := c.ListTasks(ctx, f)
 					if err != nil {
 						return err
