@@ -8,8 +8,10 @@ import (
 // The one seam between the engine's types and the API's words (package
 // apitype). Each apitype type has its engine type's fields in the same
 // order, so most of these are Go conversions: they stop compiling when
-// the two shapes part, which is the reminder to change apitype too. The
-// JSON of both is the same (toapi_test.go checks).
+// the two shapes part, which is the reminder to change apitype too. Those
+// that copy field by field (a flow view, whose chain differs, and the
+// history, whose kind does) are checked by toapi_shape_test.go, and the
+// JSON of both sides is compared by toapi_internal_test.go.
 
 func damagedOf(d []engine.DamagedRecord) []apitype.DamagedRecord {
 	if d == nil {

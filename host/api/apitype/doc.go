@@ -8,9 +8,10 @@
 // Each type here has the fields of the engine type it stands for, in the
 // same order and with the same JSON tags, so an answer's JSON on the
 // gateway's socket is byte for byte what the engine's type encodes to.
-// Package api converts between the two at one seam (its toapi.go) with
-// Go conversions, which compile only while the shapes agree: a field
-// added to the engine's type must be added here too.
+// Package api converts between the two at one seam (its toapi.go),
+// mostly with Go conversions, which compile only while the shapes agree;
+// its tests fail when a field added to the engine's type is missing here
+// or is not copied.
 //
 // # Example
 //
