@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
+	"errors"
 	"github.com/spf13/cobra"
+	"strings"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk"
