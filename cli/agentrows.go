@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // agentRows adds to tasks show what the agent resilience records: whether
 // the child started, the give-up, the attempt log and where finish
 // notices go.
-func agentRows(row func(k, v string), t *stored.Task) {
+func agentRows(row func(k, v string), t *apitype.Task) {
 	if t.Status.Active() && t.PID == 0 && t.Progress == nil {
 		row("child", "not started yet: it has recorded nothing so far")
 	}

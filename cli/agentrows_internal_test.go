@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -16,12 +16,12 @@ import (
 func TestShowNotStartedYet(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	writeTask(&b, &stored.Task{Task: sdk.Task{ID: "t1", Status: sdk.TaskRunning, Attempts: 1, Runtime: "agent", Spec: sdk.TaskSpec{Shell: "agent"}}})
+	writeTask(&b, &apitype.Task{Task: sdk.Task{ID: "t1", Status: sdk.TaskRunning, Attempts: 1, Runtime: "agent", Spec: sdk.TaskSpec{Shell: "agent"}}})
 	require.Contains(t, b.String(), "not started yet")
 	require.NotContains(t, b.String(), "failed")
 
 	b.Reset()
-	writeTask(&b, &stored.Task{
+	writeTask(&b, &apitype.Task{
 		Task: sdk.Task{
 			ID: "t2", Status: sdk.TaskSucceeded, Attempts: 2, Spec: sdk.TaskSpec{Shell: "agent", OnFinish: &sdk.FinishNotify{Webhook: "https://u:secret@example.com/hook"}},
 			Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},
@@ -39,7 +39,7 @@ func TestShowNotStartedYet(t *testing.T) {
 	require.NotContains(t, out, "secret")
 
 	b.Reset()
-	writeTask(&b, &stored.Task{
+	writeTask(&b, &apitype.Task{
 		Task: sdk.Task{
 			ID: "t3", Status: sdk.TaskRunning, Attempts: 1, Spec: sdk.TaskSpec{Shell: "agent"},
 			Interrupted: &sdk.Interruption{Reason: "no-progress", At: time.Unix(0, 0), ChildStillRunning: true},

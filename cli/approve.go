@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -58,7 +58,7 @@ With none, this command hosts one in-process until the flow parks at
 its next gate or ends, as flowgate pipeline resume does.`,
 			Args: args(1, "one flow id or approval id"),
 			RunE: func(cmd *cobra.Command, a []string) error {
-				in := engine.GateDecision{Kind: sdk.GateApproval, Decision: newDecision(by)}
+				in := apitype.GateDecision{Kind: sdk.GateApproval, Decision: newDecision(by)}
 				in.Decision.Approved = approved
 				if input {
 					if !json.Valid([]byte(response)) {
@@ -99,7 +99,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
-				out, err := c.OpenGates(ctx, engine.GateFilter{})
+				out, err := c.OpenGates(ctx, apitype.GateFilter{})
 				if err != nil {
 					return err
 				}

@@ -11,26 +11,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/audit"
 )
 
 // auditFilters echoes the filters of an audit; null when not given.
 type auditFilters struct {
-	Severity *audit.Severity `json:"severity"`
-	Code     *audit.Code     `json:"code"`
-	Limit    *int            `json:"limit"`
+	Severity *api.AuditSeverity `json:"severity"`
+	Code     *api.AuditCode     `json:"code"`
+	Limit    *int               `json:"limit"`
 }
 
 // auditOutput is `tasks audit --json`: the reference's shape, with
 // flowgate's snake_case names and the checks that were skipped.
 type auditOutput struct {
-	Count         int             `json:"count"`
-	FilteredCount int             `json:"filtered_count"`
-	Displayed     int             `json:"displayed"`
-	Filters       auditFilters    `json:"filters"`
-	Summary       audit.Summary   `json:"summary"`
-	Findings      []audit.Finding `json:"findings"`
-	Skipped       []audit.Skip    `json:"skipped"`
+	Count         int                `json:"count"`
+	FilteredCount int                `json:"filtered_count"`
+	Displayed     int                `json:"displayed"`
+	Filters       auditFilters       `json:"filters"`
+	Summary       api.AuditSummary   `json:"summary"`
+	Findings      []api.AuditFinding `json:"findings"`
+	Skipped       []api.AuditSkip    `json:"skipped"`
 }
 
 type auditOpts struct {
@@ -65,12 +64,12 @@ first N of those. --fail-on exits 4 when a finding that passes the filters
 }
 
 // severityFlag reads a --severity or --fail-on value.
-func severityFlag(flag, v string) (*audit.Severity, error) {
+func severityFlag(flag, v string) (*api.AuditSeverity, error) {
 	if v == "" {
 		return nil, nil
 	}
-	s := audit.Severity(v)
-	if !slices.Contains(audit.Severities(), s) {
+	s := api.AuditSeverity(v)
+	if !slices.Contains(api.AuditSeverities(), s) {
 		return nil, usageError{fmt.Errorf("--%s %q: want one of warn, error", flag, v)}
 	}
 	return &s, nil
@@ -89,10 +88,10 @@ func (e *env) audit(cmd *cobra.Command, o auditOpts) error {
 		return err
 	}
 	if o.code != "" {
-		c := audit.Code(o.code)
-		if !slices.Contains(audit.Codes(), c) {
-			names := make([]string, 0, len(audit.Codes()))
-			for _, c := range audit.Codes() {
+		c := api.AuditCode(o.code)
+		if !slices.Contains(api.AuditCodes(), c) {
+			names := make([]string, 0, len(api.AuditCodes()))
+			for _, c := range api.AuditCodes() {
 				names = append(names, string(c))
 			}
 			return usageError{fmt.Errorf("--code %q: want one of %s", o.code, strings.Join(names, ", "))}
@@ -110,7 +109,7 @@ func (e *env) audit(cmd *cobra.Command, o auditOpts) error {
 		if err != nil {
 			return err
 		}
-		out := auditOutput{Count: len(rep.Findings), Filters: filters, Summary: rep.Summary, Skipped: rep.Skipped, Findings: []audit.Finding{}}
+		out := auditOutput{Count: len(rep.Findings), Filters: filters, Summary: rep.Summary, Skipped: rep.Skipped, Findings: []api.AuditFinding{}}
 		for _, f := range rep.Findings {
 			if (filters.Severity == nil || f.Severity == *filters.Severity) && (filters.Code == nil || f.Code == *filters.Code) {
 				out.Findings = append(out.Findings, f)
@@ -128,7 +127,7 @@ func (e *env) audit(cmd *cobra.Command, o auditOpts) error {
 		}
 		out.Displayed = len(out.Findings)
 		if out.Skipped == nil {
-			out.Skipped = []audit.Skip{}
+			out.Skipped = []api.AuditSkip{}
 		}
 		if err := (printer{e.stdout, o.json}).emit(out, func(w io.Writer) { writeAudit(w, out) }); err != nil {
 			return err
@@ -154,7 +153,7 @@ func writeAudit(w io.Writer, o auditOutput) {
 	}
 	tasks := 0
 	for _, f := range o.Findings {
-		if f.Kind == audit.KindTask {
+		if f.Kind == api.AuditKindTask {
 			tasks++
 		}
 	}
@@ -166,7 +165,7 @@ func writeAudit(w io.Writer, o auditOutput) {
 		t.add("Scope", "Severity", "Code", "Item", "Status", "Age", "Detail")
 		for _, f := range o.Findings {
 			scope := "TaskFlow"
-			if f.Kind == audit.KindTask {
+			if f.Kind == api.AuditKindTask {
 				scope = "Task"
 			}
 			t.add(scope, string(f.Severity), string(f.Code), clean(orNA(f.Token)), orNA(f.Status), auditAge(f.AgeMS), clip(f.Detail, 88))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
@@ -222,12 +223,12 @@ func TestAuditOfAHealthyBusyStoreIsEmpty(t *testing.T) {
 		}
 		state, err := flows.Invocation{File: file, Args: raw, Cwd: wf}.State()
 		require.NoError(t, err)
-		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "audit-test", Goal: filepath.Base(file), State: state})
+		f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "audit-test", Goal: filepath.Base(file), State: state})
 		require.NoError(t, err)
 		return f.ID
 	}
 	task := func(spec sdk.TaskSpec) string {
-		tk, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "audit-test", Spec: spec})
+		tk, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "audit-test", Spec: spec})
 		require.NoError(t, err)
 		return tk.ID
 	}
@@ -257,7 +258,7 @@ func TestAuditOfAHealthyBusyStoreIsEmpty(t *testing.T) {
 	require.Equal(t, 200, counts.Total)
 
 	// waitFor polls the flows until cond holds, for at most a minute.
-	waitFor := func(c api.Client, what string, cond func(engine.FlowCounts) bool) {
+	waitFor := func(c api.Client, what string, cond func(apitype.FlowCounts) bool) {
 		t.Helper()
 		deadline := time.Now().Add(time.Minute)
 		for {
@@ -271,7 +272,7 @@ func TestAuditOfAHealthyBusyStoreIsEmpty(t *testing.T) {
 		}
 	}
 	// 60 gates wait, 10 sleepers run; everything else ends.
-	waitFor(c, "the gates and the sleepers", func(n engine.FlowCounts) bool {
+	waitFor(c, "the gates and the sleepers", func(n apitype.FlowCounts) bool {
 		return n.ByStatus[sdk.FlowWaiting] == 60 && n.ByStatus[sdk.FlowRunning] == 10 &&
 			n.ByStatus[sdk.FlowSucceeded]+n.ByStatus[sdk.FlowFailed] == 130
 	})
@@ -298,7 +299,7 @@ func TestAuditOfAHealthyBusyStoreIsEmpty(t *testing.T) {
 		_, err := c.CancelTask(ctx, id)
 		require.NoError(t, err)
 	}
-	waitFor(c, "every flow to end", func(n engine.FlowCounts) bool {
+	waitFor(c, "every flow to end", func(n apitype.FlowCounts) bool {
 		return n.ByStatus[sdk.FlowSucceeded]+n.ByStatus[sdk.FlowFailed]+n.ByStatus[sdk.FlowCancelled] == 200
 	})
 	// The last task.finished events reach the controller after the flows

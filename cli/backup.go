@@ -18,8 +18,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/store"
 )
 
 func newBackupCmd(e *env) *cobra.Command {
@@ -38,7 +36,7 @@ only ever a complete copy known to pass the check, and a failed backup
 leaves nothing behind. An existing FILE is refused unless --force; the
 live store file is always refused.
 
-To restore, stop the gateway and copy FILE over $FLOWGATE_HOME/` + home.DBFile + `.
+To restore, stop the gateway and copy FILE over $FLOWGATE_HOME/` + gateway.StoreFile + `.
 
 Exit status: 0 when FILE is written and checked, 1 on any failure.`,
 		Example: `  flowgate backup /var/backups/flowgate-$(date +%F).db
@@ -63,7 +61,7 @@ Exit status: 0 when FILE is written and checked, 1 on any failure.`,
 			defer closeFn()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			res, err := api.BackupFile(ctx, s, path, store.BackupOptions{Force: force, Live: filepath.Join(dir, home.DBFile)})
+			res, err := gateway.BackupHome(ctx, s, dir, path, force)
 			if err != nil {
 				return fmt.Errorf("%w; no backup was written", err)
 			}
@@ -90,7 +88,7 @@ func openStorage(dir string) (s api.Storage, viaGateway bool, closeFn func(), er
 	}
 	l, err := api.OpenLocalReadOnly(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil, fmt.Errorf("no store at %s yet: nothing to back up (flowgate creates it on first use)", filepath.Join(dir, home.DBFile))
+		return nil, false, nil, fmt.Errorf("no store at %s yet: nothing to back up (flowgate creates it on first use)", gateway.StorePath(dir))
 	}
 	if err != nil {
 		return nil, false, nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
@@ -93,7 +94,7 @@ func TestBackupWhileGatewayWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
-				f, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: fmt.Sprintf("writer-%d", w), ControllerID: "ctl", Goal: fmt.Sprint(i), AllowUnknownController: true})
+				f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: fmt.Sprintf("writer-%d", w), ControllerID: "ctl", Goal: fmt.Sprint(i), AllowUnknownController: true})
 				if err != nil {
 					continue // cancelled at the end of the test
 				}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // chainRows adds what `tasks flow show` says about v's chain: the chain,
 // the source a continuation was based on and its receipt (reason,
 // review, reused and rerun nodes), the chain's first failure, the
 // continuation a first run has. usageRows adds the chain's usage.
-func chainRows(row func(k, v string), v engine.FlowView) {
+func chainRows(row func(k, v string), v apitype.FlowView) {
 	row("chain", v.Chain())
 	if v.ContinuedBy != "" {
 		row("continuedBy", v.ContinuedBy)

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 )
 
@@ -133,7 +133,7 @@ func writeCheck(w io.Writer, r api.CheckReport) {
 }
 
 // writeQuarantine lists the records in the quarantine, if any.
-func writeQuarantine(w io.Writer, q []engine.Quarantined) {
+func writeQuarantine(w io.Writer, q []apitype.Quarantined) {
 	if len(q) == 0 {
 		return
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/flowgate/flowgate/cli"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -71,7 +71,7 @@ func TestFlowCreateShowUpdateCancel(t *testing.T) {
 	require.Equal(t, 0, code)
 	var v struct {
 		sdk.Flow
-		Tasks       []stored.Task   `json:"tasks"`
+		Tasks       []apitype.Task  `json:"tasks"`
 		TaskSummary sdk.TaskSummary `json:"task_summary"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
@@ -126,7 +126,7 @@ func TestFlowListLayout(t *testing.T) {
 		Status string
 		Flows  []struct {
 			ID          string          `json:"id"`
-			Tasks       []stored.Task   `json:"tasks"`
+			Tasks       []apitype.Task  `json:"tasks"`
 			TaskSummary sdk.TaskSummary `json:"task_summary"`
 		}
 	}
@@ -148,7 +148,7 @@ func TestFlowListLayout(t *testing.T) {
 func TestTasksListShowCancel(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	var queued, running *stored.Task
+	var queued, running *apitype.Task
 	seed(t, home, func(eng *engine.Engine) {
 		var err error
 		queued, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "first", IdempotencyKey: "key-1"})
@@ -172,7 +172,7 @@ func TestTasksListShowCancel(t *testing.T) {
 		Count   int
 		Runtime string
 		Status  *string
-		Tasks   []stored.Task
+		Tasks   []apitype.Task
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Equal(t, 1, l.Count)
@@ -182,7 +182,7 @@ func TestTasksListShowCancel(t *testing.T) {
 
 	code, out, _ = run(t, home, "tasks", "show", "key-1", "--json")
 	require.Equal(t, 0, code)
-	var got stored.Task
+	var got apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Equal(t, queued.ID, got.ID)
 

@@ -1,23 +1,14 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/store/backend"
-	"github.com/flowgate/flowgate/host/store/etcd"
-	"github.com/flowgate/flowgate/sdk"
 )
 
 func newClusterCmd(e *env) *cobra.Command {
@@ -35,32 +26,9 @@ commands say so.`,
 	return cmd
 }
 
-// ClusterStatus is what flowgate cluster status reports.
-type ClusterStatus struct {
-	Store string `json:"store"`
-	// Backend is etcd or bolt; a bolt store has one gateway and no
-	// members.
-	Backend string              `json:"backend"`
-	Members []etcd.MemberRecord `json:"members"`
-	// Leader is the member that fires cron; empty when none leads.
-	Leader string `json:"leader"`
-	// Running counts the running tasks by the member id of the gateway
-	// that started them, as their records say ("" for tasks started by
-	// a gateway before members existed).
-	Running map[string]int `json:"running"`
-	// Orphaned counts running tasks whose gateway is no longer a member.
-	Orphaned int `json:"orphaned"`
-	// Queued counts the queued tasks that ask for no label: the
-	// installation's, for any member to take.
-	Queued int `json:"queued"`
-	// QueuedOn counts, by member id, the queued tasks that ask for a
-	// label (tasks run --on) the member carries; such a task counts for
-	// every member that carries its label.
-	QueuedOn map[string]int `json:"queued_on"`
-	// Unplaced counts the queued tasks that ask for a label no member
-	// carries: they wait for a gateway that has it.
-	Unplaced int `json:"unplaced"`
-}
+// ClusterStatus is what flowgate cluster status reports (see
+// gateway.ReadCluster).
+type ClusterStatus = gateway.ClusterStatus
 
 func newClusterStatusCmd(e *env) *cobra.Command {
 	var asJSON bool
@@ -85,12 +53,9 @@ Exit status: 0, 1 when the store cannot be read.`,
 			if err != nil {
 				return err
 			}
-			out := ClusterStatus{Store: spec.URL, Backend: "bolt", Members: []etcd.MemberRecord{}, Running: map[string]int{}, QueuedOn: map[string]int{}}
-			if spec.IsEtcd() {
-				out.Backend = "etcd"
-				if err := readCluster(cmd.Context(), spec, &out); err != nil {
-					return err
-				}
+			out, err := gateway.ReadCluster(cmd.Context(), spec)
+			if err != nil {
+				return err
 			}
 			return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { printCluster(w, out) })
 		},
@@ -118,12 +83,7 @@ cannot be reached, 2 on a bbolt store (one gateway: stop it instead).`,
 			if !spec.IsEtcd() {
 				return usageError{fmt.Errorf("the store %s is bbolt, served by one gateway; there are no members to drain: stop the gateway (flowgate gateway stop or its service) to stop it taking work", spec.URL)}
 			}
-			st, err := openEtcd(spec)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if err := st.Drain(cmd.Context(), a[0]); err != nil {
+			if err := gateway.DrainMember(cmd.Context(), spec, a[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "Drained %s: it starts no more queued tasks; its running tasks go on.\n", a[0])
@@ -136,100 +96,22 @@ cannot be reached, 2 on a bbolt store (one gateway: stop it instead).`,
 // store the home's gateway serves (gateway.HomeStore: as it recorded it,
 // else the home's gateway.yaml store section), else the home's bbolt
 // file.
-func (e *env) clusterStore() (backend.Spec, error) {
+func (e *env) clusterStore() (gateway.StoreSpec, error) {
 	if e.store.URL != "" {
 		return e.store, nil
 	}
 	dir, err := e.home()
 	if err != nil {
-		return backend.Spec{}, err
+		return gateway.StoreSpec{}, err
 	}
 	spec, err := gateway.HomeStore(dir)
 	if err != nil {
-		return backend.Spec{}, usageError{err}
+		return gateway.StoreSpec{}, usageError{err}
 	}
 	if spec.URL != "" {
 		return spec, nil
 	}
-	return backend.Spec{URL: "bolt://" + filepath.Join(dir, home.DBFile)}, nil
-}
-
-// openEtcd opens the etcd store spec names.
-func openEtcd(spec backend.Spec) (*etcd.Store, error) {
-	st, err := backend.OpenReadOnly(spec)
-	if err != nil {
-		return nil, err
-	}
-	es, ok := st.(*etcd.Store)
-	if !ok {
-		st.Close()
-		return nil, errors.New("the store is not an etcd store")
-	}
-	return es, nil
-}
-
-// readCluster fills out's members and queued count from the etcd store.
-func readCluster(ctx context.Context, spec backend.Spec, out *ClusterStatus) error {
-	st, err := openEtcd(spec)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if out.Members, err = st.Members(ctx); err != nil {
-		return err
-	}
-	if out.Members == nil {
-		out.Members = []etcd.MemberRecord{}
-	}
-	if out.Leader, err = st.Leader(ctx, gateway.CronRole); err != nil {
-		return err
-	}
-	eng, err := engine.New(st, engine.Config{})
-	if err != nil {
-		return err
-	}
-	queued, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskQueued})
-	if err != nil {
-		return fmt.Errorf("list the queued tasks: %w", err)
-	}
-	for _, t := range queued.Tasks {
-		placeQueued(out, t.Spec.On)
-	}
-	running, err := eng.ListTasks(engine.TaskFilter{Status: sdk.TaskRunning})
-	if err != nil {
-		return fmt.Errorf("list the running tasks: %w", err)
-	}
-	members := map[string]bool{}
-	for _, m := range out.Members {
-		members[m.ID] = true
-	}
-	for _, t := range running.Tasks {
-		out.Running[t.Gateway]++
-		if !members[t.Gateway] {
-			out.Orphaned++
-		}
-	}
-	return nil
-}
-
-// placeQueued counts a queued task that asks for label on (none when
-// empty) in out: for the installation, for every member that carries
-// the label, or as unplaced.
-func placeQueued(out *ClusterStatus, on string) {
-	if on == "" {
-		out.Queued++
-		return
-	}
-	placed := false
-	for _, m := range out.Members {
-		if slices.Contains(m.Labels, on) {
-			out.QueuedOn[m.ID]++
-			placed = true
-		}
-	}
-	if !placed {
-		out.Unplaced++
-	}
+	return gateway.StoreSpec{URL: "bolt://" + gateway.StorePath(dir)}, nil
 }
 
 // printCluster writes the status as text.

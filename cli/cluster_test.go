@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/cli"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store/etcd"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -109,7 +109,7 @@ func TestRunOnLabel(t *testing.T) {
 	home := shortHome(t)
 	code, stdout, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--on", "gpu", "--", "true")
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	require.Equal(t, "gpu", task.Spec.On)
 	code, _, errOut = run(t, home, "tasks", "run", "--detach", "--on", "gpu cpu", "--", "true")

@@ -15,13 +15,11 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // jobErr makes validation errors usage errors (exit 2).
 func jobErr(err error) error {
-	var fe *schedule.FlagError
+	var fe *api.FlagError
 	if errors.As(err, &fe) {
 		return usageError{err}
 	}
@@ -76,7 +74,7 @@ with no gateway running, they host one for their own duration.`,
 
 // cronFlags are the job flags of cron add and cron edit.
 type cronFlags struct {
-	in   scheduler.JobInput
+	in   api.CronJobInput
 	json bool
 }
 
@@ -189,27 +187,27 @@ func writeCronList(w io.Writer, l cronList, all bool) {
 	var t table
 	t.add("ID", "Name", "Schedule", "TZ", "Next run", "Last status", "Enabled", "Announce to")
 	for _, j := range l.Jobs {
-		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j.Job)+staggerNote(j.Stagger), 48), tzText(j.Job), nextText(j.Job), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled),
+		t.add(j.ID, clip(j.Name, 32), clip(scheduleText(j.CronJob)+staggerNote(j.Stagger), 48), tzText(j.CronJob), nextText(j.CronJob), orNA(clean(j.State.LastStatus)), strconv.FormatBool(j.Enabled),
 			clip(cmp.Or(strings.Join(j.Announce, ","), "-"), 40))
 	}
 	t.write(w)
 }
 
 // scheduleText says when a job runs, in the terms of its flag.
-func scheduleText(j scheduler.Job) string {
+func scheduleText(j api.CronJob) string {
 	s := j.Schedule
 	switch s.Kind {
-	case schedule.KindEvery:
+	case api.ScheduleEvery:
 		return "every " + time.Duration(s.Every).String()
-	case schedule.KindAt:
+	case api.ScheduleAt:
 		return "at " + stamp(s.At)
 	}
 	return clean(s.Expr)
 }
 
-func tzText(j scheduler.Job) string {
+func tzText(j api.CronJob) string {
 	switch {
-	case j.Schedule.Kind != schedule.KindCron:
+	case j.Schedule.Kind != api.ScheduleCron:
 		return "-"
 	case j.Schedule.TZ == "":
 		return "UTC"
@@ -217,7 +215,7 @@ func tzText(j scheduler.Job) string {
 	return clean(j.Schedule.TZ)
 }
 
-func nextText(j scheduler.Job) string {
+func nextText(j api.CronJob) string {
 	switch {
 	case !j.Enabled:
 		return "disabled"
@@ -247,7 +245,7 @@ func newCronShowCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func writeJob(w io.Writer, j scheduler.Job) {
+func writeJob(w io.Writer, j api.CronJob) {
 	fmt.Fprintln(w, "Cron job:")
 	var tb table
 	row := func(k, v string) { tb.add("  "+k+":", v) }
@@ -257,22 +255,22 @@ func writeJob(w io.Writer, j scheduler.Job) {
 	row("enabled", strconv.FormatBool(j.Enabled))
 	row("schedule", scheduleText(j))
 	row("tz", tzText(j))
-	if j.Schedule.Kind == schedule.KindCron {
+	if j.Schedule.Kind == api.ScheduleCron {
 		dst := string(j.Schedule.DST)
 		if dst == "" {
-			dst = string(schedule.DSTShift)
+			dst = string(api.DSTShift)
 		}
 		row("dst", dst)
 		row("stagger", staggerText(withStagger(j).Stagger))
 	}
 	switch j.Payload.Kind {
-	case scheduler.PayloadPipeline:
+	case api.PayloadPipeline:
 		row("pipeline", clean(j.Payload.Pipeline))
 		row("args", orNA(clean(string(j.Payload.Args))))
 		if j.Payload.GateTimeout > 0 {
 			row("gateTimeout", time.Duration(j.Payload.GateTimeout).String())
 		}
-	case scheduler.PayloadCommand:
+	case api.PayloadCommand:
 		row("command", clean(j.Payload.Command))
 	}
 	row("session", clean(j.Session))
@@ -309,13 +307,13 @@ func writeJob(w io.Writer, j scheduler.Job) {
 }
 
 // deliveryText describes where a delivery goes.
-func deliveryText(d scheduler.Delivery) string {
+func deliveryText(d api.CronDelivery) string {
 	switch d.Kind {
-	case scheduler.DeliveryWebhook:
+	case api.DeliveryWebhook:
 		return "webhook " + clean(d.URL)
-	case scheduler.DeliveryCommand:
+	case api.DeliveryCommand:
 		return "command " + clean(d.Command)
-	case scheduler.DeliveryDest:
+	case api.DeliveryDest:
 		return shownDest(d.Dest)
 	}
 	return "none"
@@ -358,8 +356,8 @@ unless given again.`,
 }
 
 // cronPatch builds a JobPatch from the flags given on the command line.
-func cronPatch(cmd *cobra.Command, in scheduler.JobInput) (scheduler.JobPatch, error) {
-	var p scheduler.JobPatch
+func cronPatch(cmd *cobra.Command, in api.CronJobInput) (api.CronJobPatch, error) {
+	var p api.CronJobPatch
 	changed := cmd.Flags().Changed
 	str := func(name string, v string) *string {
 		if !changed(name) {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/notify/dest"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // useHomeBook makes a command's own store check a job's destinations
@@ -36,19 +34,19 @@ func (e *env) useHomeBook(c api.Client) error {
 
 // shownDest is a destination spec as cron's text output shows it:
 // redacted (see shownJob) and with control characters escaped.
-func shownDest(spec string) string { return clean(dest.Redact(spec)) }
+func shownDest(spec string) string { return clean(gateway.RedactDest(spec)) }
 
 // shownJob is j as cron commands print it: each destination spec
 // through dest.Redact, so that a credential written into one (a named
 // destination's is never in the job) is masked in text and JSON alike.
-func shownJob(j scheduler.Job) scheduler.Job {
+func shownJob(j api.CronJob) api.CronJob {
 	redact := func(specs []string) []string {
 		if specs == nil {
 			return nil
 		}
 		out := make([]string, len(specs))
 		for i, s := range specs {
-			out[i] = dest.Redact(s)
+			out[i] = gateway.RedactDest(s)
 		}
 		return out
 	}
@@ -69,7 +67,7 @@ func destsText(specs []string) string {
 }
 
 // deliveriesText lists where a job's failure alerts go.
-func deliveriesText(ds []scheduler.Delivery) string {
+func deliveriesText(ds []api.CronDelivery) string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = deliveryText(d)
@@ -79,7 +77,7 @@ func deliveriesText(ds []scheduler.Delivery) string {
 
 // notifyText is the notify policy of a job's flows, with its
 // destinations.
-func notifyText(j scheduler.Job) string {
+func notifyText(j api.CronJob) string {
 	if j.Notify == "" && len(j.NotifyTo) == 0 {
 		return "default (done_only, to no destination)"
 	}

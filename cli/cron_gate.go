@@ -5,16 +5,15 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api"
 )
 
 // gateWarning is what cron add says about a pipeline job whose workflow
 // has gates, under the overlap policy skip and with no gate timeout: a
 // run parked at a gate stays active until someone answers, and every run
 // due meanwhile is skipped. It is empty for any other job.
-func gateWarning(j scheduler.Job) string {
-	if j.Payload.Kind != scheduler.PayloadPipeline || j.Overlap != schedule.OverlapSkip || j.Payload.GateTimeout != 0 {
+func gateWarning(j api.CronJob) string {
+	if j.Payload.Kind != api.PayloadPipeline || j.Overlap != api.OverlapSkip || j.Payload.GateTimeout != 0 {
 		return ""
 	}
 	wf, err := flows.Load(j.Payload.Pipeline)

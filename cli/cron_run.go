@@ -13,9 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -64,7 +62,7 @@ Example:
 			}
 			p := printer{e.stdout, asJSON}
 			switch {
-			case r.Status == scheduler.RunSkipped:
+			case r.Status == api.RunSkipped:
 				if err := p.emit(r, func(w io.Writer) { writeRunStarted(w, r) }); err != nil {
 					return err
 				}
@@ -107,14 +105,14 @@ Example:
 }
 
 // writeRunStarted says what became of a run just asked for.
-func writeRunStarted(w io.Writer, r scheduler.Run) {
+func writeRunStarted(w io.Writer, r api.CronRun) {
 	fmt.Fprintf(w, "Run %s of job %s is %s", runID(r), r.JobID, r.Status)
 	switch {
 	case r.TaskID != "":
 		fmt.Fprintf(w, ": task %s.\nFollow it: flowgate tasks logs %s -f\n", r.TaskID, r.TaskID)
 	case r.FlowID != "":
 		fmt.Fprintf(w, ": flow %s.\nFollow it: flowgate tasks flow show %s\n", r.FlowID, r.FlowID)
-	case r.Status == scheduler.RunBuffered:
+	case r.Status == api.RunBuffered:
 		fmt.Fprintln(w, ": it starts when the job's active run ends.")
 	case r.Error != "":
 		fmt.Fprintf(w, ": %s\n", clean(r.Error))
@@ -124,8 +122,8 @@ func writeRunStarted(w io.Writer, r scheduler.Run) {
 }
 
 // runEnded is nil unless r ended other than ok (or starting it failed).
-func runEnded(r scheduler.Run) error {
-	if r.Open() || r.Status == scheduler.RunOK {
+func runEnded(r api.CronRun) error {
+	if r.Open() || r.Status == api.RunOK {
 		return nil
 	}
 	msg := fmt.Sprintf("run %s ended %s", runID(r), r.Status)
@@ -137,11 +135,11 @@ func runEnded(r scheduler.Run) error {
 
 // runID names a run; records written before runs carried their id get it
 // from their job and time.
-func runID(r scheduler.Run) string {
+func runID(r api.CronRun) string {
 	if r.ID != "" {
 		return r.ID
 	}
-	return scheduler.RunID(r.JobID, r.Scheduled)
+	return api.CronRunID(r.JobID, r.Scheduled)
 }
 
 // hosted reports whether c is a gateway this command hosts, which stops
@@ -155,7 +153,7 @@ func hosted(c api.Client) bool {
 // as it ended with followed true; Ctrl-C (or ctx ending) stops following
 // and returns followed false. When the gateway stops meanwhile, it follows
 // on through the next one (see link).
-func followRun(ctx context.Context, l *link, r scheduler.Run) (scheduler.Run, bool, error) {
+func followRun(ctx context.Context, l *link, r api.CronRun) (api.CronRun, bool, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for r.Open() {
@@ -164,7 +162,7 @@ func followRun(ctx context.Context, l *link, r scheduler.Run) (scheduler.Run, bo
 			return r, false, nil
 		case <-time.After(200 * time.Millisecond):
 		}
-		var cur scheduler.Run
+		var cur api.CronRun
 		err := l.retry(ctx, true, func(c api.Client) (err error) {
 			cur, err = findRun(ctx, c, r)
 			return err
@@ -182,7 +180,7 @@ func followRun(ctx context.Context, l *link, r scheduler.Run) (scheduler.Run, bo
 
 // findRun reads run r afresh from its job's history: among the newest
 // runs first, where a run just started is, else in the whole history.
-func findRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run, error) {
+func findRun(ctx context.Context, c api.Client, r api.CronRun) (api.CronRun, error) {
 	const recent = 50
 	for _, limit := range []int{recent, 0} {
 		runs, err := c.JobRuns(ctx, r.JobID, limit)
@@ -205,14 +203,14 @@ func findRun(ctx context.Context, c api.Client, r scheduler.Run) (scheduler.Run,
 // that a gateway hosted by this command has launched it before it stops:
 // its task no longer needs the gateway (runner.AwaitLaunched), or its
 // flow has left queued.
-func waitRunStarted(ctx context.Context, c api.Client, dir string, r scheduler.Run) error {
+func waitRunStarted(ctx context.Context, c api.Client, dir string, r api.CronRun) error {
 	switch {
 	case r.TaskID != "":
 		t, err := c.ResolveTask(ctx, r.TaskID)
 		if err != nil {
 			return err
 		}
-		_, err = runner.AwaitLaunched(ctx, dir, t, c.ResolveTask)
+		_, err = gateway.AwaitLaunched(ctx, dir, t, c.ResolveTask)
 		return err
 	case r.FlowID == "":
 		return nil
@@ -262,7 +260,7 @@ Example:
   flowgate cron backfill nightly --from '2026-03-01 00:00' --to '2026-03-08 00:00' --overlap buffer_all`,
 		Args: args(1, "one job id or name"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			o := scheduler.BackfillOptions{DryRun: dryRun, By: newDecision(by).By}
+			o := api.BackfillOptions{DryRun: dryRun, By: newDecision(by).By}
 			var err error
 			if o.From, err = parseBackfillTime("--from", from); err != nil {
 				return err
@@ -271,7 +269,7 @@ Example:
 				return err
 			}
 			if cmd.Flags().Changed("overlap") {
-				if o.Overlap, err = schedule.ParseOverlap(overlap); err != nil {
+				if o.Overlap, err = api.ParseOverlap(overlap); err != nil {
 					return jobErr(err)
 				}
 			}
@@ -286,7 +284,7 @@ Example:
 				}
 				if !dryRun && hosted(c) {
 					for _, r := range runs {
-						if r.Status == scheduler.RunRunning {
+						if r.Status == api.RunRunning {
 							if err := waitRunStarted(ctx, c, dir, r); err != nil {
 								return err
 							}
@@ -345,7 +343,7 @@ func writeBackfill(w io.Writer, out cronRuns, ref string, hosted bool) {
 	t.add("Scheduled", "Status", "Run", "Task/Flow")
 	buffered := 0
 	for _, r := range out.Runs {
-		if r.Status == scheduler.RunBuffered {
+		if r.Status == api.RunBuffered {
 			buffered++
 		}
 		t.add(stamp(r.Scheduled), r.Status, runID(r), orNA(runWork(r)))

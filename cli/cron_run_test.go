@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -61,7 +61,7 @@ func TestCronRunWait(t *testing.T) {
 			}
 			code, out, _ = run(t, home, "tasks", "show", r.TaskID, "--json")
 			require.Equal(t, 0, code)
-			var task stored.Task
+			var task apitype.Task
 			require.NoError(t, json.Unmarshal([]byte(out), &task))
 			require.NotEqual(t, sdk.TaskQueued, task.Status, "the task left the queue before the command returned")
 		})

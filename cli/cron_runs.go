@@ -8,14 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // cronRuns is the JSON shape of `cron runs` and `cron backfill`.
 type cronRuns struct {
-	Count  int             `json:"count"`
-	DryRun bool            `json:"dry_run,omitempty"`
-	Runs   []scheduler.Run `json:"runs"`
+	Count  int           `json:"count"`
+	DryRun bool          `json:"dry_run,omitempty"`
+	Runs   []api.CronRun `json:"runs"`
 }
 
 func newCronRunsCmd(e *env) *cobra.Command {
@@ -58,7 +57,7 @@ func newCronRunsCmd(e *env) *cobra.Command {
 }
 
 // runWork is the task or flow id of a run, or "".
-func runWork(r scheduler.Run) string {
+func runWork(r api.CronRun) string {
 	if r.TaskID != "" {
 		return r.TaskID
 	}
@@ -67,7 +66,7 @@ func runWork(r scheduler.Run) string {
 
 // runNote is what the last column of cron runs says: where an open run's
 // flow waits at a gate, else the run's error.
-func runNote(r scheduler.Run) string {
+func runNote(r api.CronRun) string {
 	if r.Waiting != nil {
 		return r.Waiting.String()
 	}
@@ -76,7 +75,7 @@ func runNote(r scheduler.Run) string {
 
 // statusNote is the last column of cron status: why the job was
 // disabled, else the gate its active run waits at.
-func statusNote(j scheduler.JobStatus) string {
+func statusNote(j api.CronJobStatus) string {
 	if j.DisabledReason == "" && j.Waiting != nil {
 		return j.Waiting.String()
 	}
@@ -84,18 +83,18 @@ func statusNote(j scheduler.JobStatus) string {
 }
 
 // triggerText says what asked for a run.
-func triggerText(r scheduler.Run) string {
+func triggerText(r api.CronRun) string {
 	if r.Trigger == "" {
-		return scheduler.TriggerSchedule
+		return api.TriggerSchedule
 	}
 	return r.Trigger
 }
 
 // cronStatusOut is the JSON shape of `cron status`.
 type cronStatusOut struct {
-	Running bool                  `json:"running"`
-	Count   int                   `json:"count"`
-	Jobs    []scheduler.JobStatus `json:"jobs"`
+	Running bool                `json:"running"`
+	Count   int                 `json:"count"`
+	Jobs    []api.CronJobStatus `json:"jobs"`
 }
 
 func newCronStatusCmd(e *env) *cobra.Command {

@@ -3,14 +3,14 @@ package cli
 import (
 	"fmt"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api"
 )
 
 // cronJob is a job as cron show and cron list print it in JSON: the
 // stored job and the stagger its schedule gets, which is worked out from
 // the schedule and the job id rather than stored.
 type cronJob struct {
-	scheduler.Job
+	api.CronJob
 	Stagger *jobStagger `json:"stagger,omitempty"`
 }
 
@@ -25,12 +25,12 @@ type jobStagger struct {
 
 // withStagger pairs j with its stagger; none for a schedule kept exact or
 // one that is not staggered.
-func withStagger(j scheduler.Job) cronJob {
+func withStagger(j api.CronJob) cronJob {
 	window, offset := j.FireSchedule().Window()
 	if window == 0 {
-		return cronJob{Job: j}
+		return cronJob{CronJob: j}
 	}
-	return cronJob{Job: j, Stagger: &jobStagger{Window: window.String(), Offset: offset.String(), Default: j.Schedule.Stagger == 0}}
+	return cronJob{CronJob: j, Stagger: &jobStagger{Window: window.String(), Offset: offset.String(), Default: j.Schedule.Stagger == 0}}
 }
 
 // staggerNote is the stagger as a short suffix of the schedule column.

@@ -3,15 +3,15 @@ package cli
 import (
 	"fmt"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // warnDamaged tells a text-mode reader of a listing which records it
-// skipped because they cannot be read (engine.DamagedRecord), one line on
+// skipped because they cannot be read (apitype.DamagedRecord), one line on
 // stderr each, so stdout keeps its shape; with --json they are the
 // listing's "damaged" field instead. The listing still exits 0: what it
 // shows is true, and the lines say how to clear the rest.
-func (e *env) warnDamaged(asJSON bool, records []engine.DamagedRecord) {
+func (e *env) warnDamaged(asJSON bool, records []apitype.DamagedRecord) {
 	if asJSON {
 		return
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -21,7 +21,7 @@ func detachedBudget(t *testing.T, home string, flags ...string) time.Duration {
 	argv := append([]string{"tasks", "run", "--detach", "--json"}, flags...)
 	code, stdout, errOut := run(t, home, append(argv, "--", "true")...)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	return time.Duration(task.Spec.MaxBudget)
 }
@@ -48,20 +48,20 @@ func TestDetachedMaxBudgetComesFromTheGatewayConfig(t *testing.T) {
 
 // detachedTask runs `tasks run --detach --shell` with flags on home and
 // returns the recorded task.
-func detachedTask(t *testing.T, home, line string, flags ...string) stored.Task {
+func detachedTask(t *testing.T, home, line string, flags ...string) apitype.Task {
 	t.Helper()
 	argv := append([]string{"tasks", "run", "--detach", "--json", "--shell"}, flags...)
 	code, stdout, errOut := run(t, home, append(argv, "--", line)...)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	return task
 }
 
 // endedTask waits for task id on home to end and returns it.
-func endedTask(t *testing.T, home, id string) stored.Task {
+func endedTask(t *testing.T, home, id string) apitype.Task {
 	t.Helper()
-	var task stored.Task
+	var task apitype.Task
 	require.Eventually(t, func() bool {
 		code, stdout, _ := run(t, home, "tasks", "show", "--json", id)
 		return code == 0 && json.Unmarshal([]byte(stdout), &task) == nil && !task.Status.Active()

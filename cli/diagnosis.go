@@ -5,14 +5,14 @@ import (
 	"io"
 	"slices"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // recoveryRows adds the rows of tasks show about how the task's failures
 // were judged: the class, the diagnosis and the usage.
-func recoveryRows(row func(k, v string), t *stored.Task) {
+func recoveryRows(row func(k, v string), t *apitype.Task) {
 	if t.Class != "" {
 		row("class", string(t.Class))
 	}
@@ -45,7 +45,7 @@ func recoveryRows(row func(k, v string), t *stored.Task) {
 
 // usageRows adds the rows of tasks flow show about the flow's usage and
 // its chain's usage, budget and stop marks.
-func usageRows(row func(k, v string), v engine.FlowView) {
+func usageRows(row func(k, v string), v apitype.FlowView) {
 	row("usage", v.RunUsage.String())
 	if v.UsageBeforeRun != nil {
 		row("usageBeforeRun", v.UsageBeforeRun.String())
@@ -60,7 +60,7 @@ func usageRows(row func(k, v string), v engine.FlowView) {
 	if c.Budget != nil {
 		row("budget", c.Budget.String())
 	}
-	if why := c.Halted(); why != "" {
+	if why := api.ChainHalted(c); why != "" {
 		row("halted", clean(why))
 	}
 }
@@ -74,7 +74,7 @@ func orZero(u *sdk.Usage) *sdk.Usage {
 
 // writeDiagnosisLine prints the one line tasks flow show gives a linked
 // task's diagnosis, if it has one.
-func writeDiagnosisLine(w io.Writer, t *stored.Task) {
+func writeDiagnosisLine(w io.Writer, t *apitype.Task) {
 	if d := t.Diagnosis; d != nil {
 		fmt.Fprintf(w, "    diagnosis: %s %s (%s)\n", d.State, d.Recommendation, clip(d.Action, 80))
 	}
@@ -82,7 +82,7 @@ func writeDiagnosisLine(w io.Writer, t *stored.Task) {
 
 // withoutFlowEvidence drops the raw diagnosis evidence from the tasks of
 // views, for list views, leaving the tasks the views shared untouched.
-func withoutFlowEvidence(views []engine.FlowView) {
+func withoutFlowEvidence(views []apitype.FlowView) {
 	for i := range views {
 		views[i].Tasks = slices.Clone(views[i].Tasks)
 		for j, t := range views[i].Tasks {
@@ -93,7 +93,7 @@ func withoutFlowEvidence(views []engine.FlowView) {
 
 // withoutEvidence returns t without its diagnosis's raw evidence, for
 // list views; tasks show prints it.
-func withoutEvidence(t *stored.Task) *stored.Task {
+func withoutEvidence(t *apitype.Task) *apitype.Task {
 	if t == nil || t.Diagnosis == nil || t.Diagnosis.Evidence == "" {
 		return t
 	}

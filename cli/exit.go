@@ -4,8 +4,9 @@ import (
 	"fmt"
 
 	"errors"
-	"github.com/spf13/cobra"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk"

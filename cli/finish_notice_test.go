@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -70,7 +70,7 @@ func TestDetachedGiveUpThenLateFinishNotifiesTwice(t *testing.T) {
 	code, stdout, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--no-progress-budget", "300ms", "--on-no-progress", "keep",
 		"--on-finish", `echo "$FLOWGATE_NOTICE_KEY $FLOWGATE_TASK_STATUS" >> `+notices, "--", "sh", "-c", child)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	require.Equal(t, sdk.Duration(24*time.Hour), task.Spec.MaxBudget, "a detached run's default max budget")
 

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,15 +29,15 @@ a controller; task_mirrored flows follow a single detached task.`,
 
 // flowList is the JSON shape of `tasks flow list`.
 type flowList struct {
-	Count  int               `json:"count"`
-	Total  int               `json:"total"`
-	Status *string           `json:"status"`
-	Flows  []engine.FlowView `json:"flows"`
-	Next   string            `json:"next,omitempty"`
+	Count  int                `json:"count"`
+	Total  int                `json:"total"`
+	Status *string            `json:"status"`
+	Flows  []apitype.FlowView `json:"flows"`
+	Next   string             `json:"next,omitempty"`
 	// Damaged lists the records skipped because they cannot be read;
 	// absent when none (text mode says so on stderr).
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
-	counts  engine.FlowCounts
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
+	counts  apitype.FlowCounts
 }
 
 func newFlowListCmd(e *env) *cobra.Command {
@@ -53,7 +53,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 		Short: "List flows, newest first",
 		Args:  args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := engine.FlowFilter{OwnerKey: owner, ControllerID: controller, ChainID: chain, After: after, Limit: limit}
+			f := apitype.FlowFilter{OwnerKey: owner, ControllerID: controller, ChainID: chain, After: after, Limit: limit}
 			if status != "" {
 				s, err := sdk.ParseFlowStatus(status)
 				if err != nil {
@@ -89,7 +89,7 @@ func newFlowListCmd(e *env) *cobra.Command {
 				}
 				out := flowList{Count: len(page.Flows), Total: counts.Total, Flows: page.Flows, Next: page.Next, Damaged: page.Damaged, counts: counts}
 				if out.Flows == nil {
-					out.Flows = []engine.FlowView{}
+					out.Flows = []apitype.FlowView{}
 				}
 				withoutFlowEvidence(out.Flows)
 				for i := range out.Flows {
@@ -172,7 +172,7 @@ func newFlowShowCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func writeFlow(w io.Writer, v engine.FlowView) {
+func writeFlow(w io.Writer, v apitype.FlowView) {
 	fmt.Fprintln(w, "TaskFlow:")
 	var tb table
 	row := func(k, val string) { tb.add("  "+k+":", val) }
@@ -274,7 +274,7 @@ asked: --by, or the OS user.`,
 
 func newFlowCreateCmd(e *env) *cobra.Command {
 	var (
-		in     engine.CreateFlowInput
+		in     apitype.CreateFlowInput
 		state  string
 		asJSON bool
 		budget budgetFlags
@@ -356,7 +356,7 @@ controller's Resume does: the wait is cleared and the controller is told
 			if !cmd.Flags().Changed("expected-revision") {
 				return usageError{fmt.Errorf("--expected-revision is required: pass the revision shown by flowgate tasks flow show %s", a[0])}
 			}
-			var p engine.FlowPatch
+			var p apitype.FlowPatch
 			if status != "" {
 				s, err := sdk.ParseFlowStatus(status)
 				if err != nil {

@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -16,13 +15,13 @@ import (
 // failingTask is the task a flow that did not succeed ended on: the one
 // its controller named (BlockedTaskID), or else its newest task that
 // failed, timed out or was lost. nil when there is none.
-func failingTask(v engine.FlowView) *stored.Task {
+func failingTask(v apitype.FlowView) *apitype.Task {
 	for _, t := range v.Tasks {
 		if v.BlockedTaskID != "" && t.ID == v.BlockedTaskID {
 			return t
 		}
 	}
-	var last *stored.Task
+	var last *apitype.Task
 	for _, t := range v.Tasks {
 		switch t.Status {
 		case sdk.TaskFailed, sdk.TaskTimedOut, sdk.TaskLost:
@@ -37,7 +36,7 @@ func failingTask(v engine.FlowView) *stored.Task {
 // endReason says in one line why a flow ended without succeeding: the
 // summary its controller gave, or else the failing task's reason and last
 // error.
-func endReason(f *sdk.Flow, failed *stored.Task) string {
+func endReason(f *sdk.Flow, failed *apitype.Task) string {
 	if f.BlockedSummary != "" {
 		return clean(f.BlockedSummary)
 	}
@@ -121,13 +120,13 @@ func jsonShape(b json.RawMessage) string {
 // flowShow is what flow show prints: the flow's view and, for a pipeline
 // flow, how far each of its typed pipelines got.
 type flowShow struct {
-	engine.FlowView
+	apitype.FlowView
 	Stages map[string]pipeline.StageReport `json:"pipeline_stages,omitempty"`
 }
 
 // pipelineStages reads the stage reports of a pipeline flow; none for
 // another controller's flow, or a state that holds none.
-func pipelineStages(v engine.FlowView) map[string]pipeline.StageReport {
+func pipelineStages(v apitype.FlowView) map[string]pipeline.StageReport {
 	if v.ControllerID != pipeline.Name {
 		return nil
 	}

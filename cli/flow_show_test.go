@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -18,9 +18,9 @@ func TestFlowShowSaysWhyAFlowFailed(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	var summarized, bare *sdk.Flow
-	var broken *stored.Task
+	var broken *apitype.Task
 	seed(t, home, func(eng *engine.Engine) {
-		fail := func(goal string, end engine.EndInput) (*sdk.Flow, *stored.Task) {
+		fail := func(goal string, end engine.EndInput) (*sdk.Flow, *apitype.Task) {
 			f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: goal})
 			require.NoError(t, err)
 			task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID, OwnerKey: "o", Label: "compile",

@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // createdRows adds what `tasks flow show` says about a flow its
 // controller created (Host.CreateFlow): the key it asked under, the flow
 // it was made for, and its labels, so an operator can trace where it
 // came from.
-func createdRows(row func(k, v string), v engine.FlowView) {
+func createdRows(row func(k, v string), v apitype.FlowView) {
 	if v.IdempotencyKey != "" {
 		row("idempotencyKey", clean(v.IdempotencyKey))
 	}

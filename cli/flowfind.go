@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // flowFind holds the flags of `tasks flow list` that find flows by text,
@@ -26,7 +26,7 @@ func (f *flowFind) add(fl *pflag.FlagSet) {
 // filter puts the search text and time range into ff; a time that cannot
 // be read is a usage error naming its flag. The cron job and trigger need
 // the client and are resolved by api.FlowOwner.
-func (f *flowFind) filter(ff *engine.FlowFilter) error {
+func (f *flowFind) filter(ff *apitype.FlowFilter) error {
 	ff.Search = strings.TrimSpace(f.search)
 	var err error
 	if f.since != "" {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,11 +29,11 @@ func (l *link) waiter() api.FlowWaiter {
 // wait, else once the flow's api.FlowMark differs from mark (see
 // api.FlowWaiter). A gateway of an older flowgate that refuses the wait
 // (sdk.ErrInvalid) is read plainly from then on.
-func (l *link) nextView(ctx context.Context, id, mark string) (engine.FlowView, error) {
+func (l *link) nextView(ctx context.Context, id, mark string) (apitype.FlowView, error) {
 	if mark == "" || l.waiter() == nil {
 		return l.viewFlow(ctx, id)
 	}
-	var v engine.FlowView
+	var v apitype.FlowView
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
 		w := l.waiter() // c is l.c: the next gateway's client may not wait
 		if w == nil {

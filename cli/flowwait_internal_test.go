@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -20,14 +20,14 @@ type oldGateway struct {
 	waits, views int
 }
 
-func (g *oldGateway) WaitFlow(context.Context, string, string, time.Duration) (engine.FlowView, error) {
+func (g *oldGateway) WaitFlow(context.Context, string, string, time.Duration) (apitype.FlowView, error) {
 	g.waits++
-	return engine.FlowView{}, fmt.Errorf(`%w: unknown query parameter "mark"`, sdk.ErrInvalid)
+	return apitype.FlowView{}, fmt.Errorf(`%w: unknown query parameter "mark"`, sdk.ErrInvalid)
 }
 
-func (g *oldGateway) ViewFlow(context.Context, string) (engine.FlowView, error) {
+func (g *oldGateway) ViewFlow(context.Context, string) (apitype.FlowView, error) {
 	g.views++
-	return engine.FlowView{Flow: &sdk.Flow{ID: "f", Revision: 3}}, nil
+	return apitype.FlowView{Flow: &sdk.Flow{ID: "f", Revision: 3}}, nil
 }
 
 func TestNextViewFallsBackToReadingAnOldGateway(t *testing.T) {

@@ -9,9 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/runner/shim"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -45,7 +44,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // pump shows what is new since the last call.
-func (f *follower) pump(t *stored.Task) {
+func (f *follower) pump(t *apitype.Task) {
 	if t.Attempts != f.attempt && t.Attempts > 0 {
 		if f.attempt > 0 {
 			f.copyOutput() // the rest of the previous attempt
@@ -83,7 +82,7 @@ func (f *follower) pump(t *stored.Task) {
 }
 
 // done clears the bar once the task ended.
-func (f *follower) done(*stored.Task) { f.clearBar() }
+func (f *follower) done(*apitype.Task) { f.clearBar() }
 
 func (f *follower) clearBar() {
 	if f.bar {
@@ -97,7 +96,7 @@ func (f *follower) copyOutput() {
 	if f.attempt == 0 {
 		return
 	}
-	dir := runner.LogDir(f.home, f.taskID, f.attempt)
+	dir := gateway.TaskLogDir(f.home, f.taskID, f.attempt)
 	// Only a drawn bar needs the look ahead: output must not land on it.
 	if f.bar && (f.hasNew(filepath.Join(dir, "stdout"), f.outOff) || f.hasNew(filepath.Join(dir, "stderr"), f.errOff)) {
 		f.clearBar()
@@ -117,7 +116,7 @@ func (f *follower) hasNew(path string, off int64) bool {
 // regular file (a task's named pipe or link to /dev/zero, see
 // shim.OpenTaskFile), which could block or never end.
 func copyFrom(w io.Writer, path string, off int64) int64 {
-	file, err := shim.OpenTaskFile(path)
+	file, err := gateway.OpenTaskFile(path)
 	if err != nil {
 		return 0
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
@@ -42,12 +42,12 @@ func TestPipelineApprovedThroughTheAPI(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("name: ship\nsteps:\n  - id: gate\n    approval: Ship it?\n  - id: after\n    run: echo shipped\n"), 0o600))
 	state, err := flows.Invocation{File: file, Cwd: dir}.State()
 	require.NoError(t, err)
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "api", Goal: "ship", State: state})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "api", Goal: "ship", State: state})
 	require.NoError(t, err)
 
-	var gate engine.OpenGate
+	var gate apitype.OpenGate
 	require.Eventually(t, func() bool {
-		gates, err := c.OpenGates(ctx, engine.GateFilter{ID: f.ID})
+		gates, err := c.OpenGates(ctx, apitype.GateFilter{ID: f.ID})
 		if err != nil || len(gates) == 0 {
 			return false
 		}
@@ -57,10 +57,10 @@ func TestPipelineApprovedThroughTheAPI(t *testing.T) {
 	require.Equal(t, "Ship it?", gate.Wait().Prompt)
 
 	yes := true
-	_, err = c.DecideGate(ctx, engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &gate.Revision, Decision: sdk.Decision{Approved: &yes, By: "api-user"}})
+	_, err = c.DecideGate(ctx, apitype.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &gate.Revision, Decision: sdk.Decision{Approved: &yes, By: "api-user"}})
 	require.NoError(t, err)
 
-	var v engine.FlowView
+	var v apitype.FlowView
 	require.Eventually(t, func() bool {
 		v, err = c.ViewFlow(ctx, f.ID)
 		return err == nil && v.Status.Terminal()

@@ -7,8 +7,7 @@ import (
 	"slices"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -17,7 +16,7 @@ import (
 // Any other ref is returned as it is, for the caller to resolve as a flow
 // id or an owner key.
 func gateFlowID(ctx context.Context, c api.Gatekeeper, ref string) (string, error) {
-	gates, err := c.OpenGates(ctx, engine.GateFilter{ID: ref})
+	gates, err := c.OpenGates(ctx, apitype.GateFilter{ID: ref})
 	if err != nil || len(gates) == 0 {
 		return ref, err
 	}
@@ -28,7 +27,7 @@ func gateFlowID(ctx context.Context, c api.Gatekeeper, ref string) (string, erro
 // plugin named id.
 func runsController(ctx context.Context, c api.Client, id string) bool {
 	ps, err := c.Plugins(ctx)
-	return err == nil && slices.ContainsFunc(ps, func(p pluginhost.Status) bool { return p.Name == id })
+	return err == nil && slices.ContainsFunc(ps, func(p api.PluginStatus) bool { return p.Name == id })
 }
 
 // decideGate answers the gate of the flow ref names and says what became
@@ -36,7 +35,7 @@ func runsController(ctx context.Context, c api.Client, id string) bool {
 // again or ends, as pipeline resume does, so the answer never leaves the
 // flow stuck; so is a denial, so that the answer tells what the
 // controller made of it (a pipeline flow is cancelled).
-func (e *env) decideGate(ctx context.Context, l *link, ref string, in engine.GateDecision, asJSON bool) error {
+func (e *env) decideGate(ctx context.Context, l *link, ref string, in apitype.GateDecision, asJSON bool) error {
 	c := l.c
 	id, err := gateFlowID(ctx, c, ref)
 	if err != nil {
@@ -64,7 +63,7 @@ func (e *env) decideGate(ctx context.Context, l *link, ref string, in engine.Gat
 }
 
 // decisionVerb names what the decision did.
-func decisionVerb(in engine.GateDecision) string {
+func decisionVerb(in apitype.GateDecision) string {
 	switch {
 	case in.Kind == sdk.GateInput:
 		return "Answered"

@@ -15,7 +15,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -180,7 +179,7 @@ func newGatewayStatusCmd(e *env) *cobra.Command {
 
 // writeLine says whether what (the store, task files) takes writes and,
 // when it does not, why, since when and what to do.
-func writeLine(what string, h store.WriteHealth) string {
+func writeLine(what string, h api.WriteHealth) string {
 	if h.Writable {
 		return "writable"
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -40,7 +40,7 @@ dropped, status}); with --follow, one JSON entry a line.`,
 				if !asJSON {
 					fmt.Fprintf(e.stdout, "History of flow %s:\n", clean(a[0]))
 				}
-				err := e.followHistory(ctx, a[0], func(en engine.HistoryEntry) error {
+				err := e.followHistory(ctx, a[0], func(en apitype.HistoryEntry) error {
 					return printEntry(e.stdout, en, asJSON)
 				})
 				if ctx.Err() != nil {
@@ -63,8 +63,8 @@ dropped, status}); with --follow, one JSON entry a line.`,
 }
 
 // wholeHistory reads every page of flow id's history.
-func wholeHistory(ctx context.Context, c api.Historian, id string) (engine.HistoryPage, error) {
-	all := engine.HistoryPage{Entries: []engine.HistoryEntry{}}
+func wholeHistory(ctx context.Context, c api.Historian, id string) (apitype.HistoryPage, error) {
+	all := apitype.HistoryPage{Entries: []apitype.HistoryEntry{}}
 	for {
 		page, err := c.History(ctx, id, all.Next, 0)
 		if err != nil {
@@ -72,13 +72,13 @@ func wholeHistory(ctx context.Context, c api.Historian, id string) (engine.Histo
 		}
 		all.Entries = append(all.Entries, page.Entries...)
 		all.Next, all.Dropped, all.Status = page.Next, page.Dropped, page.Status
-		if len(page.Entries) < engine.MaxHistoryPage {
+		if len(page.Entries) < api.MaxHistoryPage {
 			return all, nil
 		}
 	}
 }
 
-func writeHistory(w io.Writer, id string, page engine.HistoryPage) {
+func writeHistory(w io.Writer, id string, page apitype.HistoryPage) {
 	fmt.Fprintf(w, "History of flow %s: %d entries", clean(id), len(page.Entries))
 	if page.Dropped > 0 {
 		fmt.Fprintf(w, " (%d older progress entries dropped to keep it bounded)", page.Dropped)
@@ -90,7 +90,7 @@ func writeHistory(w io.Writer, id string, page engine.HistoryPage) {
 }
 
 // printEntry writes one entry: a JSON line, or an aligned text line.
-func printEntry(w io.Writer, en engine.HistoryEntry, asJSON bool) error {
+func printEntry(w io.Writer, en apitype.HistoryEntry, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(en)
 	}
@@ -108,12 +108,12 @@ func printEntry(w io.Writer, en engine.HistoryEntry, asJSON bool) error {
 // poll, so that it never holds the store's lock from a writer. When the
 // gateway stops or starts meanwhile, it carries on from the last entry
 // through whichever serves the home then.
-func (e *env) followHistory(ctx context.Context, id string, fn func(engine.HistoryEntry) error) error {
+func (e *env) followHistory(ctx context.Context, id string, fn func(apitype.HistoryEntry) error) error {
 	var (
 		after int64
 		fnErr error
 	)
-	track := func(en engine.HistoryEntry) error {
+	track := func(en apitype.HistoryEntry) error {
 		after = en.Seq
 		fnErr = fn(en)
 		return fnErr
@@ -147,7 +147,7 @@ func (e *env) followHistory(ctx context.Context, id string, fn func(engine.Histo
 // followOnce follows through c for as long as c lasts: a gateway's stream
 // until it ends or breaks, or one page of the store. It reports whether
 // the flow has ended with every entry passed.
-func followOnce(ctx context.Context, c api.Client, id string, after *int64, fn func(engine.HistoryEntry) error) (bool, error) {
+func followOnce(ctx context.Context, c api.Client, id string, after *int64, fn func(apitype.HistoryEntry) error) (bool, error) {
 	if _, remote := c.(*api.Remote); remote {
 		err := c.FollowHistory(ctx, id, *after, fn)
 		return err == nil, err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,7 +29,7 @@ func TestInProcessGatewayReadsTheHomeConfig(t *testing.T) {
 
 	code, stdout, errOut = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code, errOut)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(stdout), &l), stdout)
 	require.Len(t, l.Tasks, 1)
 	task := l.Tasks[0]

@@ -8,10 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/host/stored"
 )
 
 // link is a command's hold on the home's records that outlives a gateway:
@@ -78,7 +76,7 @@ func gone(err error) bool {
 // the gateways are changing hands (one stopped, one starts and holds the
 // store), so another try may find one (workClient tries again).
 func passing(err error) bool {
-	return gone(err) || errors.Is(err, store.ErrLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
+	return gone(err) || errors.Is(err, api.ErrStoreLocked) || errors.Is(err, gateway.ErrAlreadyRunning)
 }
 
 // retry runs call, and again through the next gateway while the gateway
@@ -124,8 +122,8 @@ func (l *link) changed() <-chan struct{} {
 }
 
 // resolve reads task id, through the next gateway when this one stopped.
-func (l *link) resolve(ctx context.Context, id string) (*stored.Task, error) {
-	var t *stored.Task
+func (l *link) resolve(ctx context.Context, id string) (*apitype.Task, error) {
+	var t *apitype.Task
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
 		t, err = c.ResolveTask(ctx, id)
 		return err
@@ -134,8 +132,8 @@ func (l *link) resolve(ctx context.Context, id string) (*stored.Task, error) {
 }
 
 // viewFlow reads flow id, through the next gateway when this one stopped.
-func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error) {
-	var v engine.FlowView
+func (l *link) viewFlow(ctx context.Context, id string) (apitype.FlowView, error) {
+	var v apitype.FlowView
 	err := l.retry(ctx, true, func(c api.Client) (err error) {
 		v, err = c.ViewFlow(ctx, id)
 		return err
@@ -147,9 +145,9 @@ func (l *link) viewFlow(ctx context.Context, id string) (engine.FlowView, error)
 // task with an idempotency key is asked for again through the next
 // gateway, which returns the one task whether or not the first request
 // made it. Without a key nobody can tell: submit says so, with exit 5.
-func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
+func (l *link) submit(ctx context.Context, in apitype.CreateTaskInput) (*apitype.Task, bool, error) {
 	var (
-		t       *stored.Task
+		t       *apitype.Task
 		created bool
 		last    error
 	)
@@ -176,7 +174,7 @@ func (l *link) submit(ctx context.Context, in engine.CreateTaskInput) (*stored.T
 // lostSight is the answer of a command that created task t and then could
 // reach no gateway or store to follow it: the task exists, its outcome is
 // unknown here (exit 5), and this is how to learn it.
-func lostSight(t *stored.Task, err error) error {
+func lostSight(t *apitype.Task, err error) error {
 	return exitStatus{code: exitUnknown, msg: fmt.Sprintf(
 		"lost sight of task %s (%v); it exists, was %s when last seen, and goes on under its shim. "+
 			"Follow it: flowgate tasks logs %s -f; its outcome: flowgate tasks show %s", t.ID, err, t.Status, t.ID, t.ID)}

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -130,11 +130,11 @@ func TestTasksRunDetachAnswersWithTheTask(t *testing.T) {
 	dyingGateway(t, home, readsTask)
 	code, out, errOut := run(t, home, append([]string{"tasks", "run", "--detach", "--json"}, argv...)...)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task))
 	code, out, errOut = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code, errOut)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	require.Equal(t, task.ID, l.Tasks[0].ID)

@@ -13,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/stored"
 )
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -109,10 +108,10 @@ func newLogsCmd(e *env) *cobra.Command {
 // the files in the home dir when one of its gateways ran t; else through
 // the gateway c talks to (api.TaskLogs), which reads the log where it is;
 // else it fails, saying where the log is.
-func logCopier(w io.Writer, c api.Client, dir, name string, t *stored.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
+func logCopier(w io.Writer, c api.Client, dir, name string, t *apitype.Task) (func(ctx context.Context, n int, off int64) (int64, error), error) {
 	if gateway.RanFromHome(dir, t.Gateway) {
 		return func(_ context.Context, n int, off int64) (int64, error) {
-			return copyFrom(w, filepath.Join(runner.LogDir(dir, t.ID, n), name), off), nil
+			return copyFrom(w, filepath.Join(gateway.TaskLogDir(dir, t.ID, n), name), off), nil
 		}, nil
 	}
 	tl, ok := c.(api.TaskLogs)

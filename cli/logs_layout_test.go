@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/runner/shim"
-	"github.com/flowgate/flowgate/host/stored"
 )
 
 // A home an older gateway wrote keeps a first attempt's files in
@@ -22,7 +22,7 @@ func TestTasksLogsReadsTheOlderLayout(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	code, out, _ := run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	id := l.Tasks[0].ID

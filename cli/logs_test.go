@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/store/backend"
@@ -51,7 +52,7 @@ func TestLogsThroughAGatewayReadAnotherHomesLog(t *testing.T) {
 		return g
 	}
 	a := start(shortHome(t))
-	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "echo from-a-$((1+1))"}})
+	task, _, err := a.Client().RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "echo from-a-$((1+1))"}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		got, err := a.Client().ResolveTask(ctx, task.ID)

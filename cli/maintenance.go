@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/audit"
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/maintenance"
-	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -78,7 +74,7 @@ Example:
 				if err != nil {
 					return err
 				}
-				done, before, after, err := maintenance.CompactIfRequested(dir, filepath.Join(dir, home.DBFile), store.Options{Owner: cmd.CommandPath()})
+				done, before, after, err := gateway.CompactIfRequested(dir, cmd.CommandPath())
 				if err != nil {
 					return fmt.Errorf("compact the store: %w", err)
 				}
@@ -116,7 +112,7 @@ func writeMaintenance(w io.Writer, rep api.MaintenanceReport) {
 	}
 	fmt.Fprintf(w, "Tasks maintenance (%s): tasks %d reconcile · %d cleanup stamp · %d prune; task-flows %d reconcile · %d prune\n",
 		mode, m.Tasks.Reconciled, m.Tasks.CleanupStamped, m.Tasks.Pruned, m.TaskFlows.Reconciled, m.TaskFlows.Pruned)
-	health := func(label string, s audit.Summary) {
+	health := func(label string, s api.AuditSummary) {
 		fmt.Fprintf(w, "%s: %d queued · %d running · %d audit errors · %d audit warnings\n",
 			label, rep.Tasks[sdk.TaskQueued], rep.Tasks[sdk.TaskRunning], s.Combined.Errors, s.Combined.Warnings)
 	}

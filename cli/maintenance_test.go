@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
@@ -64,7 +65,7 @@ func TestTasksMaintenanceThroughGatewayPrunesWithConfiguredRetention(t *testing.
 	code, out, errOut := run(t, dir, "tasks", "run", "--label", "short", "--", "true")
 	require.Equal(t, 0, code, out+errOut)
 	c := g.Client()
-	page, err := c.ListTasks(context.Background(), engine.TaskFilter{})
+	page, err := c.ListTasks(context.Background(), apitype.TaskFilter{})
 	require.NoError(t, err)
 	require.Len(t, page.Tasks, 1)
 	task := page.Tasks[0]
@@ -110,7 +111,7 @@ func TestGatewaySweepPrunesExpiredFlows(t *testing.T) {
 
 	g := serveGateway(t, gateway.Config{Home: dir, Owner: "cli test gateway", File: fc})
 	require.Eventually(t, func() bool {
-		page, err := g.Client().ListTasks(context.Background(), engine.TaskFilter{})
+		page, err := g.Client().ListTasks(context.Background(), apitype.TaskFilter{})
 		return err == nil && len(page.Tasks) == 0
 	}, 10*time.Second, 20*time.Millisecond, "the sweep prunes the finished task's flow and the task")
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -90,7 +90,7 @@ func maintain(t *testing.T, dir string, flags ...string) (tasks, flows int) {
 func TestMaintenanceRepairsInconsistentTimestamps(t *testing.T) {
 	t.Parallel()
 	dir := shortHome(t)
-	var tasks [3]stored.Task
+	var tasks [3]apitype.Task
 	for i := range tasks {
 		code, out, errOut := run(t, dir, "tasks", "run", "--detach", "--json", "--", "true")
 		require.Equal(t, 0, code, errOut)
@@ -118,7 +118,7 @@ func TestMaintenanceRepairsInconsistentTimestamps(t *testing.T) {
 
 	code, out, errOut := run(t, dir, "tasks", "show", "--json", tasks[0].ID)
 	require.Equal(t, 0, code, errOut)
-	var repaired stored.Task
+	var repaired apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &repaired))
 	require.False(t, repaired.EndedAt.Before(repaired.StartedAt), "ended %s, started %s", repaired.EndedAt, repaired.StartedAt)
 	code, out, errOut = run(t, dir, "tasks", "flow", "history", tasks[0].FlowID)

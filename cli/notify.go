@@ -6,12 +6,10 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/notify/dest"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // newNotifyCmd is `flowgate notify`: the destinations messages go to.
@@ -58,7 +56,7 @@ The config is --config FILE, else $FLOWGATE_HOME/gateway.yaml.`,
 			}
 			rows := []namedDest{}
 			for _, name := range slices.Sorted(maps.Keys(fc.Notify)) {
-				rows = append(rows, namedDest{Name: name, Dest: dest.RedactAll(fc.Notify[name])})
+				rows = append(rows, namedDest{Name: name, Dest: gateway.RedactNamedDest(fc.Notify[name])})
 			}
 			return printer{e.stdout, asJSON}.emit(map[string]any{"count": len(rows), "destinations": rows}, func(w io.Writer) {
 				fmt.Fprintf(w, "Destinations: %d\n", len(rows))
@@ -113,18 +111,13 @@ secret masked), 2 when DEST or the config is invalid.`,
 			if err := book.Check(spec); err != nil {
 				return usageError{err}
 			}
-			shown := dest.Redact(spec)
-			now := time.Now()
-			n := dest.Notice{Key: "test/" + strconv.FormatInt(now.UnixNano(), 10), Event: "notify.test", Status: "test",
-				Goal: "flowgate notify test: this destination works"}
-			n.SetTimes(now, now, now)
-			tpl, _ := dest.ParseTemplate("")
-			text, _ := tpl.Render(n)
-			if err := book.Send(cmd.Context(), spec, dest.Message{Notice: n, Text: text}); err != nil {
+			shown := gateway.RedactDest(spec)
+			key, err := gateway.SendTestNotice(cmd.Context(), book, spec)
+			if err != nil {
 				return fmt.Errorf("the test message to %s was not delivered: %w", shown, err)
 			}
-			return printer{e.stdout, asJSON}.emit(map[string]any{"dest": shown, "key": n.Key, "sent": true}, func(w io.Writer) {
-				fmt.Fprintf(w, "Sent a test message to %s (key %s).\n", clean(shown), n.Key)
+			return printer{e.stdout, asJSON}.emit(map[string]any{"dest": shown, "key": key, "sent": true}, func(w io.Writer) {
+				fmt.Fprintf(w, "Sent a test message to %s (key %s).\n", clean(shown), key)
 			})
 		},
 	}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/notify/dest"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -45,11 +46,11 @@ func (f notifyFlags) settings() (notifySettings, error) {
 	if s.policy != "" && !slices.Contains(sdk.NotifyPolicies(), s.policy) {
 		return s, usageError{fmt.Errorf("--notify %q is not a notify policy; use done_only, state_changes or silent", s.policy)}
 	}
-	if len(s.to) > engine.MaxNotifyTo {
-		return s, usageError{fmt.Errorf("--notify-to is given %d times; at most %d destinations are allowed (name a group once in the gateway config's notify: map)", len(s.to), engine.MaxNotifyTo)}
+	if len(s.to) > api.MaxNotifyTo {
+		return s, usageError{fmt.Errorf("--notify-to is given %d times; at most %d destinations are allowed (name a group once in the gateway config's notify: map)", len(s.to), api.MaxNotifyTo)}
 	}
 	for _, d := range s.to {
-		if err := dest.Check(d); err != nil {
+		if err := gateway.CheckDest(d); err != nil {
 			return s, usageError{fmt.Errorf("--notify-to: %w", err)}
 		}
 	}
@@ -60,13 +61,13 @@ func (f notifyFlags) settings() (notifySettings, error) {
 	if err != nil {
 		return s, usageError{fmt.Errorf("--notify-template: %w", err)}
 	}
-	if len(b) > engine.MaxNotifyTemplate {
-		return s, usageError{fmt.Errorf("--notify-template %s is %d bytes; at most %d are allowed", f.template, len(b), engine.MaxNotifyTemplate)}
+	if len(b) > api.MaxNotifyTemplate {
+		return s, usageError{fmt.Errorf("--notify-template %s is %d bytes; at most %d are allowed", f.template, len(b), api.MaxNotifyTemplate)}
 	}
 	if strings.TrimSpace(string(b)) == "" {
 		return s, usageError{fmt.Errorf("--notify-template %s is empty; leave the flag out for the default message", f.template)}
 	}
-	if _, err := dest.ParseTemplate(string(b)); err != nil {
+	if err := gateway.CheckNotifyTemplate(string(b)); err != nil {
 		return s, usageError{fmt.Errorf("--notify-template %s: %w", f.template, err)}
 	}
 	s.template = string(b)
@@ -88,7 +89,7 @@ func milestoneNames(values []string) []string {
 }
 
 // flow sets the settings on a new flow.
-func (s notifySettings) flow(in *engine.CreateFlowInput) {
+func (s notifySettings) flow(in *apitype.CreateFlowInput) {
 	in.NotifyPolicy, in.NotifyTo, in.NotifyTemplate = s.policy, s.to, s.template
 }
 

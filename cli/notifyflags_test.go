@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -101,7 +101,7 @@ func TestRunNotifyOnMilestoneFlag(t *testing.T) {
 	code, out, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--notify", "silent", "--notify-to", "ops",
 		"--notify-on-milestone", "built,tested", "--notify-on-milestone", "built", "--notify-on-milestone", " deployed ", "--", "true")
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 	require.Equal(t, []string{"built", "tested", "deployed"}, task.Spec.NotifyOnMilestone)
 	code, out, errOut = run(t, home, "tasks", "flow", "show", task.FlowID, "--json")

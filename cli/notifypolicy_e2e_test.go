@@ -17,8 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -106,12 +106,12 @@ func waitFlowEnd(t *testing.T, home, id string) sdk.Flow {
 }
 
 // runDetached runs argv with --detach and extra flags, returning the task.
-func runDetached(t *testing.T, home string, flags []string, argv ...string) stored.Task {
+func runDetached(t *testing.T, home string, flags []string, argv ...string) apitype.Task {
 	t.Helper()
 	args := append(append([]string{"tasks", "run", "--detach", "--json"}, flags...), "--")
 	code, out, errOut := run(t, home, append(args, argv...)...)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 	return task
 }
@@ -149,7 +149,7 @@ func TestNotifyPoliciesDeliverEndToEnd(t *testing.T) {
 	home, dir := shortHome(t), t.TempDir()
 	gw := startDaemon(t, home, filepath.Join(dir, "gateway.log"))
 	rcv := newHookReceiver(t, 0)
-	run1 := func(policy string) stored.Task {
+	run1 := func(policy string) apitype.Task {
 		return runDetached(t, home, []string{"--notify", policy, "--notify-to", rcv.url + "/" + policy}, "true")
 	}
 	done, changes, silent := run1("done_only"), run1("state_changes"), run1("silent")
@@ -279,7 +279,7 @@ func TestMilestoneMessageOncePerRunAndName(t *testing.T) {
 	require.Eventually(t, func() bool { return len(milestones()) == 1 }, 30*time.Second, 20*time.Millisecond, "built was not announced")
 	require.Eventually(t, func() bool {
 		code, out, _ := run(t, home, "tasks", "show", task.ID, "--json")
-		var got stored.Task
+		var got apitype.Task
 		return code == 0 && json.Unmarshal([]byte(out), &got) == nil && len(got.Milestones) == 3
 	}, 30*time.Second, 20*time.Millisecond, "the three milestones were not recorded")
 	gw.kill()
@@ -291,7 +291,7 @@ func TestMilestoneMessageOncePerRunAndName(t *testing.T) {
 	require.Equal(t, []string{"built", "deployed"}, milestones(), "once per run and name")
 	code, out, errOut := run(t, home, "tasks", "show", task.ID, "--json")
 	require.Equal(t, 0, code, errOut)
-	var got stored.Task
+	var got apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Len(t, got.Milestones, 5, "every report was recorded")
 	require.Equal(t, []string{"built", "deployed"}, got.MilestonesNoticed)

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/notify/dest"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // Show output never prints a destination as stored: a URL given through
@@ -20,14 +19,14 @@ func redactDests(to []string) []string {
 	}
 	out := make([]string, len(to))
 	for i, d := range to {
-		out[i] = dest.Redact(d)
+		out[i] = gateway.RedactDest(d)
 	}
 	return out
 }
 
 // redactTaskDests returns t with its spec's destinations redacted; t
 // itself is left as it was.
-func redactTaskDests(t *stored.Task) *stored.Task {
+func redactTaskDests(t *apitype.Task) *apitype.Task {
 	if t == nil || len(t.Spec.NotifyTo) == 0 {
 		return t
 	}
@@ -38,13 +37,13 @@ func redactTaskDests(t *stored.Task) *stored.Task {
 
 // redactViewDests returns v with the destinations of its flow and tasks
 // redacted; v's records are left as they were.
-func redactViewDests(v engine.FlowView) engine.FlowView {
+func redactViewDests(v apitype.FlowView) apitype.FlowView {
 	if v.Flow != nil && len(v.NotifyTo) > 0 {
 		f := *v.Flow
 		f.NotifyTo = redactDests(f.NotifyTo)
 		v.Flow = &f
 	}
-	tasks := make([]*stored.Task, len(v.Tasks))
+	tasks := make([]*apitype.Task, len(v.Tasks))
 	for i, t := range v.Tasks {
 		tasks[i] = redactTaskDests(t)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
@@ -292,7 +292,7 @@ directory first. See docs/agents.md.`,
 				if name == "" {
 					name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 				}
-				in := engine.CreateFlowInput{Budget: b, OnFinish: finish.notify()}
+				in := apitype.CreateFlowInput{Budget: b, OnFinish: finish.notify()}
 				ns.flow(&in)
 				f, err := startPipeline(ctx, c, flows.Invocation{File: abs, Session: session.name, SessionCheck: session.check}, provided, name, timeout, in)
 				if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 	"os"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -22,7 +21,7 @@ import (
 // a gate left unanswered for gateTimeout (zero: for ever) is denied as
 // gate-expired. flow gives the flow's budget and finish notification; the
 // rest of it is filled in.
-func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args map[string]any, name string, gateTimeout time.Duration, flow engine.CreateFlowInput) (*sdk.Flow, error) {
+func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args map[string]any, name string, gateTimeout time.Duration, flow apitype.CreateFlowInput) (*sdk.Flow, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -46,13 +45,13 @@ func startPipeline(ctx context.Context, c api.Client, in flows.Invocation, args 
 // the wake banner of each step that continues a session and each step as
 // it finishes, and returns the flow. When the gateway stops meanwhile, it
 // follows on through the next one (see link).
-func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool) (engine.FlowView, error) {
+func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool) (apitype.FlowView, error) {
 	seen, woke := map[string]bool{}, map[string]bool{}
 	var (
 		p    pace
 		last int64
 		mark string
-		prev engine.FlowView
+		prev apitype.FlowView
 	)
 	for {
 		changed := l.changed()
@@ -95,7 +94,7 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 
 // pipelineEnvelope describes where a pipeline flow stands, as Lobster
 // would; kept reads its output when the output is kept in the store.
-func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) {
+func pipelineEnvelope(v apitype.FlowView, kept flows.KeptReader) (envelope, int) {
 	env := envelope{OK: true, FlowID: v.ID}
 	switch v.Status {
 	case sdk.FlowSucceeded:
@@ -128,7 +127,7 @@ func pipelineEnvelope(v engine.FlowView, kept flows.KeptReader) (envelope, int) 
 // An output kept in the store is read through l's gateway. What the
 // renderer of a pipeline string printed comes first, as Lobster prints
 // it ahead of its envelope.
-func (e *env) reportPipeline(ctx context.Context, l *link, v engine.FlowView, tool bool) error {
+func (e *env) reportPipeline(ctx context.Context, l *link, v apitype.FlowView, tool bool) error {
 	kept := func(sum string) ([]byte, error) { return l.c.KeptValue(ctx, v.ID, sum) }
 	env, code := pipelineEnvelope(v, kept)
 	if env.Status == "ok" {
@@ -208,7 +207,7 @@ func newPipelineResumeCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				in := engine.GateDecision{Flow: flowID, Kind: sdk.GateApproval, Decision: newDecision(by)}
+				in := apitype.GateDecision{Flow: flowID, Kind: sdk.GateApproval, Decision: newDecision(by)}
 				switch {
 				case cancel:
 					_, err = c.CancelFlow(ctx, flowID, in.Decision.By)
@@ -266,7 +265,7 @@ func (e *env) refuseAsTool(err error) error {
 // findGate finds the pipeline flow waiting at the gate with this token or
 // short id (a flow id works too).
 func findGate(ctx context.Context, c api.Client, token, id string) (string, error) {
-	gates, err := c.OpenGates(ctx, engine.GateFilter{ControllerID: flows.PipelineController, Token: token, ID: id})
+	gates, err := c.OpenGates(ctx, apitype.GateFilter{ControllerID: flows.PipelineController, Token: token, ID: id})
 	if err != nil {
 		return "", err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 )
 
@@ -20,7 +19,7 @@ type stageSet struct {
 	// commands are the names a stage may use, listed once.
 	commands pipeline.CommandSet
 	// plugins are the gateway's plugins; gateway says one answered.
-	plugins []pluginhost.Status
+	plugins []api.PluginStatus
 	gateway bool
 	// secretEnv is the config's pipeline.secret_env, the variables a
 	// model stage's --secret-env may name.
@@ -54,7 +53,7 @@ func (e *env) stageSet(ctx context.Context) (stageSet, error) {
 	}
 	s.plugins, s.gateway = ps, true
 	for _, p := range ps {
-		if p.State == pluginhost.StateRunning {
+		if p.State == api.PluginRunning {
 			for _, st := range p.Stages {
 				st.Plugin = p.Name
 				opts.PluginStages = append(opts.PluginStages, st)

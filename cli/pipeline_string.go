@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -100,7 +100,7 @@ func (e *env) runPipelineString(cmd *cobra.Command, p pipelineString) error {
 		return err
 	}
 	return e.withLink(cmd, func(ctx context.Context, l *link) error {
-		in := engine.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()}
+		in := apitype.CreateFlowInput{Budget: b, OnFinish: p.finish.notify()}
 		p.notify.flow(&in)
 		f, err := startPipeline(ctx, l.c, flows.Invocation{Pipeline: p.text}, provided, "pipeline: "+p.text, timeout, in)
 		if err != nil {
@@ -135,7 +135,7 @@ func runLimits(budget *budgetFlags, gateTimeout string) (*sdk.Budget, time.Durat
 	}
 	var timeout time.Duration
 	if gateTimeout != "" {
-		if timeout, err = scheduler.ParseGateTimeout(gateTimeout); err != nil {
+		if timeout, err = api.ParseGateTimeout(gateTimeout); err != nil {
 			return nil, 0, usageError{fmt.Errorf("--gate-timeout: %w", err)}
 		}
 	}

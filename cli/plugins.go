@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -34,7 +33,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 				ps, err := c.Plugins(ctx)
 				if errors.Is(err, api.ErrNoGateway) {
 					fmt.Fprintln(e.stderr, "No gateway is running: plugins run inside the gateway. Start one with: flowgate gateway")
-					ps, err = []pluginhost.Status{}, nil
+					ps, err = []api.PluginStatus{}, nil
 				}
 				if err != nil {
 					return err
@@ -50,7 +49,7 @@ func newPluginsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func writePlugins(w io.Writer, ps []pluginhost.Status) {
+func writePlugins(w io.Writer, ps []api.PluginStatus) {
 	fmt.Fprintf(w, "Plugins: %d\n", len(ps))
 	if len(ps) == 0 {
 		fmt.Fprintln(w, "No plugins configured (add them under plugins: in the gateway config).")
@@ -71,7 +70,7 @@ func writePlugins(w io.Writer, ps []pluginhost.Status) {
 	}
 	t.write(w)
 	for _, p := range ps {
-		if p.State == pluginhost.StateRunning || (p.Exit == "" && len(p.Stderr) == 0) {
+		if p.State == api.PluginRunning || (p.Exit == "" && len(p.Stderr) == 0) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s did not start (%s); the last %d line(s) of its stderr:\n", clean(p.Name), orNA(p.Exit), len(p.Stderr))

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/pluginhost"
 )
 
 // newPluginsCheckCmd is `flowgate plugins check`: the plugin entries of a
@@ -38,14 +37,11 @@ the config file itself is invalid.`,
 			if err != nil {
 				return err
 			}
-			sc := pluginhost.SupervisorConfig{
-				Plugins: fc.PluginSpecs(), LogLevel: fc.LogLevel,
-				Logger: hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.Error, Output: e.stderr}),
-			}
-			results := pluginhost.Check(cmd.Context(), sc, fc.PluginsDir)
+			logger := hclog.New(&hclog.LoggerOptions{Name: "flowgate", Level: hclog.Error, Output: e.stderr})
+			results := gateway.CheckPlugins(cmd.Context(), fc, logger)
 			mistakes := 0
 			for _, r := range results {
-				if r.Outcome == pluginhost.CheckError {
+				if r.Outcome == gateway.CheckError {
 					mistakes++
 				}
 			}
@@ -85,12 +81,12 @@ func (e *env) checkedConfig(path string) (gateway.FileConfig, error) {
 
 // writePluginCheck prints the results of plugins check: a table, then
 // what is wrong with each entry that is not ok.
-func writePluginCheck(w io.Writer, results []pluginhost.CheckResult, mistakes int) {
+func writePluginCheck(w io.Writer, results []gateway.PluginCheck, mistakes int) {
 	skipped := 0
 	var t table
 	t.add("Outcome", "Key", "Name", "Version", "Path")
 	for _, r := range results {
-		if r.Outcome == pluginhost.CheckSkipped {
+		if r.Outcome == gateway.CheckSkipped {
 			skipped++
 		}
 		t.add(r.Outcome, r.Key, orNA(clean(r.Name)), orNA(clean(r.Version)), orNA(clean(r.Path)))
@@ -103,9 +99,9 @@ func writePluginCheck(w io.Writer, results []pluginhost.CheckResult, mistakes in
 	t.write(w)
 	for _, r := range results {
 		switch r.Outcome {
-		case pluginhost.CheckError:
+		case gateway.CheckError:
 			fmt.Fprintf(w, "error: %s\n", clean(r.Error))
-		case pluginhost.CheckSkipped:
+		case gateway.CheckSkipped:
 			fmt.Fprintf(w, "skipped %s: %s\n", clean(r.Path), clean(r.Error))
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/plugintest"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // newPluginsTestCmd is `flowgate plugins test PATH [ARGS...]`: the
@@ -48,7 +48,7 @@ passed to the plugin.`,
 			if verbose {
 				logger = hclog.New(&hclog.LoggerOptions{Name: "plugins-test", Level: hclog.Debug, Output: e.stderr})
 			}
-			rep, err := plugintest.Run(cmd.Context(), plugintest.Config{Path: path, Args: args[1:], Timeout: timeout, Logger: logger})
+			rep, err := gateway.TestPlugin(cmd.Context(), gateway.PluginTestConfig{Path: path, Args: args[1:], Timeout: timeout, Logger: logger})
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ func pluginPath(arg string) (string, error) {
 	return abs, nil
 }
 
-func writePluginTest(w io.Writer, rep plugintest.Report) {
+func writePluginTest(w io.Writer, rep gateway.PluginTestReport) {
 	version := ""
 	if rep.Version != "" {
 		version = " " + clean(rep.Version)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestShowClassDiagnosisAndUsage(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	var task *stored.Task
+	var task *apitype.Task
 	seed(t, home, func(eng *engine.Engine) {
 		var err error
 		task, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "agent"}, Budget: &sdk.Budget{Tokens: 500}})
@@ -43,7 +43,7 @@ func TestShowClassDiagnosisAndUsage(t *testing.T) {
 	code, out, errOut = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "missing file", "list views omit raw evidence")
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Equal(t, sdk.RecommendRevise, l.Tasks[0].Diagnosis.Recommendation)
 
@@ -81,7 +81,7 @@ func TestBudgetFlags(t *testing.T) {
 
 	code, out, errOut = run(t, home, "tasks", "run", "--detach", "--json", "--budget-cost", "0.5", "--", "true")
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task))
 	code, out, errOut = run(t, home, "tasks", "flow", "show", task.FlowID, "--json")
 	require.Equal(t, 0, code, errOut)
@@ -92,7 +92,7 @@ func TestBudgetFlags(t *testing.T) {
 	// let it end before the test removes the home.
 	require.Eventually(t, func() bool {
 		_, out, _ := run(t, home, "tasks", "show", task.ID, "--json")
-		var got stored.Task
+		var got apitype.Task
 		return json.Unmarshal([]byte(out), &got) == nil && got.Status.Terminal()
 	}, 30*time.Second, 20*time.Millisecond, "the detached task ends")
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // redacted replaces each --env value in what tasks show prints, unless
@@ -14,7 +14,7 @@ const redacted = "(redacted)"
 
 // redactEnv returns t with its spec's env values replaced by redacted; t
 // itself is left as it was. A task without env is returned as is.
-func redactEnv(t *stored.Task) *stored.Task {
+func redactEnv(t *apitype.Task) *apitype.Task {
 	if t == nil || len(t.Spec.Env) == 0 {
 		return t
 	}
@@ -29,7 +29,7 @@ func redactEnv(t *stored.Task) *stored.Task {
 // envRows adds the rows of tasks show that describe t's environment: the
 // --env variables (values as t holds them, so redacted unless
 // --show-env), the secret names, and whether it inherits the caller's.
-func envRows(row func(k, v string), t *stored.Task) {
+func envRows(row func(k, v string), t *apitype.Task) {
 	if len(t.Spec.Env) > 0 {
 		var kv []string
 		for _, k := range slices.Sorted(maps.Keys(t.Spec.Env)) {

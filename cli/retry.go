@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -79,7 +79,7 @@ func retryConflict(err error) error {
 }
 
 // writeRetry says which attempt the retry started, and how to follow it.
-func writeRetry(w io.Writer, res engine.RetryResult) {
+func writeRetry(w io.Writer, res apitype.RetryResult) {
 	f, t := res.Flow, res.Task
 	fmt.Fprintf(w, "Retried %s: attempt %d runs task %s (retrying %s); the flow is %s at revision %d.\n",
 		f.ID, res.Attempt, t.ID, t.RetryOf, f.Status, f.Revision)

@@ -13,25 +13,24 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // showFlow reads flow id as tasks flow show --json prints it.
-func showFlow(t *testing.T, home, id string) engine.FlowView {
+func showFlow(t *testing.T, home, id string) apitype.FlowView {
 	t.Helper()
 	code, stdout, errOut := run(t, home, "tasks", "flow", "show", id, "--json")
 	require.Equal(t, 0, code, errOut)
-	var v engine.FlowView
+	var v apitype.FlowView
 	require.NoError(t, json.Unmarshal([]byte(stdout), &v), stdout)
 	return v
 }
 
 // waitFlow waits, bounded, for flow id to be in status want.
-func waitFlow(t *testing.T, home, id string, want sdk.FlowStatus) engine.FlowView {
+func waitFlow(t *testing.T, home, id string, want sdk.FlowStatus) apitype.FlowView {
 	t.Helper()
-	var v engine.FlowView
+	var v apitype.FlowView
 	require.Eventually(t, func() bool {
 		v = showFlow(t, home, id)
 		return v.Status == want
@@ -40,11 +39,11 @@ func waitFlow(t *testing.T, home, id string, want sdk.FlowStatus) engine.FlowVie
 }
 
 // detach runs argv as a detached task on home and returns it.
-func detach(t *testing.T, home string, argv ...string) stored.Task {
+func detach(t *testing.T, home string, argv ...string) apitype.Task {
 	t.Helper()
 	code, stdout, errOut := run(t, home, append([]string{"tasks", "run", "--detach", "--json", "--"}, argv...)...)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	return task
 }
@@ -106,11 +105,11 @@ func TestFlowRetryRunsTheSameFlowAgain(t *testing.T) {
 
 	code, stdout, errOut = run(t, home, "tasks", "flow", "history", first.FlowID, "--json")
 	require.Equal(t, 0, code, errOut)
-	var h engine.HistoryPage
+	var h apitype.HistoryPage
 	require.NoError(t, json.Unmarshal([]byte(stdout), &h), stdout)
-	var retries []engine.HistoryEntry
+	var retries []apitype.HistoryEntry
 	for _, e := range h.Entries {
-		if e.Kind == engine.HistoryRetry {
+		if e.Kind == apitype.HistoryRetry {
 			retries = append(retries, e)
 		}
 	}
@@ -171,7 +170,7 @@ func TestBlockedRunIsRetriedOrCancelled(t *testing.T) {
 	gatewayProcess(t, home, dir)
 	flag := filepath.Join(dir, "flag")
 	script := `if [ -f "$1" ]; then echo unblocked; else echo '{"blocked":"the flag file is missing"}' >> "$FLOWGATE_PROGRESS"; fi`
-	blockedRun := func() engine.FlowView {
+	blockedRun := func() apitype.FlowView {
 		t.Helper()
 		code, _, errOut := run(t, home, "tasks", "run", "--", "sh", "-c", script, "sh", flag)
 		require.Equal(t, 75, code, errOut)
@@ -191,7 +190,7 @@ func TestBlockedRunIsRetriedOrCancelled(t *testing.T) {
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
 	code, stdout, errOut := run(t, home, "tasks", "flow", "retry", v.ID, "--json")
 	require.Equal(t, 0, code, errOut)
-	var res engine.RetryResult
+	var res apitype.RetryResult
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
 	require.Equal(t, 2, res.Attempt)
 	require.Equal(t, v.ID, res.Flow.ID)

@@ -13,8 +13,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/store/backend"
 )
 
 // env is what every command shares: where to write, and how to reach the
@@ -25,12 +23,12 @@ type env struct {
 	homeFlag       string
 	// store is --store and etcdctl's connection flags: the records are
 	// there rather than in the home's bbolt file.
-	store backend.Spec
+	store gateway.StoreSpec
 }
 
 // home resolves the home directory from --home, $FLOWGATE_HOME or the
 // default.
-func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
+func (e *env) home() (string, error) { return gateway.ResolveHome(e.homeFlag) }
 
 // openClient reaches the records of the home: through the running
 // gateway's socket when there is one, else by opening the store in this
@@ -38,7 +36,7 @@ func (e *env) home() (string, error) { return home.Resolve(e.homeFlag) }
 func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
 	return e.reach(
 		func(dir string) (api.Client, error) { return api.OpenLocal(dir, cmd.CommandPath()) },
-		func(spec backend.Spec, dir string) (api.Client, error) {
+		func(spec gateway.StoreSpec, dir string) (api.Client, error) {
 			return api.OpenLocalAt(spec, dir, cmd.CommandPath())
 		})
 }
@@ -49,7 +47,7 @@ func (e *env) openClient(cmd *cobra.Command) (api.Client, error) {
 func (e *env) openReader() (api.Client, error) {
 	return e.reach(
 		func(dir string) (api.Client, error) { return api.OpenLocalReader(dir) },
-		func(spec backend.Spec, dir string) (api.Client, error) { return api.OpenLocalReaderAt(spec, dir) })
+		func(spec gateway.StoreSpec, dir string) (api.Client, error) { return api.OpenLocalReaderAt(spec, dir) })
 }
 
 // reach opens the store --store names directly, never through a
@@ -61,7 +59,7 @@ func (e *env) openReader() (api.Client, error) {
 // restarted (the old one holds the store while it stops, the new one
 // before it serves its socket) is waited for, trying the socket and the
 // store in turn, up to gateway.RestartWait in all.
-func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
+func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec gateway.StoreSpec, dir string) (api.Client, error)) (api.Client, error) {
 	if e.store.URL != "" {
 		if err := e.store.Validate(); err != nil {
 			return nil, usageError{fmt.Errorf("--store: %w", err)}
@@ -86,7 +84,7 @@ func (e *env) reach(open func(dir string) (api.Client, error), openAt func(spec 
 
 // dialOrOpen is one try of reach: the home's gateway, waited for up to
 // wait while it starts, else the store it serves.
-func dialOrOpen(dir string, wait time.Duration, open func(dir string) (api.Client, error), openAt func(spec backend.Spec, dir string) (api.Client, error)) (api.Client, error) {
+func dialOrOpen(dir string, wait time.Duration, open func(dir string) (api.Client, error), openAt func(spec gateway.StoreSpec, dir string) (api.Client, error)) (api.Client, error) {
 	c, err := gateway.Dial(dir, wait)
 	if err == nil {
 		return c, nil
@@ -147,7 +145,7 @@ request got no answer in that time exits 5, the outcome unknown.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+home.EnvVar+" or ~/.flowgate)")
+	root.PersistentFlags().StringVar(&e.homeFlag, "home", "", "flowgate home directory (default $"+gateway.HomeEnvVar+" or ~/.flowgate)")
 	root.PersistentFlags().StringVar(&e.store.URL, "store", "", "keep the records in this store rather than the home's bbolt file: etcd://HOST:2379[,HOST:2379…]/PREFIX or bolt://PATH; commands then open it directly, not through a gateway's socket")
 	addEtcdFlags(root.PersistentFlags(), &e.store)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

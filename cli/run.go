@@ -18,11 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/store/etcd"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/plugins"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -123,8 +120,8 @@ docs/agents.md.`,
 }
 
 // input builds the task from the flags.
-func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskInput, error) {
-	in := engine.CreateTaskInput{Runtime: "cli", Label: o.label, OwnerKey: o.owner, IdempotencyKey: o.idem}
+func (e *env) runInput(o runOpts, argv []string, dir string) (apitype.CreateTaskInput, error) {
+	in := apitype.CreateTaskInput{Runtime: "cli", Label: o.label, OwnerKey: o.owner, IdempotencyKey: o.idem}
 	budget, err := o.budget.budget()
 	if err != nil {
 		return in, err
@@ -174,8 +171,8 @@ func (e *env) runInput(o runOpts, argv []string, dir string) (engine.CreateTaskI
 		}
 	}
 	spec.Timeout, spec.MaxBudget, spec.NoProgressBudget = sdk.Duration(o.timeout), sdk.Duration(o.maxBudget), sdk.Duration(o.noProgress)
-	if o.retries < 0 || o.retries >= engine.MaxAttempts {
-		return in, usageError{fmt.Errorf("--retries must be between 0 and %d (got %d)", engine.MaxAttempts-1, o.retries)}
+	if o.retries < 0 || o.retries >= api.MaxAttempts {
+		return in, usageError{fmt.Errorf("--retries must be between 0 and %d (got %d)", api.MaxAttempts-1, o.retries)}
 	}
 	if o.retries > 0 || o.safeToRepeat {
 		spec.Retry = &sdk.RetryPolicy{MaxAttempts: o.retries + 1, Backoff: sdk.Duration(o.backoff), SafeToRepeat: o.safeToRepeat}
@@ -277,7 +274,7 @@ func (e *env) runTask(cmd *cobra.Command, o runOpts, argv []string) error {
 		fmt.Fprintf(e.stderr, "Task %s already exists for idempotency key %q (%s); not run again.\n", task.ID, in.IdempotencyKey, task.Status)
 	}
 	if o.detach {
-		launched, lost := runner.AwaitLaunched(ctx, dir, task, l.resolve)
+		launched, lost := gateway.AwaitLaunched(ctx, dir, task, l.resolve)
 		if lost == nil {
 			task = launched
 		}
@@ -309,7 +306,7 @@ func (e *env) workClient(ctx context.Context, cmd *cobra.Command, dir string) (a
 	for {
 		c, stop, err := e.reachOrHost(ctx, cmd, dir, time.Until(deadline))
 		switch {
-		case err == nil || !passing(err) || errors.Is(err, etcd.ErrHeld) || ctx.Err() != nil:
+		case err == nil || !passing(err) || errors.Is(err, gateway.ErrStoreHeld) || ctx.Err() != nil:
 			// A gateway elsewhere serving the etcd store is not changing
 			// hands with this home's.
 			return c, stop, err
@@ -358,7 +355,7 @@ func (e *env) reachOrHost(ctx context.Context, cmd *cobra.Command, dir string, w
 		return nil, nil, err
 	}
 	err = g.Start(ctx)
-	if errors.Is(err, etcd.ErrHeld) {
+	if errors.Is(err, gateway.ErrStoreHeld) {
 		return nil, nil, fmt.Errorf("%w; this command runs its work in a gateway, and a gateway elsewhere serves this etcd store: run the command on that gateway's machine, or record the work with a command that only records it", err)
 	}
 	if err != nil {
@@ -390,7 +387,7 @@ func (e *env) withWorkClient(cmd *cobra.Command, fn func(ctx context.Context, c 
 }
 
 // taskExit is the exit code `tasks run` ends with for a finished task.
-func taskExit(t *stored.Task) int {
+func taskExit(t *apitype.Task) int {
 	switch t.Status {
 	case sdk.TaskSucceeded:
 		return 0
@@ -413,7 +410,7 @@ func taskExit(t *stored.Task) int {
 // follow streams the task's output and progress until it ends, then
 // returns its exit status. Ctrl-C stops following only. When the gateway
 // stops meanwhile, it follows on through the next one (see link).
-func (e *env) follow(ctx context.Context, l *link, dir string, t *stored.Task) error {
+func (e *env) follow(ctx context.Context, l *link, dir string, t *apitype.Task) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := newFollower(e.stdout, e.stderr, dir, t.ID)
@@ -458,7 +455,7 @@ func (e *env) follow(ctx context.Context, l *link, dir string, t *stored.Task) e
 	return exitStatus{code: 130}
 }
 
-func lastError(t *stored.Task) string {
+func lastError(t *apitype.Task) string {
 	if len(t.Errors) > 0 {
 		return clean(t.Errors[len(t.Errors)-1])
 	}

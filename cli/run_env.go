@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // heldEnv fills in the values the gateway holds in memory for the task:
@@ -14,7 +14,7 @@ import (
 // variables (flowgate's own settings and credentials, such as
 // FLOWGATE_ETCD_PASSWORD, which are the caller's and not the task's), and
 // each --secret-env, which the spec names but never holds the value of.
-func heldEnv(in *engine.CreateTaskInput, o runOpts) error {
+func heldEnv(in *apitype.CreateTaskInput, o runOpts) error {
 	held := map[string]string{}
 	if o.inheritEnv {
 		in.Spec.InheritEnv = true

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/cli"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -26,7 +26,7 @@ func TestTasksRunFollowsAndExitsWithTheTaskCode(t *testing.T) {
 
 	code, out, _ = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	task := l.Tasks[0]
@@ -98,7 +98,7 @@ func TestTasksRunAgent(t *testing.T) {
 	home := shortHome(t)
 	code, out, errOut := run(t, home, "tasks", "run", "--agent", "--probe", "localhost:443", "--detach", "--json", "--", "true")
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(out), &task), out)
 	require.Equal(t, sdk.RuntimeAgent, task.Runtime)
 	require.Equal(t, "localhost:443", task.Spec.Probe)
@@ -162,7 +162,7 @@ func TestTasksRunKilledBySignalExits128PlusSignal(t *testing.T) {
 
 	code, out, _ := run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	require.Equal(t, "SIGKILL", l.Tasks[0].Signal)
@@ -185,7 +185,7 @@ func TestTasksRunFloodOfMilestonesEnds(t *testing.T) {
 
 	code, out, _ := run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code)
-	var l struct{ Tasks []stored.Task }
+	var l struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Tasks, 1)
 	task := l.Tasks[0]

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/home"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // salvage runs `flowgate check --salvage OUT`: it copies what can still
@@ -64,7 +64,7 @@ func writeSalvage(w io.Writer, r api.SalvageResult) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "To use it: stop the gateway, move %s aside, move %s to its place, then run 'flowgate check'; "+
-		"'%s' repairs indexes that name lost records.\n", home.DBFile, clean(r.Path), api.RepairMaintenance)
+		"'%s' repairs indexes that name lost records.\n", gateway.StoreFile, clean(r.Path), api.RepairMaintenance)
 }
 
 // writeScan says how many of the copied records the walk from the root

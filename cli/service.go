@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/service"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // newServiceCmds returns "gateway install-service" and "gateway
@@ -25,7 +25,7 @@ func newServiceCmds(e *env) []*cobra.Command {
 		cmd.Flags().BoolVar(&userScope, "user", false, "a per-user service (systemd --user, a launchd agent) instead of a system one")
 		cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be written and run, and change nothing")
 	}
-	do := func(cmd *cobra.Command, plan func(service.Config) (service.Plan, error)) error {
+	do := func(cmd *cobra.Command, plan func(gateway.ServiceConfig) (gateway.ServicePlan, error)) error {
 		c, err := e.serviceConfig(userScope, configPath)
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ stopping it stops only the gateway: running tasks keep running under their
 shims and the next gateway picks them up. --dry-run prints the file and the
 commands instead.`,
 		Args: args(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return do(cmd, service.Install) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return do(cmd, gateway.InstallService) },
 	}
 	flags(install)
 	install.Flags().StringVar(&configPath, "config", "", "YAML gateway config file the service passes to flowgate gateway")
@@ -66,29 +66,29 @@ commands instead.`,
 wrote. Running tasks keep running; start a gateway again to follow them.
 --dry-run prints the commands instead.`,
 		Args: args(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return do(cmd, service.Uninstall) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return do(cmd, gateway.UninstallService) },
 	}
 	flags(uninstall)
 	return []*cobra.Command{install, uninstall}
 }
 
 // serviceConfig describes the service for this binary, home and user.
-func (e *env) serviceConfig(userScope bool, configPath string) (service.Config, error) {
+func (e *env) serviceConfig(userScope bool, configPath string) (gateway.ServiceConfig, error) {
 	dir, err := e.home()
 	if err != nil {
-		return service.Config{}, err
+		return gateway.ServiceConfig{}, err
 	}
-	c := service.Config{OS: runtime.GOOS, User: userScope, UID: os.Getuid()}
+	c := gateway.ServiceConfig{OS: runtime.GOOS, User: userScope, UID: os.Getuid()}
 	if c.Home, err = filepath.Abs(dir); err != nil {
-		return service.Config{}, fmt.Errorf("resolve the home %s: %w", dir, err)
+		return gateway.ServiceConfig{}, fmt.Errorf("resolve the home %s: %w", dir, err)
 	}
 	if configPath != "" {
 		if c.Config, err = filepath.Abs(configPath); err != nil {
-			return service.Config{}, fmt.Errorf("resolve the config file %s: %w", configPath, err)
+			return gateway.ServiceConfig{}, fmt.Errorf("resolve the config file %s: %w", configPath, err)
 		}
 	}
 	if c.Exe, err = os.Executable(); err != nil {
-		return service.Config{}, fmt.Errorf("find the flowgate binary to run as a service: %w; install it with go install and run it by its path", err)
+		return gateway.ServiceConfig{}, fmt.Errorf("find the flowgate binary to run as a service: %w; install it with go install and run it by its path", err)
 	}
 	if exe, err := filepath.EvalSymlinks(c.Exe); err == nil {
 		c.Exe = exe

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -104,9 +104,9 @@ func TestAgentSessionAcrossACrashACopyACheckAndNew(t *testing.T) {
 	require.Equal(t, agentCall{Prompt: "carry on where you stopped", Session: first, Resume: true, Reported: first, PID: call.PID}, call)
 	code, stdout, errOut = run(t, home, "tasks", "list", "--json")
 	require.Equal(t, 0, code, errOut)
-	var tasks struct{ Tasks []stored.Task }
+	var tasks struct{ Tasks []apitype.Task }
 	require.NoError(t, json.Unmarshal([]byte(stdout), &tasks), stdout)
-	resumed := slices.IndexFunc(tasks.Tasks, func(t stored.Task) bool { return t.Session != nil && t.Session.Resumed })
+	resumed := slices.IndexFunc(tasks.Tasks, func(t apitype.Task) bool { return t.Session != nil && t.Session.Resumed })
 	require.GreaterOrEqual(t, resumed, 0, stdout)
 	code, stdout, errOut = run(t, home, "tasks", "show", tasks.Tasks[resumed].ID)
 	require.Equal(t, 0, code, errOut)

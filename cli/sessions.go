@@ -15,9 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/home"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
+	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -117,7 +116,7 @@ func newSessionsArchiveCmd(e *env) *cobra.Command {
 
 // checkSessionName refuses a name no session can have.
 func checkSessionName(name string) error {
-	if !engine.ValidSessionName(name) {
+	if !api.ValidSessionName(name) {
 		return usageError{fmt.Errorf("session %q is not a name: use letters, digits, '.', '_' or '-', at most 64", name)}
 	}
 	return nil
@@ -150,7 +149,7 @@ func (e *env) archiveSession(ctx context.Context, c api.Client, name, workspace 
 	if err != nil {
 		return l, err
 	}
-	return l, archiveNotes(filepath.Join(dir, home.SessionsDir, name), time.Now())
+	return l, archiveNotes(gateway.SessionDir(dir, name), time.Now())
 }
 
 // archiveNotes moves what dir holds, but its archive/, to
@@ -229,7 +228,7 @@ func writeLineage(w io.Writer, l sdk.Lineage) {
 // sessionRows adds the rows of tasks show about the task's agent session:
 // the lineage it belongs to, the session, and the wake banner (kept on
 // the task: it is this run's record of the wake).
-func sessionRows(row func(k, v string), t *stored.Task) {
+func sessionRows(row func(k, v string), t *apitype.Task) {
 	if ss := t.Spec.Session; ss != nil {
 		row("lineage", clean(ss.Name+" step "+ss.StepName()))
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowgate/flowgate/host/runner/shim"
+	"github.com/flowgate/flowgate/host/gateway"
 )
 
 // newShimCmd is the internal command the runner starts for every task
@@ -26,11 +26,11 @@ func newShimCmd() *cobra.Command {
 		},
 		Run: func(_ *cobra.Command, a []string) {
 			if warm {
-				os.Exit(shim.MainWarm())
+				os.Exit(gateway.ShimMainWarm())
 			}
-			os.Exit(shim.Main(a[0]))
+			os.Exit(gateway.ShimMain(a[0]))
 		},
 	}
-	cmd.Flags().BoolVar(&warm, strings.TrimPrefix(shim.WarmArg, "--"), false, "wait on stdin for attempts handed over by the gateway, one after another, as a pooled shim (shim.MainWarm)")
+	cmd.Flags().BoolVar(&warm, strings.TrimPrefix(gateway.ShimWarmArg, "--"), false, "wait on stdin for attempts handed over by the gateway, one after another, as a pooled shim (shim.MainWarm)")
 	return cmd
 }

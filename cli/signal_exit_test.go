@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,7 +29,7 @@ func TestSignalDeathExitCode(t *testing.T) {
 	child := `echo '{"fraction":0.1}' >> "$FLOWGATE_PROGRESS"; while [ ! -f ` + gate + ` ]; do sleep 0.05; done; kill -9 $$`
 	code, stdout, errOut := run(t, home, "tasks", "run", "--detach", "--json", "--no-progress-budget", "200ms", "--on-no-progress", "keep", "--", "sh", "-c", child)
 	require.Equal(t, 0, code, errOut)
-	var task stored.Task
+	var task apitype.Task
 	require.NoError(t, json.Unmarshal([]byte(stdout), &task), stdout)
 	require.Eventually(t, func() bool {
 		_, stdout, _ := run(t, home, "tasks", "show", task.ID)

@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/host/store/backend"
-	"github.com/flowgate/flowgate/host/store/migrate"
 )
 
 func newStoreCmd(e *env) *cobra.Command {
@@ -24,7 +21,7 @@ func newStoreCmd(e *env) *cobra.Command {
 
 // addEtcdFlags registers etcdctl's connection flags (--cacert, --cert,
 // --key, --user) into s.
-func addEtcdFlags(fs *pflag.FlagSet, s *backend.Spec) {
+func addEtcdFlags(fs *pflag.FlagSet, s *gateway.StoreSpec) {
 	fs.StringVar(&s.CACert, "cacert", "", "etcd: verify the cluster's certificates with this CA bundle (PEM)")
 	fs.StringVar(&s.Cert, "cert", "", "etcd: this client's TLS certificate (PEM), with --key")
 	fs.StringVar(&s.Key, "key", "", "etcd: this client's TLS key (PEM), with --cert")
@@ -33,7 +30,7 @@ func addEtcdFlags(fs *pflag.FlagSet, s *backend.Spec) {
 
 func newStoreMigrateCmd(e *env) *cobra.Command {
 	var (
-		from, to backend.Spec
+		from, to gateway.StoreSpec
 		asJSON   bool
 	)
 	cmd := &cobra.Command{
@@ -61,27 +58,17 @@ Exit status: 0 when the copy is written and verified, 1 on any failure.`,
 			// The connection flags belong to whichever side is etcd.
 			conn := e.store
 			conn.URL = ""
-			if !from.IsEtcd() && !to.IsEtcd() && conn != (backend.Spec{}) {
+			if !from.IsEtcd() && !to.IsEtcd() && conn != (gateway.StoreSpec{}) {
 				return usageError{fmt.Errorf("--cacert, --cert, --key and --user are for an etcd:// store, and neither --from nor --to is one")}
 			}
 			from.CACert, from.Cert, from.Key, from.User = etcdSide(from, conn)
 			to.CACert, to.Cert, to.Key, to.User = etcdSide(to, conn)
-			for _, s := range []backend.Spec{from, to} {
+			for _, s := range []gateway.StoreSpec{from, to} {
 				if err := s.Validate(); err != nil {
 					return usageError{err}
 				}
 			}
-			src, err := backend.OpenReadOnly(from)
-			if err != nil {
-				return fmt.Errorf("open the source %s: %w", from.URL, err)
-			}
-			defer src.Close()
-			dst, err := backend.Open(to, store.Options{Owner: "flowgate store migrate"})
-			if err != nil {
-				return fmt.Errorf("open the target %s: %w", to.URL, err)
-			}
-			defer dst.Close()
-			rep, err := migrate.Copy(cmd.Context(), dst, src, migrate.Options{})
+			rep, err := gateway.MigrateStore(cmd.Context(), from, to, "flowgate store migrate")
 			if err != nil {
 				return err
 			}
@@ -98,7 +85,7 @@ Exit status: 0 when the copy is written and verified, 1 on any failure.`,
 
 // etcdSide returns the connection settings of flags for s when it is an
 // etcd store, and none for a bolt one.
-func etcdSide(s, flags backend.Spec) (cacert, cert, key, user string) {
+func etcdSide(s, flags gateway.StoreSpec) (cacert, cert, key, user string) {
 	if !s.IsEtcd() {
 		return "", "", "", ""
 	}

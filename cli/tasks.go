@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -106,18 +105,18 @@ func addTaskListFlags(cmd *cobra.Command, o *taskListOpts) {
 
 // taskList is the JSON shape of `tasks list`.
 type taskList struct {
-	Count   int            `json:"count"`
-	Runtime *string        `json:"runtime"`
-	Status  *string        `json:"status"`
-	Tasks   []*stored.Task `json:"tasks"`
-	Next    string         `json:"next,omitempty"`
+	Count   int             `json:"count"`
+	Runtime *string         `json:"runtime"`
+	Status  *string         `json:"status"`
+	Tasks   []*apitype.Task `json:"tasks"`
+	Next    string          `json:"next,omitempty"`
 	// Damaged lists the records skipped because they cannot be read;
 	// absent when none (text mode says so on stderr).
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
-	f := engine.TaskFilter{Runtime: o.runtime, After: o.after, Limit: o.limit}
+	f := apitype.TaskFilter{Runtime: o.runtime, After: o.after, Limit: o.limit}
 	if o.status != "" {
 		s, err := sdk.ParseTaskStatus(o.status)
 		if err != nil {
@@ -133,7 +132,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 		if err != nil {
 			return err
 		}
-		out := taskList{Count: len(page.Tasks), Tasks: []*stored.Task{}, Next: page.Next, Damaged: page.Damaged}
+		out := taskList{Count: len(page.Tasks), Tasks: []*apitype.Task{}, Next: page.Next, Damaged: page.Damaged}
 		for _, t := range page.Tasks {
 			out.Tasks = append(out.Tasks, withoutEvidence(redactTaskDests(redactEnv(t))))
 		}
@@ -149,7 +148,7 @@ func (e *env) listTasks(cmd *cobra.Command, o taskListOpts) error {
 }
 
 func writeTaskList(w io.Writer, l taskList) {
-	sum := sdk.Summarize(stored.Publics(l.Tasks))
+	sum := sdk.Summarize(apitype.Publics(l.Tasks))
 	fmt.Fprintf(w, "Background tasks: %d\n", l.Count)
 	fmt.Fprintf(w, "Task pressure: %d queued · %d running · %d issues\n", sum.ByStatus[sdk.TaskQueued], sum.ByStatus[sdk.TaskRunning], sum.Failures)
 	if l.Runtime != nil {
@@ -174,7 +173,7 @@ func writeTaskList(w io.Writer, l taskList) {
 }
 
 // taskSummary is the one line that says what a task is doing or did.
-func taskSummary(t *stored.Task) string {
+func taskSummary(t *apitype.Task) string {
 	if t.Result != nil && t.Result.Summary != "" {
 		return t.Result.Summary
 	}
@@ -210,7 +209,7 @@ func shellWord(a string) string {
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
 
-func writeTask(w io.Writer, t *stored.Task) {
+func writeTask(w io.Writer, t *apitype.Task) {
 	fmt.Fprintln(w, "Background task:")
 	var tb table
 	row := func(k, v string) { tb.add("  "+k+":", v) }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestTasksShowPrintsTheCommandAndResult(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	var argv, shell *stored.Task
+	var argv, shell *apitype.Task
 	seed(t, home, func(eng *engine.Engine) {
 		var err error
 		argv, _, err = eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Label: "report",

@@ -11,8 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/stored"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -21,7 +20,7 @@ import (
 // counted.
 type taskSummaryOutput struct {
 	sdk.TaskSummary
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
 func newTasksSummaryCmd(e *env) *cobra.Command {
@@ -36,9 +35,9 @@ reference's task registry summary.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withReader(cmd, func(ctx context.Context, c api.Client) error {
-				var tasks []*stored.Task
+				var tasks []*apitype.Task
 				var out taskSummaryOutput
-				for f := (engine.TaskFilter{}); ; {
+				for f := (apitype.TaskFilter{}); ; {
 					page, err := c.ListTasks(ctx, f)
 					if err != nil {
 						return err
@@ -48,7 +47,7 @@ reference's task registry summary.`,
 						break
 					}
 				}
-				out.TaskSummary = sdk.Summarize(stored.Publics(tasks))
+				out.TaskSummary = sdk.Summarize(apitype.Publics(tasks))
 				e.warnDamaged(asJSON, out.Damaged)
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) { writeTaskSummary(w, out.TaskSummary) })
 			})

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/trigger"
 )
 
 func newTriggersCmd(e *env) *cobra.Command {
@@ -34,7 +33,7 @@ docs/triggers.md.`,
 
 func newTriggersAddCmd(e *env) *cobra.Command {
 	var (
-		in     trigger.Input
+		in     api.TriggerInput
 		asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -77,8 +76,8 @@ func newTriggersAddCmd(e *env) *cobra.Command {
 }
 
 // targetText says what a trigger starts.
-func targetText(t trigger.Trigger) string {
-	if t.Target == trigger.TargetPipeline {
+func targetText(t api.Trigger) string {
+	if t.Target == api.TargetPipeline {
 		return "the workflow " + t.Pipeline
 	}
 	return "a flow of controller " + t.Controller
@@ -86,8 +85,8 @@ func targetText(t trigger.Trigger) string {
 
 // triggerList is the JSON shape of `triggers list`.
 type triggerList struct {
-	Count    int               `json:"count"`
-	Triggers []trigger.Trigger `json:"triggers"`
+	Count    int           `json:"count"`
+	Triggers []api.Trigger `json:"triggers"`
 }
 
 func newTriggersListCmd(e *env) *cobra.Command {
@@ -124,7 +123,7 @@ func newTriggersListCmd(e *env) *cobra.Command {
 }
 
 // authText names the checks a trigger accepts.
-func authText(t trigger.Trigger) string {
+func authText(t api.Trigger) string {
 	switch {
 	case t.SecretEnv != "" && t.TokenEnv != "":
 		return "hmac $" + t.SecretEnv + ", token $" + t.TokenEnv
@@ -229,8 +228,8 @@ func newTriggersRemoveCmd(e *env) *cobra.Command {
 
 // triggerRuns is the JSON shape of `triggers runs`.
 type triggerRuns struct {
-	Count int           `json:"count"`
-	Runs  []trigger.Run `json:"runs"`
+	Count int              `json:"count"`
+	Runs  []api.TriggerRun `json:"runs"`
 }
 
 func newTriggersRunsCmd(e *env) *cobra.Command {

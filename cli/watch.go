@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -42,7 +42,7 @@ type flowWatch struct {
 	id     string
 	tty    bool
 	after  int64 // the last history entry read
-	recent []engine.HistoryEntry
+	recent []apitype.HistoryEntry
 	last   []byte // the frame drawn last
 	// poll and backstop pace the reads (watchPoll, watchBackstop).
 	poll, backstop time.Duration
@@ -154,7 +154,7 @@ func (w *flowWatch) follow(ctx context.Context) bool {
 	go func() {
 		defer close(ended)
 		defer c.Close()
-		_ = c.FollowHistory(ctx, id, after, func(engine.HistoryEntry) error {
+		_ = c.FollowHistory(ctx, id, after, func(apitype.HistoryEntry) error {
 			select {
 			case woke <- struct{}{}:
 			default: // a wake is already due
@@ -167,15 +167,15 @@ func (w *flowWatch) follow(ctx context.Context) bool {
 
 // read reads the flow and the history entries recorded since the last
 // read.
-func (w *flowWatch) read(ctx context.Context, token string) (engine.FlowView, error) {
+func (w *flowWatch) read(ctx context.Context, token string) (apitype.FlowView, error) {
 	c, err := w.e.openReader()
 	if err != nil {
-		return engine.FlowView{}, err
+		return apitype.FlowView{}, err
 	}
 	defer c.Close()
 	if w.id == "" {
 		if w.id, err = gateFlowID(ctx, c, token); err != nil {
-			return engine.FlowView{}, err
+			return apitype.FlowView{}, err
 		}
 	}
 	v, err := c.ViewFlow(ctx, w.id)
@@ -191,14 +191,14 @@ func (w *flowWatch) read(ctx context.Context, token string) (engine.FlowView, er
 		w.recent = append(w.recent, page.Entries...)
 		w.recent = w.recent[max(0, len(w.recent)-watchRecent):]
 		w.after = page.Next
-		if len(page.Entries) < engine.MaxHistoryPage {
+		if len(page.Entries) < api.MaxHistoryPage {
 			return v, nil
 		}
 	}
 }
 
 // draw writes the frame of v when it differs from the last one.
-func (w *flowWatch) draw(v engine.FlowView) {
+func (w *flowWatch) draw(v apitype.FlowView) {
 	var b bytes.Buffer
 	writeFlow(&b, v)
 	writeStages(&b, pipelineStages(v))

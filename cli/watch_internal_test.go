@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -31,7 +31,7 @@ func TestWatchWakesAtTheGatewaysWrite(t *testing.T) {
 	require.NoError(t, g.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, g.Stop(context.Background())) })
 	c := g.Client()
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "watched", AllowUnknownController: true})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "watched", AllowUnknownController: true})
 	require.NoError(t, err)
 
 	out, frames := io.Pipe()
@@ -54,7 +54,7 @@ func TestWatchWakesAtTheGatewaysWrite(t *testing.T) {
 		t.Fatalf("the watch ended before a frame with %q: %v", want, lines.Err())
 	}
 	frameWith("queued")
-	_, err = c.UpdateFlow(context.Background(), f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowFailed})
+	_, err = c.UpdateFlow(context.Background(), f.ID, f.Revision, apitype.FlowPatch{Status: sdk.FlowFailed})
 	require.NoError(t, err)
 	frameWith("failed")
 	go func() { _, _ = io.Copy(io.Discard, out) }()

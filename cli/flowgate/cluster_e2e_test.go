@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowgate/flowgate/cli"
 	"github.com/flowgate/flowgate/flows"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -76,7 +77,7 @@ steps:
 	require.NoError(t, err)
 	g := &gatekeeper{f: f, logs: newDeliveries(f), index: map[string]int{}, by: map[string]string{}, parked: map[string]int{}}
 	for i := range fleetFlows {
-		fl, err := live[i%3].api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController,
+		fl, err := live[i%3].api.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: flows.PipelineController,
 			OwnerKey: "fleet", Goal: fmt.Sprintf("flow-%02d", i), State: state})
 		require.NoError(t, err)
 		g.index[fl.ID] = i
@@ -100,7 +101,7 @@ steps:
 		}
 		for first := queued; queued < upTo; queued++ {
 			i := queued
-			in := engine.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
+			in := apitype.CreateTaskInput{OwnerKey: "fleet", Label: fmt.Sprintf("task-%03d", i), Spec: sdk.TaskSpec{Cwd: f.work,
 				Shell: fmt.Sprintf("%s; sleep %.2f", record, 0.5+float64(i%8)*0.15)}}
 			if pinned != nil && i < first+fleetPinned {
 				in.Spec.On = pinned.name

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
@@ -66,7 +66,7 @@ steps:
 	}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	state, err := flows.Invocation{File: wf, Cwd: f.work}.State()
 	require.NoError(t, err)
-	fl, err := b.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "kept", Goal: "big output", State: state})
+	fl, err := b.api.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "kept", Goal: "big output", State: state})
 	require.NoError(t, err)
 	// stepTask is the flow's nth task (step one's is the first), or nil.
 	stepTask := func(n int) *stored.Task {
@@ -129,7 +129,7 @@ steps:
 	c := f.join("c")
 	b.stop(t)
 	yes := true
-	_, err = c.api.DecideGate(ctx, engine.GateDecision{Flow: fl.ID, Kind: sdk.GateApproval, Expected: &parked.Revision,
+	_, err = c.api.DecideGate(ctx, apitype.GateDecision{Flow: fl.ID, Kind: sdk.GateApproval, Expected: &parked.Revision,
 		Decision: sdk.Decision{Approved: &yes, By: "test"}})
 	require.NoError(t, err)
 	flowIn("the flow to succeed, its last steps reading step one's output and step rows' result on another gateway", func(cur *sdk.Flow) bool {
@@ -161,7 +161,7 @@ steps:
 	a := f.join("a") // alone: it claims the flow's stream and keeps it
 	state, err := flows.Invocation{File: wf, Cwd: f.work}.State()
 	require.NoError(t, err)
-	fl, err := a.api.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "out", Goal: "large output", State: state})
+	fl, err := a.api.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: flows.PipelineController, OwnerKey: "out", Goal: "large output", State: state})
 	require.NoError(t, err)
 	polltest.Until(t, "the flow to park at its gate", func() bool {
 		cur, err := f.eng.GetFlow(fl.ID)

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -339,7 +339,7 @@ func (cl *crashLoop) settle() {
 				active++
 			}
 		}
-		page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "pipeline", Limit: 1000})
+		page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{ControllerID: "pipeline", Limit: 1000})
 		require.NoError(cl.t, err)
 		for _, f := range page.Flows {
 			if !f.Status.Terminal() {
@@ -353,7 +353,7 @@ func (cl *crashLoop) settle() {
 // tasks lists every task of the loop.
 func (cl *crashLoop) tasks(c api.Client) []*stored.Task {
 	var all []*stored.Task
-	f := engine.TaskFilter{OwnerKey: crashOwner, Limit: 500}
+	f := apitype.TaskFilter{OwnerKey: crashOwner, Limit: 500}
 	for {
 		page, err := c.ListTasks(context.Background(), f)
 		require.NoError(cl.t, err)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
@@ -48,7 +48,7 @@ func TestCreateFlowSurvivesGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	var parents []string
 	for i := range 12 {
-		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "spawner", Goal: fmt.Sprint("parent ", i), OwnerKey: "e2e"})
+		f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "spawner", Goal: fmt.Sprint("parent ", i), OwnerKey: "e2e"})
 		require.NoError(t, err)
 		parents = append(parents, f.ID)
 	}
@@ -70,9 +70,9 @@ func TestCreateFlowSurvivesGatewaySIGKILL(t *testing.T) {
 	c, err = api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	children := map[string]engine.FlowView{} // parent → its child
+	children := map[string]apitype.FlowView{} // parent → its child
 	polltest.Until(t, "", func() (bool, string) {
-		page, err := c.ViewFlows(ctx, engine.FlowFilter{ControllerID: "spawner"})
+		page, err := c.ViewFlows(ctx, apitype.FlowFilter{ControllerID: "spawner"})
 		require.NoError(t, err)
 		clear(children)
 		done := 0

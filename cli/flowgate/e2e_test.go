@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -182,7 +182,7 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	var ids []string
 	for i := 0; i < 50; i++ {
 		k := i % kinds
-		in := engine.CreateTaskInput{OwnerKey: "e2e", Label: fmt.Sprintf("task-%02d", i), Spec: sdk.TaskSpec{Cwd: work}}
+		in := apitype.CreateTaskInput{OwnerKey: "e2e", Label: fmt.Sprintf("task-%02d", i), Spec: sdk.TaskSpec{Cwd: work}}
 		switch k {
 		case kindOK:
 			in.Spec.Shell = record + fmt.Sprintf("sleep 0.%d; echo ok", 2+i%7)
@@ -236,7 +236,7 @@ func TestGatewaySurvivesSIGKILL(t *testing.T) {
 	defer c.Close()
 	var tasks []*stored.Task
 	polltest.Until(t, "", func() (bool, string) {
-		page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
+		page, err := c.ListTasks(ctx, apitype.TaskFilter{OwnerKey: "e2e"})
 		require.NoError(t, err)
 		tasks = page.Tasks
 		active := 0
@@ -379,7 +379,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	}, polltest.Within(20*time.Second), polltest.Every(20*time.Millisecond))
 	var ids []string
 	for i := 0; i < 5; i++ {
-		f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "hello", Goal: fmt.Sprint("flow ", i), OwnerKey: "e2e"})
+		f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "hello", Goal: fmt.Sprint("flow ", i), OwnerKey: "e2e"})
 		require.NoError(t, err)
 		ids = append(ids, f.ID)
 	}
@@ -399,7 +399,7 @@ func TestPluginEventsSurviveGatewaySIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	for _, id := range ids {
-		var v engine.FlowView
+		var v apitype.FlowView
 		polltest.Until(t, "", func() (bool, string) {
 			var err error
 			v, err = c.ViewFlow(ctx, id)
@@ -422,7 +422,7 @@ func runDetached(t *testing.T, bin, home, wf string) string {
 }
 
 // viewFlow reads flow id through home's gateway socket.
-func viewFlow(t *testing.T, home, id string) engine.FlowView {
+func viewFlow(t *testing.T, home, id string) apitype.FlowView {
 	t.Helper()
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
@@ -466,19 +466,19 @@ steps:
 
 	g := startGateway(t, bin, home, logf)
 	flowID := runDetached(t, bin, home, wf)
-	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
-	until := func(what string, cond func(engine.FlowView) bool) {
+	view := func() apitype.FlowView { return viewFlow(t, home, flowID) }
+	until := func(what string, cond func(apitype.FlowView) bool) {
 		polltest.Until(t, "", func() (bool, string) {
 			v := view()
 			return cond(v), fmt.Sprintf("waiting for %s: flow %s %s", what, v.Status, v.BlockedSummary)
 		}, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	}
-	until("step one to run", func(v engine.FlowView) bool {
+	until("step one to run", func(v apitype.FlowView) bool {
 		return len(v.Tasks) == 1 && v.Tasks[0].Status == sdk.TaskRunning
 	})
 	g.kill(t) // mid-step
 	g = startGateway(t, bin, home, logf)
-	until("the gate", func(v engine.FlowView) bool { return v.Status == sdk.FlowWaiting })
+	until("the gate", func(v apitype.FlowView) bool { return v.Status == sdk.FlowWaiting })
 	g.kill(t) // while waiting
 	g = startGateway(t, bin, home, logf)
 	defer g.kill(t)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -189,7 +190,7 @@ func (m *fleetMember) approve(t *testing.T, bin, flow string, rev int64, by stri
 		return true
 	}
 	yes := true
-	_, err := m.api.DecideGate(context.Background(), engine.GateDecision{Flow: flow, Kind: sdk.GateApproval, Expected: &rev,
+	_, err := m.api.DecideGate(context.Background(), apitype.GateDecision{Flow: flow, Kind: sdk.GateApproval, Expected: &rev,
 		Decision: sdk.Decision{Approved: &yes, By: by}})
 	var conflict *sdk.RevisionConflictError
 	if errors.As(err, &conflict) {

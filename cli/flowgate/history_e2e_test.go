@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
@@ -50,7 +51,7 @@ steps:
 
 	g := startGateway(t, bin, home, logf)
 	flowID := runDetached(t, bin, home, wf)
-	view := func() engine.FlowView { return viewFlow(t, home, flowID) }
+	view := func() apitype.FlowView { return viewFlow(t, home, flowID) }
 	until := func(what string, cond func() bool) {
 		polltest.Until(t, "", func() (bool, string) { return cond(), "waiting for " + what }, polltest.Within(30*time.Second), polltest.Every(50*time.Millisecond))
 	}
@@ -79,7 +80,7 @@ steps:
 }
 
 // checkComplete checks that page is the complete history of flow v.
-func checkComplete(t *testing.T, v engine.FlowView, page engine.HistoryPage) {
+func checkComplete(t *testing.T, v apitype.FlowView, page engine.HistoryPage) {
 	t.Helper()
 	require.Zero(t, page.Dropped)
 	var revisions []int64

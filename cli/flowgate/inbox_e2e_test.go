@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -87,9 +87,9 @@ func TestInboxSurvivesSIGKILLs(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "inbox"})
+	page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{ControllerID: "inbox"})
 	require.NoError(t, err)
-	byFile := map[string]engine.FlowView{}
+	byFile := map[string]apitype.FlowView{}
 	for _, v := range page.Flows {
 		name := v.Labels["inbox.file"]
 		if prev, dup := byFile[name]; dup {

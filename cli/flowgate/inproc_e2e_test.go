@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
@@ -58,7 +58,7 @@ func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
 			}
 
 			id := runDetached(t, bin, home, wf)
-			var v engine.FlowView
+			var v apitype.FlowView
 			polltest.Until(t, "", func() (bool, string) {
 				v = viewFlow(t, home, id)
 				return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)
@@ -113,7 +113,7 @@ steps:
 	g.kill(t) // some items ended, their events maybe not handled
 	g = startGateway(t, bin, home, logf)
 	defer g.kill(t)
-	var v engine.FlowView
+	var v apitype.FlowView
 	polltest.Until(t, "", func() (bool, string) {
 		v = viewFlow(t, home, id)
 		return v.Status.Terminal(), fmt.Sprintf("flow %s is %s", id, v.Status)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -38,7 +38,7 @@ func TestLoneFlowgatePoolsItsOwnShims(t *testing.T) {
 	seen := map[shim.ProcInfo]bool{}
 	const n = 4
 	for range n {
-		task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "e2e", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: work}})
+		task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "e2e", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: work}})
 		require.NoError(t, err)
 		polltest.Until(t, "", func() (bool, string) {
 			task, err = c.ResolveTask(ctx, task.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
@@ -44,7 +45,7 @@ func TestRestartCorrectsALostTaskThatSucceeded(t *testing.T) {
 	g := startGateway(t, bin, dir, logf)
 	c, err := api.DialRemote(gateway.SocketPath(dir))
 	require.NoError(t, err)
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "e2e", Label: "held", Spec: sdk.TaskSpec{Cwd: work, Shell: heldShell}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "e2e", Label: "held", Spec: sdk.TaskSpec{Cwd: work, Shell: heldShell}})
 	require.NoError(t, err)
 	polltest.Until(t, "", func() (bool, string) {
 		now, err := c.ResolveTask(ctx, task.ID)
@@ -109,7 +110,7 @@ func checkCorrected(t *testing.T, c api.Client, id, by string) {
 	require.NoError(t, err)
 	var summaries []string
 	for _, e := range page.Entries {
-		if e.Kind == engine.HistoryTaskCorrected {
+		if e.Kind == apitype.HistoryTaskCorrected {
 			summaries = append(summaries, e.Summary)
 		}
 	}
@@ -167,7 +168,7 @@ func heldTasks(t *testing.T, f *fleet, m *fleetMember, what string) []string {
 	for i := range 3 {
 		cwd := filepath.Join(f.work, fmt.Sprintf("%s-%d", what, i))
 		require.NoError(t, os.MkdirAll(cwd, 0o700))
-		task, _, err := m.api.RunTask(context.Background(), engine.CreateTaskInput{OwnerKey: what, Label: fmt.Sprintf("%s-%d", what, i),
+		task, _, err := m.api.RunTask(context.Background(), apitype.CreateTaskInput{OwnerKey: what, Label: fmt.Sprintf("%s-%d", what, i),
 			Spec: sdk.TaskSpec{Cwd: cwd, Shell: heldShell, On: m.name}})
 		require.NoError(t, err)
 		ids = append(ids, task.ID)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -48,7 +48,7 @@ func TestDetachedRunToAPausedGateway(t *testing.T) {
 	go func() { done <- run.Wait() }()
 	var task *stored.Task
 	polltest.Until(t, "the submission to be recorded", func() bool {
-		page, err := c.ListTasks(context.Background(), engine.TaskFilter{OwnerKey: "paused"})
+		page, err := c.ListTasks(context.Background(), apitype.TaskFilter{OwnerKey: "paused"})
 		require.NoError(t, err)
 		if len(page.Tasks) == 0 {
 			return false

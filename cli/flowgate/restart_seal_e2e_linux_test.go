@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -40,7 +40,7 @@ func TestSIGKILLedGatewayLeavesItsSeal(t *testing.T) {
 	t.Cleanup(func() { g.reap() })
 	c, err := api.DialRemote(gateway.SocketPath(dir))
 	require.NoError(t, err)
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "seal", Spec: sdk.TaskSpec{Shell: "exec sleep 120", Cwd: work}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "seal", Spec: sdk.TaskSpec{Shell: "exec sleep 120", Cwd: work}})
 	require.NoError(t, err)
 	polltest.Until(t, "the task's processes to be recorded", func() bool {
 		got, err := c.ResolveTask(ctx, task.ID)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner"
@@ -79,7 +79,7 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	runTask := func(shell string) string {
-		task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "e2e", Spec: sdk.TaskSpec{Shell: shell, Cwd: work}})
+		task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "e2e", Spec: sdk.TaskSpec{Shell: shell, Cwd: work}})
 		require.NoError(t, err)
 		return task.ID
 	}
@@ -141,7 +141,7 @@ func TestReusedShimsSurviveGatewaySIGKILL(t *testing.T) {
 	require.Equal(t, 1, task.Attempts)
 	polltest.Until(t, fmt.Sprintf("the busy shim %d to exit once its task's end is recorded", busy.PID), func() bool { return !shim.Alive(busy) }, polltest.Within(20*time.Second), polltest.Every(50*time.Millisecond))
 
-	page, err := c.ListTasks(ctx, engine.TaskFilter{OwnerKey: "e2e"})
+	page, err := c.ListTasks(ctx, apitype.TaskFilter{OwnerKey: "e2e"})
 	require.NoError(t, err)
 	require.Len(t, page.Tasks, len(ids))
 	for _, task := range page.Tasks {

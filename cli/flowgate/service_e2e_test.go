@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -53,7 +53,7 @@ func TestTaskSurvivesServiceStop(t *testing.T) {
 	c, err := gateway.Dial(home, 20*time.Second)
 	require.NoError(t, err)
 	ctx := context.Background()
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "svc", Spec: sdk.TaskSpec{Cwd: work, Shell: "sleep 300"}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "svc", Spec: sdk.TaskSpec{Cwd: work, Shell: "sleep 300"}})
 	require.NoError(t, err)
 	polltest.Until(t, "", func() (bool, string) {
 		task, err = c.ResolveTask(ctx, task.ID)

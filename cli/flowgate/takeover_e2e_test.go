@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
@@ -38,7 +38,7 @@ func TestDeadGatewaysTasksAreTakenOverWithinTheBound(t *testing.T) {
 	live := []*fleetMember{f.join("a"), f.join("b"), f.join("c")}
 	ctx := context.Background()
 	for i := range 60 {
-		in := engine.CreateTaskInput{OwnerKey: "takeover", Label: fmt.Sprintf("task-%02d", i),
+		in := apitype.CreateTaskInput{OwnerKey: "takeover", Label: fmt.Sprintf("task-%02d", i),
 			Spec: sdk.TaskSpec{Cwd: f.work, Shell: fmt.Sprintf("sleep %.1f", 0.2+float64(i%10)*0.6)}}
 		if i%3 == 0 {
 			in.Spec.Retry = &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(100 * time.Millisecond), SafeToRepeat: true}

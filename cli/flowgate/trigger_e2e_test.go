@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/trigger"
@@ -78,8 +78,8 @@ steps:
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&a))
 		return resp.StatusCode, a
 	}
-	flows := func() []engine.FlowView {
-		page, err := c.ViewFlows(ctx, engine.FlowFilter{OwnerKey: trigger.OwnerKey("deploy")})
+	flows := func() []apitype.FlowView {
+		page, err := c.ViewFlows(ctx, apitype.FlowFilter{OwnerKey: trigger.OwnerKey("deploy")})
 		require.NoError(t, err)
 		return page.Flows
 	}

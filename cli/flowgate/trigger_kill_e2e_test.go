@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/trigger"
@@ -96,7 +96,7 @@ func TestTriggerDeliveriesSurviveSIGKILL(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	defer c.Close()
-	page, err := c.ViewFlows(context.Background(), engine.FlowFilter{OwnerKey: trigger.OwnerKey("hits"), Limit: 1000})
+	page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{OwnerKey: trigger.OwnerKey("hits"), Limit: 1000})
 	require.NoError(t, err)
 	require.Len(t, page.Flows, senders*each, "one flow per delivery, none lost, none doubled")
 	seen := map[string]bool{}

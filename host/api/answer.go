@@ -3,7 +3,7 @@ package api
 import (
 	"fmt"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
@@ -29,11 +29,11 @@ func checkAnswer(out any) error {
 		if v.Task == nil || v.Task.ID == "" {
 			missing = "task"
 		}
-	case *engine.FlowView:
+	case *apitype.FlowView:
 		if v.Flow == nil || v.ID == "" {
 			missing = "flow"
 		}
-	case *engine.CancelResult:
+	case *apitype.CancelResult:
 		if v.Flow == nil || v.Flow.ID == "" {
 			missing = "flow"
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -41,19 +41,19 @@ func TestRemoteRefusesEmptyAnswers(t *testing.T) {
 		ctx := context.Background()
 		calls := map[string]func() error{
 			"RunTask": func() error {
-				_, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+				_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 				return err
 			},
 			"ResolveTask": func() error { _, err := c.ResolveTask(ctx, "t1"); return err },
 			"CancelTask":  func() error { _, err := c.CancelTask(ctx, "t1"); return err },
 			"ViewFlow":    func() error { _, err := c.ViewFlow(ctx, "f1"); return err },
 			"CreateFlow": func() error {
-				_, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c"})
+				_, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c"})
 				return err
 			},
-			"UpdateFlow": func() error { _, err := c.UpdateFlow(ctx, "f1", 1, engine.FlowPatch{}); return err },
+			"UpdateFlow": func() error { _, err := c.UpdateFlow(ctx, "f1", 1, apitype.FlowPatch{}); return err },
 			"CancelFlow": func() error { _, err := c.CancelFlow(ctx, "f1", ""); return err },
-			"DecideGate": func() error { _, err := c.DecideGate(ctx, engine.GateDecision{Flow: "f1"}); return err },
+			"DecideGate": func() error { _, err := c.DecideGate(ctx, apitype.GateDecision{Flow: "f1"}); return err },
 			"AddJob":     func() error { _, err := c.AddJob(ctx, scheduler.JobInput{Name: "j"}); return err },
 			"GetJob":     func() error { _, err := c.GetJob(ctx, "j"); return err },
 			"RemoveJob":  func() error { _, err := c.RemoveJob(ctx, "j"); return err },

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -37,7 +37,7 @@ func TestRemoteGivesUpOnAnAnswerThatDoesNotCome(t *testing.T) {
 	require.NoError(t, err)
 	defer remote.Close()
 
-	in := engine.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "held", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
+	in := apitype.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "held", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
 	answered := make(chan error, 1)
 	go func() {
 		_, _, err := remote.RunTask(t.Context(), in)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/host/store/etcd/etcdtest"
@@ -27,7 +27,7 @@ func TestLocalAtEtcd(t *testing.T) {
 
 	w, err := api.OpenLocalAt(spec, t.TempDir(), "test")
 	require.NoError(t, err)
-	f, err := w.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	f, err := w.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 
@@ -37,6 +37,6 @@ func TestLocalAtEtcd(t *testing.T) {
 	v, err := r.ViewFlow(ctx, f.ID)
 	require.NoError(t, err)
 	require.Equal(t, f.Revision, v.Flow.Revision)
-	_, err = r.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o2", ControllerID: "c", Goal: "g"})
+	_, err = r.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o2", ControllerID: "c", Goal: "g"})
 	require.ErrorIs(t, err, store.ErrReadOnly)
 }

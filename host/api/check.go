@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
@@ -44,10 +45,10 @@ type CheckReport struct {
 	// store.
 	Problems []CheckProblem `json:"problems"`
 	// Quarantine lists the damaged records maintenance moved out of the
-	// way (engine.Quarantined, oldest key first; [] when none). They are
+	// way (apitype.Quarantined, oldest key first; [] when none). They are
 	// kept for a person to look at, not problems: a store with only
 	// these is clean.
-	Quarantine []engine.Quarantined `json:"quarantine"`
+	Quarantine []apitype.Quarantined `json:"quarantine"`
 }
 
 // Clean reports whether the check ran in full and found nothing.
@@ -90,7 +91,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
-	rep := CheckReport{Path: f.Path(), Problems: []CheckProblem{}, Quarantine: []engine.Quarantined{}}
+	rep := CheckReport{Path: f.Path(), Problems: []CheckProblem{}, Quarantine: []apitype.Quarantined{}}
 	pages, err := f.PageProblems()
 	if err != nil {
 		return CheckReport{}, err
@@ -115,7 +116,7 @@ func (l *Local) Check(ctx context.Context) (CheckReport, error) {
 		return CheckReport{}, err
 	}
 	if q != nil {
-		rep.Quarantine = q
+		rep.Quarantine = quarantinedOf(q)
 	}
 	return rep, nil
 }
@@ -132,7 +133,7 @@ func CheckHome(ctx context.Context, dir string) (CheckReport, error) {
 	l, err := OpenLocalReadOnly(dir)
 	if errors.Is(err, store.ErrCorrupt) {
 		return CheckReport{Path: filepath.Join(dir, home.DBFile), Problems: []CheckProblem{pageProblem(err.Error())},
-			Quarantine: []engine.Quarantined{}}, nil
+			Quarantine: []apitype.Quarantined{}}, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return CheckReport{}, fmt.Errorf("no store at %s yet: nothing to check (flowgate creates it on first use): %w", filepath.Join(dir, home.DBFile), err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 func (s *server) check(_ http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -26,7 +26,7 @@ func (c *Remote) Check(ctx context.Context) (CheckReport, error) {
 		out.Problems = []CheckProblem{}
 	}
 	if out.Quarantine == nil {
-		out.Quarantine = []engine.Quarantined{}
+		out.Quarantine = []apitype.Quarantined{}
 	}
 	return out, nil
 }

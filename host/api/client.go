@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/stored"
@@ -15,25 +15,25 @@ import (
 // from the store in this process; a gateway serves the same calls over its
 // socket. Errors keep the sdk sentinels (errors.Is works on both).
 type Client interface {
-	ListTasks(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error)
+	ListTasks(ctx context.Context, f apitype.TaskFilter) (apitype.TaskPage, error)
 	// ResolveTask finds a task by id, else by idempotency key.
 	ResolveTask(ctx context.Context, token string) (*stored.Task, error)
 	CancelTask(ctx context.Context, id string) (*stored.Task, error)
 
-	ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.FlowViewPage, error)
-	CountFlows(ctx context.Context) (engine.FlowCounts, error)
+	ViewFlows(ctx context.Context, f apitype.FlowFilter) (apitype.FlowViewPage, error)
+	CountFlows(ctx context.Context) (apitype.FlowCounts, error)
 	// ViewFlow finds a flow by id, else the newest flow of an owner key.
-	ViewFlow(ctx context.Context, token string) (engine.FlowView, error)
-	CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error)
-	UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error)
+	ViewFlow(ctx context.Context, token string) (apitype.FlowView, error)
+	CreateFlow(ctx context.Context, in apitype.CreateFlowInput) (*sdk.Flow, error)
+	UpdateFlow(ctx context.Context, id string, expected int64, p apitype.FlowPatch) (*sdk.Flow, error)
 	// CancelFlow cancels flow id and its active tasks; by names who asked
 	// (empty: engine.CancelByOperator) in the flow's history.
-	CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error)
+	CancelFlow(ctx context.Context, id, by string) (apitype.CancelResult, error)
 
 	// RunTask records a task for the runner to start: queued, and
 	// dispatched by the gateway in FIFO order under its admission cap.
 	// created is false when the idempotency key named an existing task.
-	RunTask(ctx context.Context, in engine.CreateTaskInput) (task *stored.Task, created bool, err error)
+	RunTask(ctx context.Context, in apitype.CreateTaskInput) (task *stored.Task, created bool, err error)
 	// Status describes the gateway serving this client, or, for a Local
 	// client, reports Running false with the record counts.
 	Status(ctx context.Context) (GatewayStatus, error)

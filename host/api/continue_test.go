@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -14,7 +15,7 @@ func TestRemoteContinueFlowAndListByChain(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := t.Context()
-	f, err := g.remote.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
+	f, err := g.remote.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g",
 		State: json.RawMessage(`{"plan":{"nodes":[{"id":"a","status":"succeeded"},{"id":"b"}]}}`)})
 	require.NoError(t, err)
 	f, err = g.eng.Fail(f.ID, f.Revision, engine.EndInput{})
@@ -36,7 +37,7 @@ func TestRemoteContinueFlowAndListByChain(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.ErrorContains(t, err, "(one continuation)")
 
-	page, err := g.remote.ViewFlows(ctx, engine.FlowFilter{ChainID: f.ID})
+	page, err := g.remote.ViewFlows(ctx, apitype.FlowFilter{ChainID: f.ID})
 	require.NoError(t, err)
 	require.Len(t, page.Flows, 2)
 	require.Equal(t, res.Flow.ID, page.Flows[0].ID)

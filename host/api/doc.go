@@ -3,6 +3,16 @@
 // running gateway as HTTP/JSON on its unix socket (NewHandler), reached
 // through Remote.
 //
+// # The API's words
+//
+// The flow and task calls take and return the types of package apitype
+// (filters, inputs, flow views, pages, history entries), not the
+// engine's: a command speaks the API without importing the engine, and
+// toapi.go converts at one seam, with the same JSON. The cron, trigger,
+// plugin and audit calls still use their packages' own types, named in
+// this package (CronJob, Trigger, PluginStatus, AuditReport, …) so that a
+// command imports only api.
+//
 // # Reading without writing
 //
 // With no gateway, OpenLocal opens the store for writing and brings the

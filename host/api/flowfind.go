@@ -7,19 +7,19 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/trigger"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // findParams are the query parameters of GET /v1/flows that find flows
-// by text and time (engine.FlowFilter's Search, Since, Until and Scan).
+// by text and time (apitype.FlowFilter's Search, Since, Until and Scan).
 var findParams = []string{"search", "since", "until", "scan"}
 
 // setFindQuery puts f's search, time range and scan bound into q; times
 // go as RFC 3339 with nanoseconds, so a bound survives the trip exactly.
-func setFindQuery(q url.Values, f engine.FlowFilter) {
+func setFindQuery(q url.Values, f apitype.FlowFilter) {
 	setQuery(q, "search", f.Search)
 	if !f.Since.IsZero() {
 		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
@@ -34,7 +34,7 @@ func setFindQuery(q url.Values, f engine.FlowFilter) {
 
 // parseFindQuery reads what setFindQuery wrote into f. A time that is not
 // RFC 3339, or a scan that is no whole number, is refused by name.
-func parseFindQuery(q url.Values, f *engine.FlowFilter) error {
+func parseFindQuery(q url.Values, f *apitype.FlowFilter) error {
 	f.Search = q.Get("search")
 	for name, at := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
 		v := q.Get(name)

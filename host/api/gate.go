@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -17,24 +18,25 @@ import (
 type Gatekeeper interface {
 	// OpenGates lists the flows waiting at a gate that f selects, newest
 	// first.
-	OpenGates(ctx context.Context, f engine.GateFilter) ([]engine.OpenGate, error)
+	OpenGates(ctx context.Context, f apitype.GateFilter) ([]apitype.OpenGate, error)
 	// DecideGate records an answer at the gate a flow waits at and
 	// resumes the flow; see engine.DecideGate for what it refuses.
-	DecideGate(ctx context.Context, in engine.GateDecision) (*sdk.Flow, error)
+	DecideGate(ctx context.Context, in apitype.GateDecision) (*sdk.Flow, error)
 }
 
 // OpenGates lists the open gates of the store.
-func (l *Local) OpenGates(ctx context.Context, f engine.GateFilter) ([]engine.OpenGate, error) {
-	return l.eng.WithContext(ctx).OpenGates(f)
+func (l *Local) OpenGates(ctx context.Context, f apitype.GateFilter) ([]apitype.OpenGate, error) {
+	g, err := l.eng.WithContext(ctx).OpenGates(engine.GateFilter(f))
+	return openGatesOf(g), err
 }
 
 // DecideGate answers a gate in the store.
-func (l *Local) DecideGate(ctx context.Context, in engine.GateDecision) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).DecideGate(in)
+func (l *Local) DecideGate(ctx context.Context, in apitype.GateDecision) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).DecideGate(engine.GateDecision(in))
 }
 
 // OpenGates has the gateway list its open gates.
-func (c *Remote) OpenGates(ctx context.Context, f engine.GateFilter) ([]engine.OpenGate, error) {
+func (c *Remote) OpenGates(ctx context.Context, f apitype.GateFilter) ([]apitype.OpenGate, error) {
 	q := url.Values{}
 	setQuery(q, "controller", f.ControllerID)
 	setQuery(q, "token", f.Token)
@@ -44,14 +46,14 @@ func (c *Remote) OpenGates(ctx context.Context, f engine.GateFilter) ([]engine.O
 		return nil, err
 	}
 	if out.Gates == nil {
-		out.Gates = []engine.OpenGate{}
+		out.Gates = []apitype.OpenGate{}
 	}
 	return out.Gates, nil
 }
 
 // DecideGate has the gateway answer a gate; a stale expected revision
 // fails with *sdk.RevisionConflictError.
-func (c *Remote) DecideGate(ctx context.Context, in engine.GateDecision) (*sdk.Flow, error) {
+func (c *Remote) DecideGate(ctx context.Context, in apitype.GateDecision) (*sdk.Flow, error) {
 	var out *sdk.Flow
 	if err := c.call(ctx, http.MethodPost, "/v1/gates/decide", nil, decideRequest(in), &out); err != nil {
 		return nil, err
@@ -61,7 +63,7 @@ func (c *Remote) DecideGate(ctx context.Context, in engine.GateDecision) (*sdk.F
 
 // gatesResponse is the answer to GET /v1/gates.
 type gatesResponse struct {
-	Gates []engine.OpenGate `json:"gates"`
+	Gates []apitype.OpenGate `json:"gates"`
 }
 
 // decideRequest is the body of POST /v1/gates/decide.
@@ -77,7 +79,7 @@ func (s *server) openGates(_ http.ResponseWriter, r *http.Request) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	gates, err := s.c.OpenGates(r.Context(), engine.GateFilter{ControllerID: q.Get("controller"), Token: q.Get("token"), ID: q.Get("id")})
+	gates, err := s.c.OpenGates(r.Context(), apitype.GateFilter{ControllerID: q.Get("controller"), Token: q.Get("token"), ID: q.Get("id")})
 	return http.StatusOK, gatesResponse{Gates: gates}, err
 }
 
@@ -86,6 +88,6 @@ func (s *server) decideGate(w http.ResponseWriter, r *http.Request) (int, any, e
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	f, err := s.c.DecideGate(r.Context(), engine.GateDecision(in))
+	f, err := s.c.DecideGate(r.Context(), apitype.GateDecision(in))
 	return http.StatusOK, f, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -28,27 +29,27 @@ func TestGatesOverTheSocket(t *testing.T) {
 	ctx := t.Context()
 	f := gated(t, g.eng)
 
-	want, err := g.local.OpenGates(ctx, engine.GateFilter{Token: "tok"})
+	want, err := g.local.OpenGates(ctx, apitype.GateFilter{Token: "tok"})
 	require.NoError(t, err)
-	got, err := g.remote.OpenGates(ctx, engine.GateFilter{Token: "tok", ControllerID: "pipeline", ID: "abcd1234"})
+	got, err := g.remote.OpenGates(ctx, apitype.GateFilter{Token: "tok", ControllerID: "pipeline", ID: "abcd1234"})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, f.ID, got[0].FlowID)
 	require.JSONEq(t, string(want[0].Gate), string(got[0].Gate))
 	require.Equal(t, "review", got[0].Wait().Step)
-	none, err := g.remote.OpenGates(ctx, engine.GateFilter{Token: "gone"})
+	none, err := g.remote.OpenGates(ctx, apitype.GateFilter{Token: "gone"})
 	require.NoError(t, err)
 	require.NotNil(t, none)
 	require.Empty(t, none)
 
 	yes, stale := true, int64(0)
 	refusals := []struct {
-		in       engine.GateDecision
+		in       apitype.GateDecision
 		sentinel error
 	}{
-		{engine.GateDecision{Flow: f.ID, Kind: sdk.GateInput, Decision: sdk.Decision{Response: json.RawMessage(`1`)}}, sdk.ErrInvalid},
-		{engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &stale, Decision: sdk.Decision{Approved: &yes}}, sdk.ErrRevisionConflict},
-		{engine.GateDecision{Flow: "nope", Kind: sdk.GateApproval, Decision: sdk.Decision{Approved: &yes}}, sdk.ErrNotFound},
+		{apitype.GateDecision{Flow: f.ID, Kind: sdk.GateInput, Decision: sdk.Decision{Response: json.RawMessage(`1`)}}, sdk.ErrInvalid},
+		{apitype.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &stale, Decision: sdk.Decision{Approved: &yes}}, sdk.ErrRevisionConflict},
+		{apitype.GateDecision{Flow: "nope", Kind: sdk.GateApproval, Decision: sdk.Decision{Approved: &yes}}, sdk.ErrNotFound},
 	}
 	for _, r := range refusals {
 		_, lerr := g.local.DecideGate(ctx, r.in)
@@ -61,7 +62,7 @@ func TestGatesOverTheSocket(t *testing.T) {
 	require.Equal(t, f.Revision, conflict.Current.Revision, "the conflict carries the flow as it is")
 
 	rev := f.Revision
-	done, err := g.remote.DecideGate(ctx, engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &rev, Decision: sdk.Decision{Approved: &yes, By: "ana"}})
+	done, err := g.remote.DecideGate(ctx, apitype.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Expected: &rev, Decision: sdk.Decision{Approved: &yes, By: "ana"}})
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowRunning, done.Status)
 	evs, err := g.eng.Events(f.ID)
@@ -71,7 +72,7 @@ func TestGatesOverTheSocket(t *testing.T) {
 	require.Equal(t, "review", data.Step)
 	require.Equal(t, "ana", data.Decision.By)
 
-	_, err = g.remote.DecideGate(ctx, engine.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Decision: sdk.Decision{Approved: &yes}})
+	_, err = g.remote.DecideGate(ctx, apitype.GateDecision{Flow: f.ID, Kind: sdk.GateApproval, Decision: sdk.Decision{Approved: &yes}})
 	require.ErrorIs(t, err, sdk.ErrInvalid, "a gate is decided once")
 	require.ErrorContains(t, err, "waits at no gate")
 

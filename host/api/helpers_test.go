@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -148,8 +149,8 @@ func errorOf(t *testing.T, r rawResponse) wireError {
 type fakeClient struct {
 	api.Client
 	status    func(ctx context.Context) (api.GatewayStatus, error)
-	listTasks func(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error)
-	viewFlow  func(ctx context.Context, token string) (engine.FlowView, error)
+	listTasks func(ctx context.Context, f apitype.TaskFilter) (apitype.TaskPage, error)
+	viewFlow  func(ctx context.Context, token string) (apitype.FlowView, error)
 }
 
 func (f *fakeClient) Status(ctx context.Context) (api.GatewayStatus, error) {
@@ -159,14 +160,14 @@ func (f *fakeClient) Status(ctx context.Context) (api.GatewayStatus, error) {
 	return f.status(ctx)
 }
 
-func (f *fakeClient) ListTasks(ctx context.Context, filter engine.TaskFilter) (engine.TaskPage, error) {
+func (f *fakeClient) ListTasks(ctx context.Context, filter apitype.TaskFilter) (apitype.TaskPage, error) {
 	if f.listTasks == nil {
 		panic("fakeClient: ListTasks not set")
 	}
 	return f.listTasks(ctx, filter)
 }
 
-func (f *fakeClient) ViewFlow(ctx context.Context, token string) (engine.FlowView, error) {
+func (f *fakeClient) ViewFlow(ctx context.Context, token string) (apitype.FlowView, error) {
 	if f.viewFlow == nil {
 		panic("fakeClient: ViewFlow not set")
 	}

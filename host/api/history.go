@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -23,12 +23,12 @@ import (
 type Historian interface {
 	// History returns up to limit entries of flow id's history after seq
 	// after, oldest first; zero limit means engine.MaxHistoryPage.
-	History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error)
+	History(ctx context.Context, id string, after int64, limit int) (apitype.HistoryPage, error)
 	// FollowHistory calls fn with each entry of flow id's history after
 	// seq after, oldest first, as they are appended, and returns nil once
 	// the flow has ended and every entry was passed; it returns ctx's
 	// error when ctx ends first, and fn's error when fn fails.
-	FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error
+	FollowHistory(ctx context.Context, id string, after int64, fn func(apitype.HistoryEntry) error) error
 }
 
 // historyPoll is how often a follower with no change feed (see
@@ -36,8 +36,9 @@ type Historian interface {
 const historyPoll = 200 * time.Millisecond
 
 // History reads a page of a flow's history from the store.
-func (l *Local) History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
-	return l.eng.WithContext(ctx).History(id, after, limit)
+func (l *Local) History(ctx context.Context, id string, after int64, limit int) (apitype.HistoryPage, error) {
+	p, err := l.eng.WithContext(ctx).History(id, after, limit)
+	return historyPageOf(p), err
 }
 
 // WakeOn makes l's followers (FollowHistory) read again at each write ch
@@ -51,7 +52,7 @@ func (l *Local) WakeOn(ch Changes, backstop time.Duration) *Local {
 
 // FollowHistory follows a flow's history by reading the store at every
 // write WakeOn reports, or on a timer.
-func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
+func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn func(apitype.HistoryEntry) error) error {
 	wake, every := func() <-chan struct{} { return nil }, historyPoll
 	if l.changes != nil {
 		wake, every = l.changes.Changed, l.backstop
@@ -63,7 +64,7 @@ func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn fu
 			return err
 		}
 		for _, e := range page.Entries {
-			if err := fn(e); err != nil {
+			if err := fn(historyEntryOf(e)); err != nil {
 				return err
 			}
 		}
@@ -87,11 +88,11 @@ func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn fu
 }
 
 // History asks the gateway for a page of a flow's history.
-func (c *Remote) History(ctx context.Context, id string, after int64, limit int) (engine.HistoryPage, error) {
+func (c *Remote) History(ctx context.Context, id string, after int64, limit int) (apitype.HistoryPage, error) {
 	if id == "" {
-		return engine.HistoryPage{}, emptyID("flow")
+		return apitype.HistoryPage{}, emptyID("flow")
 	}
-	var out engine.HistoryPage
+	var out apitype.HistoryPage
 	err := c.call(ctx, http.MethodGet, "/v1/flows/"+pathSegment(id)+"/history", historyQuery(after, limit), nil, &out)
 	return out, err
 }
@@ -110,7 +111,7 @@ func historyQuery(after int64, limit int) url.Values {
 // FollowHistory reads the gateway's event stream of a flow's history. The
 // stream must start within the client's answer wait; then it flows as
 // long as the flow goes on.
-func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn func(engine.HistoryEntry) error) error {
+func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn func(apitype.HistoryEntry) error) error {
 	if id == "" {
 		return emptyID("flow")
 	}
@@ -151,7 +152,7 @@ func (c *Remote) FollowHistory(ctx context.Context, id string, after int64, fn f
 
 // readEvents passes the entries of a history event stream to fn until the
 // stream's end event.
-func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
+func readEvents(r io.Reader, fn func(apitype.HistoryEntry) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	event := ""
@@ -163,7 +164,7 @@ func readEvents(r io.Reader, fn func(engine.HistoryEntry) error) error {
 		case strings.HasPrefix(line, "data: ") && event == historyEnd:
 			return nil
 		case strings.HasPrefix(line, "data: "):
-			var e engine.HistoryEntry
+			var e apitype.HistoryEntry
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &e); err != nil {
 				return fmt.Errorf("the gateway's history stream sent an entry this client cannot read: %w; are the CLI and gateway the same version?", err)
 			}
@@ -275,7 +276,7 @@ func (s *server) historyStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	send := func(e engine.HistoryEntry) error {
+	send := func(e apitype.HistoryEntry) error {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -24,9 +25,9 @@ func TestHistoryRouteAndRemote(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := t.Context()
-	f, err := g.remote.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	f, err := g.remote.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
-	_, err = g.remote.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+	_, err = g.remote.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{Status: sdk.FlowRunning})
 	require.NoError(t, err)
 
 	r := do(t, g.sock, http.MethodGet, "/v1/flows/"+f.ID+"/history?after=1&limit=5", "")
@@ -95,13 +96,13 @@ func TestHistoryStreamFollowsUntilTheFlowEnds(t *testing.T) {
 	require.Equal(t, "event: end", next())
 
 	var seqs []int64
-	require.NoError(t, g.remote.FollowHistory(ctx, f.ID, 1, func(e engine.HistoryEntry) error {
+	require.NoError(t, g.remote.FollowHistory(ctx, f.ID, 1, func(e apitype.HistoryEntry) error {
 		seqs = append(seqs, e.Seq)
 		return nil
 	}), "following an ended flow returns once every entry was passed")
 	require.Equal(t, []int64{2, 3}, seqs)
 
-	err = g.remote.FollowHistory(ctx, "nope", 0, func(engine.HistoryEntry) error { return nil })
+	err = g.remote.FollowHistory(ctx, "nope", 0, func(apitype.HistoryEntry) error { return nil })
 	require.ErrorIs(t, err, sdk.ErrNotFound)
 	require.True(t, strings.Contains(err.Error(), "nope"))
 }
@@ -117,7 +118,7 @@ func TestHistoryStreamEndsWhenTheServerShutsDown(t *testing.T) {
 	followed := make(chan error, 1)
 	first := make(chan struct{})
 	go func() {
-		followed <- g.remote.FollowHistory(context.Background(), f.ID, 0, func(engine.HistoryEntry) error {
+		followed <- g.remote.FollowHistory(context.Background(), f.ID, 0, func(apitype.HistoryEntry) error {
 			close(first)
 			return nil
 		})
@@ -149,7 +150,7 @@ func TestHistoryStreamEndsWithItsOwnServer(t *testing.T) {
 		first := make(chan struct{})
 		go func() {
 			var once sync.Once
-			followed <- remote.FollowHistory(t.Context(), f.ID, 0, func(engine.HistoryEntry) error {
+			followed <- remote.FollowHistory(t.Context(), f.ID, 0, func(apitype.HistoryEntry) error {
 				once.Do(func() { close(first) })
 				return nil
 			})
@@ -185,22 +186,22 @@ func TestLocalFollowHistoryWakesAtTheWrite(t *testing.T) {
 	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
 
-	entries := make(chan engine.HistoryEntry, 8)
+	entries := make(chan apitype.HistoryEntry, 8)
 	followed := make(chan error, 1)
 	go func() {
-		followed <- local.FollowHistory(t.Context(), f.ID, 0, func(e engine.HistoryEntry) error {
+		followed <- local.FollowHistory(t.Context(), f.ID, 0, func(e apitype.HistoryEntry) error {
 			entries <- e
 			return nil
 		})
 	}()
-	next := func(what string) engine.HistoryEntry {
+	next := func(what string) apitype.HistoryEntry {
 		t.Helper()
 		select {
 		case e := <-entries:
 			return e
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s was not passed on at its write", what)
-			return engine.HistoryEntry{}
+			return apitype.HistoryEntry{}
 		}
 	}
 	require.EqualValues(t, "flow.created", next("the first entry").Kind)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -17,7 +17,7 @@ func TestKeptValueThroughTheSocket(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := context.Background()
-	f, err := g.local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	f, err := g.local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
 	value := []byte(`["` + strings.Repeat("x", 8<<10) + `"]`)
 	sum, err := g.eng.Keep(f.ID, value)

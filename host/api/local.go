@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/notify/dest"
@@ -89,8 +90,9 @@ func (l *Local) UseBook(b *dest.Book) {
 func (l *Local) Engine() *engine.Engine { return l.eng }
 
 // ListTasks lists tasks, newest first.
-func (l *Local) ListTasks(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error) {
-	return l.eng.WithContext(ctx).ListTasks(f)
+func (l *Local) ListTasks(ctx context.Context, f apitype.TaskFilter) (apitype.TaskPage, error) {
+	p, err := l.eng.WithContext(ctx).ListTasks(engine.TaskFilter(f))
+	return taskPageOf(p), err
 }
 
 // ResolveTask finds a task by id or idempotency key.
@@ -104,13 +106,15 @@ func (l *Local) CancelTask(ctx context.Context, id string) (*stored.Task, error)
 }
 
 // ViewFlows lists flows with their tasks, newest first.
-func (l *Local) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.FlowViewPage, error) {
-	return l.eng.WithContext(ctx).ViewFlows(f)
+func (l *Local) ViewFlows(ctx context.Context, f apitype.FlowFilter) (apitype.FlowViewPage, error) {
+	p, err := l.eng.WithContext(ctx).ViewFlows(engine.FlowFilter(f))
+	return flowViewPageOf(p), err
 }
 
 // CountFlows counts flows by status.
-func (l *Local) CountFlows(ctx context.Context) (engine.FlowCounts, error) {
-	return l.eng.WithContext(ctx).CountFlows()
+func (l *Local) CountFlows(ctx context.Context) (apitype.FlowCounts, error) {
+	c, err := l.eng.WithContext(ctx).CountFlows()
+	return apitype.FlowCounts(c), err
 }
 
 // FlowRecord finds a flow by id or owner key, without its tasks.
@@ -119,29 +123,31 @@ func (l *Local) FlowRecord(ctx context.Context, token string) (*sdk.Flow, error)
 }
 
 // ViewFlow finds a flow by id or owner key, with its tasks.
-func (l *Local) ViewFlow(ctx context.Context, token string) (engine.FlowView, error) {
-	return l.eng.WithContext(ctx).ViewFlow(token)
+func (l *Local) ViewFlow(ctx context.Context, token string) (apitype.FlowView, error) {
+	v, err := l.eng.WithContext(ctx).ViewFlow(token)
+	return flowViewOf(v), err
 }
 
 // CreateFlow creates a managed flow.
-func (l *Local) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).CreateFlow(in)
+func (l *Local) CreateFlow(ctx context.Context, in apitype.CreateFlowInput) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).CreateFlow(engine.CreateFlowInput(in))
 }
 
 // UpdateFlow applies a guarded patch.
-func (l *Local) UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).UpdateFlow(id, expected, p)
+func (l *Local) UpdateFlow(ctx context.Context, id string, expected int64, p apitype.FlowPatch) (*sdk.Flow, error) {
+	return l.eng.WithContext(ctx).UpdateFlow(id, expected, engine.FlowPatch(p))
 }
 
 // CancelFlow cancels a flow on behalf of by.
-func (l *Local) CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error) {
-	return l.eng.WithContext(ctx).CancelFlow(id, by)
+func (l *Local) CancelFlow(ctx context.Context, id, by string) (apitype.CancelResult, error) {
+	r, err := l.eng.WithContext(ctx).CancelFlow(id, by)
+	return apitype.CancelResult(r), err
 }
 
 // RunTask records a queued task with a command for the runner. It refuses
 // a task with nothing to run, and one with held env values (only a
 // gateway's runner can hold them).
-func (l *Local) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
+func (l *Local) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*stored.Task, bool, error) {
 	if len(in.Spec.Argv) == 0 && in.Spec.Shell == "" {
 		return nil, false, fmt.Errorf("%w: a task to run needs a command (argv or shell)", sdk.ErrInvalid)
 	}
@@ -149,7 +155,7 @@ func (l *Local) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored
 		return nil, false, fmt.Errorf("%w: secret and inherited env values are held in a running gateway's memory, and none serves this client; run the task with flowgate tasks run, which starts one", sdk.ErrInvalid)
 	}
 	in.Status = sdk.TaskQueued
-	return l.eng.WithContext(ctx).CreateTask(in)
+	return l.eng.WithContext(ctx).CreateTask(engine.CreateTaskInput(in))
 }
 
 // Status reports that no gateway serves this client, with record counts.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -36,7 +36,7 @@ func TestRemoteNoAnswerAfterTheChange(t *testing.T) {
 	require.NoError(t, err)
 	defer remote.Close()
 
-	in := engine.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "once", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
+	in := apitype.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "once", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
 	_, _, err = remote.RunTask(t.Context(), in)
 	require.ErrorIs(t, err, api.ErrNoAnswer)
 	require.NotErrorIs(t, err, api.ErrNoGateway)
@@ -85,7 +85,7 @@ func TestRemoteGatewayGoneBeforeItTookTheBody(t *testing.T) {
 	require.NoError(t, err)
 	defer remote.Close()
 
-	in := engine.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "never", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
+	in := apitype.CreateTaskInput{Runtime: "cli", OwnerKey: "o", IdempotencyKey: "never", Spec: sdk.TaskSpec{Argv: []string{"true"}, Cwd: "/"}}
 	_, _, err = remote.RunTask(t.Context(), in)
 	require.ErrorIs(t, err, api.ErrNoGateway)
 	require.NotErrorIs(t, err, api.ErrNoAnswer)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
@@ -30,7 +31,7 @@ func TestOpenLocalReaderNeverCreatesAHome(t *testing.T) {
 	empty := t.TempDir()
 	r, err := api.OpenLocalReader(empty)
 	require.NoError(t, err)
-	page, err := r.ListTasks(context.Background(), engine.TaskFilter{})
+	page, err := r.ListTasks(context.Background(), apitype.TaskFilter{})
 	require.NoError(t, err)
 	require.Empty(t, page.Tasks)
 	require.NoError(t, r.Close())
@@ -65,7 +66,7 @@ func TestOpenLocalReaderOnlyReads(t *testing.T) {
 		require.Equal(t, "read me", v.Flow.Goal)
 		_, err = r.CancelFlow(ctx, flow.ID, "")
 		require.ErrorIs(t, err, store.ErrReadOnly)
-		_, _, err = r.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
+		_, _, err = r.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
 		require.ErrorIs(t, err, store.ErrReadOnly)
 		_, err = r.Maintain(ctx, false)
 		require.NoError(t, err)

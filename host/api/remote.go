@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
@@ -142,7 +142,7 @@ func dialSocket(path string, trusted map[int]bool) func(ctx context.Context, net
 
 // ListTasks lists tasks, newest first. An empty page has an empty, non-nil
 // Tasks.
-func (c *Remote) ListTasks(ctx context.Context, f engine.TaskFilter) (engine.TaskPage, error) {
+func (c *Remote) ListTasks(ctx context.Context, f apitype.TaskFilter) (apitype.TaskPage, error) {
 	q := url.Values{}
 	setQuery(q, "status", string(f.Status))
 	setQuery(q, "runtime", f.Runtime)
@@ -154,7 +154,7 @@ func (c *Remote) ListTasks(ctx context.Context, f engine.TaskFilter) (engine.Tas
 	}
 	var out taskPageJSON
 	if err := c.call(ctx, http.MethodGet, "/v1/tasks", q, nil, &out); err != nil {
-		return engine.TaskPage{}, err
+		return apitype.TaskPage{}, err
 	}
 	return out.page(), nil
 }
@@ -182,7 +182,7 @@ func (c *Remote) CancelTask(ctx context.Context, id string) (*stored.Task, error
 
 // ViewFlows lists flows with their tasks, newest first. An empty page has
 // an empty, non-nil Flows.
-func (c *Remote) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.FlowViewPage, error) {
+func (c *Remote) ViewFlows(ctx context.Context, f apitype.FlowFilter) (apitype.FlowViewPage, error) {
 	q := url.Values{}
 	setQuery(q, "status", string(f.Status))
 	setQuery(q, "owner", f.OwnerKey)
@@ -196,33 +196,33 @@ func (c *Remote) ViewFlows(ctx context.Context, f engine.FlowFilter) (engine.Flo
 	}
 	var out flowViewPageJSON
 	if err := c.call(ctx, http.MethodGet, "/v1/flows", q, nil, &out); err != nil {
-		return engine.FlowViewPage{}, err
+		return apitype.FlowViewPage{}, err
 	}
 	return out.page(), nil
 }
 
 // CountFlows counts flows by status.
-func (c *Remote) CountFlows(ctx context.Context) (engine.FlowCounts, error) {
-	var out engine.FlowCounts
+func (c *Remote) CountFlows(ctx context.Context) (apitype.FlowCounts, error) {
+	var out apitype.FlowCounts
 	if err := c.call(ctx, http.MethodGet, "/v1/flow-counts", nil, nil, &out); err != nil {
-		return engine.FlowCounts{}, err
+		return apitype.FlowCounts{}, err
 	}
 	return out, nil
 }
 
 // ViewFlow finds a flow by id, else the newest flow of an owner key, with
 // its tasks.
-func (c *Remote) ViewFlow(ctx context.Context, token string) (engine.FlowView, error) {
-	var out engine.FlowView
+func (c *Remote) ViewFlow(ctx context.Context, token string) (apitype.FlowView, error) {
+	var out apitype.FlowView
 	if err := c.call(ctx, http.MethodGet, "/v1/flows/"+pathSegment(token), nil, nil, &out); err != nil {
-		return engine.FlowView{}, err
+		return apitype.FlowView{}, err
 	}
 	return out, nil
 }
 
 // CreateFlow creates a managed flow. State that is not valid JSON is
 // refused with ErrInvalid before anything is sent.
-func (c *Remote) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
+func (c *Remote) CreateFlow(ctx context.Context, in apitype.CreateFlowInput) (*sdk.Flow, error) {
 	var out *sdk.Flow
 	if err := c.call(ctx, http.MethodPost, "/v1/flows", nil, createFlowRequest(in), &out); err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (c *Remote) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sd
 
 // UpdateFlow applies a patch to flow id if its revision is still expected;
 // a stale revision fails with *sdk.RevisionConflictError.
-func (c *Remote) UpdateFlow(ctx context.Context, id string, expected int64, p engine.FlowPatch) (*sdk.Flow, error) {
+func (c *Remote) UpdateFlow(ctx context.Context, id string, expected int64, p apitype.FlowPatch) (*sdk.Flow, error) {
 	if id == "" {
 		return nil, emptyID("flow")
 	}
@@ -245,20 +245,20 @@ func (c *Remote) UpdateFlow(ctx context.Context, id string, expected int64, p en
 }
 
 // CancelFlow cancels flow id and its active tasks on behalf of by.
-func (c *Remote) CancelFlow(ctx context.Context, id, by string) (engine.CancelResult, error) {
+func (c *Remote) CancelFlow(ctx context.Context, id, by string) (apitype.CancelResult, error) {
 	if id == "" {
-		return engine.CancelResult{}, emptyID("flow")
+		return apitype.CancelResult{}, emptyID("flow")
 	}
-	var out engine.CancelResult
+	var out apitype.CancelResult
 	if err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/cancel", nil, cancelFlowRequest{By: by}, &out); err != nil {
-		return engine.CancelResult{}, err
+		return apitype.CancelResult{}, err
 	}
 	return out, nil
 }
 
 // RunTask records a queued task for the gateway's runner. created is false
 // when the idempotency key named an existing task.
-func (c *Remote) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
+func (c *Remote) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*stored.Task, bool, error) {
 	var out runTaskResponse
 	if err := c.call(ctx, http.MethodPost, "/v1/tasks", nil, runTaskRequest(in), &out); err != nil {
 		return nil, false, err

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -34,19 +35,19 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	require.Equal(t, wantStatus, gotStatus)
 
 	// CreateFlow: state travels as JSON, absent stays absent.
-	f1, err := remote.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "team/a b", ControllerID: "ctl", Goal: "ship it",
+	f1, err := remote.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "team/a b", ControllerID: "ctl", Goal: "ship it",
 		CurrentStep: "plan", State: json.RawMessage(`{"step":1}`), NotifyPolicy: "silent", Origin: "/src"})
 	require.NoError(t, err)
 	require.Equal(t, json.RawMessage(`{"step":1}`), f1.State)
 	v1, err := local.ViewFlow(ctx, f1.ID)
 	require.NoError(t, err)
 	require.Equal(t, v1.Flow, f1)
-	f2, err := local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "other", ControllerID: "ctl2", Goal: "second"})
+	f2, err := local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "other", ControllerID: "ctl2", Goal: "second"})
 	require.NoError(t, err)
 	require.Nil(t, f2.State)
 
 	// RunTask: detached, idempotent, and linked to a managed flow.
-	in := engine.CreateTaskInput{OwnerKey: "me", Label: "build", IdempotencyKey: "key/with slash %",
+	in := apitype.CreateTaskInput{OwnerKey: "me", Label: "build", IdempotencyKey: "key/with slash %",
 		Spec: sdk.TaskSpec{Argv: []string{"make", "all"}, Env: map[string]string{"A": "1"}, Cwd: "/tmp",
 			Timeout: sdk.Duration(90 * time.Second), Retry: &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(time.Second)}}}
 	t1, created, err := remote.RunTask(ctx, in)
@@ -57,10 +58,10 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, t1, again)
-	t2, created, err := remote.RunTask(ctx, engine.CreateTaskInput{FlowID: f1.ID, Spec: sdk.TaskSpec{Shell: "echo hi"}, IdempotencyKey: ".."})
+	t2, created, err := remote.RunTask(ctx, apitype.CreateTaskInput{FlowID: f1.ID, Spec: sdk.TaskSpec{Shell: "echo hi"}, IdempotencyKey: ".."})
 	require.NoError(t, err)
 	require.True(t, created)
-	t3, _, err := local.RunTask(ctx, engine.CreateTaskInput{FlowID: f1.ID, Runtime: "agent", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	t3, _, err := local.RunTask(ctx, apitype.CreateTaskInput{FlowID: f1.ID, Runtime: "agent", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
 
 	// ResolveTask by id and by idempotency keys a path cannot hold plainly.
@@ -76,7 +77,7 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	require.Equal(t, t2, got)
 
 	// ListTasks with every filter and paging.
-	taskFilters := []engine.TaskFilter{
+	taskFilters := []apitype.TaskFilter{
 		{},
 		{Status: sdk.TaskQueued},
 		{Runtime: "agent"},
@@ -94,13 +95,13 @@ func TestRemoteMatchesLocal(t *testing.T) {
 		require.NotEmpty(t, got.Tasks, "%+v", f)
 		require.Equal(t, want, got, "%+v", f)
 	}
-	empty, err := remote.ListTasks(ctx, engine.TaskFilter{OwnerKey: "nobody"})
+	empty, err := remote.ListTasks(ctx, apitype.TaskFilter{OwnerKey: "nobody"})
 	require.NoError(t, err)
 	require.Empty(t, empty.Tasks)
 	require.Empty(t, empty.Next)
 
 	// ViewFlows with every filter and paging; ViewFlow by id and owner key.
-	flowFilters := []engine.FlowFilter{
+	flowFilters := []apitype.FlowFilter{
 		{},
 		{Status: sdk.FlowQueued},
 		{OwnerKey: "team/a b"},
@@ -126,7 +127,7 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	}
 
 	// UpdateFlow: state null stays null, wait is set, a step pointer applies.
-	up, err := remote.UpdateFlow(ctx, f1.ID, f1.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
+	up, err := remote.UpdateFlow(ctx, f1.ID, f1.Revision, apitype.FlowPatch{Status: sdk.FlowWaiting,
 		State: json.RawMessage(`null`), Wait: json.RawMessage(`{"kind":"approval","prompt":"ok?"}`), CurrentStep: ptr("gate")})
 	require.NoError(t, err)
 	require.Equal(t, f1.Revision+1, up.Revision)
@@ -178,18 +179,18 @@ func TestRemoteErrorsMatchLocal(t *testing.T) {
 	g := newGateway(t)
 	ctx := t.Context()
 
-	managed, err := g.local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	managed, err := g.local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
-	mirrored, _, err := g.local.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	mirrored, _, err := g.local.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
 	done, err := g.local.CancelTask(ctx, mirrored.ID)
 	require.NoError(t, err)
-	ended, err := g.local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "ended"})
+	ended, err := g.local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "ended"})
 	require.NoError(t, err)
-	ended, err = g.local.UpdateFlow(ctx, ended.ID, ended.Revision, engine.FlowPatch{Status: sdk.FlowSucceeded})
+	ended, err = g.local.UpdateFlow(ctx, ended.ID, ended.Revision, apitype.FlowPatch{Status: sdk.FlowSucceeded})
 	require.NoError(t, err)
 	// A flow with a cancel request still waiting for a running child.
-	cancelling, err := g.local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "cancelling"})
+	cancelling, err := g.local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "cancelling"})
 	require.NoError(t, err)
 	_, _, err = g.eng.CreateTask(engine.CreateTaskInput{FlowID: cancelling.ID, Status: sdk.TaskRunning})
 	require.NoError(t, err)
@@ -213,63 +214,63 @@ func TestRemoteErrorsMatchLocal(t *testing.T) {
 		{"cancel ended flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, ended.ID, ""); return err }, sdk.ErrTerminal},
 		{"cancel missing flow", func(c api.Client) error { _, err := c.CancelFlow(ctx, "nope", ""); return err }, sdk.ErrNotFound},
 		{"create flow without goal", func(c api.Client) error {
-			_, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c"})
+			_, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c"})
 			return err
 		}, sdk.ErrInvalid},
 		{"create mirrored flow", func(c api.Client) error {
-			_, err := c.CreateFlow(ctx, engine.CreateFlowInput{SyncMode: sdk.SyncTaskMirrored, OwnerKey: "o", ControllerID: "c", Goal: "g"})
+			_, err := c.CreateFlow(ctx, apitype.CreateFlowInput{SyncMode: sdk.SyncTaskMirrored, OwnerKey: "o", ControllerID: "c", Goal: "g"})
 			return err
 		}, sdk.ErrInvalid},
 		{"run nothing", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o"})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o"})
 			return err
 		}, sdk.ErrInvalid},
 		{"run in missing flow", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{FlowID: "nope", Spec: sdk.TaskSpec{Shell: "true"}})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{FlowID: "nope", Spec: sdk.TaskSpec{Shell: "true"}})
 			return err
 		}, sdk.ErrNotFound},
 		{"run in mirrored flow", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{FlowID: mirrored.FlowID, Spec: sdk.TaskSpec{Shell: "true"}})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{FlowID: mirrored.FlowID, Spec: sdk.TaskSpec{Shell: "true"}})
 			return err
 		}, sdk.ErrNotManaged},
 		{"run as another owner", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{FlowID: managed.ID, OwnerKey: "x", Spec: sdk.TaskSpec{Shell: "true"}})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{FlowID: managed.ID, OwnerKey: "x", Spec: sdk.TaskSpec{Shell: "true"}})
 			return err
 		}, sdk.ErrOwnerMismatch},
 		{"run in cancelling flow", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{FlowID: cancelling.ID, Spec: sdk.TaskSpec{Shell: "true"}})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{FlowID: cancelling.ID, Spec: sdk.TaskSpec{Shell: "true"}})
 			return err
 		}, sdk.ErrCancelRequested},
 		{"run in ended flow", func(c api.Client) error {
-			_, _, err := c.RunTask(ctx, engine.CreateTaskInput{FlowID: ended.ID, Spec: sdk.TaskSpec{Shell: "true"}})
+			_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{FlowID: ended.ID, Spec: sdk.TaskSpec{Shell: "true"}})
 			return err
 		}, sdk.ErrTerminal},
 		{"update mirrored flow", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, mirrored.FlowID, 0, engine.FlowPatch{})
+			_, err := c.UpdateFlow(ctx, mirrored.FlowID, 0, apitype.FlowPatch{})
 			return err
 		}, sdk.ErrNotManaged},
 		{"update to cancelled", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, managed.ID, managed.Revision, engine.FlowPatch{Status: sdk.FlowCancelled})
+			_, err := c.UpdateFlow(ctx, managed.ID, managed.Revision, apitype.FlowPatch{Status: sdk.FlowCancelled})
 			return err
 		}, sdk.ErrInvalid},
 		{"update ended flow", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, ended.ID, ended.Revision, engine.FlowPatch{Status: sdk.FlowRunning})
+			_, err := c.UpdateFlow(ctx, ended.ID, ended.Revision, apitype.FlowPatch{Status: sdk.FlowRunning})
 			return err
 		}, sdk.ErrTerminal},
 		{"update cancelling flow", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, cancelling.ID, res.Flow.Revision, engine.FlowPatch{Status: sdk.FlowSucceeded})
+			_, err := c.UpdateFlow(ctx, cancelling.ID, res.Flow.Revision, apitype.FlowPatch{Status: sdk.FlowSucceeded})
 			return err
 		}, sdk.ErrCancelRequested},
 		{"list unknown task status", func(c api.Client) error {
-			_, err := c.ListTasks(ctx, engine.TaskFilter{Status: "done"})
+			_, err := c.ListTasks(ctx, apitype.TaskFilter{Status: "done"})
 			return err
 		}, sdk.ErrInvalid},
 		{"list unknown flow status", func(c api.Client) error {
-			_, err := c.ViewFlows(ctx, engine.FlowFilter{Status: "done"})
+			_, err := c.ViewFlows(ctx, apitype.FlowFilter{Status: "done"})
 			return err
 		}, sdk.ErrInvalid},
 		{"list unknown mode", func(c api.Client) error {
-			_, err := c.ViewFlows(ctx, engine.FlowFilter{SyncMode: "auto"})
+			_, err := c.ViewFlows(ctx, apitype.FlowFilter{SyncMode: "auto"})
 			return err
 		}, sdk.ErrInvalid},
 	}
@@ -292,15 +293,15 @@ func TestRemoteRefusalsWithoutTheEngine(t *testing.T) {
 		{"cancel empty task id", func(c api.Client) error { _, err := c.CancelTask(ctx, ""); return err }, sdk.ErrNotFound},
 		{"cancel empty flow id", func(c api.Client) error { _, err := c.CancelFlow(ctx, "", ""); return err }, sdk.ErrNotFound},
 		{"update empty flow id", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, "", 0, engine.FlowPatch{})
+			_, err := c.UpdateFlow(ctx, "", 0, apitype.FlowPatch{})
 			return err
 		}, sdk.ErrNotFound},
 		{"state that is not JSON", func(c api.Client) error {
-			_, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", State: json.RawMessage(`{bad`)})
+			_, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g", State: json.RawMessage(`{bad`)})
 			return err
 		}, sdk.ErrInvalid},
 		{"wait that is not JSON", func(c api.Client) error {
-			_, err := c.UpdateFlow(ctx, "f", 0, engine.FlowPatch{Wait: json.RawMessage(`[`)})
+			_, err := c.UpdateFlow(ctx, "f", 0, apitype.FlowPatch{Wait: json.RawMessage(`[`)})
 			return err
 		}, sdk.ErrInvalid},
 	}
@@ -314,18 +315,18 @@ func TestRemoteRevisionConflict(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := t.Context()
-	f, err := g.remote.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	f, err := g.remote.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
-	now, err := g.remote.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{CurrentStep: ptr("one")})
+	now, err := g.remote.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{CurrentStep: ptr("one")})
 	require.NoError(t, err)
 
-	_, err = g.remote.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{CurrentStep: ptr("two")})
+	_, err = g.remote.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{CurrentStep: ptr("two")})
 	require.ErrorIs(t, err, sdk.ErrRevisionConflict)
 	rc, ok := errors.AsType[*sdk.RevisionConflictError](err)
 	require.True(t, ok, "%T: %v", err, err)
 	require.Equal(t, f.Revision, rc.Expected)
 	require.Equal(t, now, rc.Current)
-	_, localErr := g.local.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{CurrentStep: ptr("two")})
+	_, localErr := g.local.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{CurrentStep: ptr("two")})
 	require.Equal(t, localErr.Error(), err.Error())
 
 	v, err := g.local.ViewFlow(ctx, f.ID)
@@ -339,16 +340,16 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 	t.Parallel()
 	sentinels := []error{sdk.ErrNotFound, sdk.ErrInvalid, sdk.ErrTerminal, sdk.ErrCancelRequested,
 		sdk.ErrNotManaged, sdk.ErrOwnerMismatch, sdk.ErrIllegalTransition}
-	fake := &fakeClient{viewFlow: func(_ context.Context, token string) (engine.FlowView, error) {
+	fake := &fakeClient{viewFlow: func(_ context.Context, token string) (apitype.FlowView, error) {
 		for _, s := range sentinels {
 			if s.Error() == token {
-				return engine.FlowView{}, fmt.Errorf("%w: flow %q says so; do something else", s, token)
+				return apitype.FlowView{}, fmt.Errorf("%w: flow %q says so; do something else", s, token)
 			}
 		}
 		if token == "conflict" {
-			return engine.FlowView{}, fmt.Errorf("while viewing: %w", &sdk.RevisionConflictError{Expected: 0, Current: &sdk.Flow{ID: "f", Revision: 7}})
+			return apitype.FlowView{}, fmt.Errorf("while viewing: %w", &sdk.RevisionConflictError{Expected: 0, Current: &sdk.Flow{ID: "f", Revision: 7}})
 		}
-		return engine.FlowView{}, errors.New("disk on fire")
+		return apitype.FlowView{}, errors.New("disk on fire")
 	}}
 	sock, _ := serve(t, api.NewHandler(fake, hclog.NewNullLogger()))
 	remote, err := api.DialRemote(sock)
@@ -383,9 +384,9 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 
 func TestRemoteHonoursContext(t *testing.T) {
 	t.Parallel()
-	fake := &fakeClient{listTasks: func(ctx context.Context, _ engine.TaskFilter) (engine.TaskPage, error) {
+	fake := &fakeClient{listTasks: func(ctx context.Context, _ apitype.TaskFilter) (apitype.TaskPage, error) {
 		<-ctx.Done()
-		return engine.TaskPage{}, ctx.Err()
+		return apitype.TaskPage{}, ctx.Err()
 	}}
 	sock, _ := serve(t, api.NewHandler(fake, hclog.NewNullLogger()))
 	remote, err := api.DialRemote(sock)
@@ -395,7 +396,7 @@ func TestRemoteHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = remote.ListTasks(ctx, engine.TaskFilter{})
+	_, err = remote.ListTasks(ctx, apitype.TaskFilter{})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Less(t, time.Since(start), 2*time.Second)
 

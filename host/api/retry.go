@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // Retrier runs single runs again under their flow's handle.
@@ -13,7 +13,7 @@ type Retrier interface {
 	// task of the same flow (see engine.RetryFlow), guarded by expected,
 	// the flow's revision as the caller read it; by names who asked
 	// (empty: engine.CancelByOperator) in the flow's history.
-	RetryFlow(ctx context.Context, id string, expected int64, by string) (engine.RetryResult, error)
+	RetryFlow(ctx context.Context, id string, expected int64, by string) (apitype.RetryResult, error)
 }
 
 // retryFlowRequest is the body of POST /v1/flows/{id}/retry.
@@ -23,16 +23,17 @@ type retryFlowRequest struct {
 }
 
 // RetryFlow retries a flow in this process.
-func (l *Local) RetryFlow(ctx context.Context, id string, expected int64, by string) (engine.RetryResult, error) {
-	return l.eng.WithContext(ctx).RetryFlow(id, expected, by)
+func (l *Local) RetryFlow(ctx context.Context, id string, expected int64, by string) (apitype.RetryResult, error) {
+	r, err := l.eng.WithContext(ctx).RetryFlow(id, expected, by)
+	return apitype.RetryResult(r), err
 }
 
 // RetryFlow asks the gateway to retry a flow.
-func (c *Remote) RetryFlow(ctx context.Context, id string, expected int64, by string) (engine.RetryResult, error) {
+func (c *Remote) RetryFlow(ctx context.Context, id string, expected int64, by string) (apitype.RetryResult, error) {
 	if id == "" {
-		return engine.RetryResult{}, emptyID("flow")
+		return apitype.RetryResult{}, emptyID("flow")
 	}
-	var out engine.RetryResult
+	var out apitype.RetryResult
 	err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/retry", nil, retryFlowRequest{ExpectedRevision: expected, By: by}, &out)
 	return out, err
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -42,20 +42,20 @@ const maxRequestBody = 4 << 20
 //	                                          goal current_step state
 //	                                          notify_policy origin
 //	                                          allow_unknown_controller}
-//	GET  /v1/flow-counts         CountFlows   -                                      engine.FlowCounts
-//	GET  /v1/flows/{token}       ViewFlow     token: flow id or owner key            engine.FlowView
+//	GET  /v1/flow-counts         CountFlows   -                                      apitype.FlowCounts
+//	GET  /v1/flows/{token}       ViewFlow     token: flow id or owner key            apitype.FlowView
 //	                             WaitFlow     query: mark wait (ms): answer once     (as soon as the flow's
 //	                                          the flow's FlowMark is not mark        mark differs)
 //	POST /v1/flows/{id}/update   UpdateFlow   {expected_revision, patch: {status     sdk.Flow
 //	                                          state wait current_step
 //	                                          blocked_task_id blocked_summary}}
-//	POST /v1/flows/{id}/cancel   CancelFlow   {by} (or no body)                      engine.CancelResult
+//	POST /v1/flows/{id}/cancel   CancelFlow   {by} (or no body)                      apitype.CancelResult
 //	GET  /v1/sessions            Lineages     query: name archived=1                 [sdk.Lineage]
 //	POST /v1/sessions/archive    ArchiveLineage {name workspace}                     sdk.Lineage or null
 //	POST /v1/flows/{id}/continue ContinueFlow {expected_revision reason review       {flow, created}
 //	                                          assignments controller}                (201 when created)
-//	POST /v1/flows/{id}/retry    RetryFlow    {expected_revision by}                 engine.RetryResult
-//	GET  /v1/flows/{id}/history  History      query: after limit                     engine.HistoryPage
+//	POST /v1/flows/{id}/retry    RetryFlow    {expected_revision by}                 apitype.RetryResult
+//	GET  /v1/flows/{id}/history  History      query: after limit                     apitype.HistoryPage
 //	GET  /v1/flows/{id}/history/stream        query: after (or Last-Event-ID)        text/event-stream: one
 //	                             FollowHistory                                       "data:" entry per event,
 //	                                                                                 id: seq; "event: end"
@@ -333,7 +333,7 @@ func (s *server) listTasks(_ http.ResponseWriter, r *http.Request) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	f := engine.TaskFilter{Runtime: q.Get("runtime"), FlowID: q.Get("flow"), OwnerKey: q.Get("owner"), After: q.Get("after")}
+	f := apitype.TaskFilter{Runtime: q.Get("runtime"), FlowID: q.Get("flow"), OwnerKey: q.Get("owner"), After: q.Get("after")}
 	if v := q.Get("status"); v != "" {
 		if f.Status, err = sdk.ParseTaskStatus(v); err != nil {
 			return 0, nil, err
@@ -351,7 +351,7 @@ func (s *server) runTask(w http.ResponseWriter, r *http.Request) (int, any, erro
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	task, created, err := s.c.RunTask(r.Context(), engine.CreateTaskInput(in))
+	task, created, err := s.c.RunTask(r.Context(), apitype.CreateTaskInput(in))
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -380,7 +380,7 @@ func (s *server) viewFlows(_ http.ResponseWriter, r *http.Request) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	f := engine.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), ChainID: q.Get("chain"), After: q.Get("after")}
+	f := apitype.FlowFilter{OwnerKey: q.Get("owner"), ControllerID: q.Get("controller"), ChainID: q.Get("chain"), After: q.Get("after")}
 	if err := parseFindQuery(q, &f); err != nil {
 		return 0, nil, err
 	}
@@ -406,7 +406,7 @@ func (s *server) createFlow(w http.ResponseWriter, r *http.Request) (int, any, e
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
-	f, err := s.c.CreateFlow(r.Context(), engine.CreateFlowInput(in))
+	f, err := s.c.CreateFlow(r.Context(), apitype.CreateFlowInput(in))
 	return http.StatusCreated, f, err
 }
 
@@ -439,7 +439,7 @@ func (s *server) updateFlow(w http.ResponseWriter, r *http.Request) (int, any, e
 	if in.ExpectedRevision == nil {
 		return 0, nil, fmt.Errorf("%w: expected_revision is required: send the revision of the flow you read", sdk.ErrInvalid)
 	}
-	f, err := s.c.UpdateFlow(r.Context(), r.PathValue("id"), *in.ExpectedRevision, engine.FlowPatch(in.Patch))
+	f, err := s.c.UpdateFlow(r.Context(), r.PathValue("id"), *in.ExpectedRevision, apitype.FlowPatch(in.Patch))
 	return http.StatusOK, f, err
 }
 

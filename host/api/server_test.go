@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -24,7 +24,7 @@ import (
 func TestHandlerRefusesBadRequests(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
-	f, err := g.local.CreateFlow(t.Context(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
+	f, err := g.local.CreateFlow(t.Context(), apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "c", Goal: "g"})
 	require.NoError(t, err)
 	update := "/v1/flows/" + f.ID + "/update"
 

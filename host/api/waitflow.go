@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,7 +25,7 @@ type FlowWaiter interface {
 	// differs from mark, or once wait (at most MaxFlowWait) has passed,
 	// whichever comes first; a gateway that cannot be told of writes
 	// answers at once.
-	WaitFlow(ctx context.Context, token, mark string, wait time.Duration) (engine.FlowView, error)
+	WaitFlow(ctx context.Context, token, mark string, wait time.Duration) (apitype.FlowView, error)
 }
 
 var _ FlowWaiter = (*Remote)(nil)
@@ -36,7 +36,7 @@ var _ FlowWaiter = (*Remote)(nil)
 // moves last. A task's own writes (its start, its progress) do not wake
 // the follower: each wake-up is a read of the flow and all its tasks, on
 // the cores the steps need.
-func FlowMark(v engine.FlowView) string {
+func FlowMark(v apitype.FlowView) string {
 	if v.Flow == nil {
 		return ""
 	}
@@ -45,13 +45,13 @@ func FlowMark(v engine.FlowView) string {
 
 // WaitFlow asks the gateway for flow token once it changes from mark (see
 // FlowWaiter).
-func (c *Remote) WaitFlow(ctx context.Context, token, mark string, wait time.Duration) (engine.FlowView, error) {
+func (c *Remote) WaitFlow(ctx context.Context, token, mark string, wait time.Duration) (apitype.FlowView, error) {
 	q := url.Values{"mark": {mark}, "wait": {strconv.FormatInt(min(wait, MaxFlowWait).Milliseconds(), 10)}}
-	var out engine.FlowView
+	var out apitype.FlowView
 	// The gateway holds the request up to wait on purpose; the answer
 	// wait runs on top.
 	if err := c.callWithin(ctx, c.wait+min(wait, MaxFlowWait), http.MethodGet, "/v1/flows/"+pathSegment(token), q, nil, &out); err != nil {
-		return engine.FlowView{}, err
+		return apitype.FlowView{}, err
 	}
 	return out, nil
 }
@@ -67,10 +67,10 @@ type flowRecords interface {
 // at every write to the store until the flow's mark differs from the one
 // asked with, the wait (in milliseconds) runs out, or the server stops.
 // A client that cannot tell of writes (not api.Changes) answers at once.
-func (s *server) waitFlow(r *http.Request, token, mark, wait string) (engine.FlowView, error) {
+func (s *server) waitFlow(r *http.Request, token, mark, wait string) (apitype.FlowView, error) {
 	ms, err := strconv.ParseInt(wait, 10, 64)
 	if err != nil || ms < 0 {
-		return engine.FlowView{}, fmt.Errorf("%w: wait %q is not a whole number of milliseconds (at least 0)", sdk.ErrInvalid, wait)
+		return apitype.FlowView{}, fmt.Errorf("%w: wait %q is not a whole number of milliseconds (at least 0)", sdk.ErrInvalid, wait)
 	}
 	ch, _ := s.c.(Changes)
 	if ch == nil {
@@ -105,5 +105,5 @@ func (s *server) sameFlow(ctx context.Context, token, mark string) bool {
 		return false
 	}
 	f, err := fr.FlowRecord(ctx, token)
-	return err == nil && FlowMark(engine.FlowView{Flow: f}) == mark
+	return err == nil && FlowMark(apitype.FlowView{Flow: f}) == mark
 }

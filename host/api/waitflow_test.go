@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -36,13 +36,13 @@ func TestWaitFlowAnswersAtTheWrite(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { remote.Close() })
 
-	f, err := n.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	f, err := n.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
 	v, err := n.Local.ViewFlow(ctx, f.ID)
 	require.NoError(t, err)
 
 	type answer struct {
-		v   engine.FlowView
+		v   apitype.FlowView
 		err error
 	}
 	got := make(chan answer, 1)
@@ -51,7 +51,7 @@ func TestWaitFlowAnswersAtTheWrite(t *testing.T) {
 		got <- answer{v, err}
 	}()
 	<-n.views // the gateway read the flow unchanged and waits for a write
-	_, err = n.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{CurrentStep: new("next")})
+	_, err = n.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{CurrentStep: new("next")})
 	require.NoError(t, err)
 	notified := time.Now()
 	n.Notify()
@@ -66,7 +66,7 @@ func TestWaitFlowWithoutChangesAnswersAtOnce(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t) // a Local, which cannot tell of writes
 	ctx := t.Context()
-	f, err := g.local.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
+	f, err := g.local.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g"})
 	require.NoError(t, err)
 	want, err := g.local.ViewFlow(ctx, f.ID)
 	require.NoError(t, err)

@@ -3,7 +3,7 @@ package api
 import (
 	"encoding/json"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -11,47 +11,47 @@ import (
 // The wire shapes of the HTTP/JSON API. engine's inputs and pages are Go
 // API without JSON tags, so their JSON spelling (snake_case) lives here, and
 // the handler and Remote convert at this one seam. Records (sdk.Flow,
-// stored.Task, engine.FlowView, engine.CancelResult, engine.FlowCounts,
+// sdk.Task, apitype.FlowView, apitype.CancelResult, apitype.FlowCounts,
 // GatewayStatus) already carry tags and travel as they are.
 
-// taskPageJSON is engine.TaskPage on the wire. Tasks is [] when empty.
+// taskPageJSON is apitype.TaskPage on the wire. Tasks is [] when empty.
 type taskPageJSON struct {
-	Tasks   []*stored.Task         `json:"tasks"`
-	Next    string                 `json:"next,omitempty"`
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Tasks   []*stored.Task          `json:"tasks"`
+	Next    string                  `json:"next,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
-func taskPageToWire(p engine.TaskPage) taskPageJSON {
+func taskPageToWire(p apitype.TaskPage) taskPageJSON {
 	if p.Tasks == nil {
 		p.Tasks = []*stored.Task{}
 	}
 	return taskPageJSON{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
 }
 
-func (p taskPageJSON) page() engine.TaskPage {
-	return engine.TaskPage{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
+func (p taskPageJSON) page() apitype.TaskPage {
+	return apitype.TaskPage{Tasks: p.Tasks, Next: p.Next, Damaged: p.Damaged}
 }
 
-// flowViewPageJSON is engine.FlowViewPage on the wire. Flows is [] when
+// flowViewPageJSON is apitype.FlowViewPage on the wire. Flows is [] when
 // empty.
 type flowViewPageJSON struct {
-	Flows   []engine.FlowView      `json:"flows"`
-	Next    string                 `json:"next,omitempty"`
-	Damaged []engine.DamagedRecord `json:"damaged,omitempty"`
+	Flows   []apitype.FlowView      `json:"flows"`
+	Next    string                  `json:"next,omitempty"`
+	Damaged []apitype.DamagedRecord `json:"damaged,omitempty"`
 }
 
-func flowViewPageToWire(p engine.FlowViewPage) flowViewPageJSON {
+func flowViewPageToWire(p apitype.FlowViewPage) flowViewPageJSON {
 	if p.Flows == nil {
-		p.Flows = []engine.FlowView{}
+		p.Flows = []apitype.FlowView{}
 	}
 	return flowViewPageJSON{Flows: p.Flows, Next: p.Next, Damaged: p.Damaged}
 }
 
-func (p flowViewPageJSON) page() engine.FlowViewPage {
-	return engine.FlowViewPage{Flows: p.Flows, Next: p.Next, Damaged: p.Damaged}
+func (p flowViewPageJSON) page() apitype.FlowViewPage {
+	return apitype.FlowViewPage{Flows: p.Flows, Next: p.Next, Damaged: p.Damaged}
 }
 
-// runTaskRequest is the body of POST /v1/tasks: engine.CreateTaskInput,
+// runTaskRequest is the body of POST /v1/tasks: apitype.CreateTaskInput,
 // field for field, so the two convert into each other.
 type runTaskRequest struct {
 	FlowID         string         `json:"flow_id,omitempty"`
@@ -66,7 +66,7 @@ type runTaskRequest struct {
 	HeldEnv        map[string]string `json:"held_env,omitempty"`
 	Budget         *sdk.Budget       `json:"budget,omitempty"`
 	DetachedBudget bool              `json:"detached_budget,omitempty"`
-	// DetachedNoProgress: see engine.CreateTaskInput.
+	// DetachedNoProgress: see apitype.CreateTaskInput.
 	DetachedNoProgress bool `json:"detached_no_progress,omitempty"`
 }
 
@@ -83,7 +83,7 @@ type cancelFlowRequest struct {
 	By string `json:"by,omitempty"`
 }
 
-// createFlowRequest is the body of POST /v1/flows: engine.CreateFlowInput,
+// createFlowRequest is the body of POST /v1/flows: apitype.CreateFlowInput,
 // field for field. State absent and state null stay distinct.
 type createFlowRequest struct {
 	SyncMode     sdk.SyncMode    `json:"sync_mode,omitempty"`
@@ -114,7 +114,7 @@ type updateFlowRequest struct {
 	Patch            flowPatchJSON `json:"patch"`
 }
 
-// flowPatchJSON is engine.FlowPatch on the wire, field for field. An
+// flowPatchJSON is apitype.FlowPatch on the wire, field for field. An
 // absent field leaves the flow's value alone; state or wait null stores
 // null.
 type flowPatchJSON struct {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -63,7 +63,7 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 		return d, err
 	}
 	d.gatewayCPU = ms(cpuTime()-cpu0) / float64(r.sz.DispatchTasks)
-	page, err := c.ListTasks(ctx, engine.TaskFilter{})
+	page, err := c.ListTasks(ctx, apitype.TaskFilter{})
 	if err != nil {
 		return d, err
 	}
@@ -88,7 +88,7 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 // number of goroutines.
 func submit(ctx context.Context, c api.Client, n, workers int, label string, argv []string) error {
 	return parallel(ctx, n, workers, func() error {
-		_, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: argv}})
+		_, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: argv}})
 		return err
 	})
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/sdk"
@@ -58,7 +58,7 @@ func waitTasks(ctx context.Context, c api.Client, want int, every time.Duration)
 // least want tasks exist.
 func tasksDone(ctx context.Context, c api.Client, want int) (bool, error) {
 	for _, s := range []sdk.TaskStatus{sdk.TaskQueued, sdk.TaskRunning} {
-		page, err := c.ListTasks(ctx, engine.TaskFilter{Status: s, Limit: 1})
+		page, err := c.ListTasks(ctx, apitype.TaskFilter{Status: s, Limit: 1})
 		if err != nil || len(page.Tasks) > 0 {
 			return false, err
 		}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -155,7 +155,7 @@ func (r *run) waitRunning(ctx context.Context, c api.Client, home string, n int)
 		}
 		running := s.Tasks[sdk.TaskRunning]
 		if running >= n {
-			page, err := c.ListTasks(ctx, engine.TaskFilter{Status: sdk.TaskRunning})
+			page, err := c.ListTasks(ctx, apitype.TaskFilter{Status: sdk.TaskRunning})
 			if err != nil {
 				return err
 			}
@@ -207,7 +207,7 @@ func (r *run) stopSleepers(ctx context.Context, home string, maxRunning int, g *
 	active := func() ([]*stored.Task, error) {
 		var out []*stored.Task
 		for _, st := range []sdk.TaskStatus{sdk.TaskQueued, sdk.TaskRunning} {
-			page, err := c.ListTasks(ctx, engine.TaskFilter{Status: st})
+			page, err := c.ListTasks(ctx, apitype.TaskFilter{Status: st})
 			if err != nil {
 				return nil, err
 			}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -124,7 +124,7 @@ func (r *run) startLatency(ctx context.Context) ([]Figure, error) {
 // runTrue runs one task of truePath, labelled label, through c and
 // returns its record once it ended.
 func runTrue(ctx context.Context, c api.Client, label, truePath string) (*stored.Task, error) {
-	t, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: []string{truePath}}})
+	t, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "bench", Label: label, Spec: sdk.TaskSpec{Argv: []string{truePath}}})
 	for err == nil && !t.Status.Terminal() {
 		changed := c.(api.Changes).Changed()
 		if t, err = c.ResolveTask(ctx, t.ID); err != nil || t.Status.Terminal() {

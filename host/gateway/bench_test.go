@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/runner/shim"
@@ -223,7 +223,7 @@ func startGateway(b *testing.B, shims func(*gateway.Config)) (api.Client, string
 }
 
 func runTask(ctx context.Context, c api.Client) (*stored.Task, error) {
-	t, created, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "bench", Spec: sdk.TaskSpec{Argv: dispatchArgv}})
+	t, created, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "bench", Spec: sdk.TaskSpec{Argv: dispatchArgv}})
 	if err == nil && !created {
 		err = errors.New("RunTask returned an existing task")
 	}
@@ -292,7 +292,7 @@ func idleLatency(b *testing.B, shims func(*gateway.Config)) taskTimes {
 // full count.
 func waitAllTerminal(ctx context.Context, c api.Client, start time.Time) error {
 	active := func(s sdk.TaskStatus) (bool, error) {
-		p, err := c.ListTasks(ctx, engine.TaskFilter{Status: s, Limit: 1})
+		p, err := c.ListTasks(ctx, apitype.TaskFilter{Status: s, Limit: 1})
 		return len(p.Tasks) > 0, err
 	}
 	for {
@@ -357,7 +357,7 @@ func (tt taskTimes) stages() string {
 // returns their timings, read from the task records and the attempt
 // files.
 func checkTasks(b *testing.B, c api.Client, home string, want int) taskTimes {
-	page, err := c.ListTasks(context.Background(), engine.TaskFilter{OwnerKey: "bench"})
+	page, err := c.ListTasks(context.Background(), apitype.TaskFilter{OwnerKey: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
-	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
@@ -45,7 +45,7 @@ type client struct {
 // A detached run that asks for the default max budget or no-progress
 // budget gets this gateway's (limits.detached_max_budget,
 // limits.detached_no_progress_budget).
-func (c *client) RunTask(ctx context.Context, in engine.CreateTaskInput) (*stored.Task, bool, error) {
+func (c *client) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*stored.Task, bool, error) {
 	if in.DetachedBudget && in.Spec.MaxBudget == 0 {
 		in.Spec.MaxBudget = sdk.Duration(c.g.cfg.File.DetachedMaxBudget())
 	}

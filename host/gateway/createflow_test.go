@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -43,7 +43,7 @@ func (spawner) HandleEvent(ctx context.Context, h sdk.Host, ev sdk.Event) error 
 func TestPluginCreatesAFlowAndGetsItsStart(t *testing.T) {
 	t.Parallel()
 	_, c := startTestGateway(t, 10, testPlugin("spawner", "spawner", nil))
-	parent, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "spawner", Goal: "spawn one", OwnerKey: "me"})
+	parent, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "spawner", Goal: "spawn one", OwnerKey: "me"})
 	require.NoError(t, err)
 
 	child := waitChild(t, c, parent.ID)
@@ -54,11 +54,11 @@ func TestPluginCreatesAFlowAndGetsItsStart(t *testing.T) {
 }
 
 // waitChild waits for the flow the spawner made under parent to end.
-func waitChild(t *testing.T, c api.Client, parent string) engine.FlowView {
+func waitChild(t *testing.T, c api.Client, parent string) apitype.FlowView {
 	t.Helper()
-	var child engine.FlowView
+	var child apitype.FlowView
 	polltest.Until(t, "the child of "+parent+" to end", func() bool {
-		page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "spawner"})
+		page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{ControllerID: "spawner"})
 		require.NoError(t, err)
 		for _, v := range page.Flows {
 			if v.ParentFlowID == parent && v.Status.Terminal() {

@@ -83,6 +83,18 @@
 // one that cannot within RejoinTTLs lease TTLs stays stopped and says why
 // on Lost.
 //
+// # Work with no gateway
+//
+// Commands reach the system only through host/api and this package, so
+// what they do to a home without a running gateway lives here too, one
+// file per kind of work: cluster status and drain (cluster.go), store
+// migration (migrate.go), backups and the compaction after maintenance
+// (offline.go), the home's layout (homelayout.go), a task's log files and
+// the shim's entry (taskfiles.go), plugin checks and the plugin test
+// harness (pluginscheck.go), service plans (service.go), notice
+// destinations (notifydest.go) and a model stage's call (llminvoke.go).
+// Most are thin: the work is in the package each names.
+//
 // # The socket
 //
 // The API is HTTP/JSON on the unix socket gateway.sock in the home

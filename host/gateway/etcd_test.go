@@ -15,6 +15,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -64,7 +65,7 @@ func TestGatewayOnEtcd(t *testing.T) {
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "on-etcd", Spec: sdk.TaskSpec{Shell: "echo hi"}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "on-etcd", Spec: sdk.TaskSpec{Shell: "echo hi"}})
 	require.NoError(t, err)
 	polltest.Until(t, "the task to succeed", func() bool {
 		got, err := c.ResolveTask(ctx, task.ID)
@@ -89,7 +90,7 @@ func TestGatewayOnEtcd(t *testing.T) {
 	// gateway's runner finds it on its next scan and runs it.
 	other, err := api.OpenLocalAt(backend.Spec{URL: url}, t.TempDir(), "another machine")
 	require.NoError(t, err)
-	queued, _, err := other.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "from-elsewhere", Spec: sdk.TaskSpec{Shell: "echo there"}})
+	queued, _, err := other.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "from-elsewhere", Spec: sdk.TaskSpec{Shell: "echo there"}})
 	require.NoError(t, err)
 	require.NoError(t, other.Close())
 	polltest.Until(t, "the gateway to run a task queued by another process", func() bool {
@@ -287,7 +288,7 @@ func TestGatewayJoinsAsMemberAndDrains(t *testing.T) {
 	})
 	c, err := api.DialRemote(gateway.SocketPath(home))
 	require.NoError(t, err)
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "drained", Spec: sdk.TaskSpec{Shell: "echo later"}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "drained", Spec: sdk.TaskSpec{Shell: "echo later"}})
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 	polltest.Until(t, "two more heartbeats", func() bool {

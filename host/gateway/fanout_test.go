@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
@@ -47,9 +47,9 @@ steps:
 	c := g.Client()
 	state, err := flows.Invocation{File: wf, Cwd: home}.State()
 	require.NoError(t, err)
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "fan", State: state})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "fan", State: state})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the fan-out to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the fan-out to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 4)
 	out, err := flows.StateOutput(v.State, nil)

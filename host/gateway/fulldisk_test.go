@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
@@ -164,7 +165,7 @@ func readyz(t *testing.T, dir string) (int, api.Readiness) {
 
 // unfinished lists the tasks of c that did not succeed, with their errors.
 func unfinished(t *testing.T, c api.Client) string {
-	page, err := c.ListTasks(context.Background(), engine.TaskFilter{Limit: 100})
+	page, err := c.ListTasks(context.Background(), apitype.TaskFilter{Limit: 100})
 	require.NoError(t, err)
 	var out []string
 	for _, tk := range page.Tasks {

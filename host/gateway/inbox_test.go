@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
@@ -40,7 +40,7 @@ func TestInboxExampleMakesAFlowPerFile(t *testing.T) {
 		return len(done) == files
 	})
 
-	page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "inbox"})
+	page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{ControllerID: "inbox"})
 	require.NoError(t, err)
 	require.Len(t, page.Flows, files)
 	for _, f := range page.Flows {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	fghome "github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/pluginhost"
@@ -51,9 +51,9 @@ func TestControllerInProcessStartsNoPlugin(t *testing.T) {
 	require.Equal(t, os.Getpid(), ps[0].PID, "the controller runs in the gateway's process")
 	state, err := flows.Invocation{File: wf, Cwd: home}.State()
 	require.NoError(t, err)
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "two", State: state})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "two", State: state})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the pipeline to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the pipeline to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 2)
 	require.Contains(t, string(v.State), `"output_file"`, "the output is kept in a file")
@@ -77,7 +77,7 @@ func TestInProcessClientSignalsWrites(t *testing.T) {
 	c, ok := g.Client().(api.Changes)
 	require.True(t, ok, "the in-process client offers api.Changes")
 	changed := c.Changed()
-	_, _, err = g.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
+	_, _, err = g.Client().RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"true"}}})
 	require.NoError(t, err)
 	<-changed // the test's deadline bounds the wait
 }

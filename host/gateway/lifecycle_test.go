@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -171,7 +171,7 @@ func TestStopSaysHowManyTasksItLeavesRunning(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, g.Start(ctx))
 	c := g.Client()
-	task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
+	task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "t", Spec: sdk.TaskSpec{Argv: []string{"sleep", "30"}}})
 	require.NoError(t, err)
 	var running *stored.Task
 	polltest.Until(t, "the task to run", func() bool {

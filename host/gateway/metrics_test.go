@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -109,22 +109,22 @@ func TestMetricsMatchTheStore(t *testing.T) {
 
 	var ids []string
 	for i, shell := range []string{"true", "exit 3", "true"} {
-		task, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: fmt.Sprint("m", i), Spec: sdk.TaskSpec{Shell: shell}})
+		task, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: fmt.Sprint("m", i), Spec: sdk.TaskSpec{Shell: shell}})
 		require.NoError(t, err)
 		ids = append(ids, task.ID)
 	}
 	for _, id := range ids {
 		waitEnded(t, c, id)
 	}
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{SyncMode: sdk.SyncManaged, OwnerKey: "gated", ControllerID: "absent", Goal: "wait for me", AllowUnknownController: true})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{SyncMode: sdk.SyncManaged, OwnerKey: "gated", ControllerID: "absent", Goal: "wait for me", AllowUnknownController: true})
 	require.NoError(t, err)
-	_, err = c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
+	_, err = c.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{Status: sdk.FlowWaiting,
 		Wait: json.RawMessage(`{"kind":"approval","prompt":"ok?"}`)})
 	require.NoError(t, err)
 
 	st, err := c.Status(ctx)
 	require.NoError(t, err)
-	gates, err := c.OpenGates(ctx, engine.GateFilter{})
+	gates, err := c.OpenGates(ctx, apitype.GateFilter{})
 	require.NoError(t, err)
 	require.Len(t, gates, 1)
 
@@ -173,9 +173,9 @@ func TestMetricsSeeControllersAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "stepper", Goal: "measured", OwnerKey: "me"})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "stepper", Goal: "measured", OwnerKey: "me"})
 	require.NoError(t, err)
-	waitFlow(t, c, f.ID, "the flow to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	waitFlow(t, c, f.ID, "the flow to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.NoError(t, syscall.Kill(pluginStatus(t, c, "stepper").PID, syscall.SIGKILL))
 	polltest.Until(t, "the plugin to be restarted", func() bool {
 		p := pluginStatus(t, c, "stepper")

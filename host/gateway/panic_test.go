@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
@@ -66,23 +66,23 @@ func TestInProcessPanicBlocksOnlyItsFlow(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, g.Stop(ctx)) })
 	c := g.Client()
 
-	bad, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "t", ControllerID: "panicker", Goal: "panic"})
+	bad, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "t", ControllerID: "panicker", Goal: "panic"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, bad.ID, "the panicking flow to be blocked", func(v engine.FlowView) bool { return v.Status == sdk.FlowBlocked })
+	v := waitFlow(t, c, bad.ID, "the panicking flow to be blocked", func(v apitype.FlowView) bool { return v.Status == sdk.FlowBlocked })
 	require.Contains(t, v.BlockedSummary, "controller panicker panicked handling flow.started")
 	require.Contains(t, v.BlockedSummary, "index out of range in flow "+bad.ID)
 	require.Contains(t, v.BlockedSummary, "unblock the flow")
 
-	good, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "t", ControllerID: "panicker", Goal: "fine"})
+	good, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "t", ControllerID: "panicker", Goal: "fine"})
 	require.NoError(t, err)
-	v = waitFlow(t, c, good.ID, "the controller's next flow to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v = waitFlow(t, c, good.ID, "the controller's next flow to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 
 	state, err := flows.Invocation{File: wf, Cwd: home}.State()
 	require.NoError(t, err)
-	p, err := c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "one", State: state})
+	p, err := c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "t", ControllerID: flows.PipelineController, Goal: "one", State: state})
 	require.NoError(t, err)
-	v = waitFlow(t, c, p.ID, "the pipeline to end", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v = waitFlow(t, c, p.ID, "the pipeline to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 
 	logged, err := os.ReadFile(logFile.Name())

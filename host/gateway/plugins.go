@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -15,7 +15,7 @@ import (
 // plugin for is refused with an error matching sdk.ErrInvalid that lists
 // the plugins it runs, since nothing would drive the flow, unless
 // in.AllowUnknownController is set (its plugin is to be added later).
-func (c *client) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sdk.Flow, error) {
+func (c *client) CreateFlow(ctx context.Context, in apitype.CreateFlowInput) (*sdk.Flow, error) {
 	if err := c.g.knownController(in); err != nil {
 		return nil, err
 	}
@@ -24,7 +24,7 @@ func (c *client) CreateFlow(ctx context.Context, in engine.CreateFlowInput) (*sd
 
 // knownController refuses a flow for a controller the gateway has no
 // plugin for, unless the input allows it.
-func (g *Gateway) knownController(in engine.CreateFlowInput) error {
+func (g *Gateway) knownController(in apitype.CreateFlowInput) error {
 	name := strings.TrimSpace(in.ControllerID)
 	if name == "" || in.AllowUnknownController { // the engine says a controller is required
 		return nil

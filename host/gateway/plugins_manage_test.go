@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -40,9 +40,9 @@ func TestReloadBringsBackAFailedPlugin(t *testing.T) {
 	require.Zero(t, st.Restarts)
 	require.Positive(t, st.PID)
 
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "flaky", Goal: "after the fix", OwnerKey: "me"})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "flaky", Goal: "after the fix", OwnerKey: "me"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 
 	again, err := c.ReloadPlugin(ctx, "flaky")
@@ -95,15 +95,15 @@ func TestCreateFlowRefusesAnUnknownController(t *testing.T) {
 	t.Parallel()
 	_, c := startTestGateway(t, 2, testPlugin("stepper", "stepper", map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}))
 	ctx := context.Background()
-	_, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "steper", Goal: "typo", OwnerKey: "me"})
+	_, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "steper", Goal: "typo", OwnerKey: "me"})
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), `controller "steper" is not configured in the running gateway (it runs only stepper)`)
 	require.Contains(t, err.Error(), "--allow-unknown-controller")
-	views, err := c.ViewFlows(ctx, engine.FlowFilter{})
+	views, err := c.ViewFlows(ctx, apitype.FlowFilter{})
 	require.NoError(t, err)
 	require.Empty(t, views.Flows, "nothing was created")
 
-	f, err := c.CreateFlow(ctx, engine.CreateFlowInput{ControllerID: "later", Goal: "added later", OwnerKey: "me", AllowUnknownController: true})
+	f, err := c.CreateFlow(ctx, apitype.CreateFlowInput{ControllerID: "later", Goal: "added later", OwnerKey: "me", AllowUnknownController: true})
 	require.NoError(t, err)
 	require.Equal(t, "later", f.ControllerID)
 }
@@ -139,9 +139,9 @@ func TestPluginsDirLoadsWhatPassesTheHandshake(t *testing.T) {
 	}
 	require.Equal(t, []string{"fromdir", "stepper"}, names)
 
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "fromdir", Goal: "from the dir", OwnerKey: "me"})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "fromdir", Goal: "from the dir", OwnerKey: "me"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 
 	var none gateway.FileConfig

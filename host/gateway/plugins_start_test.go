@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -64,9 +64,9 @@ func TestPluginsDirStartsEachFileOnce(t *testing.T) {
 	require.NoError(t, g.Start(context.Background()))
 	c := stopLater(t, g, home)
 
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "once", Goal: "from the dir", OwnerKey: "me"})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "once", Goal: "from the dir", OwnerKey: "me"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	b, err := os.ReadFile(starts)
 	require.NoError(t, err)

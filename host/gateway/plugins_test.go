@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -250,9 +250,9 @@ func newTestGatewayTuned(t *testing.T, restartBudget int, self string, fc gatewa
 	return g, home
 }
 
-func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(engine.FlowView) bool) engine.FlowView {
+func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(apitype.FlowView) bool) apitype.FlowView {
 	t.Helper()
-	var v engine.FlowView
+	var v apitype.FlowView
 	polltest.Until(t, what, func() (bool, string) {
 		var err error
 		v, err = c.ViewFlow(context.Background(), id)
@@ -282,9 +282,9 @@ func TestHelloExampleDrivesAFlow(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	_, c := startTestGateway(t, 10, pluginhost.Spec{Name: "hello", Path: bin})
 
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "hello", Goal: "say hello", OwnerKey: "me"})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "hello", Goal: "say hello", OwnerKey: "me"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 3)
 	require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
@@ -301,7 +301,7 @@ func TestControllerKilledMidEventStillCompletes(t *testing.T) {
 	t.Parallel()
 	markers := t.TempDir()
 	_, c := startTestGateway(t, 100, testPlugin("stepper", "stepper", map[string]string{"FLOWGATE_TEST_MARKERS": markers}))
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "stepper", Goal: "survive", OwnerKey: "me"})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "stepper", Goal: "survive", OwnerKey: "me"})
 	require.NoError(t, err)
 
 	killed := map[int]bool{}
@@ -322,7 +322,7 @@ func TestControllerKilledMidEventStillCompletes(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 3, "no duplicate tasks across 20 crashes")
 	require.JSONEq(t, `{"conflict_seen":true}`, string(v.State), "the stale write came back as a conflict with the current revision")
@@ -350,9 +350,9 @@ func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 		"mute":  {pluginhost.StateRunning, "", "no answer within 2s"},
 	}
 	for name, want := range cases {
-		f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})
+		f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})
 		require.NoError(t, err)
-		v := waitFlow(t, c, f.ID, name+" blocked", func(v engine.FlowView) bool { return v.Status == sdk.FlowBlocked })
+		v := waitFlow(t, c, f.ID, name+" blocked", func(v apitype.FlowView) bool { return v.Status == sdk.FlowBlocked })
 		require.Contains(t, v.BlockedSummary, want.flowErr, name)
 		p := pluginStatus(t, c, name)
 		require.Equal(t, want.state, p.State, name)
@@ -370,9 +370,9 @@ func TestFirstPartyPluginIsServedBySelf(t *testing.T) {
 	t.Parallel()
 	spec := pluginhost.Spec{Name: "stepper", Env: map[string]string{"FLOWGATE_TEST_MARKERS": t.TempDir()}}
 	_, c := startTestGatewaySelf(t, os.Args[0], spec)
-	f, err := c.CreateFlow(context.Background(), engine.CreateFlowInput{ControllerID: "stepper", Goal: "builtin", OwnerKey: "me"})
+	f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: "stepper", Goal: "builtin", OwnerKey: "me"})
 	require.NoError(t, err)
-	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v engine.FlowView) bool { return v.Status.Terminal() })
+	v := waitFlow(t, c, f.ID, "the flow to succeed", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 3)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -34,10 +34,10 @@ diagnoser:
 	ctx := context.Background()
 
 	retry := &sdk.RetryPolicy{MaxAttempts: 3, Backoff: sdk.Duration(10 * time.Millisecond)}
-	billing, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
+	billing, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
 		Spec: sdk.TaskSpec{Shell: "echo PAYMENT_REQUIRED >&2; exit 1", Retry: retry}})
 	require.NoError(t, err)
-	odd, _, err := c.RunTask(ctx, engine.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
+	odd, _, err := c.RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "o", Runtime: "agent",
 		Spec: sdk.TaskSpec{Shell: "echo odd >&2; exit 1", Retry: retry}})
 	require.NoError(t, err)
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/stored"
@@ -31,7 +31,7 @@ func TestGatewayLeavesAnotherHomesTaskOnTheSameMachine(t *testing.T) {
 		return g
 	}
 	a := start()
-	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "same-host", Spec: sdk.TaskSpec{Shell: "sleep 60"}})
+	task, _, err := a.Client().RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "same-host", Spec: sdk.TaskSpec{Shell: "sleep 60"}})
 	require.NoError(t, err)
 	eng, _ := streamsEngine(t, srv, prefix)
 	t.Cleanup(func() { eng.CancelTask(task.ID) })

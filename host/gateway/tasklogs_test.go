@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -66,7 +67,7 @@ func TestRunCenterShowsTheLogOfAnotherGatewaysTask(t *testing.T) {
 		return g, home
 	}
 	a, _ := start()
-	task, _, err := a.Client().RunTask(ctx, engine.CreateTaskInput{OwnerKey: "logs", Spec: sdk.TaskSpec{Shell: "echo written-by-$((40+2))"}})
+	task, _, err := a.Client().RunTask(ctx, apitype.CreateTaskInput{OwnerKey: "logs", Spec: sdk.TaskSpec{Shell: "echo written-by-$((40+2))"}})
 	require.NoError(t, err)
 	polltest.Until(t, "a to run the task", func() bool {
 		got, err := a.Client().ResolveTask(ctx, task.ID)

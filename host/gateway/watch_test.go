@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -101,9 +101,9 @@ func TestWatchIsCalledAgainOnEveryNewInstance(t *testing.T) {
 }
 
 // watchedFlows lists the watcher's flows.
-func watchedFlows(t *testing.T, c api.Client) []engine.FlowView {
+func watchedFlows(t *testing.T, c api.Client) []apitype.FlowView {
 	t.Helper()
-	page, err := c.ViewFlows(context.Background(), engine.FlowFilter{ControllerID: "watcher"})
+	page, err := c.ViewFlows(context.Background(), apitype.FlowFilter{ControllerID: "watcher"})
 	require.NoError(t, err)
 	return page.Flows
 }

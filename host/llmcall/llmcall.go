@@ -5,7 +5,9 @@
 // classifies failures the way a retrying caller must: 429 and 5xx are
 // transient and retried with backoff (honouring Retry-After), any other
 // 4xx is fatal at once with the server's own message, since asking again
-// cannot fix a bad model name, prompt or key.
+// cannot fix a bad model name, prompt or key. Invoke is a whole stage's
+// call: the prompt with the stage's input items, the schema check and its
+// retries, the usage reports, and the output item.
 package llmcall
 
 import (

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/sdk"
@@ -87,7 +88,7 @@ func BenchmarkFlowListAt100k(b *testing.B) {
 			for b.Loop() {
 				if tc.write { // the write is not the page's cost: untimed
 					b.StopTimer()
-					_, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "bench-write", ControllerID: "ctl",
+					_, err := s.c.CreateFlow(context.Background(), apitype.CreateFlowInput{OwnerKey: "bench-write", ControllerID: "ctl",
 						Goal: "a write between pages", AllowUnknownController: true})
 					require.NoError(b, err)
 					b.StartTimer()

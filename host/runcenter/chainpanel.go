@@ -3,13 +3,14 @@ package runcenter
 import (
 	"context"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
 // chainPanel is what a flow's page says about its chain, from the same
-// view `tasks flow show` prints (engine.FlowView): the chain's runs with
+// view `tasks flow show` prints (apitype.FlowView): the chain's runs with
 // links, the continuation's receipt (what it reused and reran), the
 // chain's first failure, the usage its tasks reported over every run,
 // its budget and stop mark, and the diagnoses of this run's tasks.
@@ -41,14 +42,14 @@ type chainRun struct {
 // alone in its chain with no usage, budget or diagnosis worth a panel.
 // The chain's other run, if any, is read through the client as `tasks
 // flow list --chain` reads it.
-func (s *Server) newChainPanel(ctx context.Context, v engine.FlowView) (*chainPanel, error) {
+func (s *Server) newChainPanel(ctx context.Context, v apitype.FlowView) (*chainPanel, error) {
 	p := &chainPanel{ID: v.Chain(), FirstFailure: v.FirstFailure, Usage: v.RunUsage}
 	runs := []string{v.ID}
 	if ch := v.ChainState; ch != nil {
 		if len(ch.Runs) > 0 {
 			runs = ch.Runs
 		}
-		p.Usage, p.Budget, p.Halted = ch.Usage, ch.Budget, ch.Halted()
+		p.Usage, p.Budget, p.Halted = ch.Usage, ch.Budget, api.ChainHalted(ch)
 	}
 	for _, t := range v.Tasks {
 		if t.Diagnosis != nil {
@@ -58,9 +59,9 @@ func (s *Server) newChainPanel(ctx context.Context, v engine.FlowView) (*chainPa
 	if len(runs) < 2 && p.Usage == nil && p.Budget == nil && p.Halted == "" && len(p.Diagnosed) == 0 {
 		return nil, nil
 	}
-	views := map[string]engine.FlowView{v.ID: v}
+	views := map[string]apitype.FlowView{v.ID: v}
 	if len(runs) > 1 {
-		page, err := s.cfg.Client.ViewFlows(ctx, engine.FlowFilter{ChainID: p.ID})
+		page, err := s.cfg.Client.ViewFlows(ctx, apitype.FlowFilter{ChainID: p.ID})
 		if err != nil {
 			return nil, err
 		}

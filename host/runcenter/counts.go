@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // flowCounts keeps the counts of the flow list's pressure line between
@@ -21,7 +21,7 @@ import (
 // report writes every page counts afresh.
 type flowCounts struct {
 	mu sync.Mutex
-	c  engine.FlowCounts
+	c  apitype.FlowCounts
 	at time.Time
 	// changed is closed at the first write after c was read; nil when
 	// nothing is kept.
@@ -30,7 +30,7 @@ type flowCounts struct {
 
 // countFlows returns the counts of every flow by status, read again
 // only when the kept ones may be stale.
-func (s *Server) countFlows(ctx context.Context) (engine.FlowCounts, error) {
+func (s *Server) countFlows(ctx context.Context) (apitype.FlowCounts, error) {
 	changes, ok := s.cfg.Client.(api.Changes)
 	if !ok {
 		return s.cfg.Client.CountFlows(ctx)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -20,11 +20,11 @@ func TestFlowListCountsFollowWrites(t *testing.T) {
 	require.Contains(t, s.get("/", alice.Token), "0 active · 0 waiting · 0 blocked · 0 cancel-requested · 0 total")
 	require.Contains(t, s.get("/", alice.Token), "0 total", "a page with no write between keeps the counts")
 
-	f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "counts", ControllerID: "ctl", Goal: "counted", AllowUnknownController: true})
+	f, err := s.c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "counts", ControllerID: "ctl", Goal: "counted", AllowUnknownController: true})
 	require.NoError(t, err)
 	require.Contains(t, s.get("/", alice.Token), "1 active · 0 waiting · 0 blocked · 0 cancel-requested · 1 total")
 
-	_, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowSucceeded})
+	_, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{Status: sdk.FlowSucceeded})
 	require.NoError(t, err)
 	require.Contains(t, s.get("/", alice.Token), "0 active · 0 waiting · 0 blocked · 0 cancel-requested · 1 total")
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
@@ -24,13 +24,13 @@ const historyPageSize = 500
 // flowPage is the data of a flow's page.
 type flowPage struct {
 	Flow      *sdk.Flow
-	View      engine.FlowView
+	View      apitype.FlowView
 	Tasks     []taskRow
 	Steps     []stepRow
 	Gate      *gateForm
 	Chain     *chainPanel
 	ActionSet flowActions
-	History   []engine.HistoryEntry
+	History   []apitype.HistoryEntry
 	// HistoryNext is the seq to page on from when the page is full;
 	// Dropped counts entries the history's bound dropped.
 	HistoryNext int64

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
@@ -31,7 +31,7 @@ type flowActions struct {
 // actionsOf says which actions flow v takes. A continuation needs a plan
 // and a chain that has no continuation yet, and applies the engine's own
 // rule (flowrule.Settled) for the rest.
-func actionsOf(v engine.FlowView) flowActions {
+func actionsOf(v apitype.FlowView) flowActions {
 	a := flowActions{ID: v.ID, Cancel: !v.Status.Terminal() && !v.CancelRequested()}
 	if v.SyncMode != sdk.SyncManaged {
 		a.Retry = sdk.CheckFlowRetry(v.Flow) == nil
@@ -61,7 +61,7 @@ func (s *Server) flowActionRoutes() {
 
 // confirmFlow answers the confirmation page that page makes of the flow
 // the path names.
-func (s *Server) confirmFlow(page func(engine.FlowView) confirmPage) http.HandlerFunc {
+func (s *Server) confirmFlow(page func(apitype.FlowView) confirmPage) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.cfg.Client.ViewFlow(r.Context(), r.PathValue("id"))
 		if err != nil {
@@ -81,8 +81,8 @@ const defaultReason = "continued from the run center"
 // continueConfirm is the question before continuing flow v, or, with
 // rerun, before rerunning it from a step chosen among its plan's steps
 // (the failed one first chosen, else the first).
-func continueConfirm(rerun bool) func(engine.FlowView) confirmPage {
-	return func(v engine.FlowView) confirmPage {
+func continueConfirm(rerun bool) func(apitype.FlowView) confirmPage {
+	return func(v apitype.FlowView) confirmPage {
 		p := confirmPage{Heading: "Continue flow " + v.ID + "?", Post: FlowPath(v.ID) + "/continue", Back: FlowPath(v.ID),
 			Button: "Continue", Revision: v.Revision, AskReason: true, Reason: defaultReason,
 			What: "A new run in the same chain reruns the steps that did not finish and reuses those that succeeded; this flow stays as it is."}
@@ -104,14 +104,14 @@ func continueConfirm(rerun bool) func(engine.FlowView) confirmPage {
 }
 
 // retryConfirm is the question before retrying mirrored flow v.
-func retryConfirm(v engine.FlowView) confirmPage {
+func retryConfirm(v apitype.FlowView) confirmPage {
 	return confirmPage{Heading: "Retry flow " + v.ID + "?", Post: FlowPath(v.ID) + "/retry", Back: FlowPath(v.ID),
 		Button: "Retry", Revision: v.Revision,
 		What: "The flow's command runs again as a new task of the same flow; the earlier tasks keep their status and logs."}
 }
 
 // cancelConfirm is the question before cancelling flow v.
-func cancelConfirm(v engine.FlowView) confirmPage {
+func cancelConfirm(v apitype.FlowView) confirmPage {
 	return confirmPage{Heading: "Cancel flow " + v.ID + "?", Post: FlowPath(v.ID) + "/cancel", Back: FlowPath(v.ID),
 		Button: "Cancel flow", Danger: true,
 		What: "Its running tasks are stopped and it ends cancelled. A cancelled flow cannot be continued."}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/sdk"
@@ -44,7 +45,7 @@ func actionSite(t *testing.T) (s *site, managed, mirrored *sdk.Flow) {
 }
 
 // lastEntry is the newest history entry of flow id.
-func (s *site) lastEntry(id string) engine.HistoryEntry {
+func (s *site) lastEntry(id string) apitype.HistoryEntry {
 	s.t.Helper()
 	h, err := s.c.History(context.Background(), id, 0, 0)
 	require.NoError(s.t, err)
@@ -110,7 +111,7 @@ func TestContinueFromThePage(t *testing.T) {
 	require.NotEmpty(t, v.ContinuedBy)
 	require.Equal(t, runcenter.FlowPath(v.ContinuedBy), resp.Header.Get("Location"), "the successor's page")
 	last := s.lastEntry(managed.ID)
-	require.Equal(t, engine.HistoryContinued, last.Kind)
+	require.Equal(t, apitype.HistoryContinued, last.Kind)
 	require.Equal(t, "alice", last.By, "who continued is the token's name, never the form's")
 
 	page = s.get(runcenter.FlowPath(managed.ID), alice.Token)
@@ -168,7 +169,7 @@ func TestRetryFromThePage(t *testing.T) {
 	resp, body := s.do(http.MethodPost, path, alice.Token, url.Values{"csrf": {csrf}, "revision": {strconv.FormatInt(mirrored.Revision-1, 10)}})
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
 	require.Contains(t, body, "the flow changed since this page was drawn (it is now failed, at revision "+strconv.FormatInt(mirrored.Revision, 10))
-	tasks, err := s.c.ListTasks(context.Background(), engine.TaskFilter{FlowID: mirrored.ID})
+	tasks, err := s.c.ListTasks(context.Background(), apitype.TaskFilter{FlowID: mirrored.ID})
 	require.NoError(t, err)
 	require.Len(t, tasks.Tasks, 1, "a refused retry makes no task")
 
@@ -177,9 +178,9 @@ func TestRetryFromThePage(t *testing.T) {
 	require.Equal(t, runcenter.FlowPath(mirrored.ID), resp.Header.Get("Location"))
 	h, err := s.c.History(context.Background(), mirrored.ID, 0, 0)
 	require.NoError(t, err)
-	var retry *engine.HistoryEntry
+	var retry *apitype.HistoryEntry
 	for i := range h.Entries {
-		if h.Entries[i].Kind == engine.HistoryRetry {
+		if h.Entries[i].Kind == apitype.HistoryRetry {
 			retry = &h.Entries[i]
 		}
 	}

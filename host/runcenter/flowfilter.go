@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -63,8 +63,8 @@ func (f flowFilter) query(after string) string {
 // engineFilter is the page's engine filter, but for the owner that a
 // cron job or trigger stands for (api.FlowOwner). A status or time that
 // cannot be read is refused by name.
-func (f flowFilter) engineFilter() (engine.FlowFilter, error) {
-	out := engine.FlowFilter{ControllerID: f.Controller, ChainID: f.Chain, Search: f.Search, Limit: PageSize}
+func (f flowFilter) engineFilter() (apitype.FlowFilter, error) {
+	out := apitype.FlowFilter{ControllerID: f.Controller, ChainID: f.Chain, Search: f.Search, Limit: PageSize}
 	if f.Status != "" {
 		st, err := sdk.ParseFlowStatus(f.Status)
 		if err != nil {

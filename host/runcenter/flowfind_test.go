@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/schedule"
@@ -53,7 +54,7 @@ func startFindSite(t *testing.T) findSite {
 	require.NoError(t, err)
 	fs := findSite{site: s, job: job}
 	create := func(owner, goal string) *sdk.Flow {
-		f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: owner, ControllerID: "ctl", Goal: goal, AllowUnknownController: true})
+		f, err := s.c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: owner, ControllerID: "ctl", Goal: goal, AllowUnknownController: true})
 		require.NoError(t, err)
 		return f
 	}

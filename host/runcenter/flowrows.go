@@ -3,7 +3,7 @@ package runcenter
 import (
 	"strings"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/trigger"
 )
@@ -12,7 +12,7 @@ import (
 // or, folded, the newest run of a cron job on the page with the others
 // under it.
 type flowRow struct {
-	engine.FlowView
+	apitype.FlowView
 	// Name is what people call the flow: its goal, which is the
 	// pipeline's, cron job's or task's name ("trigger NAME" for a
 	// trigger's); the id is shown beside it, small.
@@ -22,7 +22,7 @@ type flowRow struct {
 	Job, Trigger string
 	// Runs are the job's other runs on the page, newest first, when
 	// folded.
-	Runs []engine.FlowView
+	Runs []apitype.FlowView
 }
 
 // Count is how many of the job's runs the row stands for.
@@ -30,7 +30,7 @@ func (r flowRow) Count() int { return 1 + len(r.Runs) }
 
 // rowsOf makes the rows of flows, in their order; with fold, the runs
 // of one cron job join the row of its newest run on the page.
-func rowsOf(flows []engine.FlowView, fold bool) []flowRow {
+func rowsOf(flows []apitype.FlowView, fold bool) []flowRow {
 	cronPrefix, triggerPrefix := scheduler.JobOwnerKey(""), trigger.OwnerKey("")
 	rows := make([]flowRow, 0, len(flows))
 	byJob := map[string]int{}

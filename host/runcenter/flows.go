@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -82,7 +82,7 @@ func (s *Server) flowsPage(r *http.Request) (string, any, error) {
 
 // pressure is the CLI's pressure line: what is active, blocked and asked
 // to stop, of how many flows.
-func pressure(c engine.FlowCounts) string {
+func pressure(c apitype.FlowCounts) string {
 	return fmt.Sprintf("%d active · %d waiting · %d blocked · %d cancel-requested · %d total",
 		c.ByStatus[sdk.FlowQueued]+c.ByStatus[sdk.FlowRunning], c.ByStatus[sdk.FlowWaiting], c.ByStatus[sdk.FlowBlocked],
 		c.CancelRequested, c.Total)

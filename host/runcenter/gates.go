@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -30,7 +30,7 @@ func newGateForm(flowID string, revision int64, g sdk.Wait, back string) *gateFo
 
 // gatesPage lists the open gates, newest first.
 func (s *Server) gatesPage(r *http.Request) (string, any, error) {
-	gates, err := s.cfg.Client.OpenGates(r.Context(), engine.GateFilter{})
+	gates, err := s.cfg.Client.OpenGates(r.Context(), apitype.GateFilter{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -51,7 +51,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: the form's revision %q is not a number; reload the page", sdk.ErrInvalid, r.PostFormValue("revision")))
 		return
 	}
-	in := engine.GateDecision{Flow: r.PostFormValue("flow"), Kind: r.PostFormValue("kind"), Expected: &rev,
+	in := apitype.GateDecision{Flow: r.PostFormValue("flow"), Kind: r.PostFormValue("kind"), Expected: &rev,
 		Decision: sdk.Decision{By: callerOf(r).name}}
 	switch r.PostFormValue("decision") {
 	case "approve", "deny":

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runcenter"
@@ -126,9 +127,9 @@ func (s *site) gatedFlow(goal string) *sdk.Flow {
 func (s *site) gateOf(goal, kind string) *sdk.Flow {
 	s.t.Helper()
 	ctx := context.Background()
-	f, err := s.c.CreateFlow(ctx, engine.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: goal, AllowUnknownController: true})
+	f, err := s.c.CreateFlow(ctx, apitype.CreateFlowInput{OwnerKey: "web", ControllerID: "ctl", Goal: goal, AllowUnknownController: true})
 	require.NoError(s.t, err)
-	f, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, engine.FlowPatch{Status: sdk.FlowWaiting,
+	f, err = s.c.UpdateFlow(ctx, f.ID, f.Revision, apitype.FlowPatch{Status: sdk.FlowWaiting,
 		State: json.RawMessage(`{}`), Wait: json.RawMessage(`{"kind":"` + kind + `","step":"review","prompt":"` + strings.ReplaceAll(goal, `"`, `\"`) + `?"}`)})
 	require.NoError(s.t, err)
 	return f

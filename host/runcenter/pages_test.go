@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
@@ -38,7 +39,7 @@ func TestFlowListPagesThroughEveryFlow(t *testing.T) {
 	const n = 2*runcenter.PageSize + 7
 	created := map[string]bool{}
 	for range n {
-		f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", AllowUnknownController: true})
+		f, err := s.c.CreateFlow(context.Background(), apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "g", AllowUnknownController: true})
 		require.NoError(t, err)
 		created[f.ID] = true
 	}
@@ -97,7 +98,7 @@ func pulseShowsNewFlow(t *testing.T, s *site, base string) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Contains(t, readEvent(t, resp), "No flows")
-	f, err := s.c.CreateFlow(context.Background(), engine.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh", AllowUnknownController: true})
+	f, err := s.c.CreateFlow(context.Background(), apitype.CreateFlowInput{OwnerKey: "o", ControllerID: "ctl", Goal: "fresh", AllowUnknownController: true})
 	require.NoError(t, err)
 	require.Contains(t, readEvent(t, resp), f.ID)
 }
@@ -195,7 +196,7 @@ func TestGateFormsAnswerThroughTheAPI(t *testing.T) {
 		require.NoError(t, err)
 		answers := 0
 		for _, e := range hist.Entries {
-			if e.Kind != engine.HistoryGateAnswered {
+			if e.Kind != apitype.HistoryGateAnswered {
 				continue
 			}
 			answers++

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/sdk"
@@ -119,7 +119,7 @@ func TestPostWithoutCSRFGets403(t *testing.T) {
 	hist, err := s.c.History(context.Background(), f.ID, 0, 0)
 	require.NoError(t, err)
 	last := hist.Entries[len(hist.Entries)-1]
-	require.Equal(t, engine.HistoryGateAnswered, last.Kind)
+	require.Equal(t, apitype.HistoryGateAnswered, last.Kind)
 	require.Equal(t, "alice", last.By, "the approver is the token's name, never the form's")
 
 	// A request from another origin is refused even with the token.
@@ -168,7 +168,7 @@ func TestLoginSetsACookieThatActsAsTheToken(t *testing.T) {
 	hist, err := s.c.History(context.Background(), f.ID, 0, 0)
 	require.NoError(t, err)
 	last := hist.Entries[len(hist.Entries)-1]
-	require.Equal(t, engine.HistoryCancelRequested, last.Kind)
+	require.Equal(t, apitype.HistoryCancelRequested, last.Kind)
 	require.Equal(t, "carol", last.By)
 }
 

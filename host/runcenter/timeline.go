@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flowgate/flowgate/host/engine"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -92,7 +92,7 @@ func roundSpan(d time.Duration) string {
 // newTimeline lays out v's tasks, in the order the flow has them, on an
 // axis from the flow's creation to its end, or to now while it has not
 // ended.
-func newTimeline(v engine.FlowView, now time.Time) timeline {
+func newTimeline(v apitype.FlowView, now time.Time) timeline {
 	tl := timeline{From: v.CreatedAt, To: v.EndedAt, Live: !v.Status.Terminal() || v.EndedAt.IsZero()}
 	if tl.Live {
 		tl.To = now
