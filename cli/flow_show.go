@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -172,4 +173,60 @@ func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
 		}
 		fmt.Fprintf(w, "- %s: %s\n", clean(id), strings.Join(parts, " | "))
 	}
+}
+
+// outputShown bounds how much of a flow's output flow show prints, in
+// characters; --json prints the record, and pipeline run the whole
+// output.
+const outputShown = 4000
+
+// writeProduced prints what the flow's controller produced, from the
+// flow's own fields: the answers given at its gates (sdk.Flow.Decisions)
+// and its output (sdk.Flow.Output), read through kept when it is kept
+// outside the record. An output that cannot be read says why.
+func writeProduced(w io.Writer, v engine.FlowView, kept sdk.KeptReader) {
+	if len(v.Decisions) > 0 {
+		fmt.Fprintln(w, "Gate decisions:")
+		steps := make([]string, 0, len(v.Decisions))
+		for step := range v.Decisions {
+			steps = append(steps, step)
+		}
+		sort.Strings(steps)
+		for _, step := range steps {
+			d := v.Decisions[step]
+			answer := clip(string(d.Response), 80)
+			if d.Approved != nil {
+				answer = map[bool]string{true: "approved", false: "denied"}[*d.Approved]
+			}
+			line := fmt.Sprintf("- %s %s by %s at %s", clean(step), answer, orNA(clean(d.By)), stamp(d.At))
+			if d.Reason != "" {
+				line += " (" + clean(d.Reason) + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if v.Output == nil {
+		return
+	}
+	fmt.Fprintln(w, "Output:")
+	if text, err := v.Output.ReadText(kept); err != nil {
+		fmt.Fprintf(w, "  (what it printed cannot be read: %s)\n", clean(err.Error()))
+	} else if text != "" {
+		fmt.Fprintf(w, "  printed: %s\n", clip(text, outputShown))
+	}
+	out, err := v.Output.ReadValue(kept)
+	if err != nil {
+		fmt.Fprintf(w, "  (the output cannot be read: %s)\n", clean(err.Error()))
+		return
+	}
+	var b bytes.Buffer
+	if len(out) == 0 || json.Indent(&b, out, "  ", "  ") != nil {
+		b.Reset()
+		b.Write(out)
+	}
+	text := b.String()
+	if r := []rune(text); len(r) > outputShown {
+		text = string(r[:outputShown]) + "\n  … (cut; pipeline envelopes and the API carry all of it)"
+	}
+	fmt.Fprintln(w, "  "+text)
 }
