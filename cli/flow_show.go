@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
+	"github.com/flowgate/flowgate/sdk/flowrule"
 )
 
 // failingTask is the task a flow that did not succeed ended on: the one
@@ -118,20 +118,18 @@ func jsonShape(b json.RawMessage) string {
 	return string(b)
 }
 
-// flowShow is what flow show prints: the flow's view and, for a pipeline
-// flow, how far each of its typed pipelines got.
+// flowShow is what flow show prints: the flow's view and, for a flow
+// that runs typed pipelines, how far each got.
 type flowShow struct {
 	engine.FlowView
-	Stages map[string]pipeline.StageReport `json:"pipeline_stages,omitempty"`
+	Stages map[string]sdk.StageReport `json:"pipeline_stages,omitempty"`
 }
 
-// pipelineStages reads the stage reports of a pipeline flow; none for
-// another controller's flow, or a state that holds none.
-func pipelineStages(v engine.FlowView) map[string]pipeline.StageReport {
-	if v.ControllerID != pipeline.Name {
-		return nil
-	}
-	reps, err := pipeline.StageReports(v.State)
+// pipelineStages reads the stage reports a flow's controller publishes
+// (sdk.StagesKey, the pipeline controller's); none for a flow without
+// any, or whose reports cannot be read.
+func pipelineStages(v engine.FlowView) map[string]sdk.StageReport {
+	reps, err := flowrule.StageReportsOf(v.Flow)
 	if err != nil || len(reps) == 0 {
 		return nil
 	}
@@ -142,7 +140,7 @@ func pipelineStages(v engine.FlowView) map[string]pipeline.StageReport {
 // produced, and the stage it stands at: a running task, a gate, a
 // failure. Stages not reached show no count; a report cut short ends
 // with how many stages it leaves out.
-func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
+func writeStages(w io.Writer, reps map[string]sdk.StageReport) {
 	if len(reps) == 0 {
 		return
 	}

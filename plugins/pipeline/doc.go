@@ -205,7 +205,7 @@
 //     An output over 4 KiB is kept in a file, and so is the object of
 //     them once over 32 KiB ("stage_outputs_file"), as results are (see
 //     Limits). Each pass records how far each pipeline got under
-//     "stages" (see StageReports; a report lists its first stages up to
+//     "stages" (sdk.StagesKey, flowrule.StageReportsOf; a report lists its first stages up to
 //     512 bytes, "more" counting the rest). A flow started with {"pipeline": "…"} instead of a
 //     file runs flows.PipelineWorkflow, one pipeline step with id
 //     "pipeline";

@@ -19,18 +19,15 @@ import (
 // before it starts one. None of it reads a flow. The flow's state and
 // wait are the controller's own: what it produces is read from the
 // flow's fields (sdk.Flow.Output, sdk.Flow.Decisions) and its gates as
-// sdk.Wait, never by decoding the state with this package's types.
-//
-// One exception stays, named here so that it is not copied: flow show
-// prints the stage reports (StageReports over the state, StageReport,
-// StageCount), a progress view like the plan, which has no field of the
-// flow yet.
+// sdk.Wait, and its progress from the views it publishes (the plan,
+// sdk.PlanKey; the stage reports, sdk.StagesKey, read with
+// flowrule.PlanOf and flowrule.StageReportsOf), never by decoding the
+// state with this package's types.
 var outsideUse = map[string]bool{
 	"New": true, "NewFrom": true, "NewWithOptions": true, "Options": true, "HomeOptions": true, "OptionsFrom": true,
 	"Name": true, "Version": true, "CheckBound": true, "CheckStageSecret": true, "MissingStageHint": true,
 	"CommandSet": true, "ExecutableStages": true, "ExecutableStage": true, "IsModelStage": true,
 	"HomeEnv": true, "StateDir": true, "StagesDir": true, "PriorOutputEnv": true, "StageArgsEnv": true, "StateScope": true,
-	"StageReports": true, "StageReport": true, "StageCount": true,
 }
 
 const pipelinePath = "github.com/flowgate/flowgate/plugins/pipeline"

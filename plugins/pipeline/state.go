@@ -57,9 +57,9 @@ type state struct {
 	// StageOut is the output of each state stage that ran, by
 	// "<stage id>:<iteration>" ("stage_outputs"): later passes reuse it.
 	StageOut map[string][]any
-	// Stages is how far each pipeline got, by pipeline id ("stages"; see
-	// StageReport).
-	Stages map[string]StageReport
+	// Stages is how far each pipeline got, by pipeline id, kept under
+	// sdk.StagesKey, the published view flow show reads.
+	Stages map[string]sdk.StageReport
 }
 
 // legacyDecisionsKey is where gateways of before Flow.Decisions recorded
@@ -75,7 +75,7 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, legacyDecisionsKey: &s.Decisions, priorKey: &s.Prior, StagesKey: &s.Stages} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, legacyDecisionsKey: &s.Decisions, priorKey: &s.Prior, sdk.StagesKey: &s.Stages} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -128,7 +128,7 @@ func (s *state) encode() (b json.RawMessage, changed bool, err error) {
 		key string
 		n   int
 		v   any
-	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {StagesKey, len(s.Stages), s.Stages}} {
+	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {sdk.StagesKey, len(s.Stages), s.Stages}} {
 		if f.n > 0 {
 			if s.raw[f.key], err = json.Marshal(f.v); err != nil {
 				return nil, false, err
