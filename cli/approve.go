@@ -55,7 +55,12 @@ func newGateCmds(e *env) []*cobra.Command {
 The flow is named by its id, its owner key, or the short approval id
 flowgate approvals shows. With a gateway running, it resumes the flow.
 With none, this command hosts one in-process until the flow parks at
-its next gate or ends, as flowgate pipeline resume does.`,
+its next gate or ends, as flowgate pipeline resume does.
+
+The answer is recorded as --by's. An approval gate that names who may
+approve it (a step's required_approver, or require_different_approver
+with initiated_by) refuses anyone else at once, with exit 2 and who may
+approve; the flow stays at the gate. A denial is never refused so.`,
 			Args: args(1, "one flow id or approval id"),
 			RunE: func(cmd *cobra.Command, a []string) error {
 				in := apitype.GateDecision{Kind: sdk.GateApproval, Decision: newDecision(by)}

@@ -163,6 +163,7 @@ func newFlowShowCmd(e *env) *cobra.Command {
 				return printer{e.stdout, asJSON}.emit(out, func(w io.Writer) {
 					writeFlow(w, v)
 					writeStages(w, out.Stages)
+					writeProduced(w, v, func(sum string) ([]byte, error) { return c.KeptValue(ctx, v.ID, sum) })
 				})
 			})
 		},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -117,20 +117,18 @@ func jsonShape(b json.RawMessage) string {
 	return string(b)
 }
 
-// flowShow is what flow show prints: the flow's view and, for a pipeline
-// flow, how far each of its typed pipelines got.
+// flowShow is what flow show prints: the flow's view and, for a flow
+// that runs typed pipelines, how far each got.
 type flowShow struct {
 	apitype.FlowView
-	Stages map[string]pipeline.StageReport `json:"pipeline_stages,omitempty"`
+	Stages map[string]sdk.StageReport `json:"pipeline_stages,omitempty"`
 }
 
-// pipelineStages reads the stage reports of a pipeline flow; none for
-// another controller's flow, or a state that holds none.
-func pipelineStages(v apitype.FlowView) map[string]pipeline.StageReport {
-	if v.ControllerID != pipeline.Name {
-		return nil
-	}
-	reps, err := pipeline.StageReports(v.State)
+// pipelineStages reads the stage reports a flow's controller publishes
+// (sdk.StagesKey, the pipeline controller's); none for a flow without
+// any, or whose reports cannot be read.
+func pipelineStages(v apitype.FlowView) map[string]sdk.StageReport {
+	reps, err := sdk.StageReportsOf(v.Flow)
 	if err != nil || len(reps) == 0 {
 		return nil
 	}
@@ -141,7 +139,7 @@ func pipelineStages(v apitype.FlowView) map[string]pipeline.StageReport {
 // produced, and the stage it stands at: a running task, a gate, a
 // failure. Stages not reached show no count; a report cut short ends
 // with how many stages it leaves out.
-func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
+func writeStages(w io.Writer, reps map[string]sdk.StageReport) {
 	if len(reps) == 0 {
 		return
 	}
@@ -172,4 +170,60 @@ func writeStages(w io.Writer, reps map[string]pipeline.StageReport) {
 		}
 		fmt.Fprintf(w, "- %s: %s\n", clean(id), strings.Join(parts, " | "))
 	}
+}
+
+// outputShown bounds how much of a flow's output flow show prints, in
+// characters; --json prints the record, and pipeline run the whole
+// output.
+const outputShown = 4000
+
+// writeProduced prints what the flow's controller produced, from the
+// flow's own fields: the answers given at its gates (sdk.Flow.Decisions)
+// and its output (sdk.Flow.Output), read through kept when it is kept
+// outside the record. An output that cannot be read says why.
+func writeProduced(w io.Writer, v apitype.FlowView, kept sdk.KeptReader) {
+	if len(v.Decisions) > 0 {
+		fmt.Fprintln(w, "Gate decisions:")
+		steps := make([]string, 0, len(v.Decisions))
+		for step := range v.Decisions {
+			steps = append(steps, step)
+		}
+		sort.Strings(steps)
+		for _, step := range steps {
+			d := v.Decisions[step]
+			answer := clip(string(d.Response), 80)
+			if d.Approved != nil {
+				answer = map[bool]string{true: "approved", false: "denied"}[*d.Approved]
+			}
+			line := fmt.Sprintf("- %s %s by %s at %s", clean(step), answer, orNA(clean(d.By)), stamp(d.At))
+			if d.Reason != "" {
+				line += " (" + clean(d.Reason) + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if v.Output == nil {
+		return
+	}
+	fmt.Fprintln(w, "Output:")
+	if text, err := v.Output.ReadText(kept); err != nil {
+		fmt.Fprintf(w, "  (what it printed cannot be read: %s)\n", clean(err.Error()))
+	} else if text != "" {
+		fmt.Fprintf(w, "  printed: %s\n", clip(text, outputShown))
+	}
+	out, err := v.Output.ReadValue(kept)
+	if err != nil {
+		fmt.Fprintf(w, "  (the output cannot be read: %s)\n", clean(err.Error()))
+		return
+	}
+	var b bytes.Buffer
+	if len(out) == 0 || json.Indent(&b, out, "  ", "  ") != nil {
+		b.Reset()
+		b.Write(out)
+	}
+	text := b.String()
+	if r := []rune(text); len(r) > outputShown {
+		text = string(r[:outputShown]) + "\n  … (cut; pipeline envelopes and the API carry all of it)"
+	}
+	fmt.Fprintln(w, "  "+text)
 }

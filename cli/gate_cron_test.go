@@ -144,7 +144,7 @@ func TestGateTimeoutDeniesAnUnansweredGate(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return flowState(env.FlowID).Status == sdk.FlowCancelled }, 30*time.Second, 50*time.Millisecond,
 		"the next gateway denies the gate whose deadline passed")
-	require.Contains(t, string(flowState(env.FlowID).State), `"reason": "gate-expired"`)
+	require.Equal(t, sdk.ReasonGateExpired, flowState(env.FlowID).Decisions["gate"].Reason)
 
 	code, _, errOut = run(t, home, "cron", "add", "--name", "ship", "--every", "1h", "--pipeline", file, "--gate-timeout", "1s")
 	require.Equal(t, 0, code, errOut)

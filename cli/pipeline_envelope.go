@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/flowgate/flowgate/flows"
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -98,10 +97,10 @@ func nullable(o *flows.Object) any {
 // flowgate's short id of the gate, comes last. An absent preview or
 // subject is left out, as Lobster leaves it out.
 func gateRequest(wait json.RawMessage) (*flows.Object, bool) {
-	var g pipeline.Gate
+	var g sdk.Wait
 	_ = json.Unmarshal(wait, &g)
 	var raw struct {
-		Items, Subject, Schema json.RawMessage
+		Subject json.RawMessage
 	}
 	_ = json.Unmarshal(wait, &raw)
 	decoded := func(b json.RawMessage, fallback any) any {
@@ -115,14 +114,14 @@ func gateRequest(wait json.RawMessage) (*flows.Object, bool) {
 	if input {
 		o.Set("type", "input_request")
 		o.Set("prompt", g.Prompt)
-		o.Set("responseSchema", decoded(raw.Schema, nil))
+		o.Set("responseSchema", decoded(g.Schema, nil))
 		if s := decoded(raw.Subject, nil); s != nil {
 			o.Set("subject", s)
 		}
 	} else {
 		o.Set("type", "approval_request")
 		o.Set("prompt", g.Prompt)
-		o.Set("items", decoded(raw.Items, g.Items))
+		o.Set("items", decoded(g.Items, nil))
 		if g.Preview != "" {
 			o.Set("preview", g.Preview)
 		}

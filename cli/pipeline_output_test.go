@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/flowgate/flowgate/sdk"
 )
 
 // bigOutputs is a workflow whose first five steps each print about
@@ -83,8 +85,24 @@ func TestPipelineLargeOutputIsKeptInAFile(t *testing.T) {
 	for i := range 4 {
 		require.Len(t, branches[fmt.Sprintf("b%d", i)].(map[string]any)["v"], 240000)
 	}
-	require.Contains(t, string(state), `"output_file"`)
+	require.NotContains(t, string(state), `"output_file"`, "the output is the flow's, not its state's")
 	require.NotContains(t, string(state), `"output":`)
+	out := flowOutput(t, home, env.FlowID)
+	require.NotNil(t, out.File, "the output is kept outside the record")
+	require.Empty(t, out.Value)
+	require.NotEmpty(t, out.File.Path)
+}
+
+// flowOutput reads the output record of flow id, as flow show --json
+// prints it.
+func flowOutput(t *testing.T, home, id string) *sdk.Output {
+	t.Helper()
+	code, out, errOut := run(t, home, "tasks", "flow", "show", id, "--json")
+	require.Equal(t, 0, code, errOut)
+	var f sdk.Flow
+	require.NoError(t, json.Unmarshal([]byte(out), &f))
+	require.NotNil(t, f.Output, "a succeeded pipeline flow has an output")
+	return f.Output
 }
 
 // The state's bound holds only for what the controller writes: a state

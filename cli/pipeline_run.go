@@ -94,12 +94,12 @@ func (e *env) followPipeline(ctx context.Context, l *link, id string, quiet bool
 
 // pipelineEnvelope describes where a pipeline flow stands, as Lobster
 // would; kept reads its output when the output is kept in the store.
-func pipelineEnvelope(v apitype.FlowView, kept flows.KeptReader) (envelope, int) {
+func pipelineEnvelope(v apitype.FlowView, kept sdk.KeptReader) (envelope, int) {
 	env := envelope{OK: true, FlowID: v.ID}
 	switch v.Status {
 	case sdk.FlowSucceeded:
 		env.Status = "ok"
-		out, err := flows.StateOutput(v.State, kept)
+		out, err := v.Output.ReadValue(kept)
 		if err != nil {
 			return failed("runtime_error", err.Error(), v.ID), exitFailure
 		}
@@ -131,7 +131,7 @@ func (e *env) reportPipeline(ctx context.Context, l *link, v apitype.FlowView, t
 	kept := func(sum string) ([]byte, error) { return l.c.KeptValue(ctx, v.ID, sum) }
 	env, code := pipelineEnvelope(v, kept)
 	if env.Status == "ok" {
-		rendered, err := flows.StateRendered(v.State, kept)
+		rendered, err := v.Output.ReadText(kept)
 		if err != nil {
 			env, code = failed("runtime_error", err.Error(), v.ID), exitFailure
 		}

@@ -241,6 +241,10 @@ type EndRequest struct {
 	State          json.RawMessage `json:"state,omitempty"`
 	BlockedTaskID  string          `json:"blocked_task_id,omitempty"`
 	BlockedSummary string          `json:"blocked_summary,omitempty"`
+	// Output, on Finish, is what the flow produced: it becomes
+	// Flow.Output, where readers find it. Nil records none; Fail
+	// ignores it. Its Value, when set, must be valid JSON.
+	Output *Output `json:"output,omitempty"`
 }
 
 // ErrPluginShutdown means the plugin instance is gone or was replaced: the

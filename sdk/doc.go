@@ -55,9 +55,17 @@
 //
 // A flow that waits for a person parks with a Wait of kind GateApproval or
 // GateInput at a Step. The gateway lists such gates and answers them: it
-// records the Decision in the flow's state under DecisionsKey and resumes
-// the flow with a flow.resumed event whose data (Resumed) carries the
-// decision too.
+// records the Decision in the flow's Decisions, by step, and resumes the
+// flow with a flow.resumed event whose data (Resumed) carries the
+// decision too. It refuses at once, and the flow stays at the gate, a
+// response that fails the wait's Schema and an approval its approver
+// rules do not accept (Wait.CheckApproval).
+//
+// # Output
+//
+// What a flow produced is given to Finish (EndRequest.Output) and kept
+// as the flow's Output, where the gateway and its users read it; the
+// state stays the controller's own.
 //
 // # The protocol
 //

@@ -71,6 +71,17 @@ type Flow struct {
 	// messages are written from, over the notice JSON; empty means the
 	// default one.
 	NotifyTemplate string `json:"notify_template,omitempty"`
+	// Output is what the flow produced, as its controller gave it to
+	// Finish (EndRequest.Output). Nil until then, and for a flow whose
+	// controller gives none. Readers (the scheduler's deliveries, the
+	// CLI, the run center) read it here, never from State.
+	Output *Output `json:"output,omitempty"`
+	// Decisions are the answers given at the flow's gates, by the gate's
+	// step (Wait.Step): the gateway records each one when someone
+	// answers, or when the gate expires, in the same write that resumes
+	// the flow. Nil until a gate is answered. A controller reads the
+	// answer here when the flow resumes.
+	Decisions map[string]Decision `json:"decisions,omitempty"`
 }
 
 // The notify policies (Flow.NotifyPolicy): which of a flow's notices go
@@ -134,4 +145,14 @@ type Wait struct {
 	// gate.refused history entry, so the gate stays open; absent, any
 	// JSON is taken.
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// The approver rules of an approval gate (see CheckApproval): the
+	// gateway refuses an approval these rules do not accept at once,
+	// as it refuses a response that fails Schema, and the gate stays
+	// open. InitiatedBy names who asked for the approval;
+	// RequiredApprover, if set, is the only one who may approve;
+	// RequireDifferentApprover forbids InitiatedBy to approve. Empty,
+	// anyone may approve. A denial is never checked.
+	InitiatedBy              string `json:"initiated_by,omitempty"`
+	RequiredApprover         string `json:"required_approver,omitempty"`
+	RequireDifferentApprover bool   `json:"require_different_approver,omitempty"`
 }

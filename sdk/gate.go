@@ -2,6 +2,8 @@ package sdk
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,16 +14,39 @@ const (
 	GateInput    = "input"
 )
 
-// DecisionsKey is the top-level key of a flow's state under which the
-// gateway records the answers to the flow's gates: an object of Decision
-// by the gate's Step. A controller that parks a flow at a gate keeps its
-// state a JSON object, leaves this key to the gateway, and reads the
-// decision there when the flow resumes (the flow.resumed event carries it
-// too, see Resumed).
+// DecisionsKey is the top-level key of a flow's state under which
+// gateways before Flow.Decisions recorded the answers to the flow's
+// gates: an object of Decision by the gate's Step. A controller that
+// resumes a flow parked by such a gateway may find its answer there.
+//
+// Deprecated: the gateway records answers in Flow.Decisions and leaves
+// the state alone; read them there.
 const DecisionsKey = "decisions"
 
 // IsGate reports whether w is a gate: its kind is approval or input.
 func (w Wait) IsGate() bool { return w.Kind == GateApproval || w.Kind == GateInput }
+
+// CheckApproval refuses an approval d that the gate's approver rules do
+// not accept (InitiatedBy, RequiredApprover, RequireDifferentApprover),
+// with an error wrapping ErrInvalid that says who may approve. It takes
+// every denial, every answer at a gate that is no approval, and anyone's
+// approval at a gate without rules. The messages are the Lobster
+// reference's (lobster-format §8.3); By is trimmed as the gateway
+// records it.
+func (w Wait) CheckApproval(d Decision) error {
+	if w.Kind != GateApproval || d.Approved == nil || !*d.Approved || (w.RequiredApprover == "" && !w.RequireDifferentApprover) {
+		return nil
+	}
+	switch who := strings.TrimSpace(d.By); {
+	case who == "":
+		return fmt.Errorf("%w: Workflow step %s approval requires approver identity; decide with --by NAME", ErrInvalid, w.Step)
+	case w.RequiredApprover != "" && who != w.RequiredApprover:
+		return fmt.Errorf("%w: Workflow step %s approval requires approver '%s', got '%s'", ErrInvalid, w.Step, w.RequiredApprover, who)
+	case w.RequireDifferentApprover && w.InitiatedBy != "" && who == w.InitiatedBy:
+		return fmt.Errorf("%w: Workflow step %s approval must be granted by someone other than '%s'", ErrInvalid, w.Step, w.InitiatedBy)
+	}
+	return nil
+}
 
 // ParseGate returns the gate a flow's wait describes. ok is false when
 // the wait is no gate: absent, JSON null, not an object of Wait's shape,
@@ -35,7 +60,8 @@ func ParseGate(wait json.RawMessage) (w Wait, ok bool) {
 
 // Decision is someone's answer at a gate: Approved for an approval,
 // Response for an input, and who answered when. The gateway records it in
-// the flow's state (see DecisionsKey) and stamps At with its own clock.
+// the flow's Decisions, by the gate's step, and stamps At with its own
+// clock.
 type Decision struct {
 	// Approved is true or false at an approval gate, nil at an input.
 	Approved *bool `json:"approved,omitempty"`
@@ -57,7 +83,8 @@ const ReasonGateExpired = "gate-expired"
 
 // Resumed is the data of a flow.resumed event. Step and Decision are set
 // when the flow resumed because someone answered the gate at Step; the
-// same decision is already in the flow's state when the event arrives.
+// same decision is already in the flow's Decisions when the event
+// arrives.
 type Resumed struct {
 	// Status is what the flow resumed as: queued or running.
 	Status   FlowStatus `json:"status"`

@@ -223,22 +223,38 @@ func (s *hostServer) Resume(ctx context.Context, r *pb.ResumeRequest) (*pb.FlowR
 
 // Finish implements Host.
 func (h *hostClient) Finish(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error) {
-	r, err := h.client.Finish(ctx, endToProto(flowID, expected, e))
+	req, err := endToProto(flowID, expected, e)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.client.Finish(ctx, req)
 	return h.flow("Finish", r, err)
 }
 
 func (s *hostServer) Finish(ctx context.Context, r *pb.EndRequest) (*pb.FlowResponse, error) {
-	return flowReply(s.host().Finish(ctx, r.GetFlowId(), r.GetExpectedRevision(), endFromProto(r)))
+	e, err := endFromProto(r)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return flowReply(s.host().Finish(ctx, r.GetFlowId(), r.GetExpectedRevision(), e))
 }
 
 // Fail implements Host.
 func (h *hostClient) Fail(ctx context.Context, flowID string, expected int64, e EndRequest) (*Flow, error) {
-	r, err := h.client.Fail(ctx, endToProto(flowID, expected, e))
+	req, err := endToProto(flowID, expected, e)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.client.Fail(ctx, req)
 	return h.flow("Fail", r, err)
 }
 
 func (s *hostServer) Fail(ctx context.Context, r *pb.EndRequest) (*pb.FlowResponse, error) {
-	return flowReply(s.host().Fail(ctx, r.GetFlowId(), r.GetExpectedRevision(), endFromProto(r)))
+	e, err := endFromProto(r)
+	if err != nil {
+		return nil, wireErrors.ToStatus(err)
+	}
+	return flowReply(s.host().Fail(ctx, r.GetFlowId(), r.GetExpectedRevision(), e))
 }
 
 // RequestCancel implements Host.

@@ -258,8 +258,8 @@ func resumeFromProto(r *pb.ResumeRequest) ResumeRequest {
 	}
 }
 
-func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
-	return &pb.EndRequest{
+func endToProto(flowID string, expected int64, e EndRequest) (*pb.EndRequest, error) {
+	r := &pb.EndRequest{
 		FlowId:           flowID,
 		ExpectedRevision: expected,
 		CurrentStep:      e.CurrentStep,
@@ -268,16 +268,33 @@ func endToProto(flowID string, expected int64, e EndRequest) *pb.EndRequest {
 		BlockedSummary:   e.BlockedSummary,
 		Partial:          e.Partial,
 	}
+	if e.Output != nil {
+		b, err := json.Marshal(e.Output)
+		if err != nil {
+			return nil, fmt.Errorf("encode the flow's output: %w", err)
+		}
+		r.OutputJson = b
+	}
+	return r, nil
 }
 
-func endFromProto(r *pb.EndRequest) EndRequest {
-	return EndRequest{
+// endFromProto returns the EndRequest r carries; a controller of before
+// output_json sends none, and its flows end with no output.
+func endFromProto(r *pb.EndRequest) (EndRequest, error) {
+	e := EndRequest{
 		CurrentStep:    r.GetCurrentStep(),
 		State:          json.RawMessage(r.GetState()),
 		BlockedTaskID:  r.GetBlockedTaskId(),
 		BlockedSummary: r.GetBlockedSummary(),
 		Partial:        r.GetPartial(),
 	}
+	if b := r.GetOutputJson(); len(b) > 0 {
+		e.Output = new(Output)
+		if err := json.Unmarshal(b, e.Output); err != nil {
+			return EndRequest{}, fmt.Errorf("%w: output_json is no sdk.Output: %v", ErrInvalid, err)
+		}
+	}
+	return e, nil
 }
 
 func advanceToProto(flowID string, expected int64, a AdvanceRequest) (*pb.AdvanceRequest, error) {

@@ -179,13 +179,11 @@ steps:
 	done, err := f.eng.GetFlow(fl.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowSucceeded, done.Status)
-	var st struct {
-		File *flows.OutputFile `json:"output_file"`
-	}
-	require.NoError(t, json.Unmarshal(done.State, &st))
-	require.NotNil(t, st.File, "the output is over the inline bound: %s", done.State)
-	require.True(t, st.File.Kept, "the output is kept in the store")
-	require.Empty(t, st.File.Path, "and is no file of gateway a's data directory")
+	require.NotNil(t, done.Output)
+	file := done.Output.File
+	require.NotNil(t, file, "the output is over the inline bound: %+v", done.Output)
+	require.True(t, file.Kept, "the output is kept in the store")
+	require.Empty(t, file.Path, "and is no file of gateway a's data directory")
 }
 
 // TestStateValuesAreSharedByTheGateways: a state.set of a pipeline run on

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
@@ -125,7 +124,7 @@ steps:
 		require.NoError(t, err)
 		require.Equal(t, "ran\n", string(b), "item %d ran exactly once", i)
 	}
-	out, err := flows.StateOutput(v.State, nil)
+	out, err := v.Output.ReadValue(nil)
 	require.NoError(t, err)
 	require.JSONEq(t, `[{"item":1,"index":0,"work":1},{"item":2,"index":1,"work":2},{"item":3,"index":2,"work":3},`+
 		`{"item":4,"index":3,"work":4},{"item":5,"index":4,"work":5},{"item":6,"index":5,"work":6}]`, string(out))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -379,6 +380,11 @@ func cloneFlow(f *sdk.Flow) *sdk.Flow {
 	}
 	if f.Wait == nil {
 		c.Wait = nil
+	}
+	c.Decisions = maps.Clone(f.Decisions)
+	if f.Output != nil {
+		o := *f.Output
+		c.Output = &o
 	}
 	return &c
 }

@@ -54,18 +54,19 @@ func (in *GateDecision) check() error {
 
 // DecideGate records in.Decision at the gate the flow waits at and
 // resumes the flow as running, in one transaction: the decision goes into
-// the flow's state under sdk.DecisionsKey by the gate's step, and a
-// flow.resumed event carrying it (sdk.Resumed) is queued for the
-// controller. It refuses, changing nothing, with ErrInvalid: a flow that
-// waits at no gate (not waiting, or its wait is no sdk gate with a step),
-// a gate of the other kind, a flow whose state is not a JSON object, and
-// a gate already decided (a gate whose wait carries an error, which the
-// controller set when it refused the last decision, may be decided
-// anew); with *sdk.RevisionConflictError, a stale Expected; with
-// ErrCancelRequested, a flow with a cancel request. A response that
-// fails the input gate's schema (sdk.Wait.Schema) is refused with
-// ErrInvalid naming the failure; that refusal is written, as a
-// gate.refused history entry, and the gate stays open.
+// the flow's Decisions by the gate's step, and a flow.resumed event
+// carrying it (sdk.Resumed) is queued for the controller. It refuses,
+// changing nothing, with ErrInvalid: a flow that waits at no gate (not
+// waiting, or its wait is no sdk gate with a step), a gate of the other
+// kind, and a gate already decided (a gate whose wait carries an error,
+// which the controller set when it refused the last decision, may be
+// decided anew); with *sdk.RevisionConflictError, a stale Expected; with
+// ErrCancelRequested, a flow with a cancel request. An answer the gate
+// itself refuses — a response that fails the input gate's schema
+// (sdk.Wait.Schema), an approval by someone its approver rules do not
+// accept (sdk.Wait.CheckApproval) — is refused with ErrInvalid naming
+// why; that refusal is written, as a gate.refused history entry, and the
+// flow stays waiting at the gate, unchanged.
 func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 	if err := in.check(); err != nil {
 		return nil, err
@@ -89,7 +90,10 @@ func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 		case in.Expected != nil && *in.Expected != old.Revision:
 			return &sdk.RevisionConflictError{Expected: *in.Expected, Current: old}
 		}
-		if refused = checkResponse(old, g, in.Decision); refused != nil {
+		if refused = checkResponse(old, g, in.Decision); refused == nil {
+			refused = checkApproval(old, g, in.Decision)
+		}
+		if refused != nil {
 			return t.recordRefusal(old.ID, g, in.Decision, refused)
 		}
 		out, err = t.decide(old, g, in.Decision)
@@ -106,8 +110,7 @@ func (e *Engine) DecideGate(in GateDecision) (*sdk.Flow, error) {
 func (t *txn) decide(old *sdk.Flow, g sdk.Wait, d sdk.Decision) (*sdk.Flow, error) {
 	d.At = t.now
 	f := cloneFlow(old)
-	var err error
-	if f.State, err = recordDecision(old, g, d); err != nil {
+	if err := recordDecision(f, g, d); err != nil {
 		return nil, err
 	}
 	if err := t.move(f, sdk.FlowRunning); err != nil {
@@ -178,33 +181,18 @@ func (e *Engine) ExpireGates() ([]string, error) {
 	return out, nil
 }
 
-// recordDecision returns f's state with d recorded at gate g. Every other
-// key of the state, and every other decision, is kept as it was.
-func recordDecision(f *sdk.Flow, g sdk.Wait, d sdk.Decision) (json.RawMessage, error) {
-	var state map[string]json.RawMessage
-	if json.Unmarshal(f.State, &state) != nil || state == nil {
-		return nil, invalid("flow %s keeps no JSON object as its state, so a decision has nowhere to go; only flows whose controller keeps its state an object take gate decisions", f.ID)
+// recordDecision records d at gate g in f's Decisions. Every other
+// decision is kept as it was; a decision already recorded at the gate is
+// refused unless the controller refused it (the wait carries an error).
+func recordDecision(f *sdk.Flow, g sdk.Wait, d sdk.Decision) error {
+	if prev, ok := f.Decisions[g.Step]; ok && g.Error == "" {
+		return invalid("the gate at step %s of flow %s was already decided by %s at %s", g.Step, f.ID, prev.By, prev.At.Format(time.RFC3339))
 	}
-	decisions := map[string]json.RawMessage{}
-	if raw, ok := state[sdk.DecisionsKey]; ok {
-		if err := json.Unmarshal(raw, &decisions); err != nil {
-			return nil, fmt.Errorf("flow %s: its decisions are damaged: %w", f.ID, err)
-		}
+	if f.Decisions == nil {
+		f.Decisions = map[string]sdk.Decision{}
 	}
-	if raw, ok := decisions[g.Step]; ok && g.Error == "" {
-		var prev sdk.Decision
-		_ = json.Unmarshal(raw, &prev)
-		return nil, invalid("the gate at step %s of flow %s was already decided by %s at %s", g.Step, f.ID, prev.By, prev.At.Format(time.RFC3339))
-	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	decisions[g.Step] = b
-	if state[sdk.DecisionsKey], err = json.Marshal(decisions); err != nil {
-		return nil, err
-	}
-	return json.Marshal(state)
+	f.Decisions[g.Step] = d
+	return nil
 }
 
 // GateFilter selects open gates for OpenGates. The zero value selects

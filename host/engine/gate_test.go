@@ -38,10 +38,10 @@ func TestDecideGateRecordsOnceAndResumesWithTheDecision(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowRunning, got.Status)
 	require.Equal(t, f.Revision+1, got.Revision)
-	require.JSONEq(t, `{"file":"/w.lobster","decisions":{
-		"draft":{"approved":true,"by":"bo"},
-		"review":{"approved":true,"by":"ana","at":"2026-03-04T05:06:07Z"}}}`, string(got.State),
-		"the decision is recorded by step; every other key and decision is kept")
+	require.JSONEq(t, `{"file":"/w.lobster","decisions":{"draft":{"approved":true,"by":"bo"}}}`, string(got.State),
+		"the controller's state is left alone")
+	require.JSONEq(t, `{"review":{"approved":true,"by":"ana","at":"2026-03-04T05:06:07Z"}}`, jsonText(t, got.Decisions),
+		"the decision is recorded in the flow, by step")
 
 	evs, err := eng.Events(f.ID)
 	require.NoError(t, err)
@@ -92,12 +92,7 @@ func TestDecideGateRefusals(t *testing.T) {
 			require.NoError(t, err)
 			return approve(f.ID, true, "")
 		}, sdk.ErrInvalid, "waits at no gate"},
-		{"state not an object", func(*sdk.Flow) engine.GateDecision {
-			f := createFlow(t, eng)
-			_, err := eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"approval","step":"s"}`)})
-			require.NoError(t, err)
-			return approve(f.ID, true, "")
-		}, sdk.ErrInvalid, "keeps no JSON object as its state"},
+
 		{"cancel requested", func(f *sdk.Flow) engine.GateDecision {
 			// An active task keeps the flow from becoming cancelled at once.
 			task, _, err := eng.CreateTask(engine.CreateTaskInput{FlowID: f.ID})
@@ -128,6 +123,47 @@ func TestDecideGateRefusals(t *testing.T) {
 	}
 }
 
+// An approval the gate's approver rules do not accept is refused at
+// once, saying who may approve: the flow stays waiting at the gate,
+// unchanged, no event is queued, and the history keeps the refused
+// answer. The approver the rules name is then accepted.
+func TestDecideGateRefusesAWrongApprover(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "o", ControllerID: "pipeline", Goal: "g", State: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+	wait := `{"kind":"approval","step":"ship","approval_id":"ab12cd34","initiated_by":"bob","required_approver":"alice","require_different_approver":true}`
+	f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(wait)})
+	require.NoError(t, err)
+	for _, c := range []struct{ by, msg string }{
+		{"bob", "Workflow step ship approval requires approver 'alice', got 'bob'"},
+		{" ", "Workflow step ship approval requires approver identity; decide with --by NAME"},
+	} {
+		_, err := eng.DecideGate(approve(f.ID, true, c.by))
+		require.ErrorIs(t, err, sdk.ErrInvalid)
+		require.ErrorContains(t, err, c.msg)
+		require.ErrorContains(t, err, "the gate stays open: approve as that person with flowgate tasks flow approve ab12cd34 --by NAME")
+		after, err := eng.GetFlow(f.ID)
+		require.NoError(t, err)
+		require.Equal(t, f.Revision, after.Revision, "a refusal changes nothing")
+		require.Equal(t, sdk.FlowWaiting, after.Status)
+		require.Empty(t, after.Decisions)
+	}
+	h, err := eng.History(f.ID, 0, 0)
+	require.NoError(t, err)
+	refused := 0
+	for _, e := range h.Entries {
+		if e.Kind == engine.HistoryGateRefused {
+			refused++
+		}
+	}
+	require.Equal(t, 2, refused, "the history keeps each refused answer")
+
+	got, err := eng.DecideGate(approve(f.ID, false, "bob"))
+	require.NoError(t, err, "a denial is never checked")
+	require.Equal(t, sdk.FlowRunning, got.Status)
+}
+
 func TestDecideGateAgainAfterTheControllerRefusedTheDecision(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
@@ -143,9 +179,7 @@ func TestDecideGateAgainAfterTheControllerRefusedTheDecision(t *testing.T) {
 	answer.Decision.Response = json.RawMessage(`{"n":2}`)
 	f, err = eng.DecideGate(answer)
 	require.NoError(t, err)
-	var st struct{ Decisions map[string]sdk.Decision }
-	require.NoError(t, json.Unmarshal(f.State, &st))
-	require.JSONEq(t, `{"n":2}`, string(st.Decisions["review"].Response))
+	require.JSONEq(t, `{"n":2}`, string(f.Decisions["review"].Response))
 
 	f, err = eng.SetWaiting(f.ID, f.Revision, engine.WaitInput{Wait: json.RawMessage(`{"kind":"input","step":"review"}`)})
 	require.NoError(t, err)
@@ -215,7 +249,8 @@ func TestExpireGatesDeniesOnlyGatesPastTheirDeadline(t *testing.T) {
 	f, err := eng.GetFlow(due.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.FlowRunning, f.Status)
-	require.JSONEq(t, `{"decisions":{"review":{"approved":false,"by":"flowgate","reason":"gate-expired","at":"2026-05-01T13:00:00Z"}}}`, string(f.State))
+	require.JSONEq(t, `{"review":{"approved":false,"by":"flowgate","reason":"gate-expired","at":"2026-05-01T13:00:00Z"}}`, jsonText(t, f.Decisions))
+	require.JSONEq(t, `{}`, string(f.State), "the controller's state is left alone")
 	evs, err := eng.Events(due.ID)
 	require.NoError(t, err)
 	require.Equal(t, sdk.EventFlowResumed, evs[len(evs)-1].Type, "the controller hears of the denial")
@@ -228,4 +263,11 @@ func TestExpireGatesDeniesOnlyGatesPastTheirDeadline(t *testing.T) {
 	got, err = eng.ExpireGates()
 	require.NoError(t, err)
 	require.Empty(t, got, "an expired gate is denied once")
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }

@@ -32,6 +32,21 @@ func checkResponse(f *sdk.Flow, g sdk.Wait, d sdk.Decision) error {
 	return nil
 }
 
+// checkApproval refuses an approval at gate g of flow f by someone the
+// gate's approver rules do not accept (sdk.Wait.CheckApproval), saying
+// who may approve and that the gate stays open.
+func checkApproval(f *sdk.Flow, g sdk.Wait, d sdk.Decision) error {
+	err := g.CheckApproval(d)
+	if err == nil {
+		return nil
+	}
+	ref := g.ApprovalID
+	if ref == "" {
+		ref = f.ID
+	}
+	return fmt.Errorf("%w; the gate stays open: approve as that person with flowgate tasks flow approve %s --by NAME", err, ref)
+}
+
 // recordRefusal appends a gate.refused entry for answer d at gate g of
 // flow id, refused with why: the flow's history keeps every answer, the
 // refused ones too, while the flow itself does not change.

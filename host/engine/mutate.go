@@ -189,6 +189,9 @@ func (e *Engine) end(id string, expected int64, to sdk.FlowStatus, in EndInput) 
 	if err := checkJSON("state", in.State); err != nil {
 		return nil, err
 	}
+	if err := flowrule.CheckOutput(in.Output); err != nil {
+		return nil, err
+	}
 	return e.guarded(id, expected, func(t *txn, f *sdk.Flow) error {
 		return flowrule.End(f, to, in, t.move)
 	})

@@ -37,6 +37,7 @@ func decodeRecord[T any](it store.Item) (*T, error) {
 	}
 	if f, ok := any(v).(*sdk.Flow); ok {
 		f.Revision = it.Revision
+		legacyOutput(f)
 	}
 	return v, nil
 }

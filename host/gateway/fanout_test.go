@@ -52,7 +52,7 @@ steps:
 	v := waitFlow(t, c, f.ID, "the fan-out to end", func(v apitype.FlowView) bool { return v.Status.Terminal() })
 	require.Equal(t, sdk.FlowSucceeded, v.Status, v.BlockedSummary)
 	require.Len(t, v.Tasks, 4)
-	out, err := flows.StateOutput(v.State, nil)
+	out, err := v.Output.ReadValue(nil)
 	require.NoError(t, err)
 	require.JSONEq(t, `[{"item":"a","index":0,"meet":"a\n"},{"item":"b","index":1,"meet":"b\n"},{"item":"c","index":2,"meet":"c\n"},{"item":"d","index":3,"meet":"d\n"}]`, string(out))
 }

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -55,14 +54,8 @@ func (s *Scheduler) gateWait(flowID string) *GateWait {
 // by X at gate S", or "gate-expired: …" when the gateway denied a gate
 // nobody answered in time; empty when no gate of the flow was denied.
 func deniedText(f *sdk.Flow) string {
-	var st struct {
-		Decisions map[string]sdk.Decision `json:"decisions"`
-	}
-	if json.Unmarshal(f.State, &st) != nil {
-		return ""
-	}
-	steps := make([]string, 0, len(st.Decisions))
-	for step, d := range st.Decisions {
+	steps := make([]string, 0, len(f.Decisions))
+	for step, d := range f.Decisions {
 		if d.Approved != nil && !*d.Approved {
 			steps = append(steps, step)
 		}
@@ -71,7 +64,7 @@ func deniedText(f *sdk.Flow) string {
 		return ""
 	}
 	sort.Strings(steps)
-	step, d := steps[0], st.Decisions[steps[0]]
+	step, d := steps[0], f.Decisions[steps[0]]
 	if d.Reason == sdk.ReasonGateExpired {
 		return fmt.Sprintf("%s: nobody answered the gate at step %s in time", sdk.ReasonGateExpired, step)
 	}

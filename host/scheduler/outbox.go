@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/store"
 )
@@ -277,7 +276,7 @@ func (s *Scheduler) report(e outboxEntry, r Run) Report {
 	case r.FlowID != "":
 		if f, err := s.eng.GetFlow(r.FlowID); err == nil {
 			kept := func(sum string) ([]byte, error) { return s.eng.Kept(f.ID, sum) }
-			if out, err := flows.StateOutput(f.State, kept); err == nil && json.Valid(out) {
+			if out, err := f.Output.ReadValue(kept); err == nil && json.Valid(out) {
 				rep.Result = out
 			}
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -262,27 +261,40 @@ func TestQueuedDeliverySurvivesRestartAndJobRemoval(t *testing.T) {
 }
 
 // A pipeline run's output kept in the store (on a shared store, where
-// another gateway may have finished the flow) is what its webhook gets.
+// another gateway may have finished the flow) is what its webhook gets:
+// from the flow's output, or, for a flow that finished before flows had
+// one, from where its state named it.
 func TestWebhookDeliversAKeptPipelineOutput(t *testing.T) {
-	h := newHook(t, http.StatusNoContent)
-	e := newLoopEnv(t, scheduler.Config{})
-	file := filepath.Join(t.TempDir(), "big.lobster")
-	require.NoError(t, os.WriteFile(file, []byte("steps: []\n"), 0o600))
-	j := e.add(scheduler.JobInput{Name: "big", Schedule: schedule.Flags{Cron: "* * * * *"}, Pipeline: file, Webhook: h.srv.URL})
-	e.tickAt(minute(1))
-	f, err := e.eng.GetFlow(e.runs(j.ID)[0].FlowID)
-	require.NoError(t, err)
-	output := []byte(`["` + strings.Repeat("x", 6000) + `"]`)
-	sum, err := e.eng.Keep(f.ID, output)
-	require.NoError(t, err)
-	state, err := json.Marshal(map[string]any{"output_file": flows.OutputFile{SHA256: sum, Kept: true}})
-	require.NoError(t, err)
-	_, err = e.eng.Finish(f.ID, f.Revision, engine.EndInput{State: state})
-	require.NoError(t, err)
-	e.tickAt(minute(1).Add(2 * time.Second))
-	e.deliver()
+	for name, end := range map[string]func(sum string) engine.EndInput{
+		"output": func(sum string) engine.EndInput {
+			return engine.EndInput{Output: &sdk.Output{File: &sdk.OutputFile{SHA256: sum, Kept: true}}}
+		},
+		"state of before outputs": func(sum string) engine.EndInput {
+			state, err := json.Marshal(map[string]any{"output_file": map[string]any{"sha256": sum, "kept": true}})
+			require.NoError(t, err)
+			return engine.EndInput{State: state}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHook(t, http.StatusNoContent)
+			e := newLoopEnv(t, scheduler.Config{})
+			file := filepath.Join(t.TempDir(), "big.lobster")
+			require.NoError(t, os.WriteFile(file, []byte("steps: []\n"), 0o600))
+			j := e.add(scheduler.JobInput{Name: "big", Schedule: schedule.Flags{Cron: "* * * * *"}, Pipeline: file, Webhook: h.srv.URL})
+			e.tickAt(minute(1))
+			f, err := e.eng.GetFlow(e.runs(j.ID)[0].FlowID)
+			require.NoError(t, err)
+			output := []byte(`["` + strings.Repeat("x", 6000) + `"]`)
+			sum, err := e.eng.Keep(f.ID, output)
+			require.NoError(t, err)
+			_, err = e.eng.Finish(f.ID, f.Revision, end(sum))
+			require.NoError(t, err)
+			e.tickAt(minute(1).Add(2 * time.Second))
+			e.deliver()
 
-	got := h.received()
-	require.Len(t, got, 1)
-	require.Equal(t, []any{strings.Repeat("x", 6000)}, got[0]["result"])
+			got := h.received()
+			require.Len(t, got, 1)
+			require.Equal(t, []any{strings.Repeat("x", 6000)}, got[0]["result"])
+		})
+	}
 }

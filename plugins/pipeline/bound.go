@@ -11,18 +11,19 @@ import (
 )
 
 // maxOwnState bounds what the controller writes into a flow's state
-// (results, output, prior outputs, state-stage outputs, stage reports,
-// gate deadlines, the plan snapshot)
+// (results, prior outputs, state-stage outputs, stage reports, gate
+// deadlines, the plan snapshot) and the output it finishes with, which
+// the record holds beside the state and counts with it (state.produced),
 // for any workflow CheckBound accepts. maxState less this leaves 256 KiB
-// for what the caller and the gateway put there (file, args, env, cwd,
-// session, gate decisions).
+// for what the caller puts there (file, args, env, cwd, session).
 const maxOwnState = 512 << 10
 
 // Worst-case sizes of the pieces of the state the controller writes when
 // values are kept in files: a result entry besides its key, a gate
-// deadline besides its key, and the output, prior outputs, state-stage
-// outputs, stage reports and the other keys the controller writes
-// (pathMax bounds the output file's path).
+// deadline besides its key, the output (held, or named by its file, with
+// what a renderer printed), prior outputs, state-stage outputs, stage
+// reports and the other keys the controller writes (pathMax bounds a
+// kept file's path).
 const (
 	pathMax       = 4096
 	spilledEntry  = len(`:{"spilled":""},`) + 64
@@ -31,10 +32,10 @@ const (
 		maxInlinePrior + len(`"prior_output":,"prior_output_file":"",`) + 64 +
 		maxInlineStageOut + len(`"stage_outputs":,"stage_outputs_file":"",`) + 64 +
 		len(`"stages":{},`) + maxStageReports*(maxReportKey+len(`:,`)+maxReportBytes) +
-		len(`"output_file":{"path":"","sha256":""},`) + 64 + pathMax + sdk.InlineStdout +
+		len(`"output":{"file":{"path":"","sha256":""}},`) + 64 + pathMax + sdk.InlineStdout +
 		// A sink's output is [], so its rendering and the output share
 		// the inline room.
-		len(`"rendered_file":{"path":"","sha256":""},`) + 64 + pathMax +
+		len(`"text_file":{"path":"","sha256":""},`) + 64 + pathMax +
 		1024 // the other keys, braces and the continuation mark
 )
 

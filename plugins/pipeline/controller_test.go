@@ -57,7 +57,8 @@ func TestShellPipeline(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		require.Equal(t, []string{"args", "cwd", "file", "output", "plan", "results"}, keys)
+		require.Equal(t, []string{"args", "cwd", "file", "plan", "results"}, keys, "the output is the flow's, not the state's")
+		require.Equal(t, &sdk.Output{Value: json.RawMessage(`["HELLO FLOWGATE"]`)}, f.Output)
 		require.JSONEq(t, `{"id":"greet","stdout":"{\"text\":\"hello flowgate\",\"arg\":\"flowgate\",\"args\":{\"greeting\":\"hello\",\"name\":\"flowgate\"}}",
 			"json":{"text":"hello flowgate","arg":"flowgate","args":{"greeting":"hello","name":"flowgate"}}}`, string(st.Results["greet"]))
 		require.JSONEq(t, `{"id":"shout","stdout":"HELLO FLOWGATE"}`, string(st.Results["shout"]))
@@ -194,9 +195,12 @@ func TestApprovalIdentity(t *testing.T) {
 		require.Equal(t, "bob", w.InitiatedBy)
 		require.Equal(t, "alice", w.RequiredApprover)
 
-		f = decide(t, h, f.ID, "gate", map[string]any{"approved": true, "by": "bob"})
-		w = readWait(t, f)
-		require.Equal(t, "Workflow step gate approval requires approver 'alice', got 'bob'", w.Error)
+		yes := true
+		_, err := h.Host().Decide(f.ID, sdk.Decision{Approved: &yes, By: "bob"})
+		require.ErrorIs(t, err, sdk.ErrInvalid, "the host refuses a wrong approver at once")
+		require.ErrorContains(t, err, "Workflow step gate approval requires approver 'alice', got 'bob'")
+		require.Equal(t, f.Revision, h.Flow(f.ID).Revision, "the refusal changes nothing")
+		require.Empty(t, readWait(t, h.Flow(f.ID)).Error)
 
 		f = decide(t, h, f.ID, "gate", map[string]any{"approved": true, "by": "alice"})
 		require.Equal(t, sdk.FlowRunning, f.Status, f.BlockedSummary)
@@ -204,6 +208,31 @@ func TestApprovalIdentity(t *testing.T) {
 		f = h.Flow(f.ID)
 		require.Equal(t, sdk.FlowSucceeded, f.Status)
 		st, _ := readState(t, f)
+		require.JSONEq(t, `{"id":"gate","stdout":"release 1.2","approved":true,"approvedBy":"alice","initiatedBy":"bob"}`, string(st.Results["gate"]))
+	})
+}
+
+// A flow a gateway of before Flow.Decisions answered has the answer in
+// its state: the controller reads it there, and still refuses a wrong
+// approver itself, keeping the flow at the gate with the reason.
+func TestDecisionsInTheStateOfAnOlderGateway(t *testing.T) {
+	t.Parallel()
+	c := newController()
+	sdktest.Run(t, c, func(t *testing.T, h *sdktest.Harness) {
+		f, _ := start(t, h, "approver.lobster", nil)
+		f = decideInState(t, h, f.ID, "gate", map[string]any{"approved": true, "by": "bob"})
+		w := readWait(t, f)
+		require.Equal(t, "Workflow step gate approval requires approver 'alice', got 'bob'", w.Error)
+
+		f = decideInState(t, h, f.ID, "gate", map[string]any{"approved": true, "by": "alice"})
+		require.Equal(t, sdk.FlowRunning, f.Status, f.BlockedSummary)
+		c.runner.next(t, h, f.ID)
+		f = h.Flow(f.ID)
+		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
+		var st struct {
+			Results map[string]json.RawMessage `json:"results"`
+		}
+		require.NoError(t, json.Unmarshal(f.State, &st))
 		require.JSONEq(t, `{"id":"gate","stdout":"release 1.2","approved":true,"approvedBy":"alice","initiatedBy":"bob"}`, string(st.Results["gate"]))
 	})
 }

@@ -13,13 +13,18 @@
 // and an optional "env" object that every step's environment starts from
 // (the scheduler puts FLOWGATE_SESSION and the run's identity there).
 //
-// The controller keeps the steps' results and the workflow's output in:
+// The controller keeps the steps' results in:
 //
 //	"results": {"<step id>": <flows.StepResult JSON>, …}
-//	"output":  [ … ]   (flows.Output; written when the flow finishes)
 //
 // (large ones are kept in files the state names; see Limits), and its
-// bookkeeping under "gate_until", "plan", "prior_output" and "continued".
+// bookkeeping under "gate_until", "plan", "prior_output", "continued"
+// and "stages". The state is the controller's own: nothing outside this
+// package reads it (a test of this package fails if code elsewhere names
+// more of it than the controller and its checks). What the flow produced
+// is the flow's: the workflow's output (flows.Output), given to Finish,
+// is sdk.Flow.Output, {"value": [ … ]}, and what a pipeline string's
+// renderer printed is its Text; the gate answers are sdk.Flow.Decisions.
 //
 // results also holds each parallel branch's result under its branch id
 // (as the reference does, so $branch.path refs work), and the results of
@@ -56,8 +61,9 @@
 // changed once written: a step result whose encoding is over
 // sdk.InlineStdout, and every result once 128 KiB of results are inline,
 // is {"spilled": "<sha256>"} in results; an output over sdk.InlineStdout
-// is "output_file": {"path", "sha256"} instead of "output"
-// (flows.StateOutput reads either); a continuation's prior outputs over
+// is named by the flow's Output.File, {"path", "sha256"}, instead of
+// held in its Value (sdk.Output.ReadValue reads either); a
+// continuation's prior outputs over
 // 64 KiB are "prior_output_file": "<sha256>"; a state stage's output
 // over sdk.InlineStdout is {"spilled": "<sha256>"} in "stage_outputs",
 // and the object of them, once over 32 KiB, is "stage_outputs_file":
@@ -68,22 +74,24 @@
 // With Options.SharedStore (sdk.SharedStoreEnv, which the gateway sets on
 // etcd) those values are kept in the gateway's store instead
 // (sdk.Host.KeepValue, at most sdk.MaxKeptValue each), where every
-// gateway reads them; the output is then "output_file": {"sha256",
-// "kept": true}, or, over sdk.MaxKeptValue, a file as above. A step's stdout over sdk.InlineStdout is read
+// gateway reads them; the output's File is then {"sha256", "kept":
+// true}, or, over sdk.MaxKeptValue, a file as above. A step's stdout over sdk.InlineStdout is read
 // from its task's record, which holds it whole, and on later passes from
 // its log file, or from the record again when the file is on another
 // machine.
 //
 // The encoded state of a flow is at most 768 KiB, which leaves room in
 // the flow's record (the store holds at most 1 MiB per record) for its
-// wait. The controller's part of it (results, output, prior outputs,
+// wait; the output it finishes with, held beside the state, counts
+// toward the same 768 KiB (it is held only up to sdk.InlineStdout when
+// there is a data directory). The controller's part of it (results, prior outputs,
 // state-stage outputs, stage reports, gate deadlines, plan) is at most
 // 512 KiB for any workflow CheckBound
 // accepts: what still grows with the workflow is one small entry per
 // step result and the plan, and CheckBound (called by pipeline validate
 // and run, and by the controller before a flow's first step) refuses a
 // workflow that could need more. The other 256 KiB are for the caller's
-// args, env and the gate decisions; a pass whose state would be larger
+// args and env; a pass whose state would be larger
 // anyway fails the flow with a message naming the largest part; the flow
 // is never left blocked on a write the store refuses. Without a data
 // directory every value stays inline and that message is the only bound.
@@ -93,13 +101,18 @@
 //
 // Gates are answered through the gateway, never by the controller
 // (flowgate tasks flow approve|deny|input, flowgate pipeline resume, or
-// any client of the API's DecideGate): the gateway records the answer
-// under sdk.DecisionsKey,
+// any client of the API's DecideGate): the gateway records the answer in
+// the flow's Decisions,
 //
 //	"decisions": {"<step id>": {"approved": bool, "response": any, "by": "name", "at": "RFC 3339 time"}}
 //
 // and resumes the flow in the same write (a flow.resumed event, which
-// carries the decision too; the controller reads it from the state).
+// carries the decision too). The controller reads it from the flow, or,
+// for a flow a gateway of before Flow.Decisions answered, from the same
+// object under "decisions" in its state, where such a gateway wrote it.
+// The gate's wait carries the approver rules, which the gateway enforces
+// before it records an approval (sdk.Wait.CheckApproval); the
+// controller checks them again for an answer an older gateway recorded.
 //
 // # Running
 //
@@ -192,7 +205,7 @@
 //     An output over 4 KiB is kept in a file, and so is the object of
 //     them once over 32 KiB ("stage_outputs_file"), as results are (see
 //     Limits). Each pass records how far each pipeline got under
-//     "stages" (see StageReports; a report lists its first stages up to
+//     "stages" (sdk.StagesKey, sdk.StageReportsOf; a report lists its first stages up to
 //     512 bytes, "more" counting the rest). A flow started with {"pipeline": "…"} instead of a
 //     file runs flows.PipelineWorkflow, one pipeline step with id
 //     "pipeline";

@@ -50,7 +50,7 @@ func (f files) ok() bool { return f.dir != "" || f.store != nil }
 
 // local is f keeping its values in the data directory, whatever the
 // store: for a value too large for the store (a workflow's output over
-// sdk.MaxKeptValue, see state.keepOutput).
+// sdk.MaxKeptValue, see state.keepProduced).
 func (f files) local() files {
 	f.store = nil
 	return f

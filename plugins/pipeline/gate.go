@@ -25,7 +25,7 @@ const maxGateItems = 192 << 10
 // setItems sets the approval's items: the first ones whose JSON fits in
 // maxGateItems, with ItemsTotal and ItemsTruncated set when some are left
 // out.
-func (g *Gate) setItems(items []any) {
+func (g *parkedGate) setItems(items []any) {
 	g.Items = items
 	size := 2
 	for i, it := range items {
@@ -42,12 +42,14 @@ func (g *Gate) setItems(items []any) {
 // (lobster-format §9).
 const subjectLimit = 192000
 
-// Gate is the flow's wait while it stops at an approval or input gate:
-// the JSON in its wait field. It is an sdk.Wait with fields of its own:
-// the fields they share have the same names, so the gateway lists and
-// answers pipeline gates as any other (sdk.ParseGate). Fields that do not
-// apply to a kind are omitted.
-type Gate struct {
+// parkedGate is the flow's wait while it stops at an approval or input
+// gate: the JSON in its wait field. It is an sdk.Wait with fields of its
+// own: the fields they share have the same names, so the gateway lists
+// and answers pipeline gates as any other (sdk.ParseGate) and enforces
+// the approver rules (sdk.Wait.CheckApproval). Readers outside this
+// package read it as an sdk.Wait. Fields that do not apply to a kind are
+// omitted.
+type parkedGate struct {
 	Kind    string `json:"kind"`
 	Step    string `json:"step"`
 	Prompt  string `json:"prompt"`
@@ -93,8 +95,8 @@ func approvalID(token string) string {
 // given fall back to the step's environment
 // (LOBSTER_APPROVAL_INITIATED_BY, LOBSTER_APPROVAL_REQUIRED_APPROVER,
 // LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER).
-func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string, fill func(string) string) Gate {
-	g := Gate{Kind: sdk.GateApproval, Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
+func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[string]string, fill func(string) string) parkedGate {
+	g := parkedGate{Kind: sdk.GateApproval, Step: s.ID, ResumeToken: resumeToken(flowID, s.ID)}
 	var items []any
 	g.ApprovalID = approvalID(g.ResumeToken)
 	cfg := s.Approval
@@ -144,8 +146,12 @@ func approvalGate(flowID string, s *flows.Step, r flows.StepResult, env map[stri
 }
 
 // checkApprover enforces a gate's identity rules on an approval by who
-// (lobster-format §8.3); a denial is never checked.
-func checkApprover(s *flows.Step, g Gate, who string) error {
+// (lobster-format §8.3); a denial is never checked. The gateway refuses
+// such an approval before it records it (sdk.Wait.CheckApproval, the
+// same rules and messages); this check is for an approval a gateway of
+// before that recorded, which the controller refuses by parking the
+// flow at the gate again with the reason.
+func checkApprover(s *flows.Step, g parkedGate, who string) error {
 	if g.RequiredApprover == "" && !g.RequireDifferentApprover {
 		return nil
 	}
@@ -168,8 +174,8 @@ func checkApprover(s *flows.Step, g Gate, who string) error {
 // approval's is. It has a short id as an approval has, so people answer
 // both alike (Lobster gives inputs none). A subject too large for the
 // wait is shown truncated, with its size and a preview.
-func inputGate(flowID string, s *flows.Step, subject any, fill func(string) string) Gate {
-	g := Gate{Kind: sdk.GateInput, Step: s.ID, Prompt: fill(s.Input.Prompt), Schema: s.Input.ResponseSchema,
+func inputGate(flowID string, s *flows.Step, subject any, fill func(string) string) parkedGate {
+	g := parkedGate{Kind: sdk.GateInput, Step: s.ID, Prompt: fill(s.Input.Prompt), Schema: s.Input.ResponseSchema,
 		Defaults: s.Input.Defaults, Subject: subject, ResumeToken: resumeToken(flowID, s.ID)}
 	g.ApprovalID = approvalID(g.ResumeToken)
 	if b, err := json.Marshal(subject); err == nil && len(b) > subjectLimit {

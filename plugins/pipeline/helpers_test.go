@@ -122,12 +122,14 @@ func start(t *testing.T, h *sdktest.Harness, name string, args map[string]any) (
 	return h.StartFlow(name, map[string]any{"file": file, "args": args, "cwd": cwd}), cwd
 }
 
-// pipelineState is a pipeline flow's state as the tests read it.
+// pipelineState is a pipeline flow's state as the tests read it, with
+// the fields of the flow the controller produced: its output (an output
+// kept in a file read back) and its gate decisions.
 type pipelineState struct {
 	File      string                     `json:"file"`
 	Results   map[string]json.RawMessage `json:"results"`
-	Output    json.RawMessage            `json:"output"`
-	Decisions map[string]json.RawMessage `json:"decisions"`
+	Output    json.RawMessage            `json:"-"`
+	Decisions map[string]json.RawMessage `json:"-"`
 }
 
 func readState(t *testing.T, f *sdk.Flow) (pipelineState, map[string]json.RawMessage) {
@@ -136,6 +138,18 @@ func readState(t *testing.T, f *sdk.Flow) (pipelineState, map[string]json.RawMes
 	require.NoError(t, json.Unmarshal(f.State, &s))
 	var top map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(f.State, &top))
+	for _, key := range []string{"output", "output_file", "rendered", "rendered_file", "decisions"} {
+		require.NotContains(t, top, key, "what the flow produced is a field of the flow, not of its state")
+	}
+	if f.Output != nil && f.Output.File == nil {
+		s.Output = f.Output.Value
+	}
+	for step, d := range f.Decisions {
+		if s.Decisions == nil {
+			s.Decisions = map[string]json.RawMessage{}
+		}
+		s.Decisions[step] = json.RawMessage(jsonOf(t, d))
+	}
 	return s, top
 }
 
@@ -164,9 +178,22 @@ func readWait(t *testing.T, f *sdk.Flow) gateWait {
 	return w
 }
 
-// decide records decision d at step as the CLI does (state.decisions),
-// resumes the flow and delivers what follows.
+// decide answers the gate at step as the gateway does (the flow's
+// Decisions, sdktest.Host.Decide) and delivers what follows; d is the
+// decision's JSON fields.
 func decide(t *testing.T, h *sdktest.Harness, flowID, step string, d map[string]any) *sdk.Flow {
+	t.Helper()
+	w := readWait(t, h.Flow(flowID))
+	require.Equal(t, step, w.Step, "the flow waits at another gate")
+	var dec sdk.Decision
+	require.NoError(t, json.Unmarshal([]byte(jsonOf(t, d)), &dec))
+	return h.Decide(flowID, dec)
+}
+
+// decideInState answers the gate at step as gateways did before
+// Flow.Decisions: in the flow's state under "decisions", then resuming
+// the flow, and delivers what follows.
+func decideInState(t *testing.T, h *sdktest.Harness, flowID, step string, d map[string]any) *sdk.Flow {
 	t.Helper()
 	ctx := t.Context()
 	f := h.Flow(flowID)

@@ -17,11 +17,12 @@ import (
 // when it has a data directory (see files). A step result whose encoding
 // is over sdk.InlineStdout, and every result once maxInlineResults bytes
 // of them are inline (in key order), is kept in a file and the state
-// holds {"spilled": "<sha256>"} in its place; so is an output over
-// sdk.InlineStdout ("output_file") and a continuation's prior outputs
-// over maxInlinePrior ("prior_output_file"). A state stage's output over
-// sdk.InlineStdout is kept as a result is, and the object of them, once
-// over maxInlineStageOut, in one file ("stage_outputs_file").
+// holds {"spilled": "<sha256>"} in its place; so is a continuation's
+// prior outputs over maxInlinePrior ("prior_output_file"). A state
+// stage's output over sdk.InlineStdout is kept as a result is, and the
+// object of them, once over maxInlineStageOut, in one file
+// ("stage_outputs_file"). The workflow's output is the flow's, not the
+// state's (state.produced).
 const (
 	maxInlineResults  = 128 << 10
 	maxInlinePrior    = 64 << 10
@@ -32,9 +33,6 @@ const (
 // files.
 const (
 	stageOutKey     = "stage_outputs"
-	outputFileKey   = "output_file"
-	renderedKey     = flows.RenderedKey
-	renderedFileKey = flows.RenderedFileKey
 	priorFileKey    = "prior_output_file"
 	stageOutFileKey = "stage_outputs_file"
 )
@@ -255,40 +253,57 @@ func (s *state) keepIn(fs files, key, fileKey string, b []byte, limit int, ref f
 	return err
 }
 
-// keepRendered writes what the renderer of a pipeline string printed, as
-// keepOutput writes an output: "rendered" (a JSON string) up to
-// sdk.InlineStdout, else "rendered_file" naming where it is kept
-// (flows.StateRendered reads either).
-func (s *state) keepRendered(text string) error {
-	b := []byte(flows.Stringify(text))
-	fs := s.files
-	if len(b) > sdk.MaxKeptValue {
-		fs = fs.local()
+// produced returns the flow's output as its record keeps it
+// (sdk.Output, the same bytes as the Lobster envelope's output): the
+// workflow's output, and what the renderer of a pipeline string printed
+// (text, nil for none). Each is held in the record up to
+// sdk.InlineStdout, else kept: on a shared store in the store, where
+// every gateway reads it, unless it is over sdk.MaxKeptValue; such a
+// value, like every kept value on bbolt, is a file of the data
+// directory, read by its path. Without a data directory both stay in the
+// record, and together with the state they may take at most maxState.
+func (s *state) produced(output []any, text *string, state json.RawMessage) (*sdk.Output, error) {
+	o := &sdk.Output{}
+	var err error
+	b := []byte(flows.Stringify(output))
+	if o.File, err = s.keepProduced(b); err != nil {
+		return nil, fmt.Errorf("keep the workflow's output: %w", err)
 	}
-	return s.keepIn(fs, renderedKey, renderedFileKey, b, sdk.InlineStdout, func(sum string) any {
-		if fs.store != nil {
-			return flows.OutputFile{SHA256: sum, Kept: true}
+	if o.File == nil {
+		o.Value = b
+	}
+	if text != nil {
+		tb := []byte(flows.Stringify(*text))
+		if o.TextFile, err = s.keepProduced(tb); err != nil {
+			return nil, fmt.Errorf("keep what the pipeline rendered: %w", err)
 		}
-		return flows.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}
-	})
+		if o.TextFile == nil {
+			o.Text = *text
+		}
+	}
+	if size := len(state) + len(o.Value) + len(o.Text); size > maxState {
+		return nil, fmt.Errorf("%w: the state and the workflow's output take %d bytes, over the %d a flow's record may hold of them (the output is %d bytes); have the last step print a small result, or write large ones to files and print their paths", errStateTooLarge, size, maxState, len(o.Value)+len(o.Text))
+	}
+	return o, nil
 }
 
-// keepOutput writes the workflow's output, kept when it is over
-// sdk.InlineStdout: "output_file" then names it (flows.OutputFile), and
-// readers of the output follow it (flows.StateOutput). On a shared store
-// it is kept in the store, where every gateway reads it, unless it is
-// over sdk.MaxKeptValue: such an output, like every kept output on
-// bbolt, is a file of the data directory, read by its path.
-func (s *state) keepOutput(output []any) error {
-	b := []byte(flows.Stringify(output))
+// keepProduced keeps b, a value the flow produced, outside the flow's
+// record when it is over sdk.InlineStdout and there is somewhere to keep
+// it, and names where; nil means the record holds it.
+func (s *state) keepProduced(b []byte) (*sdk.OutputFile, error) {
 	fs := s.files
 	if len(b) > sdk.MaxKeptValue {
 		fs = fs.local()
 	}
-	return s.keepIn(fs, "output", outputFileKey, b, sdk.InlineStdout, func(sum string) any {
-		if fs.store != nil {
-			return flows.OutputFile{SHA256: sum, Kept: true}
-		}
-		return flows.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}
-	})
+	if !fs.ok() || len(b) <= sdk.InlineStdout {
+		return nil, nil
+	}
+	sum, err := fs.put(b)
+	if err != nil {
+		return nil, err
+	}
+	if fs.store != nil {
+		return &sdk.OutputFile{SHA256: sum, Kept: true}, nil
+	}
+	return &sdk.OutputFile{Path: fs.path(fs.flow, sum), SHA256: sum}, nil
 }

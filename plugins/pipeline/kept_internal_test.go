@@ -19,7 +19,7 @@ func TestManyStageOutputsAreKeptInAFile(t *testing.T) {
 	for i := range 40000 {
 		s.StageOut[fmt.Sprintf("each/get/stage0:%d", i)] = []any{float64(i)}
 	}
-	b, _, err := s.encode(nil)
+	b, _, err := s.encode()
 	require.NoError(t, err)
 	require.Less(t, len(b), 1<<10)
 	back, err := readState(b, fs)

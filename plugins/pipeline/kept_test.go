@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -68,11 +67,12 @@ func TestLargeResultsKeptInTheSharedStore(t *testing.T) {
 			require.NoError(t, err, "the result of step %s is kept in the store", id)
 		}
 		require.NoDirExists(t, filepath.Join(dir, f.ID), "nothing is kept in files")
-		var file flows.OutputFile
-		require.NoError(t, json.Unmarshal(raw["output_file"], &file))
+		require.NotNil(t, f.Output)
+		file := f.Output.File
+		require.NotNil(t, file, "the output is too large for the record")
 		require.True(t, file.Kept, "the output is kept in the store")
 		require.Empty(t, file.Path)
-		out, err := flows.StateOutput(f.State, func(sum string) ([]byte, error) { return h.Host().KeptValue(t.Context(), f.ID, sum) })
+		out, err := f.Output.ReadValue(func(sum string) ([]byte, error) { return h.Host().KeptValue(t.Context(), f.ID, sum) })
 		require.NoError(t, err)
 		require.True(t, json.Valid(out))
 	})

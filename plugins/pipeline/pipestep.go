@@ -54,7 +54,7 @@ type pipe struct {
 	running   *sdk.Task        // an exec stage's task still active
 	ran       bool             // an exec stage of it has a task
 	ended     time.Time        // when its last finished exec task ended
-	gate      *Gate            // the gate it stopped at, to park the flow at
+	gate      *parkedGate      // the gate it stopped at, to park the flow at
 	cancelled bool             // a gate was denied: the run ends
 	hostErr   error            // a state stage could not write the flow's state
 	failTask  string           // the task of a failed exec stage

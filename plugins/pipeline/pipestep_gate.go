@@ -43,7 +43,7 @@ func (p *pipe) gateAt(call *flows.Call, def string) (step, prompt string) {
 // park stops the pipeline at gate g, where its step parks the flow;
 // cancel stops it to end the run, as a denial does. Either way the stage
 // waits: the flow moves on when the gate is answered.
-func (p *pipe) park(g Gate) (flows.StageOutput, error) {
+func (p *pipe) park(g parkedGate) (flows.StageOutput, error) {
 	p.gate = &g
 	return flows.StageOutput{}, errStageWaits
 }
@@ -64,13 +64,13 @@ func (p *pipe) approve(_ context.Context, call *flows.Call) (flows.StageOutput, 
 	if items == nil {
 		items = []any{}
 	}
-	g := Gate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, ResumeToken: resumeToken(r.flow.ID, step)}
+	g := parkedGate{Kind: sdk.GateApproval, Step: step, Prompt: prompt, ResumeToken: resumeToken(r.flow.ID, step)}
 	g.setItems(items)
 	g.ApprovalID = approvalID(g.ResumeToken)
 	if call.Args.Has("preview-from-stdin") {
 		g.Preview = approvePreview(items, call.Args)
 	}
-	d, decided := r.st.Decisions[step]
+	d, decided := r.decision(step)
 	switch {
 	case !decided:
 		return p.park(g)
@@ -145,12 +145,12 @@ func (p *pipe) ask(_ context.Context, call *flows.Call) (flows.StageOutput, erro
 		}
 		schema = custom
 	}
-	g := Gate{Kind: sdk.GateInput, Step: step, Prompt: prompt, Schema: schema, ResumeToken: resumeToken(r.flow.ID, step)}
+	g := parkedGate{Kind: sdk.GateInput, Step: step, Prompt: prompt, Schema: schema, ResumeToken: resumeToken(r.flow.ID, step)}
 	g.ApprovalID = approvalID(g.ResumeToken)
 	if call.Args.Has("subject-from-stdin") {
 		g.Subject = map[string]any{"text": clip(itemsText(call.Items), previewLimit)}
 	}
-	d, decided := r.st.Decisions[step]
+	d, decided := r.decision(step)
 	switch {
 	case !decided:
 		return p.park(g)

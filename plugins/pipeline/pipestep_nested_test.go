@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
 )
@@ -54,11 +53,11 @@ func TestPipelinesInBranchesAndLoops(t *testing.T) {
 			require.True(t, keys[f.ID+k], "task %s", k)
 		}
 		st, top := readState(t, f)
-		reps, err := pipeline.StageReports(f.State)
+		reps, err := sdk.StageReportsOf(f)
 		require.NoError(t, err)
 		require.Contains(t, string(top["stages"]), `"loop/double[2]"`)
-		require.Equal(t, pipeline.StageReport{At: -1, Stages: []pipeline.StageCount{{Name: "where", Items: ptr(2)}, {Name: "map", Items: ptr(2)}}}, reps["par/big"])
-		require.Equal(t, pipeline.StageReport{At: -1, Stages: []pipeline.StageCount{{Name: "exec", Items: ptr(1)}, {Name: "map", Items: ptr(1)}}}, reps["loop/double[0]"])
+		require.Equal(t, sdk.StageReport{At: -1, Stages: []sdk.StageCount{{Name: "where", Items: ptr(2)}, {Name: "map", Items: ptr(2)}}}, reps["par/big"])
+		require.Equal(t, sdk.StageReport{At: -1, Stages: []sdk.StageCount{{Name: "exec", Items: ptr(1)}, {Name: "map", Items: ptr(1)}}}, reps["loop/double[0]"])
 		require.JSONEq(t, `{"id":"big","stdout":"[2,3]","json":[2,3]}`, string(st.Results["big"]))
 		require.JSONEq(t, `{"id":"ext","stdout":"5","json":5}`, string(st.Results["ext"]))
 		require.JSONEq(t, `{"big":[2,3],"ext":5}`, jsonOf(t, mustJSON(t, st.Results["par"])["json"]), "sh printed no JSON, so it has no key")

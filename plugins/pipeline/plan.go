@@ -77,7 +77,10 @@ func (s *state) continued(c *sdk.Continuation, wf *flows.Workflow) error {
 		delete(s.Decisions, st.ID)
 		delete(s.GateUntil, st.ID)
 	}
-	for key, v := range map[string]any{"results": s.Results, sdk.DecisionsKey: s.Decisions, "gate_until": s.GateUntil, priorKey: s.Prior} {
+	for key, v := range map[string]any{"results": s.Results, legacyDecisionsKey: s.Decisions, "gate_until": s.GateUntil, priorKey: s.Prior} {
+		if key == legacyDecisionsKey && s.raw[key] == nil {
+			continue // only a state of before Flow.Decisions has them
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err

@@ -327,12 +327,25 @@ func (r *run) stepFailed(ctx context.Context, fr *frame, s *flows.Step, taskID s
 	return true, r.fail(ctx, s.ID, taskID, fmt.Sprintf("step %s failed: %v", s.ID, err))
 }
 
+// decision returns the answer recorded at the gate at step: the one in
+// the flow's Decisions, where the gateway records answers, else, for a
+// flow a gateway of before Flow.Decisions answered, the one it wrote
+// into the state (sdk.DecisionsKey): the controller reads its own old
+// layout, so flows parked across an upgrade go on.
+func (r *run) decision(step string) (sdk.Decision, bool) {
+	if d, ok := r.flow.Decisions[step]; ok {
+		return d, true
+	}
+	d, ok := r.st.Decisions[step]
+	return d, ok
+}
+
 // approval decides the approval gate of step s from the recorded decision,
 // or parks the flow at it. An approval by someone the gate does not accept
 // keeps the flow waiting, with the reason in the wait's error.
 func (r *run) approval(ctx context.Context, s *flows.Step, res flows.StepResult) (stop bool, _ error) {
 	g := approvalGate(r.flow.ID, s, res, r.env(r.top, s, r.st.Results), r.fill)
-	d, ok := r.st.Decisions[s.ID]
+	d, ok := r.decision(s.ID)
 	switch {
 	case !ok:
 		return true, r.wait(ctx, g)
@@ -363,7 +376,7 @@ func (r *run) input(ctx context.Context, i int) (stop bool, _ error) {
 		return r.stepFailed(ctx, r.top, s, "", err)
 	}
 	g := inputGate(r.flow.ID, s, subject, r.fill)
-	d, ok := r.st.Decisions[s.ID]
+	d, ok := r.decision(s.ID)
 	switch {
 	case !ok:
 		return true, r.wait(ctx, g)

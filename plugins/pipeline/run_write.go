@@ -16,14 +16,14 @@ import (
 // state nor the step changed (and u sets no field): the plan alone is no
 // reason to write.
 func (r *run) update(stepID string, created []sdk.TaskRequest) (u sdk.FlowUpdate, write bool, err error) {
-	_, changed, err := r.st.encode(nil)
+	_, changed, err := r.st.encode()
 	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
 		return sdk.FlowUpdate{}, false, err
 	}
 	if err := r.keepPlan(passEnd{step: stepID, phase: sdk.PhaseRunning}, created); err != nil {
 		return sdk.FlowUpdate{}, false, err
 	}
-	b, changed, err := r.st.encode(nil)
+	b, changed, err := r.st.encode()
 	if err != nil {
 		return sdk.FlowUpdate{}, false, err
 	}
@@ -55,14 +55,14 @@ func (r *run) save(ctx context.Context, stepID string) error {
 // and of this plugin. The first park at a step sets it, and the state
 // keeps it, so a gate parked again (its last answer was refused) keeps
 // the deadline it had.
-func (r *run) wait(ctx context.Context, g Gate) error {
+func (r *run) wait(ctx context.Context, g parkedGate) error {
 	if r.st.GateTimeoutMs > 0 {
 		g.Until = r.st.deadline(g.Step, time.Now().Add(time.Duration(r.st.GateTimeoutMs)*time.Millisecond))
 	}
 	if err := r.keepPlan(passEnd{step: g.Step, phase: sdk.PhaseWaiting}, nil); err != nil {
 		return err
 	}
-	b, _, err := r.st.encode(nil)
+	b, _, err := r.st.encode()
 	if err != nil {
 		return err
 	}
@@ -98,19 +98,21 @@ func (r *run) finish(ctx context.Context) error {
 		return err
 	}
 	output := flows.Output(r.wf, r.st.Results)
+	var text *string
 	if res := r.st.Results[flows.PipelineStepID]; r.st.Pipeline != "" && res.Rendered {
 		// A pipeline string ending in a renderer is a sink, as in Lobster:
 		// the rendering is printed ahead of the output, which is [].
-		output = []any{}
-		if err := r.st.keepRendered(*res.Stdout); err != nil {
-			return err
-		}
+		output, text = []any{}, res.Stdout
 	}
-	b, _, err := r.st.encode(output)
+	b, _, err := r.st.encode()
 	if err != nil {
 		return err
 	}
-	_, err = r.host.Finish(ctx, r.flow.ID, r.flow.Revision, sdk.EndRequest{State: b})
+	out, err := r.st.produced(output, text, b)
+	if err != nil {
+		return err
+	}
+	_, err = r.host.Finish(ctx, r.flow.ID, r.flow.Revision, sdk.EndRequest{State: b, Output: out})
 	return err
 }
 
@@ -132,7 +134,7 @@ func (r *run) fail(ctx context.Context, stepID, taskID, summary string) error {
 				return err
 			}
 		}
-		b, _, err := r.st.encode(nil)
+		b, _, err := r.st.encode()
 		if err != nil {
 			return err
 		}

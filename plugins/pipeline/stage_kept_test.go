@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -47,7 +46,7 @@ func TestLargeStageOutputsAreKeptInFiles(t *testing.T) {
 		require.Less(t, len(f.State), 64<<10, "the stage outputs are kept in files")
 		require.DirExists(t, filepath.Join(dataDir, f.ID))
 
-		out, err := flows.StateOutput(f.State, nil)
+		out, err := f.Output.ReadValue(nil)
 		require.NoError(t, err)
 		var rows []map[string]any
 		require.NoError(t, json.Unmarshal(out, &rows))
@@ -87,7 +86,7 @@ func TestApproveOfLargeItemsParksAndResumes(t *testing.T) {
 
 		f = decide(t, h, f.ID, w.Step, map[string]any{"approved": true})
 		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
-		out, err := flows.StateOutput(f.State, nil)
+		out, err := f.Output.ReadValue(nil)
 		require.NoError(t, err)
 		require.JSONEq(t, jsonOf(t, rows), string(out))
 	})

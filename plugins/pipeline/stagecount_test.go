@@ -32,7 +32,7 @@ func TestStageReportsStaySmall(t *testing.T) {
 		f := h.StartFlow("many-stages", map[string]any{"file": file, "args": map[string]any{}, "cwd": t.TempDir()})
 		require.Equal(t, sdk.FlowSucceeded, f.Status, f.BlockedSummary)
 		require.Less(t, len(f.State), 64<<10)
-		reps, err := pipeline.StageReports(f.State)
+		reps, err := sdk.StageReportsOf(f)
 		require.NoError(t, err)
 		require.Len(t, reps, 4)
 		rep := reps["step3"]

@@ -12,8 +12,9 @@ import (
 )
 
 // state is a pipeline flow's state. raw keeps every top-level key as it
-// was read, so keys the controller does not own (file, args, cwd, and the
-// decisions the gateway records at gates) are written back untouched.
+// was read, so keys the controller does not own (file, args, cwd, and
+// the decisions an older gateway recorded at gates) are written back
+// untouched.
 type state struct {
 	raw    map[string]json.RawMessage
 	before []byte
@@ -44,8 +45,11 @@ type state struct {
 	// whose values are kept in files and were not read yet (see need);
 	// read holds the bytes and digest of each result read back from a
 	// file of the data directory.
-	unread    map[string]json.RawMessage
-	read      map[string]keptValue
+	unread map[string]json.RawMessage
+	read   map[string]keptValue
+	// Decisions are the gate answers a gateway of before Flow.Decisions
+	// recorded in the state (legacyDecisionsKey); run.decision reads the
+	// flow's own first.
 	Decisions map[string]sdk.Decision
 	// Prior is, in a continuation, the stdout each rerun step printed in
 	// the source run ("prior_output").
@@ -53,10 +57,14 @@ type state struct {
 	// StageOut is the output of each state stage that ran, by
 	// "<stage id>:<iteration>" ("stage_outputs"): later passes reuse it.
 	StageOut map[string][]any
-	// Stages is how far each pipeline got, by pipeline id ("stages"; see
-	// StageReport).
-	Stages map[string]StageReport
+	// Stages is how far each pipeline got, by pipeline id, kept under
+	// sdk.StagesKey, the published view flow show reads.
+	Stages map[string]sdk.StageReport
 }
+
+// legacyDecisionsKey is where gateways of before Flow.Decisions recorded
+// gate answers in the state (the deprecated sdk.DecisionsKey).
+const legacyDecisionsKey = "decisions"
 
 // readState decodes a flow's state, reading back the values fs keeps; it
 // fails when the state names no workflow file.
@@ -67,7 +75,7 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
 		}
 	}
-	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, sdk.DecisionsKey: &s.Decisions, priorKey: &s.Prior, StagesKey: &s.Stages} {
+	for key, dst := range map[string]any{"file": &s.File, "pipeline": &s.Pipeline, "cwd": &s.Cwd, "env": &s.Env, "gate_timeout_ms": &s.GateTimeoutMs, "session": &s.Session, "session_check": &s.SessionCheck, "gate_until": &s.GateUntil, legacyDecisionsKey: &s.Decisions, priorKey: &s.Prior, sdk.StagesKey: &s.Stages} {
 		if v, ok := s.raw[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
 				return nil, fmt.Errorf("the flow's state field %q is damaged: %w", key, err)
@@ -108,10 +116,9 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 	return def.UTC()
 }
 
-// encode returns the state with the current results and, when output is
-// not nil, the workflow output; changed says whether it differs from the
-// state that was read.
-func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error) {
+// encode returns the state with the current results; changed says
+// whether it differs from the state that was read.
+func (s *state) encode() (b json.RawMessage, changed bool, err error) {
 	if len(s.Results) > 0 {
 		if s.raw["results"], err = encodeEntries(s, s.Results, s.unread, s.read, maxInlineResults, "the result of step %s"); err != nil {
 			return nil, false, err
@@ -121,7 +128,7 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 		key string
 		n   int
 		v   any
-	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {StagesKey, len(s.Stages), s.Stages}} {
+	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {sdk.StagesKey, len(s.Stages), s.Stages}} {
 		if f.n > 0 {
 			if s.raw[f.key], err = json.Marshal(f.v); err != nil {
 				return nil, false, err
@@ -135,11 +142,6 @@ func (s *state) encode(output []any) (b json.RawMessage, changed bool, err error
 	}
 	if len(s.Prior) > 0 {
 		if err = s.keep(priorKey, priorFileKey, s.Prior, maxInlinePrior, func(sum string) any { return sum }); err != nil {
-			return nil, false, err
-		}
-	}
-	if output != nil {
-		if err = s.keepOutput(output); err != nil {
 			return nil, false, err
 		}
 	}
@@ -174,8 +176,6 @@ func (s *state) largest() string {
 			}
 		}
 		return fmt.Sprintf("the largest step result is %s (%d bytes); have steps print small results or write large ones to files and print their paths", id, size)
-	case "output":
-		return fmt.Sprintf("the workflow's output is %d bytes; have the last step print a small result, or write large ones to files and print their paths", most)
 	case stageOutKey:
 		return fmt.Sprintf("the outputs of its state.get, state.set and diff.last stages are %d bytes; keep small values in state, or large ones in files whose paths you store", most)
 	}

@@ -116,8 +116,8 @@ func ResumedData(r sdk.Resumed) (json.RawMessage, error) {
 
 // End applies Finish (to succeeded) or Fail (to failed, or partial when
 // e.Partial) with request e to f: the current step and state where e gives
-// them, and, for a failure, what the flow failed on (the blocked fields,
-// trimmed).
+// them, for a success the output e gives, and, for a failure, what the
+// flow failed on (the blocked fields, trimmed).
 func End(f *sdk.Flow, to sdk.FlowStatus, e sdk.EndRequest, move Mover) error {
 	if to != sdk.FlowSucceeded && to != sdk.FlowFailed {
 		return fmt.Errorf("%w: a flow ends as succeeded or failed here, not %q", sdk.ErrInvalid, to)
@@ -134,6 +134,27 @@ func End(f *sdk.Flow, to sdk.FlowStatus, e sdk.EndRequest, move Mover) error {
 	}
 	if to != sdk.FlowSucceeded {
 		f.BlockedTaskID, f.BlockedSummary = strings.TrimSpace(e.BlockedTaskID), strings.TrimSpace(e.BlockedSummary)
+	} else if e.Output != nil {
+		o := *e.Output
+		f.Output = &o
+	}
+	return nil
+}
+
+// CheckOutput refuses, with sdk.ErrInvalid, an output whose Value is not
+// valid JSON or that names a kept file without its digest: hosts check it
+// before they change anything.
+func CheckOutput(o *sdk.Output) error {
+	if o == nil {
+		return nil
+	}
+	if len(o.Value) > 0 && !json.Valid(o.Value) {
+		return fmt.Errorf("%w: the flow's output value is not valid JSON", sdk.ErrInvalid)
+	}
+	for _, f := range []*sdk.OutputFile{o.File, o.TextFile} {
+		if f != nil && f.SHA256 == "" {
+			return fmt.Errorf("%w: the flow's output names a kept file without its sha256; name the digest of the kept bytes", sdk.ErrInvalid)
+		}
 	}
 	return nil
 }

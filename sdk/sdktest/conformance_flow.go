@@ -146,12 +146,18 @@ func testResume(c *conformance) {
 
 func testFinishAndFail(c *conformance) {
 	f := c.flow()
-	done, err := c.fx.Host.Finish(c.ctx, f.ID, f.Revision, sdk.EndRequest{CurrentStep: "done", State: json.RawMessage(`{"out":3}`)})
+	out := &sdk.Output{Value: json.RawMessage(`[3]`), Text: "three\n"}
+	done, err := c.fx.Host.Finish(c.ctx, f.ID, f.Revision, sdk.EndRequest{CurrentStep: "done", State: json.RawMessage(`{"out":3}`), Output: out})
 	c.ok(err, "Finish")
 	c.bumped(f, done, "Finish")
 	c.same(done.Status, sdk.FlowSucceeded, "status")
 	c.same(done.CurrentStep, "done", "current step")
 	c.sameJSON(done.State, `{"out":3}`, "state")
+	if done.Output == nil {
+		c.Fatalf("Finish dropped the flow's output: %+v", done)
+	}
+	c.sameJSON(done.Output.Value, `[3]`, "output")
+	c.same(done.Output.Text, "three\n", "output text")
 	c.same(string(done.Wait), "null", "wait of an ended flow")
 	if done.EndedAt.IsZero() {
 		c.Fatalf("a finished flow has no end time: %+v", done)

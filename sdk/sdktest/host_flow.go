@@ -108,6 +108,9 @@ func (h *Host) end(ctx context.Context, flowID string, expected int64, to sdk.Fl
 	if err := checkJSON("state", e.State); err != nil {
 		return nil, err
 	}
+	if err := flowrule.CheckOutput(e.Output); err != nil {
+		return nil, err
+	}
 	return h.guarded(ctx, flowID, expected, func(f *sdk.Flow) error {
 		return flowrule.End(f, to, e, move)
 	})

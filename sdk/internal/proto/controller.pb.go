@@ -1568,7 +1568,10 @@ type EndRequest struct {
 	BlockedTaskId    string                 `protobuf:"bytes,5,opt,name=blocked_task_id,json=blockedTaskId,proto3" json:"blocked_task_id,omitempty"`
 	BlockedSummary   string                 `protobuf:"bytes,6,opt,name=blocked_summary,json=blockedSummary,proto3" json:"blocked_summary,omitempty"`
 	// partial, on Fail, ends the flow partial instead of failed.
-	Partial       bool `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
+	Partial bool `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
+	// output_json, on Finish, is what the flow produced, an sdk.Output; it
+	// becomes the flow's output. Absent records none.
+	OutputJson    []byte `protobuf:"bytes,8,opt,name=output_json,json=outputJson,proto3" json:"output_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1650,6 +1653,13 @@ func (x *EndRequest) GetPartial() bool {
 		return x.Partial
 	}
 	return false
+}
+
+func (x *EndRequest) GetOutputJson() []byte {
+	if x != nil {
+		return x.OutputJson
+	}
+	return nil
 }
 
 // ContinueRequest asks for the one continuation of a failed or partial
@@ -2756,7 +2766,7 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12!\n" +
 	"\fcurrent_step\x18\x04 \x01(\tR\vcurrentStep\x12\x19\n" +
 	"\x05state\x18\x05 \x01(\fH\x00R\x05state\x88\x01\x01B\b\n" +
-	"\x06_state\"\x85\x02\n" +
+	"\x06_state\"\xa6\x02\n" +
 	"\n" +
 	"EndRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12+\n" +
@@ -2765,7 +2775,9 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x05state\x18\x04 \x01(\fH\x00R\x05state\x88\x01\x01\x12&\n" +
 	"\x0fblocked_task_id\x18\x05 \x01(\tR\rblockedTaskId\x12'\n" +
 	"\x0fblocked_summary\x18\x06 \x01(\tR\x0eblockedSummary\x12\x18\n" +
-	"\apartial\x18\a \x01(\bR\apartialB\b\n" +
+	"\apartial\x18\a \x01(\bR\apartial\x12\x1f\n" +
+	"\voutput_json\x18\b \x01(\fR\n" +
+	"outputJsonB\b\n" +
 	"\x06_state\"M\n" +
 	"\x0fContinueRequest\x12\x17\n" +
 	"\aflow_id\x18\x01 \x01(\tR\x06flowId\x12!\n" +
