@@ -110,9 +110,10 @@ func (l *Local) ViewFlows(_ context.Context, f engine.FlowFilter) (engine.FlowVi
 // CountFlows counts flows by status.
 func (l *Local) CountFlows(_ context.Context) (engine.FlowCounts, error) { return l.eng.CountFlows() }
 
-// FlowRecord finds a flow by id or owner key, without its tasks.
-func (l *Local) FlowRecord(_ context.Context, token string) (*sdk.Flow, error) {
-	return l.eng.ResolveFlow(token)
+// FlowRevision returns the revision of the flow of id or owner key
+// token, read without its record's decoding or its tasks.
+func (l *Local) FlowRevision(_ context.Context, token string) (int64, error) {
+	return l.eng.FlowRevision(token)
 }
 
 // ViewFlow finds a flow by id or owner key, with its tasks.
