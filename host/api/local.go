@@ -117,9 +117,10 @@ func (l *Local) CountFlows(ctx context.Context) (apitype.FlowCounts, error) {
 	return apitype.FlowCounts(c), err
 }
 
-// FlowRecord finds a flow by id or owner key, without its tasks.
-func (l *Local) FlowRecord(ctx context.Context, token string) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).ResolveFlow(token)
+// FlowRevision returns the revision of the flow of id or owner key
+// token, read without its record's decoding or its tasks.
+func (l *Local) FlowRevision(ctx context.Context, token string) (int64, error) {
+	return l.eng.WithContext(ctx).FlowRevision(token)
 }
 
 // ViewFlow finds a flow by id or owner key, with its tasks.

@@ -56,11 +56,12 @@ func (c *Remote) WaitFlow(ctx context.Context, token, mark string, wait time.Dur
 	return out, nil
 }
 
-// flowRecords is what a client offers that reads a flow's record alone,
-// without its tasks: Local. A waiting ViewFlow checks the flow's revision
-// with it at each write, which is cheaper than reading the whole view.
-type flowRecords interface {
-	FlowRecord(ctx context.Context, token string) (*sdk.Flow, error)
+// flowRevisions is what a client offers that reads a flow's revision
+// alone, without decoding its record or reading its tasks: Local. A
+// waiting ViewFlow checks the flow's mark with it at each write to the
+// store, which is far cheaper than reading the whole view.
+type flowRevisions interface {
+	FlowRevision(ctx context.Context, token string) (int64, error)
 }
 
 // waitFlow serves a ViewFlow that asked to wait: it reads the flow again
@@ -96,14 +97,14 @@ func (s *server) waitFlow(r *http.Request, token, mark, wait string) (apitype.Fl
 	}
 }
 
-// sameFlow reports whether flow token's record still has mark, read
-// without its tasks; false when the client cannot read it so (the caller
-// then reads the whole view).
+// sameFlow reports whether flow token still has mark, by its revision
+// alone; false when the client cannot read it so (the caller then reads
+// the whole view).
 func (s *server) sameFlow(ctx context.Context, token, mark string) bool {
-	fr, ok := s.c.(flowRecords)
+	fr, ok := s.c.(flowRevisions)
 	if !ok {
 		return false
 	}
-	f, err := fr.FlowRecord(ctx, token)
-	return err == nil && FlowMark(apitype.FlowView{Flow: f}) == mark
+	rev, err := fr.FlowRevision(ctx, token)
+	return err == nil && FlowMark(apitype.FlowView{Flow: &sdk.Flow{Revision: rev}}) == mark
 }

@@ -14,17 +14,17 @@ import (
 )
 
 // notifyingLocal is a Local that tells of writes, as a gateway's own
-// client does, and reports each read of a flow's record it serves.
+// client does, and reports each check of a flow's revision it serves.
 type notifyingLocal struct {
 	*api.Local
 	api.Broadcast
 	views chan struct{}
 }
 
-func (n *notifyingLocal) FlowRecord(ctx context.Context, token string) (*sdk.Flow, error) {
-	f, err := n.Local.FlowRecord(ctx, token)
+func (n *notifyingLocal) FlowRevision(ctx context.Context, token string) (int64, error) {
+	rev, err := n.Local.FlowRevision(ctx, token)
 	n.views <- struct{}{}
-	return f, err
+	return rev, err
 }
 
 func TestWaitFlowAnswersAtTheWrite(t *testing.T) {

@@ -257,6 +257,30 @@ func TestListFlowsFiltersAndPages(t *testing.T) {
 	require.Equal(t, ids[4], newest.ID, "an owner key resolves to its newest flow")
 }
 
+// FlowRevision finds what ResolveFlow finds, by id or owner key, and
+// moves with every write of the flow, without decoding its record.
+func TestFlowRevisionIsResolveFlowsRevision(t *testing.T) {
+	t.Parallel()
+	eng := newEngine(t)
+	f := createFlow(t, eng)
+	for _, token := range []string{f.ID, "owner-a", " owner-a "} {
+		rev, err := eng.FlowRevision(token)
+		require.NoError(t, err, token)
+		require.Equal(t, f.Revision, rev, token)
+	}
+	f, err := eng.UpdateFlow(f.ID, f.Revision, engine.FlowPatch{CurrentStep: new("next")})
+	require.NoError(t, err)
+	rev, err := eng.FlowRevision("owner-a")
+	require.NoError(t, err)
+	require.Equal(t, f.Revision, rev)
+	require.Greater(t, rev, int64(1))
+
+	_, err = eng.FlowRevision("nobody")
+	require.ErrorIs(t, err, sdk.ErrNotFound)
+	_, err = eng.FlowRevision("  ")
+	require.ErrorIs(t, err, sdk.ErrInvalid)
+}
+
 func TestResumeStartsAQueuedFlowWithoutAnEvent(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)

@@ -163,24 +163,48 @@ func (e *Engine) ResolveFlow(token string) (*sdk.Flow, error) {
 }
 
 func resolveFlow(tx store.ReadTx, token string) (*sdk.Flow, error) {
+	it, err := resolveFlowItem(tx, token)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord[sdk.Flow](it)
+}
+
+// FlowRevision returns the revision of the flow ResolveFlow finds for
+// token, with its errors, without decoding the flow's record: a
+// follower waiting for a flow to change (the API's wait) compares it at
+// every write to the store, and the record, its state included, is most
+// of the cost of a read.
+func (e *Engine) FlowRevision(token string) (int64, error) {
+	var rev int64
+	err := e.view(func(tx store.ReadTx) error {
+		it, err := resolveFlowItem(tx, token)
+		rev = it.Revision
+		return err
+	})
+	return rev, err
+}
+
+// resolveFlowItem is the stored item of the flow resolveFlow finds.
+func resolveFlowItem(tx store.ReadTx, token string) (store.Item, error) {
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return nil, invalid("flow id or owner key is empty")
+		return store.Item{}, invalid("flow id or owner key is empty")
 	}
-	if f, err := loadFlow(tx, token); !errors.Is(err, sdk.ErrNotFound) {
-		return f, err
+	if it, err := flowItem(tx, token); !errors.Is(err, sdk.ErrNotFound) {
+		return it, err
 	}
 	var id string
 	if err := tx.Scan(idxFlowOwner+esc(token)+"/", store.ScanOptions{Reverse: true, Limit: 1}, func(it store.Item) bool {
 		id = lastSegment(it.Key)
 		return false
 	}); err != nil {
-		return nil, err
+		return store.Item{}, err
 	}
 	if id == "" {
-		return nil, fmt.Errorf("%w: no flow has id or owner key %q; list flows with flowgate tasks flow list", sdk.ErrNotFound, token)
+		return store.Item{}, fmt.Errorf("%w: no flow has id or owner key %q; list flows with flowgate tasks flow list", sdk.ErrNotFound, token)
 	}
-	return loadFlow(tx, id)
+	return flowItem(tx, id)
 }
 
 // FlowFilter selects flows for ListFlows. The zero value selects all.
@@ -336,11 +360,21 @@ func cancelRequested(tx store.ReadTx, key string) (bool, error) {
 // loadFlow reads a flow record, or returns an ErrNotFound error naming it.
 // Its Revision is the store's revision of the flow's key.
 func loadFlow(tx store.ReadTx, id string) (*sdk.Flow, error) {
-	f, err := getRecord[sdk.Flow](tx, flowKey(id))
-	if errors.Is(err, store.ErrKeyNotFound) {
-		return nil, fmt.Errorf("%w: flow %q does not exist; list flows with flowgate tasks flow list", sdk.ErrNotFound, id)
+	it, err := flowItem(tx, id)
+	if err != nil {
+		return nil, err
 	}
-	return f, err
+	return decodeRecord[sdk.Flow](it)
+}
+
+// flowItem reads flow id's stored item, undecoded, or returns loadFlow's
+// ErrNotFound error.
+func flowItem(tx store.ReadTx, id string) (store.Item, error) {
+	it, err := tx.Get(flowKey(id))
+	if errors.Is(err, store.ErrKeyNotFound) {
+		return it, fmt.Errorf("%w: flow %q does not exist; list flows with flowgate tasks flow list", sdk.ErrNotFound, id)
+	}
+	return it, err
 }
 
 // saveFlow writes f over old (nil for a new flow) as read in this

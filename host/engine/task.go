@@ -373,7 +373,20 @@ func (t *txn) changeTask(id string, fn func(t *txn, task *stored.Task) error) (*
 // settles, and becomes cancelled if that was its last active child under a
 // cancel request.
 func (t *txn) afterTaskWrite(old, task *stored.Task) error {
-	f, err := loadFlow(t.tx, task.FlowID)
+	it, err := flowItem(t.tx, task.FlowID)
+	if err != nil {
+		return err
+	}
+	settled := task.Status.Terminal() && (old == nil || !old.Status.Terminal())
+	if !settled && !corrected(old, task) {
+		// A managed flow is told of nothing: its head says whether the
+		// flow is one, without decoding its state.
+		h, err := decodeFlowHead(it)
+		if err != nil || h.SyncMode != sdk.SyncTaskMirrored {
+			return err
+		}
+	}
+	f, err := decodeRecord[sdk.Flow](it)
 	if err != nil {
 		return err
 	}
@@ -387,7 +400,6 @@ func (t *txn) afterTaskWrite(old, task *stored.Task) error {
 	if corrected(old, task) {
 		return t.taskFinished(f, task, old.Status)
 	}
-	settled := task.Status.Terminal() && (old == nil || !old.Status.Terminal())
 	if !settled {
 		return nil
 	}

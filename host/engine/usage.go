@@ -38,11 +38,11 @@ func (t *txn) changeChain(id string, fn func(c *Chain)) error {
 func (e *Engine) FlowHalted(flowID string) (string, error) {
 	var why string
 	err := e.view(func(tx store.ReadTx) error {
-		f, err := loadFlow(tx, flowID)
+		h, err := loadFlowHead(tx, flowID)
 		if err != nil {
 			return err
 		}
-		c, err := loadChain(tx, f.Chain())
+		c, err := loadChain(tx, h.chain())
 		why = c.Halted()
 		return err
 	})

@@ -38,6 +38,11 @@ type attempt struct {
 	// progressSize is the size of the progress file when a read found
 	// nothing new in it, -1 when none did (see pumpProgress).
 	progressSize int64
+	// handedTo is the task the attempt's end handed its slot to, to be
+	// launched once the attempt's shim is back in the pool (see
+	// followOn); nil when none was. Only the attempt's supervisor
+	// touches it.
+	handedTo *handOff
 }
 
 // newAttempt returns attempt n of task taskID in dir, run by run, or by
@@ -51,6 +56,13 @@ func newAttempt(taskID string, n int, dir string, run *ShimRun) *attempt {
 }
 
 func (a *attempt) requestCancel() { a.cancelOnce.Do(func() { close(a.cancel) }) }
+
+// handOver keeps h, a slot handed over by the attempt's end, if not nil.
+func (a *attempt) handOver(h *handOff) {
+	if h != nil {
+		a.handedTo = h
+	}
+}
 
 // alive reports whether the attempt's shim still runs; rec is the
 // attempt's record as last read.

@@ -75,6 +75,7 @@ func (r *Runner) recoverLost(ctx context.Context, follow bool) error {
 		switch {
 		case rec.Status != nil:
 			r.settle(ctx, a, *rec.Status)
+			r.launchApart(a.handedTo)
 		case follow && a.alive(rec):
 			r.log.Info("following a task marked lost whose shim still runs", "task", task.ID, "attempt", task.Attempts)
 			r.follow(a)

@@ -90,6 +90,7 @@ func (r *Runner) recoverTask(ctx context.Context, task *stored.Task, follow bool
 	switch {
 	case err == nil && rec.Status != nil:
 		r.settle(ctx, a, *rec.Status)
+		r.launchApart(a.handedTo)
 	case err == nil && !a.alive(rec):
 		r.lose(a, "its shim exited without recording how the task ended")
 	case task.CancelRequested() && !r.preview:

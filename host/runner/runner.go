@@ -250,17 +250,26 @@ func (r *Runner) launch(ctx context.Context, queued *stored.Task) {
 // launchStarted launches the attempt of task, started (recorded running)
 // from queued: its files, its shim, and the supervision of both.
 func (r *Runner) launchStarted(ctx context.Context, queued, task *stored.Task) {
+	if a := r.startAttempt(ctx, queued, task); a != nil {
+		r.follow(a)
+	}
+}
+
+// startAttempt starts the attempt of task, started from queued: its
+// files and its shim. It returns the attempt to follow, or nil when
+// none started (its failure is recorded).
+func (r *Runner) startAttempt(ctx context.Context, queued, task *stored.Task) *attempt {
 	r.cfg.Observer.TaskStarted(task.StartedAt.Sub(runnableSince(queued)))
 	n := task.Attempts
 	why, err := r.eng.FlowHalted(task.FlowID)
 	if err != nil || why != "" {
 		r.finishFailed(task, n, "chain-halted", fmt.Sprintf("attempt %d: not started: %s", n, haltReason(why, err)))
-		return
+		return nil
 	}
 	if task.Spec.Session != nil {
 		if task, err = r.beginSession(ctx, task); err != nil {
 			r.finishFailed(queued, n, "start-failed", fmt.Sprintf("attempt %d: record its session: %v", n, err))
-			return
+			return nil
 		}
 	}
 	dir := newLogDir(r.cfg.Home, task.ID, n)
@@ -291,25 +300,24 @@ func (r *Runner) launchStarted(ctx context.Context, queued, task *stored.Task) {
 		r.storeLog.Error("start task: no space left for its files; it is queued again", "task", task.ID, "dir", dir, "error", err)
 		r.record(task.ID, func() error { return r.requeueUnstarted(task, "no space was left on the disk for its files") })
 		r.hold.Fail()
-		return
+		return nil
 	}
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: prepare %s: %v", n, dir, err))
-		return
+		return nil
 	}
 	env, err := r.shimEnv(task)
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: %v", n, err))
-		return
+		return nil
 	}
 	run, err := r.startShim(dir, append(env, handoff))
 	if err != nil {
 		r.finishFailed(task, n, "start-failed", fmt.Sprintf("attempt %d: start the shim: %v", n, err))
-		return
+		return nil
 	}
 	r.log.Info("task started", "task", task.ID, "attempt", n, "shim_pid", run.Process.Pid, "shim_reused", run.Reused)
-	a := newAttempt(task.ID, n, dir, run)
-	r.follow(a)
+	return newAttempt(task.ID, n, dir, run)
 }
 
 // startShim starts the shim of attempt dir, or hands the attempt to an
@@ -383,15 +391,31 @@ func (r *Runner) follow(a *attempt) {
 	r.mu.Lock()
 	r.active[a.taskID] = a
 	r.mu.Unlock()
-	followed := r.life.Go(func(ctx context.Context) {
+	followed := r.life.Go(func(ctx context.Context) { r.followOn(ctx, a) })
+	if !followed {
+		r.forget(a)
+		r.release(a, false)
+	}
+}
+
+// followOn supervises a until it settles and hands its shim back; then,
+// when a's end handed its slot to a queued task (finishHandingOff), it
+// launches that task and follows its attempt in turn, in the same
+// goroutine. A chain of hand-overs so runs on one goroutine whose stack
+// has grown to what supervising and settling take, instead of a new
+// goroutine per launch and per attempt, each growing its stack anew
+// (docs/performance.md); and the shim just handed back is in the pool
+// when the launch asks for one.
+func (r *Runner) followOn(ctx context.Context, a *attempt) {
+	for a != nil {
 		settled := r.supervise(ctx, a)
 		r.forget(a)
 		r.release(a, settled)
 		r.poke()
-	})
-	if !followed {
-		r.forget(a)
-		r.release(a, false)
+		if a.handedTo == nil {
+			return
+		}
+		a = r.launchHandedOff(ctx, a.handedTo)
 	}
 }
 

@@ -66,14 +66,14 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 		if note != "" {
 			in.Error = fmt.Sprintf("attempt %d: %s", a.n, note)
 		}
-		r.finishHandingOff(task, in)
+		a.handOver(r.finishHandingOff(task, in))
 		return
 	}
 	in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
 	if status == sdk.TaskCancelled {
 		in.Reason = "cancelled"
 		in.Error = joinNotes(in.Error, note)
-		r.finishHandingOff(task, in)
+		a.handOver(r.finishHandingOff(task, in))
 		return
 	}
 	stderrTail, _ := readTail(filepath.Join(a.dir, "stderr"), tailBytes)
