@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,13 @@ var sdkRequires = []string{
 // reason as good.
 const maxSDKModules = 56
 
+// maxLinkedModules bounds the modules whose packages a plugin built on
+// the sdk compiles and links: the sdk itself and the 14 it needs
+// (go-plugin, grpc, protobuf, hclog and what they import). The rest of
+// maxSDKModules are go.mod files the go command reads to select
+// versions, never downloaded as source or built.
+const maxLinkedModules = 15
+
 // TestSDKIsASmallModule fails when sdk/ stops being a module of its own,
 // requires a module beyond sdkRequires, or its module graph outgrows
 // maxSDKModules: a plugin author imports the sdk, not the gateway.
@@ -59,6 +67,12 @@ func TestSDKIsASmallModule(t *testing.T) {
 			t.Errorf("sdk/go.mod requires %s: the sdk may import only the standard library, %s; keep what needs it out of sdk/", r.Path, strings.Join(sdkRequires, ", "))
 		}
 	}
+
+	linked := map[string]bool{}
+	for _, m := range strings.Fields(string(sdkGo(t, dir, "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", "./..."))) {
+		linked[m] = true
+	}
+	require.LessOrEqual(t, len(linked), maxLinkedModules, "a plugin built on the sdk links packages of %d modules, more than %d: %v", len(linked), maxLinkedModules, slices.Sorted(maps.Keys(linked)))
 
 	all := strings.Fields(string(sdkGo(t, dir, "list", "-m", "-f", "{{.Path}}", "all")))
 	require.NotEmpty(t, all)
