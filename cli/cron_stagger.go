@@ -26,7 +26,7 @@ type jobStagger struct {
 // withStagger pairs j with its stagger; none for a schedule kept exact or
 // one that is not staggered.
 func withStagger(j api.CronJob) cronJob {
-	window, offset := j.FireSchedule().Window()
+	window, offset := api.CronStagger(j)
 	if window == 0 {
 		return cronJob{CronJob: j}
 	}

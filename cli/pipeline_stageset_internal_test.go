@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -16,9 +16,9 @@ import (
 // add it and lists the gateway's plugins.
 func TestStageSetNamesThePluginThatIsNotRunning(t *testing.T) {
 	t.Parallel()
-	set := stageSet{gateway: true, plugins: []pluginhost.Status{
-		{Name: "sum", State: pluginhost.StateFailed, LastError: "the plugin process exited", Stages: []sdk.Stage{{Name: "summarize"}}},
-		{Name: "pipeline", State: pluginhost.StateRunning},
+	set := stageSet{gateway: true, plugins: []api.PluginStatus{
+		{Name: "sum", State: "failed", LastError: "the plugin process exited", Stages: []sdk.Stage{{Name: "summarize"}}},
+		{Name: "pipeline", State: api.PluginRunning},
 	}}
 	require.False(t, set.has("summarize"))
 	err := set.refuse(errors.New("Unknown command: summarize"), "summarize")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/plugins"
@@ -155,9 +156,9 @@ func TestPluginsReload(t *testing.T) {
 	serveGateway(t, gateway.Config{Home: home, Owner: t.Name(), Builtins: plugins.Names()})
 	code, out, errOut := run(t, home, "plugins", "reload", "pipeline", "--json")
 	require.Equal(t, 0, code, errOut)
-	var first pluginhost.Status
+	var first api.PluginStatus
 	require.NoError(t, json.Unmarshal([]byte(out), &first), out)
-	require.Equal(t, pluginhost.StateRunning, first.State)
+	require.Equal(t, api.PluginRunning, first.State)
 	require.Positive(t, first.PID)
 
 	code, out, errOut = run(t, home, "plugins", "reload", "pipeline")

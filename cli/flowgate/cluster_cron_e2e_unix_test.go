@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
@@ -32,7 +33,7 @@ func (in *etcdInstall) addEverySecond(g *fleetMember, name, ledger, catchUp stri
 	if catchUp != "" {
 		args = append(args, "--catchup-window", catchUp)
 	}
-	var j scheduler.Job
+	var j apitype.CronJob
 	require.NoError(in.t, json.Unmarshal([]byte(flowgate(in.t, in.bin, args...)), &j))
 	return j.ID
 }
@@ -40,7 +41,7 @@ func (in *etcdInstall) addEverySecond(g *fleetMember, name, ledger, catchUp stri
 // storedRun is a run as the store holds it, with the etcd revision that
 // created its record: the claim of its time, or its record as missed.
 type storedRun struct {
-	scheduler.Run
+	apitype.CronRun
 	created int64
 }
 
@@ -52,7 +53,7 @@ func (in *etcdInstall) runs(job string) []storedRun {
 	var out []storedRun
 	for _, kv := range resp.Kvs {
 		r := storedRun{created: kv.CreateRevision}
-		require.NoError(in.t, json.Unmarshal(kv.Value, &r.Run))
+		require.NoError(in.t, json.Unmarshal(kv.Value, &r.CronRun))
 		out = append(out, r)
 	}
 	return out
@@ -60,10 +61,10 @@ func (in *etcdInstall) runs(job string) []storedRun {
 
 // history is job's run history as `flowgate cron runs --json` shows it,
 // newest first, read with --store (no gateway needed).
-func (in *etcdInstall) history(job string) []scheduler.Run {
+func (in *etcdInstall) history(job string) []apitype.CronRun {
 	in.t.Helper()
 	var list struct {
-		Runs []scheduler.Run `json:"runs"`
+		Runs []apitype.CronRun `json:"runs"`
 	}
 	require.NoError(in.t, json.Unmarshal([]byte(flowgate(in.t, in.bin, "--store", in.url, "cron", "runs", job, "--json", "--limit", "0")), &list))
 	return list.Runs
@@ -213,7 +214,7 @@ func TestPausedCronLeaderCannotFireAfterItsLease(t *testing.T) {
 	history := in.history(job)
 	require.Len(t, history, len(rs))
 	for i, r := range history {
-		require.Equal(t, rs[len(rs)-1-i].Run.ID, r.ID)
+		require.Equal(t, rs[len(rs)-1-i].ID, r.ID)
 		require.Equal(t, rs[len(rs)-1-i].Member, r.Member, "cron runs --json names the member that fired %s", r.ID)
 	}
 	checkLedger(t, ledger, rs)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/scheduler"
@@ -75,8 +76,8 @@ steps:
 	require.NoError(t, err)
 	defer c.Close()
 	ctx := context.Background()
-	settled := func(job string) []scheduler.Run {
-		var runs []scheduler.Run
+	settled := func(job string) []apitype.CronRun {
+		var runs []apitype.CronRun
 		polltest.Until(t, "", func() (bool, string) {
 			var err error
 			runs, err = c.JobRuns(ctx, job, 0)
@@ -128,8 +129,8 @@ steps:
 
 	t.Logf("command job: %d runs recorded, %d ran; pipeline job: %d runs recorded, %d ran", len(cmdRuns), len(okTimes), len(pipeRuns), len(okRuns))
 	var list struct {
-		Count int             `json:"count"`
-		Runs  []scheduler.Run `json:"runs"`
+		Count int               `json:"count"`
+		Runs  []apitype.CronRun `json:"runs"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(flowgate(t, bin, "--home", home, "cron", "runs", "every-second", "--json", "--limit", "0")), &list))
 	require.Equal(t, len(cmdRuns), list.Count, "cron runs works with no gateway running")

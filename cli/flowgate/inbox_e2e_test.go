@@ -18,7 +18,6 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -118,7 +117,7 @@ func runningPluginPID(t *testing.T, home, name string, old int) int {
 		ps, err := c.Plugins(context.Background())
 		require.NoError(t, err)
 		for _, p := range ps {
-			if p.Name == name && p.State == pluginhost.StateRunning && p.PID > 0 && p.PID != old {
+			if p.Name == name && p.State == apitype.PluginRunning && p.PID > 0 && p.PID != old {
 				pid = p.PID
 				return true, ""
 			}

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -39,14 +38,14 @@ func TestPipelineControllerInProcessOrIsolated(t *testing.T) {
 			g := startGateway(t, bin, home, logf, extra...)
 			defer g.kill(t)
 
-			var p pluginhost.Status
+			var p apitype.PluginStatus
 			polltest.Until(t, "", func() (bool, string) {
-				var list struct{ Plugins []pluginhost.Status }
+				var list struct{ Plugins []apitype.PluginStatus }
 				out := flowgate(t, bin, "--home", home, "plugins", "list", "--json")
 				require.NoError(t, json.Unmarshal([]byte(out), &list), out)
 				require.Len(t, list.Plugins, 1, out)
 				p = list.Plugins[0]
-				return p.State == pluginhost.StateRunning, "the pipeline controller is not running: " + out
+				return p.State == apitype.PluginRunning, "the pipeline controller is not running: " + out
 			}, polltest.Within(30*time.Second), polltest.Every(20*time.Millisecond))
 			require.Equal(t, "pipeline", p.Name)
 			require.Equal(t, !isolate, p.InProcess)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/polltest"
 )
 
@@ -48,10 +48,10 @@ func TestKilledGatewaysSocketsAreSweptAtTheNextStart(t *testing.T) {
 	running := func() int {
 		var pid int
 		polltest.Until(t, "", func() (bool, string) {
-			var list struct{ Plugins []pluginhost.Status }
+			var list struct{ Plugins []apitype.PluginStatus }
 			out := flowgate(t, bin, "--home", home, "plugins", "list", "--json")
 			require.NoError(t, json.Unmarshal([]byte(out), &list), out)
-			if len(list.Plugins) != 1 || list.Plugins[0].State != pluginhost.StateRunning {
+			if len(list.Plugins) != 1 || list.Plugins[0].State != apitype.PluginRunning {
 				return false, "the isolated pipeline plugin is not running: " + out
 			}
 			pid = list.Plugins[0].PID

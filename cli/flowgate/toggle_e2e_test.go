@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/stretchr/testify/require"
-
-	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/trigger"
 )
 
 // TestEnableDisableByOverTheGateway runs the real binary against a real
@@ -26,7 +24,7 @@ func TestEnableDisableByOverTheGateway(t *testing.T) {
 
 	fg("cron", "add", "--name", "yearly", "--cron", "0 3 1 1 *", "--command", "true")
 	require.Contains(t, fg("cron", "disable", "yearly", "--by", "ann"), "Disabled cron job")
-	var j scheduler.Job
+	var j apitype.CronJob
 	require.NoError(t, json.Unmarshal([]byte(fg("cron", "show", "yearly", "--json")), &j))
 	require.False(t, j.Enabled)
 	require.NotNil(t, j.LastToggle)
@@ -35,7 +33,7 @@ func TestEnableDisableByOverTheGateway(t *testing.T) {
 
 	fg("triggers", "add", "inbox", "--controller", "ctl", "--token-env", "HOOK_TOKEN")
 	require.Contains(t, fg("triggers", "disable", "inbox", "--by", "ann"), "Disabled trigger inbox.")
-	var tr trigger.Trigger
+	var tr apitype.Trigger
 	require.NoError(t, json.Unmarshal([]byte(fg("triggers", "show", "inbox", "--json")), &tr))
 	require.False(t, tr.Enabled)
 	require.NotNil(t, tr.LastToggle)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/trigger"
@@ -39,7 +40,7 @@ func TestTriggerDeliveryOnceAcrossGateways(t *testing.T) {
 		members = append(members, f.startOn(name, home))
 	}
 	ctx := context.Background()
-	_, err := members[0].api.AddTrigger(ctx, trigger.Input{Name: "shared", Controller: "ctl", TokenEnv: "FG_E2E_HOOK_TOKEN", Rate: 1000, Burst: 1000})
+	_, err := members[0].api.AddTrigger(ctx, apitype.TriggerInput{Name: "shared", Controller: "ctl", TokenEnv: "FG_E2E_HOOK_TOKEN", Rate: 1000, Burst: 1000})
 	require.NoError(t, err)
 	var urls []string
 	for _, m := range members {

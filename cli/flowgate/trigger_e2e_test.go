@@ -101,7 +101,7 @@ steps:
 		require.Equal(t, first.FlowID, again.FlowID)
 	}
 	require.Len(t, flows(), 1, "three deliveries of one id, one flow")
-	var runs struct{ Runs []trigger.Run }
+	var runs struct{ Runs []apitype.TriggerRun }
 	require.NoError(t, json.Unmarshal([]byte(fg("triggers", "runs", "deploy", "--json")), &runs))
 	require.Len(t, runs.Runs, 1)
 	require.Equal(t, first.FlowID, runs.Runs[0].FlowID)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -37,11 +36,11 @@ func checkAnswer(out any) error {
 		if v.Flow == nil || v.Flow.ID == "" {
 			missing = "flow"
 		}
-	case *scheduler.Job:
+	case *apitype.CronJob:
 		if v.ID == "" {
 			missing = "job"
 		}
-	case *scheduler.Run:
+	case *apitype.CronRun:
 		if v.JobID == "" {
 			missing = "run"
 		}

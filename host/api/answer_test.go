@@ -10,7 +10,6 @@ import (
 
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -54,7 +53,7 @@ func TestRemoteRefusesEmptyAnswers(t *testing.T) {
 			"UpdateFlow": func() error { _, err := c.UpdateFlow(ctx, "f1", 1, apitype.FlowPatch{}); return err },
 			"CancelFlow": func() error { _, err := c.CancelFlow(ctx, "f1", ""); return err },
 			"DecideGate": func() error { _, err := c.DecideGate(ctx, apitype.GateDecision{Flow: "f1"}); return err },
-			"AddJob":     func() error { _, err := c.AddJob(ctx, scheduler.JobInput{Name: "j"}); return err },
+			"AddJob":     func() error { _, err := c.AddJob(ctx, apitype.CronJobInput{Name: "j"}); return err },
 			"GetJob":     func() error { _, err := c.GetJob(ctx, "j"); return err },
 			"RemoveJob":  func() error { _, err := c.RemoveJob(ctx, "j"); return err },
 			"RunJobNow":  func() error { _, err := c.RunJobNow(ctx, "j", ""); return err },

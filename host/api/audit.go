@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
 )
 
@@ -14,20 +15,20 @@ import (
 type Auditor interface {
 	// Audit checks every task and flow now and returns the sorted
 	// findings with their summary (see package audit).
-	Audit(ctx context.Context) (audit.Report, error)
+	Audit(ctx context.Context) (apitype.AuditReport, error)
 }
 
 // Audit audits the store; with no gateway, the plugins' state is unknown.
-func (l *Local) Audit(ctx context.Context) (audit.Report, error) {
-	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng.WithContext(ctx)})
+func (l *Local) Audit(ctx context.Context) (apitype.AuditReport, error) {
+	return auditReportOrErr(audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng.WithContext(ctx)}))
 }
 
 // Audit has the gateway audit its records. It reads the whole store, so
 // its answer is awaited scanFactor answer waits.
-func (c *Remote) Audit(ctx context.Context) (audit.Report, error) {
-	var out audit.Report
+func (c *Remote) Audit(ctx context.Context) (apitype.AuditReport, error) {
+	var out apitype.AuditReport
 	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodGet, "/v1/audit", nil, nil, &out); err != nil {
-		return audit.Report{}, err
+		return apitype.AuditReport{}, err
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/sdk"
@@ -32,12 +33,12 @@ func TestRemoteAuditMatchesLocal(t *testing.T) {
 	remote, err := g.remote.Audit(ctx)
 	require.NoError(t, err)
 	require.Len(t, remote.Findings, 1)
-	require.Equal(t, audit.BlockedTaskMissing, remote.Findings[0].Code)
+	require.Equal(t, apitype.AuditCode(audit.BlockedTaskMissing), remote.Findings[0].Code)
 	require.Equal(t, f.ID, remote.Findings[0].Flow.ID)
-	for _, rep := range []*audit.Report{&local, &remote} {
+	for _, rep := range []*apitype.AuditReport{&local, &remote} {
 		require.NotNil(t, rep.Findings[0].AgeMS)
 		rep.Findings[0].AgeMS = nil // the two audits ran a moment apart
 	}
 	require.Equal(t, local, remote)
-	require.Equal(t, audit.ControllerUnavailable, remote.Skipped[0].Code)
+	require.Equal(t, apitype.AuditCode(audit.ControllerUnavailable), remote.Skipped[0].Code)
 }

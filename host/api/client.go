@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/pluginhost"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -39,7 +37,7 @@ type Client interface {
 	Status(ctx context.Context) (GatewayStatus, error)
 	// Plugins describes the controller plugins of the running gateway;
 	// a Local client (no gateway) returns ErrNoGateway.
-	Plugins(ctx context.Context) ([]pluginhost.Status, error)
+	Plugins(ctx context.Context) ([]apitype.PluginStatus, error)
 	PluginReloader
 
 	Gatekeeper
@@ -73,12 +71,12 @@ type GatewayStatus struct {
 	// MaxRunning is the admission cap on running tasks.
 	MaxRunning int `json:"max_running,omitempty"`
 	// Store says whether the running gateway's store takes writes (see
-	// store.WriteHealth); nil when no gateway runs.
-	Store *store.WriteHealth `json:"store,omitempty"`
+	// apitype.WriteHealth); nil when no gateway runs.
+	Store *apitype.WriteHealth `json:"store,omitempty"`
 	// TaskFiles says whether the running gateway could write the files of
 	// the last task attempt it started (they live under the home, which
 	// may be on another disk than the store); nil when no gateway runs.
-	TaskFiles *store.WriteHealth `json:"task_files,omitempty"`
+	TaskFiles *apitype.WriteHealth `json:"task_files,omitempty"`
 	// HTTPAddr is the address the gateway's TCP listener (the run
 	// center, /metrics) serves on; empty when it has none. HTTPTLS is
 	// true when it serves HTTPS.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -24,7 +24,7 @@ func (s *server) listJobs(_ http.ResponseWriter, r *http.Request) (int, any, err
 	}
 	jobs, err := s.c.ListJobs(r.Context(), all)
 	if jobs == nil {
-		jobs = []scheduler.Job{}
+		jobs = []apitype.CronJob{}
 	}
 	return http.StatusOK, jobListJSON{Jobs: jobs}, err
 }
@@ -43,7 +43,7 @@ func (s *server) editJob(w http.ResponseWriter, r *http.Request) (int, any, erro
 	if err := decodeRequest(w, r, &p); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), scheduler.JobPatch(p))
+	j, err := s.c.EditJob(r.Context(), r.PathValue("ref"), apitype.CronJobPatch(p))
 	return http.StatusOK, j, err
 }
 
@@ -84,7 +84,7 @@ func (s *server) cronStatus(_ http.ResponseWriter, r *http.Request) (int, any, e
 	}
 	st, err := s.c.CronStatus(r.Context())
 	if st.Jobs == nil {
-		st.Jobs = []scheduler.JobStatus{}
+		st.Jobs = []apitype.CronJobStatus{}
 	}
 	return http.StatusOK, st, err
 }

@@ -7,30 +7,31 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // AddJob stores a new job in the gateway.
-func (c *Remote) AddJob(ctx context.Context, in scheduler.JobInput) (scheduler.Job, error) {
-	var out scheduler.Job
+func (c *Remote) AddJob(ctx context.Context, in apitype.CronJobInput) (apitype.CronJob, error) {
+	var out apitype.CronJob
 	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs", nil, jobInputToWire(in), &out); err != nil {
-		return scheduler.Job{}, err
+		return apitype.CronJob{}, err
 	}
 	return out, nil
 }
 
 // GetJob returns the job with id or name ref.
-func (c *Remote) GetJob(ctx context.Context, ref string) (scheduler.Job, error) {
-	var out scheduler.Job
+func (c *Remote) GetJob(ctx context.Context, ref string) (apitype.CronJob, error) {
+	var out apitype.CronJob
 	if err := c.call(ctx, http.MethodGet, "/v1/cron/jobs/"+pathSegment(ref), nil, nil, &out); err != nil {
-		return scheduler.Job{}, err
+		return apitype.CronJob{}, err
 	}
 	return out, nil
 }
 
 // ListJobs lists the enabled jobs, or all when all is set, by next run.
 // An empty list is empty and non-nil.
-func (c *Remote) ListJobs(ctx context.Context, all bool) ([]scheduler.Job, error) {
+func (c *Remote) ListJobs(ctx context.Context, all bool) ([]apitype.CronJob, error) {
 	q := url.Values{}
 	if all {
 		q.Set("all", "true")
@@ -40,18 +41,18 @@ func (c *Remote) ListJobs(ctx context.Context, all bool) ([]scheduler.Job, error
 		return nil, err
 	}
 	if out.Jobs == nil {
-		out.Jobs = []scheduler.Job{}
+		out.Jobs = []apitype.CronJob{}
 	}
 	return out.Jobs, nil
 }
 
 // EditJob sends the fields p sets; the rest of the job stays as it is.
-func (c *Remote) EditJob(ctx context.Context, ref string, p scheduler.JobPatch) (scheduler.Job, error) {
+func (c *Remote) EditJob(ctx context.Context, ref string, p apitype.CronJobPatch) (apitype.CronJob, error) {
 	return c.jobCall(ctx, ref, "edit", jobPatchJSON(p))
 }
 
 // SetJobEnabled enables or disables a job, recording by as who did it.
-func (c *Remote) SetJobEnabled(ctx context.Context, ref string, enabled bool, by string) (scheduler.Job, error) {
+func (c *Remote) SetJobEnabled(ctx context.Context, ref string, enabled bool, by string) (apitype.CronJob, error) {
 	verb := "disable"
 	if enabled {
 		verb = "enable"
@@ -60,12 +61,12 @@ func (c *Remote) SetJobEnabled(ctx context.Context, ref string, enabled bool, by
 }
 
 // RemoveJob deletes a job and returns it as it was.
-func (c *Remote) RemoveJob(ctx context.Context, ref string) (scheduler.Job, error) {
+func (c *Remote) RemoveJob(ctx context.Context, ref string) (apitype.CronJob, error) {
 	return c.jobCall(ctx, ref, "remove", nil)
 }
 
 // JobRuns returns up to limit runs of a job, newest first (zero: all).
-func (c *Remote) JobRuns(ctx context.Context, ref string, limit int) ([]scheduler.Run, error) {
+func (c *Remote) JobRuns(ctx context.Context, ref string, limit int) ([]apitype.CronRun, error) {
 	if ref == "" {
 		return nil, emptyRef()
 	}
@@ -90,26 +91,26 @@ func (c *Remote) CronStatus(ctx context.Context) (CronStatus, error) {
 		return CronStatus{}, err
 	}
 	if out.Jobs == nil {
-		out.Jobs = []scheduler.JobStatus{}
+		out.Jobs = []apitype.CronJobStatus{}
 	}
 	return out, nil
 }
 
 // RunJobNow has the gateway's scheduler start a run of a job at once.
-func (c *Remote) RunJobNow(ctx context.Context, ref, by string) (scheduler.Run, error) {
+func (c *Remote) RunJobNow(ctx context.Context, ref, by string) (apitype.CronRun, error) {
 	if ref == "" {
-		return scheduler.Run{}, emptyRef()
+		return apitype.CronRun{}, emptyRef()
 	}
-	var out scheduler.Run
+	var out apitype.CronRun
 	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/run", nil, byRequest{By: by}, &out); err != nil {
-		return scheduler.Run{}, err
+		return apitype.CronRun{}, err
 	}
 	return out, nil
 }
 
 // BackfillJob has the gateway's scheduler run, or list, a job's past
 // scheduled times.
-func (c *Remote) BackfillJob(ctx context.Context, ref string, o scheduler.BackfillOptions) ([]scheduler.Run, error) {
+func (c *Remote) BackfillJob(ctx context.Context, ref string, o apitype.BackfillOptions) ([]apitype.CronRun, error) {
 	if ref == "" {
 		return nil, emptyRef()
 	}
@@ -122,13 +123,13 @@ func (c *Remote) BackfillJob(ctx context.Context, ref string, o scheduler.Backfi
 
 // jobCall posts body (nil: none) to the route verb of job ref and decodes
 // the job it answers with.
-func (c *Remote) jobCall(ctx context.Context, ref, verb string, body any) (scheduler.Job, error) {
+func (c *Remote) jobCall(ctx context.Context, ref, verb string, body any) (apitype.CronJob, error) {
 	if ref == "" {
-		return scheduler.Job{}, emptyRef()
+		return apitype.CronJob{}, emptyRef()
 	}
-	var out scheduler.Job
+	var out apitype.CronJob
 	if err := c.call(ctx, http.MethodPost, "/v1/cron/jobs/"+pathSegment(ref)+"/"+verb, nil, body, &out); err != nil {
-		return scheduler.Job{}, err
+		return apitype.CronJob{}, err
 	}
 	return out, nil
 }

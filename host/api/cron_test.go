@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -26,24 +26,24 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 	st, err := remote.CronStatus(ctx)
 	require.NoError(t, err)
-	require.Equal(t, api.CronStatus{Jobs: []scheduler.JobStatus{}}, st)
+	require.Equal(t, api.CronStatus{Jobs: []apitype.CronJobStatus{}}, st)
 	jobs, err := remote.ListJobs(ctx, true)
 	require.NoError(t, err)
 	require.Empty(t, jobs)
 	require.NotNil(t, jobs)
 
 	wf := filepath.Join(t.TempDir(), "nightly.lobster")
-	nightly, err := remote.AddJob(ctx, scheduler.JobInput{Name: "nightly", Description: "build it",
-		Schedule: schedule.Flags{Cron: "30 2 * * *", TZ: "Europe/Berlin", DST: "skip"},
+	nightly, err := remote.AddJob(ctx, apitype.CronJobInput{Name: "nightly", Description: "build it",
+		Schedule: apitype.ScheduleFlags{Cron: "30 2 * * *", TZ: "Europe/Berlin", DST: "skip"},
 		Pipeline: wf, ArgsJSON: `{"env":"prod"}`, Session: "session:ops", Overlap: "buffer_all", CatchUpWindow: "6h",
 		Webhook: "https://example.com/hook", FailureAlertAfter: 3, FailureAlertCooldown: "2h"})
 	require.NoError(t, err)
 	require.Equal(t, "Europe/Berlin", nightly.Schedule.TZ)
-	require.Equal(t, schedule.DSTSkip, nightly.Schedule.DST)
+	require.Equal(t, apitype.DSTSkip, nightly.Schedule.DST)
 	require.Equal(t, wf, nightly.Payload.Pipeline)
 	require.JSONEq(t, `{"env":"prod"}`, string(nightly.Payload.Args))
-	require.Equal(t, scheduler.FailureAlert{After: 3, Cooldown: scheduler.Duration(2 * time.Hour)}, nightly.FailureAlert)
-	tick, err := local.AddJob(ctx, scheduler.JobInput{Name: "tick/../x", Schedule: schedule.Flags{Every: "1m"}, Command: "echo tick", Disabled: true})
+	require.Equal(t, apitype.CronFailureAlert{After: 3, Cooldown: apitype.Duration(2 * time.Hour)}, nightly.FailureAlert)
+	tick, err := local.AddJob(ctx, apitype.CronJobInput{Name: "tick/../x", Schedule: apitype.ScheduleFlags{Every: "1m"}, Command: "echo tick", Disabled: true})
 	require.NoError(t, err)
 
 	for _, ref := range []string{nightly.ID, "nightly", tick.ID, "tick/../x"} {
@@ -64,15 +64,15 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 	// EditJob sends only the fields set: the zero values among them apply,
 	// the fields not set are kept.
-	edited, err := remote.EditJob(ctx, "nightly", scheduler.JobPatch{Command: ptr("make nightly"), Description: ptr(""),
+	edited, err := remote.EditJob(ctx, "nightly", apitype.CronJobPatch{Command: ptr("make nightly"), Description: ptr(""),
 		FailureAlertAfter: ptr(0), Webhook: ptr("")})
 	require.NoError(t, err)
-	require.Equal(t, scheduler.PayloadCommand, edited.Payload.Kind)
+	require.Equal(t, apitype.PayloadCommand, edited.Payload.Kind)
 	require.Empty(t, edited.Description)
 	require.Zero(t, edited.FailureAlert)
-	require.Equal(t, scheduler.DeliveryNone, edited.Delivery.Kind)
+	require.Equal(t, apitype.DeliveryNone, edited.Delivery.Kind)
 	require.Equal(t, "session:ops", edited.Session, "fields not sent are kept")
-	require.Equal(t, schedule.OverlapBufferAll, edited.Overlap)
+	require.Equal(t, apitype.OverlapBufferAll, edited.Overlap)
 	want, err := local.GetJob(ctx, nightly.ID)
 	require.NoError(t, err)
 	requireSameJSON(t, want, edited)
@@ -83,7 +83,7 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	off, err := remote.SetJobEnabled(ctx, tick.ID, false, "ann")
 	require.NoError(t, err)
 	require.False(t, off.Enabled)
-	require.Equal(t, &scheduler.Toggle{Enabled: false, By: "ann", At: off.UpdatedAt.UTC()}, off.LastToggle, "who disabled it crosses the socket")
+	require.Equal(t, &apitype.CronToggle{Enabled: false, By: "ann", At: off.UpdatedAt.UTC()}, off.LastToggle, "who disabled it crosses the socket")
 	_, err = remote.SetJobEnabled(ctx, tick.ID, true, "ann")
 	require.NoError(t, err)
 
@@ -100,14 +100,14 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 	require.Equal(t, r.ID, task.IdempotencyKey)
 
 	to := time.Now().UTC().Truncate(time.Minute)
-	o := scheduler.BackfillOptions{From: to.Add(-3 * time.Minute), To: to, DryRun: true}
+	o := apitype.BackfillOptions{From: to.Add(-3 * time.Minute), To: to, DryRun: true}
 	plan, err := remote.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	require.Len(t, plan, 3)
 	wantPlan, err := local.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	requireSameJSON(t, wantPlan, plan)
-	o.DryRun, o.Overlap, o.By = false, schedule.OverlapAllowAll, "ann"
+	o.DryRun, o.Overlap, o.By = false, apitype.OverlapAllowAll, "ann"
 	done, err := remote.BackfillJob(ctx, tick.ID, o)
 	require.NoError(t, err)
 	require.Len(t, done, 3)
@@ -147,14 +147,14 @@ func TestRemoteCronMatchesLocal(t *testing.T) {
 
 // TestRemoteCronErrors requires every cron refusal to cross the socket
 // with its message and sentinel, and invalid input as a
-// *schedule.FlagError naming the flag.
+// *apitype.FlagError naming the flag.
 func TestRemoteCronErrors(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	ctx := t.Context()
-	job, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
+	job, err := g.local.AddJob(ctx, apitype.CronJobInput{Name: "taken", Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
-	off, err := g.local.AddJob(ctx, scheduler.JobInput{Name: "off", Schedule: schedule.Flags{Every: "1h"}, Command: "true", Disabled: true})
+	off, err := g.local.AddJob(ctx, apitype.CronJobInput{Name: "off", Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true", Disabled: true})
 	require.NoError(t, err)
 	now := time.Now()
 
@@ -163,35 +163,35 @@ func TestRemoteCronErrors(t *testing.T) {
 		call       func(c api.Client) error
 	}{
 		{"bad cron", "--cron", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: schedule.Flags{Cron: "61 * * * *"}, Command: "true"})
+			_, err := c.AddJob(ctx, apitype.CronJobInput{Name: "x", Schedule: apitype.ScheduleFlags{Cron: "61 * * * *"}, Command: "true"})
 			return err
 		}},
 		{"no name", "--name", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
+			_, err := c.AddJob(ctx, apitype.CronJobInput{Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true"})
 			return err
 		}},
 		{"relative pipeline", "--pipeline", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "x", Schedule: schedule.Flags{Every: "1h"}, Pipeline: "nightly.lobster"})
+			_, err := c.AddJob(ctx, apitype.CronJobInput{Name: "x", Schedule: apitype.ScheduleFlags{Every: "1h"}, Pipeline: "nightly.lobster"})
 			return err
 		}},
 		{"edit tz of every", "--tz", func(c api.Client) error {
-			_, err := c.EditJob(ctx, job.ID, scheduler.JobPatch{TZ: ptr("UTC")})
+			_, err := c.EditJob(ctx, job.ID, apitype.CronJobPatch{TZ: ptr("UTC")})
 			return err
 		}},
 		{"edit relative pipeline", "--pipeline", func(c api.Client) error {
-			_, err := c.EditJob(ctx, job.ID, scheduler.JobPatch{Pipeline: ptr("x.lobster")})
+			_, err := c.EditJob(ctx, job.ID, apitype.CronJobPatch{Pipeline: ptr("x.lobster")})
 			return err
 		}},
 		{"backfill without range", "--from", func(c api.Client) error {
-			_, err := c.BackfillJob(ctx, job.ID, scheduler.BackfillOptions{})
+			_, err := c.BackfillJob(ctx, job.ID, apitype.BackfillOptions{})
 			return err
 		}},
 		{"backfill into the future", "--to", func(c api.Client) error {
-			_, err := c.BackfillJob(ctx, job.ID, scheduler.BackfillOptions{From: now.Add(-time.Hour), To: now.Add(time.Hour)})
+			_, err := c.BackfillJob(ctx, job.ID, apitype.BackfillOptions{From: now.Add(-time.Hour), To: now.Add(time.Hour)})
 			return err
 		}},
 		{"backfill unknown overlap", "--overlap", func(c api.Client) error {
-			_, err := c.BackfillJob(ctx, job.ID, scheduler.BackfillOptions{From: now.Add(-time.Hour), To: now, Overlap: "queue"})
+			_, err := c.BackfillJob(ctx, job.ID, apitype.BackfillOptions{From: now.Add(-time.Hour), To: now, Overlap: "queue"})
 			return err
 		}},
 		{"negative runs limit", "--limit", func(c api.Client) error {
@@ -201,11 +201,11 @@ func TestRemoteCronErrors(t *testing.T) {
 	}
 	for _, tc := range flagCases {
 		want, got := tc.call(g.local), tc.call(g.remote)
-		requireSameError(t, want, got, schedule.ErrInvalidSchedule, tc.name)
-		fe, ok := errors.AsType[*schedule.FlagError](got)
+		requireSameError(t, want, got, sdk.ErrInvalid, tc.name)
+		fe, ok := errors.AsType[*apitype.FlagError](got)
 		require.True(t, ok, "%s: %T %v", tc.name, got, got)
 		require.Equal(t, tc.flag, fe.Flag, tc.name)
-		wantFE, _ := errors.AsType[*schedule.FlagError](want)
+		wantFE, _ := errors.AsType[*apitype.FlagError](want)
 		require.Equal(t, wantFE, fe, tc.name)
 	}
 
@@ -215,36 +215,36 @@ func TestRemoteCronErrors(t *testing.T) {
 		sentinel error
 	}{
 		{"name taken", func(c api.Client) error {
-			_, err := c.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
+			_, err := c.AddJob(ctx, apitype.CronJobInput{Name: "taken", Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true"})
 			return err
 		}, sdk.ErrInvalid},
 		{"rename to a taken name", func(c api.Client) error {
-			_, err := c.EditJob(ctx, off.ID, scheduler.JobPatch{Name: ptr("taken")})
+			_, err := c.EditJob(ctx, off.ID, apitype.CronJobPatch{Name: ptr("taken")})
 			return err
 		}, sdk.ErrInvalid},
 		{"run a disabled job", func(c api.Client) error { _, err := c.RunJobNow(ctx, "off", ""); return err }, sdk.ErrInvalid},
 		{"get missing", func(c api.Client) error { _, err := c.GetJob(ctx, "ghost"); return err }, sdk.ErrNotFound},
 		{"get empty ref", func(c api.Client) error { _, err := c.GetJob(ctx, ""); return err }, sdk.ErrNotFound},
 		{"get dot", func(c api.Client) error { _, err := c.GetJob(ctx, ".."); return err }, sdk.ErrNotFound},
-		{"edit missing", func(c api.Client) error { _, err := c.EditJob(ctx, "ghost", scheduler.JobPatch{}); return err }, sdk.ErrNotFound},
-		{"edit empty ref", func(c api.Client) error { _, err := c.EditJob(ctx, "", scheduler.JobPatch{}); return err }, sdk.ErrNotFound},
+		{"edit missing", func(c api.Client) error { _, err := c.EditJob(ctx, "ghost", apitype.CronJobPatch{}); return err }, sdk.ErrNotFound},
+		{"edit empty ref", func(c api.Client) error { _, err := c.EditJob(ctx, "", apitype.CronJobPatch{}); return err }, sdk.ErrNotFound},
 		{"enable missing", func(c api.Client) error { _, err := c.SetJobEnabled(ctx, "ghost", true, ""); return err }, sdk.ErrNotFound},
 		{"remove missing", func(c api.Client) error { _, err := c.RemoveJob(ctx, "ghost"); return err }, sdk.ErrNotFound},
 		{"runs of missing", func(c api.Client) error { _, err := c.JobRuns(ctx, "ghost", 0); return err }, sdk.ErrNotFound},
 		{"run missing", func(c api.Client) error { _, err := c.RunJobNow(ctx, "ghost", ""); return err }, sdk.ErrNotFound},
 		{"run empty ref", func(c api.Client) error { _, err := c.RunJobNow(ctx, "", ""); return err }, sdk.ErrNotFound},
 		{"backfill missing", func(c api.Client) error {
-			_, err := c.BackfillJob(ctx, "ghost", scheduler.BackfillOptions{From: now.Add(-time.Hour), To: now})
+			_, err := c.BackfillJob(ctx, "ghost", apitype.BackfillOptions{From: now.Add(-time.Hour), To: now})
 			return err
 		}, sdk.ErrNotFound},
 	}
 	for _, tc := range cases {
 		want, got := tc.call(g.local), tc.call(g.remote)
 		requireSameError(t, want, got, tc.sentinel, tc.name)
-		_, isFlag := errors.AsType[*schedule.FlagError](got)
+		_, isFlag := errors.AsType[*apitype.FlagError](got)
 		require.False(t, isFlag, tc.name)
 	}
-	_, err = g.remote.AddJob(ctx, scheduler.JobInput{Name: "taken", Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
+	_, err = g.remote.AddJob(ctx, apitype.CronJobInput{Name: "taken", Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true"})
 	require.ErrorContains(t, err, `--name: a job named "taken" exists (id `+job.ID+`)`)
 }
 
@@ -267,7 +267,7 @@ func TestCronRoutesOnTheWire(t *testing.T) {
 
 	r = do(t, g.sock, http.MethodPost, "/v1/cron/jobs", `{"name":"x","every":"1h","command":"true"}`)
 	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	var job scheduler.Job
+	var job apitype.CronJob
 	require.NoError(t, json.Unmarshal(r.body, &job))
 
 	for _, c := range []struct{ method, path, body, says string }{

@@ -3,15 +3,14 @@ package api
 import (
 	"time"
 
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
-// The wire shapes of the cron routes. scheduler's inputs are Go API
+// The wire shapes of the cron routes. The job inputs are Go API
 // without JSON tags (one field per CLI flag); their JSON spelling lives
 // here. Jobs, runs and job statuses carry tags and travel as they are.
 
-// jobInputJSON is the body of POST /v1/cron/jobs: scheduler.JobInput with
+// jobInputJSON is the body of POST /v1/cron/jobs: apitype.CronJobInput with
 // the schedule flags flattened. An absent field is the flag not given.
 type jobInputJSON struct {
 	Name                 string `json:"name,omitempty"`
@@ -46,7 +45,7 @@ type jobInputJSON struct {
 	NotifyTo       []string `json:"notify_to,omitempty"`
 }
 
-func jobInputToWire(in scheduler.JobInput) jobInputJSON {
+func jobInputToWire(in apitype.CronJobInput) jobInputJSON {
 	return jobInputJSON{
 		Name: in.Name, Description: in.Description,
 		Cron: in.Schedule.Cron, TZ: in.Schedule.TZ, DST: in.Schedule.DST, Every: in.Schedule.Every, At: in.Schedule.At,
@@ -61,10 +60,10 @@ func jobInputToWire(in scheduler.JobInput) jobInputJSON {
 	}
 }
 
-func (j jobInputJSON) input() scheduler.JobInput {
-	return scheduler.JobInput{
+func (j jobInputJSON) input() apitype.CronJobInput {
+	return apitype.CronJobInput{
 		Name: j.Name, Description: j.Description,
-		Schedule: schedule.Flags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At, Stagger: j.Stagger, Exact: j.Exact},
+		Schedule: apitype.ScheduleFlags{Cron: j.Cron, TZ: j.TZ, DST: j.DST, Every: j.Every, At: j.At, Stagger: j.Stagger, Exact: j.Exact},
 		Pipeline: j.Pipeline, ArgsJSON: j.ArgsJSON, Command: j.Command, GateTimeout: j.GateTimeout,
 		Session: j.Session, Overlap: j.Overlap, CatchUpWindow: j.CatchUpWindow,
 		Webhook: j.Webhook, NotifyCommand: j.NotifyCommand,
@@ -76,7 +75,7 @@ func (j jobInputJSON) input() scheduler.JobInput {
 }
 
 // jobPatchJSON is the body of POST /v1/cron/jobs/{ref}/edit:
-// scheduler.JobPatch. Only the fields set travel; an absent field leaves
+// apitype.CronJobPatch. Only the fields set travel; an absent field leaves
 // the job's value alone, and "" (or 0, or false) sets it. It has
 // JobPatch's fields, in JobPatch's order, so the two convert into each
 // other and a field added to one and not the other fails to compile.
@@ -119,38 +118,38 @@ type byRequest struct {
 }
 
 // backfillRequest is the body of POST /v1/cron/jobs/{ref}/backfill:
-// scheduler.BackfillOptions. An absent from or to is refused by the
+// apitype.BackfillOptions. An absent from or to is refused by the
 // scheduler, naming the flag.
 type backfillRequest struct {
-	From    time.Time        `json:"from,omitzero"`
-	To      time.Time        `json:"to,omitzero"`
-	DryRun  bool             `json:"dry_run,omitempty"`
-	Overlap schedule.Overlap `json:"overlap,omitempty"`
-	By      string           `json:"by,omitempty"`
+	From    time.Time       `json:"from,omitzero"`
+	To      time.Time       `json:"to,omitzero"`
+	DryRun  bool            `json:"dry_run,omitempty"`
+	Overlap apitype.Overlap `json:"overlap,omitempty"`
+	By      string          `json:"by,omitempty"`
 }
 
-func backfillToWire(o scheduler.BackfillOptions) backfillRequest {
+func backfillToWire(o apitype.BackfillOptions) backfillRequest {
 	return backfillRequest{From: o.From, To: o.To, DryRun: o.DryRun, Overlap: o.Overlap, By: o.By}
 }
 
-func (b backfillRequest) options() scheduler.BackfillOptions {
-	return scheduler.BackfillOptions{From: b.From, To: b.To, DryRun: b.DryRun, Overlap: b.Overlap, By: b.By}
+func (b backfillRequest) options() apitype.BackfillOptions {
+	return apitype.BackfillOptions{From: b.From, To: b.To, DryRun: b.DryRun, Overlap: b.Overlap, By: b.By}
 }
 
 // jobListJSON is the answer to GET /v1/cron/jobs. Jobs is [] when empty.
 type jobListJSON struct {
-	Jobs []scheduler.Job `json:"jobs"`
+	Jobs []apitype.CronJob `json:"jobs"`
 }
 
 // runListJSON is the answer to the runs and backfill routes. Runs is []
 // when empty.
 type runListJSON struct {
-	Runs []scheduler.Run `json:"runs"`
+	Runs []apitype.CronRun `json:"runs"`
 }
 
-func runListToWire(runs []scheduler.Run) runListJSON {
+func runListToWire(runs []apitype.CronRun) runListJSON {
 	if runs == nil {
-		runs = []scheduler.Run{}
+		runs = []apitype.CronRun{}
 	}
 	return runListJSON{Runs: runs}
 }

@@ -28,7 +28,7 @@
 // {"error":{"code":…,"message":…}}; Remote turns it back into the same sdk
 // sentinel, so errors.Is works the same on Local and Remote, a revision
 // conflict comes back as *sdk.RevisionConflictError with the current flow,
-// and invalid cron job input as the *schedule.FlagError naming the flag
+// and invalid cron job input as the *apitype.FlagError naming the flag
 // (its flag and rule travel beside the message).
 //
 // # A gateway that dies mid-request

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/errcode"
 )
@@ -26,7 +26,8 @@ type errorBody struct {
 
 // errorJSON says what failed. Message is the error's text verbatim; Current
 // and Expected are set only for revision_conflict; Flag and Rule only for
-// invalid, when the error is a *schedule.FlagError.
+// invalid, when the error is a *apitype.FlagError (or the scheduler's
+// *schedule.FlagError it stands for).
 type errorJSON struct {
 	Code     string    `json:"code"`
 	Message  string    `json:"message"`
@@ -52,7 +53,7 @@ func errorToWire(err error) (int, errorBody) {
 	}
 	// A cron job's invalid input names the flag at fault; it is invalid
 	// whichever sentinel it matches.
-	if fe, ok := errors.AsType[*schedule.FlagError](err); ok {
+	if fe, ok := errors.AsType[*apitype.FlagError](flagErrorOf(err)); ok {
 		e.Code, status = "invalid", http.StatusBadRequest
 		e.Flag, e.Rule = fe.Flag, fe.Rule
 	}
@@ -65,8 +66,8 @@ func errorToWire(err error) (int, errorBody) {
 // errorFromWire turns an error answer back into an error: its message
 // verbatim, matching the sentinel its code names under errors.Is, a
 // *sdk.RevisionConflictError with the current flow under errors.As, and,
-// for invalid with a flag, the *schedule.FlagError (matching under
-// errors.Is whatever a FlagError matches). An answer that is not an error
+// for invalid with a flag, the *apitype.FlagError (matching
+// sdk.ErrInvalid under errors.Is). An answer that is not an error
 // body becomes an error naming the status.
 func errorFromWire(status int, body []byte) error {
 	var b errorBody
@@ -89,7 +90,7 @@ func errorFromWire(status int, body []byte) error {
 		e.cause = rc
 	}
 	if e.code == "invalid" && b.Error.Flag != "" {
-		e.cause = &schedule.FlagError{Flag: b.Error.Flag, Rule: b.Error.Rule}
+		e.cause = &apitype.FlagError{Flag: b.Error.Flag, Rule: b.Error.Rule}
 	}
 	return e
 }

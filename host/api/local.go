@@ -10,7 +10,6 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/notify/dest"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/store"
@@ -173,7 +172,7 @@ func (l *Local) Status(ctx context.Context) (GatewayStatus, error) {
 }
 
 // Plugins reports that no gateway runs, so no plugin does.
-func (l *Local) Plugins(context.Context) ([]pluginhost.Status, error) {
+func (l *Local) Plugins(context.Context) ([]apitype.PluginStatus, error) {
 	return nil, fmt.Errorf("%w: plugins run inside the gateway; start one with flowgate gateway", ErrNoGateway)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
@@ -27,8 +28,8 @@ type MaintenanceReport struct {
 	Mode        string                 `json:"mode"`
 	Maintenance maintenance.Summary    `json:"maintenance"`
 	Tasks       map[sdk.TaskStatus]int `json:"tasks"`
-	AuditBefore audit.Summary          `json:"audit_before"`
-	AuditAfter  audit.Summary          `json:"audit_after"`
+	AuditBefore apitype.AuditSummary   `json:"audit_before"`
+	AuditAfter  apitype.AuditSummary   `json:"audit_after"`
 }
 
 // Maintain runs a pass over the store with the default retention; with no
@@ -67,13 +68,13 @@ func Maintain(ctx context.Context, eng *engine.Engine, cfg maintenance.Config, i
 	if err != nil {
 		return MaintenanceReport{}, err
 	}
-	rep := MaintenanceReport{Mode: sum.Mode, Maintenance: sum, AuditBefore: before.Summary, AuditAfter: before.Summary}
+	rep := MaintenanceReport{Mode: sum.Mode, Maintenance: sum, AuditBefore: auditSummaryOf(before.Summary), AuditAfter: auditSummaryOf(before.Summary)}
 	if apply {
 		after, err := audit.Run(ctx, audit.Config{}, in)
 		if err != nil {
 			return MaintenanceReport{}, err
 		}
-		rep.AuditAfter = after.Summary
+		rep.AuditAfter = auditSummaryOf(after.Summary)
 	}
 	if rep.Tasks, err = eng.CountTasks(); err != nil {
 		return MaintenanceReport{}, err

@@ -1,38 +1,36 @@
 package api
 
 import (
-	"github.com/flowgate/flowgate/host/audit"
-	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/store"
-	"github.com/flowgate/flowgate/host/trigger"
 )
 
-// The words of the trigger, plugin, audit and status calls. Like the
-// cron words (cronnames.go), they are still the types of the packages
-// that own them, named here so that a command speaks only to api.
+// The words of the trigger, plugin, audit and status calls, named here
+// for the commands that speak only to api. Like the cron words
+// (cronnames.go) they are the API's own types, converted at one seam
+// (toapi_other.go).
 type (
-	// Trigger is a webhook trigger (trigger.Trigger); TriggerInput a new
-	// one, TriggerRun one delivery it accepted.
-	Trigger      = trigger.Trigger
-	TriggerInput = trigger.Input
-	TriggerRun   = trigger.Run
+	// Trigger is a webhook trigger; TriggerInput a new one, TriggerRun
+	// one delivery it accepted.
+	Trigger      = apitype.Trigger
+	TriggerInput = apitype.TriggerInput
+	TriggerRun   = apitype.TriggerRun
 
-	// PluginStatus describes one controller plugin of a running gateway
-	// (pluginhost.Status).
-	PluginStatus = pluginhost.Status
+	// PluginStatus describes one controller plugin of a running gateway.
+	PluginStatus = apitype.PluginStatus
 
-	// AuditReport is what Audit finds (audit.Report), made of findings,
-	// their summary and the checks skipped.
-	AuditReport   = audit.Report
-	AuditFinding  = audit.Finding
-	AuditSummary  = audit.Summary
-	AuditSkip     = audit.Skip
-	AuditSeverity = audit.Severity
-	AuditCode     = audit.Code
+	// AuditReport is what Audit finds, made of findings, their summary
+	// and the checks skipped.
+	AuditReport   = apitype.AuditReport
+	AuditFinding  = apitype.AuditFinding
+	AuditSummary  = apitype.AuditSummary
+	AuditSkip     = apitype.AuditSkip
+	AuditSeverity = apitype.AuditSeverity
+	AuditCode     = apitype.AuditCode
 
 	// WriteHealth says whether a gateway's store or task files take
-	// writes (store.WriteHealth), as GatewayStatus reports it.
-	WriteHealth = store.WriteHealth
+	// writes, as GatewayStatus reports it.
+	WriteHealth = apitype.WriteHealth
 )
 
 // ErrStoreLocked says another process holds the store file
@@ -41,15 +39,9 @@ var ErrStoreLocked = store.ErrLocked
 
 const (
 	// TargetPipeline is the target of a trigger that runs a workflow.
-	TargetPipeline = trigger.TargetPipeline
+	TargetPipeline = apitype.TargetPipeline
 	// PluginRunning is the state of a plugin whose process serves.
-	PluginRunning = pluginhost.StateRunning
+	PluginRunning = apitype.PluginRunning
 	// AuditKindTask marks a finding about a task (else about a flow).
-	AuditKindTask = audit.KindTask
+	AuditKindTask = apitype.AuditKindTask
 )
-
-// AuditSeverities lists the severities of audit findings (audit.Severities).
-func AuditSeverities() []audit.Severity { return audit.Severities() }
-
-// AuditCodes lists the codes of audit findings (audit.Codes).
-func AuditCodes() []audit.Code { return audit.Codes() }

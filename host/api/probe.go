@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // Readiness is the answer of /readyz: whether the gateway can do its work
@@ -15,10 +15,10 @@ type Readiness struct {
 	// empty when Ready.
 	Problem string `json:"problem,omitempty"`
 	// Store is the state of the store's writes, when the client knows it.
-	Store *store.WriteHealth `json:"store,omitempty"`
+	Store *apitype.WriteHealth `json:"store,omitempty"`
 	// TaskFiles is the state of the writes of task files, when the
 	// client knows it.
-	TaskFiles *store.WriteHealth `json:"task_files,omitempty"`
+	TaskFiles *apitype.WriteHealth `json:"task_files,omitempty"`
 }
 
 // healthz answers that the gateway is alive: it serves requests.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
-	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // /healthz answers while the gateway serves; /readyz answers 200 while the
@@ -19,7 +19,7 @@ import (
 // written make it 503 too.
 func TestProbesSayWhenTheStoreIsNotWritable(t *testing.T) {
 	t.Parallel()
-	health := store.WriteHealth{Writable: true}
+	health := apitype.WriteHealth{Writable: true}
 	fake := &fakeClient{status: func(context.Context) (api.GatewayStatus, error) {
 		h := health
 		return api.GatewayStatus{Running: true, Store: &h}, nil
@@ -39,20 +39,20 @@ func TestProbesSayWhenTheStoreIsNotWritable(t *testing.T) {
 	require.Equal(t, 200, status)
 	require.True(t, out.Ready)
 
-	health = store.WriteHealth{DiskFull: true, LastError: "write flowgate.db: no space left on device", Failures: 3}
+	health = apitype.WriteHealth{DiskFull: true, LastError: "write flowgate.db: no space left on device", Failures: 3}
 	status, out = readyz()
 	require.Equal(t, 503, status)
 	require.False(t, out.Ready)
 	require.Contains(t, out.Problem, "store not writable: disk full")
 	require.Equal(t, int64(3), out.Store.Failures)
 
-	health = store.WriteHealth{Writable: true, LastError: "write flowgate.db: no space left on device"}
+	health = apitype.WriteHealth{Writable: true, LastError: "write flowgate.db: no space left on device"}
 	status, out = readyz()
 	require.Equal(t, 200, status)
 	require.True(t, out.Ready)
 
-	health = store.WriteHealth{Writable: true}
-	files := store.WriteHealth{DiskFull: true}
+	health = apitype.WriteHealth{Writable: true}
+	files := apitype.WriteHealth{DiskFull: true}
 	fake.status = func(context.Context) (api.GatewayStatus, error) {
 		h := health
 		return api.GatewayStatus{Running: true, Store: &h, TaskFiles: &files}, nil

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/pluginhost"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // PluginReloader is the part of Client that restarts one controller
@@ -16,22 +16,22 @@ type PluginReloader interface {
 	// it returns the plugin's status once the new process runs, or the
 	// reason it could not start. An unknown name matches sdk.ErrNotFound;
 	// a Local client (no gateway) returns ErrNoGateway.
-	ReloadPlugin(ctx context.Context, name string) (pluginhost.Status, error)
+	ReloadPlugin(ctx context.Context, name string) (apitype.PluginStatus, error)
 }
 
 // ReloadPlugin reports that no gateway runs, so no plugin does.
-func (l *Local) ReloadPlugin(context.Context, string) (pluginhost.Status, error) {
-	return pluginhost.Status{}, fmt.Errorf("%w: plugins run inside the gateway; start one with flowgate gateway", ErrNoGateway)
+func (l *Local) ReloadPlugin(context.Context, string) (apitype.PluginStatus, error) {
+	return apitype.PluginStatus{}, fmt.Errorf("%w: plugins run inside the gateway; start one with flowgate gateway", ErrNoGateway)
 }
 
 // ReloadPlugin has the gateway restart the plugin name.
-func (c *Remote) ReloadPlugin(ctx context.Context, name string) (pluginhost.Status, error) {
+func (c *Remote) ReloadPlugin(ctx context.Context, name string) (apitype.PluginStatus, error) {
 	if name == "" {
-		return pluginhost.Status{}, emptyID("plugin")
+		return apitype.PluginStatus{}, emptyID("plugin")
 	}
-	var out pluginhost.Status
+	var out apitype.PluginStatus
 	if err := c.call(ctx, http.MethodPost, "/v1/plugins/"+pathSegment(name)+"/reload", nil, nil, &out); err != nil {
-		return pluginhost.Status{}, err
+		return apitype.PluginStatus{}, err
 	}
 	return out, nil
 }

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -276,8 +275,8 @@ func (c *Remote) Status(ctx context.Context) (GatewayStatus, error) {
 }
 
 // Plugins describes the gateway's controller plugins.
-func (c *Remote) Plugins(ctx context.Context) ([]pluginhost.Status, error) {
-	out := []pluginhost.Status{}
+func (c *Remote) Plugins(ctx context.Context) ([]apitype.PluginStatus, error) {
+	out := []apitype.PluginStatus{}
 	if err := c.call(ctx, http.MethodGet, "/v1/plugins", nil, nil, &out); err != nil {
 		return nil, err
 	}

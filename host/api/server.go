@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -25,8 +24,8 @@ const maxRequestBody = 4 << 20
 //
 //	route                        method       request                                answer
 //	GET  /v1/status              Status       -                                      GatewayStatus
-//	GET  /v1/plugins             Plugins      -                                      []pluginhost.Status
-//	POST /v1/plugins/{name}/reload            -                                      pluginhost.Status
+//	GET  /v1/plugins             Plugins      -                                      []apitype.PluginStatus
+//	POST /v1/plugins/{name}/reload            -                                      apitype.PluginStatus
 //	                             ReloadPlugin
 //	GET  /v1/tasks               ListTasks    query: status runtime flow owner       {tasks, next}
 //	                                          after limit
@@ -69,7 +68,7 @@ const maxRequestBody = 4 << 20
 //
 //	route                               method         request                         answer
 //	GET  /v1/cron/jobs                  ListJobs       query: all (true or false)      {jobs}
-//	POST /v1/cron/jobs                  AddJob         {name description cron tz dst   scheduler.Job (201)
+//	POST /v1/cron/jobs                  AddJob         {name description cron tz dst   CronJob (201)
 //	                                                   every at pipeline args_json
 //	                                                   command session overlap
 //	                                                   catchup_window webhook
@@ -77,13 +76,13 @@ const maxRequestBody = 4 << 20
 //	                                                   failure_alert_after
 //	                                                   failure_alert_cooldown
 //	                                                   delete_after_run disabled}
-//	GET  /v1/cron/jobs/{ref}            GetJob         -                               scheduler.Job
-//	POST /v1/cron/jobs/{ref}/edit       EditJob        the fields of add to change     scheduler.Job
-//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  [{by}]                          scheduler.Job
-//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  [{by}]                          scheduler.Job
-//	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               scheduler.Job (as it was)
+//	GET  /v1/cron/jobs/{ref}            GetJob         -                               CronJob
+//	POST /v1/cron/jobs/{ref}/edit       EditJob        the fields of add to change     CronJob
+//	POST /v1/cron/jobs/{ref}/enable     SetJobEnabled  [{by}]                          CronJob
+//	POST /v1/cron/jobs/{ref}/disable    SetJobEnabled  [{by}]                          CronJob
+//	POST /v1/cron/jobs/{ref}/remove     RemoveJob      -                               CronJob (as it was)
 //	GET  /v1/cron/jobs/{ref}/runs       JobRuns        query: limit                    {runs}
-//	POST /v1/cron/jobs/{ref}/run        RunJobNow      {by}                            scheduler.Run
+//	POST /v1/cron/jobs/{ref}/run        RunJobNow      {by}                            CronRun
 //	POST /v1/cron/jobs/{ref}/backfill   BackfillJob    {from to dry_run overlap by}    {runs}
 //	GET  /v1/cron/status                CronStatus     -                               CronStatus
 //
@@ -92,11 +91,11 @@ const maxRequestBody = 4 << 20
 //
 //	route                                  method             request        answer
 //	GET  /v1/triggers                      ListTriggers       -              {triggers}
-//	POST /v1/triggers                      AddTrigger         trigger.Input  trigger.Trigger (201)
-//	GET  /v1/triggers/{name}               GetTrigger         -              trigger.Trigger
-//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  [{by}]         trigger.Trigger
-//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  [{by}]         trigger.Trigger
-//	POST /v1/triggers/{name}/remove        RemoveTrigger      -              trigger.Trigger (as it was)
+//	POST /v1/triggers                      AddTrigger         TriggerInput   Trigger (201)
+//	GET  /v1/triggers/{name}               GetTrigger         -              Trigger
+//	POST /v1/triggers/{name}/enable        SetTriggerEnabled  [{by}]         Trigger
+//	POST /v1/triggers/{name}/disable       SetTriggerEnabled  [{by}]         Trigger
+//	POST /v1/triggers/{name}/remove        RemoveTrigger      -              Trigger (as it was)
 //	GET  /v1/triggers/{name}/runs          TriggerRuns        query: limit   {runs}
 //
 // The storage routes copy and verify the store file (see Storage).
@@ -111,7 +110,7 @@ const maxRequestBody = 4 << 20
 // of its controller plugins.
 //
 //	route           method  request  answer
-//	GET  /v1/audit  Audit   -        audit.Report
+//	GET  /v1/audit  Audit   -        AuditReport
 //
 // The maintenance route runs `tasks maintenance` in the gateway, with its
 // configured retention; it writes only when apply is true.
@@ -136,7 +135,7 @@ const maxRequestBody = 4 << 20
 // "expected", "flag", "rule"}}: message is the error's text verbatim,
 // current (the flow as it is now) and expected are set for
 // revision_conflict only, flag and rule for an invalid cron job input (a
-// *schedule.FlagError: the CLI flag at fault and the rule it broke).
+// *apitype.FlagError: the CLI flag at fault and the rule it broke).
 // Codes and statuses:
 //
 //	invalid 400 (413 for a body over 4 MiB), not_found 404,
@@ -323,7 +322,7 @@ func (s *server) plugins(_ http.ResponseWriter, r *http.Request) (int, any, erro
 	}
 	ps, err := s.c.Plugins(r.Context())
 	if ps == nil {
-		ps = []pluginhost.Status{}
+		ps = []apitype.PluginStatus{}
 	}
 	return http.StatusOK, ps, err
 }

@@ -11,7 +11,9 @@ import (
 // the two shapes part, which is the reminder to change apitype too. Those
 // that copy field by field (a flow view, whose chain differs, and the
 // history, whose kind does) are checked by toapi_shape_test.go, and the
-// JSON of both sides is compared by toapi_internal_test.go.
+// JSON of both sides is compared by toapi_internal_test.go. The cron
+// words have the same kind of seam in toapi_cron.go, and the trigger,
+// plugin, audit and write-health words in toapi_other.go.
 
 func damagedOf(d []engine.DamagedRecord) []apitype.DamagedRecord {
 	if d == nil {

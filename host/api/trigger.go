@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/trigger"
 )
 
@@ -14,55 +15,57 @@ type Triggers interface {
 	// AddTrigger validates in and stores a new trigger. in.Pipeline must
 	// be an absolute path: the gateway does not share the caller's working
 	// directory.
-	AddTrigger(ctx context.Context, in trigger.Input) (trigger.Trigger, error)
-	GetTrigger(ctx context.Context, name string) (trigger.Trigger, error)
+	AddTrigger(ctx context.Context, in apitype.TriggerInput) (apitype.Trigger, error)
+	GetTrigger(ctx context.Context, name string) (apitype.Trigger, error)
 	// ListTriggers lists every trigger by name.
-	ListTriggers(ctx context.Context) ([]trigger.Trigger, error)
+	ListTriggers(ctx context.Context) ([]apitype.Trigger, error)
 	// SetTriggerEnabled enables or disables a trigger; by names who did
 	// it, for the trigger's LastToggle. A trigger already so is returned
 	// unchanged.
-	SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (trigger.Trigger, error)
+	SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (apitype.Trigger, error)
 	// RemoveTrigger deletes a trigger and its delivery records, and
 	// returns it as it was; the flows it started stay.
-	RemoveTrigger(ctx context.Context, name string) (trigger.Trigger, error)
+	RemoveTrigger(ctx context.Context, name string) (apitype.Trigger, error)
 	// TriggerRuns returns up to limit accepted deliveries of a trigger,
 	// newest first; limit zero means all.
-	TriggerRuns(ctx context.Context, name string, limit int) ([]trigger.Run, error)
+	TriggerRuns(ctx context.Context, name string, limit int) ([]apitype.TriggerRun, error)
 }
 
 // triggers is the store of triggers over l's engine.
 func (l *Local) triggers() *trigger.Triggers { return trigger.New(l.eng, nil) }
 
 // AddTrigger stores a new trigger.
-func (l *Local) AddTrigger(_ context.Context, in trigger.Input) (trigger.Trigger, error) {
+func (l *Local) AddTrigger(_ context.Context, in apitype.TriggerInput) (apitype.Trigger, error) {
 	if err := absolutePipeline(in.Pipeline); err != nil {
-		return trigger.Trigger{}, err
+		return apitype.Trigger{}, err
 	}
-	return l.triggers().Add(in)
+	return triggerOrErr(l.triggers().Add(trigger.Input(in)))
 }
 
 // GetTrigger returns the trigger named name.
-func (l *Local) GetTrigger(_ context.Context, name string) (trigger.Trigger, error) {
-	return l.triggers().Get(name)
+func (l *Local) GetTrigger(_ context.Context, name string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers().Get(name))
 }
 
 // ListTriggers lists every trigger by name.
-func (l *Local) ListTriggers(context.Context) ([]trigger.Trigger, error) {
-	return l.triggers().List()
+func (l *Local) ListTriggers(context.Context) ([]apitype.Trigger, error) {
+	ts, err := l.triggers().List()
+	return triggersOf(ts), err
 }
 
 // SetTriggerEnabled enables or disables a trigger, recording by as who
 // did it.
-func (l *Local) SetTriggerEnabled(_ context.Context, name string, enabled bool, by string) (trigger.Trigger, error) {
-	return l.triggers().SetEnabled(name, enabled, by)
+func (l *Local) SetTriggerEnabled(_ context.Context, name string, enabled bool, by string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers().SetEnabled(name, enabled, by))
 }
 
 // RemoveTrigger deletes a trigger.
-func (l *Local) RemoveTrigger(_ context.Context, name string) (trigger.Trigger, error) {
-	return l.triggers().Remove(name)
+func (l *Local) RemoveTrigger(_ context.Context, name string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers().Remove(name))
 }
 
 // TriggerRuns returns a trigger's accepted deliveries, newest first.
-func (l *Local) TriggerRuns(_ context.Context, name string, limit int) ([]trigger.Run, error) {
-	return l.triggers().Runs(name, limit)
+func (l *Local) TriggerRuns(_ context.Context, name string, limit int) ([]apitype.TriggerRun, error) {
+	runs, err := l.triggers().Runs(name, limit)
+	return triggerRunsOf(runs), err
 }

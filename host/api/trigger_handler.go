@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/trigger"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // The handlers of the trigger routes (see NewHandler).
@@ -11,13 +11,13 @@ import (
 // triggerListJSON is the answer to GET /v1/triggers; Triggers is [] when
 // empty.
 type triggerListJSON struct {
-	Triggers []trigger.Trigger `json:"triggers"`
+	Triggers []apitype.Trigger `json:"triggers"`
 }
 
 // triggerRunsJSON is the answer to GET /v1/triggers/{name}/runs; Runs is
 // [] when empty.
 type triggerRunsJSON struct {
-	Runs []trigger.Run `json:"runs"`
+	Runs []apitype.TriggerRun `json:"runs"`
 }
 
 func (s *server) listTriggers(_ http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -26,13 +26,13 @@ func (s *server) listTriggers(_ http.ResponseWriter, r *http.Request) (int, any,
 	}
 	ts, err := s.c.ListTriggers(r.Context())
 	if ts == nil {
-		ts = []trigger.Trigger{}
+		ts = []apitype.Trigger{}
 	}
 	return http.StatusOK, triggerListJSON{Triggers: ts}, err
 }
 
 func (s *server) addTrigger(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var in trigger.Input
+	var in apitype.TriggerInput
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}
@@ -51,7 +51,7 @@ func (s *server) triggerRuns(_ http.ResponseWriter, r *http.Request) (int, any, 
 	}
 	runs, err := s.c.TriggerRuns(r.Context(), r.PathValue("name"), limit)
 	if runs == nil {
-		runs = []trigger.Run{}
+		runs = []apitype.TriggerRun{}
 	}
 	return http.StatusOK, triggerRunsJSON{Runs: runs}, err
 }

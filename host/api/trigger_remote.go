@@ -7,45 +7,46 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/trigger"
 )
 
 // AddTrigger stores a new trigger in the gateway.
-func (c *Remote) AddTrigger(ctx context.Context, in trigger.Input) (trigger.Trigger, error) {
-	var out trigger.Trigger
+func (c *Remote) AddTrigger(ctx context.Context, in apitype.TriggerInput) (apitype.Trigger, error) {
+	var out apitype.Trigger
 	if err := c.call(ctx, http.MethodPost, "/v1/triggers", nil, in, &out); err != nil {
-		return trigger.Trigger{}, err
+		return apitype.Trigger{}, err
 	}
 	return out, nil
 }
 
 // GetTrigger returns the trigger named name.
-func (c *Remote) GetTrigger(ctx context.Context, name string) (trigger.Trigger, error) {
+func (c *Remote) GetTrigger(ctx context.Context, name string) (apitype.Trigger, error) {
 	if name == "" {
-		return trigger.Trigger{}, emptyTrigger()
+		return apitype.Trigger{}, emptyTrigger()
 	}
-	var out trigger.Trigger
+	var out apitype.Trigger
 	if err := c.call(ctx, http.MethodGet, "/v1/triggers/"+pathSegment(name), nil, nil, &out); err != nil {
-		return trigger.Trigger{}, err
+		return apitype.Trigger{}, err
 	}
 	return out, nil
 }
 
 // ListTriggers lists every trigger by name; an empty list is non-nil.
-func (c *Remote) ListTriggers(ctx context.Context) ([]trigger.Trigger, error) {
+func (c *Remote) ListTriggers(ctx context.Context) ([]apitype.Trigger, error) {
 	var out triggerListJSON
 	if err := c.call(ctx, http.MethodGet, "/v1/triggers", nil, nil, &out); err != nil {
 		return nil, err
 	}
 	if out.Triggers == nil {
-		out.Triggers = []trigger.Trigger{}
+		out.Triggers = []apitype.Trigger{}
 	}
 	return out.Triggers, nil
 }
 
 // SetTriggerEnabled enables or disables a trigger, recording by as who
 // did it.
-func (c *Remote) SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (trigger.Trigger, error) {
+func (c *Remote) SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (apitype.Trigger, error) {
 	verb := "disable"
 	if enabled {
 		verb = "enable"
@@ -54,12 +55,12 @@ func (c *Remote) SetTriggerEnabled(ctx context.Context, name string, enabled boo
 }
 
 // RemoveTrigger deletes a trigger and returns it as it was.
-func (c *Remote) RemoveTrigger(ctx context.Context, name string) (trigger.Trigger, error) {
+func (c *Remote) RemoveTrigger(ctx context.Context, name string) (apitype.Trigger, error) {
 	return c.triggerCall(ctx, name, "remove", nil)
 }
 
 // TriggerRuns returns up to limit accepted deliveries, newest first.
-func (c *Remote) TriggerRuns(ctx context.Context, name string, limit int) ([]trigger.Run, error) {
+func (c *Remote) TriggerRuns(ctx context.Context, name string, limit int) ([]apitype.TriggerRun, error) {
 	if name == "" {
 		return nil, emptyTrigger()
 	}
@@ -75,20 +76,20 @@ func (c *Remote) TriggerRuns(ctx context.Context, name string, limit int) ([]tri
 		return nil, err
 	}
 	if out.Runs == nil {
-		out.Runs = []trigger.Run{}
+		out.Runs = []apitype.TriggerRun{}
 	}
 	return out.Runs, nil
 }
 
 // triggerCall posts body (nil: none) to the route verb of trigger name
 // and decodes the trigger it answers with.
-func (c *Remote) triggerCall(ctx context.Context, name, verb string, body any) (trigger.Trigger, error) {
+func (c *Remote) triggerCall(ctx context.Context, name, verb string, body any) (apitype.Trigger, error) {
 	if name == "" {
-		return trigger.Trigger{}, emptyTrigger()
+		return apitype.Trigger{}, emptyTrigger()
 	}
-	var out trigger.Trigger
+	var out apitype.Trigger
 	if err := c.call(ctx, http.MethodPost, "/v1/triggers/"+pathSegment(name)+"/"+verb, nil, body, &out); err != nil {
-		return trigger.Trigger{}, err
+		return apitype.Trigger{}, err
 	}
 	return out, nil
 }

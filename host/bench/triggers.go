@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/store"
@@ -69,7 +70,7 @@ func (r *run) triggers(ctx context.Context) ([]Figure, error) {
 	}
 	defer func() { _ = g.Stop(bg) }()
 	c := g.Client()
-	for _, in := range []trigger.Input{
+	for _, in := range []apitype.TriggerInput{
 		{Name: "accept", Controller: "bench-nobody", TokenEnv: benchTokenEnv},
 		{Name: "start", Pipeline: wf, TokenEnv: benchTokenEnv},
 	} {

@@ -8,7 +8,6 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -69,7 +68,7 @@ func (c *client) Status(ctx context.Context) (api.GatewayStatus, error) {
 	s.Uptime = time.Since(c.g.started).Seconds()
 	s.MaxRunning = c.g.run.MaxRunning()
 	sh, fh := c.g.st.health(), c.g.run.FilesHealth()
-	s.Store, s.TaskFiles = &sh, &fh
+	s.Store, s.TaskFiles = api.WriteHealthOf(sh), api.WriteHealthOf(fh)
 	if a := c.g.httpAddr.Load(); a != nil {
 		s.HTTPAddr, s.HTTPTLS = *a, c.g.cfg.File.HTTP.TLS()
 	}
@@ -87,13 +86,17 @@ func (c *client) CronStatus(ctx context.Context) (api.CronStatus, error) {
 }
 
 // Plugins describes the gateway's controller plugins.
-func (c *client) Plugins(context.Context) ([]pluginhost.Status, error) {
-	return c.g.sup.Statuses(), nil
+func (c *client) Plugins(context.Context) ([]apitype.PluginStatus, error) {
+	return api.PluginStatusesOf(c.g.sup.Statuses()), nil
 }
 
 // Audit audits the records knowing the state of the controller plugins.
-func (c *client) Audit(ctx context.Context) (audit.Report, error) {
-	return audit.Run(ctx, audit.Config{}, audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true})
+func (c *client) Audit(ctx context.Context) (apitype.AuditReport, error) {
+	rep, err := audit.Run(ctx, audit.Config{}, audit.Input{Engine: c.g.eng, Plugins: c.g.sup.Statuses(), PluginsKnown: true})
+	if err != nil {
+		return apitype.AuditReport{}, err
+	}
+	return api.AuditReportOf(rep), nil
 }
 
 // Maintain runs a full maintenance pass with the configured retention,

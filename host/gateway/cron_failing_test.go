@@ -10,16 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/audit"
 	"github.com/flowgate/flowgate/host/gateway"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // runJob runs job now through c and waits until that run has ended, so
 // the next one is not skipped as an overlap.
-func runJob(t *testing.T, c api.Client, job scheduler.Job) {
+func runJob(t *testing.T, c api.Client, job apitype.CronJob) {
 	t.Helper()
 	ctx := context.Background()
 	run, err := c.RunJobNow(ctx, job.ID, "")
@@ -37,13 +37,13 @@ func runJob(t *testing.T, c api.Client, job scheduler.Job) {
 }
 
 // jobFindings are the audit's cron_job_failing findings, by job id.
-func jobFindings(t *testing.T, c api.Client) map[string]audit.Finding {
+func jobFindings(t *testing.T, c api.Client) map[string]apitype.AuditFinding {
 	t.Helper()
 	rep, err := c.Audit(context.Background())
 	require.NoError(t, err)
-	out := map[string]audit.Finding{}
+	out := map[string]apitype.AuditFinding{}
 	for _, f := range rep.Findings {
-		if f.Code == audit.JobFailing {
+		if f.Code == apitype.AuditCode(audit.JobFailing) {
 			out[f.Token] = f
 		}
 	}
@@ -58,10 +58,10 @@ func TestCronRunsAreCountedPerJobAndAFailingJobIsAFinding(t *testing.T) {
 	t.Parallel()
 	g, c, _ := startHTTPGateway(t, gateway.HTTPConfig{Addr: "127.0.0.1:0"})
 	ctx := context.Background()
-	far := schedule.Flags{Every: "24h"} // only the runs started by hand
-	breaks, err := c.AddJob(ctx, scheduler.JobInput{Name: "breaks", Schedule: far, Command: "echo boom >&2; exit 3"})
+	far := apitype.ScheduleFlags{Every: "24h"} // only the runs started by hand
+	breaks, err := c.AddJob(ctx, apitype.CronJobInput{Name: "breaks", Schedule: far, Command: "echo boom >&2; exit 3"})
 	require.NoError(t, err)
-	fine, err := c.AddJob(ctx, scheduler.JobInput{Name: "fine", Schedule: far, Command: "true"})
+	fine, err := c.AddJob(ctx, apitype.CronJobInput{Name: "fine", Schedule: far, Command: "true"})
 	require.NoError(t, err)
 
 	runJob(t, c, fine)
@@ -72,8 +72,8 @@ func TestCronRunsAreCountedPerJobAndAFailingJobIsAFinding(t *testing.T) {
 	runJob(t, c, breaks)
 	f, ok := jobFindings(t, c)[breaks.ID]
 	require.True(t, ok, "three failures in a row are")
-	require.Equal(t, audit.Warn, f.Severity)
-	require.Equal(t, audit.KindFlow, f.Kind)
+	require.Equal(t, apitype.AuditWarn, f.Severity)
+	require.Equal(t, apitype.AuditKindFlow, f.Kind)
 	require.Contains(t, f.Detail, `cron job "breaks" failed its last 3 runs in a row`)
 	resp, err := http.Get(fmt.Sprintf("http://%s/audit", g.HTTPAddr()))
 	require.NoError(t, err)
@@ -100,7 +100,7 @@ func TestCronRunsAreCountedPerJobAndAFailingJobIsAFinding(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, j.Enabled, "the scheduler disabled the job")
 	f = jobFindings(t, c)[breaks.ID]
-	require.Equal(t, audit.Error, f.Severity, "a job disabled for failing no longer runs: %s", f.Detail)
+	require.Equal(t, apitype.AuditError, f.Severity, "a job disabled for failing no longer runs: %s", f.Detail)
 	require.Contains(t, f.Detail, "was disabled after failing 10 runs in a row")
 	require.NotContains(t, jobFindings(t, c), fine.ID)
 }

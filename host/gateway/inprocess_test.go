@@ -47,7 +47,7 @@ func TestControllerInProcessStartsNoPlugin(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
 	require.Equal(t, flows.PipelineController, ps[0].Name)
-	require.Equal(t, pluginhost.StateRunning, ps[0].State)
+	require.Equal(t, apitype.PluginRunning, ps[0].State)
 	require.Equal(t, os.Getpid(), ps[0].PID, "the controller runs in the gateway's process")
 	state, err := flows.Invocation{File: wf, Cwd: home}.State()
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestPluginsEntryIsolatesAFirstPartyController(t *testing.T) {
 				require.ErrorContains(t, err, "runs inside the gateway's process, so it has no process to reload")
 				return
 			}
-			require.NotEqual(t, pluginhost.StateRunning, ps[0].State, "no flowgate serves it")
+			require.NotEqual(t, apitype.PluginRunning, ps[0].State, "no flowgate serves it")
 			require.Empty(t, told, "an isolated controller is not made in this process")
 		})
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/host/polltest"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -179,7 +178,7 @@ func TestMetricsSeeControllersAndRestarts(t *testing.T) {
 	require.NoError(t, syscall.Kill(pluginStatus(t, c, "stepper").PID, syscall.SIGKILL))
 	polltest.Until(t, "the plugin to be restarted", func() bool {
 		p := pluginStatus(t, c, "stepper")
-		return p.Restarts >= 1 && p.State == pluginhost.StateRunning
+		return p.Restarts >= 1 && p.State == apitype.PluginRunning
 	}, polltest.Explain(func() string { return fmt.Sprintf("%+v", pluginStatus(t, c, "stepper")) }))
 
 	fams := scrape(t, unixClient(home), "http://gateway/metrics")

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowgate/flowgate/host/api"
 	"github.com/flowgate/flowgate/host/api/apitype"
-	"github.com/flowgate/flowgate/host/pluginhost"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -42,6 +42,10 @@ func (g *Gateway) knownController(in apitype.CreateFlowInput) error {
 }
 
 // ReloadPlugin restarts the plugin name (see pluginhost.Supervisor.Reload).
-func (c *client) ReloadPlugin(ctx context.Context, name string) (pluginhost.Status, error) {
-	return c.g.sup.Reload(ctx, name)
+func (c *client) ReloadPlugin(ctx context.Context, name string) (apitype.PluginStatus, error) {
+	st, err := c.g.sup.Reload(ctx, name)
+	if err != nil {
+		return apitype.PluginStatus{}, err
+	}
+	return api.PluginStatusOf(st), nil
 }

@@ -29,13 +29,13 @@ func TestReloadBringsBackAFailedPlugin(t *testing.T) {
 	require.NoError(t, os.WriteFile(broken, nil, 0o600))
 	_, c := startTestGateway(t, 2, testPlugin("flaky", "broken", map[string]string{"FLOWGATE_TEST_BROKEN": broken, "FLOWGATE_TEST_MARKERS": t.TempDir()}))
 	ctx := context.Background()
-	waitPlugin(t, c, "flaky", pluginhost.StateFailed)
+	waitPlugin(t, c, "flaky", apitype.PluginFailed)
 	require.Contains(t, pluginStatus(t, c, "flaky").LastError, "giving up")
 
 	require.NoError(t, os.Remove(broken))
 	st, err := c.ReloadPlugin(ctx, "flaky")
 	require.NoError(t, err)
-	require.Equal(t, pluginhost.StateRunning, st.State)
+	require.Equal(t, apitype.PluginRunning, st.State)
 	require.Empty(t, st.LastError, "a reload resets the last error")
 	require.Zero(t, st.Restarts)
 	require.Positive(t, st.PID)
@@ -47,7 +47,7 @@ func TestReloadBringsBackAFailedPlugin(t *testing.T) {
 
 	again, err := c.ReloadPlugin(ctx, "flaky")
 	require.NoError(t, err)
-	require.Equal(t, pluginhost.StateRunning, again.State)
+	require.Equal(t, apitype.PluginRunning, again.State)
 	require.NotEqual(t, st.PID, again.PID, "a reload replaces the process")
 	require.Greater(t, again.Epoch, st.Epoch)
 
@@ -69,7 +69,7 @@ func TestReloadKeepsAConfigMistake(t *testing.T) {
 	spec := testPlugin("named", "stepper", nil)
 	spec.Path = wrapper
 	_, c := startTestGateway(t, 2, spec)
-	waitPlugin(t, c, "named", pluginhost.StateRunning)
+	waitPlugin(t, c, "named", apitype.PluginRunning)
 	before := pluginStatus(t, c, "named")
 
 	require.NoError(t, os.Chmod(wrapper, 0o600))
@@ -77,7 +77,7 @@ func TestReloadKeepsAConfigMistake(t *testing.T) {
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), "plugins[0].path: "+wrapper+` is not executable (plugin "named")`)
 	after := pluginStatus(t, c, "named")
-	require.Equal(t, pluginhost.StateRunning, after.State)
+	require.Equal(t, apitype.PluginRunning, after.State)
 	require.Equal(t, before.PID, after.PID, "the running process is left alone")
 	require.NoError(t, os.Chmod(wrapper, 0o700))
 
@@ -85,7 +85,7 @@ func TestReloadKeepsAConfigMistake(t *testing.T) {
 	_, err = c.ReloadPlugin(context.Background(), "named")
 	require.ErrorIs(t, err, sdk.ErrInvalid)
 	require.Contains(t, err.Error(), `plugins[0].name: the config names the plugin "named", but the executable `+wrapper+` reports the name "other"`)
-	require.Equal(t, pluginhost.StateFailed, pluginStatus(t, c, "named").State)
+	require.Equal(t, apitype.PluginFailed, pluginStatus(t, c, "named").State)
 }
 
 // TestCreateFlowRefusesAnUnknownController: the gateway refuses a flow
@@ -153,7 +153,7 @@ func TestPluginsDirLoadsWhatPassesTheHandshake(t *testing.T) {
 }
 
 // waitPlugin waits until the plugin name is in state.
-func waitPlugin(t *testing.T, c api.Client, name string, state pluginhost.State) {
+func waitPlugin(t *testing.T, c api.Client, name string, state apitype.PluginState) {
 	t.Helper()
 	polltest.Until(t, fmt.Sprintf("plugin %s to become %s", name, state), func() (bool, string) {
 		ps, err := c.Plugins(context.Background())

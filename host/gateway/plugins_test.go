@@ -262,7 +262,7 @@ func waitFlow(t *testing.T, c api.Client, id string, what string, cond func(apit
 	return v
 }
 
-func pluginStatus(t *testing.T, c api.Client, name string) pluginhost.Status {
+func pluginStatus(t *testing.T, c api.Client, name string) apitype.PluginStatus {
 	t.Helper()
 	ps, err := c.Plugins(context.Background())
 	require.NoError(t, err)
@@ -272,7 +272,7 @@ func pluginStatus(t *testing.T, c api.Client, name string) pluginhost.Status {
 		}
 	}
 	t.Fatalf("no plugin %s in %v", name, ps)
-	return pluginhost.Status{}
+	return apitype.PluginStatus{}
 }
 
 func TestHelloExampleDrivesAFlow(t *testing.T) {
@@ -289,7 +289,7 @@ func TestHelloExampleDrivesAFlow(t *testing.T) {
 	require.Len(t, v.Tasks, 3)
 	require.JSONEq(t, `{"results":["hello","from","flowgate"]}`, string(v.State))
 	p := pluginStatus(t, c, "hello")
-	require.Equal(t, pluginhost.StateRunning, p.State)
+	require.Equal(t, apitype.PluginRunning, p.State)
 	require.Equal(t, "1.0.0", p.Version)
 	require.Positive(t, p.PID)
 }
@@ -341,13 +341,13 @@ func TestBrokenPluginsLeaveTheGatewayRunning(t *testing.T) {
 	_, c := startTestGateway(t, 2, testPlugin("early", "exit", nil), testPlugin("noisy", "garbage", nil), testPlugin("mute", "silent", nil))
 
 	cases := map[string]struct {
-		state   pluginhost.State
+		state   apitype.PluginState
 		lastErr string // in plugins list
 		flowErr string // in the blocked flow's summary
 	}{
-		"early": {pluginhost.StateFailed, "giving up", "controller early is not running (state failed"},
-		"noisy": {pluginhost.StateFailed, "giving up", "controller noisy is not running (state failed"},
-		"mute":  {pluginhost.StateRunning, "", "no answer within 2s"},
+		"early": {apitype.PluginFailed, "giving up", "controller early is not running (state failed"},
+		"noisy": {apitype.PluginFailed, "giving up", "controller noisy is not running (state failed"},
+		"mute":  {apitype.PluginRunning, "", "no answer within 2s"},
 	}
 	for name, want := range cases {
 		f, err := c.CreateFlow(context.Background(), apitype.CreateFlowInput{ControllerID: name, Goal: "g", OwnerKey: name})

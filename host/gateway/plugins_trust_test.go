@@ -6,9 +6,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/stretchr/testify/require"
-
-	"github.com/flowgate/flowgate/host/pluginhost"
 )
 
 // TestPluginRestartChecksWhoControlsIt: a plugin whose executable group or
@@ -21,12 +20,12 @@ func TestPluginRestartChecksWhoControlsIt(t *testing.T) {
 	spec := testPlugin("guarded", "stepper", nil)
 	spec.Path = wrapper
 	_, c := startTestGateway(t, 5, spec)
-	waitPlugin(t, c, "guarded", pluginhost.StateRunning)
+	waitPlugin(t, c, "guarded", apitype.PluginRunning)
 	pid := pluginStatus(t, c, "guarded").PID
 
 	require.NoError(t, os.Chmod(wrapper, 0o777))
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	waitPlugin(t, c, "guarded", pluginhost.StateFailed)
+	waitPlugin(t, c, "guarded", apitype.PluginFailed)
 	st := pluginStatus(t, c, "guarded")
 	require.Contains(t, st.LastError, wrapper+" is writable by group or others (mode 0777)")
 	require.Contains(t, st.LastError, "run: chmod go-w "+wrapper)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -29,7 +29,7 @@ func (s *Server) cronActionRoutes() {
 func jobPath(id string) string { return "/cron/" + url.PathEscape(id) }
 
 // jobZone is where a job's times are read: its --tz, else UTC.
-func jobZone(j scheduler.Job) (*time.Location, string) {
+func jobZone(j apitype.CronJob) (*time.Location, string) {
 	name := cmp.Or(j.Schedule.TZ, "UTC")
 	loc, err := time.LoadLocation(name)
 	if err != nil {
@@ -42,7 +42,7 @@ func jobZone(j scheduler.Job) (*time.Location, string) {
 const localLayout = "2006-01-02T15:04"
 
 // jobConfirm is the question before action act on job j, at now.
-func jobConfirm(j scheduler.Job, act string, now time.Time) confirmPage {
+func jobConfirm(j apitype.CronJob, act string, now time.Time) confirmPage {
 	p := confirmPage{Post: jobPath(j.ID) + "/" + act, Back: jobPath(j.ID)}
 	switch act {
 	case "run":
@@ -96,7 +96,7 @@ func (s *Server) jobAction(act string) http.HandlerFunc {
 			_, err = s.cfg.Client.SetJobEnabled(ctx, j.ID, act == "enable", by)
 		case "backfill":
 			p.From, p.To = r.PostFormValue("from"), r.PostFormValue("to")
-			var o scheduler.BackfillOptions
+			var o apitype.BackfillOptions
 			if o, err = backfillRange(j, p.From, p.To, time.Now()); err == nil {
 				o.By = by
 				_, err = s.cfg.Client.BackfillJob(ctx, j.ID, o)
@@ -113,9 +113,9 @@ func (s *Server) jobAction(act string) http.HandlerFunc {
 // backfillRange reads a backfill's From and To fields in job j's zone,
 // refusing, in the words of the form, an empty or unreadable field, a To
 // not after From, and a To in the future.
-func backfillRange(j scheduler.Job, from, to string, now time.Time) (scheduler.BackfillOptions, error) {
+func backfillRange(j apitype.CronJob, from, to string, now time.Time) (apitype.BackfillOptions, error) {
 	loc, zone := jobZone(j)
-	var o scheduler.BackfillOptions
+	var o apitype.BackfillOptions
 	for _, f := range []struct {
 		name, text string
 		at         *time.Time

@@ -9,9 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/flowgate/flowgate/host/schedule"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/trigger"
 )
 
 // post sends form to path with alice's token and the CSRF token of the
@@ -32,10 +31,10 @@ func TestCronJobActions(t *testing.T) {
 	t.Parallel()
 	s := startSite(t, alice)
 	ctx := context.Background()
-	job, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "yearly", Schedule: schedule.Flags{Cron: "0 3 1 1 *", TZ: "Europe/Berlin"}, Command: "true"})
+	job, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "yearly", Schedule: apitype.ScheduleFlags{Cron: "0 3 1 1 *", TZ: "Europe/Berlin"}, Command: "true"})
 	require.NoError(t, err)
 	path := "/cron/" + job.ID
-	named, err := s.c.AddJob(ctx, scheduler.JobInput{Name: scriptGoal, Schedule: schedule.Flags{Every: "1h"}, Command: "true"})
+	named, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: scriptGoal, Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "true"})
 	require.NoError(t, err)
 	escaped := s.get("/cron/"+named.ID+"/run", alice.Token)
 	require.NotContains(t, escaped, scriptGoal)
@@ -95,7 +94,7 @@ func TestCronBackfillFromThePage(t *testing.T) {
 	t.Parallel()
 	s := startSite(t, alice)
 	ctx := context.Background()
-	job, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *", TZ: "Europe/Berlin", Exact: true},
+	job, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "hourly", Schedule: apitype.ScheduleFlags{Cron: "0 * * * *", TZ: "Europe/Berlin", Exact: true},
 		Command: "true", Overlap: "allow_all"})
 	require.NoError(t, err)
 	path := "/cron/" + job.ID + "/backfill"
@@ -144,7 +143,7 @@ func TestTriggerEnableDisableFromThePage(t *testing.T) {
 	t.Setenv("FG_TEST_HOOK_TOKEN", "hook-token")
 	s := startSite(t, alice)
 	ctx := context.Background()
-	_, err := s.c.AddTrigger(ctx, trigger.Input{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
+	_, err := s.c.AddTrigger(ctx, apitype.TriggerInput{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
 	require.NoError(t, err)
 	require.Contains(t, s.get("/triggers", alice.Token), `href="/triggers/inbox/disable">Disable…</a>`)
 

@@ -14,7 +14,6 @@ import (
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
-	"github.com/flowgate/flowgate/host/schedule"
 	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/host/trigger"
 	"github.com/flowgate/flowgate/sdk"
@@ -37,7 +36,7 @@ func names(s *site, path string) []string {
 // runs), a trigger, a controller that labelled its flow, and by hand.
 type findSite struct {
 	*site
-	job     scheduler.Job
+	job     apitype.CronJob
 	byHand  *sdk.Flow
 	cronIDs []string
 }
@@ -50,7 +49,7 @@ func startFindSite(t *testing.T) findSite {
 		require.NoError(t, err)
 	})
 	ctx := context.Background()
-	job, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "nightly", Schedule: schedule.Flags{Every: "24h"}, Command: "true"})
+	job, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "nightly", Schedule: apitype.ScheduleFlags{Every: "24h"}, Command: "true"})
 	require.NoError(t, err)
 	fs := findSite{site: s, job: job}
 	create := func(owner, goal string) *sdk.Flow {

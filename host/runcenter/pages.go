@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // nextRuns is how many upcoming runs the cron page shows a job.
@@ -12,7 +13,7 @@ const nextRuns = 3
 
 // jobRow is a cron job with its next runs.
 type jobRow struct {
-	scheduler.JobStatus
+	apitype.CronJobStatus
 	Next []time.Time
 }
 
@@ -27,9 +28,9 @@ func (s *Server) cronPage(r *http.Request) (string, any, error) {
 		Jobs    []jobRow
 	}{Running: st.Running}
 	for _, j := range st.Jobs {
-		row := jobRow{JobStatus: j}
+		row := jobRow{CronJobStatus: j}
 		if next := j.Job.State.NextRun; j.Job.Enabled && !next.IsZero() {
-			sch := j.Job.FireSchedule()
+			sch := api.CronFireSchedule(j.Job)
 			for t := next; !t.IsZero() && len(row.Next) < nextRuns; t = sch.Next(t) {
 				row.Next = append(row.Next, t)
 			}
@@ -54,8 +55,8 @@ func (s *Server) jobPage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	return "Cron job " + job.Name, struct {
-		Job  scheduler.Job
-		Runs []scheduler.Run
+		Job  apitype.CronJob
+		Runs []apitype.CronRun
 	}{job, runs}, nil
 }
 

@@ -20,8 +20,6 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -218,7 +216,7 @@ func TestGateFormsAnswerThroughTheAPI(t *testing.T) {
 func TestCronAuditAndPluginPages(t *testing.T) {
 	t.Parallel()
 	s := startSite(t)
-	job, err := s.c.AddJob(context.Background(), scheduler.JobInput{Name: "nightly <b>", Schedule: schedule.Flags{Every: "1h"}, Command: "echo hi"})
+	job, err := s.c.AddJob(context.Background(), apitype.CronJobInput{Name: "nightly <b>", Schedule: apitype.ScheduleFlags{Every: "1h"}, Command: "echo hi"})
 	require.NoError(t, err)
 	body := s.get("/cron", "")
 	require.Contains(t, body, "nightly &lt;b&gt;")

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // scheduleText says when a cron job fires, in the terms of its flags: a
@@ -14,18 +14,18 @@ import (
 // interval of an --every job, or the instant of an --at job; and the
 // stagger offset its id picks, when it has one, since that is how far
 // after the written time it really fires.
-func scheduleText(j scheduler.Job) string {
+func scheduleText(j apitype.CronJob) string {
 	s := j.Schedule
 	var text string
 	switch s.Kind {
-	case schedule.KindEvery:
+	case apitype.ScheduleEvery:
 		text = "every " + shortDuration(time.Duration(s.Every))
-	case schedule.KindAt:
+	case apitype.ScheduleAt:
 		text = "at " + s.At.UTC().Format("2006-01-02 15:04:05") + " UTC"
 	default:
 		text = s.Expr + " in " + cmp.Or(s.TZ, "UTC")
 	}
-	if _, off := j.FireSchedule().Window(); off > 0 {
+	if _, off := api.CronFireSchedule(j).Window(); off > 0 {
 		text += ", staggered " + shortDuration(off) + " later"
 	}
 	return text

@@ -9,10 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/gateway"
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
-	"github.com/flowgate/flowgate/host/trigger"
 )
 
 // remote dials the site's gateway socket, as the CLI does: what it reads
@@ -44,7 +42,7 @@ func TestCronJobToggleSaysWho(t *testing.T) {
 	t.Parallel()
 	s := startSite(t, alice)
 	ctx := context.Background()
-	job, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "weekly", Schedule: schedule.Flags{Cron: "0 3 * * 1"}, Command: "true"})
+	job, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "weekly", Schedule: apitype.ScheduleFlags{Cron: "0 3 * * 1"}, Command: "true"})
 	require.NoError(t, err)
 	path := "/cron/" + job.ID
 	require.NotContains(t, s.get(path, alice.Token), "disabled by", "a new job names nobody")
@@ -75,7 +73,7 @@ func TestTriggerToggleSaysWho(t *testing.T) {
 	t.Setenv("FG_TEST_HOOK_TOKEN", "hook-token")
 	s := startSite(t, alice)
 	ctx := context.Background()
-	_, err := s.c.AddTrigger(ctx, trigger.Input{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
+	_, err := s.c.AddTrigger(ctx, apitype.TriggerInput{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
 	require.NoError(t, err)
 	require.NotContains(t, s.get("/triggers", alice.Token), "disabled by")
 

@@ -3,7 +3,7 @@ package runcenter
 import (
 	"net/http"
 
-	"github.com/flowgate/flowgate/host/trigger"
+	"github.com/flowgate/flowgate/host/api/apitype"
 )
 
 // triggerRunsShown is how many recent deliveries the triggers page shows
@@ -12,8 +12,8 @@ const triggerRunsShown = 10
 
 // triggerRow is a trigger with its newest accepted deliveries.
 type triggerRow struct {
-	trigger.Trigger
-	Runs []trigger.Run
+	apitype.Trigger
+	Runs []apitype.TriggerRun
 }
 
 // triggersPage lists every trigger and what it started lately.

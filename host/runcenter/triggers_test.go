@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/trigger"
 )
@@ -20,7 +21,7 @@ import (
 func TestTriggersPageListsDeliveries(t *testing.T) {
 	t.Setenv("FG_TEST_HOOK_TOKEN", "hook-token")
 	s := startSite(t, runcenter.Token{Name: "alice", Token: "alice-token"})
-	_, err := s.c.AddTrigger(context.Background(), trigger.Input{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
+	_, err := s.c.AddTrigger(context.Background(), apitype.TriggerInput{Name: "inbox", Controller: "ctl", TokenEnv: "FG_TEST_HOOK_TOKEN"})
 	require.NoError(t, err)
 
 	post := func(token string) (*http.Response, string) {

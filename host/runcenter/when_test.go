@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowgate/flowgate/host/api"
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/stretchr/testify/require"
-
-	"github.com/flowgate/flowgate/host/schedule"
-	"github.com/flowgate/flowgate/host/scheduler"
 )
 
 // timeElement is a time as the server draws it: UTC in the datetime, in
@@ -23,13 +22,13 @@ func TestTimesAreUTCAndCronJobsSayTheirZoneAndInterval(t *testing.T) {
 	t.Parallel()
 	s := startSite(t)
 	ctx := context.Background()
-	every, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "often", Schedule: schedule.Flags{Every: "15m"}, Command: "echo hi"})
+	every, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "often", Schedule: apitype.ScheduleFlags{Every: "15m"}, Command: "echo hi"})
 	require.NoError(t, err)
-	_, err = s.c.AddJob(ctx, scheduler.JobInput{Name: "berlin", Schedule: schedule.Flags{Cron: "30 3 * * *", TZ: "Europe/Berlin"}, Command: "echo hi"})
+	_, err = s.c.AddJob(ctx, apitype.CronJobInput{Name: "berlin", Schedule: apitype.ScheduleFlags{Cron: "30 3 * * *", TZ: "Europe/Berlin"}, Command: "echo hi"})
 	require.NoError(t, err)
-	staggered, err := s.c.AddJob(ctx, scheduler.JobInput{Name: "hourly", Schedule: schedule.Flags{Cron: "0 * * * *", Stagger: "10m"}, Command: "echo hi"})
+	staggered, err := s.c.AddJob(ctx, apitype.CronJobInput{Name: "hourly", Schedule: apitype.ScheduleFlags{Cron: "0 * * * *", Stagger: "10m"}, Command: "echo hi"})
 	require.NoError(t, err)
-	_, off := staggered.FireSchedule().Window()
+	_, off := api.CronStagger(staggered)
 	require.Positive(t, off, "the job's id picks an offset in its window")
 
 	page := s.get("/cron", "")

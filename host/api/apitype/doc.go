@@ -5,15 +5,32 @@
 // and the standard library, so a command (package cli) can speak the API
 // without importing the engine that serves it.
 //
+// The words come in families: flows and tasks (the engine's), cron jobs,
+// their runs and the scheduler's view of them (CronJob, CronRun,
+// CronJobStatus), webhook triggers (Trigger), the controller plugins of a
+// gateway (PluginStatus), the audit's report (AuditReport) and whether a
+// store takes writes (WriteHealth).
+//
 // # Same shape as the engine
 //
-// Each type here has the fields of the engine type it stands for, in the
-// same order and with the same JSON tags, so an answer's JSON on the
-// gateway's socket is byte for byte what the engine's type encodes to.
-// Package api converts between the two at one seam (its toapi.go),
-// mostly with Go conversions, which compile only while the shapes agree;
-// its tests fail when a field added to the engine's type is missing here
-// or is not copied.
+// Each type here has the fields of the type it stands for (in package
+// engine, scheduler, trigger, pluginhost, audit or store), in the same
+// order and with the same JSON tags, so an answer's JSON on the gateway's
+// socket is byte for byte what that type encodes to. Package api
+// converts between the two at one seam (its toapi*.go files), with Go
+// conversions where the shapes allow and field by field where nested
+// types differ in name; its tests fail when a field added to the other
+// type is missing here or is not copied.
+//
+// # Methods
+//
+// The few methods here are plain data a reader needs, copied from the
+// type they stand for and tested to answer the same: whether a cron run
+// is still open, how a gate wait or a store's write problem reads, where
+// a job's failure alerts go, which of a trigger's variables are unset,
+// how two audit severities rank. What needs the scheduler's state or its
+// schedule arithmetic (a job's next times, its stagger offset) stays in
+// package api (CronFireSchedule, CronStagger).
 //
 // # Example
 //
