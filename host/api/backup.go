@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
@@ -25,7 +26,7 @@ type Storage interface {
 	// are sound, every index entry against its record and every record
 	// against its indexes. Damage is reported in the CheckReport; the
 	// error is for a check that could not run.
-	Check(ctx context.Context) (CheckReport, error)
+	Check(ctx context.Context) (apitype.CheckReport, error)
 }
 
 // storeFile is a store kept in one file that can copy and check itself:
@@ -91,42 +92,21 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// BackupResult is what `flowgate backup` prints.
-type BackupResult struct {
-	// Path is the backup file's absolute path.
-	Path string `json:"path"`
-	// Size is its length in bytes.
-	Size int64 `json:"size_bytes"`
-	// Revision is the store's transaction id the copy was taken at
-	// (store.FileReport.Revision).
-	Revision int64 `json:"revision"`
-	// Keys is the number of keys in the copy; Records counts them by
-	// their first path segment (flow, task, idx, event, ...).
-	Keys    int            `json:"keys"`
-	Records map[string]int `json:"records"`
-	// Gateway is true when a running gateway took the copy, false when
-	// this process read the store file itself. BackupFile leaves it to
-	// its caller, which knows.
-	Gateway bool `json:"gateway"`
-	// Duration is how long the copy, its sync and its check took, in
-	// seconds.
-	Duration float64 `json:"duration_seconds"`
-}
-
 // BackupFile writes a backup of the store s serves to path with
 // store.WriteBackup: a temporary file next to path, synced, page-checked
 // and renamed, so that path only ever holds a complete, checked copy.
 // opts.Live should name the store file, so that it is never overwritten.
 // It fails when path exists and opts.Force is false (error wrapping
 // fs.ErrExist), when the copy breaks off, and when the copy fails its
-// page check (error wrapping store.ErrCorrupt).
-func BackupFile(ctx context.Context, s Storage, path string, opts store.BackupOptions) (BackupResult, error) {
+// page check (error wrapping store.ErrCorrupt). It leaves the result's
+// Gateway to its caller, which knows whether a gateway took the copy.
+func BackupFile(ctx context.Context, s Storage, path string, opts store.BackupOptions) (apitype.BackupResult, error) {
 	start := time.Now()
 	rep, err := store.WriteBackup(path, opts, func(w io.Writer) (int64, error) { return s.Backup(ctx, w) })
 	if err != nil {
-		return BackupResult{}, err
+		return apitype.BackupResult{}, err
 	}
-	res := BackupResult{Path: rep.Path, Size: rep.Size, Revision: rep.Revision, Records: rep.Keys, Duration: time.Since(start).Seconds()}
+	res := apitype.BackupResult{Path: rep.Path, Size: rep.Size, Revision: rep.Revision, Records: rep.Keys, Duration: time.Since(start).Seconds()}
 	for _, n := range rep.Keys {
 		res.Keys += n
 	}

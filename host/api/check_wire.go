@@ -17,13 +17,13 @@ func (s *server) check(_ http.ResponseWriter, r *http.Request) (int, any, error)
 
 // Check has the gateway verify its store. It reads the whole store, so
 // its answer is awaited scanFactor answer waits.
-func (c *Remote) Check(ctx context.Context) (CheckReport, error) {
-	var out CheckReport
+func (c *Remote) Check(ctx context.Context) (apitype.CheckReport, error) {
+	var out apitype.CheckReport
 	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodGet, "/v1/check", nil, nil, &out); err != nil {
-		return CheckReport{}, err
+		return apitype.CheckReport{}, err
 	}
 	if out.Problems == nil {
-		out.Problems = []CheckProblem{}
+		out.Problems = []apitype.CheckProblem{}
 	}
 	if out.Quarantine == nil {
 		out.Quarantine = []apitype.Quarantined{}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"time"
 
 	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/stored"
@@ -34,7 +33,7 @@ type Client interface {
 	RunTask(ctx context.Context, in apitype.CreateTaskInput) (task *stored.Task, created bool, err error)
 	// Status describes the gateway serving this client, or, for a Local
 	// client, reports Running false with the record counts.
-	Status(ctx context.Context) (GatewayStatus, error)
+	Status(ctx context.Context) (apitype.GatewayStatus, error)
 	// Plugins describes the controller plugins of the running gateway;
 	// a Local client (no gateway) returns ErrNoGateway.
 	Plugins(ctx context.Context) ([]apitype.PluginStatus, error)
@@ -54,55 +53,4 @@ type Client interface {
 
 	// Close releases what the client holds (the store, or the connection).
 	Close() error
-}
-
-// GatewayStatus is what `flowgate gateway status` prints.
-type GatewayStatus struct {
-	// Running is true when a gateway serves the home.
-	Running bool      `json:"running"`
-	PID     int       `json:"pid,omitempty"`
-	Home    string    `json:"home"`
-	Started time.Time `json:"started,omitzero"`
-	// Uptime is in seconds.
-	Uptime float64 `json:"uptime_seconds,omitempty"`
-	// Tasks counts tasks by status; Flows counts flows by status.
-	Tasks map[sdk.TaskStatus]int `json:"tasks"`
-	Flows map[sdk.FlowStatus]int `json:"flows"`
-	// MaxRunning is the admission cap on running tasks.
-	MaxRunning int `json:"max_running,omitempty"`
-	// Store says whether the running gateway's store takes writes (see
-	// apitype.WriteHealth); nil when no gateway runs.
-	Store *apitype.WriteHealth `json:"store,omitempty"`
-	// TaskFiles says whether the running gateway could write the files of
-	// the last task attempt it started (they live under the home, which
-	// may be on another disk than the store); nil when no gateway runs.
-	TaskFiles *apitype.WriteHealth `json:"task_files,omitempty"`
-	// HTTPAddr is the address the gateway's TCP listener (the run
-	// center, /metrics) serves on; empty when it has none. HTTPTLS is
-	// true when it serves HTTPS.
-	HTTPAddr string `json:"http_addr,omitempty"`
-	HTTPTLS  bool   `json:"http_tls,omitempty"`
-}
-
-// HTTPURL is the run center's URL, or "" when the gateway serves none.
-func (s GatewayStatus) HTTPURL() string {
-	switch {
-	case s.HTTPAddr == "":
-		return ""
-	case s.HTTPTLS:
-		return "https://" + s.HTTPAddr + "/"
-	}
-	return "http://" + s.HTTPAddr + "/"
-}
-
-// Problem is why the gateway cannot record or start work ("store not
-// writable: disk full; …"), or "" when it can or no gateway runs.
-func (s GatewayStatus) Problem() string {
-	switch {
-	case s.Store != nil && !s.Store.Writable:
-		return s.Store.Problem("store")
-	case s.TaskFiles != nil && !s.TaskFiles.Writable:
-		return s.TaskFiles.Problem("task files")
-	}
-	return ""
 }

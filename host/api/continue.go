@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -12,7 +13,7 @@ type Continuer interface {
 	// ContinueFlow asks for the one continuation of flow id (see
 	// engine.ContinueFlow): the successor, created false when an
 	// identical request had made it before.
-	ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error)
+	ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (apitype.ContinueResult, error)
 }
 
 // RunningController is the controller plugin id as the gateway behind c
@@ -33,24 +34,18 @@ func RunningController(ctx context.Context, c Client, id string) string {
 	return ""
 }
 
-// ContinueResult is the answer to ContinueFlow.
-type ContinueResult struct {
-	Flow    *sdk.Flow `json:"flow"`
-	Created bool      `json:"created"`
-}
-
 // ContinueFlow accepts or refuses a continuation in this process.
-func (l *Local) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
+func (l *Local) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (apitype.ContinueResult, error) {
 	f, created, err := l.eng.WithContext(ctx).ContinueFlow(id, req)
-	return ContinueResult{Flow: f, Created: created}, err
+	return apitype.ContinueResult{Flow: f, Created: created}, err
 }
 
 // ContinueFlow asks the gateway for a continuation.
-func (c *Remote) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (ContinueResult, error) {
+func (c *Remote) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (apitype.ContinueResult, error) {
 	if id == "" {
-		return ContinueResult{}, emptyID("flow")
+		return apitype.ContinueResult{}, emptyID("flow")
 	}
-	var out ContinueResult
+	var out apitype.ContinueResult
 	err := c.call(ctx, http.MethodPost, "/v1/flows/"+pathSegment(id)+"/continue", nil, req, &out)
 	return out, err
 }

@@ -37,7 +37,7 @@ type Cron interface {
 	JobRuns(ctx context.Context, ref string, limit int) ([]apitype.CronRun, error)
 	// CronStatus is the scheduler's view of every job, and whether a
 	// gateway's scheduler fires them.
-	CronStatus(ctx context.Context) (CronStatus, error)
+	CronStatus(ctx context.Context) (apitype.CronStatus, error)
 	// RunJobNow starts a run of a job at once, under its overlap policy:
 	// the run returned is running (with its task or flow id), buffered,
 	// skipped, or ended in error. A disabled job is refused. The run's
@@ -48,16 +48,6 @@ type Cron interface {
 	// oldest first; with o.DryRun it only lists them (status "planned", or
 	// the status a time already recorded has).
 	BackfillJob(ctx context.Context, ref string, o apitype.BackfillOptions) ([]apitype.CronRun, error)
-}
-
-// CronStatus is what `flowgate cron status` prints.
-type CronStatus struct {
-	// Running is true when a gateway serves the home, so its scheduler
-	// fires the jobs that come due. With no gateway nothing fires.
-	Running bool `json:"running"`
-	// Jobs is every job, enabled ones first in order of next run; [] when
-	// there are none.
-	Jobs []apitype.CronJobStatus `json:"jobs"`
 }
 
 // AddJob stores a new job.
@@ -126,12 +116,12 @@ func (l *Local) JobRuns(_ context.Context, ref string, limit int) ([]apitype.Cro
 
 // CronStatus reports every job; Running is false, as no gateway serves a
 // Local client.
-func (l *Local) CronStatus(context.Context) (CronStatus, error) {
+func (l *Local) CronStatus(context.Context) (apitype.CronStatus, error) {
 	jobs, err := l.sched.Status()
 	if err != nil {
-		return CronStatus{}, err
+		return apitype.CronStatus{}, err
 	}
-	out := CronStatus{Jobs: make([]apitype.CronJobStatus, len(jobs))}
+	out := apitype.CronStatus{Jobs: make([]apitype.CronJobStatus, len(jobs))}
 	for i, j := range jobs {
 		out.Jobs[i] = cronJobStatusOf(j)
 	}

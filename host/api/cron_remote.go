@@ -85,10 +85,10 @@ func (c *Remote) JobRuns(ctx context.Context, ref string, limit int) ([]apitype.
 }
 
 // CronStatus is the gateway scheduler's view of every job.
-func (c *Remote) CronStatus(ctx context.Context) (CronStatus, error) {
-	var out CronStatus
+func (c *Remote) CronStatus(ctx context.Context) (apitype.CronStatus, error) {
+	var out apitype.CronStatus
 	if err := c.call(ctx, http.MethodGet, "/v1/cron/status", nil, nil, &out); err != nil {
-		return CronStatus{}, err
+		return apitype.CronStatus{}, err
 	}
 	if out.Jobs == nil {
 		out.Jobs = []apitype.CronJobStatus{}

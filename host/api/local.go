@@ -159,16 +159,16 @@ func (l *Local) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*store
 }
 
 // Status reports that no gateway serves this client, with record counts.
-func (l *Local) Status(ctx context.Context) (GatewayStatus, error) {
+func (l *Local) Status(ctx context.Context) (apitype.GatewayStatus, error) {
 	tasks, err := l.eng.WithContext(ctx).CountTasks()
 	if err != nil {
-		return GatewayStatus{}, err
+		return apitype.GatewayStatus{}, err
 	}
 	flows, err := l.eng.WithContext(ctx).CountFlows()
 	if err != nil {
-		return GatewayStatus{}, err
+		return apitype.GatewayStatus{}, err
 	}
-	return GatewayStatus{Home: l.home, Tasks: tasks, Flows: flows.ByStatus}, nil
+	return apitype.GatewayStatus{Home: l.home, Tasks: tasks, Flows: flows.ByStatus}, nil
 }
 
 // Plugins reports that no gateway runs, so no plugin does.

@@ -9,7 +9,6 @@ import (
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/maintenance"
 	"github.com/flowgate/flowgate/host/store/etcd"
-	"github.com/flowgate/flowgate/sdk"
 )
 
 // Maintainer is the part of Client that runs `flowgate tasks
@@ -18,23 +17,12 @@ import (
 // retention and the state of its plugins.
 type Maintainer interface {
 	// Maintain runs one full pass, writing only when apply is set.
-	Maintain(ctx context.Context, apply bool) (MaintenanceReport, error)
-}
-
-// MaintenanceReport is what `flowgate tasks maintenance` prints: what the
-// pass found (and, applying, did), the tasks by status afterwards, and the
-// audit summaries before and after (after equals before in a preview).
-type MaintenanceReport struct {
-	Mode        string                 `json:"mode"`
-	Maintenance maintenance.Summary    `json:"maintenance"`
-	Tasks       map[sdk.TaskStatus]int `json:"tasks"`
-	AuditBefore apitype.AuditSummary   `json:"audit_before"`
-	AuditAfter  apitype.AuditSummary   `json:"audit_after"`
+	Maintain(ctx context.Context, apply bool) (apitype.MaintenanceReport, error)
 }
 
 // Maintain runs a pass over the store with the default retention; with no
 // gateway, the plugins' state is unknown to the audits.
-func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
+func (l *Local) Maintain(ctx context.Context, apply bool) (apitype.MaintenanceReport, error) {
 	cfg := maintenance.Config{Home: l.home, Space: l.space}
 	if _, shared := l.st.(*etcd.Store); shared {
 		// Every running task on etcd is a gateway's, with its files in
@@ -46,11 +34,11 @@ func (l *Local) Maintain(ctx context.Context, apply bool) (MaintenanceReport, er
 
 // Maintain has the gateway run a pass. It reads the whole store, so its
 // answer is awaited scanFactor answer waits.
-func (c *Remote) Maintain(ctx context.Context, apply bool) (MaintenanceReport, error) {
-	var out MaintenanceReport
+func (c *Remote) Maintain(ctx context.Context, apply bool) (apitype.MaintenanceReport, error) {
+	var out apitype.MaintenanceReport
 	in := maintainRequest{Apply: apply}
 	if err := c.callWithin(ctx, scanFactor*c.wait, http.MethodPost, "/v1/maintenance", nil, in, &out); err != nil {
-		return MaintenanceReport{}, err
+		return apitype.MaintenanceReport{}, err
 	}
 	return out, nil
 }
@@ -58,26 +46,26 @@ func (c *Remote) Maintain(ctx context.Context, apply bool) (MaintenanceReport, e
 // Maintain audits eng's records, runs a full maintenance pass with cfg
 // (Apply set from apply), and, when it applied, audits again. Clients
 // implement Maintainer with it.
-func Maintain(ctx context.Context, eng *engine.Engine, cfg maintenance.Config, in audit.Input, apply bool) (MaintenanceReport, error) {
+func Maintain(ctx context.Context, eng *engine.Engine, cfg maintenance.Config, in audit.Input, apply bool) (apitype.MaintenanceReport, error) {
 	before, err := audit.Run(ctx, audit.Config{}, in)
 	if err != nil {
-		return MaintenanceReport{}, err
+		return apitype.MaintenanceReport{}, err
 	}
 	cfg.Apply, cfg.Quick = apply, false
 	sum, err := maintenance.Run(ctx, eng, cfg)
 	if err != nil {
-		return MaintenanceReport{}, err
+		return apitype.MaintenanceReport{}, err
 	}
-	rep := MaintenanceReport{Mode: sum.Mode, Maintenance: sum, AuditBefore: auditSummaryOf(before.Summary), AuditAfter: auditSummaryOf(before.Summary)}
+	rep := apitype.MaintenanceReport{Mode: sum.Mode, Maintenance: maintenanceSummaryOf(sum), AuditBefore: auditSummaryOf(before.Summary), AuditAfter: auditSummaryOf(before.Summary)}
 	if apply {
 		after, err := audit.Run(ctx, audit.Config{}, in)
 		if err != nil {
-			return MaintenanceReport{}, err
+			return apitype.MaintenanceReport{}, err
 		}
 		rep.AuditAfter = auditSummaryOf(after.Summary)
 	}
 	if rep.Tasks, err = eng.CountTasks(); err != nil {
-		return MaintenanceReport{}, err
+		return apitype.MaintenanceReport{}, err
 	}
 	return rep, nil
 }

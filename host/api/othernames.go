@@ -45,3 +45,39 @@ const (
 	// AuditKindTask marks a finding about a task (else about a flow).
 	AuditKindTask = apitype.AuditKindTask
 )
+
+// The words of the status, store, maintenance, continuation, session and
+// task log calls, named here for the commands that speak only to api.
+type (
+	// GatewayStatus is what Status answers; Readiness what /readyz does.
+	GatewayStatus = apitype.GatewayStatus
+	Readiness     = apitype.Readiness
+
+	// BackupResult, CheckReport (of CheckProblem) and SalvageResult are
+	// what backup, check and salvage report.
+	BackupResult  = apitype.BackupResult
+	CheckReport   = apitype.CheckReport
+	CheckProblem  = apitype.CheckProblem
+	SalvageResult = apitype.SalvageResult
+
+	// MaintenanceReport is what Maintain answers.
+	MaintenanceReport = apitype.MaintenanceReport
+
+	// ContinueResult is what ContinueFlow answers.
+	ContinueResult = apitype.ContinueResult
+	// CronStatus is what CronStatus answers.
+	CronStatus = apitype.CronStatus
+	// ArchiveLineageRequest is what ArchiveLineage is asked.
+	ArchiveLineageRequest = apitype.ArchiveLineageRequest
+	// LogQuery is what TaskLog is asked and LogChunk what it answers.
+	LogQuery = apitype.LogQuery
+	LogChunk = apitype.LogChunk
+)
+
+// The kind of a CheckProblem for page damage, and the repairs a
+// CheckProblem names.
+const (
+	ProblemPage       = apitype.ProblemPage
+	RepairMaintenance = apitype.RepairMaintenance
+	RepairRestore     = apitype.RepairRestore
+)

@@ -266,10 +266,10 @@ func (c *Remote) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*stor
 }
 
 // Status describes the gateway.
-func (c *Remote) Status(ctx context.Context) (GatewayStatus, error) {
-	var out GatewayStatus
+func (c *Remote) Status(ctx context.Context) (apitype.GatewayStatus, error) {
+	var out apitype.GatewayStatus
 	if err := c.call(ctx, http.MethodGet, "/v1/status", nil, nil, &out); err != nil {
-		return GatewayStatus{}, err
+		return apitype.GatewayStatus{}, err
 	}
 	return out, nil
 }

@@ -7,21 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/host/engine"
 	"github.com/flowgate/flowgate/host/home"
 	"github.com/flowgate/flowgate/host/store"
 )
-
-// SalvageResult is what `flowgate check --salvage` prints.
-type SalvageResult struct {
-	store.SalvageReport
-	// Missing lists the flow and task records that index entries in the
-	// salvaged store name but that it does not hold, by key, sorted ([]
-	// when none): records lost, or (when the key looks odd) an index
-	// entry whose own key is damaged. A lost page may also have held
-	// records no index names.
-	Missing []string `json:"missing_records"`
-}
 
 // SalvageHome copies every record that can still be read from the store
 // of home dir into a new store file at out (store.Salvage), and reports
@@ -31,23 +21,23 @@ type SalvageResult struct {
 // stop the gateway first. It changes nothing in dir. A missing home fails
 // with an error wrapping ErrNoHome; an existing out with one wrapping
 // fs.ErrExist. ctx bounds the reads of the new store.
-func SalvageHome(ctx context.Context, dir, out string) (SalvageResult, error) {
+func SalvageHome(ctx context.Context, dir, out string) (apitype.SalvageResult, error) {
 	if err := RequireHome(dir); err != nil {
-		return SalvageResult{}, err
+		return apitype.SalvageResult{}, err
 	}
 	out, err := filepath.Abs(out)
 	if err != nil {
-		return SalvageResult{}, fmt.Errorf("salvage: resolve %s: %w", out, err)
+		return apitype.SalvageResult{}, fmt.Errorf("salvage: resolve %s: %w", out, err)
 	}
 	rep, err := store.Salvage(filepath.Join(dir, home.DBFile), out, store.SalvageOptions{Valid: engine.CheckRecord})
 	if err != nil {
-		return SalvageResult{}, err
+		return apitype.SalvageResult{}, err
 	}
 	missing, err := missingRecords(ctx, rep.Path)
 	if err != nil {
-		return SalvageResult{}, fmt.Errorf("salvage: %s is written, but its indexes could not be checked: %w", rep.Path, err)
+		return apitype.SalvageResult{}, fmt.Errorf("salvage: %s is written, but its indexes could not be checked: %w", rep.Path, err)
 	}
-	return SalvageResult{SalvageReport: rep, Missing: missing}, nil
+	return apitype.SalvageResult{SalvageReport: salvageReportOf(rep), Missing: missing}, nil
 }
 
 // missingRecords returns the records that index entries of the store at

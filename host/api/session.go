@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -15,13 +16,7 @@ type Sessioner interface {
 	Lineages(ctx context.Context, name string, archived bool) ([]sdk.Lineage, error)
 	// ArchiveLineage archives the live lineage of session name in
 	// workspace; nil when there was none.
-	ArchiveLineage(ctx context.Context, req ArchiveLineageRequest) (*sdk.Lineage, error)
-}
-
-// ArchiveLineageRequest names the lineage to archive.
-type ArchiveLineageRequest struct {
-	Name      string `json:"name"`
-	Workspace string `json:"workspace"`
+	ArchiveLineage(ctx context.Context, req apitype.ArchiveLineageRequest) (*sdk.Lineage, error)
 }
 
 // Lineages reads the lineages in this process.
@@ -30,7 +25,7 @@ func (l *Local) Lineages(ctx context.Context, name string, archived bool) ([]sdk
 }
 
 // ArchiveLineage archives a lineage in this process.
-func (l *Local) ArchiveLineage(ctx context.Context, req ArchiveLineageRequest) (*sdk.Lineage, error) {
+func (l *Local) ArchiveLineage(ctx context.Context, req apitype.ArchiveLineageRequest) (*sdk.Lineage, error) {
 	return l.eng.WithContext(ctx).ArchiveLineage(req.Name, req.Workspace)
 }
 
@@ -46,7 +41,7 @@ func (c *Remote) Lineages(ctx context.Context, name string, archived bool) ([]sd
 }
 
 // ArchiveLineage asks the gateway to archive a lineage.
-func (c *Remote) ArchiveLineage(ctx context.Context, req ArchiveLineageRequest) (*sdk.Lineage, error) {
+func (c *Remote) ArchiveLineage(ctx context.Context, req apitype.ArchiveLineageRequest) (*sdk.Lineage, error) {
 	var out *sdk.Lineage
 	err := c.call(ctx, http.MethodPost, "/v1/sessions/archive", nil, req, &out)
 	return out, err
@@ -59,7 +54,7 @@ func (s *server) lineages(_ http.ResponseWriter, r *http.Request) (int, any, err
 }
 
 func (s *server) archiveLineage(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var in ArchiveLineageRequest
+	var in apitype.ArchiveLineageRequest
 	if err := decodeRequest(w, r, &in); err != nil {
 		return 0, nil, err
 	}

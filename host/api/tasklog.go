@@ -7,25 +7,9 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/flowgate/flowgate/host/api/apitype"
 	"github.com/flowgate/flowgate/sdk"
 )
-
-// LogQuery picks a piece of a task's log: Stream is "stdout" (when
-// empty) or "stderr", Attempt the attempt (0: the latest), Offset the
-// byte to start at.
-type LogQuery struct {
-	Stream  string
-	Attempt int
-	Offset  int64
-}
-
-// LogChunk is a piece of a task's log: up to 64 KiB of Text from the
-// offset asked, the size of the whole file, and the attempt it is of.
-type LogChunk struct {
-	Text    string `json:"text"`
-	Size    int64  `json:"size"`
-	Attempt int    `json:"attempt"`
-}
 
 // TaskLogs is offered beside Client by a gateway's clients, in process
 // and over its socket (GET /v1/tasks/{id}/log): they read a task's log
@@ -36,7 +20,7 @@ type TaskLogs interface {
 	// TaskLog reads a piece of task id's log. It fails with sdk.ErrInvalid
 	// for a bad stream, attempt or offset, and with an error that says
 	// where the log is when the gateway cannot reach it.
-	TaskLog(ctx context.Context, id string, q LogQuery) (LogChunk, error)
+	TaskLog(ctx context.Context, id string, q apitype.LogQuery) (apitype.LogChunk, error)
 }
 
 var _ TaskLogs = (*Remote)(nil)
@@ -51,7 +35,7 @@ func (s *server) taskLog(_ http.ResponseWriter, r *http.Request) (int, any, erro
 	if !ok {
 		return 0, nil, fmt.Errorf("%w: this gateway reads no task logs; read the files in its home", sdk.ErrNotFound)
 	}
-	lq := LogQuery{Stream: q.Get("stream")}
+	lq := apitype.LogQuery{Stream: q.Get("stream")}
 	if a := q.Get("attempt"); a != "" {
 		if lq.Attempt, err = strconv.Atoi(a); err != nil {
 			return 0, nil, fmt.Errorf("%w: attempt %q is not a number", sdk.ErrInvalid, a)
@@ -67,7 +51,7 @@ func (s *server) taskLog(_ http.ResponseWriter, r *http.Request) (int, any, erro
 }
 
 // TaskLog asks the gateway for a piece of task id's log (TaskLogs).
-func (c *Remote) TaskLog(ctx context.Context, id string, q LogQuery) (LogChunk, error) {
+func (c *Remote) TaskLog(ctx context.Context, id string, q apitype.LogQuery) (apitype.LogChunk, error) {
 	v := url.Values{"offset": {strconv.FormatInt(q.Offset, 10)}}
 	if q.Stream != "" {
 		v.Set("stream", q.Stream)
@@ -75,7 +59,7 @@ func (c *Remote) TaskLog(ctx context.Context, id string, q LogQuery) (LogChunk, 
 	if q.Attempt != 0 {
 		v.Set("attempt", strconv.Itoa(q.Attempt))
 	}
-	var out LogChunk
+	var out apitype.LogChunk
 	err := c.call(ctx, http.MethodGet, "/v1/tasks/"+pathSegment(id)+"/log", v, nil, &out)
 	return out, err
 }

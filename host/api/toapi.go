@@ -12,8 +12,9 @@ import (
 // that copy field by field (a flow view, whose chain differs, and the
 // history, whose kind does) are checked by toapi_shape_test.go, and the
 // JSON of both sides is compared by toapi_internal_test.go. The cron
-// words have the same kind of seam in toapi_cron.go, and the trigger,
-// plugin, audit and write-health words in toapi_other.go.
+// words have the same kind of seam in toapi_cron.go, the trigger,
+// plugin, audit and write-health words in toapi_other.go, and the
+// backup, check, salvage and maintenance reports in toapi_store.go.
 
 func damagedOf(d []engine.DamagedRecord) []apitype.DamagedRecord {
 	if d == nil {
@@ -101,17 +102,18 @@ func ChainHalted(c *apitype.Chain) string {
 	return (*engine.Chain)(c).Halted()
 }
 
-// The limits the engine sets on what the API is asked, so that a command
-// can refuse a flag with its own words before it asks.
+// The limits the engine sets on what the API is asked, as apitype names
+// them (toapi_store_test.go checks they are the engine's numbers), so
+// that a command can refuse a flag with its own words before it asks.
 const (
 	// MaxAttempts is the most attempts one task may have.
-	MaxAttempts = engine.MaxAttempts
+	MaxAttempts = apitype.MaxAttempts
 	// MaxNotifyTo is the most destinations one flow's notices may go to,
 	// and MaxNotifyTemplate the most bytes of its notice template.
-	MaxNotifyTo       = engine.MaxNotifyTo
-	MaxNotifyTemplate = engine.MaxNotifyTemplate
+	MaxNotifyTo       = apitype.MaxNotifyTo
+	MaxNotifyTemplate = apitype.MaxNotifyTemplate
 	// MaxHistoryPage is the most entries one History call returns.
-	MaxHistoryPage = engine.MaxHistoryPage
+	MaxHistoryPage = apitype.MaxHistoryPage
 )
 
 // ValidSessionName reports whether name may name a session.

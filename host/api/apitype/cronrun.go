@@ -92,3 +92,13 @@ type CronJobStatus struct {
 	DisabledReason string    `json:"disabled_reason,omitempty"`
 	Waiting        *GateWait `json:"waiting,omitempty"`
 }
+
+// CronStatus is what `flowgate cron status` prints.
+type CronStatus struct {
+	// Running is true when a gateway serves the home, so its scheduler
+	// fires the jobs that come due. With no gateway nothing fires.
+	Running bool `json:"running"`
+	// Jobs is every job, enabled ones first in order of next run; [] when
+	// there are none.
+	Jobs []CronJobStatus `json:"jobs"`
+}

@@ -151,3 +151,10 @@ type RetryResult struct {
 	// Attempt numbers the flow's runs: its first task is attempt 1.
 	Attempt int `json:"attempt"`
 }
+
+// ContinueResult is the answer to ContinueFlow: the successor flow, and
+// Created false when an identical request had made it before.
+type ContinueResult struct {
+	Flow    *sdk.Flow `json:"flow"`
+	Created bool      `json:"created"`
+}
