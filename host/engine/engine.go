@@ -132,6 +132,9 @@ type Engine struct {
 	// listeners is shared by the engine and every copy WithContext makes,
 	// so a listener added to one hears the writes of all.
 	listeners *listeners
+	// tasks keeps the task records read-only listings decoded, shared
+	// by every copy WithContext makes.
+	tasks *taskMemo
 	// ctx bounds every store call the engine makes: on etcd, a call whose
 	// ctx ended stops and fails with ctx's error.
 	ctx context.Context
@@ -147,7 +150,7 @@ func New(st store.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand), log: cfg.Logger,
-		listeners: &listeners{}, ctx: context.Background()}, nil
+		listeners: &listeners{}, tasks: &taskMemo{}, ctx: context.Background()}, nil
 }
 
 // WithContext returns the engine bound to ctx: the same store, config and

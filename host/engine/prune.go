@@ -124,7 +124,7 @@ func (e *Engine) pruneFlowTasks(id string, cutoff time.Time, n int) ([]string, e
 		if _, err := prunableFlow(t.tx, id, cutoff); err != nil {
 			return err
 		}
-		tasks, err := firstFlowTasks(t.tx, id, n)
+		tasks, err := firstFlowTasks(t.tx, id, n, nil)
 		if err != nil {
 			return err
 		}

@@ -105,12 +105,14 @@ func (f TaskFilter) match(t *stored.Task) bool {
 		(f.OwnerKey == "" || t.OwnerKey == f.OwnerKey)
 }
 
-// FlowTasks returns the tasks linked to flow flowID, oldest first.
+// FlowTasks returns the tasks linked to flow flowID, oldest first. Their
+// records may be shared with the engine's other listings (see taskMemo):
+// set a task's fields if need be, never change what they point to.
 func (e *Engine) FlowTasks(flowID string) ([]*stored.Task, error) {
 	var tasks []*stored.Task
 	err := e.view(func(tx store.ReadTx) error {
 		var err error
-		tasks, err = flowTasks(tx, flowID)
+		tasks, err = firstFlowTasks(tx, flowID, 0, e.tasks)
 		return err
 	})
 	return tasks, err
@@ -119,12 +121,13 @@ func (e *Engine) FlowTasks(flowID string) ([]*stored.Task, error) {
 // flowTasks returns the tasks of flow flowID, oldest first. A damaged
 // task fails it: a write must not act on a flow whose tasks it cannot see.
 func flowTasks(tx store.ReadTx, flowID string) ([]*stored.Task, error) {
-	return firstFlowTasks(tx, flowID, 0)
+	return firstFlowTasks(tx, flowID, 0, nil)
 }
 
-// firstFlowTasks is flowTasks stopped at the limit oldest (0: all).
-func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*stored.Task, error) {
-	tasks, bad, err := flowTasksReadable(tx, flowID, limit)
+// firstFlowTasks is flowTasks stopped at the limit oldest (0: all), its
+// records read through memo (nil: each decoded).
+func firstFlowTasks(tx store.ReadTx, flowID string, limit int, memo *taskMemo) ([]*stored.Task, error) {
+	tasks, bad, err := flowTasksReadable(tx, flowID, limit, memo)
 	if err == nil && len(bad) > 0 {
 		err = &bad[0]
 	}
@@ -133,11 +136,15 @@ func firstFlowTasks(tx store.ReadTx, flowID string, limit int) ([]*stored.Task, 
 
 // flowTasksReadable returns the tasks of flow flowID, oldest first, and
 // the damaged task records it skipped, for listings; at most limit tasks
-// (0: all).
-func flowTasksReadable(tx store.ReadTx, flowID string, limit int) (tasks []*stored.Task, bad []DamagedRecord, err error) {
+// (0: all). A read-only listing passes the engine's memo, a write nil.
+func flowTasksReadable(tx store.ReadTx, flowID string, limit int, memo *taskMemo) (tasks []*stored.Task, bad []DamagedRecord, err error) {
 	var loadErr error
 	err = tx.Scan(idxTaskFlow+flowID+"/", store.ScanOptions{}, func(it store.Item) bool {
-		task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key)
+		task, err := memo.get(tx, taskPrefix+lastSegment(it.Key))
+		ok := err == nil
+		if errors.Is(err, store.ErrKeyNotFound) {
+			err = nil
+		}
 		if d := damaged(err); d != nil {
 			bad = append(bad, *d)
 			return true

@@ -50,7 +50,7 @@ func (e *Engine) ViewFlow(token string) (FlowView, error) {
 			return err
 		}
 		var bad []DamagedRecord
-		if v, bad, err = viewOf(tx, f); err == nil && len(bad) > 0 {
+		if v, bad, err = viewOf(tx, f, e.tasks); err == nil && len(bad) > 0 {
 			err = &bad[0]
 		}
 		return err
@@ -73,7 +73,7 @@ func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
 		}
 		out = FlowViewPage{Next: next, Flows: make([]FlowView, 0, len(flows)), Damaged: bad}
 		for _, f := range flows {
-			v, bad, err := viewOf(tx, f)
+			v, bad, err := viewOf(tx, f, e.tasks)
 			if err != nil {
 				return err
 			}
@@ -85,10 +85,10 @@ func (e *Engine) ViewFlows(filter FlowFilter) (FlowViewPage, error) {
 	return out, err
 }
 
-// viewOf returns f with its readable tasks, and the damaged task records
-// it skipped.
-func viewOf(tx store.ReadTx, f *sdk.Flow) (FlowView, []DamagedRecord, error) {
-	tasks, bad, err := flowTasksReadable(tx, f.ID, 0)
+// viewOf returns f with its readable tasks, read through memo, and the
+// damaged task records it skipped.
+func viewOf(tx store.ReadTx, f *sdk.Flow, memo *taskMemo) (FlowView, []DamagedRecord, error) {
+	tasks, bad, err := flowTasksReadable(tx, f.ID, 0, memo)
 	if err != nil {
 		return FlowView{}, nil, err
 	}

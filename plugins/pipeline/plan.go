@@ -24,9 +24,9 @@ func planOf(wf *flows.Workflow, results map[string]flows.StepResult) sdk.Plan {
 	if b, err := os.ReadFile(wf.File); err == nil {
 		p.DefinitionHash = sdk.HashDefinition(b)
 	}
-	refs := newStepRefs(wf.Steps)
+	deps := workflowDeps(wf)
 	for i, s := range wf.Steps {
-		n := sdk.PlanNode{ID: s.ID, DependsOn: refs.deps(i)}
+		n := sdk.PlanNode{ID: s.ID, DependsOn: slices.Clone(deps[i])}
 		if res, ok := results[s.ID]; ok {
 			n.Status = sdk.NodeSucceeded
 			if res.Error {

@@ -70,3 +70,24 @@ steps:
 		require.Equal(t, regexDeps(w.Steps, i), refs.deps(i), "step %s", s.ID)
 	}
 }
+
+// A plan's dependencies come from the memo once its workflow was planned,
+// still as stepRefs finds them, and a plan that changes its lists does not
+// change the next plan's; a changed file is a new workflow, planned anew.
+func TestPlanDepsAreKeptPerWorkflow(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "memo.lobster")
+	write := func(ref string) *flows.Workflow {
+		body := "name: memo\nsteps:\n  - id: a\n    run: echo a\n  - id: b\n    run: echo a\n  - id: c\n    run: echo " + ref + "\n"
+		require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+		w, err := flows.Load(file)
+		require.NoError(t, err)
+		return w
+	}
+	w := write("$a.stdout")
+	first := planOf(w, nil)
+	require.Equal(t, []string{"a"}, first.Nodes[2].DependsOn)
+	first.Nodes[2].DependsOn[0] = "changed"
+	require.Equal(t, []string{"a"}, planOf(w, nil).Nodes[2].DependsOn, "the memo's lists are not the plan's")
+	require.Equal(t, []string{"b"}, planOf(write("$b.stdout"), nil).Nodes[2].DependsOn, "a new workflow is planned anew")
+}
