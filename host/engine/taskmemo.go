@@ -8,8 +8,16 @@ import (
 	"github.com/flowgate/flowgate/host/stored"
 )
 
-// memoTasks is how many decoded task records a taskMemo keeps.
-const memoTasks = 1024
+// memoTasks is how many decoded task records a taskMemo keeps, and
+// memoBytes how many stored bytes they may come from in all: a task's
+// record holds up to 256 KiB of output inline, so a count alone would let
+// the memo grow to hundreds of MiB. A record over memoRecordBytes is
+// decoded at each read, as before the memo.
+const (
+	memoTasks       = 1024
+	memoBytes       = 8 << 20
+	memoRecordBytes = 64 << 10
+)
 
 // taskMemo keeps task records the engine's read-only listings decoded,
 // each with the bytes it was decoded from. A flow's tasks are listed at
@@ -23,6 +31,8 @@ const memoTasks = 1024
 type taskMemo struct {
 	mu sync.Mutex
 	m  map[string]memoTask
+	// bytes is the size of the stored records m's tasks came from.
+	bytes int
 }
 
 type memoTask struct {
@@ -53,11 +63,18 @@ func (m *taskMemo) get(tx store.ReadTx, key string) (*stored.Task, error) {
 		return nil, err
 	}
 	t := *task
+	if len(it.Value) > memoRecordBytes {
+		return &t, nil
+	}
 	m.mu.Lock()
-	if m.m == nil || len(m.m) >= memoTasks {
-		m.m = make(map[string]memoTask, memoTasks)
+	if m.m == nil || len(m.m) >= memoTasks || m.bytes+len(it.Value) > memoBytes {
+		m.m, m.bytes = make(map[string]memoTask, memoTasks), 0
+	}
+	if old, ok := m.m[key]; ok {
+		m.bytes -= len(old.raw)
 	}
 	m.m[key] = memoTask{raw: it.Value, task: task}
+	m.bytes += len(it.Value)
 	m.mu.Unlock()
 	return &t, nil
 }
