@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"fmt"
-
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
