@@ -20,7 +20,7 @@ type Auditor interface {
 
 // Audit audits the store; with no gateway, the plugins' state is unknown.
 func (l *Local) Audit(ctx context.Context) (apitype.AuditReport, error) {
-	return auditReportOrErr(audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.eng.WithContext(ctx)}))
+	return auditReportOrErr(audit.Run(ctx, audit.Config{}, audit.Input{Engine: l.engine(ctx)}))
 }
 
 // Audit has the gateway audit its records. It reads the whole store, so

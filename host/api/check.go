@@ -36,7 +36,7 @@ func (l *Local) Check(ctx context.Context) (apitype.CheckReport, error) {
 	if len(pages) > 0 || ctx.Err() != nil {
 		return rep, ctx.Err()
 	}
-	idx, err := l.eng.WithContext(ctx).CheckIndexes()
+	idx, err := l.engine(ctx).CheckIndexes()
 	if err != nil {
 		return apitype.CheckReport{}, err
 	}
@@ -44,7 +44,7 @@ func (l *Local) Check(ctx context.Context) (apitype.CheckReport, error) {
 	for _, p := range idx {
 		rep.Problems = append(rep.Problems, apitype.CheckProblem{IndexProblem: indexProblemOf(p), Repairable: true, Repair: apitype.RepairMaintenance})
 	}
-	q, err := l.eng.WithContext(ctx).ListQuarantine()
+	q, err := l.engine(ctx).ListQuarantine()
 	if err != nil {
 		return apitype.CheckReport{}, err
 	}

@@ -36,7 +36,7 @@ func RunningController(ctx context.Context, c Client, id string) string {
 
 // ContinueFlow accepts or refuses a continuation in this process.
 func (l *Local) ContinueFlow(ctx context.Context, id string, req sdk.ContinueRequest) (apitype.ContinueResult, error) {
-	f, created, err := l.eng.WithContext(ctx).ContinueFlow(id, req)
+	f, created, err := l.engine(ctx).ContinueFlow(id, req)
 	return apitype.ContinueResult{Flow: f, Created: created}, err
 }
 

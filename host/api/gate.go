@@ -26,13 +26,13 @@ type Gatekeeper interface {
 
 // OpenGates lists the open gates of the store.
 func (l *Local) OpenGates(ctx context.Context, f apitype.GateFilter) ([]apitype.OpenGate, error) {
-	g, err := l.eng.WithContext(ctx).OpenGates(engine.GateFilter(f))
+	g, err := l.engine(ctx).OpenGates(engine.GateFilter(f))
 	return openGatesOf(g), err
 }
 
 // DecideGate answers a gate in the store.
 func (l *Local) DecideGate(ctx context.Context, in apitype.GateDecision) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).DecideGate(engine.GateDecision(in))
+	return l.engine(ctx).DecideGate(engine.GateDecision(in))
 }
 
 // OpenGates has the gateway list its open gates.

@@ -37,7 +37,7 @@ const historyPoll = 200 * time.Millisecond
 
 // History reads a page of a flow's history from the store.
 func (l *Local) History(ctx context.Context, id string, after int64, limit int) (apitype.HistoryPage, error) {
-	p, err := l.eng.WithContext(ctx).History(id, after, limit)
+	p, err := l.engine(ctx).History(id, after, limit)
 	return historyPageOf(p), err
 }
 
@@ -59,7 +59,7 @@ func (l *Local) FollowHistory(ctx context.Context, id string, after int64, fn fu
 	}
 	for {
 		changed := wake() // taken before the read, so no write is missed
-		page, err := l.eng.WithContext(ctx).History(id, after, 0)
+		page, err := l.engine(ctx).History(id, after, 0)
 		if err != nil {
 			return err
 		}

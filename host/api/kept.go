@@ -18,7 +18,7 @@ type Keeper interface {
 
 // KeptValue returns a value flow flowID keeps (engine.Engine.Kept).
 func (l *Local) KeptValue(ctx context.Context, flowID, sum string) ([]byte, error) {
-	return l.eng.WithContext(ctx).Kept(flowID, sum)
+	return l.engine(ctx).Kept(flowID, sum)
 }
 
 // KeptValue returns a value flow flowID keeps, read by the gateway.

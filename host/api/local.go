@@ -33,6 +33,11 @@ type Local struct {
 	backstop time.Duration
 }
 
+// engine is l's engine bound to the request's ctx: every store call a
+// method makes is bounded by its caller's context. Each method reaches
+// the engine through it, so none can forget the binding.
+func (l *Local) engine(ctx context.Context) *engine.Engine { return l.eng.WithContext(ctx) }
+
 // OpenLocal opens the store in home dir (creating dir with mode 0700) and
 // returns a Local client. owner describes this process to anyone who finds
 // the store locked, e.g. "flowgate tasks list".
@@ -90,57 +95,57 @@ func (l *Local) Engine() *engine.Engine { return l.eng }
 
 // ListTasks lists tasks, newest first.
 func (l *Local) ListTasks(ctx context.Context, f apitype.TaskFilter) (apitype.TaskPage, error) {
-	p, err := l.eng.WithContext(ctx).ListTasks(engine.TaskFilter(f))
+	p, err := l.engine(ctx).ListTasks(engine.TaskFilter(f))
 	return taskPageOf(p), err
 }
 
 // ResolveTask finds a task by id or idempotency key.
 func (l *Local) ResolveTask(ctx context.Context, token string) (*stored.Task, error) {
-	return l.eng.WithContext(ctx).ResolveTask(token)
+	return l.engine(ctx).ResolveTask(token)
 }
 
 // CancelTask cancels a task.
 func (l *Local) CancelTask(ctx context.Context, id string) (*stored.Task, error) {
-	return l.eng.WithContext(ctx).CancelTask(id)
+	return l.engine(ctx).CancelTask(id)
 }
 
 // ViewFlows lists flows with their tasks, newest first.
 func (l *Local) ViewFlows(ctx context.Context, f apitype.FlowFilter) (apitype.FlowViewPage, error) {
-	p, err := l.eng.WithContext(ctx).ViewFlows(engine.FlowFilter(f))
+	p, err := l.engine(ctx).ViewFlows(engine.FlowFilter(f))
 	return flowViewPageOf(p), err
 }
 
 // CountFlows counts flows by status.
 func (l *Local) CountFlows(ctx context.Context) (apitype.FlowCounts, error) {
-	c, err := l.eng.WithContext(ctx).CountFlows()
+	c, err := l.engine(ctx).CountFlows()
 	return apitype.FlowCounts(c), err
 }
 
 // FlowRevision returns the revision of the flow of id or owner key
 // token, read without its record's decoding or its tasks.
 func (l *Local) FlowRevision(ctx context.Context, token string) (int64, error) {
-	return l.eng.WithContext(ctx).FlowRevision(token)
+	return l.engine(ctx).FlowRevision(token)
 }
 
 // ViewFlow finds a flow by id or owner key, with its tasks.
 func (l *Local) ViewFlow(ctx context.Context, token string) (apitype.FlowView, error) {
-	v, err := l.eng.WithContext(ctx).ViewFlow(token)
+	v, err := l.engine(ctx).ViewFlow(token)
 	return flowViewOf(v), err
 }
 
 // CreateFlow creates a managed flow.
 func (l *Local) CreateFlow(ctx context.Context, in apitype.CreateFlowInput) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).CreateFlow(engine.CreateFlowInput(in))
+	return l.engine(ctx).CreateFlow(engine.CreateFlowInput(in))
 }
 
 // UpdateFlow applies a guarded patch.
 func (l *Local) UpdateFlow(ctx context.Context, id string, expected int64, p apitype.FlowPatch) (*sdk.Flow, error) {
-	return l.eng.WithContext(ctx).UpdateFlow(id, expected, engine.FlowPatch(p))
+	return l.engine(ctx).UpdateFlow(id, expected, engine.FlowPatch(p))
 }
 
 // CancelFlow cancels a flow on behalf of by.
 func (l *Local) CancelFlow(ctx context.Context, id, by string) (apitype.CancelResult, error) {
-	r, err := l.eng.WithContext(ctx).CancelFlow(id, by)
+	r, err := l.engine(ctx).CancelFlow(id, by)
 	return apitype.CancelResult(r), err
 }
 
@@ -155,16 +160,16 @@ func (l *Local) RunTask(ctx context.Context, in apitype.CreateTaskInput) (*store
 		return nil, false, fmt.Errorf("%w: secret and inherited env values are held in a running gateway's memory, and none serves this client; run the task with flowgate tasks run, which starts one", sdk.ErrInvalid)
 	}
 	in.Status = sdk.TaskQueued
-	return l.eng.WithContext(ctx).CreateTask(engine.CreateTaskInput(in))
+	return l.engine(ctx).CreateTask(engine.CreateTaskInput(in))
 }
 
 // Status reports that no gateway serves this client, with record counts.
 func (l *Local) Status(ctx context.Context) (apitype.GatewayStatus, error) {
-	tasks, err := l.eng.WithContext(ctx).CountTasks()
+	tasks, err := l.engine(ctx).CountTasks()
 	if err != nil {
 		return apitype.GatewayStatus{}, err
 	}
-	flows, err := l.eng.WithContext(ctx).CountFlows()
+	flows, err := l.engine(ctx).CountFlows()
 	if err != nil {
 		return apitype.GatewayStatus{}, err
 	}

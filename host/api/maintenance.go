@@ -29,7 +29,7 @@ func (l *Local) Maintain(ctx context.Context, apply bool) (apitype.MaintenanceRe
 		// that gateway's home, none in this command's.
 		cfg.Mine = func(gateway string) bool { return gateway == "" }
 	}
-	return Maintain(ctx, l.eng.WithContext(ctx), cfg, audit.Input{Engine: l.eng.WithContext(ctx)}, apply)
+	return Maintain(ctx, l.engine(ctx), cfg, audit.Input{Engine: l.engine(ctx)}, apply)
 }
 
 // Maintain has the gateway run a pass. It reads the whole store, so its

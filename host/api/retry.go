@@ -24,7 +24,7 @@ type retryFlowRequest struct {
 
 // RetryFlow retries a flow in this process.
 func (l *Local) RetryFlow(ctx context.Context, id string, expected int64, by string) (apitype.RetryResult, error) {
-	r, err := l.eng.WithContext(ctx).RetryFlow(id, expected, by)
+	r, err := l.engine(ctx).RetryFlow(id, expected, by)
 	return apitype.RetryResult(r), err
 }
 

@@ -21,12 +21,12 @@ type Sessioner interface {
 
 // Lineages reads the lineages in this process.
 func (l *Local) Lineages(ctx context.Context, name string, archived bool) ([]sdk.Lineage, error) {
-	return l.eng.WithContext(ctx).Lineages(name, archived)
+	return l.engine(ctx).Lineages(name, archived)
 }
 
 // ArchiveLineage archives a lineage in this process.
 func (l *Local) ArchiveLineage(ctx context.Context, req apitype.ArchiveLineageRequest) (*sdk.Lineage, error) {
-	return l.eng.WithContext(ctx).ArchiveLineage(req.Name, req.Workspace)
+	return l.engine(ctx).ArchiveLineage(req.Name, req.Workspace)
 }
 
 // Lineages asks the gateway for the lineages.

@@ -31,41 +31,43 @@ type Triggers interface {
 	TriggerRuns(ctx context.Context, name string, limit int) ([]apitype.TriggerRun, error)
 }
 
-// triggers is the store of triggers over l's engine.
-func (l *Local) triggers() *trigger.Triggers { return trigger.New(l.eng, nil) }
+// triggers is the store of triggers over l's engine, bound to ctx.
+func (l *Local) triggers(ctx context.Context) *trigger.Triggers {
+	return trigger.New(l.engine(ctx), nil)
+}
 
 // AddTrigger stores a new trigger.
-func (l *Local) AddTrigger(_ context.Context, in apitype.TriggerInput) (apitype.Trigger, error) {
+func (l *Local) AddTrigger(ctx context.Context, in apitype.TriggerInput) (apitype.Trigger, error) {
 	if err := absolutePipeline(in.Pipeline); err != nil {
 		return apitype.Trigger{}, err
 	}
-	return triggerOrErr(l.triggers().Add(trigger.Input(in)))
+	return triggerOrErr(l.triggers(ctx).Add(trigger.Input(in)))
 }
 
 // GetTrigger returns the trigger named name.
-func (l *Local) GetTrigger(_ context.Context, name string) (apitype.Trigger, error) {
-	return triggerOrErr(l.triggers().Get(name))
+func (l *Local) GetTrigger(ctx context.Context, name string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers(ctx).Get(name))
 }
 
 // ListTriggers lists every trigger by name.
-func (l *Local) ListTriggers(context.Context) ([]apitype.Trigger, error) {
-	ts, err := l.triggers().List()
+func (l *Local) ListTriggers(ctx context.Context) ([]apitype.Trigger, error) {
+	ts, err := l.triggers(ctx).List()
 	return triggersOf(ts), err
 }
 
 // SetTriggerEnabled enables or disables a trigger, recording by as who
 // did it.
-func (l *Local) SetTriggerEnabled(_ context.Context, name string, enabled bool, by string) (apitype.Trigger, error) {
-	return triggerOrErr(l.triggers().SetEnabled(name, enabled, by))
+func (l *Local) SetTriggerEnabled(ctx context.Context, name string, enabled bool, by string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers(ctx).SetEnabled(name, enabled, by))
 }
 
 // RemoveTrigger deletes a trigger.
-func (l *Local) RemoveTrigger(_ context.Context, name string) (apitype.Trigger, error) {
-	return triggerOrErr(l.triggers().Remove(name))
+func (l *Local) RemoveTrigger(ctx context.Context, name string) (apitype.Trigger, error) {
+	return triggerOrErr(l.triggers(ctx).Remove(name))
 }
 
 // TriggerRuns returns a trigger's accepted deliveries, newest first.
-func (l *Local) TriggerRuns(_ context.Context, name string, limit int) ([]apitype.TriggerRun, error) {
-	runs, err := l.triggers().Runs(name, limit)
+func (l *Local) TriggerRuns(ctx context.Context, name string, limit int) ([]apitype.TriggerRun, error) {
+	runs, err := l.triggers(ctx).Runs(name, limit)
 	return triggerRunsOf(runs), err
 }
