@@ -28,7 +28,9 @@ type Client interface {
 	CancelFlow(ctx context.Context, id, by string) (apitype.CancelResult, error)
 
 	// RunTask records a task for the runner to start: queued, and
-	// dispatched by the gateway in FIFO order under its admission cap.
+	// dispatched by the gateway in FIFO order under its admission cap,
+	// or, when a slot is free and no task waits, already running (the
+	// gateway starts it in the commit that creates it).
 	// created is false when the idempotency key named an existing task.
 	RunTask(ctx context.Context, in apitype.CreateTaskInput) (task *stored.Task, created bool, err error)
 	// Status describes the gateway serving this client, or, for a Local

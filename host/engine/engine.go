@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/flowgate/flowgate/host/store"
+	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -132,6 +133,9 @@ type Engine struct {
 	// listeners is shared by the engine and every copy WithContext makes,
 	// so a listener added to one hears the writes of all.
 	listeners *listeners
+	// starter takes tasks at their creation (StartAtCreation), shared
+	// with the engine's copies as listeners are.
+	starter *starterSlot
 	// tasks keeps the task records read-only listings decoded, shared
 	// by every copy WithContext makes.
 	tasks *taskMemo
@@ -150,7 +154,7 @@ func New(st store.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return &Engine{st: st, cfg: cfg, ids: newIDSource(cfg.Rand), log: cfg.Logger,
-		listeners: &listeners{}, tasks: &taskMemo{}, ctx: context.Background()}, nil
+		listeners: &listeners{}, starter: &starterSlot{}, tasks: &taskMemo{}, ctx: context.Background()}, nil
 }
 
 // WithContext returns the engine bound to ctx: the same store, config and
@@ -186,6 +190,13 @@ type txn struct {
 	// timestamp repair's (timestamps.go).
 	stampAt    time.Time
 	repairNote string
+	// starts is what the write started at creation (startnow.go);
+	// queuedNew says that it created a task queued, which the tasks it
+	// creates after wait behind; createdQueued holds each task it started
+	// at creation as it would have waited, by id.
+	starts        *creationStarts
+	queuedNew     bool
+	createdQueued map[string]*stored.Task
 }
 
 // notify records a change to report once the transaction commits.
@@ -208,9 +219,11 @@ func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *t
 		refused error
 		changes []Change
 	)
+	starts := &creationStarts{starter: e.starter.get()}
 	err := update(func(tx store.Tx) error {
 		refused, changes = nil, nil
-		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention, historyLimit: e.cfg.HistoryLimit}
+		starts.undo() // a batch run again starts over
+		t := &txn{tx: tx, now: e.now(), retention: e.cfg.TaskRetention, historyLimit: e.cfg.HistoryLimit, starts: starts}
 		if err := fn(t); err != nil {
 			if t.wrote {
 				return err
@@ -221,6 +234,11 @@ func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *t
 		changes = t.changes
 		return nil
 	})
+	if err != nil || refused != nil {
+		starts.undo()
+	} else {
+		starts.hand()
+	}
 	if err != nil {
 		return err
 	}

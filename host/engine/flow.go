@@ -401,6 +401,27 @@ func (t *txn) saveFlow(old, f *sdk.Flow) error {
 	return t.flowHistory(old, f)
 }
 
+// saveNewFlowFrom writes f, a flow this write creates, with the notices
+// and history of a flow created as was and moved to f by a second write:
+// one record, one revision.
+func (t *txn) saveNewFlowFrom(was, f *sdk.Flow) error {
+	f.UpdatedAt = t.now
+	if err := t.reindex(nil, flowIndexKeys(f)); err != nil {
+		return err
+	}
+	if err := t.putFlow(nil, f); err != nil {
+		return err
+	}
+	was.Revision = f.Revision
+	if err := t.queueFlowNotice(was, f); err != nil {
+		return err
+	}
+	if err := t.flowHistory(nil, was); err != nil {
+		return err
+	}
+	return t.flowHistory(was, f)
+}
+
 // lastSegment returns what follows the last '/' of an index key: the id.
 func lastSegment(key string) string { return key[strings.LastIndexByte(key, '/')+1:] }
 

@@ -111,6 +111,14 @@ func (t *txn) taskHistory(old, task *stored.Task) error {
 		name = task.ID
 	}
 	name = "task " + oneLine(name)
+	if queued := t.createdQueued[task.ID]; old == nil && queued != nil {
+		// Started by the write that created it: its history tells the
+		// creation and the start, as two writes would have.
+		kind, summary, _ := taskMove(nil, queued)
+		add(kind, name+" "+summary, map[string]any{"status": queued.Status, "attempt": queued.Attempts,
+			"exit_code": queued.ExitCode, "reason": queued.Reason, "class": queued.Class})
+		old = queued
+	}
 	if kind, summary, ok := taskMove(old, task); ok {
 		data := map[string]any{"status": task.Status, "attempt": task.Attempts,
 			"exit_code": task.ExitCode, "reason": task.Reason, "class": task.Class}

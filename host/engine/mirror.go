@@ -48,6 +48,13 @@ func (e *Engine) createMirror(t *txn, task *stored.Task) (*sdk.Flow, error) {
 		NotifyPolicy: cmp.Or(task.Spec.NotifyPolicy, sdk.NotifyDoneOnly), CreatedAt: t.now, ChainID: id,
 		NotifyTo: task.Spec.NotifyTo, NotifyTemplate: task.Spec.NotifyTemplate,
 	}
+	if q := t.createdQueued[task.ID]; q != nil {
+		// Its task starts at its creation (startnow.go): the flow tells
+		// its creation queued and its start, as two writes would have.
+		was := *f
+		was.Status = mirrorStatus(q.Status)
+		return f, t.saveNewFlowFrom(&was, f)
+	}
 	return f, t.saveFlow(nil, f)
 }
 

@@ -153,6 +153,10 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*stored.Task, bool, err
 		nt.StartedAt, nt.Attempts = t.now, 1
 		startAttemptTime(nt, t.now)
 	}
+	startedNow, err := t.startAtCreation(nt)
+	if err != nil {
+		return nil, false, err
+	}
 	if flow == nil {
 		if flow, err = e.createMirror(t, nt); err != nil {
 			return nil, false, err
@@ -173,8 +177,12 @@ func (e *Engine) createTask(t *txn, in CreateTaskInput) (*stored.Task, bool, err
 	if nt.Status == sdk.TaskQueued && Runnable(nt) {
 		t.notify(TaskQueued, nt.ID)
 	}
+	t.queuedNew = t.queuedNew || nt.Status == sdk.TaskQueued
 	if err := t.afterTaskWrite(nil, nt); err != nil {
 		return nil, false, err
+	}
+	if startedNow {
+		t.handAtCommit(nt)
 	}
 	return nt, true, nil
 }

@@ -228,6 +228,7 @@ func (g *Gateway) start(ctx context.Context) (err error) {
 	del := g.newDeliverer(eng, sup, st, m)
 	ntf := g.notifier(eng, st.cronLeader())
 	eng.Listen("runner", run)
+	eng.StartAtCreation(run)
 	eng.Listen("event delivery", del)
 	eng.Listen("finish notices", ntf)
 	eng.Listen("metrics", m)

@@ -53,7 +53,7 @@ func (r *Runner) dispatch(ctx context.Context) (nextRetry time.Time) {
 	}
 	for ctx.Err() == nil && r.hold.Wait() == 0 {
 		r.mu.Lock()
-		free := r.cfg.MaxRunning - len(r.active) - len(r.launching)
+		free := r.cfg.MaxRunning - len(r.active) - len(r.launching) - r.reserved
 		r.mu.Unlock()
 		if free <= 0 {
 			return nextRetry

@@ -125,6 +125,7 @@ func (h *home) open() {
 	r, err := runner.New(eng, h.cfg)
 	require.NoError(h.t, err)
 	eng.Listen("runner", r)
+	eng.StartAtCreation(r)
 	h.gw = &gateway{st: st, eng: eng, run: r}
 }
 

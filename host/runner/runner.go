@@ -40,6 +40,9 @@ type Runner struct {
 	// launching holds the tasks being launched, by id: they count
 	// against MaxRunning until their launch returns (see dispatch).
 	launching map[string]bool
+	// reserved counts the slots taken for tasks being created running
+	// (Reserve), until their write commits or fails.
+	reserved int
 
 	// holdMu guards held, the environment values of tasks that must
 	// never be stored (see CreateHolding), by task id.
