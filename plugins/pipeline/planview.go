@@ -38,7 +38,10 @@ func (r *run) viewPlan(p *sdk.Plan, end passEnd, created []sdk.TaskRequest) {
 	if c := r.flow.Continuation; c != nil {
 		reused = c.Reuse
 	}
-	prev := keptPlan(r.st)
+	var prev map[string]sdk.NodeView
+	if r.loopUncounted() {
+		prev = keptPlan(r.st)
+	}
 	tasks := func(label string) []sdk.NodePhase {
 		var out []sdk.NodePhase
 		for key, t := range r.tasks {
@@ -54,6 +57,19 @@ func (r *run) viewPlan(p *sdk.Plan, end passEnd, created []sdk.TaskRequest) {
 		return out
 	}
 	fillView(p, r.wf, r.args, r.st.Results, end, reused, r.loops, prev, tasks)
+}
+
+// loopUncounted reports whether the workflow has a top-level for_each
+// step this pass did not count, whose counts only the plan the state
+// holds knows: only then is that plan decoded, which costs in proportion
+// to the plan at every write of every flow.
+func (r *run) loopUncounted() bool {
+	for _, s := range r.wf.Steps {
+		if _, counted := r.loops[s.ID]; s.ForEach != nil && !counted {
+			return true
+		}
+	}
+	return false
 }
 
 // fillView is viewPlan over its parts, so that CheckBound can size the
