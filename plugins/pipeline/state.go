@@ -23,6 +23,10 @@ type state struct {
 	asRead map[string]json.RawMessage
 	// files keeps the values too large to keep inline.
 	files files
+	// decoded are the entries of the results this pass decoded, or
+	// found decoded in the memo, for the next pass (see resultMemo);
+	// was are those of the last pass.
+	decoded, was map[string]decodedResult
 	// outputs finds a step's stdout in its task's record when its log
 	// file is not on this machine; nil reads the log files only.
 	outputs *taskOutputs
@@ -70,9 +74,11 @@ type state struct {
 const legacyDecisionsKey = "decisions"
 
 // readState decodes a flow's state, reading back the values fs keeps; it
-// fails when the state names no workflow file.
-func readState(b json.RawMessage, fs files) (*state, error) {
-	s := &state{raw: map[string]json.RawMessage{}, files: fs}
+// fails when the state names no workflow file. was are the results the
+// last pass over the flow decoded (nil for none): an entry whose bytes
+// are unchanged is not decoded again.
+func readState(b json.RawMessage, fs files, was map[string]decodedResult) (*state, error) {
+	s := &state{raw: map[string]json.RawMessage{}, files: fs, was: was}
 	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
 		if err := json.Unmarshal(b, &s.raw); err != nil {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
