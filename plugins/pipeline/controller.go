@@ -34,7 +34,7 @@ func NewWithOptions(opts Options) sdk.Controller {
 	if abs, err := filepath.Abs(opts.DataDir); err == nil && opts.DataDir != "" {
 		opts.DataDir = abs // the output's file is named by its path, for other readers
 	}
-	return controller{opts: opts, workflows: &flows.Cache{}, results: &resultMemo{}}
+	return controller{opts: opts, workflows: &flows.Cache{}, results: &resultMemo{}, looks: &lookMemo{}}
 }
 
 // controller is the pipeline controller. workflows keeps the workflow
@@ -42,10 +42,13 @@ func NewWithOptions(opts Options) sdk.Controller {
 // and one unchanged since is not parsed again. results keeps the step
 // results the last pass over each flow decoded from its state: those
 // whose bytes are unchanged are not decoded again (see resultMemo).
+// looks keeps what the plan shows of each step of a workflow run with
+// some args (see lookMemo).
 type controller struct {
 	opts      Options
 	workflows *flows.Cache
 	results   *resultMemo
+	looks     *lookMemo
 }
 
 // Info names the controller "pipeline".
@@ -79,7 +82,7 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 			return err
 		}
 	}
-	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, workflows: c.workflows, results: c.results, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
+	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, workflows: c.workflows, results: c.results, looks: c.looks, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
 	if c.opts.SharedStore {
 		r.files.store = &hostValues{ctx: ctx, host: host}
 	}

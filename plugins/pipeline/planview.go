@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -56,7 +55,7 @@ func (r *run) viewPlan(p *sdk.Plan, end passEnd, created []sdk.TaskRequest) {
 		}
 		return out
 	}
-	fillView(p, r.wf, r.args, r.st.Results, end, reused, r.loops, prev, tasks)
+	fillView(p, r.wf, r.looks.of(r.wf, string(r.st.raw["args"]), r.args), r.st.Results, end, reused, r.loops, prev, tasks)
 }
 
 // loopUncounted reports whether the workflow has a top-level for_each
@@ -73,32 +72,17 @@ func (r *run) loopUncounted() bool {
 }
 
 // fillView is viewPlan over its parts, so that CheckBound can size the
-// largest plan a workflow makes: loops are the item counts of the for_each
-// steps the pass walked, prev the plan the state held (its counts stand
-// for loops the pass did not walk), and tasks the phases of the tasks of
-// a label (nil: none).
-func fillView(p *sdk.Plan, wf *flows.Workflow, args map[string]any, results map[string]flows.StepResult, end passEnd, reused []string,
+// largest plan a workflow makes: looks are what each node shows of its
+// step (looksOf), loops the item counts of the for_each steps the pass
+// walked, prev the plan the state held (its counts stand for loops the
+// pass did not walk), and tasks the phases of the tasks of a label (nil:
+// none).
+func fillView(p *sdk.Plan, wf *flows.Workflow, looks []nodeLook, results map[string]flows.StepResult, end passEnd, reused []string,
 	loops map[string]sdk.NodeItems, prev map[string]sdk.NodeView, tasks func(label string) []sdk.NodePhase) {
-	nodes, edges := flows.GraphModel(wf, args)
-	refs := map[string][]sdk.NodeRef{}
-	for _, e := range edges {
-		if e.Label != "next" {
-			refs[e.To] = append(refs[e.To], sdk.NodeRef{From: e.From, Label: e.Label})
-		}
-	}
 	at := topStep(wf, end.step)
 	for i := range p.Nodes {
-		n, s, g := &p.Nodes[i], &wf.Steps[i], nodes[i]
-		n.Type, n.Detail = g.Type, g.Detail
-		if n.Type == "approval" || n.Type == "input" {
-			// A gate's prompt reads filled in, as the gate shows it.
-			n.Detail = flows.ResolveArgsTemplate(n.Detail, args)
-		}
-		n.Detail = capDetail(n.Detail)
-		if s.When != nil {
-			n.Condition = truncateRunes(fmt.Sprint(s.When), maxConditionRunes)
-		}
-		n.Refs = refs[s.ID]
+		n, s, l := &p.Nodes[i], &wf.Steps[i], looks[i]
+		n.Type, n.Detail, n.Condition, n.Refs = l.typ, l.detail, l.condition, l.refs
 		res, done := results[s.ID]
 		n.Phase = resultPhase(res, done, slices.Contains(reused, s.ID))
 		if s.ID == at && (end.phase != sdk.PhaseRunning || !done) {

@@ -36,9 +36,11 @@ type run struct {
 	plugStages []sdk.Stage
 	files      files
 	// workflows loads the flow's workflow file, results keeps the
-	// results the last pass decoded (see controller).
+	// results the last pass decoded, looks the plan's looks (see
+	// controller).
 	workflows *flows.Cache
 	results   *resultMemo
+	looks     *lookMemo
 	// loops are the item counts of the top-level for_each steps the pass
 	// walked, for the plan (see countLoop).
 	loops map[string]sdk.NodeItems
