@@ -28,6 +28,8 @@ type host struct {
 	// stages runs the stages plugins provide; nil in a host made by
 	// NewHost, which has no plugins.
 	stages *Supervisor
+	// owned are the flows own found the controller's (see owns).
+	owned ownedFlows
 }
 
 var _ sdk.Host = (*host)(nil)
@@ -82,6 +84,7 @@ func (h *host) own(ctx context.Context, flowID string) (*sdk.Flow, error) {
 	if f.SyncMode != sdk.SyncManaged || f.ControllerID != h.name {
 		return nil, fmt.Errorf("%w: flow %s is driven by %q, not by controller %s", sdk.ErrNotManaged, flowID, f.ControllerID, h.name)
 	}
+	h.owned.add(flowID)
 	return f, nil
 }
 
@@ -98,11 +101,16 @@ func (h *host) GetFlow(ctx context.Context, flowID string) (*sdk.Flow, error) {
 	return h.own(ctx, flowID)
 }
 
+// ListTasks implements sdk.Host. A flow with no task is loaded to tell
+// it from one that is gone (sdk.ErrNotFound): the list does not.
 func (h *host) ListTasks(ctx context.Context, flowID string) ([]*sdk.Task, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	tasks, err := h.eng.WithContext(ctx).FlowTasks(flowID)
+	if err == nil && len(tasks) == 0 {
+		_, err = h.own(ctx, flowID)
+	}
 	return stored.Publics(tasks), err
 }
 
@@ -128,7 +136,7 @@ func (h *host) taskInput(req sdk.TaskRequest) engine.CreateTaskInput {
 
 // Advance implements sdk.Host: one engine transaction (engine.Advance).
 func (h *host) Advance(ctx context.Context, flowID string, expected int64, a sdk.AdvanceRequest) (sdk.AdvanceResult, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return sdk.AdvanceResult{}, err
 	}
 	reqs, err := flowrule.AdvanceTasks(flowID, a)
@@ -143,7 +151,7 @@ func (h *host) Advance(ctx context.Context, flowID string, expected int64, a sdk
 }
 
 func (h *host) UpdateFlow(ctx context.Context, flowID string, expected int64, u sdk.FlowUpdate) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	return h.eng.WithContext(ctx).UpdateFlow(flowID, expected, engine.FlowPatch{
@@ -152,35 +160,35 @@ func (h *host) UpdateFlow(ctx context.Context, flowID string, expected int64, u 
 }
 
 func (h *host) SetWaiting(ctx context.Context, flowID string, expected int64, w sdk.WaitRequest) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	return h.eng.WithContext(ctx).SetWaiting(flowID, expected, w)
 }
 
 func (h *host) Resume(ctx context.Context, flowID string, expected int64, r sdk.ResumeRequest) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	return h.eng.WithContext(ctx).Resume(flowID, expected, r)
 }
 
 func (h *host) Finish(ctx context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	return h.eng.WithContext(ctx).Finish(flowID, expected, e)
 }
 
 func (h *host) Fail(ctx context.Context, flowID string, expected int64, e sdk.EndRequest) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	return h.eng.WithContext(ctx).Fail(flowID, expected, e)
 }
 
 func (h *host) RequestCancel(ctx context.Context, flowID string, expected int64) (*sdk.Flow, error) {
-	if _, err := h.own(ctx, flowID); err != nil {
+	if err := h.owns(ctx, flowID); err != nil {
 		return nil, err
 	}
 	res, err := h.eng.WithContext(ctx).RequestCancel(flowID, expected)

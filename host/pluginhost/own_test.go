@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -97,4 +98,31 @@ func TestCreateFlowIsTheCallersOwn(t *testing.T) {
 	after, err := eng.GetFlow(theirs.ID)
 	require.NoError(t, err)
 	require.Equal(t, theirs.Revision, after.Revision)
+}
+
+// A host that has seen its controller's flow still reports the flow gone
+// once it is pruned: the calls that no longer load the flow to check
+// whose it is meet sdk.ErrNotFound in the engine's own read.
+func TestSeenFlowIsNotFoundOncePruned(t *testing.T) {
+	t.Parallel()
+	eng := conformanceEngine(t)
+	h := pluginhost.NewHost(eng, conformanceController, nil)
+	ctx := t.Context()
+	f, err := eng.CreateFlow(engine.CreateFlowInput{OwnerKey: "me", ControllerID: conformanceController, Goal: "seen, then pruned"})
+	require.NoError(t, err)
+	_, err = h.ListTasks(ctx, f.ID)
+	require.NoError(t, err)
+	f, err = h.Finish(ctx, f.ID, f.Revision, sdk.EndRequest{})
+	require.NoError(t, err)
+	_, err = eng.PruneFlow(f.ID, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+
+	_, err = h.ListTasks(ctx, f.ID)
+	require.ErrorIs(t, err, sdk.ErrNotFound, "ListTasks")
+	_, err = h.UpdateFlow(ctx, f.ID, f.Revision, sdk.FlowUpdate{State: json.RawMessage(`{}`)})
+	require.ErrorIs(t, err, sdk.ErrNotFound, "UpdateFlow")
+	_, err = h.Advance(ctx, f.ID, f.Revision, sdk.AdvanceRequest{Tasks: []sdk.TaskRequest{{FlowID: f.ID, IdempotencyKey: "k", Spec: sdk.TaskSpec{Argv: []string{"true"}}}}})
+	require.ErrorIs(t, err, sdk.ErrNotFound, "Advance")
+	_, err = h.RequestCancel(ctx, f.ID, f.Revision)
+	require.ErrorIs(t, err, sdk.ErrNotFound, "RequestCancel")
 }

@@ -110,7 +110,7 @@ func largestPlan(wf *flows.Workflow) sdk.Plan {
 			loops[s.ID] = sdk.NodeItems{Total: math.MaxInt32, Done: math.MaxInt32, Failed: math.MaxInt32, Running: math.MaxInt32}
 		}
 	}
-	fillView(&p, wf, nil, done, passEnd{}, nil, loops, nil, nil)
+	fillView(&p, wf, looksOf(wf, nil), done, passEnd{}, nil, loops, nil, nil)
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
 		n.Detail, n.Phase = strings.Repeat("x", maxViewDetail-2), sdk.PhaseSucceeded

@@ -17,9 +17,9 @@ const Name = flows.PipelineController
 const Version = "0.1.0"
 
 // New returns the pipeline controller with the options of its
-// environment (OptionsFrom(os.Getenv)). It keeps no state between events:
-// everything it knows is in the flow's state and tasks, and in the files
-// under its data directory which the state names.
+// environment (OptionsFrom(os.Getenv)). It keeps no state between events
+// but caches: everything it knows is in the flow's state and tasks, and
+// in the files under its data directory which the state names.
 func New() sdk.Controller { return NewFrom(os.Getenv) }
 
 // NewFrom returns the pipeline controller with the options getenv tells
@@ -34,15 +34,21 @@ func NewWithOptions(opts Options) sdk.Controller {
 	if abs, err := filepath.Abs(opts.DataDir); err == nil && opts.DataDir != "" {
 		opts.DataDir = abs // the output's file is named by its path, for other readers
 	}
-	return controller{opts: opts, workflows: &flows.Cache{}}
+	return controller{opts: opts, workflows: &flows.Cache{}, results: &resultMemo{}, looks: &lookMemo{}}
 }
 
 // controller is the pipeline controller. workflows keeps the workflow
 // files its passes loaded: every event of a flow loads its file again,
-// and one unchanged since is not parsed again.
+// and one unchanged since is not parsed again. results keeps the step
+// results the last pass over each flow decoded from its state: those
+// whose bytes are unchanged are not decoded again (see resultMemo).
+// looks keeps what the plan shows of each step of a workflow run with
+// some args (see lookMemo).
 type controller struct {
 	opts      Options
 	workflows *flows.Cache
+	results   *resultMemo
+	looks     *lookMemo
 }
 
 // Info names the controller "pipeline".
@@ -76,7 +82,7 @@ func (c controller) HandleEvent(ctx context.Context, host sdk.Host, ev sdk.Event
 			return err
 		}
 	}
-	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, workflows: c.workflows, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
+	r := &run{host: host, flow: f, ack: ev.Seq, opts: c.opts, workflows: c.workflows, results: c.results, looks: c.looks, files: files{dir: c.opts.DataDir, flow: f.ID, from: f.SourceFlowID}}
 	if c.opts.SharedStore {
 		r.files.store = &hostValues{ctx: ctx, host: host}
 	}

@@ -55,13 +55,14 @@ func (s *state) readKept() error {
 	}
 	s.Results = make(map[string]flows.StepResult, len(entries))
 	s.unread, s.read = map[string]json.RawMessage{}, map[string]keptValue{}
+	s.decoded = make(map[string]decodedResult, len(entries))
 	for k, v := range entries {
 		if spilledSum(v) != "" {
 			s.unread[k] = v
 			s.Results[k] = flows.StepResult{ID: k} // a stand-in until need reads it
 			continue
 		}
-		r, err := decodeResult(k, v)
+		r, err := decodeEntry(k, v, s.was, s.decoded)
 		if err != nil {
 			return err
 		}

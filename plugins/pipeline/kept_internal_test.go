@@ -13,7 +13,7 @@ import (
 func TestManyStageOutputsAreKeptInAFile(t *testing.T) {
 	t.Parallel()
 	fs := files{dir: t.TempDir(), flow: "f1"}
-	s, err := readState([]byte(`{"pipeline":"state.get k"}`), fs)
+	s, err := readState([]byte(`{"pipeline":"state.get k"}`), fs, nil)
 	require.NoError(t, err)
 	s.StageOut = map[string][]any{}
 	for i := range 40000 {
@@ -22,7 +22,7 @@ func TestManyStageOutputsAreKeptInAFile(t *testing.T) {
 	b, _, err := s.encode()
 	require.NoError(t, err)
 	require.Less(t, len(b), 1<<10)
-	back, err := readState(b, fs)
+	back, err := readState(b, fs, nil)
 	require.NoError(t, err)
 	require.Len(t, back.StageOut, len(s.StageOut))
 	for k, v := range s.StageOut {

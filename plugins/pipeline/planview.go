@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -38,7 +37,10 @@ func (r *run) viewPlan(p *sdk.Plan, end passEnd, created []sdk.TaskRequest) {
 	if c := r.flow.Continuation; c != nil {
 		reused = c.Reuse
 	}
-	prev := keptPlan(r.st)
+	var prev map[string]sdk.NodeView
+	if r.loopUncounted() {
+		prev = keptPlan(r.st)
+	}
 	tasks := func(label string) []sdk.NodePhase {
 		var out []sdk.NodePhase
 		for key, t := range r.tasks {
@@ -53,36 +55,34 @@ func (r *run) viewPlan(p *sdk.Plan, end passEnd, created []sdk.TaskRequest) {
 		}
 		return out
 	}
-	fillView(p, r.wf, r.args, r.st.Results, end, reused, r.loops, prev, tasks)
+	fillView(p, r.wf, r.looks.of(r.wf, string(r.st.raw["args"]), r.args), r.st.Results, end, reused, r.loops, prev, tasks)
+}
+
+// loopUncounted reports whether the workflow has a top-level for_each
+// step this pass did not count, whose counts only the plan the state
+// holds knows: only then is that plan decoded, which costs in proportion
+// to the plan at every write of every flow.
+func (r *run) loopUncounted() bool {
+	for _, s := range r.wf.Steps {
+		if _, counted := r.loops[s.ID]; s.ForEach != nil && !counted {
+			return true
+		}
+	}
+	return false
 }
 
 // fillView is viewPlan over its parts, so that CheckBound can size the
-// largest plan a workflow makes: loops are the item counts of the for_each
-// steps the pass walked, prev the plan the state held (its counts stand
-// for loops the pass did not walk), and tasks the phases of the tasks of
-// a label (nil: none).
-func fillView(p *sdk.Plan, wf *flows.Workflow, args map[string]any, results map[string]flows.StepResult, end passEnd, reused []string,
+// largest plan a workflow makes: looks are what each node shows of its
+// step (looksOf), loops the item counts of the for_each steps the pass
+// walked, prev the plan the state held (its counts stand for loops the
+// pass did not walk), and tasks the phases of the tasks of a label (nil:
+// none).
+func fillView(p *sdk.Plan, wf *flows.Workflow, looks []nodeLook, results map[string]flows.StepResult, end passEnd, reused []string,
 	loops map[string]sdk.NodeItems, prev map[string]sdk.NodeView, tasks func(label string) []sdk.NodePhase) {
-	nodes, edges := flows.GraphModel(wf, args)
-	refs := map[string][]sdk.NodeRef{}
-	for _, e := range edges {
-		if e.Label != "next" {
-			refs[e.To] = append(refs[e.To], sdk.NodeRef{From: e.From, Label: e.Label})
-		}
-	}
 	at := topStep(wf, end.step)
 	for i := range p.Nodes {
-		n, s, g := &p.Nodes[i], &wf.Steps[i], nodes[i]
-		n.Type, n.Detail = g.Type, g.Detail
-		if n.Type == "approval" || n.Type == "input" {
-			// A gate's prompt reads filled in, as the gate shows it.
-			n.Detail = flows.ResolveArgsTemplate(n.Detail, args)
-		}
-		n.Detail = capDetail(n.Detail)
-		if s.When != nil {
-			n.Condition = truncateRunes(fmt.Sprint(s.When), maxConditionRunes)
-		}
-		n.Refs = refs[s.ID]
+		n, s, l := &p.Nodes[i], &wf.Steps[i], looks[i]
+		n.Type, n.Detail, n.Condition, n.Refs = l.typ, l.detail, l.condition, l.refs
 		res, done := results[s.ID]
 		n.Phase = resultPhase(res, done, slices.Contains(reused, s.ID))
 		if s.ID == at && (end.phase != sdk.PhaseRunning || !done) {

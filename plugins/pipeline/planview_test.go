@@ -1,10 +1,13 @@
 package pipeline_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/flowgate/flowgate/plugins/pipeline"
 	"github.com/flowgate/flowgate/sdk"
 	"github.com/flowgate/flowgate/sdk/flowrule"
 	"github.com/flowgate/flowgate/sdk/sdktest"
@@ -103,4 +106,30 @@ func TestPlanShowsReusedStepsOfAContinuation(t *testing.T) {
 		h.Drain(succ.ID)
 		require.Equal(t, map[string]sdk.NodePhase{"fetch": "reused", "parse": "reused", "enrich": "running", "report": "pending", "notify": "pending"}, phases(t, h.Flow(succ.ID)))
 	})
+}
+
+// What the plan shows of a step is kept by the workflow and the args it
+// was drawn with (lookMemo), so two flows of one file run with other args
+// each show their own, at every write.
+func TestPlanShowsEachFlowsOwnArgs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "args.lobster")
+	text := "name: args\nargs:\n  who:\n    default: nobody\nsteps:\n  - id: a\n    run: echo ${who}\n  - id: b\n    run: echo ${who} again\n"
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o600))
+	h := sdktest.New(t, pipeline.New())
+	flows := map[string]string{}
+	for _, who := range []string{"one", "two", "one"} {
+		f := h.StartFlow("args", map[string]any{"file": file, "args": map[string]any{"who": who}, "cwd": dir})
+		flows[f.ID] = who
+	}
+	r := &runner{}
+	for range 2 {
+		for id, who := range flows {
+			f := h.Flow(id)
+			require.Equal(t, "echo "+who, node(t, f, "a").Detail)
+			require.Equal(t, "echo "+who+" again", node(t, f, "b").Detail)
+			r.next(t, h, id)
+		}
+	}
 }

@@ -35,8 +35,12 @@ type run struct {
 	// pass when a pipeline needs one (see loadPluginStages).
 	plugStages []sdk.Stage
 	files      files
-	// workflows loads the flow's workflow file (see controller).
+	// workflows loads the flow's workflow file, results keeps the
+	// results the last pass decoded, looks the plan's looks (see
+	// controller).
 	workflows *flows.Cache
+	results   *resultMemo
+	looks     *lookMemo
 	// loops are the item counts of the top-level for_each steps the pass
 	// walked, for the plan (see countLoop).
 	loops map[string]sdk.NodeItems
@@ -79,9 +83,10 @@ func (e childError) Error() string { return e.err.Error() }
 // ends the flow; after the last step it finishes the flow with the output.
 func (r *run) advance(ctx context.Context) error {
 	var err error
-	if r.st, err = readState(r.flow.State, r.files); err != nil {
+	if r.st, err = readState(r.flow.State, r.files, r.results.get(r.flow.ID)); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
+	r.results.put(r.flow.ID, r.st.decoded)
 	r.st.outputs = &taskOutputs{list: func(id string) ([]*sdk.Task, error) { return r.host.ListTasks(ctx, id) },
 		flows: []string{r.flow.ID, r.flow.SourceFlowID}}
 	if r.wf, err = r.st.workflow(r.workflows); err != nil {

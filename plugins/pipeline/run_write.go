@@ -16,14 +16,13 @@ import (
 // state nor the step changed (and u sets no field): the plan alone is no
 // reason to write.
 func (r *run) update(stepID string, created []sdk.TaskRequest) (u sdk.FlowUpdate, write bool, err error) {
-	_, changed, err := r.st.encode()
-	if err != nil || (!changed && r.flow.CurrentStep == stepID) {
+	if err := r.st.fill(); err != nil || (r.flow.CurrentStep == stepID && !r.st.changed()) {
 		return sdk.FlowUpdate{}, false, err
 	}
 	if err := r.keepPlan(passEnd{step: stepID, phase: sdk.PhaseRunning}, created); err != nil {
 		return sdk.FlowUpdate{}, false, err
 	}
-	b, changed, err := r.st.encode()
+	b, changed, err := r.st.marshal()
 	if err != nil {
 		return sdk.FlowUpdate{}, false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/flowgate/flowgate/flows"
@@ -16,10 +17,16 @@ import (
 // the decisions an older gateway recorded at gates) are written back
 // untouched.
 type state struct {
-	raw    map[string]json.RawMessage
-	before []byte
+	raw map[string]json.RawMessage
+	// asRead is raw as it was read, before the pass changed it (see
+	// changed).
+	asRead map[string]json.RawMessage
 	// files keeps the values too large to keep inline.
 	files files
+	// decoded are the entries of the results this pass decoded, or
+	// found decoded in the memo, for the next pass (see resultMemo);
+	// was are those of the last pass.
+	decoded, was map[string]decodedResult
 	// outputs finds a step's stdout in its task's record when its log
 	// file is not on this machine; nil reads the log files only.
 	outputs *taskOutputs
@@ -67,9 +74,11 @@ type state struct {
 const legacyDecisionsKey = "decisions"
 
 // readState decodes a flow's state, reading back the values fs keeps; it
-// fails when the state names no workflow file.
-func readState(b json.RawMessage, fs files) (*state, error) {
-	s := &state{raw: map[string]json.RawMessage{}, files: fs}
+// fails when the state names no workflow file. was are the results the
+// last pass over the flow decoded (nil for none): an entry whose bytes
+// are unchanged is not decoded again.
+func readState(b json.RawMessage, fs files, was map[string]decodedResult) (*state, error) {
+	s := &state{raw: map[string]json.RawMessage{}, files: fs, was: was}
 	if len(bytes.TrimSpace(b)) > 0 && string(bytes.TrimSpace(b)) != "null" {
 		if err := json.Unmarshal(b, &s.raw); err != nil {
 			return nil, fmt.Errorf("the flow's state is not a JSON object: %w", err)
@@ -99,8 +108,8 @@ func readState(b json.RawMessage, fs files) (*state, error) {
 	if s.Prior == nil {
 		s.Prior = map[string]string{}
 	}
-	s.before, err = json.Marshal(s.raw)
-	return s, err
+	s.asRead = maps.Clone(s.raw)
+	return s, nil
 }
 
 // deadline returns the deadline of the gate at step, recording def (in
@@ -119,9 +128,18 @@ func (s *state) deadline(step string, def time.Time) time.Time {
 // encode returns the state with the current results; changed says
 // whether it differs from the state that was read.
 func (s *state) encode() (b json.RawMessage, changed bool, err error) {
+	if err := s.fill(); err != nil {
+		return nil, false, err
+	}
+	return s.marshal()
+}
+
+// fill writes into raw what the pass keeps decoded: the results, gate
+// deadlines, stage reports, stage outputs and prior outputs.
+func (s *state) fill() (err error) {
 	if len(s.Results) > 0 {
 		if s.raw["results"], err = encodeEntries(s, s.Results, s.unread, s.read, maxInlineResults, "the result of step %s"); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	for _, f := range []struct {
@@ -131,27 +149,57 @@ func (s *state) encode() (b json.RawMessage, changed bool, err error) {
 	}{{"gate_until", len(s.GateUntil), s.GateUntil}, {sdk.StagesKey, len(s.Stages), s.Stages}} {
 		if f.n > 0 {
 			if s.raw[f.key], err = json.Marshal(f.v); err != nil {
-				return nil, false, err
+				return err
 			}
 		}
 	}
 	if len(s.StageOut) > 0 {
 		if err = s.keepStageOutputs(); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	if len(s.Prior) > 0 {
-		if err = s.keep(priorKey, priorFileKey, s.Prior, maxInlinePrior, func(sum string) any { return sum }); err != nil {
-			return nil, false, err
-		}
+		return s.keep(priorKey, priorFileKey, s.Prior, maxInlinePrior, func(sum string) any { return sum })
 	}
+	return nil
+}
+
+// marshal returns raw as the state's JSON, refusing one over maxState;
+// changed says whether it differs from the state that was read.
+func (s *state) marshal() (b json.RawMessage, changed bool, err error) {
 	if b, err = json.Marshal(s.raw); err != nil {
 		return nil, false, err
 	}
 	if len(b) > maxState {
 		return nil, false, fmt.Errorf("%w: %d bytes, over the %d a flow's state may hold; %s", errStateTooLarge, len(b), maxState, s.largest())
 	}
-	return b, !bytes.Equal(b, s.before), nil
+	return b, s.changed(), nil
+}
+
+// changed reports whether raw encodes to other JSON than the state that
+// was read: whether a key came or went, or a value differs other than
+// in how it is spaced (json.Marshal compacts each). Only the values
+// whose bytes differ are compacted to compare, so a pass that changed
+// nothing costs no encoding of the state.
+func (s *state) changed() bool {
+	if len(s.raw) != len(s.asRead) {
+		return true
+	}
+	for k, v := range s.raw {
+		old, ok := s.asRead[k]
+		if !ok {
+			return true
+		}
+		if bytes.Equal(v, old) {
+			continue
+		}
+		a, errA := json.Marshal(v)
+		b, errB := json.Marshal(old)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // largest names what takes the most room in the encoded state, for the
