@@ -7,8 +7,8 @@ import (
 
 // rawScan walks JSON bytes once, checking them as json.Valid does and
 // noting whether json.Marshal would change them. The flow codec
-// (flowcodec.go) uses it so that encoding/json's slower scanner never
-// goes over a flow's state.
+// (flowcodec.go) uses it so that encoding/json's slower scanner need not
+// go over a flow's state.
 //
 // It is stricter than json.Valid, never looser: nesting deeper than
 // rawMaxDepth is refused, and callers then take encoding/json's path,
