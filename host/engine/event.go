@@ -182,14 +182,16 @@ func dueDelivery(tx store.ReadTx, key string, skip func(flowID, holder string) b
 	if err != nil {
 		return nil, err
 	}
-	f, err := loadFlow(tx, flowID)
+	// The controller is all a delivery needs of its flow: the head
+	// spares decoding the state, the bulk of a managed flow's record.
+	h, err := loadFlowHead(tx, flowID)
 	if damaged(err) != nil {
 		return nil, nil // its flow cannot be read; delivery of the others goes on
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Delivery{Event: ev, Controller: f.ControllerID, Holder: holder}, nil
+	return &Delivery{Event: ev, Controller: h.ControllerID, Holder: holder}, nil
 }
 
 // PendingEvents counts undelivered events by controller.

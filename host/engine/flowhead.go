@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"encoding/json"
 
 	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
@@ -40,7 +39,7 @@ func loadFlowHead(tx store.ReadTx, id string) (flowHead, error) {
 // loadFlowHead does.
 func decodeFlowHead(it store.Item) (flowHead, error) {
 	var h flowHead
-	if err := json.Unmarshal(it.Value, &h); err != nil {
+	if err := unmarshalFlow(it.Value, &h); err != nil {
 		return h, &DamagedRecord{Key: it.Key, Reason: "it does not decode: " + err.Error()}
 	}
 	if err := validate(it.Key, &sdk.Flow{ID: h.ID, SyncMode: h.SyncMode, ControllerID: h.ControllerID, Status: h.Status}); err != nil {

@@ -29,7 +29,13 @@ type storedFlow struct {
 // *DamagedRecord naming its key.
 func decodeRecord[T any](it store.Item) (*T, error) {
 	v := new(T)
-	if err := json.Unmarshal(it.Value, v); err != nil {
+	var err error
+	if f, ok := any(v).(*sdk.Flow); ok {
+		err = unmarshalFlow(it.Value, f)
+	} else {
+		err = json.Unmarshal(it.Value, v)
+	}
+	if err != nil {
 		return nil, &DamagedRecord{Key: it.Key, Reason: "it does not decode: " + err.Error()}
 	}
 	if err := validate(it.Key, v); err != nil {
@@ -55,7 +61,7 @@ func (t *txn) putFlow(old, f *sdk.Flow) error {
 	if t.flows[f.ID] {
 		return fmt.Errorf("flow %s is written twice in one transaction (a bug in the engine; nothing was changed)", f.ID)
 	}
-	b, err := json.Marshal(storedFlow{Flow: f})
+	b, err := encodeFlow(f)
 	if err != nil {
 		return fmt.Errorf("encode flow %s: %w", f.ID, err)
 	}
