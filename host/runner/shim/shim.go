@@ -38,18 +38,25 @@ func Main(dir string) int {
 	if errors.Is(specErr, errHandoffCut) {
 		return 3
 	}
-	return attend(dir, spec, specErr, now, sigs)
-}
-
-// attend claims attempt dir, whose spec (or why it could not be read)
-// the shim received at now, runs it and records how it ended; it returns
-// Main's exit code.
-func attend(dir string, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) int {
-	_ = becomeSubreaper()
-	self, err := identify(os.Getpid())
+	self, err := identifySelf()
 	if err != nil {
 		return 1
 	}
+	return attend(dir, self, spec, specErr, now, sigs)
+}
+
+// identifySelf makes the shim a child subreaper and returns its own
+// identity, without StartedAt. Both hold for the life of the process,
+// so a warm shim does this once for all the attempts it runs.
+func identifySelf() (ProcInfo, error) {
+	_ = becomeSubreaper()
+	return identify(os.Getpid())
+}
+
+// attend claims attempt dir for the shim self (identifySelf), which
+// received the attempt's spec (or why it could not be read) at now, runs
+// it and records how it ended; it returns Main's exit code.
+func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) int {
 	self.StartedAt = now
 	rec, err := claimRecord(dir, Record{Shim: &self})
 	if errors.Is(err, errClaimed) {

@@ -53,6 +53,10 @@ func MainWarm() int {
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGPIPE, unix.SIGCHLD)
 	defer signal.Stop(sigs)
 
+	// Read before the first attempt, not at each: who the shim is does
+	// not change between its attempts. A shim that cannot say fails
+	// each attempt it is handed, claiming none, as Main would.
+	self, selfErr := identifySelf()
 	in := bufio.NewReader(os.Stdin)
 	for ran := false; ; ran = true {
 		// A cancel that comes between two attempts was meant for the one
@@ -85,7 +89,10 @@ func MainWarm() int {
 			}
 		}
 		spec, specErr := decodeSpec(h.Spec)
-		code := attend(h.Dir, spec, specErr, now, sigs)
+		code := 1
+		if selfErr == nil {
+			code = attend(h.Dir, self, spec, specErr, now, sigs)
+		}
 		if _, err := os.Stdout.Write([]byte{byte(code)}); err != nil || code != 0 {
 			return code
 		}
