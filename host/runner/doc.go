@@ -32,7 +32,10 @@
 // so their commits share the store's group commits, and a slot freed
 // while others launch is filled without waiting for them. A task that
 // ends succeeded or cancelled while another waits hands its slot over in
-// the commit of its end (engine.FinishAndStart). A failed attempt is retried with backoff (Backoff) while its
+// the commit of its end (engine.FinishAndStart), and a task created
+// while a slot is free and none waits is started by the commit that
+// creates it (the runner is the engine's Starter: Reserve, Launch). A
+// failed attempt is retried with backoff (Backoff) while its
 // policy allows, after it is classified (see Failure classification).
 // Progress lines are read from
 // the task's progress file and recorded with their file offset, in one
