@@ -2,15 +2,11 @@ package engine_test
 
 import (
 	"encoding/json"
-	"path/filepath"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/sdk"
 )
 
@@ -27,13 +23,7 @@ func advanceTasks(f *sdk.Flow, labels ...string) []engine.CreateTaskInput {
 // CreateTask were one each.
 func TestAdvanceIsOneCommit(t *testing.T) {
 	t.Parallel()
-	bboltOnly(t)
-	var commits atomic.Int64
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
+	eng, commits := countingEngine(t)
 	f := createFlow(t, eng)
 
 	step := "fan"
@@ -92,14 +82,8 @@ func TestAdvanceRefusedInsideTheWriteChangesNothing(t *testing.T) {
 // own; the delivery's acknowledgement after it writes nothing.
 func TestAdvanceAcknowledgesItsEventInTheSameCommit(t *testing.T) {
 	t.Parallel()
-	bboltOnly(t)
-	var commits atomic.Int64
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	eng, commits := countingEngine(t)
 	var acked []engine.Change
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
 	eng.Listen("acks", engine.ListenerFunc(func(c engine.Change) {
 		if c.Kind == engine.EventAcked {
 			acked = append(acked, c)

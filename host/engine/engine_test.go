@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -37,6 +39,20 @@ func newEngine(t testing.TB) *engine.Engine {
 	eng, err := engine.New(openStore(t), engine.Config{})
 	require.NoError(t, err)
 	return eng
+}
+
+// countingEngine returns an engine over a bbolt file of its own, which
+// only a bbolt pass runs, and the count of its store's commits so far.
+func countingEngine(t *testing.T) (*engine.Engine, *atomic.Int64) {
+	t.Helper()
+	bboltOnly(t)
+	commits := new(atomic.Int64)
+	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	eng, err := engine.New(st, engine.Config{})
+	require.NoError(t, err)
+	return eng, commits
 }
 
 func createFlow(t testing.TB, eng *engine.Engine) *sdk.Flow {

@@ -1,10 +1,7 @@
 package engine_test
 
 import (
-	"path/filepath"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,13 +15,7 @@ import (
 // slot passes at one instant: the first ends when the second starts.
 func TestFinishAndStartIsOneCommit(t *testing.T) {
 	t.Parallel()
-	bboltOnly(t)
-	var commits atomic.Int64
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
+	eng, commits := countingEngine(t)
 	first, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})
 	require.NoError(t, err)
 	next, _, err := eng.CreateTask(engine.CreateTaskInput{OwnerKey: "o", Spec: sdk.TaskSpec{Shell: "true"}})

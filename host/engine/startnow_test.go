@@ -2,16 +2,13 @@ package engine_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/flowgate/flowgate/host/engine"
-	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/stored"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -64,13 +61,7 @@ func (s *slots) state() (free, asked, released int, launched []handed) {
 // creation and the start.
 func TestATaskCreatedWithASlotFreeStartsInItsCreatingCommit(t *testing.T) {
 	t.Parallel()
-	bboltOnly(t)
-	var commits atomic.Int64
-	st, err := store.Open(filepath.Join(t.TempDir(), "flowgate.db"), store.Options{OnCommit: func(time.Duration) { commits.Add(1) }})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	eng, err := engine.New(st, engine.Config{})
-	require.NoError(t, err)
+	eng, commits := countingEngine(t)
 	s := &slots{free: 1}
 	eng.StartAtCreation(s)
 
