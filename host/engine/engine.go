@@ -197,6 +197,9 @@ type txn struct {
 	starts        *creationStarts
 	queuedNew     bool
 	createdQueued map[string]*stored.Task
+	// histMetas holds the history metas this transaction wrote, by flow
+	// id (history.go).
+	histMetas map[string]*historyMeta
 }
 
 // notify records a change to report once the transaction commits.

@@ -133,7 +133,7 @@ func (t *txn) explain(id string, n historyNote) {
 // (a gateway not yet upgraded on the same etcd), and to refill a drop
 // tier's queue, once every historyQueueLen drops.
 func (t *txn) record(flowID string, e HistoryEntry) error {
-	meta, err := loadHistoryMeta(t.tx, flowID)
+	meta, err := t.historyMeta(flowID)
 	if err != nil {
 		return err
 	}
@@ -228,6 +228,25 @@ func (t *txn) create(key string, v any) error {
 	return store.Create(t.tx, key, b)
 }
 
+// historyMeta returns flow flowID's history meta as this transaction
+// last wrote it, reading and decoding it only at the first entry the
+// transaction records for the flow: a write that records a task's and
+// its flow's moves appends several entries to one history.
+func (t *txn) historyMeta(flowID string) (*historyMeta, error) {
+	if m := t.histMetas[flowID]; m != nil {
+		return m, nil
+	}
+	meta, err := loadHistoryMeta(t.tx, flowID)
+	if err != nil {
+		return nil, err
+	}
+	if t.histMetas == nil {
+		t.histMetas = map[string]*historyMeta{}
+	}
+	t.histMetas[flowID] = &meta
+	return &meta, nil
+}
+
 func loadHistoryMeta(tx store.ReadTx, flowID string) (historyMeta, error) {
 	var meta historyMeta
 	it, err := tx.Get(historyMetaKey(flowID))
@@ -244,7 +263,10 @@ func loadHistoryMeta(tx store.ReadTx, flowID string) (historyMeta, error) {
 }
 
 // pruneHistory deletes flow flowID's whole history.
-func (t *txn) pruneHistory(flowID string) error { return t.deletePrefix(historyDir(flowID)) }
+func (t *txn) pruneHistory(flowID string) error {
+	delete(t.histMetas, flowID)
+	return t.deletePrefix(historyDir(flowID))
+}
 
 // HistoryPage is one page of a flow's history.
 type HistoryPage struct {
