@@ -380,7 +380,12 @@ func flowItem(tx store.ReadTx, id string) (store.Item, error) {
 // saveFlow writes f over old (nil for a new flow) as read in this
 // transaction: the write bumps the revision of the flow's key, which f
 // then carries; it stamps updated_at and keeps the indexes in step.
-func (t *txn) saveFlow(old, f *sdk.Flow) error {
+func (t *txn) saveFlow(old, f *sdk.Flow) error { return t.saveFlowFrom(old, nil, f) }
+
+// saveFlowFrom is saveFlow, where a new flow (old nil) may be told as
+// created as was and moved to f by a second write: its notices and
+// history say so, for one record and one revision. was nil is saveFlow.
+func (t *txn) saveFlowFrom(old, was, f *sdk.Flow) error {
 	var oldKeys []string
 	if old != nil {
 		oldKeys = flowIndexKeys(old)
@@ -395,31 +400,18 @@ func (t *txn) saveFlow(old, f *sdk.Flow) error {
 	if err := t.putFlow(old, f); err != nil {
 		return err
 	}
-	if err := t.queueFlowNotice(old, f); err != nil {
+	from := old
+	if was != nil {
+		was.Revision = f.Revision
+		if err := t.flowHistory(nil, was); err != nil {
+			return err
+		}
+		from = was
+	}
+	if err := t.queueFlowNotice(from, f); err != nil {
 		return err
 	}
-	return t.flowHistory(old, f)
-}
-
-// saveNewFlowFrom writes f, a flow this write creates, with the notices
-// and history of a flow created as was and moved to f by a second write:
-// one record, one revision.
-func (t *txn) saveNewFlowFrom(was, f *sdk.Flow) error {
-	f.UpdatedAt = t.now
-	if err := t.reindex(nil, flowIndexKeys(f)); err != nil {
-		return err
-	}
-	if err := t.putFlow(nil, f); err != nil {
-		return err
-	}
-	was.Revision = f.Revision
-	if err := t.queueFlowNotice(was, f); err != nil {
-		return err
-	}
-	if err := t.flowHistory(nil, was); err != nil {
-		return err
-	}
-	return t.flowHistory(was, f)
+	return t.flowHistory(from, f)
 }
 
 // lastSegment returns what follows the last '/' of an index key: the id.

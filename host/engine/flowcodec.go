@@ -38,10 +38,7 @@ var (
 // json.Marshal holds) is spliced in as it is; any other is left to
 // json.Marshal, which compacts it, escapes it or refuses it.
 func encodeFlow(f *sdk.Flow) ([]byte, error) {
-	if len(f.State) == 0 {
-		return json.Marshal(storedFlow{Flow: f})
-	}
-	if _, plain := rawValid(f.State); !plain {
+	if _, plain := rawValid(f.State); len(f.State) == 0 || !plain {
 		return json.Marshal(storedFlow{Flow: f})
 	}
 	c := *f

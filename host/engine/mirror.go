@@ -53,7 +53,7 @@ func (e *Engine) createMirror(t *txn, task *stored.Task) (*sdk.Flow, error) {
 		// its creation queued and its start, as two writes would have.
 		was := *f
 		was.Status = mirrorStatus(q.Status)
-		return f, t.saveNewFlowFrom(&was, f)
+		return f, t.saveFlowFrom(nil, &was, f)
 	}
 	return f, t.saveFlow(nil, f)
 }

@@ -92,17 +92,8 @@ type rawMember struct {
 // object scans the object at s.i; member, when not nil, is told of each
 // of its members in order and returns false to stop the scan.
 func (s *rawScan) object(member func(rawMember) bool) bool {
-	if s.depth++; s.depth > rawMaxDepth {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		s.depth--
-		return true
-	}
-	for {
+	ok, more := s.open('}')
+	for ok && more {
 		s.ws()
 		start := s.i
 		if s.i >= len(s.b) || s.b[s.i] != '"' || !s.str() {
@@ -122,53 +113,57 @@ func (s *rawScan) object(member func(rawMember) bool) bool {
 		if member != nil && !member(rawMember{key: key, start: start, value: value, end: s.i}) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
-		}
+		ok, more = s.next('}')
 	}
+	return ok
 }
 
 func (s *rawScan) array() bool {
-	if s.depth++; s.depth > rawMaxDepth {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		s.depth--
-		return true
-	}
-	for {
+	ok, more := s.open(']')
+	for ok && more {
 		if !s.value() {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
-		}
+		ok, more = s.next(']')
 	}
+	return ok
+}
+
+// open enters the object or array whose opening byte is at s.i and
+// whose closing byte is end: ok is false when it nests too deep, more
+// when it holds a first member or element; an empty one is left at once.
+func (s *rawScan) open(end byte) (ok, more bool) {
+	if s.depth++; s.depth > rawMaxDepth {
+		return false, false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == end {
+		s.i++
+		s.depth--
+		return true, false
+	}
+	return true, true
+}
+
+// next reads what follows a member or an element of the object or
+// array whose closing byte is end: a comma (more follows) or end (it is
+// left); anything else is not valid.
+func (s *rawScan) next(end byte) (ok, more bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case end:
+		s.i++
+		s.depth--
+		return true, false
+	}
+	return false, false
 }
 
 // str scans the string whose opening quote is at s.i.

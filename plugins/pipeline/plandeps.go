@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/flowgate/flowgate/flows"
 )
@@ -14,39 +13,25 @@ import (
 // loaded workflow, which flows.Cache hands out unchanged while its files
 // are: every write of a running flow keeps its plan, and finding the
 // dependencies encodes every step of the workflow to search its text, a
-// cost that grew with the steps at every event of every step. It is
-// emptied when it holds memoLimit workflows. A pipeline string's workflow
-// (no file) is parsed again at each pass, so it is never kept.
-var depsMemo struct {
-	mu sync.Mutex
-	m  map[*flows.Workflow][][]string
-}
-
-const memoLimit = 64
+// cost that grew with the steps at every event of every step. A pipeline
+// string's workflow (no file) is parsed again at each pass, so it is
+// never kept.
+var depsMemo memo[*flows.Workflow, [][]string]
 
 // workflowDeps is deps of each step of wf, in order, computed once per
 // loaded workflow. The lists are shared: copy one before changing it.
 func workflowDeps(wf *flows.Workflow) [][]string {
-	depsMemo.mu.Lock()
-	deps, ok := depsMemo.m[wf]
-	depsMemo.mu.Unlock()
-	if ok {
+	if deps, ok := depsMemo.get(wf); ok {
 		return deps
 	}
 	refs := newStepRefs(wf.Steps)
-	deps = make([][]string, len(wf.Steps))
+	deps := make([][]string, len(wf.Steps))
 	for i := range wf.Steps {
 		deps[i] = refs.deps(i)
 	}
-	if wf.File == "" {
-		return deps
+	if wf.File != "" {
+		depsMemo.put(wf, deps)
 	}
-	depsMemo.mu.Lock()
-	if depsMemo.m == nil || len(depsMemo.m) >= memoLimit {
-		depsMemo.m = make(map[*flows.Workflow][][]string, memoLimit)
-	}
-	depsMemo.m[wf] = deps
-	depsMemo.mu.Unlock()
 	return deps
 }
 

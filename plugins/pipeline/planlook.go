@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/flowgate/flowgate/flows"
 	"github.com/flowgate/flowgate/sdk"
@@ -48,12 +47,8 @@ func looksOf(wf *flows.Workflow, args map[string]any) []nodeLook {
 // steps at every event. A workflow is the one flows.Cache hands out
 // unchanged while its files are, so an edited file is drawn anew; a
 // pipeline string's (no file) is parsed again at each pass and never
-// kept. It holds memoLimit entries and is emptied when full, as depsMemo
-// is. The looks are shared: do not change them.
-type lookMemo struct {
-	mu sync.Mutex
-	m  map[lookKey][]nodeLook
-}
+// kept. The looks are shared: do not change them.
+type lookMemo struct{ memo[lookKey, []nodeLook] }
 
 // lookKey is a workflow and the args of a run of it, as its state holds
 // them (the args the run resolves from them with the workflow's
@@ -70,18 +65,10 @@ func (m *lookMemo) of(wf *flows.Workflow, stateArgs string, args map[string]any)
 		return looksOf(wf, args)
 	}
 	k := lookKey{wf: wf, args: stateArgs}
-	m.mu.Lock()
-	looks, ok := m.m[k]
-	m.mu.Unlock()
-	if ok {
+	if looks, ok := m.get(k); ok {
 		return looks
 	}
-	looks = looksOf(wf, args)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m == nil || len(m.m) >= memoLimit {
-		m.m = make(map[lookKey][]nodeLook, memoLimit)
-	}
-	m.m[k] = looks
+	looks := looksOf(wf, args)
+	m.put(k, looks)
 	return looks
 }

@@ -3,25 +3,22 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
-	"sync"
 
 	"github.com/flowgate/flowgate/flows"
 )
 
 // resultMemo keeps, for the flows the controller passed over last, each
 // step result the pass decoded from the flow's state, with the bytes it
-// was decoded from. A flow's state holds the result of every step that
-// ran, and each pass decoded all of them again although, from one step
-// to the next, only the last step's had changed: a pass now decodes only
-// the entries whose bytes differ from those the memo holds, whoever wrote
-// them (this controller, a person's `tasks flow update`, the controller
-// of another gateway on a shared store). An entry is matched by its
-// bytes, so a hit is what decoding them would give; the memo is only a
-// cache, and a pass that finds nothing in it decodes as before. It holds
-// up to memoLimit flows and is emptied when full, as depsMemo is.
+// was decoded from, by flow id and state key. A flow's state holds the
+// result of every step that ran, and each pass decoded all of them again
+// although, from one step to the next, only the last step's had changed:
+// a pass now decodes only the entries whose bytes differ from those the
+// memo holds, whoever wrote them (this controller, a person's `tasks flow
+// update`, the controller of another gateway on a shared store). An
+// entry is matched by its bytes, so a hit is what decoding them would
+// give.
 type resultMemo struct {
-	mu    sync.Mutex
-	flows map[string]map[string]decodedResult // by flow id, then state key
+	memo[string, map[string]decodedResult]
 }
 
 // decodedResult is one entry of a flow's results and what it decodes to.
@@ -31,29 +28,22 @@ type decodedResult struct {
 	res flows.StepResult
 }
 
-// get returns the results the last pass over flow id decoded (nil for
+// of returns the results the last pass over flow id decoded (nil for
 // none), for readState; the map is the memo's: do not change it.
-func (m *resultMemo) get(id string) map[string]decodedResult {
+func (m *resultMemo) of(id string) map[string]decodedResult {
 	if m == nil {
 		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.flows[id]
+	d, _ := m.get(id)
+	return d
 }
 
-// put keeps d, what a pass over flow id decoded, in place of what the
+// keep keeps d, what a pass over flow id decoded, in place of what the
 // memo held for the flow.
-func (m *resultMemo) put(id string, d map[string]decodedResult) {
-	if m == nil {
-		return
+func (m *resultMemo) keep(id string, d map[string]decodedResult) {
+	if m != nil {
+		m.put(id, d)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.flows == nil || len(m.flows) >= memoLimit {
-		m.flows = make(map[string]map[string]decodedResult, memoLimit)
-	}
-	m.flows[id] = d
 }
 
 // decodeEntry decodes the result of step key, entry v of the state's

@@ -83,10 +83,10 @@ func (e childError) Error() string { return e.err.Error() }
 // ends the flow; after the last step it finishes the flow with the output.
 func (r *run) advance(ctx context.Context) error {
 	var err error
-	if r.st, err = readState(r.flow.State, r.files, r.results.get(r.flow.ID)); err != nil {
+	if r.st, err = readState(r.flow.State, r.files, r.results.of(r.flow.ID)); err != nil {
 		return r.fail(ctx, "", "", err.Error())
 	}
-	r.results.put(r.flow.ID, r.st.decoded)
+	r.results.keep(r.flow.ID, r.st.decoded)
 	r.st.outputs = &taskOutputs{list: func(id string) ([]*sdk.Task, error) { return r.host.ListTasks(ctx, id) },
 		flows: []string{r.flow.ID, r.flow.SourceFlowID}}
 	if r.wf, err = r.st.workflow(r.workflows); err != nil {
