@@ -211,5 +211,10 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// Run is main for the flowgate binary.
-func Run() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
+// Run is main for the flowgate binary. A gateway's heap is small and
+// churns at every task, so Go's collector would run dozens of times a
+// second under load; it may grow to a floor first (KeepHeapFloor).
+func Run() {
+	gateway.KeepHeapFloor()
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}

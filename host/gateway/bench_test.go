@@ -106,6 +106,7 @@ var dispatchArgv = []string{"/bin/true"}
 // The workload is fixed and b.N is ignored: run it with -benchtime 1x.
 // It takes about 30 s on 2 cores.
 func BenchmarkDispatch(b *testing.B) {
+	gateway.KeepHeapFloor() // as the flowgate binary does (cli.Run)
 	shims, shimName := dispatchShim(b)
 	b.Logf("shim: %s; %d tasks x %d rounds, concurrency %d", shimName, dispatchTasks, dispatchRounds, dispatchConcurrency)
 
