@@ -19,6 +19,7 @@ const (
 	FigUpdate1        = "guarded_update_1_writer"
 	FigUpdateN        = "guarded_update_many_writers"
 	FigDispatch       = "task_dispatch"
+	FigTaskFiles      = "task_files"
 	FigController     = "controller_round_trip"
 	FigControllerRead = "controller_round_trip_read"
 	FigList           = "flow_list"

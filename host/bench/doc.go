@@ -28,7 +28,10 @@
 //   - task dispatch (task_dispatch): tasks of true created through a
 //     temporary gateway's client, from the first create to the last end,
 //     against bare fork/exec of true at the same concurrency; target
-//     ≥ 0.3×;
+//     ≥ 0.3×; beside it, what a task's four new inodes cost in the
+//     file system before each round (task_files), which on ext4 without
+//     a journal swings from tens of microseconds to over a millisecond
+//     with the files removed there in the minutes before;
 //   - the controller round trip (controller_round_trip,
 //     controller_round_trip_read): an event delivered to the first-party
 //     pipeline controller served by Config.Self ("flowgate plugin serve
