@@ -38,9 +38,10 @@ func (c *controllerClient) Info(ctx context.Context) (Info, error) {
 	return infoFromProto(r), nil
 }
 
-// HandleEvent delivers one event.
-func (c *controllerClient) HandleEvent(ctx context.Context, ev Event) error {
-	in, err := eventToProto(ev)
+// HandleEvent delivers one event, with f, the event's flow as the
+// gateway read it for this delivery, or nil (see hostClient.forEvent).
+func (c *controllerClient) HandleEvent(ctx context.Context, ev Event, f *Flow) error {
+	in, err := eventToProto(ev, f)
 	if err != nil {
 		return err
 	}

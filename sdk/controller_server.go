@@ -88,7 +88,7 @@ func (s *controllerServer) HandleEvent(ctx context.Context, r *pb.HandleEventReq
 			err = status.Errorf(codes.Internal, "controller panicked handling event %d (%s) of flow %s: %v", ev.Seq, ev.Type, ev.FlowID, p)
 		}
 	}()
-	if err := s.impl.HandleEvent(ctx, host, ev); err != nil {
+	if err := s.impl.HandleEvent(ctx, host.forEvent(ev.FlowID, r.GetFlowJson()), ev); err != nil {
 		return nil, wireErrors.ToStatus(err)
 	}
 	return &pb.HandleEventResponse{}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,13 +26,65 @@ import (
 type hostClient struct {
 	conn   *grpc.ClientConn
 	client pb.HostServiceClient
-	closed atomic.Bool
+	closed *atomic.Bool // shared with the copies forEvent makes
 }
 
 var _ Host = (*hostClient)(nil)
 
 func newHostClient(conn *grpc.ClientConn) *hostClient {
-	return &hostClient{conn: conn, client: pb.NewHostServiceClient(conn)}
+	return &hostClient{conn: conn, client: pb.NewHostServiceClient(conn), closed: new(atomic.Bool)}
+}
+
+// forEvent returns h as the handling of one event of flow flowID sees it,
+// given flow, that flow's JSON as the gateway sent it with the event
+// (HandleEventRequest.flow_json): when the handling's first call is
+// GetFlow of flowID, flow answers it without a round trip. Every other
+// call, and every call after the first, goes to the gateway, so a read
+// made after a write still sees the write. An empty flow (a gateway that
+// sends none) leaves h as it is.
+func (h *hostClient) forEvent(flowID string, flow []byte) *hostClient {
+	if len(flow) == 0 {
+		return h
+	}
+	first := &firstRead{ClientConnInterface: h.conn, flowID: flowID, flow: flow}
+	return &hostClient{conn: h.conn, client: pb.NewHostServiceClient(first), closed: h.closed}
+}
+
+// firstRead is the connection to the gateway as one event's handling
+// uses it: see hostClient.forEvent.
+type firstRead struct {
+	grpc.ClientConnInterface
+	flowID string
+
+	mu   sync.Mutex
+	flow []byte // nil once the first call was made
+}
+
+// take returns the flow the event came with if no call was made before,
+// and nil from then on.
+func (c *firstRead) take() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.flow
+	c.flow = nil
+	return f
+}
+
+func (c *firstRead) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if flow := c.take(); flow != nil && method == pb.HostService_GetFlow_FullMethodName {
+		req, isGet := args.(*pb.GetFlowRequest)
+		resp, isFlow := reply.(*pb.FlowResponse)
+		if isGet && isFlow && req.GetFlowId() == c.flowID {
+			resp.FlowJson = flow
+			return nil
+		}
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+func (c *firstRead) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	c.take()
+	return c.ClientConnInterface.NewStream(ctx, desc, method, opts...)
 }
 
 // close ends the connection; calls made after it fail with

@@ -77,12 +77,20 @@ func stageCallFromProto(r *pb.RunStageRequest) StageCall {
 	return StageCall{FlowID: r.GetFlowId(), Key: r.GetKey(), Name: r.GetName(), Args: r.GetArgsJson(), Items: r.GetItemsJson()}
 }
 
-func eventToProto(ev Event) (*pb.HandleEventRequest, error) {
+// eventToProto is ev as it crosses, with f, its flow as the gateway read
+// it, when f is not nil.
+func eventToProto(ev Event, f *Flow) (*pb.HandleEventRequest, error) {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
 	}
-	return &pb.HandleEventRequest{EventJson: b}, nil
+	r := &pb.HandleEventRequest{EventJson: b}
+	if f != nil {
+		if r.FlowJson, err = encodeFlow(f); err != nil {
+			return nil, fmt.Errorf("event %d of flow %s: %w", ev.Seq, ev.FlowID, err)
+		}
+	}
+	return r, nil
 }
 
 func eventFromProto(r *pb.HandleEventRequest) (Event, error) {

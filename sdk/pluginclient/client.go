@@ -21,7 +21,7 @@ import (
 type controllerCalls interface {
 	Setup(ctx context.Context, hostAddress string) error
 	Info(ctx context.Context) (sdk.Info, error)
-	HandleEvent(ctx context.Context, ev sdk.Event) error
+	HandleEvent(ctx context.Context, ev sdk.Event, f *sdk.Flow) error
 	Shutdown(ctx context.Context) error
 	RunStage(ctx context.Context, call sdk.StageCall) (json.RawMessage, error)
 	Watch(ctx context.Context) error
@@ -137,9 +137,19 @@ func (c *pluginClient) Info(ctx context.Context) (sdk.Info, error) {
 	return info, c.err(err)
 }
 
-// HandleEvent implements Plugin.
+// HandleEvent implements Plugin. The event goes with its flow as the
+// bound Host reads it, which a controller built with this sdk takes as
+// the answer to its first GetFlow: most controllers read their flow
+// first, and this saves that round trip. A flow that cannot be read goes
+// as none; the controller's own read then meets the error.
 func (c *pluginClient) HandleEvent(ctx context.Context, ev sdk.Event) error {
-	if err := c.calls.HandleEvent(ctx, ev); err != nil {
+	var f *sdk.Flow
+	if h := c.host.Load(); h != nil { // nil before setup, which the plugin refuses
+		if read, err := h.GetFlow(ctx, ev.FlowID); err == nil {
+			f = read
+		}
+	}
+	if err := c.calls.HandleEvent(ctx, ev, f); err != nil {
 		return fmt.Errorf("event %d (%s) of flow %s: %w", ev.Seq, ev.Type, ev.FlowID, c.err(err))
 	}
 	return nil

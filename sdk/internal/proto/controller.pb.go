@@ -659,7 +659,14 @@ func (*SetupResponse) Descriptor() ([]byte, []int) {
 type HandleEventRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// event_json is an sdk.Event.
-	EventJson     []byte `protobuf:"bytes,1,opt,name=event_json,json=eventJson,proto3" json:"event_json,omitempty"`
+	EventJson []byte `protobuf:"bytes,1,opt,name=event_json,json=eventJson,proto3" json:"event_json,omitempty"`
+	// flow_json is the event's flow (an sdk.Flow) as the gateway read it
+	// for this delivery, as HostService.GetFlow would answer it; empty when
+	// the gateway could not read it. A controller that reads its flow
+	// first may take this instead of calling GetFlow: one round trip
+	// fewer per event. It is a read like any other, so writes still name
+	// the revision it carries.
+	FlowJson      []byte `protobuf:"bytes,2,opt,name=flow_json,json=flowJson,proto3" json:"flow_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -697,6 +704,13 @@ func (*HandleEventRequest) Descriptor() ([]byte, []int) {
 func (x *HandleEventRequest) GetEventJson() []byte {
 	if x != nil {
 		return x.EventJson
+	}
+	return nil
+}
+
+func (x *HandleEventRequest) GetFlowJson() []byte {
+	if x != nil {
+		return x.FlowJson
 	}
 	return nil
 }
@@ -2694,10 +2708,11 @@ const file_flowgate_controller_v1_controller_proto_rawDesc = "" +
 	"\x06stages\x18\x01 \x03(\v2!.flowgate.controller.v1.StageInfoR\x06stages\"G\n" +
 	"\fSetupRequest\x12!\n" +
 	"\fhost_address\x18\x02 \x01(\tR\vhostAddressJ\x04\b\x01\x10\x02R\x0ehost_broker_id\"\x0f\n" +
-	"\rSetupResponse\"3\n" +
+	"\rSetupResponse\"P\n" +
 	"\x12HandleEventRequest\x12\x1d\n" +
 	"\n" +
-	"event_json\x18\x01 \x01(\fR\teventJson\"\x15\n" +
+	"event_json\x18\x01 \x01(\fR\teventJson\x12\x1b\n" +
+	"\tflow_json\x18\x02 \x01(\fR\bflowJson\"\x15\n" +
 	"\x13HandleEventResponse\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
 	"\x10ShutdownResponse\")\n" +
