@@ -33,6 +33,11 @@ func OpenTaskFile(path string) (*os.File, error) {
 func openTaskFile(path string, flag int) (*os.File, error) {
 	f, err := os.OpenFile(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)
 	if err != nil {
+		// Nothing there is nothing to name (the gateway looks for files
+		// that are mostly absent, such as giveup.json, at every task).
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
 			return nil, notRegular(path, fi.Mode())
 		}
