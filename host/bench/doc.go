@@ -27,16 +27,18 @@
 //     on their own flows; targets ≥ 0.3× and ≥ 3× the raw fsync rate;
 //   - task dispatch (task_dispatch): tasks of true created through a
 //     temporary gateway's client, from the first create to the last end,
-//     against bare fork/exec of true at the same concurrency; target
-//     ≥ 0.3×; beside it, what a task's four new inodes cost in the
-//     file system before each round (task_files), which on ext4 without
-//     a journal swings from tens of microseconds to over a millisecond
-//     with the files removed there in the minutes before;
+//     after one untimed task per slot has filled the gateway's pool of
+//     idle shims, against bare fork/exec of true at the same
+//     concurrency; target ≥ 0.3×; beside it, what a task's four new
+//     inodes cost in the file system before each round (task_files),
+//     which on ext4 without a journal swings from tens of microseconds
+//     to over a millisecond with the files removed there in the minutes
+//     before;
 //   - the controller round trip (controller_round_trip,
 //     controller_round_trip_read): an event delivered to the first-party
 //     pipeline controller served by Config.Self ("flowgate plugin serve
 //     pipeline") under the gateway's plugin supervisor, against the same
-//     controller called in process; target ≤ 10× at the median;
+//     controller called in process; target ≤ 2.5× at the median;
 //   - tasks flow list (flow_list): the engine calls the CLI makes for its
 //     default page of 100 (ViewFlows, then CountFlows) over Sizes.Flows
 //     flows, against the same over a hundredth of them; target < 50 ms;
