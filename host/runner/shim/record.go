@@ -126,7 +126,7 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 		return nil, errClaimed
 	}
 	err = w.write(rec, true)
-	if err == nil {
+	if err == nil && !entrySyncedWithFile(dir) {
 		err = syncDir(dir)
 	}
 	if err == nil {
