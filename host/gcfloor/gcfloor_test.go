@@ -74,7 +74,7 @@ func TestASetGOGCOrGOMEMLIMITLeavesTheCollectorAlone(t *testing.T) {
 	}
 }
 
-func TestKeepRaisesThisProcesssGOGC(t *testing.T) {
+func TestKeepRaisesThisProcessGOGC(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	Keep(Floor)

@@ -35,8 +35,9 @@
 // with fdatasync, and the claim also syncs the directory (except under
 // the ext4 driver, whose sync of a new file writes its entry too: see
 // entrySyncedWithFile), so that after a crash of the machine an attempt
-// whose child may have run is never taken for one that did not. The child's identity is not synced: it
-// outlives any process crash, and no process outlives the machine's.
+// whose child may have run is never taken for one that did not. The
+// child's identity is not synced: it outlives any process crash, and no
+// process outlives the machine's.
 // Read it with ReadRecord.
 //
 // Shims from before the record file wrote spec.json, shim.json,

@@ -2,7 +2,6 @@ package shim
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,9 +50,15 @@ func TestEntrySyncedWithFileOnlyUnderTheExt4Driver(t *testing.T) {
 	for _, dir := range dirs {
 		want := ext4Driver(t, dir)
 		sawExt4 = sawExt4 || want
-		require.Equal(t, want, entrySyncedWithFile(dir), dir)
-		require.Equal(t, want, entrySyncedWithFile(dir), "%s, asked again (kept per device)", dir)
+		f, err := os.Open(dir)
+		require.NoError(t, err)
+		require.Equal(t, want, entrySyncedWithFile(f), dir)
+		require.Equal(t, want, entrySyncedWithFile(f), "%s, asked again (kept per device)", dir)
+		require.NoError(t, f.Close())
 	}
-	require.False(t, entrySyncedWithFile(filepath.Join(t.TempDir(), "gone")), "a directory that is not there")
+	closed, err := os.Open(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, closed.Close())
+	require.False(t, entrySyncedWithFile(closed), "a file closed already")
 	t.Logf("an ext4 file system among %v: %v", dirs, sawExt4)
 }

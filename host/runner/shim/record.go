@@ -126,7 +126,7 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 		return nil, errClaimed
 	}
 	err = w.write(rec, true)
-	if err == nil && !entrySyncedWithFile(dir) {
+	if err == nil && !entrySyncedWithFile(w.f) {
 		err = syncDir(dir)
 	}
 	if err == nil {
