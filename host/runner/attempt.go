@@ -245,10 +245,23 @@ func (r *Runner) recordChild(a *attempt, rec shim.Record) bool {
 // signalShim asks the shim to stop the task: SIGTERM to the group, then
 // SIGKILL after the grace, done by the shim so that it happens even if the
 // gateway dies meanwhile. The shim's identity is checked first. It reports
-// whether the request is delivered, or needs none (the shim is gone); a
-// shim that has not written its identity yet is asked again next time.
+// whether the request is delivered, or needs none (the shim is gone).
+//
+// An attempt no shim has claimed yet is withdrawn instead (shim.Withdraw):
+// its command never starts, and the next look settles the task as
+// cancelled before it started. That holds even when the gateway stops
+// at once, before the shim would have written its identity; a shim that
+// claims first is signalled as usual.
 func (r *Runner) signalShim(a *attempt) bool {
 	rec, err := shim.ReadRecord(a.dir)
+	if err == nil && rec.Shim == nil && rec.Status == nil {
+		withdrawn, werr := shim.Withdraw(a.dir)
+		if werr == nil && withdrawn {
+			r.log.Info("task cancelled before its shim claimed it", "task", a.taskID)
+			return true
+		}
+		rec, err = shim.ReadRecord(a.dir) // claimed meanwhile: signal it
+	}
 	if err != nil || rec.Shim == nil {
 		r.log.Debug("cancel: shim identity not written yet", "task", a.taskID, "error", err)
 		return false

@@ -80,6 +80,45 @@ func TestCancelWhileShimStarts(t *testing.T) {
 	}
 }
 
+// A cancel asked for while the task's shim is still starting, with the
+// gateway stopping straight after, is not lost: the attempt is withdrawn,
+// so the shim that comes later runs nothing, and the task ends cancelled.
+func TestCancelBeforeTheShimClaimsSurvivesTheGatewayStopping(t *testing.T) {
+	t.Parallel()
+	release := filepath.Join(t.TempDir(), "release")
+	shims := make(chan *os.Process, 1)
+	h := startHome(t, func(c *runner.Config) {
+		c.Launch = func(dir string, env []string) (*os.Process, error) {
+			p, err := launchShim(dir, append(env, shimHoldEnv+"="+release))
+			if err == nil {
+				shims <- p
+			}
+			return p, err
+		}
+	})
+	task := h.create(h.spec("echo started >> ran"))
+	waitTask(t, h.eng(), task.ID, running, waitLimit)
+	shimProc := <-shims
+	asked, err := h.eng().CancelTask(task.ID)
+	require.NoError(t, err)
+	require.True(t, asked.CancelRequested())
+	h.close() // the gateway goes, its shim not yet started
+
+	// The shim starts late, finds the attempt withdrawn and runs nothing.
+	require.NoError(t, os.WriteFile(release, nil, 0o600))
+	polltest.Until(t, "the late shim to exit", func() bool {
+		return errors.Is(syscall.Kill(shimProc.Pid, 0), syscall.ESRCH)
+	})
+
+	h.open()
+	h.start()
+	got := h.wait(task.ID)
+	require.Equal(t, sdk.TaskCancelled, got.Status)
+	require.Equal(t, "cancelled", got.Reason)
+	require.Contains(t, got.Errors[len(got.Errors)-1], "cancelled before it started")
+	require.Empty(t, h.lines("ran"), "the cancelled command never ran")
+}
+
 func TestCancelQueuedTask(t *testing.T) {
 	t.Parallel()
 	h := startHome(t, func(c *runner.Config) { c.MaxRunning = 1 })

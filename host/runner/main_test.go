@@ -27,8 +27,22 @@ import (
 // helper-process pattern).
 const shimEnv = "FLOWGATE_TEST_SHIM"
 
+// shimHoldEnv, set to a path, makes a test shim wait, before it claims its
+// attempt, until a file is there (or waitLimit passes): a shim the
+// machine is slow to start.
+const shimHoldEnv = "FLOWGATE_TEST_SHIM_HOLD"
+
+func holdShim(path string) {
+	for end := time.Now().Add(waitLimit); path != "" && time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(shimEnv) == "1" {
+		holdShim(os.Getenv(shimHoldEnv))
 		os.Exit(shim.Main(os.Args[len(os.Args)-1]))
 	}
 	// Started through a link named flowgate-shim (see warmShims), the

@@ -397,6 +397,13 @@ func (r *Runner) follow(a *attempt) {
 	followed := r.life.Go(func(ctx context.Context) { r.followOn(ctx, a) })
 	if !followed {
 		r.forget(a)
+		// A cancel already asked for is delivered before the task is
+		// left to its shim, as supervise does when the runner stops.
+		if chanClosed(a.cancel) {
+			r.signalShim(a)
+		} else if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() && t.Attempts == a.n {
+			r.signalShim(a)
+		}
 		r.release(a, false)
 	}
 }
