@@ -11,7 +11,6 @@ import (
 // is queued or finishes, when a retry comes due, and at least every second;
 // while the store fails to write, only once the hold is over.
 func (r *Runner) dispatchLoop(ctx context.Context) {
-	r.dispatching.Store(true)
 	for {
 		r.pruneHeld()
 		wait := time.Second

@@ -76,7 +76,7 @@ type Runner struct {
 	// once marks a runner that settles what ended and follows nothing
 	// (Reconcile, Preview): it never waits for the network.
 	once bool
-	// dispatching is set once the dispatch loop runs: only then does a
+	// dispatching is set once the dispatch loop starts: only then does a
 	// task that ends hand its slot to a queued one (finishHandingOff);
 	// recovery, Reconcile and Preview never start a task.
 	dispatching atomic.Bool
@@ -157,6 +157,10 @@ func (r *Runner) Start(ctx context.Context) error {
 		if r.cfg.Shims != nil {
 			r.life.Go(r.cfg.Shims.KeepWarm)
 		}
+		// Set before Start returns, not when the loop's goroutine first
+		// runs: a task created just after Start takes a free slot at its
+		// creation (Reserve) as it would a moment later.
+		r.dispatching.Store(true)
 		r.life.Go(r.dispatchLoop)
 		if r.cfg.Departures != nil && r.cfg.Cluster != nil {
 			r.life.Go(r.takeOverLoop)
