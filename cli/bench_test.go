@@ -96,7 +96,11 @@ func TestBenchJSON(t *testing.T) {
 		if f.Name == bench.FigRestart {
 			require.Contains(t, f.Note, "the CPU this process spent in the start", "the restart's wall time is read beside its CPU")
 		}
-		if f.Name == bench.FigFsync || f.Name == bench.FigTaskFiles { // facts of the file system
+		if f.Name == bench.FigStoreWriter {
+			require.LessOrEqual(t, f.Value, 1.0, "a share of the rounds' time")
+			require.Contains(t, f.Note, "bbolt's commit")
+		}
+		if f.Name == bench.FigFsync || f.Name == bench.FigTaskFiles || f.Name == bench.FigStoreWriter { // facts beside the figures
 			require.Zero(t, f.Baseline)
 			require.Zero(t, f.Ratio)
 		} else {
@@ -120,7 +124,7 @@ func TestBenchJSON(t *testing.T) {
 			met++
 		}
 	}
-	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigTaskFiles, bench.FigTaskCPU, bench.FigRunning,
+	require.Equal(t, []string{bench.FigFsync, bench.FigUpdate1, bench.FigUpdateN, bench.FigDispatch, bench.FigTaskFiles, bench.FigStoreWriter, bench.FigTaskCPU, bench.FigRunning,
 		bench.FigStartLatency, bench.FigTriggerAccept, bench.FigTriggerLatency, bench.FigTasksRun, bench.FigStartStop, bench.FigController,
 		bench.FigControllerRead, bench.FigList, bench.FigListAll, bench.FigRunCenterList, bench.FigRestart, bench.FigRSS}, names)
 	require.Len(t, rep.Skipped, 5, "the figures against Lobster and the step floor beside them, left out")

@@ -20,6 +20,7 @@ const (
 	FigUpdateN        = "guarded_update_many_writers"
 	FigDispatch       = "task_dispatch"
 	FigTaskFiles      = "task_files"
+	FigStoreWriter    = "store_writer_busy"
 	FigController     = "controller_round_trip"
 	FigControllerRead = "controller_round_trip_read"
 	FigList           = "flow_list"

@@ -75,6 +75,7 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 	if err := waitTasks(ctx, c, warm, 5*time.Millisecond); err != nil {
 		return d, err
 	}
+	w0, _ := g.StoreWriter()
 	cpu0, start := cpuTime(), time.Now()
 	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}); err != nil {
 		return d, err
@@ -83,6 +84,11 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 		return d, err
 	}
 	d.gatewayCPU = ms(cpuTime()-cpu0) / float64(r.sz.DispatchTasks)
+	if w1, ok := g.StoreWriter(); ok && w1.Busy > w0.Busy {
+		busy := w1.Busy - w0.Busy
+		d.writerBusy = busy.Seconds() / time.Since(start).Seconds()
+		d.writerApplying = (w1.Applying - w0.Applying).Seconds() / busy.Seconds()
+	}
 	page, err := c.ListTasks(ctx, apitype.TaskFilter{OwnerKey: benchOwner})
 	if err != nil {
 		return d, err

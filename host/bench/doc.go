@@ -33,7 +33,9 @@
 //     inodes cost in the file system before each round (task_files),
 //     which on ext4 without a journal swings from tens of microseconds
 //     to over a millisecond with the files removed there in the minutes
-//     before;
+//     before, and the store writer's share of the rounds' time
+//     (store_writer_busy, store.WriterStats), split between the engine's
+//     work inside the transactions and bbolt's commit;
 //   - the controller round trip (controller_round_trip,
 //     controller_round_trip_read): an event delivered to the first-party
 //     pipeline controller served by Config.Self ("flowgate plugin serve

@@ -41,16 +41,21 @@ type dispatchRound struct {
 	gatewayCPU, bareCPU float64 // ms of CPU per task
 	running             float64 // tasks running at once, on average
 	taskFiles           float64 // µs to make a task's four inodes beside the round's home
+	// writerBusy is the store writer's share of the round's time, and
+	// writerApplying the share of its own time spent in the engine's
+	// functions rather than bbolt's commit.
+	writerBusy, writerApplying float64
 }
 
 // dispatchFigures are the figures of the dispatch rounds: the throughput,
 // CPU per task and tasks running at once.
 func (r *run) dispatchFigures(rounds []dispatchRound) []Figure {
-	var gw, bare, cpu, bareCPU, running, files []float64
+	var gw, bare, cpu, bareCPU, running, files, busy, applying []float64
 	for _, d := range rounds {
 		gw, bare = append(gw, d.gateway), append(bare, d.bare)
 		cpu, bareCPU, running = append(cpu, d.gatewayCPU), append(bareCPU, d.bareCPU), append(running, d.running)
 		files = append(files, d.taskFiles)
+		busy, applying = append(busy, d.writerBusy), append(applying, d.writerApplying)
 	}
 	return []Figure{
 		{Name: FigDispatch, Title: "task dispatch through the gateway", Value: median(gw), Unit: "tasks/s", Rounds: gw,
@@ -59,6 +64,8 @@ func (r *run) dispatchFigures(rounds []dispatchRound) []Figure {
 			Note:   fmt.Sprintf("%s tasks of true per round, %d at once; their shims come from the pool (docs/performance.md)", thousands(int64(r.sz.DispatchTasks)), r.sz.Concurrency)},
 		{Name: FigTaskFiles, Title: "a task's four new inodes (directory, record, stdout, stderr), dispatch rounds", Value: median(files), Unit: "µs", Rounds: files,
 			Note: taskFilesNote(median(files))},
+		{Name: FigStoreWriter, Title: "the store writer's share of the dispatch rounds' time", Value: median(busy), Unit: "share", Rounds: busy,
+			Note: storeWriterNote(median(busy), median(applying))},
 		{Name: FigTaskCPU, Title: "CPU per task, gateway and shim", Value: median(cpu), Unit: "ms", Rounds: cpu,
 			Baseline: median(bareCPU), BaselineTitle: "bare fork/exec", BaselineUnit: "ms",
 			Target: &Target{Of: "value", Op: "<=", Limit: 3}, Note: "user and system time of the gateway, its shims and their tasks, over the dispatch rounds"},
@@ -82,6 +89,18 @@ func taskFilesNote(us float64) string {
 	return fmt.Sprintf("over %d µs: the file system makes new files slowly here, which slows every task's launch and so task_dispatch, task_cpu and created_to_started; "+
 		"on ext4 without a journal each new inode scans past those freed in the last minutes (a run's scratch directory just removed), "+
 		"so run again after about six minutes without removing files, or with --dir on another file system", slowTaskFiles)
+}
+
+// storeWriterNote says what a store_writer_busy figure of busy means,
+// applying being the share of the writer's time spent in the engine's
+// functions inside the transactions.
+func storeWriterNote(busy, applying float64) string {
+	split := fmt.Sprintf("%.0f%% of its time in the engine's work inside the transactions, %.0f%% in bbolt's commit (page writes and two fsyncs)",
+		100*applying, 100*(1-applying))
+	if busy < 0.7 {
+		return "the store's one writer had time to spare: " + split
+	}
+	return "over 0.7: writes queue behind the store's one writer, which sets task_dispatch here; " + split
 }
 
 // runningAtOnce is the average number of tasks running between start and

@@ -22,6 +22,7 @@ import (
 	"github.com/flowgate/flowgate/host/runcenter"
 	"github.com/flowgate/flowgate/host/runner"
 	"github.com/flowgate/flowgate/host/scheduler"
+	"github.com/flowgate/flowgate/host/store"
 	"github.com/flowgate/flowgate/host/store/backend"
 	"github.com/flowgate/flowgate/sdk"
 )
@@ -238,7 +239,7 @@ func (g *Gateway) start(ctx context.Context) (err error) {
 	if err := parts.Start(ctx, work...); err != nil {
 		return err
 	}
-	if err := m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space}); err != nil {
+	if err := m.Register(metrics.Sources{Engine: eng, Runner: run, Plugins: sup.Statuses, Space: st.space, Writer: st.writer}); err != nil {
 		return err
 	}
 	g.st, g.eng, g.run, g.sched, g.sup, g.parts, g.metrics = st, eng, run, sched, sup, parts, m
@@ -256,6 +257,18 @@ func (g *Gateway) start(ctx context.Context) (err error) {
 	}
 	g.log.Info("gateway started", "home", g.cfg.Home, "pid", os.Getpid(), "socket", sock.path, "max_running", run.MaxRunning())
 	return nil
+}
+
+// StoreWriter returns what the store's one writer has done since this
+// gateway opened it (see store.WriterStats), for flowgate bench; false
+// when the gateway is stopped or its store is not a bbolt file.
+func (g *Gateway) StoreWriter() (store.WriterStats, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st == nil || g.st.writer == nil {
+		return store.WriterStats{}, false
+	}
+	return g.st.writer(), true
 }
 
 // Stop stops serving, stops dispatching and following tasks (they keep

@@ -30,6 +30,8 @@ type records struct {
 	health func() store.WriteHealth
 	// space measures the store file; nil for a store that is no local file.
 	space func() (store.Space, error)
+	// writer answers what the store's writer did; nil but on bbolt.
+	writer func() store.WriterStats
 	// member is this gateway's membership of an etcd installation, to
 	// whose lease its claim on the installation is bound; nil on bbolt,
 	// whose file lock does that job.
@@ -227,7 +229,7 @@ func (g *Gateway) openRecords(ctx context.Context, sopts store.Options) (*record
 	r := &records{Store: st}
 	switch s := st.(type) {
 	case *store.Bolt:
-		r.health, r.space = s.WriteHealth, s.Space
+		r.health, r.space, r.writer = s.WriteHealth, s.Space, s.Writer
 	case *etcd.Store:
 		r.health = s.WriteHealth
 		if err := g.join(ctx, r, s, spec.URL); err != nil {

@@ -35,6 +35,8 @@
 //	flowgate_gate_oldest_age_seconds            gauge, 0 when none is open
 //	flowgate_store_file_bytes                   gauge
 //	flowgate_store_free_bytes                   gauge
+//	flowgate_store_commits_total                counter, since the store was opened
+//	flowgate_store_writer_busy_seconds_total    counter: the one writer's time; its rate is its load
 //	flowgate_plugin_restarts_total{plugin}      counter, since the gateway started
 //	flowgate_plugin_pending_events{plugin}      gauge
 //	flowgate_task_start_latency_seconds         histogram: queued (or due to retry) to started

@@ -30,7 +30,8 @@ func TestScrapeServesWhatItCanRead(t *testing.T) {
 	require.NoError(t, err)
 
 	m := metrics.New(nil)
-	require.NoError(t, m.Register(metrics.Sources{Engine: eng, Space: func() (store.Space, error) { return store.Space{}, errors.New("disk gone") }}))
+	require.NoError(t, m.Register(metrics.Sources{Engine: eng, Space: func() (store.Space, error) { return store.Space{}, errors.New("disk gone") },
+		Writer: st.Writer}))
 	require.Error(t, m.Register(metrics.Sources{Engine: eng}), "the counts are registered once")
 	other := metrics.New(nil)
 	other.TaskStarted(0)
@@ -43,6 +44,10 @@ func TestScrapeServesWhatItCanRead(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, fams, "flowgate_store_file_bytes", "a failed source is left out")
 	require.Len(t, fams["flowgate_tasks"].GetMetric(), len(sdk.TaskStatuses()), "every status, zero included")
+	w := st.Writer()
+	require.Positive(t, w.Commits, "the task's creation committed")
+	require.Equal(t, float64(w.Commits), fams["flowgate_store_commits_total"].GetMetric()[0].GetCounter().GetValue())
+	require.Positive(t, fams["flowgate_store_writer_busy_seconds_total"].GetMetric()[0].GetCounter().GetValue(), "the commit took time")
 	require.Len(t, fams["flowgate_flows"].GetMetric(), len(sdk.FlowStatuses()))
 	require.Zero(t, fams["flowgate_task_start_latency_seconds"].GetMetric()[0].GetHistogram().GetSampleCount(), "the other Metrics' observation is its own")
 }

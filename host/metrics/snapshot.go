@@ -25,6 +25,9 @@ type Sources struct {
 	Plugins func() []pluginhost.Status
 	// Space answers the store file's size and free bytes.
 	Space func() (store.Space, error)
+	// Writer answers what the store's one writer has done: its commits
+	// and the time it was busy (a bbolt store's).
+	Writer func() store.WriterStats
 	// Now is the clock for gate ages; if nil, time.Now.
 	Now func() time.Time
 }
@@ -35,6 +38,7 @@ type snapshot struct {
 
 	flows, tasks, maxRunning, following      *prometheus.Desc
 	gatesOpen, gateAge, fileBytes, freeBytes *prometheus.Desc
+	commits, writerBusy                      *prometheus.Desc
 	pluginRestarts, pluginPending            *prometheus.Desc
 }
 
@@ -46,15 +50,18 @@ func newSnapshot(src Sources) *snapshot {
 		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil)
 	}
 	return &snapshot{
-		src:            src,
-		flows:          d("flows", "Flows in the store, by status.", "status"),
-		tasks:          d("tasks", "Tasks in the store, by status.", "status"),
-		maxRunning:     d("tasks_max_running", "The cap on tasks running at once; the rest wait queued."),
-		following:      d("runner_following", "Task attempts this gateway's runner follows now."),
-		gatesOpen:      d("gates_open", "Flows waiting at an approval or input gate."),
-		gateAge:        d("gate_oldest_age_seconds", "How long the oldest open gate has waited; 0 when none is open."),
-		fileBytes:      d("store_file_bytes", "Size of the store file."),
-		freeBytes:      d("store_free_bytes", "Bytes of the store file in free pages (compaction gives them back)."),
+		src:        src,
+		flows:      d("flows", "Flows in the store, by status.", "status"),
+		tasks:      d("tasks", "Tasks in the store, by status.", "status"),
+		maxRunning: d("tasks_max_running", "The cap on tasks running at once; the rest wait queued."),
+		following:  d("runner_following", "Task attempts this gateway's runner follows now."),
+		gatesOpen:  d("gates_open", "Flows waiting at an approval or input gate."),
+		gateAge:    d("gate_oldest_age_seconds", "How long the oldest open gate has waited; 0 when none is open."),
+		fileBytes:  d("store_file_bytes", "Size of the store file."),
+		freeBytes:  d("store_free_bytes", "Bytes of the store file in free pages (compaction gives them back)."),
+		commits:    d("store_commits_total", "Transactions the store committed; a group commit carries several writes."),
+		writerBusy: d("store_writer_busy_seconds_total",
+			"Time the store's one writer spent in write transactions, fsyncs included; its rate near 1 means writes queue behind one another."),
 		pluginRestarts: d("plugin_restarts_total", "Restarts of a controller plugin since the gateway started.", "plugin"),
 		pluginPending:  d("plugin_pending_events", "Events waiting for a controller plugin to acknowledge them.", "plugin"),
 	}
@@ -63,7 +70,7 @@ func newSnapshot(src Sources) *snapshot {
 // Describe sends every metric the snapshot can send.
 func (s *snapshot) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{s.flows, s.tasks, s.maxRunning, s.following, s.gatesOpen, s.gateAge,
-		s.fileBytes, s.freeBytes, s.pluginRestarts, s.pluginPending} {
+		s.fileBytes, s.freeBytes, s.commits, s.writerBusy, s.pluginRestarts, s.pluginPending} {
 		ch <- d
 	}
 }
@@ -83,6 +90,11 @@ func (s *snapshot) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(s.fileBytes, prometheus.GaugeValue, float64(sp.FileBytes))
 			ch <- prometheus.MustNewConstMetric(s.freeBytes, prometheus.GaugeValue, float64(sp.FreeBytes))
 		}
+	}
+	if s.src.Writer != nil {
+		w := s.src.Writer()
+		ch <- prometheus.MustNewConstMetric(s.commits, prometheus.CounterValue, float64(w.Commits))
+		ch <- prometheus.MustNewConstMetric(s.writerBusy, prometheus.CounterValue, w.Busy.Seconds())
 	}
 	if s.src.Plugins != nil {
 		for _, p := range s.src.Plugins() {

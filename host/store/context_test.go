@@ -24,7 +24,7 @@ func TestStoreCallsTakeAContext(t *testing.T) {
 		"Tx.Put": "buffered or local: bounded by its transaction's context", "Tx.Delete": "buffered or local: bounded by its transaction's context",
 		"Store.Close": "ends the store's own calls; io.Closer",
 		"Bolt.Close":  "ends the store's own calls; io.Closer", "ReadOnly.Close": "ends the store's own calls; io.Closer", "Overlay.Close": "releases memory",
-		"Bolt.Path": "accessor", "ReadOnly.Path": "accessor", "Bolt.WriteHealth": "accessor", "Overlay.Seal": "accessor: sets a flag in memory",
+		"Bolt.Path": "accessor", "ReadOnly.Path": "accessor", "Bolt.WriteHealth": "accessor", "Bolt.Writer": "accessor: counters in memory", "Overlay.Seal": "accessor: sets a flag in memory",
 		"Bolt.WriteTo": "io.WriterTo of the local file", "ReadOnly.WriteTo": "io.WriterTo of the local file",
 		"Bolt.Check": "reads the local file, which bbolt cannot interrupt", "Bolt.PageProblems": "reads the local file, which bbolt cannot interrupt",
 		"ReadOnly.PageProblems": "reads the local file, which bbolt cannot interrupt",

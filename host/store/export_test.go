@@ -26,12 +26,6 @@ func Queued(b *Bolt) int {
 	return len(b.group.pending)
 }
 
-// CommitStats returns how many transactions were committed and how many
-// Update calls they carried.
-func CommitStats(b *Bolt) (commits, calls int64) {
-	return b.group.stats()
-}
-
 // OpenPaused is Open that calls pause once, after its checks and just
 // before bbolt opens the file, so a test can act in that window.
 func OpenPaused(path string, opts Options, pause func()) (*Bolt, error) {

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.etcd.io/bbolt"
 )
@@ -37,6 +39,12 @@ type group struct {
 	leading bool  // a goroutine is committing, or has been told to
 	commits int64 // transactions committed
 	calls   int64 // Update calls those transactions carried
+
+	// busy and applying add up the wall time of every write transaction,
+	// from its start until it is durable, and the part of it spent in
+	// the callers' functions: the rest is bbolt's commit, its page
+	// writes and its two fsyncs (see Bolt.Writer).
+	busy, applying atomic.Int64
 }
 
 // writeFunc runs one caller's function in tx. It reports whether it changed
@@ -248,8 +256,15 @@ func (g *group) solo(fn writeFunc) error {
 // write runs fn in a write transaction, guarded (see guard):
 // a damaged page fails the transaction with an error wrapping ErrCorrupt.
 func (g *group) write(fn func(*bbolt.Tx) error) error {
+	start := time.Now()
+	defer func() { g.busy.Add(int64(time.Since(start))) }()
+	timed := func(tx *bbolt.Tx) error {
+		start := time.Now()
+		defer func() { g.applying.Add(int64(time.Since(start))) }()
+		return fn(tx)
+	}
 	return g.seal.write(func() error {
-		return guard(g.path, func() error { return update(g.db, fn) })
+		return guard(g.path, func() error { return update(g.db, timed) })
 	})
 }
 
@@ -259,4 +274,28 @@ func (g *group) stats() (commits, calls int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.commits, g.calls
+}
+
+// WriterStats describes the work of a Bolt store's one writer since the
+// store was opened. Busy over a span of wall time is the writer's share
+// of it: near 1, writes queue behind one another and the store sets the
+// pace of everything that writes (docs/performance.md).
+type WriterStats struct {
+	// Commits is the transactions committed; Updates the Update calls
+	// they carried (a group commit carries several).
+	Commits, Updates int64
+	// Busy is the wall time write transactions took, from the start of
+	// each until it was durable, the empty and failed ones included.
+	Busy time.Duration
+	// Applying is the part of Busy spent in the Update functions
+	// themselves; Busy - Applying is bbolt's commit: its page writes and
+	// its two fsyncs.
+	Applying time.Duration
+}
+
+// Writer returns what the store's writer has done since it was opened.
+func (b *Bolt) Writer() WriterStats {
+	commits, calls := b.group.stats()
+	return WriterStats{Commits: commits, Updates: calls,
+		Busy: time.Duration(b.group.busy.Load()), Applying: time.Duration(b.group.applying.Load())}
 }

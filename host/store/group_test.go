@@ -66,7 +66,7 @@ func TestGroupCommitCoalescesQueuedWriters(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
 	release, held := holdWriter(t, s)
-	commits0, calls0 := store.CommitStats(s)
+	before := s.Writer()
 
 	var runs atomic.Int32
 	fns := make([]func(store.Tx) error, 20)
@@ -80,9 +80,9 @@ func TestGroupCommitCoalescesQueuedWriters(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	commits, calls := store.CommitStats(s)
-	require.Equal(t, int64(2), commits-commits0, "the held writer's commit, then one for all that queued")
-	require.Equal(t, int64(21), calls-calls0)
+	after := s.Writer()
+	require.Equal(t, int64(2), after.Commits-before.Commits, "the held writer's commit, then one for all that queued")
+	require.Equal(t, int64(21), after.Updates-before.Updates)
 	require.Equal(t, int32(20), runs.Load(), "each function ran once")
 }
 
@@ -92,7 +92,7 @@ func TestGroupCommitRespectsMaxBatch(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	release, held := holdWriter(t, s)
-	commits0, _ := store.CommitStats(s)
+	commits0 := s.Writer().Commits
 
 	var runs atomic.Int32
 	fns := make([]func(store.Tx) error, 10)
@@ -105,7 +105,7 @@ func TestGroupCommitRespectsMaxBatch(t *testing.T) {
 	for _, err := range wait() {
 		require.NoError(t, err)
 	}
-	commits, _ := store.CommitStats(s)
+	commits := s.Writer().Commits
 	require.Equal(t, int64(1+3), commits-commits0, "10 queued writers in batches of at most 4")
 }
 
@@ -113,7 +113,7 @@ func TestGroupCommitFailedFunctionRunsSolo(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
 	release, held := holdWriter(t, s)
-	commits0, _ := store.CommitStats(s)
+	commits0 := s.Writer().Commits
 
 	errB := errors.New("b refused")
 	var runsA, runsB, runsC atomic.Int32
@@ -128,7 +128,7 @@ func TestGroupCommitFailedFunctionRunsSolo(t *testing.T) {
 	require.Equal(t, int32(2), runsA.Load(), "a ran, was rolled back with b, and ran again without it")
 	require.Equal(t, int32(2), runsB.Load(), "b failed in the batch, then again alone")
 	require.Equal(t, int32(1), runsC.Load(), "c never ran with b")
-	commits, _ := store.CommitStats(s)
+	commits := s.Writer().Commits
 	require.Equal(t, int64(2), commits-commits0, "the held writer, then a and c; b's solo run committed nothing")
 
 	for key, want := range map[string]error{"a": nil, "b": store.ErrKeyNotFound, "c": nil} {
@@ -223,7 +223,7 @@ func TestGroupCommitErrorReachesWholeBatch(t *testing.T) {
 func TestGroupCommitSkipsCleanTransactions(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	commits0, _ := store.CommitStats(s)
+	commits0 := s.Writer().Commits
 	for range 10 {
 		require.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
 			_, err := tx.Get("missing")
@@ -233,7 +233,7 @@ func TestGroupCommitSkipsCleanTransactions(t *testing.T) {
 			return tx.Delete("missing")
 		}))
 	}
-	commits, _ := store.CommitStats(s)
+	commits := s.Writer().Commits
 	require.Equal(t, commits0, commits, "Updates that change nothing commit nothing")
 }
 
@@ -251,4 +251,29 @@ func TestGroupCommitSurvivesGoexit(t *testing.T) {
 	errs := wait()
 	require.ErrorContains(t, errs[1], "runtime.Goexit")
 	require.NoError(t, s.Update(t.Context(), putFn("c", &runs, nil)), "later writers are not stuck")
+}
+
+// Writer counts the commits and the calls they carried, and splits the
+// writer's time between the callers' functions and bbolt's commit.
+func TestWriterStatsAddUpTheWriterTime(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	before := s.Writer()
+	const hold = 20 * time.Millisecond
+	release, done := holdWriter(t, s)
+	wait := queue(t, s,
+		func(tx store.Tx) error { _, err := tx.Put("a", []byte("1")); return err },
+		func(tx store.Tx) error { _, err := tx.Put("b", []byte("2")); return err })
+	time.Sleep(hold) // the held function's own time, which Applying must count
+	close(release)
+	require.NoError(t, <-done)
+	for _, err := range wait() {
+		require.NoError(t, err)
+	}
+	w := s.Writer()
+	require.Equal(t, int64(3), w.Updates-before.Updates, "every Update call is counted")
+	require.Equal(t, int64(2), w.Commits-before.Commits, "the two queued calls share one commit")
+	applying, busy := w.Applying-before.Applying, w.Busy-before.Busy
+	require.GreaterOrEqual(t, applying, hold, "the held function ran inside a transaction")
+	require.Greater(t, busy, applying, "the commit's writes and fsyncs are counted beside the functions")
 }
