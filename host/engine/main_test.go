@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 
 // bboltOnly skips t in the etcd pass: a test that crashes or reopens a
 // store file of its own tests bbolt, and ran in the bbolt pass.
-func bboltOnly(t *testing.T) {
+func bboltOnly(t testing.TB) {
 	if etcdServer != nil {
 		t.Skip("reopens a bbolt file of its own; ran in the bbolt pass")
 	}
