@@ -197,8 +197,8 @@ type txn struct {
 	starts        *creationStarts
 	queuedNew     bool
 	createdQueued map[string]*stored.Task
-	// histMetas holds the history metas this transaction wrote, by flow
-	// id (history.go).
+	// histMetas holds the history metas this transaction changed, by
+	// flow id, to be written once at its end (history.go).
 	histMetas map[string]*historyMeta
 }
 
@@ -233,6 +233,9 @@ func (e *Engine) writeWith(update func(func(store.Tx) error) error, fn func(t *t
 			}
 			refused = err
 			return nil
+		}
+		if err := t.putHistoryMetas(); err != nil {
+			return err
 		}
 		changes = t.changes
 		return nil

@@ -176,7 +176,21 @@ func (t *txn) record(flowID string, e HistoryEntry) error {
 		meta.Dropped++
 	}
 	meta.ProgressFrom, meta.OrdinaryFrom = meta.Progress.from(), meta.Ordinary.from()
-	return t.put(historyMetaKey(flowID), meta)
+	t.wrote = true // the meta is written once, at the transaction's end (putHistoryMetas)
+	return nil
+}
+
+// putHistoryMetas writes the history metas this transaction changed,
+// once each: a write that records a task's move and its flow's appends
+// two entries or more to one history, and its meta need not be encoded
+// and put after each.
+func (t *txn) putHistoryMetas() error {
+	for flowID, meta := range t.histMetas {
+		if err := t.put(historyMetaKey(flowID), meta); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lastHistorySeq returns the seq of flow flowID's newest history entry,
@@ -229,9 +243,10 @@ func (t *txn) create(key string, v any) error {
 }
 
 // historyMeta returns flow flowID's history meta as this transaction
-// last wrote it, reading and decoding it only at the first entry the
+// last changed it, reading and decoding it only at the first entry the
 // transaction records for the flow: a write that records a task's and
-// its flow's moves appends several entries to one history.
+// its flow's moves appends several entries to one history. Every meta
+// it returns is written back at the transaction's end.
 func (t *txn) historyMeta(flowID string) (*historyMeta, error) {
 	if m := t.histMetas[flowID]; m != nil {
 		return m, nil
