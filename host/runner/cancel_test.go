@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -57,17 +58,23 @@ func TestCancelRunningTask(t *testing.T) {
 }
 
 // A cancel that comes while the shim is still starting, before it has
-// recorded its identity, must still reach it.
+// recorded its identity, must still reach it: the attempt is withdrawn
+// if the shim has not claimed it, else the shim is signalled.
 func TestCancelWhileShimStarts(t *testing.T) {
 	t.Parallel()
 	var h *home
+	shims := make(chan *os.Process, 1)
 	h = newHome(t, func(c *runner.Config) {
 		c.Launch = func(dir string, env []string) (*os.Process, error) {
 			// The first attempt's directory is the task's, logs/<task>.
 			if _, err := h.eng().CancelTask(filepath.Base(dir)); err != nil {
 				return nil, err
 			}
-			return launchShim(dir, env)
+			p, err := launchShim(dir, env)
+			if err == nil {
+				shims <- p
+			}
+			return p, err
 		}
 	})
 	h.start()
@@ -78,6 +85,18 @@ func TestCancelWhileShimStarts(t *testing.T) {
 	if childStarted(runner.LogDir(h.dir, task.ID, 1)) {
 		requireGroupGone(t, h, task.ID, 1)
 	}
+	// A shim that found its attempt withdrawn has no identity in the
+	// record for the cleanup to wait on: wait for it here, before the
+	// home is removed under it.
+	waitGone(t, <-shims)
+}
+
+// waitGone waits for process p, which the runner reaps, to be gone.
+func waitGone(t *testing.T, p *os.Process) {
+	t.Helper()
+	polltest.Until(t, "shim "+strconv.Itoa(p.Pid)+" to exit", func() bool {
+		return errors.Is(syscall.Kill(p.Pid, 0), syscall.ESRCH)
+	})
 }
 
 // A cancel asked for while the task's shim is still starting, with the
@@ -106,9 +125,7 @@ func TestCancelBeforeTheShimClaimsSurvivesTheGatewayStopping(t *testing.T) {
 
 	// The shim starts late, finds the attempt withdrawn and runs nothing.
 	require.NoError(t, os.WriteFile(release, nil, 0o600))
-	polltest.Until(t, "the late shim to exit", func() bool {
-		return errors.Is(syscall.Kill(shimProc.Pid, 0), syscall.ESRCH)
-	})
+	waitGone(t, shimProc)
 
 	h.open()
 	h.start()
