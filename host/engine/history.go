@@ -176,8 +176,7 @@ func (t *txn) record(flowID string, e HistoryEntry) error {
 		meta.Dropped++
 	}
 	meta.ProgressFrom, meta.OrdinaryFrom = meta.Progress.from(), meta.Ordinary.from()
-	t.wrote = true // the meta is written once, at the transaction's end (putHistoryMetas)
-	return nil
+	return nil // the meta is written once, at the transaction's end (putHistoryMetas)
 }
 
 // putHistoryMetas writes the history metas this transaction changed,

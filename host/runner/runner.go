@@ -403,13 +403,18 @@ func (r *Runner) follow(a *attempt) {
 		r.forget(a)
 		// A cancel already asked for is delivered before the task is
 		// left to its shim, as supervise does when the runner stops.
-		if chanClosed(a.cancel) {
-			r.signalShim(a)
-		} else if t, err := r.eng.GetTask(a.taskID); err == nil && t.CancelRequested() && t.Attempts == a.n {
+		if chanClosed(a.cancel) || r.cancelAsked(a) {
 			r.signalShim(a)
 		}
 		r.release(a, false)
 	}
+}
+
+// cancelAsked reports whether the store holds a cancel request for a's
+// attempt, one that came before a was registered to hear of it.
+func (r *Runner) cancelAsked(a *attempt) bool {
+	t, err := r.eng.GetTask(a.taskID)
+	return err == nil && t.CancelRequested() && t.Attempts == a.n
 }
 
 // followOn supervises a until it settles and hands its shim back; then,
