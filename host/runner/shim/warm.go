@@ -64,7 +64,9 @@ func MainWarm() int {
 		// and SIGINT are ignored, so the kernel drops them when they are
 		// sent, and what came before is drained once the next attempt
 		// is here. They are handled again before its child starts, so
-		// the child does not inherit them ignored.
+		// the child does not inherit them ignored. They are ignored
+		// before the end is told (below), so no cancel sent once the
+		// gateway knows of the end can still be on its way to sigs.
 		signal.Ignore(unix.SIGTERM, unix.SIGINT)
 		body, err := nextFrame(in)
 		if err != nil {
@@ -93,6 +95,7 @@ func MainWarm() int {
 		if selfErr == nil {
 			code = attend(h.Dir, self, spec, specErr, now, sigs)
 		}
+		signal.Ignore(unix.SIGTERM, unix.SIGINT)
 		if _, err := os.Stdout.Write([]byte{byte(code)}); err != nil || code != 0 {
 			return code
 		}
