@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -18,6 +19,11 @@ var etcdServer *etcdtest.Server
 // file (crash and restart tests) stay on bbolt both times.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if profiling() {
+		// A second m.Run would write its profile over the first's.
+		fmt.Println("engine tests not run again on etcd: a profile is being written, and covers the bbolt pass")
+		os.Exit(code)
+	}
 	srv, err := etcdtest.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "engine tests on etcd:", err)
@@ -30,6 +36,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "stop the embedded etcd:", err)
 	}
 	os.Exit(code)
+}
+
+// profiling reports whether the test binary writes a CPU, memory, block
+// or mutex profile.
+func profiling() bool {
+	for _, name := range []string{"test.cpuprofile", "test.memprofile", "test.blockprofile", "test.mutexprofile"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // bboltOnly skips t in the etcd pass: a test that crashes or reopens a
