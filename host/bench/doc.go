@@ -35,7 +35,11 @@
 //     to over a millisecond with the files removed there in the minutes
 //     before, and the store writer's share of the rounds' time
 //     (store_writer_busy, store.WriterStats), split between the engine's
-//     work inside the transactions and bbolt's commit;
+//     work inside the transactions and bbolt's commit; and the CPU per
+//     task (task_cpu, target ≤ 3 ms) of the gateway, its shims and the
+//     tasks: the pooled shims outlive the tasks, so they are counted
+//     once the gateway's stop has reaped them, less their time before
+//     the round, read on Linux from their threads' schedstat;
 //   - the controller round trip (controller_round_trip,
 //     controller_round_trip_read): an event delivered to the first-party
 //     pipeline controller served by Config.Self ("flowgate plugin serve

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package bench
+
+import "time"
+
+// liveChildrenCPU tells nothing outside Linux (see the Linux one): a
+// dispatch round's CPU then includes its pooled shims' starts.
+func liveChildrenCPU() (time.Duration, bool) { return 0, false }
