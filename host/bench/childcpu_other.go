@@ -6,4 +6,4 @@ import "time"
 
 // liveChildrenCPU tells nothing outside Linux (see the Linux one): a
 // dispatch round's CPU then includes its pooled shims' starts.
-func liveChildrenCPU() (time.Duration, bool) { return 0, false }
+func liveChildrenCPU() (map[int]time.Duration, bool) { return nil, false }

@@ -76,8 +76,12 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 		return d, err
 	}
 	w0, _ := g.StoreWriter()
+	// Children are read after RUSAGE_CHILDREN at the start and before it
+	// at the end, so that one reaped in between is never taken off
+	// without being counted.
+	self0, children0 := selfCPU(), childrenCPU()
 	shims0, _ := liveChildrenCPU()
-	self0, children0, start := selfCPU(), childrenCPU(), time.Now()
+	start := time.Now()
 	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}); err != nil {
 		return d, err
 	}
@@ -109,17 +113,29 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 	d.running = runningAtOnce(page.Tasks, start, end)
 	// The pooled shims outlive the tasks: RUSAGE_CHILDREN counts them,
 	// and the tasks they waited for, once the gateway's stop has let
-	// them go and reaped them. What they used before the clock started
+	// them go and reaped them. What those used before the clock started
 	// (their own start, the warm-up's task) is taken off, and the
-	// shims' own share read while they still run.
-	self, shims := selfCPU()-self0, time.Duration(0)
-	if end, ok := liveChildrenCPU(); ok {
-		shims = end - shims0
-	}
+	// shims' own share read while they still run. A child that outlives
+	// the stop is not the gateway's (a test's other processes): it is
+	// neither counted nor taken off.
+	self := selfCPU() - self0
+	atEnd, _ := liveChildrenCPU()
 	if err := g.Stop(bg); err != nil {
 		return d, err
 	}
-	children := childrenCPU() - children0 - shims0
+	others, _ := liveChildrenCPU()
+	children := childrenCPU() - children0
+	var shims time.Duration
+	for pid, cpu := range atEnd {
+		if _, other := others[pid]; !other {
+			shims += cpu - shims0[pid]
+		}
+	}
+	for pid, cpu := range shims0 {
+		if _, other := others[pid]; !other {
+			children -= cpu
+		}
+	}
 	n := float64(r.sz.DispatchTasks)
 	d.cpu = cpuSplit{gateway: ms(self) / n, shims: ms(shims) / n, tasks: ms(children-shims) / n}
 	return d, nil
