@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -27,6 +28,7 @@ const pollEvery = 100 * time.Millisecond
 // SIGINT, SIGHUP, SIGPIPE and SIGCHLD and makes the process a child
 // subreaper.
 func Main(dir string) int {
+	oneProc()
 	// Notify, not Ignore: an ignored signal stays ignored in the child
 	// across exec, and a task must see SIGHUP and SIGPIPE as usual.
 	sigs := make(chan os.Signal, 64)
@@ -44,6 +46,15 @@ func Main(dir string) int {
 	}
 	return attend(dir, self, spec, specErr, now, sigs)
 }
+
+// oneProc runs the shim's goroutines on one P. A shim waits nearly all
+// the time, and each of a task's steps (the hand-over, the claim, the
+// fork, SIGCHLD, the end) wakes it for a moment: with a P per core, Go
+// wakes and parks a second thread at each of those moments to look for
+// more work, which cost a pooled shim about a third of its CPU per task
+// (docs/performance.md). A syscall that blocks still hands the P over,
+// and the child does not inherit the setting.
+func oneProc() { runtime.GOMAXPROCS(1) }
 
 // identifySelf makes the shim a child subreaper and returns its own
 // identity, without StartedAt. Both hold for the life of the process,

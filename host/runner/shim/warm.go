@@ -49,6 +49,7 @@ type warmHandoff struct {
 // after recording it: such a shim is not trusted with another. It
 // returns too when stdout is gone, its gateway with it.
 func MainWarm() int {
+	oneProc()
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGPIPE, unix.SIGCHLD)
 	defer signal.Stop(sigs)
