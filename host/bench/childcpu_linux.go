@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// liveCPUTold says liveChildrenCPU tells something here.
+const liveCPUTold = true
+
 // liveChildrenCPU returns, by pid, the CPU time this process's live
 // children have used so far, their own and not that of the processes
 // they waited for: the shims of a gateway's pool, which a dispatch

@@ -24,7 +24,7 @@ import (
 // cpuTime is the CPU time (user and system) of this process and of its
 // children that have been waited for: the gateway, the shims that
 // exited, and through them their tasks. A pooled shim that is still
-// there is not counted: see liveChildren.
+// there is not counted: see liveChildrenCPU.
 func cpuTime() time.Duration { return selfCPU() + childrenCPU() }
 
 // selfCPU is the CPU time of this process.
@@ -120,7 +120,7 @@ func medianSplit(rounds []cpuSplit) cpuSplit {
 // split of the gateway's rounds and of bare fork/exec's.
 func taskCPUNote(gw, bare cpuSplit) string {
 	n := "user and system time of the gateway, its shims and their tasks over the dispatch rounds, the pooled shims counted once the gateway's stop reaped them"
-	if _, ok := liveChildrenCPU(); !ok {
+	if !liveCPUTold {
 		return n + ", their starts before the round included (this system does not tell a live process's CPU time)"
 	}
 	return fmt.Sprintf("%s, less what they used before the round: the gateway %.2f ms a task, its shims %.2f, the tasks %.2f; bare fork/exec's launcher %.2f, its tasks %.2f",

@@ -51,7 +51,7 @@ func Main(dir string) int {
 // the time, and each of a task's steps (the hand-over, the claim, the
 // fork, SIGCHLD, the end) wakes it for a moment: with a P per core, Go
 // wakes and parks a second thread at each of those moments to look for
-// more work, which cost a pooled shim about a third of its CPU per task
+// more work, which cost a pooled shim about a quarter of its CPU per task
 // (docs/performance.md). A syscall that blocks still hands the P over,
 // and the child does not inherit the setting.
 func oneProc() { runtime.GOMAXPROCS(1) }
