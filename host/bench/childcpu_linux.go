@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/flowgate/flowgate/host/runner/shim"
 )
 
 // liveCPUTold says liveChildrenCPU tells something here.
@@ -31,8 +33,7 @@ func liveChildrenCPU() (cpu map[int]time.Duration, ok bool) {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil || parentOf(b) != self {
+		if ppid, err := shim.ParentPID(pid); err != nil || ppid != self {
 			continue // not a child, or gone meanwhile
 		}
 		threads, _ := filepath.Glob(filepath.Join("/proc", e.Name(), "task", "*", "schedstat"))
@@ -46,23 +47,4 @@ func liveChildrenCPU() (cpu map[int]time.Duration, ok bool) {
 		}
 	}
 	return cpu, true
-}
-
-// parentOf returns the parent pid in a /proc/<pid>/stat line, whose
-// fields after the command's closing parenthesis are the state, then
-// the parent pid; -1 if the line does not read so.
-func parentOf(stat []byte) int {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return -1
-	}
-	f := bytes.Fields(stat[i+1:])
-	if len(f) < 2 {
-		return -1
-	}
-	ppid, err := strconv.Atoi(string(f[1]))
-	if err != nil {
-		return -1
-	}
-	return ppid
 }

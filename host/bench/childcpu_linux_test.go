@@ -6,20 +6,6 @@ import (
 	"time"
 )
 
-func TestParentOfReadsPastTheCommand(t *testing.T) {
-	// A command may hold spaces and parentheses: the fields are counted
-	// from the last closing one.
-	line := []byte("4242 (odd) name (x)) S 17 4242 4242 0 -1 4194560 100 0 0 0 3 1 0 0 20 0 1 0 500 0 0")
-	if got := parentOf(line); got != 17 {
-		t.Fatalf("parentOf = %d, want 17", got)
-	}
-	for _, bad := range []string{"", "4242 (no end", "4242 (x) S"} {
-		if got := parentOf([]byte(bad)); got != -1 {
-			t.Errorf("parentOf(%q) = %d, want -1", bad, got)
-		}
-	}
-}
-
 func TestLiveChildrenCPUCountsARunningChild(t *testing.T) {
 	if _, ok := liveChildrenCPU(); !ok {
 		t.Fatal("liveChildrenCPU tells nothing on Linux")

@@ -78,10 +78,11 @@ func (r *run) dispatchGateway(ctx context.Context, home, truePath string) (dispa
 	w0, _ := g.StoreWriter()
 	// Children are read after RUSAGE_CHILDREN at the start and before it
 	// at the end, so that one reaped in between is never taken off
-	// without being counted.
-	self0, children0 := selfCPU(), childrenCPU()
+	// without being counted; this process's own time is read after the
+	// scan at the start and before those at the end, which it leaves out.
+	children0 := childrenCPU()
 	shims0, _ := liveChildrenCPU()
-	start := time.Now()
+	self0, start := selfCPU(), time.Now()
 	if err := submit(ctx, c, r.sz.DispatchTasks, r.sz.Concurrency, "dispatch", []string{truePath}); err != nil {
 		return d, err
 	}

@@ -51,9 +51,22 @@ func (hostOS) pin(pid int) (pinned, error) {
 
 func (hostOS) killGroup(pgid int, sig syscall.Signal) error { return unix.Kill(-pgid, sig) }
 
+// ParentPID returns the parent pid of process pid, from
+// /proc/<pid>/stat (Linux only): flowgate bench finds a gateway's pooled
+// shims, its children, by it.
+func ParentPID(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	s, err := parseStat(b)
+	return s.ppid, err
+}
+
 // linuxStat is what flowgate reads from /proc/<pid>/stat.
 type linuxStat struct {
 	state     byte
+	ppid      int
 	pgrp      int
 	startTime uint64
 }
@@ -69,9 +82,13 @@ func parseStat(b []byte) (linuxStat, error) {
 	// Fields are numbered from 1 as in proc(5); the first after the name
 	// is field 3.
 	f := bytes.Fields(b[i+1:])
-	const first, state, pgrp, starttime = 3, 3, 5, 22
+	const first, state, ppid, pgrp, starttime = 3, 3, 4, 5, 22
 	if len(f) <= starttime-first || len(f[state-first]) != 1 {
 		return linuxStat{}, fmt.Errorf("parse /proc stat %q: too few fields", b)
+	}
+	pp, err := strconv.Atoi(string(f[ppid-first]))
+	if err != nil {
+		return linuxStat{}, fmt.Errorf("parse /proc stat: ppid: %w", err)
 	}
 	g, err := strconv.Atoi(string(f[pgrp-first]))
 	if err != nil {
@@ -81,5 +98,5 @@ func parseStat(b []byte) (linuxStat, error) {
 	if err != nil {
 		return linuxStat{}, fmt.Errorf("parse /proc stat: starttime: %w", err)
 	}
-	return linuxStat{state: f[state-first][0], pgrp: g, startTime: st}, nil
+	return linuxStat{state: f[state-first][0], ppid: pp, pgrp: g, startTime: st}, nil
 }

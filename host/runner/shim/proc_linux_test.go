@@ -28,15 +28,16 @@ func TestParseStat(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			state, pgrp, start, err := shim.ParseStat([]byte("77 (" + tc.comm + ") R" + tail + "\n"))
+			state, ppid, pgrp, start, err := shim.ParseStat([]byte("77 (" + tc.comm + ") R" + tail + "\n"))
 			require.NoError(t, err)
 			require.Equal(t, byte('R'), state)
+			require.Equal(t, 1, ppid)
 			require.Equal(t, 4242, pgrp)
 			require.Equal(t, uint64(987654321), start)
 		})
 	}
 	for _, bad := range []string{"", "77 sleep R 1", "77 (sleep) R 1 2 3", "77 (sleep) R 1 x 2" + tail} {
-		_, _, _, err := shim.ParseStat([]byte(bad))
+		_, _, _, _, err := shim.ParseStat([]byte(bad))
 		require.Error(t, err, "%q", bad)
 	}
 }
