@@ -27,7 +27,34 @@ type storedFlow struct {
 // revision from the item. A record that does not decode, or a flow or
 // task the engine could not have written (see validate), fails with a
 // *DamagedRecord naming its key.
+//
+// A task's or flow's record read again with the same bytes is copied
+// from the last decoding of them rather than decoded (see decoded).
 func decodeRecord[T any](it store.Item) (*T, error) {
+	memo := memoized[T]()
+	v := (*T)(nil)
+	if memo {
+		v = memoGet[T](&decoded, it.Key, it.Value)
+	}
+	if v == nil {
+		var err error
+		if v, err = decodeValid[T](it); err != nil {
+			return nil, err
+		}
+		if memo {
+			decoded.put(it.Key, it.Value, v)
+			v = cloneRecord(v)
+		}
+	}
+	if f, ok := any(v).(*sdk.Flow); ok {
+		f.Revision = it.Revision
+		legacyOutput(f)
+	}
+	return v, nil
+}
+
+// decodeValid decodes the record in it into a new T and validates it.
+func decodeValid[T any](it store.Item) (*T, error) {
 	v := new(T)
 	var err error
 	if f, ok := any(v).(*sdk.Flow); ok {
@@ -40,10 +67,6 @@ func decodeRecord[T any](it store.Item) (*T, error) {
 	}
 	if err := validate(it.Key, v); err != nil {
 		return nil, &DamagedRecord{Key: it.Key, Reason: err.Error()}
-	}
-	if f, ok := any(v).(*sdk.Flow); ok {
-		f.Revision = it.Revision
-		legacyOutput(f)
 	}
 	return v, nil
 }
