@@ -3,6 +3,9 @@ package runner
 // ReadProgress exposes readProgress to the external tests.
 var ReadProgress = readProgress
 
+// RecordReads returns how many attempt records r's supervision read.
+func (r *Runner) RecordReads() int64 { return r.recordReads.Load() }
+
 // Held returns how many tasks r holds environment values for.
 func (r *Runner) Held() int {
 	r.holdMu.RLock()

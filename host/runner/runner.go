@@ -51,6 +51,9 @@ type Runner struct {
 
 	// life runs the dispatch loop and one goroutine per followed attempt.
 	life lifecycle.Service
+	// recordReads counts the attempt records supervise read (its tests
+	// hold it to one a short task).
+	recordReads atomic.Int64
 
 	// hold backs dispatching and settling off while the store fails to
 	// write (a full disk); storeLog throttles the lines about it.

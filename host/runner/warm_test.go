@@ -141,3 +141,21 @@ func runSixOnReusedShims(t *testing.T, h *home) {
 	require.NoError(t, err)
 	require.Equal(t, strings.Repeat("1\n", n), string(b), "each task ran once and saw only its own environment")
 }
+
+// A task handed to a pooled shim has its record read once, when its end
+// wakes the runner: not as it is launched, when the shim has at most
+// claimed it. With no poll tick in between, that one read settles it.
+func TestPooledTaskRecordIsReadOnceAtItsEnd(t *testing.T) {
+	t.Parallel()
+	shims := warmShims(t)
+	h := startHome(t, func(c *runner.Config) { c.Launch, c.Shims, c.Poll = nil, shims, time.Hour })
+	first := h.wait(h.create(h.spec("true")).ID)
+	require.Equal(t, sdk.TaskSucceeded, first.Status, "errors: %q", first.Errors)
+	waitWarm(t, shims)
+
+	before := h.gw.run.RecordReads()
+	task := h.wait(h.create(h.spec("true")).ID)
+	require.Equal(t, sdk.TaskSucceeded, task.Status, "errors: %q", task.Errors)
+	require.Equal(t, int64(1), h.gw.run.RecordReads()-before, "record reads for one pooled task")
+	require.Zero(t, task.PID, "a task that ended by the first read has its end recorded, not its processes")
+}
