@@ -57,8 +57,8 @@ func memoized[T any]() bool {
 	return false
 }
 
-// get returns a copy of what key's record decoded to when its bytes were
-// raw, or nil when the memo does not hold that.
+// memoGet returns a copy of what key's record decoded to when its bytes were
+// raw in m, or nil when m does not hold that.
 func memoGet[T any](m *decodeMemo, key string, raw []byte) *T {
 	m.mu.Lock()
 	e, ok := m.entries[key]
