@@ -192,9 +192,9 @@ func CheckRecord(it store.Item) error {
 	var err error
 	switch {
 	case strings.HasPrefix(it.Key, flowPrefix):
-		_, err = decodeRecord[sdk.Flow](it)
+		_, err = scanRecord[sdk.Flow](it)
 	case strings.HasPrefix(it.Key, taskPrefix):
-		_, err = decodeRecord[stored.Task](it)
+		_, err = scanRecord[stored.Task](it)
 	}
 	return err
 }

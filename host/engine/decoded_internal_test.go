@@ -168,7 +168,8 @@ func TestCloneRecordSharesNothing(t *testing.T) {
 // TestDecodeRecordMemo reads records through decodeRecord as the engine
 // does: the same bytes again give an equal, unshared value; other bytes
 // under the same key are decoded; a flow takes its revision from the
-// item each time; a damaged record is refused each time.
+// item each time; a listing's read (scanRecord) keeps nothing; a damaged
+// record is refused each time.
 func TestDecodeRecordMemo(t *testing.T) {
 	task := stored.Task{Task: sdk.Task{ID: "memo1", FlowID: "f1", Status: sdk.TaskRunning, OwnerKey: "o",
 		Spec: sdk.TaskSpec{Argv: []string{"true"}}}}
@@ -202,6 +203,24 @@ func TestDecodeRecordMemo(t *testing.T) {
 		if err != nil || f.Revision != rev {
 			t.Fatalf("flow read at revision %d: %v, %v", rev, f, err)
 		}
+	}
+
+	// A listing's read keeps nothing it decodes, and takes what is kept.
+	listed := store.Item{Key: taskKey("memo3"), Value: []byte(`{"id":"memo3","flow_id":"f3","status":"queued"}`)}
+	decoded.mu.Lock()
+	delete(decoded.entries, listed.Key) // kept by an earlier pass of the tests
+	decoded.mu.Unlock()
+	if v, err := scanRecord[stored.Task](listed); err != nil || v.ID != "memo3" {
+		t.Fatalf("scanRecord: %v, %v", v, err)
+	}
+	if memoGet[stored.Task](&decoded, listed.Key, listed.Value) != nil {
+		t.Fatal("a record a listing decoded was kept")
+	}
+	if _, err := decodeRecord[stored.Task](listed); err != nil {
+		t.Fatal(err)
+	}
+	if memoGet[stored.Task](&decoded, listed.Key, listed.Value) == nil {
+		t.Fatal("a record a point read decoded was not kept")
 	}
 
 	bad := store.Item{Key: taskKey("memo2"), Value: []byte(`{"id":"memo2","status":"running"}`)}

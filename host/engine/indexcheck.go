@@ -138,7 +138,7 @@ func checkIndexes(tx store.ReadTx) ([]IndexProblem, map[string]indexWant, error)
 func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error) {
 	want := map[string]indexWant{}
 	var bad []IndexProblem
-	// note records what one record calls for; err is decodeRecord's,
+	// note records what one record calls for; err is scanRecord's,
 	// always a *DamagedRecord.
 	note := func(it store.Item, keys []string, err error) bool {
 		if d := damaged(err); d != nil {
@@ -150,7 +150,7 @@ func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error
 		return true
 	}
 	err := tx.Scan(flowPrefix, store.ScanOptions{}, func(it store.Item) bool {
-		f, err := decodeRecord[sdk.Flow](it)
+		f, err := scanRecord[sdk.Flow](it)
 		if err != nil {
 			return note(it, nil, err)
 		}
@@ -163,7 +163,7 @@ func wantedIndexes(tx store.ReadTx) (map[string]indexWant, []IndexProblem, error
 		return nil, nil, err
 	}
 	err = tx.Scan(taskPrefix, store.ScanOptions{}, func(it store.Item) bool {
-		t, err := decodeRecord[stored.Task](it)
+		t, err := scanRecord[stored.Task](it)
 		if err != nil {
 			return note(it, nil, err)
 		}

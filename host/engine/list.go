@@ -49,10 +49,10 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []Damaged
 		examined, last = examined+1, it.Key
 		var v *T
 		if q.prefix == q.records {
-			v, readErr = decodeRecord[T](it)
+			v, readErr = scanRecord[T](it)
 		} else {
 			var ok bool
-			if v, ok, readErr = indexed[T](tx, q.records, it.Key); readErr == nil && !ok {
+			if v, ok, readErr = indexed[T](tx, q.records, it.Key, false); readErr == nil && !ok {
 				return true
 			}
 		}
@@ -85,11 +85,15 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []Damaged
 // indexed loads the record of type T that index entry key points at: the
 // record under prefix records whose id is the key's last segment. ok is
 // false for a stray entry whose record is gone; flowgate check and the
-// audit report those, and reads skip them rather than fail.
-func indexed[T any](tx store.ReadTx, records, key string) (v *T, ok bool, err error) {
-	v, err = getRecord[T](tx, records+lastSegment(key))
+// audit report those, and reads skip them rather than fail. keep is
+// decodeItem's: whether a record decoded is kept in the memo.
+func indexed[T any](tx store.ReadTx, records, key string, keep bool) (v *T, ok bool, err error) {
+	it, err := tx.Get(records + lastSegment(key))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, false, nil
+	}
+	if err == nil {
+		v, err = decodeItem[T](it, keep)
 	}
 	return v, err == nil, err
 }

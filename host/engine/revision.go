@@ -30,7 +30,18 @@ type storedFlow struct {
 //
 // A task's or flow's record read again with the same bytes is copied
 // from the last decoding of them rather than decoded (see decoded).
-func decodeRecord[T any](it store.Item) (*T, error) {
+func decodeRecord[T any](it store.Item) (*T, error) { return decodeItem[T](it, true) }
+
+// scanRecord is decodeRecord for a read that goes over many records
+// once (a listing, a check): it copies a record the memo holds, but
+// decodes any other without keeping it, so that a listing pays no copy
+// for each record and does not push out the records a task's path reads
+// again.
+func scanRecord[T any](it store.Item) (*T, error) { return decodeItem[T](it, false) }
+
+// decodeItem is decodeRecord, keeping what it decodes in the memo when
+// keep is set.
+func decodeItem[T any](it store.Item, keep bool) (*T, error) {
 	memo := memoized[T]()
 	v := (*T)(nil)
 	if memo {
@@ -41,7 +52,7 @@ func decodeRecord[T any](it store.Item) (*T, error) {
 		if v, err = decodeValid[T](it); err != nil {
 			return nil, err
 		}
-		if memo {
+		if memo && keep {
 			decoded.put(it.Key, it.Value, v)
 			v = cloneRecord(v)
 		}

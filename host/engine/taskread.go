@@ -202,7 +202,8 @@ func (e *Engine) RunnableTasksExcept(limit int, skip func(id string) bool, label
 			if skip != nil && skip(lastSegment(it.Key)) {
 				return true
 			}
-			task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key)
+			// Kept: the start that follows reads the task it picks again.
+			task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key, true)
 			if damaged(err) != nil {
 				return true // never run; flowgate check and the audit report it
 			}
