@@ -25,6 +25,11 @@ import (
 // share it in one process) can only make it miss. What it holds is
 // never handed out: each hit gets a deep copy (cloneRecord), which the
 // caller may change as it changes a record it decoded.
+//
+// A listing reads through it without filling it (scanRecord). The
+// listings of a flow's tasks keep their own, larger memo (taskMemo),
+// whose readers never change what they get, so that a shallow copy
+// serves them.
 var decoded = decodeMemo{entries: map[string]decodedEntry{}}
 
 const (

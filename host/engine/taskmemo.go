@@ -49,7 +49,7 @@ func (m *taskMemo) get(tx store.ReadTx, key string) (*stored.Task, error) {
 		return nil, err
 	}
 	if m == nil {
-		return decodeRecord[stored.Task](it)
+		return scanRecord[stored.Task](it)
 	}
 	m.mu.Lock()
 	kept, ok := m.m[key]
@@ -58,7 +58,7 @@ func (m *taskMemo) get(tx store.ReadTx, key string) (*stored.Task, error) {
 		t := *kept.task
 		return &t, nil
 	}
-	task, err := decodeRecord[stored.Task](it)
+	task, err := scanRecord[stored.Task](it)
 	if err != nil {
 		return nil, err
 	}
