@@ -23,8 +23,36 @@ func benchTaskItem(b *testing.B) store.Item {
 	return store.Item{Key: taskKey("t1"), Value: raw}
 }
 
+// BenchmarkDecodeTaskRecord decodes one task's record: as encoding/json
+// does (decode), as a read of the same bytes again does (memo), and as
+// reads of records the memo does not hold do, a point read keeping each
+// (keep-miss) and a listing's read keeping none (scan-miss).
 func BenchmarkDecodeTaskRecord(b *testing.B) {
 	it := benchTaskItem(b)
+	var many []store.Item
+	for i := range 4096 {
+		var t stored.Task
+		if err := json.Unmarshal(it.Value, &t); err != nil {
+			b.Fatal(err)
+		}
+		t.ID = fmt.Sprintf("m%d", i)
+		raw, _ := json.Marshal(&t)
+		many = append(many, store.Item{Key: taskKey(t.ID), Value: raw})
+	}
+	for _, miss := range []struct {
+		name string
+		read func(store.Item) (*stored.Task, error)
+	}{{"keep-miss", decodeRecord[stored.Task]}, {"scan-miss", scanRecord[stored.Task]}} {
+		b.Run(miss.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := miss.read(many[i%len(many)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("decode", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := decodeValid[stored.Task](it); err != nil {
