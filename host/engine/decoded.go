@@ -14,8 +14,8 @@ import (
 // than decoded again. A task's record is read five or six times between
 // its creation and its end (the dispatch that picks it, its start, the
 // supervision that follows it, its settling, its end), in only three
-// versions; decoding JSON was the largest share of the gateway's CPU on
-// a task's path after the disk's (docs/performance.md).
+// versions; decoding task and flow records was 12% of the gateway's CPU
+// samples in BenchmarkDispatch's profile (docs/performance.md).
 //
 // An entry is the record's exact bytes and what decoding and validating
 // them gave, which is a function of those bytes and the key alone: a
@@ -29,7 +29,9 @@ import (
 // A listing reads through it without filling it (scanRecord). The
 // listings of a flow's tasks keep their own, larger memo (taskMemo),
 // whose readers never change what they get, so that a shallow copy
-// serves them.
+// serves them. The raw bytes are copied although store.Item.Value is
+// the caller's own: a caller may change it, and a memo whose bytes no
+// longer match its value would hand out the wrong record.
 var decoded = decodeMemo{entries: map[string]decodedEntry{}}
 
 const (

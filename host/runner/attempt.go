@@ -160,8 +160,8 @@ type supervision struct {
 // handed to a pooled shim, whose record need not be read yet: the shim
 // has at most claimed the attempt, its end wakes supervise at once
 // (s.exited), and its child, once started, is recorded by the step the
-// first tick brings, as it would be when this read came before the fork,
-// as it mostly did. Not reading it saved the gateway one record read a
+// first tick brings, as it was when this read came before the fork, as
+// it mostly did. Not reading it saves the gateway one record read a
 // task, and a short task the commit of its processes
 // (docs/performance.md).
 func (r *Runner) justLaunched(a *attempt, s *supervision) bool {
