@@ -242,7 +242,10 @@ func Runnable(t *stored.Task) bool { return len(t.Spec.Argv) > 0 || t.Spec.Shell
 type StartInput struct {
 	// Gateway is the member id of the gateway starting the attempt
 	// (StartTask only); empty with one gateway.
-	Gateway       string
+	Gateway string
+	// Boot is the machine's boot (shim.BootID) when the attempt's shim
+	// will claim it without syncing (StartTask only; stored.Task.Boot).
+	Boot          string
 	PID           int
 	PIDStartTime  uint64
 	ShimPID       int
@@ -273,7 +276,7 @@ func startTask(in StartInput) func(t *txn, task *stored.Task) error {
 		task.RetryAt = time.Time{}
 		task.PID, task.PIDStartTime = in.PID, in.PIDStartTime
 		task.ShimPID, task.ShimStartTime = in.ShimPID, in.ShimStartTime
-		task.Gateway = in.Gateway
+		task.Gateway, task.Boot = in.Gateway, in.Boot
 		if task.StartedAt.IsZero() {
 			task.StartedAt = t.now
 		}

@@ -75,7 +75,7 @@ func withEveryRunnerField(t *testing.T, eng *engine.Engine, id string) *stored.T
 	require.NoError(t, err)
 	_, err = eng.RequeueTask(id, engine.RequeueInput{Attempt: 1, InPlace: true, Error: "start failed", Gateway: "box.4242"})
 	require.NoError(t, err)
-	_, err = eng.StartTask(id, engine.StartInput{Gateway: "box.4242", PID: 4711, PIDStartTime: 2, ShimPID: 4710, ShimStartTime: 1})
+	_, err = eng.StartTask(id, engine.StartInput{Gateway: "box.4242", Boot: "a-boot", PID: 4711, PIDStartTime: 2, ShimPID: 4710, ShimStartTime: 1})
 	require.NoError(t, err)
 	rec, err := eng.RecordProgress(id, engine.ProgressInput{From: 0, To: 64, Malformed: 1, Milestones: []sdk.Milestone{{Name: "built"}}})
 	require.NoError(t, err)

@@ -18,9 +18,24 @@ const (
 	// again.
 	AttemptUnclaimed = "unclaimed"
 	// AttemptGone: the shim claimed the attempt and is gone without
-	// saying how the task ended. After a grace, the task is lost.
+	// saying how the task ended, or the machine restarted since a shim
+	// may have claimed it (claimMayBeLost). After a grace, the task is
+	// lost.
 	AttemptGone = "gone"
 )
+
+// claimLostWhy is why an attempt whose claim may have been lost with
+// its machine's boot is lost.
+const claimLostWhy = "the machine restarted since its start, and its shim's claim need not have reached the disk"
+
+// claimMayBeLost reports whether the current attempt of running task t
+// may have run although its record shows no claim: its start recorded
+// the boot its shim would claim it in without a sync, and the machine
+// has restarted since, losing what the page cache held. Such an attempt
+// is never queued again as one that did not run. An attempt started
+// without a boot was claimed with a sync, as by gateways before the
+// boot was recorded.
+func claimMayBeLost(t *stored.Task) bool { return t.Boot != "" && t.Boot != shim.BootID() }
 
 // AttemptState says what the files under home show of running task t's
 // current attempt: AttemptEnded, AttemptAlive, AttemptUnclaimed or
@@ -36,7 +51,7 @@ func AttemptState(home string, t *stored.Task) string {
 			return AttemptAlive
 		}
 	}
-	if claimed, err := shim.Claimed(dir); err == nil && !claimed {
+	if claimed, err := shim.Claimed(dir); err == nil && !claimed && !claimMayBeLost(t) {
 		return AttemptUnclaimed
 	}
 	// A status written while we looked counts as ended, not gone.

@@ -20,10 +20,18 @@
 // # Never twice
 //
 // An attempt is recorded as running before its shim starts. At recovery,
-// an attempt whose shim never claimed it (no record file) is withdrawn
-// (shim.Withdraw) and queued again: its command certainly did not run. A lost attempt (a dead
-// shim without a status) is re-run only when the task's retry policy says
-// safe_to_repeat, since the command may have had side effects.
+// an attempt whose shim never claimed it (no claim in its record) is
+// withdrawn (shim.Withdraw) and queued again: its command certainly did
+// not run. A lost attempt (a dead shim without a status) is re-run only
+// when the task's retry policy says safe_to_repeat, since the command
+// may have had side effects.
+//
+// The claim is synced only when a later boot may read it: the start
+// records the machine's boot (stored.Task.Boot), and a shim claiming in
+// that boot leaves its claim in the page cache, which every process's
+// crash leaves intact. After the machine restarted, an attempt of the
+// boot before that shows no claim may have run all the same: it is lost,
+// never queued again as one that did not run.
 //
 // # Admission, retries, progress
 //

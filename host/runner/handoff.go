@@ -26,7 +26,7 @@ func (r *Runner) finishHandingOff(task *stored.Task, in engine.FinishInput) *han
 		r.finish(task, in)
 		return nil
 	}
-	ended, started, err := r.eng.FinishAndStart(task.ID, in, next.ID, engine.StartInput{Gateway: r.cfg.Member})
+	ended, started, err := r.eng.FinishAndStart(task.ID, in, next.ID, r.starting())
 	if err != nil && !settledElsewhere(err) {
 		// Nothing was written, and the start may be what failed: the end
 		// is recorded alone, and dispatch looks at the queue again.

@@ -64,6 +64,10 @@ func (r *Runner) recoverTask(ctx context.Context, task *stored.Task, follow bool
 	}
 	dir := r.attemptDir(task.ID, task.Attempts)
 	if claimed, err := shim.Claimed(dir); err != nil || !claimed {
+		if err == nil && claimMayBeLost(task) {
+			r.lose(newAttempt(task.ID, task.Attempts, dir, nil), claimLostWhy)
+			return
+		}
 		// Withdraw the attempt, race-free: a shim that comes later
 		// finds it withdrawn and does not start the command (see
 		// shim.Withdraw). A preview only looks, and shows the

@@ -84,6 +84,11 @@ type Runner struct {
 	// recovery, Reconcile and Preview never start a task.
 	dispatching atomic.Bool
 
+	// boot is the machine's boot (shim.BootID), recorded with each start
+	// so that the attempt's shim claims it without a sync; empty when it
+	// cannot be read, and every claim is synced.
+	boot string
+
 	// classes classifies failed attempts.
 	classes *Classifier
 	// looks holds one slot per reattached attempt taking its first look
@@ -102,7 +107,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("runner config: %w", err)
 	}
 	return &Runner{
-		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes,
+		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes, boot: shim.BootID(),
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
 
@@ -245,7 +250,7 @@ func newLogDir(dir, taskID string, n int) string {
 // crash between the two is seen at the next start as an attempt that
 // never ran (no shim claimed it).
 func (r *Runner) launch(ctx context.Context, queued *stored.Task) {
-	task, err := r.eng.StartTask(queued.ID, engine.StartInput{Gateway: r.cfg.Member})
+	task, err := r.eng.StartTask(queued.ID, r.starting())
 	if errors.Is(r.hold.Observe(err), store.ErrWriteFailed) {
 		r.storeLog.Error("start task: the store cannot record it; it stays queued", "task", queued.ID, "error", err)
 		return
@@ -255,6 +260,12 @@ func (r *Runner) launch(ctx context.Context, queued *stored.Task) {
 		return
 	}
 	r.launchStarted(ctx, queued, task)
+}
+
+// starting is what the runner records with the start of an attempt it
+// launches: this gateway, and the boot its shim claims it in.
+func (r *Runner) starting() engine.StartInput {
+	return engine.StartInput{Gateway: r.cfg.Member, Boot: r.boot}
 }
 
 // launchStarted launches the attempt of task, started (recorded running)
@@ -385,6 +396,7 @@ func (r *Runner) specFor(task *stored.Task) shim.Spec {
 		ProgressPath: r.progressPath(task.ID),
 		Timeout:      s.Timeout, NoProgress: s.NoProgressBudget, Grace: sdk.Duration(r.cfg.Grace),
 		KeepOnNoProgress: s.OnNoProgress == sdk.NoProgressKeep,
+		Boot:             task.Boot,
 	}
 	if s.MaxBudget > 0 {
 		spec.Deadline = task.StartedAt.Add(time.Duration(s.MaxBudget))

@@ -31,7 +31,7 @@ func (r *Runner) Reserve(on string) (engine.StartInput, bool) {
 		return engine.StartInput{}, false
 	}
 	r.reserved++
-	return engine.StartInput{Gateway: r.cfg.Member}, true
+	return r.starting(), true
 }
 
 // Release gives back a slot Reserve took whose task was not started.

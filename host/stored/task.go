@@ -30,6 +30,13 @@ type Task struct {
 	Gateway       string `json:"gateway,omitempty"`
 	ShimPID       int    `json:"shim_pid,omitempty"`
 	ShimStartTime uint64 `json:"shim_start_time,omitempty"`
+	// Boot is the boot of the machine (shim.BootID) whose gateway started
+	// the latest attempt, when its shim claims it without syncing the
+	// claim; empty when the claim is synced. A claim not synced is lost
+	// if the machine restarts, so an attempt of another boot that shows
+	// no claim may have run: the runner marks it lost instead of
+	// queueing it again (docs/recovery.md).
+	Boot string `json:"boot,omitempty"`
 	// InPlaceRetried says the task already had its one in-place retry of
 	// this run, granted by a startup failure or a diagnosis: the runner's
 	// memory that it must not grant a second one.

@@ -92,7 +92,7 @@ func TestRunnerFieldsAreNotOnTheSDKTask(t *testing.T) {
 		sdkNames[jsonName(sdkTask.Field(i))] = true
 	}
 	names := runnerJSONNames(t)
-	require.Len(t, names, 9, "the runner's fields: pids and start times, member, in-place retry, milestones noticed, progress offset and errors")
+	require.Len(t, names, 10, "the runner's fields: pids and start times, member, boot, in-place retry, milestones noticed, progress offset and errors")
 	for _, name := range names {
 		require.False(t, sdkNames[name], "sdk.Task has %s, which stored.Task adds", name)
 	}

@@ -31,13 +31,16 @@
 //
 // The record is written in place: two checksummed slots of 4 KiB,
 // written alternately, as bbolt writes its meta pages; a write torn by a
-// crash leaves the slot before it. The claim and the status are synced
-// with fdatasync, and the claim also syncs the directory (except under
-// the ext4 driver, whose sync of a new file writes its entry too: see
-// entrySyncedWithFile), so that after a crash of the machine an attempt
-// whose child may have run is never taken for one that did not. The
-// child's identity is not synced: it outlives any process crash, and no
-// process outlives the machine's.
+// crash leaves the slot before it. The status is synced with fdatasync.
+// The claim is synced too, with the directory (except under the ext4
+// driver, whose sync of a new file writes its entry too: see
+// entrySyncedWithFile), unless the gateway recorded the attempt's start
+// with the boot the shim runs in (Spec.Boot): after a crash of the
+// machine, an attempt whose child may have run is never taken for one
+// that did not, because the gateway takes an attempt of an earlier boot
+// showing no claim for one that may have run. The child's identity is
+// not synced: it outlives any process crash, and no process outlives
+// the machine's.
 // Read it with ReadRecord.
 //
 // Shims from before the record file wrote spec.json, shim.json,

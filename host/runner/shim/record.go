@@ -113,10 +113,12 @@ func openRecord(dir string) (*recordWriter, error) {
 
 // claimRecord claims the attempt of dir for the shim whose identity rec
 // holds: unless the gateway withdrew it or another shim claimed it
-// (errClaimed), it writes rec, durably and with the directory entry, so
-// that after a crash of the machine an attempt whose child may have run
-// is never taken for one that did not.
-func claimRecord(dir string, rec Record) (*recordWriter, error) {
+// (errClaimed), it writes rec. When synced, it makes rec and the
+// directory entry durable, so that after a crash of the machine an
+// attempt whose child may have run is never taken for one that did not;
+// an attempt whose start recorded the boot it runs in needs no sync (see
+// Spec.Boot).
+func claimRecord(dir string, rec Record, synced bool) (*recordWriter, error) {
 	w, err := openRecord(dir)
 	if err != nil {
 		return nil, fmt.Errorf("claim the attempt: %w", err)
@@ -125,8 +127,8 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 		w.close()
 		return nil, errClaimed
 	}
-	err = w.write(rec, true)
-	if err == nil && !entrySyncedWithFile(w.f) {
+	err = w.write(rec, synced)
+	if err == nil && synced && !entrySyncedWithFile(w.f) {
 		err = syncDir(dir)
 	}
 	if err == nil {
@@ -141,9 +143,10 @@ func claimRecord(dir string, rec Record) (*recordWriter, error) {
 
 // write stores rec in the older slot and, when durable, syncs its data.
 // Only what must survive a crash of the machine needs the sync: the
-// claim (so an attempt whose child may have run is never taken for one
-// that did not) and the status. A write left unsynced still survives the
-// crash of any process, the gateway's or the shim's.
+// claim of an attempt a later boot may read (so an attempt whose child
+// may have run is never taken for one that did not) and the status. A
+// write left unsynced still survives the crash of any process, the
+// gateway's or the shim's.
 func (w *recordWriter) write(rec Record, durable bool) error {
 	if rec.Status != nil && len(rec.Status.Error) > maxError {
 		st := *rec.Status

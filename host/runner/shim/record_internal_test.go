@@ -13,7 +13,7 @@ import (
 func TestRecordSurvivesATornWrite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}})
+	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}}, true)
 	require.NoError(t, err)
 	require.NoError(t, w.write(Record{Shim: &ProcInfo{PID: 10}, Child: &ProcInfo{PID: 11}}, false))
 	require.NoError(t, w.finish(Status{ExitCode: 3}))
@@ -36,7 +36,7 @@ func TestRecordSurvivesATornWrite(t *testing.T) {
 	require.Equal(t, 11, rec.Child.PID, "the slot before it is read")
 
 	// A second shim cannot claim the attempt.
-	_, err = claimRecord(dir, Record{Shim: &ProcInfo{PID: 12}})
+	_, err = claimRecord(dir, Record{Shim: &ProcInfo{PID: 12}}, true)
 	require.ErrorIs(t, err, errClaimed)
 }
 
@@ -44,7 +44,7 @@ func TestRecordSurvivesATornWrite(t *testing.T) {
 func TestRecordCutsALongError(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}})
+	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}}, true)
 	require.NoError(t, err)
 	long := make([]byte, 3*slotSize)
 	for i := range long {

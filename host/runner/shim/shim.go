@@ -69,7 +69,7 @@ func identifySelf() (ProcInfo, error) {
 // it and records how it ended; it returns Main's exit code.
 func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) int {
 	self.StartedAt = now
-	rec, err := claimRecord(dir, Record{Shim: &self})
+	rec, err := claimRecord(dir, Record{Shim: &self}, spec.claimSynced())
 	if errors.Is(err, errClaimed) {
 		return 0 // withdrawn: the record says so
 	}

@@ -62,7 +62,20 @@ type Spec struct {
 	// Grace is how long a child gets between SIGTERM and SIGKILL; zero
 	// means DefaultGrace.
 	Grace duration.Duration `json:"grace,omitempty"`
+	// Boot is the boot (BootID) the gateway recorded with the attempt's
+	// start, or empty. A shim that runs in that boot claims the attempt
+	// without syncing the claim: the gateway takes an attempt of an
+	// earlier boot that shows no claim for one that may have run (see
+	// the runner's recovery), so only a claim that may be read in a
+	// later boot needs to be on disk before the child starts.
+	Boot string `json:"boot,omitempty"`
 }
+
+// claimSynced reports whether the claim of s's attempt must be synced
+// before its child starts: unless its start was recorded in this boot,
+// a claim lost with the page cache would let a gateway take an attempt
+// that ran for one that did not, and run it again.
+func (s Spec) claimSynced() bool { return s.Boot == "" || s.Boot != BootID() }
 
 // WithDefaults returns s with zero fields that have a default filled in.
 func (s Spec) WithDefaults() Spec {
