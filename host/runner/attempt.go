@@ -207,16 +207,14 @@ func (r *Runner) step(ctx context.Context, a *attempt, s *supervision, ticked bo
 		s.gaveUp = r.giveUp(a, nil)
 	}
 	if rec.Status != nil {
-		r.settle(ctx, a, *rec.Status)
-		return r.hold.Wait() == 0
+		return r.settle(ctx, a, *rec.Status) && r.hold.Wait() == 0
 	}
 	if !a.alive(rec) {
 		// The status may have landed between the two reads.
 		if again, err := shim.ReadRecord(a.dir); err == nil && again.Status != nil {
-			r.settle(ctx, a, *again.Status)
-		} else {
-			r.lose(a, "its shim exited without recording how the task ended")
+			return r.settle(ctx, a, *again.Status) && r.hold.Wait() == 0
 		}
+		r.lose(a, "its shim exited without recording how the task ended")
 		return r.hold.Wait() == 0
 	}
 	return false

@@ -16,8 +16,11 @@ import (
 
 // settle records how an attempt ended, from the shim's status: success,
 // failure (retried when the policy allows), timeout with its reason, or
-// cancel.
-func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
+// cancel. It reports false when it could not read the task, and so
+// recorded nothing: the attempt is not settled, and its pooled shim,
+// which syncs the attempt's end only when it is not handed another
+// (shim.MainWarm), is not handed one.
+func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) bool {
 	// Once the task is settled no progress is recorded: read what is
 	// left, which may take more than one read, but not without end (a
 	// process that left the task's group may append for ever).
@@ -31,21 +34,21 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	task, err := r.eng.GetTask(a.taskID)
 	if err != nil {
 		r.log.Error("settle: read task", "task", a.taskID, "error", err)
-		return
+		return false
 	}
 	if task.Attempts != a.n {
-		return // another attempt runs, or ran
+		return true // another attempt runs, or ran
 	}
 	if task.Status == sdk.TaskLost {
 		r.correct(a, task, st)
-		return
+		return true
 	}
 	if task.Status.Terminal() {
-		return // settled already (by an earlier run of this code)
+		return true // settled already (by an earlier run of this code)
 	}
 	if st.Reason == shim.ReasonWithdrawn {
 		r.requeueUnstarted(task, "its launch was withdrawn when a gateway restarted")
-		return
+		return true
 	}
 	r.giveUp(a, &st)
 	note := a.progressNote
@@ -67,14 +70,14 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 			in.Error = fmt.Sprintf("attempt %d: %s", a.n, note)
 		}
 		a.handOver(r.finishHandingOff(task, in))
-		return
+		return true
 	}
 	in.Error = fmt.Sprintf("attempt %d: %s", a.n, desc)
 	if status == sdk.TaskCancelled {
 		in.Reason = "cancelled"
 		in.Error = joinNotes(in.Error, note)
 		a.handOver(r.finishHandingOff(task, in))
-		return
+		return true
 	}
 	stderrTail, _ := readTail(filepath.Join(a.dir, "stderr"), tailBytes)
 	if line := lastLine(stderrTail); line != "" && st.Reason == "" {
@@ -92,6 +95,7 @@ func (r *Runner) settle(ctx context.Context, a *attempt, st shim.Status) {
 	}
 	in.Class = class
 	r.afterFailure(ctx, task, a, in)
+	return true
 }
 
 // joinNotes appends note, if any, to s.

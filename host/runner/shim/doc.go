@@ -31,7 +31,8 @@
 //
 // The record is written in place: two checksummed slots of 4 KiB,
 // written alternately, as bbolt writes its meta pages; a write torn by a
-// crash leaves the slot before it. The status is synced with fdatasync.
+// crash leaves the slot before it. The status is synced with fdatasync,
+// unless the gateway records it first (a warm shim's, see MainWarm).
 // The claim is synced too, with the directory (except under the ext4
 // driver, whose sync of a new file writes its entry too: see
 // entrySyncedWithFile), unless the gateway recorded the attempt's start

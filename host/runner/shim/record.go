@@ -171,7 +171,7 @@ func (w *recordWriter) write(rec Record, durable bool) error {
 		return fmt.Errorf("write the attempt record: %w", err)
 	}
 	if durable {
-		if err := datasync(w.f); err != nil {
+		if err := syncRecord(w.f); err != nil {
 			return fmt.Errorf("write the attempt record: sync: %w", err)
 		}
 	}
@@ -180,6 +180,26 @@ func (w *recordWriter) write(rec Record, durable bool) error {
 }
 
 func (w *recordWriter) close() error { return w.f.Close() }
+
+// seenSync, when set (by tests), is told of each sync of a record file.
+var seenSync func(path string)
+
+// syncRecord makes the writes to f, a record file, durable.
+func syncRecord(f *os.File) error {
+	if seenSync != nil {
+		seenSync(f.Name())
+	}
+	return datasync(f)
+}
+
+// syncClose makes the record's writes durable and closes it.
+func (w *recordWriter) syncClose() error {
+	err := syncRecord(w.f)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // slotSum is the checksum of a slot: seq, n and the JSON.
 func slotSum(slot []byte) uint32 {

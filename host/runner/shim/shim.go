@@ -44,7 +44,8 @@ func Main(dir string) int {
 	if err != nil {
 		return 1
 	}
-	return attend(dir, self, spec, specErr, now, sigs)
+	code, _ := attend(dir, self, spec, specErr, now, sigs, false)
+	return code
 }
 
 // oneProc runs the shim's goroutines on one P. A shim waits nearly all
@@ -66,32 +67,41 @@ func identifySelf() (ProcInfo, error) {
 
 // attend claims attempt dir for the shim self (identifySelf), which
 // received the attempt's spec (or why it could not be read) at now, runs
-// it and records how it ended; it returns Main's exit code.
-func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) int {
+// it and records how it ended; it returns Main's exit code. With
+// unsynced (a warm shim), the end of an attempt that ran is written but
+// not synced, and attend returns its record, which the caller syncs
+// unless the gateway records that end first (see MainWarm); otherwise it
+// returns no record.
+func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal, unsynced bool) (int, *recordWriter) {
 	self.StartedAt = now
 	rec, err := claimRecord(dir, Record{Shim: &self}, spec.claimSynced())
 	if errors.Is(err, errClaimed) {
-		return 0 // withdrawn: the record says so
+		return 0, nil // withdrawn: the record says so
 	}
 	if err != nil {
-		return 1
+		return 1, nil
 	}
-	defer rec.close()
 	if specErr != nil {
-		_ = rec.finish(notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", specErr)))
-		return 2
+		_ = rec.finish(notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", specErr)), true)
+		rec.close()
+		return 2, nil
 	}
-	if err := rec.finish(run(dir, rec, spec.WithDefaults(), sigs)); err != nil {
-		return 1
+	if err := rec.finish(run(dir, rec, spec.WithDefaults(), sigs), !unsynced); err != nil {
+		rec.close()
+		return 1, nil
 	}
-	return 0
+	if unsynced {
+		return 0, rec
+	}
+	rec.close()
+	return 0, nil
 }
 
-// finish records how the attempt ended.
-func (w *recordWriter) finish(s Status) error {
+// finish records how the attempt ended, synced when durable.
+func (w *recordWriter) finish(s Status, durable bool) error {
 	rec := w.rec
 	rec.Status = &s
-	return w.write(rec, true)
+	return w.write(rec, durable)
 }
 
 // notRun is the status of an attempt whose child never started.

@@ -38,7 +38,9 @@ type warmHandoff struct {
 // the attempt's status is recorded it writes one byte, Main's exit code
 // for the attempt, on stdout (a pipe the gateway reads: Warm.Ended), and
 // waits for the next attempt on stdin: one shim runs one attempt at a
-// time, and any number of them one after another.
+// time, and any number of them one after another. The status is synced
+// only when no next attempt comes, since one comes only once the gateway
+// recorded the end in its store.
 //
 // It returns when stdin ends: 3 when no attempt came, having touched
 // nothing (the gateway stopped, or died), 0 after one or more did. A
@@ -59,6 +61,18 @@ func MainWarm() int {
 	// each attempt it is handed, claiming none, as Main would.
 	self, selfErr := identifySelf()
 	in := bufio.NewReader(os.Stdin)
+	// ended is the record of the attempt before, whose end is written
+	// but not synced. The gateway hands a shim its next attempt only
+	// once it has recorded the end of the one before, in its store, with
+	// a sync of its own: a next attempt means that end needs no sync
+	// here. Anything else (stdin ends, the gateway is gone) may leave the
+	// end recorded only here, and it is synced before the shim exits.
+	var ended *recordWriter
+	defer func() {
+		if ended != nil {
+			_ = ended.syncClose()
+		}
+	}()
 	for ran := false; ; ran = true {
 		// A cancel that comes between two attempts was meant for the one
 		// before, whose end is recorded: while the shim waits, SIGTERM
@@ -75,6 +89,10 @@ func MainWarm() int {
 				return 0
 			}
 			return 3
+		}
+		if ended != nil {
+			_ = ended.close()
+			ended = nil
 		}
 		now := time.Now()
 		signal.Notify(sigs, unix.SIGTERM, unix.SIGINT)
@@ -94,7 +112,7 @@ func MainWarm() int {
 		spec, specErr := decodeSpec(h.Spec)
 		code := 1
 		if selfErr == nil {
-			code = attend(h.Dir, self, spec, specErr, now, sigs)
+			code, ended = attend(h.Dir, self, spec, specErr, now, sigs, true)
 		}
 		signal.Ignore(unix.SIGTERM, unix.SIGINT)
 		if _, err := os.Stdout.Write([]byte{byte(code)}); err != nil || code != 0 {

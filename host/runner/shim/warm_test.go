@@ -13,22 +13,30 @@ import (
 	"github.com/flowgate/flowgate/host/runner/shim"
 )
 
-// helperWarmEnv makes the test binary run as a warm shim.
-const helperWarmEnv = "FLOWGATE_SHIM_TEST_WARM"
+// helperWarmEnv makes the test binary run as a warm shim; with
+// helperSyncLogEnv, one that logs its syncs to the file it names.
+const (
+	helperWarmEnv    = "FLOWGATE_SHIM_TEST_WARM"
+	helperSyncLogEnv = "FLOWGATE_SHIM_TEST_SYNC_LOG"
+)
 
 func TestWarmShimHelper(t *testing.T) {
 	if os.Getenv(helperWarmEnv) != "1" {
 		t.Skip("runs only as the warm shim of another test")
 	}
+	if log := os.Getenv(helperSyncLogEnv); log != "" {
+		shim.LogSyncsTo(log)
+	}
 	os.Exit(shim.MainWarm())
 }
 
-// startWarm starts the test binary as a warm shim.
-func startWarm(t *testing.T) *shim.Warm {
+// startWarm starts the test binary as a warm shim, with env added to its
+// environment.
+func startWarm(t *testing.T, env ...string) *shim.Warm {
 	t.Helper()
-	w, err := shim.StartWarm(os.Args[0], []string{"-test.run=^TestWarmShimHelper$"}, append(os.Environ(), helperWarmEnv+"=1",
+	w, err := shim.StartWarm(os.Args[0], []string{"-test.run=^TestWarmShimHelper$"}, append(append(os.Environ(), helperWarmEnv+"=1",
 		// Under -race, a process sleeps 1s at exit by default.
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")))
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")), env...))
 	require.NoError(t, err)
 	return w
 }
@@ -85,9 +93,15 @@ func TestWarmShimRunsOneAttemptAfterAnother(t *testing.T) {
 // env as its environment, and returns its directory.
 func handWarm(t *testing.T, w *shim.Warm, sh string, env ...string) string {
 	t.Helper()
+	return handWarmSpec(t, w, shim.Spec{Shell: sh}, env...)
+}
+
+// handWarmSpec is handWarm with the whole spec.
+func handWarmSpec(t *testing.T, w *shim.Warm, spec shim.Spec, env ...string) string {
+	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, shim.Prepare(dir))
-	entry, err := shim.SpecEntry(shim.Spec{Shell: sh})
+	entry, err := shim.SpecEntry(spec)
 	require.NoError(t, err)
 	p, err := w.Hand(dir, append([]string{"PATH=" + os.Getenv("PATH"), entry}, env...))
 	require.NoError(t, err)
@@ -118,6 +132,34 @@ func waitExited(t *testing.T, w *shim.Warm) {
 	case <-time.After(waitLimit):
 		_ = w.Process().Kill()
 		t.Fatalf("the warm shim %d did not exit within %s of its pipe closing", w.Process().Pid, waitLimit)
+	}
+}
+
+// A warm shim syncs neither the claim of an attempt started in its own
+// boot nor the end of an attempt its gateway recorded, which the gateway
+// says by handing it the next one. It syncs the claim of an attempt
+// started with no boot, and the end of its last attempt, which the
+// gateway may not have recorded, before it exits.
+func TestWarmShimSyncsOnlyWhatNothingElseHolds(t *testing.T) {
+	t.Parallel()
+	log := filepath.Join(t.TempDir(), "syncs")
+	w := startWarm(t, helperSyncLogEnv+"="+log)
+	first := handWarmSpec(t, w, shim.Spec{Shell: "true", Boot: shim.BootID()})
+	require.Equal(t, 0, waitEnded(t, w))
+	second := handWarmSpec(t, w, shim.Spec{Shell: "true"})
+	require.Equal(t, 0, waitEnded(t, w))
+	w.Discard()
+	waitExited(t, w)
+
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	record := filepath.Join(second, shim.RecordFile)
+	require.Equal(t, record+"\n"+record+"\n", string(b),
+		"only the second attempt's claim and end are synced, not %s's", first)
+	for _, dir := range []string{first, second} {
+		rec, err := shim.ReadRecord(dir)
+		require.NoError(t, err)
+		require.NotNil(t, rec.Status, "the end of %s is recorded", dir)
 	}
 }
 
