@@ -35,7 +35,7 @@ type Task struct {
 	// claim; empty when the claim is synced. A claim not synced is lost
 	// if the machine restarts, so an attempt of another boot that shows
 	// no claim may have run: the runner marks it lost instead of
-	// queueing it again (docs/recovery.md).
+	// queueing it again (the runner's package doc, "Never twice").
 	Boot string `json:"boot,omitempty"`
 	// InPlaceRetried says the task already had its one in-place retry of
 	// this run, granted by a startup failure or a diagnosis: the runner's
