@@ -52,7 +52,7 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []Damaged
 			v, readErr = scanRecord[T](it)
 		} else {
 			var ok bool
-			if v, ok, readErr = indexed[T](tx, q.records, it.Key, false); readErr == nil && !ok {
+			if v, ok, readErr = indexed(tx, q.records, it.Key, scanRecord[T]); readErr == nil && !ok {
 				return true
 			}
 		}
@@ -85,15 +85,15 @@ func (q listQuery[T]) run(tx store.ReadTx) (out []*T, next string, bad []Damaged
 // indexed loads the record of type T that index entry key points at: the
 // record under prefix records whose id is the key's last segment. ok is
 // false for a stray entry whose record is gone; flowgate check and the
-// audit report those, and reads skip them rather than fail. keep is
-// decodeItem's: whether a record decoded is kept in the memo.
-func indexed[T any](tx store.ReadTx, records, key string, keep bool) (v *T, ok bool, err error) {
+// audit report those, and reads skip them rather than fail. decode is
+// decodeRecord, or scanRecord for a read over many records.
+func indexed[T any](tx store.ReadTx, records, key string, decode func(store.Item) (*T, error)) (v *T, ok bool, err error) {
 	it, err := tx.Get(records + lastSegment(key))
 	if errors.Is(err, store.ErrKeyNotFound) {
 		return nil, false, nil
 	}
 	if err == nil {
-		v, err = decodeItem[T](it, keep)
+		v, err = decode(it)
 	}
 	return v, err == nil, err
 }

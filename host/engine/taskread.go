@@ -203,7 +203,7 @@ func (e *Engine) RunnableTasksExcept(limit int, skip func(id string) bool, label
 				return true
 			}
 			// Kept: the start that follows reads the task it picks again.
-			task, ok, err := indexed[stored.Task](tx, taskPrefix, it.Key, true)
+			task, ok, err := indexed(tx, taskPrefix, it.Key, decodeRecord[stored.Task])
 			if damaged(err) != nil {
 				return true // never run; flowgate check and the audit report it
 			}

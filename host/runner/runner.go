@@ -84,11 +84,6 @@ type Runner struct {
 	// recovery, Reconcile and Preview never start a task.
 	dispatching atomic.Bool
 
-	// boot is the machine's boot (shim.BootID), recorded with each start
-	// so that the attempt's shim claims it without a sync; empty when it
-	// cannot be read, and every claim is synced.
-	boot string
-
 	// classes classifies failed attempts.
 	classes *Classifier
 	// looks holds one slot per reattached attempt taking its first look
@@ -107,7 +102,7 @@ func New(eng *engine.Engine, cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("runner config: %w", err)
 	}
 	return &Runner{
-		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes, boot: shim.BootID(),
+		eng: eng, cfg: cfg, log: cfg.Logger, classes: classes,
 		wake:   make(chan struct{}, 1),
 		active: map[string]*attempt{},
 
@@ -263,9 +258,10 @@ func (r *Runner) launch(ctx context.Context, queued *stored.Task) {
 }
 
 // starting is what the runner records with the start of an attempt it
-// launches: this gateway, and the boot its shim claims it in.
+// launches: this gateway, and the boot its shim claims it in (empty
+// when the system does not tell it, and the claim is synced).
 func (r *Runner) starting() engine.StartInput {
-	return engine.StartInput{Gateway: r.cfg.Member, Boot: r.boot}
+	return engine.StartInput{Gateway: r.cfg.Member, Boot: shim.BootID()}
 }
 
 // launchStarted launches the attempt of task, started (recorded running)

@@ -13,7 +13,6 @@ func TestClaimIsSyncedUnlessStartedInThisBoot(t *testing.T) {
 	t.Parallel()
 	boot := BootID()
 	require.NotEmpty(t, boot, "this system tells its boot")
-	require.Equal(t, boot, BootID(), "a boot's id does not change")
 	require.True(t, Spec{}.claimSynced(), "a start without a boot (a gateway that synced every claim)")
 	require.True(t, Spec{Boot: "an-earlier-boot"}.claimSynced(), "a start of another boot")
 	require.False(t, Spec{Boot: boot}.claimSynced(), "a start of this boot")

@@ -16,7 +16,7 @@ func TestRecordSurvivesATornWrite(t *testing.T) {
 	w, err := claimRecord(dir, Record{Shim: &ProcInfo{PID: 10}}, true)
 	require.NoError(t, err)
 	require.NoError(t, w.write(Record{Shim: &ProcInfo{PID: 10}, Child: &ProcInfo{PID: 11}}, false))
-	require.NoError(t, w.finish(Status{ExitCode: 3}, true))
+	require.NoError(t, w.finish(Status{ExitCode: 3}))
 	require.NoError(t, w.close())
 
 	rec, err := ReadRecord(dir)
@@ -50,7 +50,7 @@ func TestRecordCutsALongError(t *testing.T) {
 	for i := range long {
 		long[i] = 'x'
 	}
-	require.NoError(t, w.finish(Status{ExitCode: 126, Error: string(long)}, true))
+	require.NoError(t, w.finish(Status{ExitCode: 126, Error: string(long)}))
 	require.NoError(t, w.close())
 	rec, err := ReadRecord(dir)
 	require.NoError(t, err)

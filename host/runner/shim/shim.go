@@ -44,7 +44,10 @@ func Main(dir string) int {
 	if err != nil {
 		return 1
 	}
-	code, _ := attend(dir, self, spec, specErr, now, sigs, false)
+	code, ended := attend(dir, self, spec, specErr, now, sigs)
+	if ended != nil && ended.syncClose() != nil && code == 0 {
+		code = 1
+	}
 	return code
 }
 
@@ -67,12 +70,11 @@ func identifySelf() (ProcInfo, error) {
 
 // attend claims attempt dir for the shim self (identifySelf), which
 // received the attempt's spec (or why it could not be read) at now, runs
-// it and records how it ended; it returns Main's exit code. With
-// unsynced (a warm shim), the end of an attempt that ran is written but
-// not synced, and attend returns its record, which the caller syncs
-// unless the gateway records that end first (see MainWarm); otherwise it
-// returns no record.
-func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal, unsynced bool) (int, *recordWriter) {
+// it and writes how it ended; it returns Main's exit code and, when the
+// end is written, the record, its end not yet synced. The caller syncs
+// it (syncClose), unless it knows the gateway recorded that end (a warm
+// shim handed its next attempt, see MainWarm).
+func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, sigs <-chan os.Signal) (int, *recordWriter) {
 	self.StartedAt = now
 	rec, err := claimRecord(dir, Record{Shim: &self}, spec.claimSynced())
 	if errors.Is(err, errClaimed) {
@@ -82,26 +84,21 @@ func attend(dir string, self ProcInfo, spec Spec, specErr error, now time.Time, 
 		return 1, nil
 	}
 	if specErr != nil {
-		_ = rec.finish(notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", specErr)), true)
-		rec.close()
-		return 2, nil
+		_ = rec.finish(notRun(ExitCannotRun, ReasonStartFailed, fmt.Sprintf("read spec: %v", specErr)))
+		return 2, rec
 	}
-	if err := rec.finish(run(dir, rec, spec.WithDefaults(), sigs), !unsynced); err != nil {
+	if err := rec.finish(run(dir, rec, spec.WithDefaults(), sigs)); err != nil {
 		rec.close()
 		return 1, nil
 	}
-	if unsynced {
-		return 0, rec
-	}
-	rec.close()
-	return 0, nil
+	return 0, rec
 }
 
-// finish records how the attempt ended, synced when durable.
-func (w *recordWriter) finish(s Status, durable bool) error {
+// finish writes how the attempt ended, without a sync (see attend).
+func (w *recordWriter) finish(s Status) error {
 	rec := w.rec
 	rec.Status = &s
-	return w.write(rec, durable)
+	return w.write(rec, false)
 }
 
 // notRun is the status of an attempt whose child never started.

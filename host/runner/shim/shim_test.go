@@ -25,6 +25,9 @@ func TestShimHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the shim of another test")
 	}
+	if log := os.Getenv(helperSyncLogEnv); log != "" {
+		shim.LogSyncsTo(log)
+	}
 	os.Exit(shim.Main(dir))
 }
 

@@ -112,7 +112,7 @@ func MainWarm() int {
 		spec, specErr := decodeSpec(h.Spec)
 		code := 1
 		if selfErr == nil {
-			code, ended = attend(h.Dir, self, spec, specErr, now, sigs, true)
+			code, ended = attend(h.Dir, self, spec, specErr, now, sigs)
 		}
 		signal.Ignore(unix.SIGTERM, unix.SIGINT)
 		if _, err := os.Stdout.Write([]byte{byte(code)}); err != nil || code != 0 {

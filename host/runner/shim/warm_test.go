@@ -163,6 +163,27 @@ func TestWarmShimSyncsOnlyWhatNothingElseHolds(t *testing.T) {
 	}
 }
 
+// A shim started for its attempt alone syncs the attempt's end before it
+// exits, since nothing tells it that the gateway recorded that end; its
+// claim it syncs unless the start recorded the boot it runs in.
+func TestLoneShimSyncsItsEndBeforeItExits(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, boot string
+		syncs      int
+	}{{"this boot", shim.BootID(), 1}, {"no boot", "", 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			log := filepath.Join(t.TempDir(), "syncs")
+			a := start(t, shim.Spec{Shell: "true", Boot: c.boot}, helperSyncLogEnv+"="+log)
+			require.Equal(t, 0, a.wait(t).ExitCode)
+			b, err := os.ReadFile(log)
+			require.NoError(t, err)
+			require.Equal(t, strings.Repeat(a.path(shim.RecordFile)+"\n", c.syncs), string(b))
+		})
+	}
+}
+
 // A warm shim whose pipe closes with no attempt on it (the gateway
 // stopped or died) exits: Discard, which closes the pipe and reaps the
 // shim, returns.
